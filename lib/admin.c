@@ -1,0 +1,257 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "admin.h"
+#include "reqserv.h"
+
+#define ADMIN_TIMEOUT_USEC (10 * 1000000ULL) /* a client that says nothing is dropped */
+#define ADMIN_MAX_CONNS    32                /* concurrent admin clients */
+
+struct cpha_admin {
+	struct cpha__reqserv *srv;
+	char *path;
+	cpha_admin_fn fn;
+	void *userdata;
+};
+
+static long admin_complete(const char *data, size_t len, int eof)
+{
+	const char *nl = memchr(data, '\n', len);
+
+	if (nl)
+		return (long)(nl - data) + 1;
+	if (eof && len > 0)
+		return (long)len;
+	return 0;
+}
+
+static void admin_handle(void *userdata, const char *req, size_t len, struct cpha_buf *reply)
+{
+	struct cpha_admin *a = userdata;
+	char *line = (char *)req;
+
+	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		line[--len] = '\0';
+	a->fn(a->userdata, line, reply);
+}
+
+static int fill_sun(struct sockaddr_un *sun, const char *path)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun->sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sun->sun_path, path);
+	return 0;
+}
+
+/* Remove a socket file nobody listens on any more. */
+static int clear_stale(const char *path)
+{
+	struct sockaddr_un sun;
+	struct stat st;
+	int fd, r;
+
+	if (lstat(path, &st) == -1)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	r = fill_sun(&sun, path);
+	if (r < 0)
+		return r;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		return -errno;
+	r = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
+	close(fd);
+	if (r == 0)
+		return -EADDRINUSE;
+	if (unlink(path) == -1 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+static int make_parent(const char *path)
+{
+	char *dir = strdup(path), *slash;
+	int r = 0;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) == -1 && errno != EEXIST)
+			r = -errno;
+	}
+	free(dir);
+	return r;
+}
+
+int cpha_admin_open(sd_event *e, const char *path, mode_t mode, cpha_admin_fn fn, void *userdata,
+	struct cpha_admin **out)
+{
+	struct sockaddr_un sun;
+	struct cpha_admin *a;
+	mode_t old;
+	int fd = -1, r;
+
+	if (!mode)
+		mode = 0600;
+	r = fill_sun(&sun, path);
+	if (r < 0)
+		return r;
+	r = make_parent(path);
+	if (r < 0)
+		return r;
+	r = clear_stale(path);
+	if (r < 0)
+		return r;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->path = strdup(path);
+	a->fn = fn;
+	a->userdata = userdata;
+	if (!a->path) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1) {
+		r = -errno;
+		goto fail;
+	}
+	/* no window in which the socket exists with wider permissions */
+	old = umask(0777 & ~mode);
+	r = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
+	umask(old);
+	if (r == -1 || chmod(path, mode) == -1 || listen(fd, 16) == -1) {
+		r = -errno;
+		unlink(path);
+		goto fail;
+	}
+	r = cpha__reqserv_new(&a->srv, e, fd, admin_complete, admin_handle, a, CPHA_ADMIN_LINE_MAX,
+		ADMIN_TIMEOUT_USEC, ADMIN_MAX_CONNS);
+	fd = -1; /* owned by the server now, even on failure */
+	if (r < 0) {
+		unlink(path);
+		goto fail;
+	}
+	*out = a;
+	return 0;
+fail:
+	if (fd != -1)
+		close(fd);
+	free(a->path);
+	free(a);
+	return r;
+}
+
+void cpha_admin_close(struct cpha_admin *a)
+{
+	if (!a)
+		return;
+	cpha__reqserv_free(a->srv);
+	unlink(a->path);
+	free(a->path);
+	free(a);
+}
+
+static uint64_t mono_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* Wait for events on fd until the deadline. Returns 0, or -ETIMEDOUT. */
+static int wait_fd(int fd, short events, uint64_t deadline)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	uint64_t now;
+	int r;
+
+	for (;;) {
+		now = mono_usec();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		r = poll(&p, 1, (int)((deadline - now + 999) / 1000));
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1)
+			return -errno;
+		if (r > 0)
+			return 0;
+	}
+}
+
+int cpha_admin_query(const char *path, const char *cmd, uint64_t timeout_usec, char **reply)
+{
+	uint64_t deadline = mono_usec() + timeout_usec;
+	struct cpha_buf req = { 0 }, in = { 0 };
+	struct sockaddr_un sun;
+	size_t sent = 0;
+	char chunk[4096];
+	ssize_t n;
+	int fd, r;
+
+	*reply = NULL;
+	r = fill_sun(&sun, path);
+	if (r < 0)
+		return r;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 && errno != EINPROGRESS &&
+		errno != EAGAIN) {
+		r = -errno;
+		goto out;
+	}
+	r = cpha_buf_printf(&req, "%s\n", cmd);
+	while (r == 0 && sent < req.len) {
+		r = wait_fd(fd, POLLOUT, deadline);
+		if (r < 0)
+			break;
+		n = send(fd, req.data + sent, req.len - sent, MSG_NOSIGNAL);
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n == -1)
+			r = -errno;
+		else
+			sent += (size_t)n;
+	}
+	while (r == 0) {
+		r = wait_fd(fd, POLLIN, deadline);
+		if (r < 0)
+			break;
+		n = recv(fd, chunk, sizeof(chunk), 0);
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n == -1)
+			r = -errno;
+		else if (n == 0)
+			break;
+		else
+			r = cpha_buf_append(&in, chunk, (size_t)n);
+	}
+	if (r == 0) {
+		*reply = cpha_buf_steal(&in);
+		if (!*reply)
+			r = -ENOMEM;
+	}
+out:
+	close(fd);
+	cpha_buf_free(&req);
+	cpha_buf_free(&in);
+	return r;
+}

@@ -1,0 +1,279 @@
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#define LOG_LINE_MAX 2048 /* longer lines are cut */
+#define LOG_RL_SLOTS 32   /* distinct lines tracked by the rate limiter */
+
+struct rl_slot {
+	uint64_t hash;       /* of level and text; 0 = free */
+	uint64_t window;     /* start of the current interval */
+	unsigned count;      /* lines seen in the current interval */
+	unsigned suppressed; /* lines dropped since the last one let through */
+	uint64_t last;       /* last time seen, for eviction */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	const char *ident;
+	enum cpha_log_target target;
+	int level;
+	cpha_log_sink_fn sink;
+	void *sink_ud;
+	cpha_log_clock_fn clock;
+	uint64_t rl_interval;
+	unsigned rl_burst;
+	struct rl_slot rl[LOG_RL_SLOTS];
+} L = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.ident = "cpha",
+	.target = CPHA_LOG_STDERR,
+	.level = LOG_INFO,
+	.rl_interval = 10 * 1000000ULL,
+	.rl_burst = 5,
+};
+
+static const char *const level_names[] = {
+	"emerg",
+	"alert",
+	"crit",
+	"err",
+	"warning",
+	"notice",
+	"info",
+	"debug",
+};
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	if (L.clock)
+		return L.clock();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* systemd sets JOURNAL_STREAM=dev:ino for the stream it connected. */
+static int stderr_is_journal(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2)
+		return 0;
+	if (fstat(STDERR_FILENO, &st) == -1)
+		return 0;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+void cpha_log_open(const char *ident, enum cpha_log_target target)
+{
+	int saved = errno;
+
+	pthread_mutex_lock(&L.lock);
+	if (L.target == CPHA_LOG_SYSLOG)
+		closelog();
+	L.ident = ident ? ident : "cpha";
+	if (target == CPHA_LOG_AUTO) {
+		if (stderr_is_journal())
+			target = CPHA_LOG_JOURNAL;
+		else if (isatty(STDERR_FILENO))
+			target = CPHA_LOG_STDERR;
+		else
+			target = CPHA_LOG_SYSLOG;
+	}
+	L.target = target;
+	if (target == CPHA_LOG_SYSLOG)
+		openlog(L.ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	pthread_mutex_unlock(&L.lock);
+	errno = saved;
+}
+
+enum cpha_log_target cpha_log_target(void)
+{
+	return L.target;
+}
+
+void cpha_log_set_level(int level)
+{
+	if (level < LOG_EMERG)
+		level = LOG_EMERG;
+	if (level > LOG_DEBUG)
+		level = LOG_DEBUG;
+	L.level = level;
+}
+
+int cpha_log_get_level(void)
+{
+	return L.level;
+}
+
+int cpha_log_level_from_name(const char *name)
+{
+	static const struct {
+		const char *name;
+		int level;
+	} aliases[] = { { "error", LOG_ERR }, { "warn", LOG_WARNING } };
+	size_t i;
+
+	if (name[0] >= '0' && name[0] <= '7' && name[1] == '\0')
+		return name[0] - '0';
+	for (i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++)
+		if (strcmp(name, level_names[i]) == 0)
+			return (int)i;
+	for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strcmp(name, aliases[i].name) == 0)
+			return aliases[i].level;
+	return -EINVAL;
+}
+
+void cpha_log_set_sink(cpha_log_sink_fn fn, void *userdata)
+{
+	pthread_mutex_lock(&L.lock);
+	L.sink = fn;
+	L.sink_ud = userdata;
+	L.target = fn ? CPHA_LOG_SINK : CPHA_LOG_STDERR;
+	pthread_mutex_unlock(&L.lock);
+}
+
+void cpha_log_set_ratelimit(uint64_t interval_usec, unsigned burst)
+{
+	pthread_mutex_lock(&L.lock);
+	L.rl_interval = interval_usec;
+	L.rl_burst = burst;
+	memset(L.rl, 0, sizeof(L.rl));
+	pthread_mutex_unlock(&L.lock);
+}
+
+void cpha_log_set_clock(cpha_log_clock_fn fn)
+{
+	L.clock = fn;
+}
+
+static uint64_t line_hash(int level, const char *s)
+{
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)level; /* FNV-1a */
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h ? h : 1;
+}
+
+/* Decide under L.lock whether a line goes out. *suppressed receives how many
+ * copies were dropped before this one. */
+static int ratelimit_pass(int level, const char *line, unsigned *suppressed)
+{
+	uint64_t h, now;
+	struct rl_slot *s = NULL, *victim = &L.rl[0];
+	size_t i;
+
+	*suppressed = 0;
+	if (L.rl_burst == 0)
+		return 1;
+	h = line_hash(level, line);
+	now = now_usec();
+	for (i = 0; i < LOG_RL_SLOTS; i++) {
+		if (L.rl[i].hash == h) {
+			s = &L.rl[i];
+			break;
+		}
+		if (L.rl[i].last < victim->last)
+			victim = &L.rl[i];
+	}
+	if (!s) {
+		s = victim;
+		memset(s, 0, sizeof(*s));
+		s->hash = h;
+		s->window = now;
+	}
+	s->last = now;
+	if (now - s->window >= L.rl_interval) {
+		s->window = now;
+		s->count = 0;
+	}
+	if (++s->count > L.rl_burst) {
+		s->suppressed++;
+		return 0;
+	}
+	*suppressed = s->suppressed;
+	s->suppressed = 0;
+	return 1;
+}
+
+static void emit(FILE *f, int level, int journal, const char *line)
+{
+	if (journal)
+		fprintf(f, "<%d>%s\n", level, line);
+	else
+		fprintf(f, "%s[%d]: %s: %s\n", L.ident, (int)getpid(), level_names[level], line);
+	fflush(f);
+}
+
+void cpha_vlog(int level, const char *fmt, va_list ap)
+{
+	int saved = errno;
+	char line[LOG_LINE_MAX], full[LOG_LINE_MAX + 64];
+	const char *out = line;
+	unsigned suppressed;
+
+	if (level < LOG_EMERG)
+		level = LOG_EMERG;
+	if (level > L.level) {
+		errno = saved;
+		return;
+	}
+	errno = saved; /* %m reads it */
+	vsnprintf(line, sizeof(line), fmt, ap);
+
+	pthread_mutex_lock(&L.lock);
+	if (!ratelimit_pass(level, line, &suppressed))
+		goto out;
+	if (suppressed) {
+		snprintf(full, sizeof(full), "%s (%u similar lines suppressed)", line, suppressed);
+		out = full;
+	}
+	switch (L.target) {
+	case CPHA_LOG_SINK:
+		if (L.sink) {
+			L.sink(L.sink_ud, level, out);
+			break;
+		}
+		/* fall through */
+	case CPHA_LOG_AUTO:
+	case CPHA_LOG_STDERR:
+		emit(stderr, level, 0, out);
+		break;
+	case CPHA_LOG_STDOUT:
+		emit(stdout, level, 0, out);
+		break;
+	case CPHA_LOG_JOURNAL:
+		emit(stderr, level, 1, out);
+		break;
+	case CPHA_LOG_SYSLOG:
+		syslog(level, "%s", out);
+		break;
+	}
+out:
+	pthread_mutex_unlock(&L.lock);
+	errno = saved;
+}
+
+void cpha_log(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cpha_vlog(level, fmt, ap);
+	va_end(ap);
+}

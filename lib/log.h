@@ -1,0 +1,62 @@
+/* Logging for every cpha program: syslog levels, printf-format checking,
+ * errno preserved across calls, journald "<N>" prefixes when stderr is the
+ * journal, syslog otherwise, and rate limiting of repeated lines. */
+#ifndef CPHA_LOG_H
+#define CPHA_LOG_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <syslog.h>
+
+enum cpha_log_target {
+	CPHA_LOG_AUTO,    /* journal if stderr is the journal, else stderr on a tty, else syslog */
+	CPHA_LOG_STDERR,  /* plain lines on stderr */
+	CPHA_LOG_STDOUT,  /* plain lines on stdout */
+	CPHA_LOG_JOURNAL, /* "<N>" prefixed lines on stderr, for journald */
+	CPHA_LOG_SYSLOG,  /* syslog(3) */
+	CPHA_LOG_SINK,    /* the function given to cpha_log_set_sink() */
+};
+
+/* Receives every line that passes the level and rate limit (tests, lbd's
+ * "log" targets). The line has no trailing newline. */
+typedef void (*cpha_log_sink_fn)(void *userdata, int level, const char *line);
+
+/* Returns monotonic time in microseconds (replaceable in tests). */
+typedef uint64_t (*cpha_log_clock_fn)(void);
+
+/* Choose where lines go. ident is used for syslog and stderr prefixes and
+ * must outlive logging. Safe to call again (reload). */
+void cpha_log_open(const char *ident, enum cpha_log_target target);
+
+/* The target cpha_log_open() resolved to (AUTO is never returned). */
+enum cpha_log_target cpha_log_target(void);
+
+/* Lines above this syslog level are dropped (default LOG_INFO). */
+void cpha_log_set_level(int level);
+int cpha_log_get_level(void);
+
+/* Parse a level name (err, warning, notice, info, debug, or a digit 0-7).
+ * Returns the level or -EINVAL. */
+int cpha_log_level_from_name(const char *name);
+
+/* Send lines to fn instead (target CPHA_LOG_SINK); NULL restores stderr. */
+void cpha_log_set_sink(cpha_log_sink_fn fn, void *userdata);
+
+/* Rate limit: at most burst identical lines per interval; the rest are
+ * counted and reported on the next line let through. burst 0 disables. */
+void cpha_log_set_ratelimit(uint64_t interval_usec, unsigned burst);
+
+/* Replace the clock used by the rate limiter (NULL: CLOCK_MONOTONIC). */
+void cpha_log_set_clock(cpha_log_clock_fn fn);
+
+/* Log one line. errno is the same after the call as before, and %m works. */
+void cpha_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cpha_vlog(int level, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+#define log_err(...)    cpha_log(LOG_ERR, __VA_ARGS__)
+#define log_warn(...)   cpha_log(LOG_WARNING, __VA_ARGS__)
+#define log_notice(...) cpha_log(LOG_NOTICE, __VA_ARGS__)
+#define log_info(...)   cpha_log(LOG_INFO, __VA_ARGS__)
+#define log_debug(...)  cpha_log(LOG_DEBUG, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,38 @@
+/* Prometheus text exposition format (version 0.0.4) and a minimal HTTP
+ * listener that serves it on /metrics. */
+#ifndef CPHA_METRICS_H
+#define CPHA_METRICS_H
+
+#include <systemd/sd-event.h>
+
+#include "addr.h"
+#include "buf.h"
+
+/* Write "# HELP" and "# TYPE" for a metric family. type is "counter",
+ * "gauge", "histogram", "summary" or "untyped". Returns 0, -EINVAL for a
+ * name Prometheus does not allow, or -ENOMEM. */
+int cpha_prom_family(struct cpha_buf *b, const char *name, const char *type, const char *help);
+
+/* Write one sample: the name, labels given as name, value pairs ending with
+ * NULL, and the value. Label values are escaped. Returns 0, -EINVAL or
+ * -ENOMEM. Example: cpha_prom_sample(b, "lbd_up", 1, "server", "m0", NULL). */
+int cpha_prom_sample(struct cpha_buf *b, const char *name, double value, ...)
+	__attribute__((sentinel));
+
+/* Fill body with the current metrics (text format). */
+typedef void (*cpha_metrics_fn)(void *userdata, struct cpha_buf *body);
+
+struct cpha_metrics;
+
+/* Serve GET /metrics over HTTP/1.x on a TCP address (port required).
+ * Returns 0 or a negative errno (-EADDRINUSE ...). */
+int cpha_metrics_listen(sd_event *e, const struct cpha_addr *addr, cpha_metrics_fn fn,
+	void *userdata, struct cpha_metrics **out);
+
+/* The address actually bound (port filled in when 0 was asked for). */
+const struct cpha_addr *cpha_metrics_addr(const struct cpha_metrics *m);
+
+/* Stop listening and drop clients. NULL allowed. */
+void cpha_metrics_close(struct cpha_metrics *m);
+
+#endif

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Install every Debian 12 package that building, testing and benchmarking cpha
+# needs. Idempotent and non-interactive; prints nothing when nothing is missing.
+# Package services are never started by the install (policy-rc.d), because the
+# tests start their own instances of haproxy, keepalived, etcd and corosync.
+set -euo pipefail
+
+packages=(
+	# build
+	build-essential cmake pkg-config git
+	libsystemd-dev libssl-dev libcurl4-openssl-dev libjansson-dev libyaml-dev
+	libnl-3-dev libnl-route-3-dev libcmocka-dev
+	pacemaker-dev libcpg-dev libquorum-dev libvotequorum-dev libcmap-dev
+	libcorosync-common-dev
+	# fuzzing and sanitizers
+	clang libclang-rt-14-dev
+	# tests and peers (never linked)
+	python3 openssl curl iproute2 iputils-ping procps psmisc util-linux
+	etcd-server etcd-client haproxy keepalived
+	pacemaker pacemaker-cli-utils corosync pcs resource-agents fence-agents
+	iperf3 wrk tcpdump
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "setup.sh: must run as root (it installs Debian packages)" >&2
+	exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$st" = installed ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "setup.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# Keep package maintainer scripts from starting daemons on a machine without
+# systemd as PID 1 (they would hold ports the tests need).
+policy=/usr/sbin/policy-rc.d
+own_policy=0
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' >"$policy"
+	chmod 0755 "$policy"
+	own_policy=1
+fi
+cleanup() { [ "$own_policy" -eq 1 ] && rm -f "$policy"; }
+trap cleanup EXIT
+
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup.sh: done"

@@ -1,0 +1,162 @@
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <systemd/sd-event.h>
+
+#include "metrics.h"
+
+static void test_text_format(void **state)
+{
+	struct cpha_buf b = { 0 };
+
+	(void)state;
+	assert_int_equal(cpha_prom_family(&b, "lbd_server_up", "gauge",
+				 "1 when the server\\'s checks pass\nsecond line"),
+		0);
+	assert_int_equal(cpha_prom_sample(&b, "lbd_server_up", 1, "backend", "apiservers", "server",
+				 "m\"0\\\n", NULL),
+		0);
+	assert_int_equal(cpha_prom_sample(&b, "lbd_bytes_in_total", 12345678901.0, NULL), 0);
+	assert_int_equal(cpha_prom_sample(&b, "lbd_check_seconds", 0.25, "s", "x", NULL), 0);
+	assert_int_equal(cpha_prom_sample(&b, "nan_value", NAN, NULL), 0);
+	assert_int_equal(cpha_prom_sample(&b, "inf_value", INFINITY, NULL), 0);
+	assert_string_equal(b.data,
+		"# HELP lbd_server_up 1 when the server\\\\'s checks pass\\nsecond line\n"
+		"# TYPE lbd_server_up gauge\n"
+		"lbd_server_up{backend=\"apiservers\",server=\"m\\\"0\\\\\\n\"} 1\n"
+		"lbd_bytes_in_total 12345678901\n"
+		"lbd_check_seconds{s=\"x\"} 0.25\n"
+		"nan_value NaN\n"
+		"inf_value +Inf\n");
+	cpha_buf_free(&b);
+}
+
+static void test_invalid_names_write_nothing(void **state)
+{
+	struct cpha_buf b = { 0 };
+
+	(void)state;
+	assert_int_equal(cpha_prom_family(&b, "9bad", "gauge", "h"), -EINVAL);
+	assert_int_equal(cpha_prom_family(&b, "ok", "meter", "h"), -EINVAL);
+	assert_int_equal(cpha_prom_sample(&b, "bad-name", 1, NULL), -EINVAL);
+	assert_int_equal(cpha_prom_sample(&b, "ok", 1, "bad:label", "v", NULL), -EINVAL);
+	assert_int_equal(cpha_prom_sample(&b, "ok", 1, "__reserved", "v", NULL), -EINVAL);
+	assert_int_equal(b.len, 0);
+	cpha_buf_free(&b);
+}
+
+static void fill(void *ud, struct cpha_buf *body)
+{
+	(*(int *)ud)++;
+	cpha_prom_family(body, "test_scrapes", "counter", "scrapes so far");
+	cpha_prom_sample(body, "test_scrapes", *(int *)ud, NULL);
+}
+
+struct http_get {
+	uint16_t port;
+	const char *request;
+	char reply[4096];
+	int done;
+};
+
+static void *http_client(void *arg)
+{
+	struct http_get *g = arg;
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(g->port) };
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 &&
+		send(fd, g->request, strlen(g->request), 0) > 0)
+		while (got < sizeof(g->reply) - 1 &&
+			(n = recv(fd, g->reply + got, sizeof(g->reply) - 1 - got, 0)) > 0)
+			got += (size_t)n;
+	g->reply[got] = '\0';
+	close(fd);
+	__atomic_store_n(&g->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static void get(sd_event *e, struct http_get *g)
+{
+	pthread_t t;
+	int i;
+
+	g->done = 0;
+	pthread_create(&t, NULL, http_client, g);
+	for (i = 0; i < 200 && !__atomic_load_n(&g->done, __ATOMIC_SEQ_CST); i++)
+		assert_true(sd_event_run(e, 50000) >= 0);
+	pthread_join(t, NULL);
+}
+
+static void test_http_listener(void **state)
+{
+	struct cpha_metrics *m = NULL;
+	struct http_get g = { 0 };
+	struct cpha_addr a;
+	const char *why;
+	sd_event *e;
+	int scrapes = 0;
+
+	(void)state;
+	assert_int_equal(sd_event_new(&e), 0);
+	/* port 0 is not valid in configuration; set it by hand for the test */
+	assert_int_equal(cpha_parse_addr("127.0.0.1", CPHA_ADDR_PORT_NONE, &a, &why), 0);
+	assert_int_equal(cpha_metrics_listen(e, &a, fill, &scrapes, &m), 0);
+	g.port = cpha_addr_port(cpha_metrics_addr(m));
+	assert_true(g.port > 0);
+
+	g.request = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	get(e, &g);
+	assert_int_equal(strncmp(g.reply, "HTTP/1.1 200 OK\r\n", 17), 0);
+	assert_non_null(strstr(g.reply, "Content-Type: text/plain; version=0.0.4"));
+	assert_non_null(strstr(g.reply, "\r\n\r\n# HELP test_scrapes scrapes so far\n"));
+	assert_non_null(strstr(g.reply, "test_scrapes 1\n"));
+
+	g.request = "HEAD /metrics HTTP/1.0\n\n";
+	get(e, &g);
+	assert_int_equal(strncmp(g.reply, "HTTP/1.1 200 OK\r\n", 17), 0);
+	assert_null(strstr(g.reply, "test_scrapes 2"));
+
+	g.request = "GET /nope HTTP/1.1\r\n\r\n";
+	get(e, &g);
+	assert_int_equal(strncmp(g.reply, "HTTP/1.1 404", 12), 0);
+
+	g.request = "POST /metrics HTTP/1.1\r\n\r\n";
+	get(e, &g);
+	assert_int_equal(strncmp(g.reply, "HTTP/1.1 405", 12), 0);
+
+	g.request = "garbage\r\n\r\n";
+	get(e, &g);
+	assert_int_equal(strncmp(g.reply, "HTTP/1.1 400", 12), 0);
+	assert_int_equal(scrapes, 2);
+
+	cpha_metrics_close(m);
+	sd_event_unref(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_format),
+		cmocka_unit_test(test_invalid_names_write_nothing),
+		cmocka_unit_test(test_http_listener),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
