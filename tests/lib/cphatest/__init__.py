@@ -1,0 +1,22 @@
+"""cphatest: the integration test bed for cpha (Python standard library only).
+
+    import cphatest
+    cphatest.require_root()
+    with cphatest.Lab("vip") as lab:
+        m0 = lab.add_host("m0", v4="198.18.0.11/24", v6="2001:db8::11/64")
+        p = m0.spawn(["etcd", ...], name="etcd")
+
+Modules: hosts (Lab, Host, Proc), pki (Pki), etcd (real etcd members),
+kube (the kube-* stand-ins in tests/fixtures), curl (HTTP from a host),
+util (wait_until, step, repo_root, fixture_path, require_root).
+"""
+
+from .hosts import Host, Lab, Proc, interrupted_status, sweep_leftovers
+from .pki import Pki
+from .util import (SKIP, fixture_path, repo_root, require_root,
+                   root_skip_reason, step, wait_until)
+
+__all__ = ["Host", "Lab", "Proc", "Pki", "SKIP", "fixture_path",
+           "interrupted_status", "repo_root",
+           "require_root", "root_skip_reason", "step", "sweep_leftovers",
+           "wait_until"]

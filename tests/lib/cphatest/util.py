@@ -1,0 +1,139 @@
+"""Small helpers shared by the cpha integration tests (standard library only)."""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+SKIP = 77  # ctest's SKIP_RETURN_CODE for the integration tests
+
+# Variables that would make curl, urllib or etcd send traffic somewhere else
+# (a proxy) or change etcd's configuration behind the test's back.
+_SCRUB_PREFIXES = ("ETCD_", "ETCDCTL_")
+_SCRUB_NAMES = {"http_proxy", "https_proxy", "all_proxy", "no_proxy",
+                "ftp_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+                "NO_PROXY", "FTP_PROXY", "CURL_HOME", "SSLKEYLOGFILE"}
+
+_t0 = time.monotonic()
+
+
+def step(msg):
+    """Print one progress line (with seconds since start) and flush."""
+    print("[%6.2fs] %s" % (time.monotonic() - _t0, msg), flush=True)
+
+
+def clean_env(extra=None):
+    """The current environment without proxy and ETCD_* variables."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in _SCRUB_NAMES and not k.startswith(_SCRUB_PREFIXES)}
+    if extra:
+        env.update(extra)
+    return env
+
+
+def repo_root():
+    """Root of the source tree (the directory that holds tests/)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.normpath(os.path.join(here, "..", "..", ".."))
+
+
+def fixture_path(name):
+    """Path of a stand-in binary in tests/fixtures (e.g. "kube-apiserver").
+
+    $CPHA_FIXTURE_DIR points elsewhere (e.g. at a deliberately broken copy,
+    to check that the tests notice)."""
+    d = os.environ.get("CPHA_FIXTURE_DIR") or os.path.join(repo_root(), "tests",
+                                                            "fixtures")
+    path = os.path.join(d, name)
+    if not os.access(path, os.X_OK):
+        raise FileNotFoundError("fixture %s is missing or not executable" % path)
+    return path
+
+
+def root_skip_reason():
+    """None when the namespace test bed can run here, else why not."""
+    if os.geteuid() != 0:
+        return "integration tests need root (network namespaces)"
+    for tool in ("ip", "openssl", "curl"):
+        if shutil.which(tool) is None:
+            return "%s not installed" % tool
+    try:
+        r = subprocess.run(["ip", "netns", "list"], capture_output=True,
+                           text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return "ip netns unusable: %s" % e
+    if r.returncode != 0:
+        return "ip netns unusable: %s" % r.stderr.strip()
+    return None
+
+
+def require_root(tools=()):
+    """Exit 77 (ctest skip) with "SKIP: reason" when the test bed cannot run."""
+    reason = root_skip_reason()
+    if reason is None:
+        for tool in tools:
+            if shutil.which(tool) is None:
+                reason = "%s not installed" % tool
+                break
+    if reason is not None:
+        print("SKIP: %s" % reason, flush=True)
+        sys.exit(SKIP)
+
+
+def wait_until(fn, timeout, interval=0.1, what="condition"):
+    """Call fn() until it returns a true value, at most `timeout` seconds.
+
+    Returns that value. Exceptions from fn count as "not yet"; the last one is
+    named in the AssertionError raised on timeout.
+    """
+    deadline = time.monotonic() + timeout
+    last_exc = None
+    tries = 0
+    max_tries = int(timeout / max(interval, 0.001)) + 2
+    while tries < max_tries:
+        tries += 1
+        try:
+            v = fn()
+            if v:
+                return v
+            last_exc = None
+        except AssertionError:
+            raise
+        except Exception as e:  # "not yet" from a probe that cannot connect
+            last_exc = e
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(min(interval, max(0.0, deadline - time.monotonic())))
+    detail = " (last error: %r)" % (last_exc,) if last_exc else ""
+    raise AssertionError("timed out after %.1fs waiting for %s%s"
+                         % (timeout, what, detail))
+
+
+def tail(path, lines=40):
+    """Last `lines` lines of a text file ('' if unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - 256 * 1024))
+            data = f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return "\n".join(data.splitlines()[-lines:])
+
+
+def pid_alive(pid):
+    """True when a process with this PID exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state not in ("Z", "X")
