@@ -1,0 +1,146 @@
+/* What cfg.c, cfg_server.c and cfg_check.c share while parsing: the parsing
+ * context, the state of one section, and the helpers that report errors.
+ * Nothing here outlives lbd_cfg_load(). */
+#ifndef LBD_CFG_INTERNAL_H
+#define LBD_CFG_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cfg.h"
+
+#define CFG_MAX_ERRORS  100         /* stop parsing after this many errors */
+#define CFG_MAXCONN_MAX 10000000ULL /* largest maxconn lbd accepts */
+
+/* Capabilities of a section (HAProxy's PR_CAP_*). */
+#define CFG_CAP_DEF (1u << 0) /* defaults */
+#define CFG_CAP_FE  (1u << 1) /* accepts connections: frontend, listen */
+#define CFG_CAP_BE  (1u << 2) /* holds servers: backend, listen */
+
+/* Largest time HAProxy accepts (2^31-1 ms, about 24.8 days), in usec. */
+#define CFG_TIME_MAX (2147483647ULL * 1000ULL)
+
+/* One logical line of the file. */
+struct cfg_args {
+	const char **v; /* n words, then NULL */
+	size_t n;
+	unsigned line;
+};
+
+/* An HTTP-only setting seen in a defaults section (decided at its end). */
+struct cfg_http_only {
+	const char *what; /* "option httplog", ... (static) */
+	int no;           /* written as "no option ..." */
+	unsigned line;
+};
+
+/* A defaults, frontend, backend or listen section while it is parsed. A
+ * traffic section starts as a deep copy of the defaults before it; fe and
+ * be are moved into the final configuration at the end. */
+struct cfg_proxy {
+	unsigned cap;     /* CFG_CAP_* */
+	const char *kind; /* "defaults", "frontend", "backend", "listen" */
+	char *name;       /* NULL for an unnamed defaults section */
+	unsigned line;
+	int mode_http;      /* effective mode is http */
+	unsigned mode_line; /* where that mode was written; 0: built-in tcp */
+	struct lbd_timeouts to;
+	struct lbd_frontend fe;      /* maxconn, default_backend, logs, tcplog ... */
+	struct lbd_backend be;       /* balance, retries, checks, servers ... */
+	struct lbd_server_opts dsrv; /* default-server so far */
+	unsigned tcpchk_opt_line;    /* option tcp-check (maybe inherited) */
+	unsigned tcpchk_line;        /* first tcp-check rule of this section */
+	unsigned httpchk_line;       /* first http-check rule of this section */
+	int http_own;                /* inherited http-check state was dropped */
+	unsigned hc_connect_line, hc_send_line, hc_expect_line; /* http-check rules */
+	int log_noticed; /* 'log' in a backend was reported */
+	struct cfg_http_only *http_only;
+	size_t nhttp_only;
+};
+
+enum cfg_section {
+	CFG_SEC_NONE, /* before the first section */
+	CFG_SEC_GLOBAL,
+	CFG_SEC_PROXY, /* ctx->cur */
+	CFG_SEC_SKIP,  /* an unsupported section: its lines are not read */
+};
+
+struct cfg_ctx {
+	const char *file;
+	struct lbd_cfg_msgs *errs;
+	size_t nerrs; /* errors this parse added */
+	int stop;     /* too many errors, or out of memory */
+	char **notices;
+	size_t nnotices;
+	struct lbd_global global;
+	unsigned metrics_line;
+	int ssl_verify_none; /* ssl-server-verify none */
+	char *ca_base, *crt_base;
+	enum cfg_section sec;
+	struct cfg_proxy *cur; /* section being read */
+	struct cfg_proxy *def; /* most recent defaults, or NULL */
+	struct cfg_proxy **px; /* frontend, backend and listen sections in order */
+	size_t npx;
+	char where[320]; /* scratch for cfg_where() */
+};
+
+/* cfg.c */
+void cfg_err(struct cfg_ctx *ctx, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cfg_notice(struct cfg_ctx *ctx, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cfg_oom(struct cfg_ctx *ctx);
+char *cfg_strdup(struct cfg_ctx *ctx, const char *s);
+void *cfg_push(struct cfg_ctx *ctx, void *arrayp, size_t *n, size_t size);
+const char *cfg_where(struct cfg_ctx *ctx, const struct cfg_proxy *px);
+int cfg_nargs(struct cfg_ctx *ctx, const struct cfg_args *a, size_t nkw, size_t min, size_t max,
+	const char *where);
+
+/* cfg_server.c: values */
+int cfg_lookup(const char *const *names, const char *s);
+int cfg_uint(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s,
+	unsigned long long min, unsigned long long max, unsigned long long *out, const char *where);
+int cfg_time(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s, uint64_t *usec,
+	const char *where);
+int cfg_addr(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s, unsigned flags,
+	struct cpha_addr *a, const char *where);
+int cfg_name_ok(struct cfg_ctx *ctx, unsigned line, const char *what, const char *name);
+
+/* cfg_server.c: log targets and binds */
+void cfg_logs_free(struct lbd_log_target *logs, size_t n);
+int cfg_logs_append(struct cfg_ctx *ctx, struct lbd_log_target **dst, size_t *n,
+	const struct lbd_log_target *src, size_t nsrc);
+void cfg_log(struct cfg_ctx *ctx, const struct cfg_args *a, struct lbd_log_target **logs, size_t *n,
+	const char *where);
+void cfg_bind_list(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *list, unsigned line);
+void cfg_bind_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void cfg_bind_validate(struct cfg_ctx *ctx, const struct lbd_config *c);
+void cfg_log_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+
+/* cfg_server.c: the global section */
+void cfg_global_line(struct cfg_ctx *ctx, const struct cfg_args *a);
+
+/* cfg_server.c: servers */
+void cfg_server_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void cfg_server_default_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+int cfg_server_opts_copy(
+	struct cfg_ctx *ctx, struct lbd_server_opts *dst, const struct lbd_server_opts *src);
+void cfg_server_opts_free(struct lbd_server_opts *o);
+void cfg_server_free(struct lbd_server_cfg *s);
+void cfg_server_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
+
+/* cfg_check.c */
+void cfg_check_option_tcp(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void cfg_check_option_http(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void cfg_check_tcp_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void cfg_check_http_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+int cfg_check_copy(struct cfg_ctx *ctx, struct lbd_backend *dst, const struct lbd_backend *src);
+void cfg_check_free(struct lbd_backend *be);
+void cfg_check_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px);
+void cfg_check_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
+int cfg_check_uses_tls(const struct lbd_backend *be);
+int cfg_check_has_port(const struct lbd_backend *be);
+int cfg_check_http_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void cfg_check_http_mode_end(struct cfg_ctx *ctx, struct cfg_proxy *px);
+
+#endif

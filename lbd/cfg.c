@@ -1,0 +1,912 @@
+/* lbd's configuration: HAProxy's language, TCP subset. This file reads the
+ * sections, the global and proxy directives and the inheritance from
+ * defaults, then builds and validates the result; servers are parsed in
+ * cfg_server.c and health checks in cfg_check.c. Nothing here logs: every
+ * problem becomes a "file:line: message". */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "buf.h"
+#include "conf_lex.h"
+#include "duration.h"
+#include "cfg-internal.h"
+
+#define CFG_ALL (CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE)
+
+static void cfg_vadd(struct cfg_ctx *ctx, char ***arr, size_t *n, unsigned line, const char *fmt,
+	va_list ap) __attribute__((format(printf, 5, 0)));
+
+static void cfg_vadd(
+	struct cfg_ctx *ctx, char ***arr, size_t *n, unsigned line, const char *fmt, va_list ap)
+{
+	struct cpha_buf b = { 0 };
+	char **p, *s;
+	int r;
+
+	r = line ? cpha_buf_printf(&b, "%s:%u: ", ctx->file, line)
+		 : cpha_buf_printf(&b, "%s: ", ctx->file);
+	if (r == 0)
+		r = cpha_buf_vprintf(&b, fmt, ap);
+	s = r == 0 ? cpha_buf_steal(&b) : NULL;
+	cpha_buf_free(&b);
+	p = s ? realloc(*arr, (*n + 1) * sizeof(*p)) : NULL;
+	if (!p) {
+		free(s);
+		ctx->stop = 1; /* out of memory: nothing sensible can follow */
+		return;
+	}
+	p[(*n)++] = s;
+	*arr = p;
+}
+
+void cfg_err(struct cfg_ctx *ctx, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->stop)
+		return;
+	if (ctx->nerrs == CFG_MAX_ERRORS) {
+		fmt = "too many errors; stopped here";
+		ctx->stop = 1;
+	}
+	va_start(ap, fmt);
+	cfg_vadd(ctx, &ctx->errs->msg, &ctx->errs->n, line, fmt, ap);
+	va_end(ap);
+	ctx->nerrs++;
+}
+
+void cfg_notice(struct cfg_ctx *ctx, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->stop)
+		return;
+	va_start(ap, fmt);
+	cfg_vadd(ctx, &ctx->notices, &ctx->nnotices, line, fmt, ap);
+	va_end(ap);
+}
+
+void cfg_oom(struct cfg_ctx *ctx)
+{
+	cfg_err(ctx, 0, "out of memory");
+	ctx->stop = 1;
+}
+
+char *cfg_strdup(struct cfg_ctx *ctx, const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		cfg_oom(ctx);
+	return d;
+}
+
+/* Append one zeroed element of size bytes to the array *arrayp of *n. */
+void *cfg_push(struct cfg_ctx *ctx, void *arrayp, size_t *n, size_t size)
+{
+	char **arr = arrayp;
+	char *p = realloc(*arr, (*n + 1) * size);
+
+	if (!p) {
+		cfg_oom(ctx);
+		return NULL;
+	}
+	*arr = p;
+	memset(p + *n * size, 0, size);
+	return p + (*n)++ * size;
+}
+
+const char *cfg_where(struct cfg_ctx *ctx, const struct cfg_proxy *px)
+{
+	if (!px)
+		snprintf(ctx->where, sizeof(ctx->where), "section 'global'");
+	else if (!px->name)
+		snprintf(ctx->where, sizeof(ctx->where), "section 'defaults'");
+	else
+		snprintf(ctx->where, sizeof(ctx->where), "%s '%s'", px->kind, px->name);
+	return ctx->where;
+}
+
+/* "timeout client" for the first nkw words. */
+static const char *cfg_kw(const struct cfg_args *a, size_t nkw, char *buf, size_t len)
+{
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < nkw && i < a->n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? " " : "", a->v[i]);
+	return buf;
+}
+
+/* The directive made of the first nkw words takes min to max values. */
+int cfg_nargs(struct cfg_ctx *ctx, const struct cfg_args *a, size_t nkw, size_t min, size_t max,
+	const char *where)
+{
+	char kw[128];
+
+	cfg_kw(a, nkw, kw, sizeof(kw));
+	if (a->n < nkw + min) {
+		cfg_err(ctx, a->line, "'%s' needs %s (%s)", kw,
+			min == 1 ? "a value" : "more values", where);
+		return -1;
+	}
+	if (a->n > nkw + max) {
+		cfg_err(ctx, a->line, "'%s': unexpected '%s' (%s)", kw, a->v[nkw + max], where);
+		return -1;
+	}
+	return 0;
+}
+
+/* In the order of enum lbd_balance. */
+static const char *const cfg_balance_names[] = { "roundrobin", "static-rr", "leastconn", "first",
+	"source", "random", NULL };
+
+/* [no] option NAME ... */
+static void cfg_px_option(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	static const struct {
+		const char *name;
+		unsigned caps;
+		int no_ok;
+	} opts[] = {
+		{ "tcplog", CFG_CAP_DEF | CFG_CAP_FE, 0 },
+		{ "dontlognull", CFG_CAP_DEF | CFG_CAP_FE, 1 },
+		{ "redispatch", CFG_CAP_DEF | CFG_CAP_BE, 1 },
+		{ "tcp-check", CFG_CAP_DEF | CFG_CAP_BE, 0 },
+		{ "httpchk", CFG_CAP_DEF | CFG_CAP_BE, 0 },
+	};
+	int no = strcmp(a->v[0], "no") == 0;
+	size_t nkw = no ? 3 : 2, i;
+	const char *where = cfg_where(ctx, px), *name;
+	char kw[128];
+
+	if (a->n < nkw) {
+		cfg_err(ctx, a->line, "'%soption' needs a name (%s)", no ? "no " : "", where);
+		return;
+	}
+	name = a->v[nkw - 1];
+	cfg_kw(a, nkw, kw, sizeof(kw));
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (strcmp(opts[i].name, name) == 0)
+			break;
+	if (i == sizeof(opts) / sizeof(opts[0]) || (no && !opts[i].no_ok)) {
+		cfg_err(ctx, a->line, "'%s' is not supported by lbd in %s", kw, where);
+		return;
+	}
+	if (!(opts[i].caps & px->cap)) {
+		cfg_err(ctx, a->line, "'%s' is not allowed in a %s section", kw, px->kind);
+		return;
+	}
+	if (i == 3) {
+		cfg_check_option_tcp(ctx, px, a);
+		return;
+	}
+	if (i == 4) {
+		cfg_check_option_http(ctx, px, a);
+		return;
+	}
+	if (cfg_nargs(ctx, a, nkw, 0, 0, where) < 0)
+		return;
+	if (i == 0)
+		px->fe.tcplog = 1;
+	else if (i == 1)
+		px->fe.dontlognull = !no;
+	else
+		px->be.redispatch = !no;
+}
+
+static void cfg_px_timeout(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	static const struct {
+		const char *name;
+		unsigned caps;
+		size_t off;
+	} tos[] = {
+		{ "connect", CFG_CAP_DEF | CFG_CAP_BE, offsetof(struct lbd_timeouts, connect) },
+		{ "client", CFG_CAP_DEF | CFG_CAP_FE, offsetof(struct lbd_timeouts, client) },
+		{ "server", CFG_CAP_DEF | CFG_CAP_BE, offsetof(struct lbd_timeouts, server) },
+		{ "tunnel", CFG_CAP_DEF | CFG_CAP_BE, offsetof(struct lbd_timeouts, tunnel) },
+		{ "client-fin", CFG_CAP_DEF | CFG_CAP_FE,
+			offsetof(struct lbd_timeouts, client_fin) },
+		{ "server-fin", CFG_CAP_DEF | CFG_CAP_BE,
+			offsetof(struct lbd_timeouts, server_fin) },
+		{ "queue", CFG_CAP_DEF | CFG_CAP_BE, offsetof(struct lbd_timeouts, queue) },
+		{ "check", CFG_CAP_DEF | CFG_CAP_BE, offsetof(struct lbd_timeouts, check) },
+	};
+	const char *where = cfg_where(ctx, px);
+	char kw[128];
+	size_t i;
+
+	if (a->n < 2) {
+		cfg_err(ctx, a->line, "'timeout' needs a name and a value (%s)", where);
+		return;
+	}
+	cfg_kw(a, 2, kw, sizeof(kw));
+	for (i = 0; i < sizeof(tos) / sizeof(tos[0]); i++)
+		if (strcmp(tos[i].name, a->v[1]) == 0)
+			break;
+	if (i == sizeof(tos) / sizeof(tos[0])) {
+		cfg_err(ctx, a->line, "'%s' is not supported by lbd in %s", kw, where);
+		return;
+	}
+	if (!(tos[i].caps & px->cap)) {
+		cfg_err(ctx, a->line, "'%s' is not allowed in a %s section", kw, px->kind);
+		return;
+	}
+	if (cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
+		cfg_time(ctx, a->line, kw, a->v[2], (uint64_t *)((char *)&px->to + tos[i].off),
+			where);
+}
+
+static void cfg_px_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	const char *where = cfg_where(ctx, px);
+
+	if (cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
+		return;
+	if (strcmp(a->v[1], "tcp") == 0) {
+		px->mode_http = 0;
+		px->mode_line = a->line;
+	} else if (strcmp(a->v[1], "http") == 0 && px->cap == CFG_CAP_DEF) {
+		px->mode_http = 1;
+		px->mode_line = a->line;
+	} else if (strcmp(a->v[1], "http") == 0) {
+		cfg_err(ctx, a->line,
+			"'mode http' is not supported by lbd in %s; lbd only does mode "
+			"tcp",
+			where);
+	} else {
+		cfg_err(ctx, a->line,
+			"'mode %s' is not supported by lbd; lbd only does mode tcp (%s)", a->v[1],
+			where);
+	}
+}
+
+static void cfg_px_default_backend(
+	struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	if (px->cap == (CFG_CAP_FE | CFG_CAP_BE)) {
+		cfg_err(ctx, a->line,
+			"'default_backend' is not allowed in a listen section (a listen sends to "
+			"its own servers)");
+		return;
+	}
+	if (cfg_nargs(ctx, a, 1, 1, 1, cfg_where(ctx, px)) < 0)
+		return;
+	free(px->fe.backend_name);
+	px->fe.backend_name = cfg_strdup(ctx, a->v[1]);
+	px->fe.backend_line = a->line;
+}
+
+static void cfg_px_balance(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	int k;
+
+	if (a->n < 2) {
+		cfg_err(ctx, a->line, "'balance' needs an algorithm (%s)", cfg_where(ctx, px));
+		return;
+	}
+	k = cfg_lookup(cfg_balance_names, a->v[1]);
+	if (k < 0) {
+		cfg_err(ctx, a->line,
+			"'balance %s' is not supported by lbd (roundrobin, static-rr, leastconn, "
+			"first, source or random) (%s)",
+			a->v[1], cfg_where(ctx, px));
+		return;
+	}
+	if (cfg_nargs(ctx, a, 2, 0, 0, cfg_where(ctx, px)) == 0)
+		px->be.balance = (enum lbd_balance)k;
+}
+
+static void cfg_px_number(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	const char *where = cfg_where(ctx, px);
+	int retries = strcmp(a->v[0], "retries") == 0;
+	unsigned long long v;
+
+	if (cfg_nargs(ctx, a, 1, 1, 1, where) < 0 ||
+		cfg_uint(ctx, a->line, a->v[0], a->v[1], 0, retries ? 100 : CFG_MAXCONN_MAX, &v,
+			where) < 0)
+		return;
+	if (retries)
+		px->be.retries = (unsigned)v;
+	else
+		px->fe.maxconn = (unsigned)v;
+}
+
+static void cfg_px_no(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	const char *where = cfg_where(ctx, px);
+
+	if (a->n >= 2 && strcmp(a->v[1], "option") == 0) {
+		cfg_px_option(ctx, px, a);
+	} else if (a->n >= 2 && strcmp(a->v[1], "log") == 0) {
+		if (cfg_nargs(ctx, a, 2, 0, 0, where) < 0)
+			return;
+		cfg_logs_free(px->fe.logs, px->fe.nlogs);
+		px->fe.logs = NULL;
+		px->fe.nlogs = 0;
+	} else {
+		cfg_err(ctx, a->line, "'no %s' is not supported by lbd in %s",
+			a->n >= 2 ? a->v[1] : "", where);
+	}
+}
+
+static const struct cfg_px_kw {
+	const char *kw;
+	unsigned caps;
+	void (*fn)(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+	const char *hint; /* why it is not allowed elsewhere */
+} cfg_px_kws[] = {
+	{ "mode", CFG_ALL, cfg_px_mode, NULL },
+	{ "bind", CFG_CAP_FE, cfg_bind_line, NULL },
+	{ "default_backend", CFG_CAP_DEF | CFG_CAP_FE, cfg_px_default_backend, NULL },
+	{ "balance", CFG_CAP_DEF | CFG_CAP_BE, cfg_px_balance, NULL },
+	{ "maxconn", CFG_CAP_DEF | CFG_CAP_FE, cfg_px_number,
+		" (set it on the frontend, or on each server)" },
+	{ "retries", CFG_CAP_DEF | CFG_CAP_BE, cfg_px_number, NULL },
+	{ "option", CFG_ALL, cfg_px_option, NULL },
+	{ "no", CFG_ALL, cfg_px_no, NULL },
+	{ "timeout", CFG_ALL, cfg_px_timeout, NULL },
+	{ "log", CFG_ALL, cfg_log_line, NULL },
+	{ "default-server", CFG_CAP_DEF | CFG_CAP_BE, cfg_server_default_line, NULL },
+	{ "server", CFG_CAP_BE, cfg_server_line, NULL },
+	{ "tcp-check", CFG_CAP_DEF | CFG_CAP_BE, cfg_check_tcp_line, NULL },
+	{ "http-check", CFG_CAP_DEF | CFG_CAP_BE, cfg_check_http_line, NULL },
+};
+
+static void cfg_proxy_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	size_t i;
+
+	if (cfg_check_http_mode(ctx, px, a))
+		return;
+	for (i = 0; i < sizeof(cfg_px_kws) / sizeof(cfg_px_kws[0]); i++) {
+		const struct cfg_px_kw *k = &cfg_px_kws[i];
+
+		if (strcmp(k->kw, a->v[0]) != 0)
+			continue;
+		if (!(k->caps & px->cap)) {
+			cfg_err(ctx, a->line, "'%s' is not allowed in a %s section%s", k->kw,
+				px->kind, k->hint ? k->hint : "");
+			return;
+		}
+		k->fn(ctx, px, a);
+		return;
+	}
+	cfg_err(ctx, a->line, "'%s' is not supported by lbd in %s", a->v[0], cfg_where(ctx, px));
+}
+
+static void cfg_proxy_free(struct cfg_proxy *px)
+{
+	size_t i;
+
+	if (!px)
+		return;
+	free(px->name);
+	free(px->fe.binds);
+	free(px->fe.backend_name);
+	cfg_logs_free(px->fe.logs, px->fe.nlogs);
+	cfg_check_free(&px->be);
+	for (i = 0; i < px->be.nservers; i++)
+		cfg_server_free(&px->be.servers[i]);
+	free(px->be.servers);
+	cfg_server_opts_free(&px->dsrv);
+	free(px->http_only);
+	free(px);
+}
+
+/* A traffic section starts as a copy of the defaults before it. */
+static void cfg_proxy_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_proxy *d)
+{
+	px->mode_http = d->mode_http;
+	px->mode_line = d->mode_line;
+	px->to = d->to;
+	px->fe.maxconn = d->fe.maxconn;
+	px->fe.tcplog = d->fe.tcplog;
+	px->fe.dontlognull = d->fe.dontlognull;
+	if (d->fe.backend_name && (px->cap & CFG_CAP_FE)) {
+		px->fe.backend_name = cfg_strdup(ctx, d->fe.backend_name);
+		px->fe.backend_line = d->fe.backend_line;
+	}
+	cfg_logs_append(ctx, &px->fe.logs, &px->fe.nlogs, d->fe.logs, d->fe.nlogs);
+	px->be.balance = d->be.balance;
+	px->be.retries = d->be.retries;
+	px->be.redispatch = d->be.redispatch;
+	px->tcpchk_opt_line = d->tcpchk_opt_line;
+	if (cfg_check_copy(ctx, &px->be, &d->be) == 0)
+		cfg_server_opts_copy(ctx, &px->dsrv, &d->dsrv);
+}
+
+/* defaults [NAME] | frontend NAME | backend NAME | listen NAME [ADDR[,ADDR...]] */
+static void cfg_proxy_start(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const char *kind, unsigned cap)
+{
+	struct cfg_proxy *px, **slot;
+
+	ctx->sec = CFG_SEC_SKIP; /* unless the header is good enough to read the body */
+	if (cap != CFG_CAP_DEF && a->n < 2) {
+		cfg_err(ctx, a->line, "'%s' needs a name", kind);
+		return;
+	}
+	if ((cap == CFG_CAP_DEF && a->n > 1 && strcmp(a->v[1], "from") == 0) ||
+		(a->n > 2 && strcmp(a->v[2], "from") == 0)) {
+		cfg_err(ctx, a->line, "'%s ... from' (explicit defaults) is not supported by lbd",
+			kind);
+		return;
+	}
+	px = calloc(1, sizeof(*px));
+	if (!px) {
+		cfg_oom(ctx);
+		return;
+	}
+	px->cap = cap;
+	px->kind = kind;
+	px->line = a->line;
+	px->be.retries = 3;
+	if (a->n > 1 && !(px->name = strdup(a->v[1]))) {
+		cfg_oom(ctx);
+		free(px);
+		return;
+	}
+	if (a->n > 1)
+		cfg_name_ok(ctx, a->line, kind, a->v[1]);
+	if (cap != CFG_CAP_DEF && ctx->def)
+		cfg_proxy_inherit(ctx, px, ctx->def);
+	if (cap == CFG_CAP_DEF) {
+		cfg_proxy_free(ctx->def);
+		ctx->def = px;
+	} else {
+		slot = cfg_push(ctx, &ctx->px, &ctx->npx, sizeof(*slot));
+		if (!slot) {
+			cfg_proxy_free(px);
+			return;
+		}
+		*slot = px;
+	}
+	ctx->cur = px;
+	ctx->sec = CFG_SEC_PROXY;
+	if (a->n > 2 && cap == (CFG_CAP_FE | CFG_CAP_BE)) {
+		cfg_bind_list(ctx, px, a->v[2], a->line);
+		if (a->n > 3)
+			cfg_err(ctx, a->line, "'listen': unexpected '%s' (listen '%s')", a->v[3],
+				px->name);
+	} else if (a->n > 2) {
+		cfg_err(ctx, a->line, "'%s' takes only a name%s; unexpected '%s'", kind,
+			cap == CFG_CAP_FE ? " (addresses go on 'bind' lines)" : "", a->v[2]);
+	}
+}
+
+/* Decisions that need the whole section. */
+static void cfg_section_end(struct cfg_ctx *ctx)
+{
+	struct cfg_proxy *px = ctx->cur;
+
+	if (ctx->sec == CFG_SEC_PROXY && px && px->cap == CFG_CAP_DEF) {
+		cfg_check_http_mode_end(ctx, px);
+	} else if (ctx->sec == CFG_SEC_PROXY && px && px->cap != CFG_CAP_DEF) {
+		if (px->mode_http)
+			cfg_err(ctx, px->line,
+				"%s '%s' would run in mode http (inherited from defaults at "
+				"%s:%u); "
+				"lbd only does mode tcp",
+				px->kind, px->name, ctx->file, px->mode_line);
+		if (px->cap == (CFG_CAP_FE | CFG_CAP_BE) && px->fe.backend_name)
+			cfg_err(ctx, px->line,
+				"listen '%s' would send to default_backend '%s' (inherited from "
+				"defaults at %s:%u); lbd's listen sections send to their own "
+				"servers",
+				px->name, px->fe.backend_name, ctx->file, px->fe.backend_line);
+	}
+	if (ctx->sec == CFG_SEC_PROXY && px)
+		cfg_check_section_end(ctx, px);
+	ctx->cur = NULL;
+	ctx->sec = CFG_SEC_NONE;
+}
+
+static const char *const cfg_other_sections[] = { "userlist", "peers", "resolvers", "mailers",
+	"program", "http-errors", "ring", "cache", "fcgi-app", "log-forward", "crt-store", "traces",
+	"acme", NULL };
+
+static const char *const cfg_proxy_kinds[] = { "defaults", "frontend", "backend", "listen", NULL };
+static const unsigned cfg_proxy_caps[] = { CFG_CAP_DEF, CFG_CAP_FE, CFG_CAP_BE,
+	CFG_CAP_FE | CFG_CAP_BE };
+
+static void cfg_line(struct cfg_ctx *ctx, const struct cfg_args *a)
+{
+	const char *kw = a->v[0];
+	int k;
+
+	if (strcmp(kw, "global") == 0) {
+		cfg_section_end(ctx);
+		ctx->sec = CFG_SEC_GLOBAL;
+		if (a->n > 1)
+			cfg_err(ctx, a->line, "'global': unexpected '%s'", a->v[1]);
+	} else if ((k = cfg_lookup(cfg_proxy_kinds, kw)) >= 0) {
+		cfg_section_end(ctx);
+		cfg_proxy_start(ctx, a, cfg_proxy_kinds[k], cfg_proxy_caps[k]);
+	} else if (cfg_lookup(cfg_other_sections, kw) >= 0) {
+		cfg_section_end(ctx);
+		ctx->sec = CFG_SEC_SKIP;
+		cfg_err(ctx, a->line, "section '%s' is not supported by lbd", kw);
+	} else if (ctx->sec == CFG_SEC_NONE) {
+		cfg_err(ctx, a->line,
+			"'%s' before any section (global, defaults, frontend, backend or listen)",
+			kw);
+	} else if (ctx->sec == CFG_SEC_GLOBAL) {
+		cfg_global_line(ctx, a);
+	} else if (ctx->sec == CFG_SEC_PROXY) {
+		cfg_proxy_line(ctx, ctx->cur, a);
+	}
+}
+
+/* After a lexer error, go on with the next line. */
+static void cfg_lex_skip_line(struct cpha_lex *lx)
+{
+	while (lx->pos < lx->len && lx->text[lx->pos] != '\n')
+		lx->pos++;
+	if (lx->pos < lx->len) {
+		lx->pos++;
+		lx->line++;
+	}
+}
+
+static void cfg_read(struct cfg_ctx *ctx, struct cpha_lex *lx)
+{
+	struct cpha_lex_line l;
+	struct cfg_args a;
+	const char **v = NULL, **nv;
+	size_t i, cap = 0;
+	int r;
+
+	while (!ctx->stop) {
+		r = cpha_lex_next(lx, &l);
+		if (r == 0)
+			break;
+		if (r == -ENOMEM) {
+			cfg_oom(ctx);
+			break;
+		}
+		if (r < 0) {
+			cfg_err(ctx, lx->err_line, "%s", lx->err);
+			cfg_lex_skip_line(lx);
+			continue;
+		}
+		if (l.n + 1 > cap) {
+			nv = realloc(v, (l.n + 1) * sizeof(*v));
+			if (!nv) {
+				cfg_oom(ctx);
+				break;
+			}
+			v = nv;
+			cap = l.n + 1;
+		}
+		for (i = 0; i < l.n; i++)
+			v[i] = l.tok[i].text;
+		v[l.n] = NULL;
+		a.v = v;
+		a.n = l.n;
+		a.line = l.line;
+		cfg_line(ctx, &a);
+	}
+	cfg_section_end(ctx);
+	free(v);
+}
+
+#define CFG_FE_KIND(f) ((f)->from_listen ? "listen" : "frontend")
+#define CFG_BE_KIND(b) ((b)->from_listen ? "listen" : "backend")
+
+/* Checks across sections, on the built configuration. */
+static void cfg_validate(struct cfg_ctx *ctx, struct lbd_config *c)
+{
+	struct lbd_frontend *f;
+	struct lbd_backend *b;
+	size_t i, j;
+
+	for (i = 0; i < ctx->npx; i++)
+		for (j = 0; j < i; j++)
+			if ((ctx->px[i]->cap & ctx->px[j]->cap) &&
+				strcmp(ctx->px[i]->name, ctx->px[j]->name) == 0) {
+				cfg_err(ctx, ctx->px[i]->line,
+					"%s '%s' has the same name as %s '%s' at %s:%u",
+					ctx->px[i]->kind, ctx->px[i]->name, ctx->px[j]->kind,
+					ctx->px[j]->name, ctx->file, ctx->px[j]->line);
+				break;
+			}
+	for (i = 0; i < c->nfrontends; i++) {
+		f = &c->frontends[i];
+		if (f->from_listen)
+			continue;
+		if (!f->backend_name) {
+			cfg_err(ctx, f->line, "frontend '%s' has no default_backend", f->name);
+			continue;
+		}
+		f->backend = lbd_cfg_backend(c, f->backend_name);
+		if (f->backend)
+			continue;
+		if (f->backend_line > f->line)
+			cfg_err(ctx, f->backend_line,
+				"default_backend '%s': no such backend (frontend '%s')",
+				f->backend_name, f->name);
+		else
+			cfg_err(ctx, f->line,
+				"frontend '%s': default_backend '%s' at %s:%u: no such backend",
+				f->name, f->backend_name, ctx->file, f->backend_line);
+	}
+	cfg_bind_validate(ctx, c);
+	for (i = 0; i < c->nfrontends; i++)
+		if (!c->frontends[i].nbinds)
+			cfg_notice(ctx, c->frontends[i].line,
+				"%s '%s' has no bind line; it accepts no connections",
+				CFG_FE_KIND(&c->frontends[i]), c->frontends[i].name);
+	if (!c->nfrontends)
+		cfg_notice(ctx, 0, "no frontend or listen section: lbd accepts no connections");
+	for (i = 0; i < c->nbackends; i++) {
+		b = &c->backends[i];
+		if (!b->nservers)
+			cfg_notice(ctx, b->line, "%s '%s' has no servers", CFG_BE_KIND(b), b->name);
+	}
+}
+
+/* "timeout client, connect" that a traffic section lacks. */
+static void cfg_notice_timeouts(struct cfg_ctx *ctx, const struct cfg_proxy *px)
+{
+	char miss[64] = "";
+
+	if ((px->cap & CFG_CAP_FE) && !px->to.client)
+		strcat(miss, ", client");
+	if ((px->cap & CFG_CAP_BE) && !px->to.connect)
+		strcat(miss, ", connect");
+	if ((px->cap & CFG_CAP_BE) && !px->to.server)
+		strcat(miss, ", server");
+	if (miss[0])
+		cfg_notice(ctx, px->line,
+			"%s '%s' sets no timeout %s (HAProxy warns about this too)", px->kind,
+			px->name, miss + 2);
+}
+
+/* Move every traffic section into a configuration, then validate it. */
+static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
+{
+	struct lbd_config *c = calloc(1, sizeof(*c));
+	struct lbd_frontend *f;
+	struct lbd_backend *b;
+	struct cfg_proxy *px;
+	size_t i, nfe = 0, nbe = 0;
+
+	if (!c || !(c->file = strdup(ctx->file))) {
+		free(c);
+		cfg_oom(ctx);
+		return NULL;
+	}
+	for (i = 0; i < ctx->npx; i++) {
+		nfe += !!(ctx->px[i]->cap & CFG_CAP_FE);
+		nbe += !!(ctx->px[i]->cap & CFG_CAP_BE);
+	}
+	c->frontends = calloc(nfe ? nfe : 1, sizeof(*c->frontends));
+	c->backends = calloc(nbe ? nbe : 1, sizeof(*c->backends));
+	if (!c->frontends || !c->backends) {
+		cfg_oom(ctx);
+		return c;
+	}
+	for (i = 0; i < ctx->npx && !ctx->stop; i++) {
+		px = ctx->px[i];
+		b = NULL;
+		cfg_notice_timeouts(ctx, px);
+		if (px->cap & CFG_CAP_BE) {
+			cfg_check_finalize(ctx, px);
+			cfg_server_finalize(ctx, px);
+			b = &c->backends[c->nbackends++];
+			*b = px->be;
+			memset(&px->be, 0, sizeof(px->be));
+			b->name = cfg_strdup(ctx, px->name);
+			b->line = px->line;
+			b->timeouts = px->to;
+			b->from_listen = px->cap & CFG_CAP_FE ? 1 : 0;
+		}
+		if (px->cap & CFG_CAP_FE) {
+			f = &c->frontends[c->nfrontends++];
+			*f = px->fe;
+			memset(&px->fe, 0, sizeof(px->fe));
+			f->name = cfg_strdup(ctx, px->name);
+			f->line = px->line;
+			f->timeouts = px->to;
+			if (b) {
+				f->from_listen = 1;
+				free(f->backend_name);
+				f->backend_name = cfg_strdup(ctx, px->name);
+				f->backend_line = px->line;
+				f->backend = b;
+			}
+		}
+	}
+	c->global = ctx->global;
+	memset(&ctx->global, 0, sizeof(ctx->global));
+	if (!ctx->stop)
+		cfg_validate(ctx, c);
+	c->notices = ctx->notices;
+	c->nnotices = ctx->nnotices;
+	ctx->notices = NULL;
+	ctx->nnotices = 0;
+	return c;
+}
+
+/* Line number of a "file:line: text" message (0 for "file: text"). */
+static unsigned long cfg_msg_line(const char *file, const char *msg)
+{
+	size_t fl = strlen(file);
+
+	return strncmp(msg, file, fl) == 0 && msg[fl] == ':' ? strtoul(msg + fl + 1, NULL, 10) : 0;
+}
+
+/* Messages from start on, in line order (stable: same line, same order). */
+static void cfg_sort(const char *file, char **msg, size_t start, size_t n)
+{
+	size_t i, j;
+	char *m;
+
+	for (i = start + 1; i < n; i++) {
+		m = msg[i];
+		for (j = i; j > start && cfg_msg_line(file, msg[j - 1]) > cfg_msg_line(file, m);
+			j--)
+			msg[j] = msg[j - 1];
+		msg[j] = m;
+	}
+}
+
+static int cfg_run(
+	struct cpha_lex *lx, const char *file, struct lbd_config **out, struct lbd_cfg_msgs *errs)
+{
+	struct cfg_ctx ctx;
+	struct lbd_config *c = NULL;
+	size_t i, first = errs->n;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.file = file;
+	ctx.errs = errs;
+	ctx.global.maxconn = 4096;
+	ctx.global.stats.mode = 0600;
+	ctx.global.stats.level_admin = 1;
+	cfg_read(&ctx, lx);
+	if (!ctx.stop)
+		c = cfg_build(&ctx);
+	for (i = 0; i < ctx.npx; i++)
+		cfg_proxy_free(ctx.px[i]);
+	free(ctx.px);
+	cfg_proxy_free(ctx.def);
+	cfg_logs_free(ctx.global.logs, ctx.global.nlogs);
+	free(ctx.global.stats.path);
+	for (i = 0; i < ctx.nnotices; i++)
+		free(ctx.notices[i]);
+	free(ctx.notices);
+	free(ctx.ca_base);
+	free(ctx.crt_base);
+	if (ctx.nerrs || ctx.stop || !c) {
+		if (!ctx.nerrs && !ctx.stop)
+			cfg_oom(&ctx);
+		cfg_sort(file, errs->msg, first, errs->n);
+		lbd_cfg_free(c);
+		return -1;
+	}
+	cfg_sort(file, c->notices, 0, c->nnotices);
+	*out = c;
+	return 0;
+}
+
+static int cfg_open_failed(const char *file, const char *why, struct lbd_cfg_msgs *errs)
+{
+	struct cfg_ctx ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.file = file;
+	ctx.errs = errs;
+	cfg_err(&ctx, 0, "cannot read: %s", why);
+	return -1;
+}
+
+int lbd_cfg_load(const char *path, struct lbd_config **out, struct lbd_cfg_msgs *errs)
+{
+	struct cpha_lex lx;
+	int r;
+
+	*out = NULL;
+	r = cpha_lex_open(&lx, path, CPHA_LEX_HAPROXY);
+	if (r < 0) {
+		r = cfg_open_failed(path, lx.err[0] ? lx.err : strerror(-r), errs);
+		cpha_lex_free(&lx);
+		return r;
+	}
+	r = cfg_run(&lx, path, out, errs);
+	cpha_lex_free(&lx);
+	return r;
+}
+
+int lbd_cfg_load_mem(const char *name, const char *text, size_t len, struct lbd_config **out,
+	struct lbd_cfg_msgs *errs)
+{
+	struct cpha_lex lx;
+	int r;
+
+	*out = NULL;
+	if (!name)
+		name = "(memory)";
+	if (cpha_lex_open_mem(&lx, name, text, len, CPHA_LEX_HAPROXY) < 0)
+		return cfg_open_failed(name, "out of memory", errs);
+	r = cfg_run(&lx, name, out, errs);
+	cpha_lex_free(&lx);
+	return r;
+}
+
+void lbd_cfg_free(struct lbd_config *c)
+{
+	size_t i, j;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nfrontends; i++) {
+		free(c->frontends[i].name);
+		free(c->frontends[i].binds);
+		free(c->frontends[i].backend_name);
+		cfg_logs_free(c->frontends[i].logs, c->frontends[i].nlogs);
+	}
+	free(c->frontends);
+	for (i = 0; i < c->nbackends; i++) {
+		free(c->backends[i].name);
+		cfg_check_free(&c->backends[i]);
+		for (j = 0; j < c->backends[i].nservers; j++)
+			cfg_server_free(&c->backends[i].servers[j]);
+		free(c->backends[i].servers);
+	}
+	free(c->backends);
+	cfg_logs_free(c->global.logs, c->global.nlogs);
+	free(c->global.stats.path);
+	for (i = 0; i < c->nnotices; i++)
+		free(c->notices[i]);
+	free(c->notices);
+	free(c->file);
+	free(c);
+}
+
+void lbd_cfg_msgs_free(struct lbd_cfg_msgs *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		free(m->msg[i]);
+	free(m->msg);
+	m->msg = NULL;
+	m->n = 0;
+}
+
+struct lbd_backend *lbd_cfg_backend(const struct lbd_config *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nbackends; i++)
+		if (c->backends[i].name && strcmp(c->backends[i].name, name) == 0)
+			return &c->backends[i];
+	return NULL;
+}
+
+struct lbd_server_cfg *lbd_cfg_server(const struct lbd_backend *b, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < b->nservers; i++)
+		if (strcmp(b->servers[i].name, name) == 0)
+			return &b->servers[i];
+	return NULL;
+}
+
+const char *lbd_balance_name(enum lbd_balance b)
+{
+	return (unsigned)b < sizeof(cfg_balance_names) / sizeof(cfg_balance_names[0]) - 1
+		       ? cfg_balance_names[b]
+		       : "?";
+}

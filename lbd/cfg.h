@@ -1,0 +1,41 @@
+/* Parsing and validating lbd's configuration (HAProxy's language, TCP
+ * subset). Pure: reads the file, returns structures and messages, logs
+ * nothing. */
+#ifndef LBD_CFG_H
+#define LBD_CFG_H
+
+#include <stddef.h>
+
+#include "cfg-types.h"
+
+/* Messages collected while parsing, each "file:line: text". */
+struct lbd_cfg_msgs {
+	char **msg;
+	size_t n;
+};
+
+/* Parse and validate the file at path. Returns 0 with *out set (notices,
+ * if any, are in (*out)->notices), or -1 with every error found appended to
+ * errs (never only the first). */
+int lbd_cfg_load(const char *path, struct lbd_config **out, struct lbd_cfg_msgs *errs);
+
+/* The same for text in memory; name is used in messages. */
+int lbd_cfg_load_mem(const char *name, const char *text, size_t len, struct lbd_config **out,
+	struct lbd_cfg_msgs *errs);
+
+/* Free a configuration (NULL allowed). */
+void lbd_cfg_free(struct lbd_config *c);
+
+/* Free the messages and empty the list. */
+void lbd_cfg_msgs_free(struct lbd_cfg_msgs *m);
+
+/* The backend with this name, or NULL. */
+struct lbd_backend *lbd_cfg_backend(const struct lbd_config *c, const char *name);
+
+/* The server of a backend with this name, or NULL. */
+struct lbd_server_cfg *lbd_cfg_server(const struct lbd_backend *b, const char *name);
+
+/* Name of a balance algorithm as written in the configuration. */
+const char *lbd_balance_name(enum lbd_balance b);
+
+#endif
