@@ -94,7 +94,8 @@ static void spawn_finish(struct cpha_spawn *s)
 	r.err = s->err.buf.data ? s->err.buf.data : "";
 	r.err_len = s->err.buf.len;
 	r.err_truncated = s->err.truncated;
-	s->done(s->userdata, &r);
+	if (s->done)
+		s->done(s->userdata, &r);
 	spawn_free(s);
 }
 

@@ -36,7 +36,8 @@ struct cpha_spawn_result {
 };
 
 /* Called once, from the event loop, when the child has exited and its output
- * is read. The result and the handle are freed when it returns. */
+ * is read. The result and the handle are freed when it returns. A NULL
+ * done runs the child and reaps it with nobody told (notify scripts). */
 typedef void (*cpha_spawn_done_fn)(void *userdata, const struct cpha_spawn_result *r);
 
 struct cpha_spawn;

@@ -250,6 +250,31 @@ static void test_cancel(void **state)
 	sd_event_unref(e);
 }
 
+static void test_fire_and_forget(void **state)
+{
+	char path[] = "/tmp/cpha-test-spawn-ff-XXXXXX", cmd[128];
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	struct cpha_spawn_opts o = { .argv = argv };
+	struct cpha_spawn *s = NULL;
+	sd_event *e = loop_new();
+	pid_t pid;
+	int fd, i;
+
+	(void)state;
+	fd = mkstemp(path);
+	close(fd);
+	unlink(path);
+	snprintf(cmd, sizeof(cmd), "echo done > %s", path);
+	assert_int_equal(cpha_spawn(e, &o, NULL, NULL, &s), 0);
+	pid = cpha_spawn_pid(s);
+	for (i = 0; i < 500 && (access(path, F_OK) != 0 || kill(pid, 0) == 0); i++)
+		assert_true(sd_event_run(e, 10000) >= 0);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(kill(pid, 0), -1); /* reaped by the loop, not a zombie */
+	unlink(path);
+	sd_event_unref(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_runs_as_user),
 		cmocka_unit_test(test_signal_mask_reset_and_fds_closed),
 		cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_fire_and_forget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,229 @@
+#include <stdlib.h>
+#include <time.h>
+
+#include "backend.h"
+#include "session.h"
+#include "worker.h"
+
+uint64_t lbd_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+bool server_usable(const struct lbd_server *srv)
+{
+	return !srv->removed && atomic_load_explicit(&srv->up, memory_order_relaxed) &&
+	       atomic_load_explicit(&srv->admin, memory_order_relaxed) == LBD_ADMIN_READY;
+}
+
+static uint64_t since_up(const struct lbd_server *srv, uint64_t now)
+{
+	uint64_t t = atomic_load_explicit(&srv->up_since, memory_order_relaxed);
+
+	return t == 0 || now < t ? UINT64_MAX : now - t;
+}
+
+unsigned server_weight(const struct lbd_server *srv, uint64_t now)
+{
+	return balance_slowstart_weight(
+		srv->o.weight * BALANCE_WEIGHT_SCALE, since_up(srv, now), srv->o.slowstart);
+}
+
+unsigned server_maxconn(const struct lbd_server *srv, uint64_t now)
+{
+	return balance_slowstart_maxconn(srv->o.maxconn, since_up(srv, now), srv->o.slowstart);
+}
+
+/* Under be->lock: pick and reserve. */
+static int pick_locked(struct lbd_backend_rt *be, const struct sockaddr *client,
+	const uint8_t *tried, uint64_t now, struct lbd_server **out)
+{
+	struct balance_srv bs[256];
+	size_t i, n = be->nservers < 256 ? be->nservers : 256;
+	struct lbd_server *srv;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		srv = be->servers[i];
+		bs[i].usable =
+			server_usable(srv) &&
+			!(tried && srv->id < 256 && (tried[srv->id / 8] & (1u << (srv->id % 8))));
+		bs[i].backup = srv->o.backup;
+		bs[i].weight =
+			be->algo == LBD_BAL_STATIC_RR ? srv->o.weight : server_weight(srv, now);
+		bs[i].maxconn = server_maxconn(srv, now);
+		bs[i].cur = srv->cur;
+		bs[i].rr = srv->rr;
+	}
+	r = balance_pick(&be->bal, bs, n, client);
+	for (i = 0; i < n; i++)
+		be->servers[i]->rr = bs[i].rr;
+	if (r < 0)
+		return r;
+	srv = be->servers[r];
+	srv->cur++;
+	srv->refs++;
+	*out = srv;
+	return 0;
+}
+
+int backend_assign(struct lbd_backend_rt *be, struct lbd_session *s, uint64_t now)
+{
+	struct lbd_server *srv = NULL;
+	int r;
+
+	pthread_mutex_lock(&be->lock);
+	r = pick_locked(be, (const struct sockaddr *)&s->peer, s->tried, now, &srv);
+	pthread_mutex_unlock(&be->lock);
+	if (r == 0)
+		s->srv = srv;
+	return r;
+}
+
+bool backend_enqueue(struct lbd_backend_rt *be, struct lbd_session *s)
+{
+	unsigned limit = 0;
+	bool unlimited = false, ok;
+	size_t i;
+
+	pthread_mutex_lock(&be->lock);
+	for (i = 0; i < be->nservers; i++) {
+		if (!server_usable(be->servers[i]))
+			continue;
+		if (be->servers[i]->o.maxqueue == 0)
+			unlimited = true;
+		limit += be->servers[i]->o.maxqueue;
+	}
+	ok = unlimited || be->queued < limit;
+	if (ok) {
+		cpha_list_append(&be->queue, &s->qlink);
+		be->queued++;
+		s->queued = true;
+	}
+	pthread_mutex_unlock(&be->lock);
+	return ok;
+}
+
+int backend_unqueue(struct lbd_backend_rt *be, struct lbd_session *s)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&be->lock);
+	if (s->queued) {
+		cpha_list_del(&s->qlink);
+		be->queued--;
+		s->queued = false;
+		r = 1;
+	} else if (s->dequeued) {
+		r = -1;
+	}
+	pthread_mutex_unlock(&be->lock);
+	return r;
+}
+
+/* Under be->lock: give slots to queued sessions, oldest first. Each handed
+ * session is appended to *handed (via qlink) to be messaged after unlock. */
+static void dispatch_locked(struct lbd_backend_rt *be, struct cpha_list *handed, uint64_t now)
+{
+	struct lbd_session *s;
+	struct lbd_server *srv;
+
+	while (!cpha_list_empty(&be->queue)) {
+		s = cpha_container_of(be->queue.next, struct lbd_session, qlink);
+		if (pick_locked(be, (const struct sockaddr *)&s->peer, NULL, now, &srv) < 0)
+			break;
+		cpha_list_del(&s->qlink);
+		be->queued--;
+		s->queued = false;
+		s->dequeued = true;
+		cpha_list_append(handed, &s->qlink);
+		/* the slot travels with the message; stash the server there */
+		s->srv = srv;
+	}
+}
+
+static void send_handed(struct cpha_list *handed)
+{
+	struct cpha_list *pos, *tmp;
+	struct lbd_session *s;
+	struct lbd_server *srv;
+
+	cpha_list_for_each_safe(pos, tmp, handed)
+	{
+		s = cpha_container_of(pos, struct lbd_session, qlink);
+		cpha_list_del(pos);
+		srv = s->srv;
+		worker_post(s->w, LBD_MSG_DEQUEUE, s, srv, 0);
+	}
+}
+
+void backend_release(struct lbd_backend_rt *be, struct lbd_session *s)
+{
+	struct cpha_list handed;
+	struct lbd_server *srv = s->srv;
+
+	if (!srv)
+		return;
+	cpha_list_init(&handed);
+	s->srv = NULL;
+	pthread_mutex_lock(&be->lock);
+	srv->cur--;
+	server_unref_locked(srv);
+	if (be->queued)
+		dispatch_locked(be, &handed, lbd_now());
+	pthread_mutex_unlock(&be->lock);
+	send_handed(&handed);
+}
+
+void backend_dispatch(struct lbd_backend_rt *be)
+{
+	struct cpha_list handed;
+
+	cpha_list_init(&handed);
+	pthread_mutex_lock(&be->lock);
+	if (be->queued)
+		dispatch_locked(be, &handed, lbd_now());
+	pthread_mutex_unlock(&be->lock);
+	send_handed(&handed);
+}
+
+void server_free(struct lbd_server *srv)
+{
+	free(srv->name);
+	free(srv->o.ca_file);
+	free(srv->o.crt);
+	free(srv);
+}
+
+void server_unref_locked(struct lbd_server *srv)
+{
+	if (--srv->refs == 0 && srv->removed)
+		server_free(srv);
+}
+
+void server_target(struct lbd_server *srv, struct cpha_addr *addr, int *send_proxy)
+{
+	pthread_mutex_lock(&srv->be->lock);
+	*addr = srv->addr;
+	*send_proxy = srv->o.send_proxy_v2 ? 2 : srv->o.send_proxy ? 1 : 0;
+	pthread_mutex_unlock(&srv->be->lock);
+}
+
+void server_ref(struct lbd_server *srv)
+{
+	pthread_mutex_lock(&srv->be->lock);
+	srv->refs++;
+	pthread_mutex_unlock(&srv->be->lock);
+}
+
+void server_unref(struct lbd_server *srv)
+{
+	struct lbd_backend_rt *be = srv->be;
+
+	pthread_mutex_lock(&be->lock);
+	server_unref_locked(srv);
+	pthread_mutex_unlock(&be->lock);
+}

@@ -1,0 +1,38 @@
+/* Health state of a checked server: HAProxy's rise/fall counter. Pure. */
+#ifndef LBD_HEALTH_H
+#define LBD_HEALTH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The counter runs from 0 to rise + fall - 1. A server is up once the
+ * counter reaches rise and stays up until it drops below rise; successes
+ * move it up, failures down, so alternating results do not flap. */
+struct lbd_health {
+	unsigned health;
+	unsigned rise, fall;
+	bool up;
+};
+
+enum lbd_health_change {
+	LBD_HEALTH_SAME, /* no state change */
+	LBD_HEALTH_UP,   /* just went up */
+	LBD_HEALTH_DOWN, /* just went down */
+};
+
+/* Start a server. As in HAProxy, a server starts up but one failed check
+ * puts it down (counter at rise); start_up false starts it fully down. */
+void health_init(struct lbd_health *h, unsigned rise, unsigned fall, bool start_up);
+
+/* Account one check result and say whether the state changed. */
+enum lbd_health_change health_report(struct lbd_health *h, bool ok);
+
+/* How long until the next check: downinter while fully down, fastinter
+ * while between states, inter while fully up. */
+uint64_t health_interval(
+	const struct lbd_health *h, uint64_t inter, uint64_t fastinter, uint64_t downinter);
+
+/* Force a state (admin "set server ... health", reload carrying state). */
+void health_force(struct lbd_health *h, bool up);
+
+#endif

@@ -1,0 +1,32 @@
+/* Server state changes, made on the main thread: health results, the
+ * administrator's commands, and what follows from them (logs, cutting
+ * sessions, dispatching the queue). */
+#ifndef LBD_SERVER_H
+#define LBD_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "proxy-types.h"
+
+/* Account one check result; changes state after rise/fall results. */
+void server_check_result(struct lbd_runtime *rt, struct lbd_server *srv, bool ok,
+	const char *reason, uint64_t duration_usec);
+
+/* Mark up or down now (with the reason that goes into the log line). */
+void server_set_up(struct lbd_runtime *rt, struct lbd_server *srv, bool up, const char *reason);
+
+/* ready, drain or maint, as "set server B/S state" says. */
+void server_set_admin(struct lbd_runtime *rt, struct lbd_server *srv, enum lbd_admin_state st);
+
+/* Cut the server's sessions (spread over its shutdown-sessions-spread). */
+void server_cut_sessions(
+	struct lbd_runtime *rt, struct lbd_server *srv, const char *term, bool spread);
+
+/* "UP", "DOWN", "MAINT", "DRAIN" and friends for status output. */
+const char *server_state_name(const struct lbd_server *srv);
+
+/* Numbers of usable primary and backup servers of a backend. */
+void server_count_usable(const struct lbd_backend_rt *be, unsigned *active, unsigned *backup);
+
+#endif

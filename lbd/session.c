@@ -1,0 +1,535 @@
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "log.h"
+#include "proxyproto.h"
+#include "runtime.h"
+#include "session.h"
+#include "tlog.h"
+#include "worker.h"
+
+#define TURNAROUND_USEC     1000000ULL /* wait before retrying the same server (HAProxy's) */
+#define TIMER_ACCURACY_USEC 5000ULL
+
+static int on_client_io(sd_event_source *src, int fd, uint32_t revents, void *userdata);
+static int on_server_io(sd_event_source *src, int fd, uint32_t revents, void *userdata);
+static int on_timer(sd_event_source *src, uint64_t usec, void *userdata);
+static void session_dispatch(struct lbd_session *s);
+static void session_connect(struct lbd_session *s);
+static void session_open(struct lbd_session *s, bool server_readable);
+
+static uint64_t now_of(struct lbd_worker *w)
+{
+	uint64_t t = 0;
+
+	sd_event_now(w->e, CLOCK_MONOTONIC, &t);
+	return t;
+}
+
+static struct lbd_backend_rt *be_of(const struct lbd_session *s)
+{
+	return s->fp->be;
+}
+
+static void set_nodelay_keepalive(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+}
+
+static void fe_params_unref(struct lbd_fe_params *fp)
+{
+	if (atomic_fetch_sub(&fp->refs, 1) == 1)
+		fe_params_free(fp);
+}
+
+static uint64_t add_deadline(uint64_t base, uint64_t timeout)
+{
+	return timeout ? base + timeout : UINT64_MAX;
+}
+
+static uint64_t session_deadline(const struct lbd_session *s)
+{
+	const struct lbd_timeouts *ft = &s->fp->timeouts, *bt = &be_of(s)->timeouts;
+	uint64_t d = UINT64_MAX, tc, ts;
+
+	switch (s->st) {
+	case LBD_SESS_QUEUED:
+		d = add_deadline(s->t_queue, bt->queue ? bt->queue : bt->connect);
+		break;
+	case LBD_SESS_TURNAROUND:
+		d = s->t_connect + TURNAROUND_USEC;
+		break;
+	case LBD_SESS_CONNECTING:
+		d = add_deadline(s->t_connect, bt->connect);
+		break;
+	case LBD_SESS_OPEN:
+		/* each side is idle when nothing moved to or from it; the
+		 * tunnel timeout replaces both once established (HAProxy) */
+		tc = bt->tunnel ? bt->tunnel : ft->client;
+		ts = bt->tunnel ? bt->tunnel : bt->server;
+		if (s->c2s.src_eof && ft->client_fin)
+			tc = ft->client_fin;
+		if (s->s2c.src_eof && bt->server_fin)
+			ts = bt->server_fin;
+		d = add_deadline(s->last_c, tc);
+		if (add_deadline(s->last_s, ts) < d)
+			d = add_deadline(s->last_s, ts);
+		break;
+	}
+	if (s->kill_at && s->kill_at < d)
+		d = s->kill_at;
+	return d;
+}
+
+/* Make sure the timer fires no later than the current deadline. Activity
+ * only pushes deadlines later, so the timer is moved lazily when it fires. */
+static void session_arm(struct lbd_session *s)
+{
+	uint64_t d = session_deadline(s);
+
+	if (d == UINT64_MAX || (s->armed && s->armed <= d))
+		return;
+	s->armed = d;
+	if (!s->timer) {
+		if (sd_event_add_time(s->w->e, &s->timer, CLOCK_MONOTONIC, d, TIMER_ACCURACY_USEC,
+			    on_timer, s) < 0)
+			log_err("session timer: out of memory");
+		return;
+	}
+	sd_event_source_set_time(s->timer, d);
+	sd_event_source_set_enabled(s->timer, SD_EVENT_ONESHOT);
+}
+
+#define COUNT(obj, field, v) atomic_fetch_add_explicit(&(obj)->cnt.field, (v), memory_order_relaxed)
+
+static void close_server_side(struct lbd_session *s)
+{
+	s->ssrc = sd_event_source_disable_unref(s->ssrc);
+	if (s->sfd >= 0)
+		close(s->sfd);
+	s->sfd = -1;
+	cpha_list_del(&s->slink);
+}
+
+static void session_free(struct lbd_session *s)
+{
+	fe_params_unref(s->fp);
+	free(s);
+}
+
+/* End a session: log it, give everything back. term is the two-letter
+ * termination state of HAProxy's logs ("--" for a normal end). */
+static void session_close(struct lbd_session *s, const char *term)
+{
+	struct lbd_worker *w = s->w;
+	struct lbd_backend_rt *be = be_of(s);
+
+	memcpy(s->term, term, 2);
+	s->term[2] = '\0';
+	if (s->st == LBD_SESS_QUEUED && backend_unqueue(be, s) < 0) {
+		/* a slot is on its way in a message: finish when it arrives */
+		s->zombie = true;
+	}
+	if (s->fp->tcplog && !(s->fp->dontlognull && s->c2s.bytes == 0))
+		tlog_session(s, now_of(w));
+	s->csrc = sd_event_source_disable_unref(s->csrc);
+	s->timer = sd_event_source_disable_unref(s->timer);
+	close(s->cfd);
+	s->cfd = -1;
+	close_server_side(s);
+	splice_flow_release(w, &s->c2s);
+	splice_flow_release(w, &s->s2c);
+	if (!s->zombie)
+		backend_release(be, s);
+	atomic_fetch_sub_explicit(&w->rt->cur, 1, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&s->fe->cur, 1, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&be->cur, 1, memory_order_relaxed);
+	cpha_list_del(&s->wlink);
+	w->nsessions--;
+	if (!s->zombie)
+		session_free(s);
+	worker_session_closed(w);
+}
+
+void session_accept(
+	struct lbd_worker *w, struct lbd_listener *l, int cfd, const struct sockaddr_storage *peer)
+{
+	struct lbd_frontend_rt *fe = atomic_load(&l->fe);
+	struct lbd_fe_params *fp = atomic_load_explicit(&fe->params, memory_order_acquire);
+	struct lbd_session *s;
+	uint64_t now = now_of(w);
+
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		close(cfd);
+		return;
+	}
+	atomic_fetch_add(&fp->refs, 1);
+	s->w = w;
+	s->fe = fe;
+	s->fp = fp;
+	s->cfd = cfd;
+	s->sfd = -1; /* TCP_NODELAY and SO_KEEPALIVE come from the listener */
+	s->peer = *peer;
+	s->local_port = cpha_addr_port(&l->addr);
+	s->t_accept = now;
+	s->attempts_left = fp->be->retries + 1;
+	cpha_list_init(&s->slink);
+	cpha_list_init(&s->qlink);
+	cpha_list_append(&w->sessions, &s->wlink);
+	w->nsessions++;
+	atomic_fetch_add_explicit(&w->rt->cur, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&fe->cur, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&fp->be->cur, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&w->rt->sessions_total, 1, memory_order_relaxed);
+	COUNT(fe, sessions_total, 1);
+	COUNT(fp->be, sessions_total, 1);
+	if (sd_event_add_io(w->e, &s->csrc, cfd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+		    on_client_io, s) < 0) {
+		session_close(s, "RC");
+		return;
+	}
+	session_dispatch(s);
+}
+
+static void session_dispatch(struct lbd_session *s)
+{
+	struct lbd_backend_rt *be = be_of(s);
+	uint64_t now = now_of(s->w);
+	int r;
+
+	r = backend_assign(be, s, now);
+	if (r == BALANCE_NONE && s->redispatched) {
+		/* every other server was tried: any server will do */
+		memset(s->tried, 0, sizeof(s->tried));
+		r = backend_assign(be, s, now);
+	}
+	if (r == 0) {
+		session_connect(s);
+		return;
+	}
+	if (r == BALANCE_FULL && backend_enqueue(be, s)) {
+		s->st = LBD_SESS_QUEUED;
+		s->t_queue = now;
+		session_arm(s);
+		return;
+	}
+	COUNT(be, denied, 1);
+	session_close(s, r == BALANCE_FULL ? "sQ" : "SC");
+}
+
+static void connect_failed(struct lbd_session *s, int err, bool timeout)
+{
+	struct lbd_backend_rt *be = be_of(s);
+	struct lbd_server *srv = s->srv;
+
+	COUNT(srv, connect_errors, 1);
+	COUNT(be, connect_errors, 1);
+	log_debug("server %s/%s: connect: %s", be->name, srv->name, strerror(err));
+	close_server_side(s);
+	if (s->attempts_left <= 1) {
+		session_close(s, timeout ? "sC" : "SC");
+		return;
+	}
+	s->attempts_left--;
+	s->retries_done++;
+	COUNT(srv, retries, 1);
+	COUNT(be, retries, 1);
+	if (be->redispatch) {
+		/* lbd redispatches on every retry: a refused connect says the
+		 * server is going away, waiting for it helps nobody */
+		if (srv->id < 256)
+			s->tried[srv->id / 8] |= (uint8_t)(1u << (srv->id % 8));
+		s->redispatched = true;
+		COUNT(srv, redispatches, 1);
+		COUNT(be, redispatches, 1);
+		backend_release(be, s);
+		session_dispatch(s);
+		return;
+	}
+	/* same server again after HAProxy's one-second turn-around */
+	s->st = LBD_SESS_TURNAROUND;
+	s->t_connect = now_of(s->w);
+	s->armed = 0;
+	session_arm(s);
+}
+
+static bool connected_now(int fd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	return getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
+	       ti.tcpi_state == TCP_ESTABLISHED;
+}
+
+static void session_connect(struct lbd_session *s)
+{
+	struct lbd_server *srv = s->srv;
+	struct cpha_addr dst;
+	int fd, proxy, err;
+
+	server_target(srv, &dst, &proxy);
+	if (cpha_addr_port(&dst) == 0)
+		cpha_addr_set_port(&dst, s->local_port);
+	s->st = LBD_SESS_CONNECTING;
+	s->t_connect = now_of(s->w);
+	cpha_list_append(&srv->sessions[s->w->id], &s->slink);
+	fd = socket(dst.ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1) {
+		err = errno;
+		log_err("server %s/%s: socket: %s", be_of(s)->name, srv->name, strerror(err));
+		cpha_list_del(&s->slink);
+		session_close(s, "RC");
+		return;
+	}
+	s->sfd = fd;
+	set_nodelay_keepalive(fd);
+	if (connect(fd, (struct sockaddr *)&dst.ss, dst.len) == -1 && errno != EINPROGRESS) {
+		connect_failed(s, errno, false);
+		return;
+	}
+	if (sd_event_add_io(s->w->e, &s->ssrc, fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+		    on_server_io, s) < 0) {
+		session_close(s, "RC");
+		return;
+	}
+	s->send_proxy = (uint8_t)proxy;
+	if (connected_now(fd)) {
+		/* near servers (loopback, same rack) are often connected
+		 * before connect() returns: skip a trip through the loop */
+		session_open(s, false);
+		return;
+	}
+	s->armed = 0;
+	session_arm(s);
+}
+
+void session_dequeued(struct lbd_worker *w, struct lbd_session *s, struct lbd_server *srv)
+{
+	(void)w;
+	s->srv = srv;
+	s->dequeued = false;
+	if (s->zombie) {
+		backend_release(be_of(s), s);
+		session_free(s);
+		return;
+	}
+	session_connect(s);
+}
+
+/* Run one direction; returns false when the session was closed. readable:
+ * the source socket reported events (rdhup: with its peer's FIN). */
+static bool pump(struct lbd_session *s, bool c2s, bool readable, bool rdhup)
+{
+	struct lbd_flow *f = c2s ? &s->c2s : &s->s2c, *other = c2s ? &s->s2c : &s->c2s;
+	int src = c2s ? s->cfd : s->sfd, dst = c2s ? s->sfd : s->cfd;
+	enum lbd_pump_result r;
+	size_t moved = 0;
+	uint64_t now;
+
+	if (readable)
+		f->src_ready = true;
+	if (rdhup)
+		f->src_rdhup = true;
+	r = splice_pump(s->w, f, src, dst, other->dst_shut, &moved);
+	if (moved) {
+		now = now_of(s->w);
+		s->last_c = s->last_s = now;
+		if (c2s) {
+			COUNT(s->fe, bytes_in, moved);
+			COUNT(be_of(s), bytes_in, moved);
+			COUNT(s->srv, bytes_in, moved);
+		} else {
+			COUNT(s->fe, bytes_out, moved);
+			COUNT(be_of(s), bytes_out, moved);
+			COUNT(s->srv, bytes_out, moved);
+		}
+	}
+	switch (r) {
+	case LBD_PUMP_OK:
+		return true;
+	case LBD_PUMP_SRC_ERR:
+		session_close(s, c2s ? "CD" : "SD");
+		return false;
+	case LBD_PUMP_DST_ERR:
+		session_close(s, c2s ? "SD" : "CD");
+		return false;
+	case LBD_PUMP_RESOURCE:
+		session_close(s, "RD");
+		return false;
+	}
+	return true;
+}
+
+/* After any progress: a session whose both directions are shut is done. */
+static void session_check_done(struct lbd_session *s)
+{
+	if (s->c2s.dst_shut && s->s2c.dst_shut) {
+		session_close(s, "--");
+		return;
+	}
+	session_arm(s);
+}
+
+/* Connected: start forwarding. The client's edges came while we were not
+ * forwarding, so its side is read now; the server's side only when the
+ * event that said "connected" also said "readable" (later data brings its
+ * own edge). */
+static void session_open(struct lbd_session *s, bool server_readable)
+{
+	s->st = LBD_SESS_OPEN;
+	s->t_open = s->last_c = s->last_s = now_of(s->w);
+	COUNT(s->srv, sessions_total, 1);
+	s->armed = 0;
+	if (s->send_proxy && proxyproto_send(s->cfd, s->sfd, s->send_proxy) < 0) {
+		session_close(s, "SC");
+		return;
+	}
+	if (!pump(s, true, true, false))
+		return;
+	if (server_readable && !pump(s, false, true, false))
+		return;
+	session_check_done(s);
+}
+
+static int on_server_io(sd_event_source *src, int fd, uint32_t revents, void *userdata)
+{
+	struct lbd_session *s = userdata;
+	socklen_t len = sizeof(int);
+	int err = 0;
+
+	(void)src;
+	if (revents & (EPOLLRDHUP | EPOLLHUP))
+		s->s2c.src_rdhup = true; /* kept: the edge does not come again */
+	if (s->st == LBD_SESS_CONNECTING) {
+		if (revents & (EPOLLERR | EPOLLHUP)) {
+			if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+				err = errno;
+			connect_failed(s, err ? err : ECONNREFUSED, false);
+			return 0;
+		}
+		if (revents & EPOLLOUT)
+			session_open(s, revents & (EPOLLIN | EPOLLRDHUP));
+		return 0;
+	}
+	if (s->st != LBD_SESS_OPEN)
+		return 0;
+	if ((revents & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) &&
+		!pump(s, false, true, revents & EPOLLRDHUP))
+		return 0;
+	if ((revents & (EPOLLOUT | EPOLLHUP | EPOLLERR)) && !pump(s, true, false, false))
+		return 0;
+	session_check_done(s);
+	return 0;
+}
+
+static int on_client_io(sd_event_source *src, int fd, uint32_t revents, void *userdata)
+{
+	struct lbd_session *s = userdata;
+
+	(void)src;
+	(void)fd;
+	if (revents & (EPOLLRDHUP | EPOLLHUP))
+		s->c2s.src_rdhup = true; /* kept: the edge does not come again */
+	if (s->st != LBD_SESS_OPEN) {
+		/* not forwarding yet; data waits in the socket. A client that
+		 * resets before we reach a server is gone. */
+		if (revents & EPOLLERR)
+			session_close(s, s->st == LBD_SESS_QUEUED ? "CQ" : "CC");
+		return 0;
+	}
+	if ((revents & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) &&
+		!pump(s, true, true, revents & EPOLLRDHUP))
+		return 0;
+	if ((revents & (EPOLLOUT | EPOLLHUP | EPOLLERR)) && !pump(s, false, false, false))
+		return 0;
+	session_check_done(s);
+	return 0;
+}
+
+static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
+{
+	struct lbd_session *s = userdata;
+	uint64_t now = usec, d;
+
+	(void)src;
+	s->armed = 0;
+	d = session_deadline(s);
+	if (d > now) {
+		session_arm(s); /* activity moved the deadline: sleep again */
+		return 0;
+	}
+	if (s->kill_at && s->kill_at <= now) {
+		session_close(s, s->kill_term ? s->kill_term : "KD");
+		return 0;
+	}
+	switch (s->st) {
+	case LBD_SESS_QUEUED:
+		if (backend_unqueue(be_of(s), s) > 0) {
+			COUNT(be_of(s), denied, 1);
+			session_close(s, "sQ");
+		}
+		/* else a slot is on its way: the message decides */
+		break;
+	case LBD_SESS_TURNAROUND:
+		session_connect(s);
+		break;
+	case LBD_SESS_CONNECTING:
+		connect_failed(s, ETIMEDOUT, true);
+		break;
+	case LBD_SESS_OPEN: {
+		const struct lbd_timeouts *bt = &be_of(s)->timeouts;
+		uint64_t ts = bt->tunnel ? bt->tunnel : bt->server;
+
+		if (s->s2c.src_eof && bt->server_fin)
+			ts = bt->server_fin;
+		/* which side ran out: the server's if its deadline passed */
+		session_close(s, add_deadline(s->last_s, ts) <= now ? "sD" : "cD");
+		break;
+	}
+	}
+	return 0;
+}
+
+void session_cut_server(
+	struct lbd_worker *w, struct lbd_server *srv, uint64_t spread_usec, const char *term)
+{
+	struct cpha_list *pos, *tmp, *head = &srv->sessions[w->id];
+	uint64_t now = now_of(w), k = 0, i = 0;
+
+	cpha_list_for_each_safe(pos, tmp, head) k++;
+	cpha_list_for_each_safe(pos, tmp, head)
+	{
+		struct lbd_session *s = cpha_container_of(pos, struct lbd_session, slink);
+
+		if (spread_usec == 0 || k == 1) {
+			session_close(s, term);
+			continue;
+		}
+		/* evenly over the window, the first one now */
+		s->kill_at = now + spread_usec * i / k + 1;
+		s->kill_term = term;
+		i++;
+		session_arm(s);
+	}
+}
+
+void session_cut_all(struct lbd_worker *w, const char *term)
+{
+	struct cpha_list *pos, *tmp;
+
+	cpha_list_for_each_safe(pos, tmp, &w->sessions)
+	{
+		session_close(cpha_container_of(pos, struct lbd_session, wlink), term);
+	}
+}

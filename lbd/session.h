@@ -1,0 +1,68 @@
+/* A client connection and its server connection, from accept to close. */
+#ifndef LBD_SESSION_H
+#define LBD_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <systemd/sd-event.h>
+
+#include "list.h"
+#include "proxy-types.h"
+#include "splice.h"
+
+enum lbd_sess_state {
+	LBD_SESS_QUEUED,     /* waiting in the backend queue for a slot */
+	LBD_SESS_TURNAROUND, /* waiting before retrying the same server */
+	LBD_SESS_CONNECTING, /* connect() to the server in progress */
+	LBD_SESS_OPEN,       /* forwarding both ways */
+};
+
+struct lbd_session {
+	struct cpha_list wlink; /* worker's sessions */
+	struct cpha_list slink; /* server's sessions on this worker */
+	struct cpha_list qlink; /* backend queue (under be->lock) */
+	struct lbd_worker *w;
+	struct lbd_frontend_rt *fe;
+	struct lbd_fe_params *fp; /* holds a reference; fp->be is the backend */
+	struct lbd_server *srv;   /* holds a slot and a reference while set */
+	enum lbd_sess_state st;
+	int cfd, sfd;
+	sd_event_source *csrc, *ssrc, *timer;
+	struct sockaddr_storage peer;
+	uint16_t local_port; /* port the client connected to */
+	struct lbd_flow c2s, s2c;
+	unsigned attempts_left;
+	uint8_t tried[32]; /* servers (by id) that refused this session */
+	bool queued;       /* in be->queue (under be->lock) */
+	bool dequeued;     /* a slot was handed over; the message is on its way */
+	bool zombie;       /* closed while that message was on its way */
+	bool counted_retry;
+	char term[3];                                  /* termination state for the traffic log */
+	uint64_t t_accept, t_queue, t_connect, t_open; /* CLOCK_MONOTONIC usec */
+	uint64_t last_c, last_s;                       /* last activity on each side */
+	uint64_t kill_at;      /* cut here (shutdown-sessions spread); 0 = no */
+	const char *kill_term; /* termination state for that cut */
+	uint64_t armed;        /* when the timer is set to fire; 0 = not armed */
+	unsigned retries_done;
+	uint8_t send_proxy; /* PROXY protocol version for this server, or 0 */
+	bool redispatched;
+};
+
+/* Take over an accepted client socket (non-blocking) from listener l. */
+void session_accept(
+	struct lbd_worker *w, struct lbd_listener *l, int cfd, const struct sockaddr_storage *peer);
+
+/* A queued session was given a slot on srv (LBD_MSG_DEQUEUE). */
+void session_dequeued(struct lbd_worker *w, struct lbd_session *s, struct lbd_server *srv);
+
+/* Cut this worker's sessions on srv, spread evenly over spread_usec; term is
+ * "DD" (server went down) or "KD" (killed by the administrator). */
+void session_cut_server(
+	struct lbd_worker *w, struct lbd_server *srv, uint64_t spread_usec, const char *term);
+
+/* Cut every session of this worker now (hard stop); term is e.g. "KD". */
+void session_cut_all(struct lbd_worker *w, const char *term);
+
+#endif

@@ -1,0 +1,237 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proxy-types.h"
+#include "splice.h"
+
+#define SPLICE_CHUNK  (1u << 20) /* ask for up to this much per splice call */
+#define PIPE_POOL_MAX 64         /* empty pipes kept per worker */
+
+struct lbd_pipe *splice_pipe_get(struct lbd_worker *w)
+{
+	struct lbd_pipe *p = w->pipes;
+	int n;
+
+	if (p) {
+		w->pipes = p->next;
+		w->npipes--;
+		return p;
+	}
+	p = malloc(sizeof(*p));
+	if (!p)
+		return NULL;
+	if (pipe2(p->fd, O_NONBLOCK | O_CLOEXEC) == -1) {
+		free(p);
+		return NULL;
+	}
+	n = fcntl(p->fd[0], F_GETPIPE_SZ);
+	p->size = n > 0 ? (size_t)n : 65536;
+	return p;
+}
+
+void splice_pipe_put(struct lbd_worker *w, struct lbd_pipe *p)
+{
+	if (w->npipes >= PIPE_POOL_MAX) {
+		close(p->fd[0]);
+		close(p->fd[1]);
+		free(p);
+		return;
+	}
+	p->next = w->pipes;
+	w->pipes = p;
+	w->npipes++;
+}
+
+void splice_pool_free(struct lbd_worker *w)
+{
+	struct lbd_pipe *p;
+
+	while ((p = w->pipes)) {
+		w->pipes = p->next;
+		close(p->fd[0]);
+		close(p->fd[1]);
+		free(p);
+	}
+	w->npipes = 0;
+}
+
+void splice_flow_release(struct lbd_worker *w, struct lbd_flow *f)
+{
+	if (f->pipe) {
+		if (f->in_pipe == 0) {
+			splice_pipe_put(w, f->pipe);
+		} else {
+			/* data nobody will read: the pipe cannot be reused */
+			close(f->pipe->fd[0]);
+			close(f->pipe->fd[1]);
+			free(f->pipe);
+		}
+		f->pipe = NULL;
+	}
+	free(f->buf);
+	f->buf = NULL;
+}
+
+static enum lbd_pump_result pass_fin(struct lbd_flow *f, int dst, bool by_close)
+{
+	if (!f->dst_shut) {
+		f->dst_shut = true;
+		/* when the session closes both sockets right away, close(2)
+		 * sends this FIN: the socket has nothing unread left */
+		if (!by_close && shutdown(dst, SHUT_WR) == -1 && errno != ENOTCONN)
+			return LBD_PUMP_DST_ERR;
+	}
+	return LBD_PUMP_OK;
+}
+
+/* Copy mode: read into the worker's scratch buffer and write at once; only
+ * what the destination does not take is kept, in a buffer of its own. */
+static enum lbd_pump_result pump_copy(
+	struct lbd_worker *w, struct lbd_flow *f, int src, int dst, bool by_close, size_t *moved)
+{
+	ssize_t n, k;
+
+	for (;;) {
+		while (f->blen > 0) {
+			n = send(dst, f->buf + f->boff, f->blen, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n == -1 && errno == EINTR)
+				continue;
+			if (n == -1 && errno == EAGAIN) {
+				f->dst_blocked = true;
+				return LBD_PUMP_OK;
+			}
+			if (n == -1)
+				return LBD_PUMP_DST_ERR;
+			f->boff += (size_t)n;
+			f->blen -= (size_t)n;
+			f->bytes += (uint64_t)n;
+			*moved += (size_t)n;
+		}
+		free(f->buf);
+		f->buf = NULL;
+		f->boff = 0;
+		f->dst_blocked = false;
+		if (f->src_eof)
+			return pass_fin(f, dst, by_close);
+		if (!f->src_ready || (f->bulk && !f->no_splice))
+			return LBD_PUMP_OK;
+		n = recv(src, w->scratch, LBD_COPY_BUF, MSG_DONTWAIT);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN) {
+			f->src_ready = false;
+			continue;
+		}
+		if (n == -1)
+			return LBD_PUMP_SRC_ERR;
+		if (n == 0) {
+			f->src_eof = true;
+			continue;
+		}
+		if ((size_t)n == LBD_COPY_BUF) {
+			f->bulk = true; /* a full buffer: splice the rest */
+		} else {
+			/* a short read drained the socket; with the peer's FIN
+			 * already in, the end is next */
+			f->src_ready = false;
+			if (f->src_rdhup)
+				f->src_eof = true;
+		}
+		k = send(dst, w->scratch, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (k == -1 && errno != EAGAIN && errno != EINTR)
+			return LBD_PUMP_DST_ERR;
+		if (k < 0)
+			k = 0;
+		f->bytes += (uint64_t)k;
+		*moved += (size_t)k;
+		if (k < n) {
+			f->buf = malloc((size_t)(n - k));
+			if (!f->buf)
+				return LBD_PUMP_RESOURCE;
+			memcpy(f->buf, w->scratch + k, (size_t)(n - k));
+			f->blen = (size_t)(n - k);
+		}
+	}
+}
+
+enum lbd_pump_result splice_pump(struct lbd_worker *w, struct lbd_flow *f, int src, int dst,
+	bool fin_by_close, size_t *moved)
+{
+	ssize_t n;
+
+	*moved = 0;
+	if (f->dst_shut)
+		return LBD_PUMP_OK;
+	if (!f->bulk || f->no_splice || f->blen) {
+		enum lbd_pump_result r = pump_copy(w, f, src, dst, fin_by_close, moved);
+
+		if (r != LBD_PUMP_OK || !f->bulk || f->no_splice || f->blen || f->dst_shut)
+			return r;
+		/* became bulk: go on with splice */
+	}
+	for (;;) {
+		/* first flush what the pipe holds */
+		while (f->in_pipe > 0) {
+			n = splice(f->pipe->fd[0], NULL, dst, NULL, f->in_pipe,
+				SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n == -1 && errno == EINTR)
+				continue;
+			if (n == -1 && errno == EAGAIN) {
+				f->dst_blocked = true;
+				return LBD_PUMP_OK;
+			}
+			if (n == -1)
+				return LBD_PUMP_DST_ERR;
+			f->in_pipe -= (size_t)n;
+			f->bytes += (uint64_t)n;
+			*moved += (size_t)n;
+		}
+		f->dst_blocked = false;
+		if (f->src_eof || !f->src_ready) {
+			if (f->pipe) { /* empty: back to the pool while idle */
+				splice_pipe_put(w, f->pipe);
+				f->pipe = NULL;
+			}
+			return f->src_eof ? pass_fin(f, dst, fin_by_close) : LBD_PUMP_OK;
+		}
+		if (!f->pipe) {
+			f->pipe = splice_pipe_get(w);
+			if (!f->pipe) {
+				f->no_splice = true; /* out of fds: copy instead */
+				return pump_copy(w, f, src, dst, fin_by_close, moved);
+			}
+		}
+		n = splice(src, NULL, f->pipe->fd[1], NULL, SPLICE_CHUNK,
+			SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN) {
+			/* nothing to read (the pipe is empty here, so it is not
+			 * full) */
+			f->src_ready = false;
+			continue;
+		}
+		if (n == -1 && (errno == EINVAL || errno == ENOSYS)) {
+			splice_pipe_put(w, f->pipe);
+			f->pipe = NULL;
+			f->no_splice = true;
+			return pump_copy(w, f, src, dst, fin_by_close, moved);
+		}
+		if (n == -1)
+			return LBD_PUMP_SRC_ERR;
+		if (n == 0) {
+			f->src_eof = true;
+		} else if ((size_t)n < f->pipe->size) {
+			/* less than the empty pipe could take: the socket is
+			 * drained, and after the peer's FIN that is the end */
+			f->src_ready = false;
+			if (f->src_rdhup)
+				f->src_eof = true;
+		}
+		f->in_pipe = (size_t)n;
+	}
+}

@@ -1,0 +1,549 @@
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "backend.h"
+#include "cfg.h"
+#include "metrics.h"
+#include "runtime.h"
+#include "server.h"
+#include "stats.h"
+
+#define STATS_MAX_WORDS 8
+
+static const char *const help_text =
+	"The following commands are valid at this level:\n"
+	"  help                                     : this text\n"
+	"  show info [json]                         : process information\n"
+	"  show stat [json]                         : statistics (HAProxy's CSV fields)\n"
+	"  show servers state [BACKEND] [json]      : server states\n"
+	"  set server B/S state ready|drain|maint   : change a server's administrative state\n"
+	"  set server B/S health up|down            : force a server's health state\n"
+	"  set server B/S weight N                  : change a server's weight (0-256)\n"
+	"  disable server B/S                       : same as set server B/S state maint\n"
+	"  enable server B/S                        : same as set server B/S state ready\n"
+	"  shutdown sessions server B/S             : cut the sessions of a server\n"
+	"Append 'json' to any command for a JSON reply.\n";
+
+static uint64_t real_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static void put_json(struct cpha_buf *reply, json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+	if (s) {
+		cpha_buf_puts(reply, s);
+		cpha_buf_puts(reply, "\n");
+		free(s);
+	}
+	json_decref(j);
+}
+
+static void reply_error(struct cpha_buf *reply, bool json, const char *msg)
+{
+	if (json)
+		put_json(reply, json_pack("{s:b,s:s}", "ok", 0, "error", msg));
+	else
+		cpha_buf_printf(reply, "%s\n", msg);
+}
+
+static void reply_ok(struct cpha_buf *reply, bool json)
+{
+	if (json)
+		put_json(reply, json_pack("{s:b}", "ok", 1));
+	/* HAProxy answers a successful "set" with an empty line */
+	else
+		cpha_buf_puts(reply, "\n");
+}
+
+static void show_info(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
+{
+	uint64_t up = (real_usec() - rt->started) / 1000000;
+	unsigned cur = atomic_load(&rt->cur);
+	unsigned long long total = atomic_load(&rt->sessions_total);
+
+	if (json) {
+		put_json(
+			reply, json_pack("{s:s,s:s,s:I,s:i,s:i,s:i,s:i,s:I,s:I,s:s}", "Name", "lbd",
+				       "Version", CPHA_VERSION, "Uptime_sec", (json_int_t)up, "Pid",
+				       (int)getpid(), "Nbthread", (int)rt->nworkers, "Maxconn",
+				       (int)rt->maxconn, "CurrConns", (int)cur, "CumConns",
+				       (json_int_t)total, "Reloads", (json_int_t)rt->reloads,
+				       "Config", rt->cfg ? rt->cfg->file : ""));
+		return;
+	}
+	cpha_buf_printf(reply,
+		"Name: lbd\nVersion: %s\nUptime_sec: %llu\nPid: %d\nNbthread: %u\nMaxconn: %u\n"
+		"CurrConns: %u\nCumConns: %llu\nReloads: %llu\nConfig: %s\n",
+		CPHA_VERSION, (unsigned long long)up, (int)getpid(), rt->nworkers, rt->maxconn, cur,
+		total, (unsigned long long)rt->reloads, rt->cfg ? rt->cfg->file : "");
+}
+
+/* One server as JSON (show stat json / show servers state json). */
+static json_t *server_json(struct lbd_server *srv)
+{
+	char addr[CPHA_ADDR_STRLEN];
+	unsigned cur, weight;
+
+	pthread_mutex_lock(&srv->be->lock);
+	cur = srv->cur;
+	weight = srv->o.weight;
+	cpha_addr_format(&srv->addr, addr, sizeof(addr));
+	pthread_mutex_unlock(&srv->be->lock);
+	return json_pack("{s:s,s:s,s:i,s:s,s:s,s:b,s:s,s:i,s:i,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,"
+			 "s:I,s:s,s:s}",
+		"backend", srv->be->name, "server", srv->name, "id", (int)srv->id, "address", addr,
+		"status", server_state_name(srv), "up", atomic_load(&srv->up), "admin",
+		atomic_load(&srv->admin) == LBD_ADMIN_READY   ? "ready"
+		: atomic_load(&srv->admin) == LBD_ADMIN_DRAIN ? "drain"
+							      : "maint",
+		"weight", (int)weight, "current_sessions", (int)cur, "backup", srv->o.backup,
+		"sessions_total", (json_int_t)atomic_load(&srv->cnt.sessions_total), "bytes_in",
+		(json_int_t)atomic_load(&srv->cnt.bytes_in), "bytes_out",
+		(json_int_t)atomic_load(&srv->cnt.bytes_out), "connect_errors",
+		(json_int_t)atomic_load(&srv->cnt.connect_errors), "retries",
+		(json_int_t)atomic_load(&srv->cnt.retries), "redispatches",
+		(json_int_t)atomic_load(&srv->cnt.redispatches), "check_failures",
+		(json_int_t)atomic_load(&srv->checks_failed), "check_duration_ms",
+		(json_int_t)(atomic_load(&srv->check_duration_us) / 1000), "last_change_reason",
+		srv->last_reason, "last_check", srv->last_check);
+}
+
+static void show_servers_state(
+	struct lbd_runtime *rt, const char *only, struct cpha_buf *reply, bool json)
+{
+	json_t *arr = json ? json_array() : NULL;
+	size_t i, j;
+
+	if (!json)
+		cpha_buf_puts(reply, "1\n# be_id be_name srv_id srv_name srv_addr srv_op_state "
+				     "srv_admin_state srv_uweight srv_iweight srv_check_health "
+				     "srv_port srv_state_name\n");
+	for (i = 0; i < rt->nbackends; i++) {
+		struct lbd_backend_rt *be = rt->backends[i];
+
+		if (only && strcmp(only, be->name) != 0)
+			continue;
+		for (j = 0; j < be->nservers; j++) {
+			struct lbd_server *srv = be->servers[j];
+			char addr[CPHA_ADDR_STRLEN];
+			struct cpha_addr a = srv->addr;
+
+			if (json) {
+				json_array_append_new(arr, server_json(srv));
+				continue;
+			}
+			cpha_addr_set_port(&a, 0);
+			cpha_addr_format(&a, addr, sizeof(addr));
+			/* srv_op_state: 0 stopped, 2 running (HAProxy's values) */
+			cpha_buf_printf(reply, "%zu %s %u %s %s %d %d %u %u %u %u %s\n", i + 1,
+				be->name, srv->id, srv->name, addr, atomic_load(&srv->up) ? 2 : 0,
+				atomic_load(&srv->admin) == LBD_ADMIN_MAINT   ? 1
+				: atomic_load(&srv->admin) == LBD_ADMIN_DRAIN ? 8
+									      : 0,
+				srv->o.weight, srv->o.weight, srv->health.health,
+				cpha_addr_port(&srv->addr), server_state_name(srv));
+		}
+	}
+	if (json)
+		put_json(reply, arr);
+}
+
+#define CSV_HEADER                                                                                 \
+	"# pxname,svname,qcur,qmax,scur,smax,slim,stot,bin,bout,dreq,dresp,ereq,econ,eresp,"       \
+	"wretr,wredis,status,weight,act,bck,chkfail,chkdown,lastchg,downtime,qlimit,pid,"          \
+	"iid,sid,throttle,lbtot,tracked,type,rate,rate_lim,rate_max,check_status,"                 \
+	"check_code,check_duration,\n"
+
+static void csv_counters(struct cpha_buf *r, const struct lbd_counters *c)
+{
+	cpha_buf_printf(r, "%llu,%llu,%llu,", (unsigned long long)atomic_load(&c->sessions_total),
+		(unsigned long long)atomic_load(&c->bytes_in),
+		(unsigned long long)atomic_load(&c->bytes_out));
+}
+
+static void show_stat(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
+{
+	json_t *fes = NULL, *bes = NULL;
+	size_t i, j;
+	int pid = (int)getpid();
+
+	if (json) {
+		fes = json_array();
+		bes = json_array();
+	} else {
+		cpha_buf_puts(reply, CSV_HEADER);
+	}
+	for (i = 0; i < rt->nfrontends; i++) {
+		struct lbd_frontend_rt *fe = rt->frontends[i];
+		struct lbd_fe_params *fp = atomic_load(&fe->params);
+
+		if (fe->removed || !fp)
+			continue;
+		if (json) {
+			json_array_append_new(fes,
+				json_pack("{s:s,s:i,s:I,s:I,s:I,s:i}", "frontend", fe->name,
+					"current_sessions", (int)atomic_load(&fe->cur),
+					"sessions_total",
+					(json_int_t)atomic_load(&fe->cnt.sessions_total),
+					"bytes_in", (json_int_t)atomic_load(&fe->cnt.bytes_in),
+					"bytes_out", (json_int_t)atomic_load(&fe->cnt.bytes_out),
+					"maxconn", (int)fp->maxconn));
+			continue;
+		}
+		cpha_buf_printf(reply, "%s,FRONTEND,,,%u,,%u,", fe->name, atomic_load(&fe->cur),
+			fp->maxconn ? fp->maxconn : rt->maxconn);
+		csv_counters(reply, &fe->cnt);
+		cpha_buf_printf(reply, "0,,0,,,,,OPEN,,,,,,,,,%d,%zu,0,,,,0,,,,,,,\n", pid, i + 1);
+	}
+	for (i = 0; i < rt->nbackends; i++) {
+		struct lbd_backend_rt *be = rt->backends[i];
+		json_t *srvs = json ? json_array() : NULL;
+		unsigned act, bck, queued;
+
+		server_count_usable(be, &act, &bck);
+		pthread_mutex_lock(&be->lock);
+		queued = be->queued;
+		pthread_mutex_unlock(&be->lock);
+		for (j = 0; j < be->nservers; j++) {
+			struct lbd_server *srv = be->servers[j];
+			unsigned cur, weight;
+			uint64_t dur = atomic_load(&srv->check_duration_us) / 1000;
+
+			if (json) {
+				json_array_append_new(srvs, server_json(srv));
+				continue;
+			}
+			pthread_mutex_lock(&be->lock);
+			cur = srv->cur;
+			weight = srv->o.weight;
+			pthread_mutex_unlock(&be->lock);
+			cpha_buf_printf(reply, "%s,%s,0,,%u,,", be->name, srv->name, cur);
+			if (srv->o.maxconn)
+				cpha_buf_printf(reply, "%u", srv->o.maxconn);
+			cpha_buf_puts(reply, ",");
+			csv_counters(reply, &srv->cnt);
+			cpha_buf_printf(reply, ",,,%llu,,%llu,%llu,%s,%u,%d,%d,%llu,%llu,,,",
+				(unsigned long long)atomic_load(&srv->cnt.connect_errors),
+				(unsigned long long)atomic_load(&srv->cnt.retries),
+				(unsigned long long)atomic_load(&srv->cnt.redispatches),
+				server_state_name(srv), weight, !srv->o.backup, srv->o.backup,
+				(unsigned long long)atomic_load(&srv->checks_failed),
+				(unsigned long long)atomic_load(&srv->state_changes));
+			if (srv->o.maxqueue)
+				cpha_buf_printf(reply, "%u", srv->o.maxqueue);
+			cpha_buf_printf(reply, ",%d,%zu,%u,,%llu,,2,,,,%s,,", pid, i + 1, srv->id,
+				(unsigned long long)atomic_load(&srv->cnt.sessions_total),
+				srv->o.check ? srv->last_check : "");
+			if (srv->o.check)
+				cpha_buf_printf(reply, "%llu", (unsigned long long)dur);
+			cpha_buf_puts(reply, ",\n");
+		}
+		if (json) {
+			json_array_append_new(bes,
+				json_pack(
+					"{s:s,s:s,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}",
+					"backend", be->name, "balance", lbd_balance_name(be->algo),
+					"current_sessions", (int)atomic_load(&be->cur), "queued",
+					(int)queued, "active_servers", (int)act, "backup_servers",
+					(int)bck, "sessions_total",
+					(json_int_t)atomic_load(&be->cnt.sessions_total),
+					"bytes_in", (json_int_t)atomic_load(&be->cnt.bytes_in),
+					"bytes_out", (json_int_t)atomic_load(&be->cnt.bytes_out),
+					"connect_errors",
+					(json_int_t)atomic_load(&be->cnt.connect_errors), "retries",
+					(json_int_t)atomic_load(&be->cnt.retries), "redispatches",
+					(json_int_t)atomic_load(&be->cnt.redispatches), "denied",
+					(json_int_t)atomic_load(&be->cnt.denied), "servers", srvs));
+			continue;
+		}
+		cpha_buf_printf(
+			reply, "%s,BACKEND,%u,,%u,,,", be->name, queued, atomic_load(&be->cur));
+		csv_counters(reply, &be->cnt);
+		cpha_buf_printf(reply,
+			"%llu,,,%llu,,%llu,%llu,%s,,%u,%u,,,,,,%d,%zu,0,,,,1,,,,,,,\n",
+			(unsigned long long)atomic_load(&be->cnt.denied),
+			(unsigned long long)atomic_load(&be->cnt.connect_errors),
+			(unsigned long long)atomic_load(&be->cnt.retries),
+			(unsigned long long)atomic_load(&be->cnt.redispatches),
+			act + bck ? "UP" : "DOWN", act, bck, pid, i + 1);
+	}
+	if (json)
+		put_json(reply, json_pack("{s:o,s:o}", "frontends", fes, "backends", bes));
+}
+
+static struct lbd_server *find_server(
+	struct lbd_runtime *rt, const char *bs, struct cpha_buf *reply, bool json)
+{
+	char b[256];
+	const char *slash = strchr(bs, '/');
+	struct lbd_server *srv;
+
+	if (!slash || (size_t)(slash - bs) >= sizeof(b)) {
+		reply_error(reply, json, "Require 'backend/server'.");
+		return NULL;
+	}
+	memcpy(b, bs, (size_t)(slash - bs));
+	b[slash - bs] = '\0';
+	if (!runtime_backend(rt, b)) {
+		reply_error(reply, json, "No such backend.");
+		return NULL;
+	}
+	srv = runtime_server(rt, b, slash + 1);
+	if (!srv)
+		reply_error(reply, json, "No such server.");
+	return srv;
+}
+
+static void set_server(struct lbd_runtime *rt, char **w, int n, struct cpha_buf *reply, bool json)
+{
+	struct lbd_server *srv;
+	char *end;
+	unsigned long v;
+
+	if (n < 5) {
+		reply_error(reply, json, "'set server' expects B/S state|health|weight VALUE.");
+		return;
+	}
+	srv = find_server(rt, w[2], reply, json);
+	if (!srv)
+		return;
+	if (strcmp(w[3], "state") == 0) {
+		if (strcmp(w[4], "ready") == 0)
+			server_set_admin(rt, srv, LBD_ADMIN_READY);
+		else if (strcmp(w[4], "drain") == 0)
+			server_set_admin(rt, srv, LBD_ADMIN_DRAIN);
+		else if (strcmp(w[4], "maint") == 0)
+			server_set_admin(rt, srv, LBD_ADMIN_MAINT);
+		else {
+			reply_error(reply, json,
+				"'set server <srv> state' expects 'ready', 'drain' and 'maint'.");
+			return;
+		}
+	} else if (strcmp(w[3], "health") == 0) {
+		if (strcmp(w[4], "up") == 0)
+			server_set_up(rt, srv, true, "forced up by the administrator");
+		else if (strcmp(w[4], "down") == 0)
+			server_set_up(rt, srv, false, "forced down by the administrator");
+		else {
+			reply_error(
+				reply, json, "'set server <srv> health' expects 'up' or 'down'.");
+			return;
+		}
+	} else if (strcmp(w[3], "weight") == 0) {
+		v = strtoul(w[4], &end, 10);
+		if (!w[4][0] || *end || v > 256) {
+			reply_error(reply, json, "Weight must be an integer between 0 and 256.");
+			return;
+		}
+		pthread_mutex_lock(&srv->be->lock);
+		srv->o.weight = (unsigned)v;
+		pthread_mutex_unlock(&srv->be->lock);
+		backend_dispatch(srv->be);
+	} else {
+		reply_error(
+			reply, json, "'set server' only supports 'state', 'health' and 'weight'.");
+		return;
+	}
+	reply_ok(reply, json);
+}
+
+void stats_command(struct lbd_runtime *rt, const char *line, struct cpha_buf *reply)
+{
+	char *copy = strdup(line), *w[STATS_MAX_WORDS], *save = NULL, *t;
+	int n = 0;
+	bool json = false;
+	struct lbd_server *srv;
+
+	if (!copy)
+		return;
+	for (t = strtok_r(copy, " \t", &save); t && n < STATS_MAX_WORDS;
+		t = strtok_r(NULL, " \t", &save))
+		w[n++] = t;
+	if (n > 0 && strcmp(w[n - 1], "json") == 0) {
+		json = true;
+		n--;
+	}
+	if (n == 0 || strcmp(w[0], "help") == 0) {
+		cpha_buf_puts(reply, help_text);
+	} else if (n == 2 && strcmp(w[0], "show") == 0 && strcmp(w[1], "info") == 0) {
+		show_info(rt, reply, json);
+	} else if (n == 2 && strcmp(w[0], "show") == 0 && strcmp(w[1], "stat") == 0) {
+		show_stat(rt, reply, json);
+	} else if (n >= 3 && n <= 4 && strcmp(w[0], "show") == 0 && strcmp(w[1], "servers") == 0 &&
+		   strcmp(w[2], "state") == 0) {
+		if (n == 4 && !runtime_backend(rt, w[3]))
+			reply_error(reply, json, "Can't find backend.");
+		else
+			show_servers_state(rt, n == 4 ? w[3] : NULL, reply, json);
+	} else if (n >= 2 && strcmp(w[0], "set") == 0 && strcmp(w[1], "server") == 0) {
+		set_server(rt, w, n, reply, json);
+	} else if (n == 3 && (strcmp(w[0], "disable") == 0 || strcmp(w[0], "enable") == 0) &&
+		   strcmp(w[1], "server") == 0) {
+		srv = find_server(rt, w[2], reply, json);
+		if (srv) {
+			server_set_admin(
+				rt, srv, w[0][0] == 'd' ? LBD_ADMIN_MAINT : LBD_ADMIN_READY);
+			reply_ok(reply, json);
+		}
+	} else if (n == 4 && strcmp(w[0], "shutdown") == 0 && strcmp(w[1], "sessions") == 0 &&
+		   strcmp(w[2], "server") == 0) {
+		srv = find_server(rt, w[3], reply, json);
+		if (srv) {
+			server_cut_sessions(rt, srv, "KD", false);
+			reply_ok(reply, json);
+		}
+	} else {
+		reply_error(reply, json,
+			"Unknown command. Please enter one of the following commands only:");
+		if (!json)
+			cpha_buf_puts(reply, help_text);
+	}
+	free(copy);
+}
+
+/* One object's labels and counters, for the counter families. */
+struct prom_obj {
+	const char *k1, *v1, *k2, *v2;
+	const struct lbd_counters *c;
+};
+
+static const struct {
+	const char *suffix, *help;
+	size_t off;
+} prom_fields[] = {
+	{ "sessions_total", "Sessions", offsetof(struct lbd_counters, sessions_total) },
+	{ "bytes_in_total", "Bytes from clients", offsetof(struct lbd_counters, bytes_in) },
+	{ "bytes_out_total", "Bytes to clients", offsetof(struct lbd_counters, bytes_out) },
+	{ "connection_errors_total", "Failed connects to servers",
+		offsetof(struct lbd_counters, connect_errors) },
+	{ "retries_total", "Connect retries", offsetof(struct lbd_counters, retries) },
+	{ "redispatches_total", "Retries sent to another server",
+		offsetof(struct lbd_counters, redispatches) },
+	{ "denied_total", "Sessions closed for want of a server or a queue slot",
+		offsetof(struct lbd_counters, denied) },
+};
+
+/* Every counter family for a set of objects, each family in one group as
+ * the text format requires. */
+static void prom_counter_families(
+	struct cpha_buf *o, const char *prefix, const struct prom_obj *obj, size_t n)
+{
+	char name[96];
+	size_t f, i;
+
+	for (f = 0; f < sizeof(prom_fields) / sizeof(prom_fields[0]); f++) {
+		snprintf(name, sizeof(name), "%s_%s", prefix, prom_fields[f].suffix);
+		cpha_prom_family(o, name, "counter", prom_fields[f].help);
+		for (i = 0; i < n; i++) {
+			const atomic_uint_fast64_t *v =
+				(const void *)((const char *)obj[i].c + prom_fields[f].off);
+
+			cpha_prom_sample(o, name, (double)atomic_load(v), obj[i].k1, obj[i].v1,
+				obj[i].k2, obj[i].v2, (char *)NULL);
+		}
+	}
+}
+
+void stats_prometheus(struct lbd_runtime *rt, struct cpha_buf *o)
+{
+	struct prom_obj *obj;
+	size_t i, j, n = 0, total = rt->nfrontends + rt->nbackends;
+
+	for (i = 0; i < rt->nbackends; i++)
+		total += rt->backends[i]->nservers;
+	obj = calloc(total ? total : 1, sizeof(*obj));
+	if (!obj)
+		return;
+
+	cpha_prom_family(o, "lbd_process_current_connections", "gauge", "Sessions in the process");
+	cpha_prom_sample(o, "lbd_process_current_connections", atomic_load(&rt->cur), NULL);
+	cpha_prom_family(o, "lbd_process_max_connections", "gauge", "Global maxconn");
+	cpha_prom_sample(o, "lbd_process_max_connections", rt->maxconn, NULL);
+	cpha_prom_family(o, "lbd_process_reloads_total", "counter", "Configuration reloads");
+	cpha_prom_sample(o, "lbd_process_reloads_total", (double)rt->reloads, NULL);
+	cpha_prom_family(o, "lbd_process_start_time_seconds", "gauge", "Start time (Unix time)");
+	cpha_prom_sample(
+		o, "lbd_process_start_time_seconds", (double)(rt->started / 1000000), NULL);
+
+	cpha_prom_family(o, "lbd_frontend_current_sessions", "gauge", "Current sessions");
+	for (i = 0; i < rt->nfrontends; i++) {
+		struct lbd_frontend_rt *fe = rt->frontends[i];
+
+		if (fe->removed)
+			continue;
+		cpha_prom_sample(o, "lbd_frontend_current_sessions", atomic_load(&fe->cur),
+			"frontend", fe->name, NULL);
+		obj[n++] = (struct prom_obj){ "frontend", fe->name, NULL, NULL, &fe->cnt };
+	}
+	prom_counter_families(o, "lbd_frontend", obj, n);
+
+	n = 0;
+	cpha_prom_family(o, "lbd_backend_current_sessions", "gauge", "Current sessions");
+	for (i = 0; i < rt->nbackends; i++) {
+		cpha_prom_sample(o, "lbd_backend_current_sessions",
+			atomic_load(&rt->backends[i]->cur), "backend", rt->backends[i]->name, NULL);
+		obj[n++] = (struct prom_obj){ "backend", rt->backends[i]->name, NULL, NULL,
+			&rt->backends[i]->cnt };
+	}
+	cpha_prom_family(o, "lbd_backend_current_queue", "gauge", "Sessions waiting for a slot");
+	for (i = 0; i < rt->nbackends; i++) {
+		unsigned q;
+
+		pthread_mutex_lock(&rt->backends[i]->lock);
+		q = rt->backends[i]->queued;
+		pthread_mutex_unlock(&rt->backends[i]->lock);
+		cpha_prom_sample(
+			o, "lbd_backend_current_queue", q, "backend", rt->backends[i]->name, NULL);
+	}
+	cpha_prom_family(o, "lbd_backend_active_servers", "gauge", "Usable primary servers");
+	for (i = 0; i < rt->nbackends; i++) {
+		unsigned act, bck;
+
+		server_count_usable(rt->backends[i], &act, &bck);
+		cpha_prom_sample(o, "lbd_backend_active_servers", act, "backend",
+			rt->backends[i]->name, NULL);
+	}
+	prom_counter_families(o, "lbd_backend", obj, n);
+
+	n = 0;
+	for (i = 0; i < rt->nbackends; i++)
+		for (j = 0; j < rt->backends[i]->nservers; j++)
+			obj[n++] = (struct prom_obj){ "backend", rt->backends[i]->name, "server",
+				rt->backends[i]->servers[j]->name,
+				&rt->backends[i]->servers[j]->cnt };
+#define SERVER_GAUGE(metric, type, help, expr)                                                     \
+	cpha_prom_family(o, metric, type, help);                                                   \
+	for (i = 0; i < rt->nbackends; i++)                                                        \
+		for (j = 0; j < rt->backends[i]->nservers; j++) {                                  \
+			struct lbd_server *s = rt->backends[i]->servers[j];                        \
+			cpha_prom_sample(o, metric, (double)(expr), "backend", s->be->name,        \
+				"server", s->name, NULL);                                          \
+		}
+	SERVER_GAUGE("lbd_server_up", "gauge", "1 when the server takes traffic by its checks",
+		atomic_load(&s->up))
+	SERVER_GAUGE("lbd_server_admin_state", "gauge", "0 ready, 1 drain, 2 maint",
+		atomic_load(&s->admin))
+	SERVER_GAUGE("lbd_server_current_sessions", "gauge", "Current sessions", s->cur)
+	SERVER_GAUGE("lbd_server_weight", "gauge", "Configured weight", s->o.weight)
+	SERVER_GAUGE("lbd_server_check_duration_seconds", "gauge", "Last check duration",
+		(double)atomic_load(&s->check_duration_us) / 1e6)
+	SERVER_GAUGE("lbd_server_check_failures_total", "counter", "Failed checks",
+		atomic_load(&s->checks_failed))
+	SERVER_GAUGE("lbd_server_state_changes_total", "counter", "State changes",
+		atomic_load(&s->state_changes))
+#undef SERVER_GAUGE
+	prom_counter_families(o, "lbd_server", obj, n);
+	free(obj);
+}

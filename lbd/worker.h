@@ -1,0 +1,32 @@
+/* Worker threads: one sd-event loop each, SO_REUSEPORT listeners, a mailbox
+ * for messages from other threads. */
+#ifndef LBD_WORKER_H
+#define LBD_WORKER_H
+
+#include "proxy-types.h"
+
+/* Prepare worker w (no thread yet). Returns 0 or a negative errno. */
+int worker_init(struct lbd_worker *w, struct lbd_runtime *rt, unsigned id);
+
+/* Start the thread. Returns 0 or a negative errno. */
+int worker_start(struct lbd_worker *w);
+
+/* Wait for the thread to end and free what the worker holds. */
+void worker_join(struct lbd_worker *w);
+
+/* Queue a message for w's thread (any thread may call it). */
+void worker_post(
+	struct lbd_worker *w, enum lbd_msg_type type, void *arg, void *arg2, uint64_t usec);
+
+/* Called by sessions when they end: accepting may resume. */
+void worker_session_closed(struct lbd_worker *w);
+
+/* Open a listening socket for addr with SO_REUSEPORT (one per worker).
+ * Returns the fd or a negative errno. */
+int worker_listen_socket(const struct cpha_addr *addr);
+
+/* Listener reference counting: a listener is freed when the last worker
+ * has stopped using it after LBD_MSG_UNLISTEN. */
+void listener_unref(struct lbd_listener *l);
+
+#endif
