@@ -1,0 +1,219 @@
+/* What the parts of vipd's configuration parser share while parsing: the
+ * tree of statements the files are read into, the parsing context, and the
+ * helpers that report errors. Nothing here outlives vipd_cfg_load().
+ *
+ * A location ("loc") is a file index and a line in one unsigned:
+ * CFG_LOC(file, line). Index 0 is the file given to vipd_cfg_load(); others
+ * come from 'include'. The line fields of the configuration hold locations
+ * while parsing and plain line numbers once it is built. */
+#ifndef VIPD_CFG_INTERNAL_H
+#define VIPD_CFG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf_lex.h"
+#include "cfg.h"
+
+#define CFG_MAX_ERRORS   100 /* stop after this many errors */
+#define CFG_MAX_INCLUDE  8   /* include nesting */
+#define CFG_MAX_FILES    100 /* files read in all, the first one included */
+#define CFG_MAX_NESTING  16  /* blocks inside blocks */
+#define CFG_LINE_BITS    25  /* a 16 MiB file has fewer lines than 2^25 */
+#define CFG_LINE_MASK    ((1u << CFG_LINE_BITS) - 1)
+#define CFG_LOC(f, l)    (((unsigned)(f) << CFG_LINE_BITS) | ((unsigned)(l)&CFG_LINE_MASK))
+#define CFG_LOC_FILE(l)  ((l) >> CFG_LINE_BITS)
+#define CFG_LOC_LINE(l)  ((l)&CFG_LINE_MASK)
+#define CFG_WEIGHT_FILE  254 /* track_file weights go one further (keepalived) */
+#define CFG_PRIO_OWNER   255 /* RFC 9568: the address owner */
+#define CFG_PRIO_DEFAULT 100 /* keepalived's default priority */
+#define CFG_MAX_VIPS     255 /* RFC 9568 §5.2.5: Count IPvX Addr is 8 bits */
+
+_Static_assert(CFG_MAX_FILES <= 1u << (32 - CFG_LINE_BITS), "file index does not fit a loc");
+
+#define CFG_NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define CFG_MAX_KWS  48 /* keywords of one block */
+
+/* Keyword flags. */
+#define CFG_KW_BLOCK (1u << 0) /* takes a { ... } block */
+#define CFG_KW_MULTI (1u << 1) /* may be given more than once */
+
+/* One statement: words on a line, and the block that follows them. */
+struct cfg_node {
+	char **w; /* n words; n == 0 only for a '{' without a keyword */
+	size_t n;
+	unsigned loc;
+	bool block; /* followed by { ... } */
+	struct cfg_node *kids;
+	size_t nkids;
+};
+
+/* A message with the place it concerns, sorted by place at the end. */
+struct cfg_msg {
+	unsigned loc;
+	char *text; /* "file:line: message" */
+};
+
+/* What an instance needs beyond struct vipd_instance until it is checked:
+ * where things were written, and what was written at all. */
+struct cfg_inst_x {
+	unsigned state_loc, prio_loc, version_loc, advert_loc, vrid_loc, iface_loc;
+	unsigned nopreempt_loc, preempt_delay_loc, auth_loc, auth_type_loc;
+	unsigned src_loc, vips_loc;
+	unsigned garp_delay_loc, garp_rep_loc, garp_refresh_loc, garp_refresh_rep_loc;
+	unsigned garp_interval_loc, v3_checksum_loc;
+	bool auth_pass_set;
+	bool vips_over;      /* more than CFG_MAX_VIPS, reported */
+	unsigned *peer_locs; /* one per peer */
+};
+
+/* Where the members of a sync group were listed, one loc per member. */
+struct cfg_group_x {
+	unsigned *locs;
+	size_t nlocs;
+};
+
+struct cfg_ctx {
+	struct vipd_config *c;
+	struct cfg_msg *errv, *notv;
+	size_t nerrs, nnotices;
+	bool stop;     /* too many errors, or out of memory */
+	bool includes; /* 'include' allowed (read from a file) */
+	char **files;  /* names for messages, by file index */
+	size_t nfiles;
+	struct cfg_node root;           /* the top-level statements */
+	const struct cfg_node *cur_top; /* the one being read */
+	struct cfg_inst_x *ix;          /* one per instance, in the same order */
+	size_t nix;
+	struct cfg_group_x *gx; /* one per sync group, in the same order */
+	size_t ngx;
+	/* global_defs values that are defaults for instances (garp_interval and
+	 * gna_interval are 0 unless given, which is the default too) */
+	uint64_t garp_delay, garp_refresh, garp_interval, gna_interval;
+	unsigned garp_rep, garp_refresh_rep;
+	bool garp_delay_set, garp_rep_set, garp_refresh_set, garp_refresh_rep_set;
+	unsigned global_seen[CFG_MAX_KWS]; /* global_defs keywords given */
+};
+
+/* A file being read; several when an include pattern matched several. */
+struct cfg_src {
+	struct cpha_lex lx;
+	bool open;
+	unsigned file; /* index in ctx->files of the open one */
+	char **paths;  /* files still to read, from next on */
+	size_t npaths, next;
+	unsigned inc_loc; /* the include line; 0 for the first file */
+};
+
+/* The files being read and the blocks open. */
+struct cfg_reader {
+	struct cfg_src src[CFG_MAX_INCLUDE + 1];
+	int nsrc;
+	struct cfg_node *open[CFG_MAX_NESTING];
+	int depth;
+	long attach; /* a statement that ended its line without '{', or -1 */
+	char **w;    /* words of the statement being read */
+	size_t nw, capw;
+	unsigned wloc;
+};
+
+/* A keyword of a block and what reads it. */
+struct cfg_kw {
+	const char *name;
+	void (*fn)(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj);
+	unsigned flags; /* CFG_KW_* */
+};
+
+/* cfg.c: messages and memory. cfg_err() and cfg_notice() add
+ * "file:line: text" for a loc (loc 0: "file: text"); after CFG_MAX_ERRORS
+ * errors, or when memory runs out, ctx->stop is set and nothing more is
+ * added. cfg_strdup() and cfg_push() report running out of memory
+ * themselves; cfg_push() appends a zeroed element. cfg_at() names a loc as
+ * "line N", or "file:N" when it is in another file than from. */
+void cfg_err(struct cfg_ctx *ctx, unsigned loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cfg_notice(struct cfg_ctx *ctx, unsigned loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cfg_oom(struct cfg_ctx *ctx);
+char *cfg_strdup(struct cfg_ctx *ctx, const char *s);
+void *cfg_push(struct cfg_ctx *ctx, void *arrayp, size_t *n, size_t size);
+const char *cfg_at(struct cfg_ctx *ctx, unsigned loc, unsigned from, char *buf, size_t len);
+
+/* cfg.c: definitions. cfg_def_name() checks "KIND NAME {" (one name, not a
+ * duplicate) and returns 0 when the block can be read. */
+int cfg_def_name(struct cfg_ctx *ctx, const struct cfg_node *n, const char *kind, bool dup,
+	unsigned dup_loc);
+void cfg_track_free(struct vipd_track *t, size_t n);
+
+/* cfg_read.c: cfg_read_start() registers the first file (its lexer is then
+ * opened by the caller in rd->src[0].lx); cfg_read() reads everything into
+ * ctx->root, following includes, and closes the files; cfg_read_end()
+ * closes what an early stop left open. Return -1 only when out of memory. */
+int cfg_read_start(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *name);
+void cfg_read(struct cfg_ctx *ctx, struct cfg_reader *rd);
+void cfg_read_end(struct cfg_reader *rd);
+void cfg_node_free(struct cfg_node *n);
+void cfg_src_free(struct cfg_src *s);
+
+/* cfg_value.c: values. Each reads word i of a statement (the keyword is
+ * word 0) and returns 0, or reports an error naming the keyword and where
+ * (e.g. "vrrp_instance 'VI_1'") and returns -1. cfg_nargs() checks the
+ * number of values; cfg_secs() reads keepalived's decimal seconds;
+ * cfg_bool() an optional on/off/true/false/yes/no (none: on); cfg_addr() a
+ * numeric address with no port that is neither unspecified nor multicast;
+ * cfg_ifname() what Linux accepts as an interface name. cfg_command() joins
+ * the words from one on into a command line that splits back into them
+ * (NULL when out of memory). cfg_fmt_secs() writes seconds as keepalived. */
+int cfg_nargs(
+	struct cfg_ctx *ctx, const struct cfg_node *n, size_t min, size_t max, const char *where);
+int cfg_uint(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, unsigned long long min,
+	unsigned long long max, unsigned long long *out, const char *where);
+int cfg_int(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, long min, long max, long *out,
+	const char *where);
+int cfg_secs(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, uint64_t min, uint64_t max,
+	uint64_t *out, const char *where);
+int cfg_bool(struct cfg_ctx *ctx, const struct cfg_node *n, bool *out, const char *where);
+const char *cfg_fmt_secs(uint64_t usec, char *buf, size_t len);
+int cfg_addr(struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s,
+	struct cpha_addr *a, const char *where);
+int cfg_ifname(
+	struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s, const char *where);
+char *cfg_command(struct cfg_ctx *ctx, const struct cfg_node *n, size_t from);
+
+/* cfg_value.c: blocks. cfg_block() calls the function of each statement's
+ * keyword with obj; an unknown keyword is "'X' is not supported by vipd",
+ * a missing or extra block and a keyword given twice (unless
+ * CFG_KW_MULTI) are errors. cfg_block_seen() keeps what was given in the
+ * caller's seen[CFG_MAX_KWS] (global_defs may come in several blocks).
+ * cfg_no_block() is true for an entry of a list block that has words and no
+ * block. cfg_defined_later() finds a top-level definition of one of kinds
+ * named name after the statement being read: its loc, or 0. */
+void cfg_block(struct cfg_ctx *ctx, const struct cfg_node *n, const struct cfg_kw *kws, size_t nkws,
+	void *obj, const char *where);
+void cfg_block_seen(struct cfg_ctx *ctx, const struct cfg_node *n, const struct cfg_kw *kws,
+	size_t nkws, void *obj, const char *where, unsigned *seen);
+bool cfg_no_block(struct cfg_ctx *ctx, const struct cfg_node *entry, const char *where);
+unsigned cfg_defined_later(struct cfg_ctx *ctx, const char *const *kinds, const char *name);
+
+/* cfg_instance.c: one vrrp_instance or vrrp_sync_group statement into
+ * ctx->c (with ctx->ix, ctx->gx); cfg_tracks() a track_* list of a kind
+ * into *arr, resolving names defined so far. */
+void cfg_instance(struct cfg_ctx *ctx, const struct cfg_node *n);
+void cfg_sync_group(struct cfg_ctx *ctx, const struct cfg_node *n);
+void cfg_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, int kind, struct vipd_track **arr,
+	size_t *cnt, const char *where);
+
+/* cfg_validate.c: the checks across the configuration, the defaults that
+ * depend on them, and the notices (the tracking-weight warning among them). */
+void cfg_validate(struct cfg_ctx *ctx);
+
+/* Kinds for cfg_tracks(). */
+enum cfg_track_kind {
+	CFG_TRACK_SCRIPT,
+	CFG_TRACK_INTERFACE,
+	CFG_TRACK_FILE,
+	CFG_TRACK_LBD,
+};
+
+#endif

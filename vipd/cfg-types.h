@@ -1,0 +1,145 @@
+/* vipd's configuration as parsed from keepalived's language. Types only;
+ * the parser is cfg.h. Times are in microseconds. */
+#ifndef VIPD_CFG_TYPES_H
+#define VIPD_CFG_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "addr.h"
+
+#define VIPD_WEIGHT_MAX 253 /* keepalived's bound on tracking weights */
+
+/* vrrp_script NAME { ... } */
+struct vipd_script {
+	char *name;
+	char *command;		/* "script": a command line (split with the lexer's quoting) */
+	uint64_t interval;	/* default 1 s */
+	uint64_t timeout;	/* default: interval */
+	int weight;		/* -253..253; 0: a failure puts the instance in FAULT */
+	bool weight_reverse;	/* "weight N reverse" */
+	unsigned rise;		/* default 1 */
+	unsigned fall;		/* default 1 */
+	char *user, *group;	/* "user USER [GROUP]"; NULL: global script_user */
+	bool init_fail;		/* "init_fail": starts in the failed state */
+	unsigned line;
+};
+
+/* vrrp_track_file NAME { file PATH; weight N; init_file [VALUE] [overwrite] } */
+struct vipd_track_file_def {
+	char *name;
+	char *path;
+	int weight;		/* default 1: the file's number times this */
+	bool weight_reverse;	/* "weight N reverse" */
+	bool init_file;
+	int init_value;
+	bool init_overwrite;
+	unsigned line;
+};
+
+/* One entry of track_script / track_interface / track_file / track_lbd in
+ * an instance or sync group. weight_set false: the definition's weight
+ * (scripts, files) or none (interfaces: FAULT when down). */
+struct vipd_track {
+	char *name;		/* script, interface, or track file name; lbd: backend */
+	int weight;
+	bool weight_set;
+	bool weight_reverse;
+	unsigned line;
+	/* track_lbd only (vipd extension):
+	 *   track_lbd { /run/lbd/admin.sock apiservers 2 [weight N] } */
+	char *lbd_socket;
+	unsigned lbd_min_up;	/* healthy servers needed in the backend */
+};
+
+struct vipd_vip {
+	struct cpha_addr addr;	/* no port */
+	unsigned prefixlen;	/* default 32 or 128 */
+	char *dev;		/* NULL: the instance's interface */
+	char *label;		/* IPv4 label, e.g. eth0:vip */
+	unsigned line;
+};
+
+enum vipd_auth {
+	VIPD_AUTH_NONE,
+	VIPD_AUTH_PASS,		/* VRRPv2 simple text password (no security, RFC 3768) */
+};
+
+enum vipd_init_state {
+	VIPD_INIT_BACKUP,
+	VIPD_INIT_MASTER,	/* "state MASTER": only a hint, as in keepalived */
+};
+
+struct vipd_instance {
+	char *name;
+	unsigned line;
+	enum vipd_init_state state;
+	char *interface;
+	unsigned vrid;		/* 1..255 */
+	unsigned priority;	/* 1..255, default 100 */
+	uint64_t advert_int;	/* default 1 s; v3: centiseconds 0.01..40.95; v2: whole seconds */
+	int version;		/* 2 or 3; default global vrrp_version */
+	int family;		/* AF_INET or AF_INET6: from the VIPs (all the same) */
+	bool nopreempt;
+	uint64_t preempt_delay;	/* 0..1000 s */
+	bool unicast;		/* unicast_peer given */
+	struct cpha_addr unicast_src; /* unset: the interface's primary address */
+	bool unicast_src_set;
+	struct cpha_addr *peers;
+	size_t npeers;
+	enum vipd_auth auth;
+	char auth_pass[9];	/* up to 8 characters, NUL-padded */
+	bool v3_checksum_as_v2;	/* VRRPv3 over IPv4 without the pseudo-header
+				 * (keepalived's option; RFC 9568's reading) */
+	struct vipd_vip *vips;
+	size_t nvips;
+	struct vipd_track *track_script, *track_interface, *track_file, *track_lbd;
+	size_t ntrack_script, ntrack_interface, ntrack_file, ntrack_lbd;
+	char *notify_master, *notify_backup, *notify_fault, *notify_stop, *notify;
+	uint64_t garp_master_delay;	/* default 5 s: second burst after becoming master */
+	unsigned garp_master_repeat;	/* default 5: packets per burst */
+	uint64_t garp_master_refresh;	/* 0: none; else re-announce this often */
+	unsigned garp_master_refresh_repeat; /* default 1 */
+	uint64_t garp_interval;		/* between the packets of a burst; default 0 */
+	char *sync_group;	/* set when a vrrp_sync_group lists it */
+};
+
+struct vipd_sync_group {
+	char *name;
+	char **members;		/* instance names */
+	size_t nmembers;
+	struct vipd_track *track_script, *track_interface, *track_file;
+	size_t ntrack_script, ntrack_interface, ntrack_file;
+	char *notify_master, *notify_backup, *notify_fault, *notify_stop, *notify;
+	unsigned line;
+};
+
+struct vipd_global {
+	char *router_id;
+	int vrrp_version;	/* default 2, as keepalived */
+	char *script_user, *script_group;
+	bool enable_script_security;
+	uint64_t vrrp_garp_master_refresh;
+	int max_auto_priority;	/* accepted (scheduling priority); -1: not set */
+	char *admin_socket;	/* vipd extension "vipd_admin_socket PATH"; default /run/vipd/admin.sock */
+	struct cpha_addr metrics; /* vipd extension "vipd_metrics_bind ADDR:PORT" */
+	bool metrics_set;
+};
+
+struct vipd_config {
+	char *file;
+	struct vipd_global global;
+	struct vipd_script *scripts;
+	size_t nscripts;
+	struct vipd_track_file_def *track_files;
+	size_t ntrack_files;
+	struct vipd_instance *instances;
+	size_t ninstances;
+	struct vipd_sync_group *groups;
+	size_t ngroups;
+	char **notices;		/* accepted-but-ignored and warnings, "file:line: text" */
+	size_t nnotices;
+};
+
+#endif

@@ -1,0 +1,892 @@
+/* vipd's configuration: keepalived's language, the VRRP part. This file
+ * holds the messages, global_defs, vrrp_script, track_file, the top level,
+ * and the public functions. The files are read into a tree of statements
+ * by cfg_read.c; values and keyword tables are in cfg_value.c; instances
+ * and sync groups in cfg_instance.c; the checks across the configuration
+ * in cfg_validate.c. Nothing logs: every problem becomes a
+ * "file:line: message", collected, sorted by place.
+ *
+ * global_defs keywords beyond VRRP's core, decided one by one:
+ *
+ *   keyword                         vipd
+ *   ------------------------------  -------------------------------------------
+ *   router_id NAME                  kept (global.router_id)
+ *   vrrp_version 2|3                default version of IPv4 instances
+ *   script_user USER [GROUP]        kept
+ *   enable_script_security          kept
+ *   vrrp_garp_master_refresh SECS   kept, and the default of every instance
+ *   vrrp_garp_master_delay SECS     default of every instance's garp_master_delay
+ *   vrrp_garp_master_repeat N       default of every instance's garp_master_repeat
+ *   vrrp_garp_master_refresh_repeat default of garp_master_refresh_repeat
+ *   vrrp_garp_interval SECS         default garp_interval of IPv4 instances (0
+ *                                   too: keepalived 2.2.7 refuses it, but its
+ *                                   own example configuration writes it)
+ *   vrrp_gna_interval SECS          the same for IPv6 instances
+ *   max_auto_priority [N]           kept (-1..99; no value: 99; -1 stored as 0)
+ *   vipd_admin_socket PATH          vipd extension
+ *   vipd_metrics_bind ADDR:PORT     vipd extension
+ *   notification_email { ... }      notice: no effect (vipd sends no mail)
+ *   notification_email_from ADDR    notice: no effect
+ *   smtp_server ADDR [PORT]         notice: no effect
+ *   smtp_connect_timeout SECS       notice: no effect
+ *   enable_traps                    notice: no effect (no SNMP)
+ *   vrrp_skip_check_adv_addr [BOOL] notice: no effect (an optimisation)
+ *   lvs_id NAME                     notice: no effect (obsolete; LVS only)
+ *   dynamic_interfaces [allow_...]  notice: no effect
+ *   vrrp_strict                     error: strict mode's firewall rules and
+ *                                   limits are not implemented
+ *   anything else                   error: "'X' is not supported by vipd"
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/un.h>
+
+#include "buf.h"
+#include "duration.h"
+#include "cfg-internal.h"
+
+static void cfg_vadd(struct cfg_ctx *ctx, struct cfg_msg **arr, size_t *n, unsigned loc,
+	const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static void cfg_vadd(struct cfg_ctx *ctx, struct cfg_msg **arr, size_t *n, unsigned loc,
+	const char *fmt, va_list ap)
+{
+	unsigned f = CFG_LOC_FILE(loc), line = CFG_LOC_LINE(loc);
+	const char *file = f < ctx->nfiles ? ctx->files[f] : "?";
+	struct cpha_buf b = { 0 };
+	struct cfg_msg *p;
+	char *s;
+	int r;
+
+	r = line ? cpha_buf_printf(&b, "%s:%u: ", file, line) : cpha_buf_printf(&b, "%s: ", file);
+	if (r == 0)
+		r = cpha_buf_vprintf(&b, fmt, ap);
+	s = r == 0 ? cpha_buf_steal(&b) : NULL;
+	cpha_buf_free(&b);
+	p = s ? realloc(*arr, (*n + 1) * sizeof(*p)) : NULL;
+	if (!p) {
+		free(s);
+		ctx->stop = true; /* out of memory: nothing sensible can follow */
+		return;
+	}
+	p[*n].loc = loc;
+	p[*n].text = s;
+	(*n)++;
+	*arr = p;
+}
+
+void cfg_err(struct cfg_ctx *ctx, unsigned loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->stop)
+		return;
+	if (ctx->nerrs == CFG_MAX_ERRORS) {
+		fmt = "too many errors; stopped here";
+		ctx->stop = true;
+	}
+	va_start(ap, fmt);
+	cfg_vadd(ctx, &ctx->errv, &ctx->nerrs, loc, fmt, ap);
+	va_end(ap);
+}
+
+void cfg_notice(struct cfg_ctx *ctx, unsigned loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->stop)
+		return;
+	va_start(ap, fmt);
+	cfg_vadd(ctx, &ctx->notv, &ctx->nnotices, loc, fmt, ap);
+	va_end(ap);
+}
+
+void cfg_oom(struct cfg_ctx *ctx)
+{
+	cfg_err(ctx, 0, "out of memory");
+	ctx->stop = true;
+}
+
+char *cfg_strdup(struct cfg_ctx *ctx, const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		cfg_oom(ctx);
+	return d;
+}
+
+/* Append one zeroed element of size bytes to the array *arrayp of *n. */
+void *cfg_push(struct cfg_ctx *ctx, void *arrayp, size_t *n, size_t size)
+{
+	char **arr = arrayp;
+	char *p = realloc(*arr, (*n + 1) * size);
+
+	if (!p) {
+		cfg_oom(ctx);
+		return NULL;
+	}
+	*arr = p;
+	memset(p + *n * size, 0, size);
+	return p + (*n)++ * size;
+}
+
+/* "line 12" when loc is in the same file as from, else "file:12". */
+const char *cfg_at(struct cfg_ctx *ctx, unsigned loc, unsigned from, char *buf, size_t len)
+{
+	unsigned f = CFG_LOC_FILE(loc);
+
+	if (f == CFG_LOC_FILE(from) || f >= ctx->nfiles)
+		snprintf(buf, len, "line %u", CFG_LOC_LINE(loc));
+	else
+		snprintf(buf, len, "%s:%u", ctx->files[f], CFG_LOC_LINE(loc));
+	return buf;
+}
+
+/* ---- global_defs ---- */
+
+#define G(obj) ((struct vipd_global *)(obj))
+
+static void cfg_g_router_id(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	if (cfg_nargs(ctx, n, 1, 1, "global_defs") == 0)
+		G(obj)->router_id = cfg_strdup(ctx, n->w[1]);
+}
+
+static void cfg_g_version(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	unsigned long long v;
+
+	if (cfg_nargs(ctx, n, 1, 1, "global_defs") == 0 &&
+		cfg_uint(ctx, n, 1, 2, 3, &v, "global_defs") == 0)
+		G(obj)->vrrp_version = (int)v;
+}
+
+static void cfg_g_script_user(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	if (cfg_nargs(ctx, n, 1, 2, "global_defs") < 0)
+		return;
+	G(obj)->script_user = cfg_strdup(ctx, n->w[1]);
+	if (n->n == 3)
+		G(obj)->script_group = cfg_strdup(ctx, n->w[2]);
+}
+
+static void cfg_g_security(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	if (cfg_nargs(ctx, n, 0, 0, "global_defs") == 0)
+		G(obj)->enable_script_security = true;
+}
+
+/* vrrp_garp_master_* and vrrp_g[ar|n]a_interval: defaults for instances. */
+static void cfg_g_garp(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	const char *kw = n->w[0] + 5; /* after "vrrp_" */
+	unsigned long long v;
+	uint64_t t;
+
+	if (cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
+		return;
+	if (strcmp(kw, "garp_interval") == 0 || strcmp(kw, "gna_interval") == 0) {
+		/* keepalived's range is a microsecond to UINT_MAX microseconds,
+		 * but its own sample configuration writes 0, the default */
+		if (cfg_secs(ctx, n, 1, 0, 4294967295ULL, &t, "global_defs") < 0)
+			return;
+		if (kw[1] == 'a')
+			ctx->garp_interval = t;
+		else
+			ctx->gna_interval = t;
+	} else if (strcmp(kw, "garp_master_delay") == 0) {
+		if (cfg_uint(ctx, n, 1, 0, 4294, &v, "global_defs") == 0) {
+			ctx->garp_delay = v * CPHA_USEC_PER_SEC;
+			ctx->garp_delay_set = true;
+		}
+	} else if (strcmp(kw, "garp_master_refresh") == 0) {
+		if (cfg_uint(ctx, n, 1, 0, 4294967295ULL, &v, "global_defs") == 0) {
+			G(obj)->vrrp_garp_master_refresh = v * CPHA_USEC_PER_SEC;
+			ctx->garp_refresh = v * CPHA_USEC_PER_SEC;
+			ctx->garp_refresh_set = true;
+		}
+	} else if (cfg_uint(ctx, n, 1, 1, 4294967295ULL, &v, "global_defs") == 0) {
+		if (strcmp(kw, "garp_master_repeat") == 0) {
+			ctx->garp_rep = (unsigned)v;
+			ctx->garp_rep_set = true;
+		} else {
+			ctx->garp_refresh_rep = (unsigned)v;
+			ctx->garp_refresh_rep_set = true;
+		}
+	}
+}
+
+static void cfg_g_auto_prio(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	long v = 99; /* sched_get_priority_max(SCHED_RR), as keepalived */
+
+	if (cfg_nargs(ctx, n, 0, 1, "global_defs") < 0 ||
+		(n->n == 2 && cfg_int(ctx, n, 1, -1, 99, &v, "global_defs") < 0))
+		return;
+	/* -1 only silences keepalived's start-up warning: no increase, like 0 */
+	G(obj)->max_auto_priority = v < 0 ? 0 : (int)v;
+}
+
+static void cfg_g_admin(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	if (cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
+		return;
+	if (n->w[1][0] != '/' || strlen(n->w[1]) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		cfg_err(ctx, n->loc,
+			"'vipd_admin_socket' needs an absolute path shorter than %zu bytes, not "
+			"'%s' (global_defs)",
+			sizeof(((struct sockaddr_un *)0)->sun_path), n->w[1]);
+		return;
+	}
+	free(G(obj)->admin_socket);
+	G(obj)->admin_socket = cfg_strdup(ctx, n->w[1]);
+}
+
+static void cfg_g_metrics(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	const char *why = NULL;
+
+	if (cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
+		return;
+	if (cpha_parse_addr(n->w[1], CPHA_ADDR_PORT_REQUIRED, &G(obj)->metrics, &why) < 0) {
+		cfg_err(ctx, n->loc, "'vipd_metrics_bind' '%s': %s (global_defs)", n->w[1], why);
+		return;
+	}
+	G(obj)->metrics_set = true;
+}
+
+/* Accepted for compatibility; says why nothing happens. */
+static void cfg_g_no_effect(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	static const struct {
+		const char *kw, *why;
+		size_t min, max; /* values */
+	} t[] = {
+		{ "notification_email", "vipd sends no mail; use notify scripts", 0, 0 },
+		{ "notification_email_from", "vipd sends no mail", 1, 1 },
+		{ "smtp_server", "vipd sends no mail", 1, 2 },
+		{ "smtp_connect_timeout", "vipd sends no mail", 1, 1 },
+		{ "enable_traps", "vipd has no SNMP agent; use its metrics", 0, 0 },
+		{ "vrrp_skip_check_adv_addr", "it is an optimisation of keepalived's", 0, 1 },
+		{ "lvs_id", "it is obsolete and names an LVS router; keepalived 2.2 rejects it too",
+			1, 1 },
+		{ "dynamic_interfaces", "it only tunes keepalived's interface handling", 0, 1 },
+	};
+	size_t i, k;
+	bool b;
+
+	(void)obj;
+	for (k = 0; k < CFG_NELEM(t) - 1; k++)
+		if (strcmp(t[k].kw, n->w[0]) == 0)
+			break;
+	if (cfg_nargs(ctx, n, t[k].min, t[k].max, "global_defs") < 0)
+		return;
+	if (strcmp(n->w[0], "vrrp_skip_check_adv_addr") == 0 && cfg_bool(ctx, n, &b, "global_defs"))
+		return;
+	if (strcmp(n->w[0], "dynamic_interfaces") == 0 && n->n == 2 &&
+		strcmp(n->w[1], "allow_if_changes") != 0) {
+		cfg_err(ctx, n->loc, "'dynamic_interfaces': unexpected '%s' (global_defs)",
+			n->w[1]);
+		return;
+	}
+	for (i = 0; i < n->nkids; i++) /* notification_email's addresses */
+		cfg_no_block(ctx, &n->kids[i], "notification_email");
+	cfg_notice(ctx, n->loc, "'%s' has no effect in vipd: %s", n->w[0], t[k].why);
+}
+
+static const struct cfg_kw cfg_global_kws[] = {
+	{ "router_id", cfg_g_router_id, 0 },
+	{ "vrrp_version", cfg_g_version, 0 },
+	{ "script_user", cfg_g_script_user, 0 },
+	{ "enable_script_security", cfg_g_security, 0 },
+	{ "vrrp_garp_master_refresh", cfg_g_garp, 0 },
+	{ "vrrp_garp_master_delay", cfg_g_garp, 0 },
+	{ "vrrp_garp_master_repeat", cfg_g_garp, 0 },
+	{ "vrrp_garp_master_refresh_repeat", cfg_g_garp, 0 },
+	{ "vrrp_garp_interval", cfg_g_garp, 0 },
+	{ "vrrp_gna_interval", cfg_g_garp, 0 },
+	{ "max_auto_priority", cfg_g_auto_prio, 0 },
+	{ "vipd_admin_socket", cfg_g_admin, 0 },
+	{ "vipd_metrics_bind", cfg_g_metrics, 0 },
+	{ "notification_email", cfg_g_no_effect, CFG_KW_BLOCK },
+	{ "notification_email_from", cfg_g_no_effect, 0 },
+	{ "smtp_server", cfg_g_no_effect, 0 },
+	{ "smtp_connect_timeout", cfg_g_no_effect, 0 },
+	{ "enable_traps", cfg_g_no_effect, 0 },
+	{ "vrrp_skip_check_adv_addr", cfg_g_no_effect, 0 },
+	{ "lvs_id", cfg_g_no_effect, 0 },
+	{ "dynamic_interfaces", cfg_g_no_effect, 0 },
+};
+_Static_assert(CFG_NELEM(cfg_global_kws) <= CFG_MAX_KWS, "raise CFG_MAX_KWS");
+
+static void cfg_global_defs(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	(void)obj;
+	if (cfg_nargs(ctx, n, 0, 0, "top level") == 0)
+		cfg_block_seen(ctx, n, cfg_global_kws, CFG_NELEM(cfg_global_kws), &ctx->c->global,
+			"global_defs", ctx->global_seen);
+}
+
+/* ---- vrrp_script ---- */
+
+/* A definition being read, and where it is for messages. */
+struct cfg_def {
+	void *p; /* struct vipd_script or struct vipd_track_file_def */
+	char where[96];
+	bool timeout_set;
+};
+
+#define SCR(obj)   ((struct vipd_script *)((struct cfg_def *)(obj))->p)
+#define WHERE(obj) (((struct cfg_def *)(obj))->where)
+
+static void cfg_s_script(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	if (cfg_nargs(ctx, n, 1, 4096, WHERE(obj)) < 0)
+		return;
+	if (!n->w[1][0]) {
+		cfg_err(ctx, n->loc, "'script' is empty (%s)", WHERE(obj));
+		return;
+	}
+	SCR(obj)->command = cfg_command(ctx, n, 1);
+}
+
+static void cfg_s_time(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	unsigned long long v;
+
+	/* keepalived reads whole seconds, at least 1 */
+	if (cfg_nargs(ctx, n, 1, 1, WHERE(obj)) < 0 ||
+		cfg_uint(ctx, n, 1, 1, 4294, &v, WHERE(obj)) < 0)
+		return;
+	if (n->w[0][0] == 'i') {
+		SCR(obj)->interval = v * CPHA_USEC_PER_SEC;
+	} else {
+		SCR(obj)->timeout = v * CPHA_USEC_PER_SEC;
+		((struct cfg_def *)obj)->timeout_set = true;
+	}
+}
+
+static void cfg_s_weight(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	long v;
+
+	if (cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0 ||
+		cfg_int(ctx, n, 1, -VIPD_WEIGHT_MAX, VIPD_WEIGHT_MAX, &v, WHERE(obj)) < 0)
+		return;
+	if (n->n == 3 && strcmp(n->w[2], "reverse") != 0) {
+		cfg_err(ctx, n->loc, "'weight': unexpected '%s'; only 'reverse' may follow (%s)",
+			n->w[2], WHERE(obj));
+		return;
+	}
+	SCR(obj)->weight = (int)v;
+	SCR(obj)->weight_reverse = n->n == 3;
+}
+
+static void cfg_s_count(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	unsigned long long v;
+
+	if (cfg_nargs(ctx, n, 1, 1, WHERE(obj)) < 0 ||
+		cfg_uint(ctx, n, 1, 1, 2147483647, &v, WHERE(obj)) < 0)
+		return;
+	if (n->w[0][0] == 'r')
+		SCR(obj)->rise = (unsigned)v;
+	else
+		SCR(obj)->fall = (unsigned)v;
+}
+
+static void cfg_s_user(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	if (cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0)
+		return;
+	SCR(obj)->user = cfg_strdup(ctx, n->w[1]);
+	if (n->n == 3)
+		SCR(obj)->group = cfg_strdup(ctx, n->w[2]);
+}
+
+static void cfg_s_init_fail(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	if (cfg_nargs(ctx, n, 0, 0, WHERE(obj)) == 0)
+		SCR(obj)->init_fail = true;
+}
+
+static const struct cfg_kw cfg_script_kws[] = {
+	{ "script", cfg_s_script, 0 },
+	{ "interval", cfg_s_time, 0 },
+	{ "timeout", cfg_s_time, 0 },
+	{ "weight", cfg_s_weight, 0 },
+	{ "rise", cfg_s_count, 0 },
+	{ "fall", cfg_s_count, 0 },
+	{ "user", cfg_s_user, 0 },
+	{ "init_fail", cfg_s_init_fail, 0 },
+};
+
+/* The name of a definition, unique among its kind. Returns 0 when the
+ * definition can be read. */
+int cfg_def_name(
+	struct cfg_ctx *ctx, const struct cfg_node *n, const char *kind, bool dup, unsigned dup_loc)
+{
+	char at[64];
+
+	if (n->n != 2) {
+		cfg_err(ctx, n->loc, n->n < 2 ? "'%s' needs a name" : "'%s' takes only a name",
+			n->w[0]);
+		return -1;
+	}
+	if (dup) {
+		cfg_err(ctx, n->loc, "%s '%s' is defined twice (first at %s)", kind, n->w[1],
+			cfg_at(ctx, dup_loc, n->loc, at, sizeof(at)));
+		return -1;
+	}
+	return 0;
+}
+
+static void cfg_script(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	const struct vipd_script *old = n->n == 2 ? vipd_cfg_script(ctx->c, n->w[1]) : NULL;
+	struct cfg_def d = { 0 };
+	struct vipd_script *s;
+
+	(void)obj;
+	if (cfg_def_name(ctx, n, "vrrp_script", old, old ? old->line : 0) < 0)
+		return;
+	s = cfg_push(ctx, &ctx->c->scripts, &ctx->c->nscripts, sizeof(*s));
+	if (!s || !(s->name = cfg_strdup(ctx, n->w[1])))
+		return;
+	s->line = n->loc;
+	s->interval = CPHA_USEC_PER_SEC;
+	s->rise = s->fall = 1;
+	d.p = s;
+	snprintf(d.where, sizeof(d.where), "vrrp_script '%s'", n->w[1]);
+	cfg_block(ctx, n, cfg_script_kws, CFG_NELEM(cfg_script_kws), &d, d.where);
+	if (!d.timeout_set)
+		s->timeout = s->interval;
+	if (!s->command && !ctx->stop)
+		cfg_err(ctx, n->loc, "vrrp_script '%s' has no 'script' (keepalived drops it)",
+			n->w[1]);
+}
+
+/* ---- track_file / vrrp_track_file ---- */
+
+#define TF(obj) ((struct vipd_track_file_def *)((struct cfg_def *)(obj))->p)
+
+static void cfg_tf_file(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	if (cfg_nargs(ctx, n, 1, 1, WHERE(obj)) < 0)
+		return;
+	if (!n->w[1][0]) {
+		cfg_err(ctx, n->loc, "'file' is empty (%s)", WHERE(obj));
+		return;
+	}
+	TF(obj)->path = cfg_strdup(ctx, n->w[1]);
+}
+
+static void cfg_tf_weight(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	long v;
+
+	if (cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0 ||
+		cfg_int(ctx, n, 1, -CFG_WEIGHT_FILE, CFG_WEIGHT_FILE, &v, WHERE(obj)) < 0)
+		return;
+	if (n->n == 3 && strcmp(n->w[2], "reverse") != 0) {
+		cfg_err(ctx, n->loc, "'weight': unexpected '%s'; only 'reverse' may follow (%s)",
+			n->w[2], WHERE(obj));
+		return;
+	}
+	TF(obj)->weight = (int)v;
+	TF(obj)->weight_reverse = n->n == 3;
+}
+
+/* init_file [VALUE] [overwrite] */
+static void cfg_tf_init(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	size_t i;
+	long v;
+
+	if (cfg_nargs(ctx, n, 0, 2, WHERE(obj)) < 0)
+		return;
+	TF(obj)->init_file = true;
+	for (i = 1; i < n->n; i++) {
+		if (strcmp(n->w[i], "overwrite") == 0 && i == n->n - 1)
+			TF(obj)->init_overwrite = true;
+		else if (cfg_int(ctx, n, i, -CFG_WEIGHT_FILE, CFG_WEIGHT_FILE, &v, WHERE(obj)) == 0)
+			TF(obj)->init_value = (int)v;
+	}
+}
+
+static const struct cfg_kw cfg_tf_kws[] = {
+	{ "file", cfg_tf_file, 0 },
+	{ "weight", cfg_tf_weight, 0 },
+	{ "init_file", cfg_tf_init, 0 },
+};
+
+static void cfg_track_file_def(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	const struct vipd_track_file_def *old =
+		n->n == 2 ? vipd_cfg_track_file(ctx->c, n->w[1]) : NULL;
+	struct vipd_track_file_def *t;
+	struct cfg_def d = { 0 };
+
+	(void)obj;
+	if (cfg_def_name(ctx, n, "track_file", old, old ? old->line : 0) < 0)
+		return;
+	t = cfg_push(ctx, &ctx->c->track_files, &ctx->c->ntrack_files, sizeof(*t));
+	if (!t || !(t->name = cfg_strdup(ctx, n->w[1])))
+		return;
+	t->line = n->loc;
+	t->weight = 1;
+	d.p = t;
+	snprintf(d.where, sizeof(d.where), "track_file '%s'", n->w[1]);
+	cfg_block(ctx, n, cfg_tf_kws, CFG_NELEM(cfg_tf_kws), &d, d.where);
+	if (!t->path && !ctx->stop)
+		cfg_err(ctx, n->loc, "track_file '%s' has no 'file'", n->w[1]);
+}
+
+/* ---- the top level ---- */
+
+static void cfg_top_instance(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	(void)obj;
+	cfg_instance(ctx, n);
+}
+
+static void cfg_top_group(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	(void)obj;
+	cfg_sync_group(ctx, n);
+}
+
+static const struct cfg_kw cfg_top_kws[] = {
+	{ "global_defs", cfg_global_defs, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ "vrrp_script", cfg_script, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ "track_file", cfg_track_file_def, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ "vrrp_track_file", cfg_track_file_def, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ "vrrp_instance", cfg_top_instance, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ "vrrp_sync_group", cfg_top_group, CFG_KW_BLOCK | CFG_KW_MULTI },
+};
+
+static void cfg_top(struct cfg_ctx *ctx)
+{
+	struct cfg_node one = { 0 };
+	size_t i;
+
+	for (i = 0; i < ctx->root.nkids && !ctx->stop; i++) {
+		const struct cfg_node *t = &ctx->root.kids[i];
+
+		ctx->cur_top = t;
+		if (t->n && (t->w[0][0] == '$' || t->w[0][0] == '@')) {
+			cfg_err(ctx, t->loc,
+				t->w[0][0] == '$' ? "keepalived's parameter substitution ('%s') is "
+						    "not supported by vipd"
+						  : "keepalived's conditional configuration ('%s') "
+						    "is not supported by vipd",
+				t->w[0]);
+			continue;
+		}
+		/* one statement at a time, so that definitions are read in order */
+		one.kids = (struct cfg_node *)t;
+		one.nkids = 1;
+		cfg_block(ctx, &one, cfg_top_kws, CFG_NELEM(cfg_top_kws), NULL, NULL);
+	}
+	ctx->cur_top = NULL;
+}
+
+/* ---- building, freeing, looking up ---- */
+
+void cfg_track_free(struct vipd_track *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(t[i].name);
+		free(t[i].lbd_socket);
+	}
+	free(t);
+}
+
+static void cfg_notify_free(char **n[5])
+{
+	int i;
+
+	for (i = 0; i < 5; i++)
+		free(*n[i]);
+}
+
+void vipd_cfg_free(struct vipd_config *c)
+{
+	size_t i, j;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nscripts; i++) {
+		free(c->scripts[i].name);
+		free(c->scripts[i].command);
+		free(c->scripts[i].user);
+		free(c->scripts[i].group);
+	}
+	free(c->scripts);
+	for (i = 0; i < c->ntrack_files; i++) {
+		free(c->track_files[i].name);
+		free(c->track_files[i].path);
+	}
+	free(c->track_files);
+	for (i = 0; i < c->ninstances; i++) {
+		struct vipd_instance *v = &c->instances[i];
+		char **notify[5] = { &v->notify_master, &v->notify_backup, &v->notify_fault,
+			&v->notify_stop, &v->notify };
+
+		free(v->name);
+		free(v->interface);
+		free(v->peers);
+		for (j = 0; j < v->nvips; j++) {
+			free(v->vips[j].dev);
+			free(v->vips[j].label);
+		}
+		free(v->vips);
+		cfg_track_free(v->track_script, v->ntrack_script);
+		cfg_track_free(v->track_interface, v->ntrack_interface);
+		cfg_track_free(v->track_file, v->ntrack_file);
+		cfg_track_free(v->track_lbd, v->ntrack_lbd);
+		cfg_notify_free(notify);
+		free(v->sync_group);
+	}
+	free(c->instances);
+	for (i = 0; i < c->ngroups; i++) {
+		struct vipd_sync_group *g = &c->groups[i];
+		char **notify[5] = { &g->notify_master, &g->notify_backup, &g->notify_fault,
+			&g->notify_stop, &g->notify };
+
+		free(g->name);
+		for (j = 0; j < g->nmembers; j++)
+			free(g->members[j]);
+		free(g->members);
+		cfg_track_free(g->track_script, g->ntrack_script);
+		cfg_track_free(g->track_interface, g->ntrack_interface);
+		cfg_track_free(g->track_file, g->ntrack_file);
+		cfg_notify_free(notify);
+	}
+	free(c->groups);
+	free(c->global.router_id);
+	free(c->global.script_user);
+	free(c->global.script_group);
+	free(c->global.admin_socket);
+	for (i = 0; i < c->nnotices; i++)
+		free(c->notices[i]);
+	free(c->notices);
+	free(c->file);
+	free(c);
+}
+
+void vipd_cfg_msgs_free(struct vipd_cfg_msgs *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		free(m->msg[i]);
+	free(m->msg);
+	m->msg = NULL;
+	m->n = 0;
+}
+
+const struct vipd_script *vipd_cfg_script(const struct vipd_config *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nscripts; i++)
+		if (c->scripts[i].name && strcmp(c->scripts[i].name, name) == 0)
+			return &c->scripts[i];
+	return NULL;
+}
+
+const struct vipd_instance *vipd_cfg_instance(const struct vipd_config *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->ninstances; i++)
+		if (c->instances[i].name && strcmp(c->instances[i].name, name) == 0)
+			return &c->instances[i];
+	return NULL;
+}
+
+const struct vipd_track_file_def *vipd_cfg_track_file(const struct vipd_config *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->ntrack_files; i++)
+		if (c->track_files[i].name && strcmp(c->track_files[i].name, name) == 0)
+			return &c->track_files[i];
+	return NULL;
+}
+
+/* Messages in the order of their places (stable), moved into *out. */
+static int cfg_msgs_out(struct cfg_msg *m, size_t n, char ***out, size_t *nout)
+{
+	char **p;
+	struct cfg_msg t;
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		t = m[i];
+		for (j = i; j > 0 && m[j - 1].loc > t.loc; j--)
+			m[j] = m[j - 1];
+		m[j] = t;
+	}
+	p = n ? realloc(*out, (*nout + n) * sizeof(*p)) : *out;
+	if (n && !p)
+		return -1;
+	for (i = 0; i < n; i++)
+		p[(*nout)++] = m[i].text;
+	*out = p;
+	return 0;
+}
+
+/* Locations back to line numbers, now that no message needs the file. */
+static void cfg_strip_locs(struct vipd_config *c)
+{
+	size_t i, j;
+
+#define STRIP(t, n)                                                                                \
+	for (j = 0; j < (n); j++)                                                                  \
+		(t)[j].line = CFG_LOC_LINE((t)[j].line);
+	STRIP(c->scripts, c->nscripts)
+	STRIP(c->track_files, c->ntrack_files)
+	STRIP(c->instances, c->ninstances)
+	STRIP(c->groups, c->ngroups)
+	for (i = 0; i < c->ninstances; i++) {
+		struct vipd_instance *v = &c->instances[i];
+
+		STRIP(v->vips, v->nvips)
+		STRIP(v->track_script, v->ntrack_script)
+		STRIP(v->track_interface, v->ntrack_interface)
+		STRIP(v->track_file, v->ntrack_file)
+		STRIP(v->track_lbd, v->ntrack_lbd)
+	}
+	for (i = 0; i < c->ngroups; i++) {
+		STRIP(c->groups[i].track_script, c->groups[i].ntrack_script)
+		STRIP(c->groups[i].track_interface, c->groups[i].ntrack_interface)
+		STRIP(c->groups[i].track_file, c->groups[i].ntrack_file)
+	}
+#undef STRIP
+}
+
+static void cfg_ctx_free(struct cfg_ctx *ctx)
+{
+	size_t i;
+
+	cfg_node_free(&ctx->root);
+	for (i = 0; i < ctx->nerrs; i++)
+		free(ctx->errv[i].text);
+	free(ctx->errv);
+	for (i = 0; i < ctx->nnotices; i++)
+		free(ctx->notv[i].text);
+	free(ctx->notv);
+	for (i = 0; i < ctx->nix; i++)
+		free(ctx->ix[i].peer_locs);
+	free(ctx->ix);
+	for (i = 0; i < ctx->ngx; i++)
+		free(ctx->gx[i].locs);
+	free(ctx->gx);
+	for (i = 0; i < ctx->nfiles; i++)
+		free(ctx->files[i]);
+	free(ctx->files);
+}
+
+/* Parse what the reader's first source holds. */
+static int cfg_run(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *file,
+	struct vipd_config **out, struct vipd_cfg_msgs *errs)
+{
+	struct vipd_config *c = calloc(1, sizeof(*c));
+
+	ctx->c = c;
+	if (!c || !(c->file = strdup(file)) ||
+		!(c->global.admin_socket = strdup("/run/vipd/admin.sock"))) {
+		cfg_oom(ctx);
+	} else {
+		c->global.vrrp_version = 2;
+		c->global.max_auto_priority = -1;
+		cfg_read(ctx, rd);
+		if (!ctx->stop)
+			cfg_top(ctx);
+		if (!ctx->stop)
+			cfg_validate(ctx);
+	}
+	cfg_read_end(rd);
+	if (ctx->nerrs || ctx->stop || !c ||
+		cfg_msgs_out(ctx->notv, ctx->nnotices, &c->notices, &c->nnotices) < 0) {
+		if (cfg_msgs_out(ctx->errv, ctx->nerrs, &errs->msg, &errs->n) == 0)
+			ctx->nerrs = 0;
+		vipd_cfg_free(c);
+		return -1;
+	}
+	ctx->nnotices = 0;
+	cfg_strip_locs(c);
+	*out = c;
+	return 0;
+}
+
+static int cfg_open_failed(const char *file, const char *why, struct vipd_cfg_msgs *errs)
+{
+	char **p, *s = NULL;
+
+	if (asprintf(&s, "%s: cannot read: %s", file, why) < 0)
+		return -1;
+	p = realloc(errs->msg, (errs->n + 1) * sizeof(*p));
+	if (!p) {
+		free(s);
+		return -1;
+	}
+	p[errs->n++] = s;
+	errs->msg = p;
+	return -1;
+}
+
+int vipd_cfg_load(const char *path, struct vipd_config **out, struct vipd_cfg_msgs *errs)
+{
+	struct cfg_reader rd;
+	struct cfg_ctx ctx;
+	int r;
+
+	*out = NULL;
+	memset(&ctx, 0, sizeof(ctx));
+	if (cfg_read_start(&ctx, &rd, path) < 0) {
+		cfg_ctx_free(&ctx);
+		return cfg_open_failed(path, "out of memory", errs);
+	}
+	r = cpha_lex_open(&rd.src[0].lx, path, CPHA_LEX_KEEPALIVED);
+	if (r < 0) {
+		r = cfg_open_failed(
+			path, rd.src[0].lx.err[0] ? rd.src[0].lx.err : strerror(-r), errs);
+		cpha_lex_free(&rd.src[0].lx);
+		cfg_ctx_free(&ctx);
+		return r;
+	}
+	ctx.includes = true;
+	r = cfg_run(&ctx, &rd, path, out, errs);
+	cfg_ctx_free(&ctx);
+	return r;
+}
+
+int vipd_cfg_load_mem(const char *name, const char *text, size_t len, struct vipd_config **out,
+	struct vipd_cfg_msgs *errs)
+{
+	struct cfg_reader rd;
+	struct cfg_ctx ctx;
+	int r;
+
+	*out = NULL;
+	if (!name)
+		name = "(memory)";
+	memset(&ctx, 0, sizeof(ctx));
+	if (cfg_read_start(&ctx, &rd, name) < 0 ||
+		cpha_lex_open_mem(&rd.src[0].lx, name, text, len, CPHA_LEX_KEEPALIVED) < 0) {
+		cfg_ctx_free(&ctx);
+		return cfg_open_failed(name, "out of memory", errs);
+	}
+	r = cfg_run(&ctx, &rd, name, out, errs);
+	cfg_ctx_free(&ctx);
+	return r;
+}

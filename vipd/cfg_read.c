@@ -1,0 +1,361 @@
+/* vipd's configuration: reading the files into a tree of statements.
+ * The lexer gives logical lines; here braces open and close blocks (also
+ * "keyword" on one line and "{" on the next, and one-line blocks such as
+ * "track_script { chk }", whose body is one entry, as in keepalived), and
+ * 'include FILE' reads other files in place: a path or a glob pattern
+ * (with braces), relative to the including file, nested at most
+ * CFG_MAX_INCLUDE deep. A pattern that matches nothing is a notice, like
+ * keepalived's plain include; a named file that cannot be read is an error. */
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg-internal.h"
+
+void cfg_node_free(struct cfg_node *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->n; i++)
+		free(n->w[i]);
+	free(n->w);
+	for (i = 0; i < n->nkids; i++)
+		cfg_node_free(&n->kids[i]);
+	free(n->kids);
+}
+
+static struct cfg_node *cfg_list(struct cfg_ctx *ctx, struct cfg_reader *rd)
+{
+	return rd->depth ? rd->open[rd->depth - 1] : &ctx->root;
+}
+
+/* End the statement being read; it becomes the last node of the list. */
+static struct cfg_node *cfg_stmt_end(
+	struct cfg_ctx *ctx, struct cfg_reader *rd, bool block, unsigned loc)
+{
+	struct cfg_node *list = cfg_list(ctx, rd), *n;
+
+	n = cfg_push(ctx, &list->kids, &list->nkids, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->w = rd->w;
+	n->n = rd->nw;
+	n->loc = rd->nw ? rd->wloc : loc;
+	n->block = block;
+	rd->w = NULL;
+	rd->nw = rd->capw = 0;
+	return n;
+}
+
+static void cfg_open_block(struct cfg_ctx *ctx, struct cfg_reader *rd, struct cfg_node *n)
+{
+	if (rd->depth == CFG_MAX_NESTING) {
+		cfg_err(ctx, n->loc, "blocks are nested deeper than %d levels", CFG_MAX_NESTING);
+		ctx->stop = true;
+		return;
+	}
+	n->block = true;
+	rd->open[rd->depth++] = n;
+}
+
+static void cfg_src_close(struct cfg_src *s)
+{
+	if (s->open)
+		cpha_lex_free(&s->lx);
+	s->open = false;
+}
+
+void cfg_src_free(struct cfg_src *s)
+{
+	size_t i;
+
+	cfg_src_close(s);
+	for (i = 0; i < s->npaths; i++)
+		free(s->paths[i]);
+	free(s->paths);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Open the next file of a source. Returns 0, or -1 when none is left. */
+static int cfg_src_next(struct cfg_ctx *ctx, struct cfg_src *s)
+{
+	const char *path;
+	char **nf;
+	int r;
+
+	while (s->next < s->npaths) {
+		path = s->paths[s->next++];
+		if (ctx->nfiles >= CFG_MAX_FILES) {
+			cfg_err(ctx, s->inc_loc, "include '%s': more than %d configuration files",
+				path, CFG_MAX_FILES);
+			ctx->stop = true;
+			return -1;
+		}
+		r = cpha_lex_open(&s->lx, path, CPHA_LEX_KEEPALIVED);
+		if (r < 0) {
+			cfg_err(ctx, s->inc_loc, "include '%s': cannot read: %s", path,
+				s->lx.err[0] ? s->lx.err : strerror(-r));
+			cpha_lex_free(&s->lx);
+			continue;
+		}
+		nf = realloc(ctx->files, (ctx->nfiles + 1) * sizeof(*nf));
+		if (!nf || !(nf[ctx->nfiles] = strdup(path))) {
+			if (nf)
+				ctx->files = nf;
+			cpha_lex_free(&s->lx);
+			cfg_oom(ctx);
+			return -1;
+		}
+		ctx->files = nf;
+		s->file = (unsigned)ctx->nfiles++;
+		s->open = true;
+		return 0;
+	}
+	return -1;
+}
+
+/* Directory part of a path with its slash ("" for none, "/" for root). */
+static char *cfg_dirname(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = slash ? (size_t)(slash - path) + 1 : 0;
+	char *d = malloc(len + 1);
+
+	if (d) {
+		memcpy(d, path, len);
+		d[len] = '\0';
+	}
+	return d;
+}
+
+/* include FILE: a path or a glob pattern, relative to the including file. */
+static void cfg_include(
+	struct cfg_ctx *ctx, struct cfg_reader *rd, const struct cpha_lex_line *l, unsigned loc)
+{
+	struct cfg_src *s, *cur = &rd->src[rd->nsrc - 1];
+	const char *pat;
+	char *dir, *full;
+	glob_t g;
+	size_t i;
+	int r;
+
+	if (!ctx->includes) {
+		cfg_err(ctx, loc, "'include' works only in a configuration read from a file");
+		return;
+	}
+	if (l->n != 2 || l->tok[1].kind != CPHA_TOK_WORD) {
+		cfg_err(ctx, loc, "'include' takes one file name or pattern");
+		return;
+	}
+	if (rd->nsrc > CFG_MAX_INCLUDE) {
+		cfg_err(ctx, loc, "includes are nested deeper than %d levels (an include loop?)",
+			CFG_MAX_INCLUDE);
+		return;
+	}
+	pat = l->tok[1].text;
+	dir = cfg_dirname(ctx->files[cur->file]);
+	full = NULL;
+	if (dir && asprintf(&full, "%s%s", pat[0] == '/' ? "" : dir, pat) < 0)
+		full = NULL;
+	free(dir);
+	if (!full) {
+		cfg_oom(ctx);
+		return;
+	}
+	s = &rd->src[rd->nsrc];
+	memset(s, 0, sizeof(*s));
+	s->inc_loc = loc;
+	if (!strpbrk(pat, "*?[{")) {
+		s->paths = malloc(sizeof(*s->paths));
+		if (!s->paths) {
+			free(full);
+			cfg_oom(ctx);
+			return;
+		}
+		s->paths[0] = full;
+		s->npaths = 1;
+	} else {
+		r = glob(full, GLOB_BRACE, NULL, &g); /* unreadable directories match nothing */
+		if (r == GLOB_NOMATCH) {
+			cfg_notice(ctx, loc, "include '%s' matches no file", full);
+		} else if (r != 0) {
+			cfg_err(ctx, loc, "include '%s': %s", full,
+				r == GLOB_NOSPACE ? "out of memory" : "cannot be expanded");
+		} else {
+			s->paths = calloc(g.gl_pathc, sizeof(*s->paths));
+			for (i = 0; s->paths && i < g.gl_pathc; i++) {
+				if (!(s->paths[i] = strdup(g.gl_pathv[i])))
+					break;
+				s->npaths++;
+			}
+			if (!s->paths || i < g.gl_pathc)
+				cfg_oom(ctx);
+		}
+		if (r != GLOB_NOMATCH)
+			globfree(&g);
+		free(full);
+	}
+	if (s->npaths)
+		rd->nsrc++;
+	else
+		cfg_src_free(s);
+}
+
+/* After a lexer error, go on with the next line. */
+static void cfg_lex_skip_line(struct cpha_lex *lx)
+{
+	while (lx->pos < lx->len && lx->text[lx->pos] != '\n')
+		lx->pos++;
+	if (lx->pos < lx->len) {
+		lx->pos++;
+		lx->line++;
+	}
+}
+
+/* Next logical line of whichever file is being read: 1, or 0 at the end. */
+static int cfg_next_line(
+	struct cfg_ctx *ctx, struct cfg_reader *rd, struct cpha_lex_line *l, unsigned *loc)
+{
+	struct cfg_src *s;
+	int r;
+
+	while (rd->nsrc > 0 && !ctx->stop) {
+		s = &rd->src[rd->nsrc - 1];
+		if (!s->open && cfg_src_next(ctx, s) < 0) {
+			cfg_src_free(s);
+			rd->nsrc--;
+			continue;
+		}
+		r = cpha_lex_next(&s->lx, l);
+		if (r == 1) {
+			*loc = CFG_LOC(s->file, l->line);
+			return 1;
+		}
+		if (r == 0) {
+			cfg_src_close(s);
+		} else if (r == -ENOMEM) {
+			cfg_oom(ctx);
+		} else {
+			cfg_err(ctx, CFG_LOC(s->file, s->lx.err_line), "%s", s->lx.err);
+			cfg_lex_skip_line(&s->lx);
+		}
+	}
+	return 0;
+}
+
+static int cfg_word(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *text, unsigned loc)
+{
+	char **nw;
+
+	if (rd->nw == rd->capw) {
+		nw = realloc(rd->w, (rd->capw ? rd->capw * 2 : 4) * sizeof(*nw));
+		if (!nw)
+			goto oom;
+		rd->w = nw;
+		rd->capw = rd->capw ? rd->capw * 2 : 4;
+	}
+	if (!rd->nw)
+		rd->wloc = loc;
+	if (!(rd->w[rd->nw] = strdup(text)))
+		goto oom;
+	rd->nw++;
+	return 0;
+oom:
+	cfg_oom(ctx);
+	return -1;
+}
+
+/* One logical line: words, and braces that open and close blocks. */
+static void cfg_tree_line(
+	struct cfg_ctx *ctx, struct cfg_reader *rd, const struct cpha_lex_line *l, unsigned loc)
+{
+	struct cfg_node *list, *n;
+	size_t i;
+
+	for (i = 0; i < l->n && !ctx->stop; i++) {
+		const struct cpha_token *t = &l->tok[i];
+
+		if (t->kind == CPHA_TOK_WORD) {
+			rd->attach = -1;
+			cfg_word(ctx, rd, t->text, loc);
+		} else if (t->kind == CPHA_TOK_LBRACE) {
+			list = cfg_list(ctx, rd);
+			if (rd->nw) {
+				n = cfg_stmt_end(ctx, rd, true, loc);
+			} else if (i == 0 && rd->attach >= 0 && (size_t)rd->attach < list->nkids) {
+				n = &list->kids[rd->attach]; /* "keyword" NL "{" */
+			} else {
+				cfg_err(ctx, loc, "'{' without a keyword before it");
+				n = cfg_stmt_end(ctx, rd, true, loc);
+			}
+			rd->attach = -1;
+			if (n)
+				cfg_open_block(ctx, rd, n);
+		} else {
+			if (rd->nw)
+				cfg_stmt_end(ctx, rd, false, loc);
+			rd->attach = -1;
+			if (rd->depth == 0)
+				cfg_err(ctx, loc, "'}' without a block to close");
+			else
+				rd->depth--;
+		}
+	}
+	if (rd->nw && !ctx->stop) {
+		list = cfg_list(ctx, rd);
+		if (cfg_stmt_end(ctx, rd, false, loc))
+			rd->attach = (long)list->nkids - 1;
+	}
+}
+
+/* Read everything into ctx->root. The first source is set up by the caller. */
+void cfg_read(struct cfg_ctx *ctx, struct cfg_reader *rd)
+{
+	struct cpha_lex_line l;
+	unsigned loc;
+	int d;
+
+	rd->attach = -1;
+	while (!ctx->stop && cfg_next_line(ctx, rd, &l, &loc) == 1) {
+		if (l.tok[0].kind == CPHA_TOK_WORD && !l.tok[0].quoted &&
+			strcmp(l.tok[0].text, "include") == 0) {
+			rd->attach = -1;
+			cfg_include(ctx, rd, &l, loc);
+			continue;
+		}
+		cfg_tree_line(ctx, rd, &l, loc);
+	}
+	/* what follows an unclosed '{' is in its block: nothing more to say */
+	for (d = 0; d < rd->depth && !ctx->stop; d++) {
+		cfg_err(ctx, rd->open[d]->loc, "'%s' block is not closed (a '}' is missing)",
+			rd->open[d]->n ? rd->open[d]->w[0] : "{");
+		ctx->stop = true;
+	}
+	while (rd->nsrc > 0)
+		cfg_src_free(&rd->src[--rd->nsrc]);
+	for (d = 0; (size_t)d < rd->nw; d++)
+		free(rd->w[d]);
+	free(rd->w);
+}
+
+/* Start reading with a lexer that is open: the first file. */
+int cfg_read_start(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *name)
+{
+	memset(rd, 0, sizeof(*rd));
+	ctx->files = malloc(sizeof(*ctx->files));
+	if (!ctx->files || !(ctx->files[0] = strdup(name)))
+		return -1;
+	ctx->nfiles = 1;
+	rd->nsrc = 1;
+	rd->src[0].open = true;
+	return 0;
+}
+
+/* Close whatever is still open (after an early stop). */
+void cfg_read_end(struct cfg_reader *rd)
+{
+	while (rd->nsrc > 0)
+		cfg_src_free(&rd->src[--rd->nsrc]);
+}

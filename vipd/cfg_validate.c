@@ -1,0 +1,528 @@
+/* vipd's configuration: the checks that need the whole configuration
+ * (address families, versions, advert_int, preemption, authentication,
+ * unicast peers, VIPs, VRIDs, sync groups, weights), the defaults that
+ * depend on them, and the tracking-weight warning. As keepalived 2.2 does,
+ * but strict: where keepalived logs a "config error" and goes on with
+ * something else (ignoring a track, rounding advert_int, clearing
+ * nopreempt, falling back to multicast), vipd refuses the file.
+ *
+ * The tracking-weight warning. A node only knows its own configuration,
+ * not its peers' priorities, so vipd assumes the layout of the usual guides
+ * (MASTER 101, BACKUPs 100) and keepalived's default priority:
+ *
+ *   For an instance that means to hold the VIP (state MASTER, or a priority
+ *   above 100) and is not the address owner, the BACKUP peer is assumed at
+ *   priority 100 when this one is above 100, else at priority - 1 (the
+ *   highest a lower peer can have). A weighted tracked script, interface or
+ *   lbd backend (weight != 0, not reverse; a sync group's tracks count for
+ *   each member) that fails alone moves this node by |weight| against a
+ *   peer that runs the same checks. When
+ *
+ *       priority - |weight| >= assumed peer priority
+ *
+ *   the failure cannot move the VIP (a tie at best, which the higher IP
+ *   address wins), and a notice says so at the track's line, with the
+ *   weight that would. Weight 0 (FAULT) always moves it. track_file weights
+ *   are multiplied by the file's value, so they are left out. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "duration.h"
+#include "cfg-internal.h"
+
+#define CFG_CENTISEC (CPHA_USEC_PER_SEC / 100)
+
+static const char *cfg_fam(int family)
+{
+	return family == AF_INET6 ? "IPv6" : "IPv4";
+}
+
+static const char *cfg_fmt(const struct cpha_addr *a, char *buf, size_t len)
+{
+	return cpha_addr_format(a, buf, len);
+}
+
+/* Family of the VIPs; every VIP must be of the first one's. */
+static void cfg_check_family(struct cfg_ctx *ctx, struct vipd_instance *v)
+{
+	char a[CPHA_ADDR_STRLEN], b[CPHA_ADDR_STRLEN], at[64];
+	size_t i;
+
+	v->family = v->nvips             ? cpha_addr_family(&v->vips[0].addr)
+		    : v->unicast_src_set ? cpha_addr_family(&v->unicast_src)
+		    : v->npeers          ? cpha_addr_family(&v->peers[0])
+					 : AF_INET;
+	for (i = 1; i < v->nvips; i++)
+		if (cpha_addr_family(&v->vips[i].addr) != v->family)
+			cfg_err(ctx, v->vips[i].line,
+				"virtual_ipaddress %s is %s but %s at %s is %s: an instance has "
+				"one address family; use a second instance (vrrp_instance '%s')",
+				cfg_fmt(&v->vips[i].addr, a, sizeof(a)),
+				cfg_fam(cpha_addr_family(&v->vips[i].addr)),
+				cfg_fmt(&v->vips[0].addr, b, sizeof(b)),
+				cfg_at(ctx, v->vips[0].line, v->vips[i].line, at, sizeof(at)),
+				cfg_fam(v->family), v->name);
+}
+
+/* Version: the instance's, else 3 for IPv6, else global vrrp_version. */
+static void cfg_check_version(struct cfg_ctx *ctx, struct vipd_instance *v, struct cfg_inst_x *x)
+{
+	char s[32];
+	uint64_t a = v->advert_int;
+
+	if (!x->version_loc)
+		v->version = v->family == AF_INET6 ? 3 : ctx->c->global.vrrp_version;
+	else if (v->version == 2 && v->family == AF_INET6)
+		cfg_err(ctx, x->version_loc,
+			"VRRP version 2 carries only IPv4 addresses (RFC 3768) but the VIPs of "
+			"vrrp_instance '%s' are IPv6: use version 3",
+			v->name);
+	if (!x->advert_loc)
+		return;
+	cfg_fmt_secs(a, s, sizeof(s));
+	/* RFC 3768 §5.3.7: whole seconds; RFC 9568 §5.2.7: 12 bits of centiseconds */
+	if (v->version == 2 && a % CPHA_USEC_PER_SEC)
+		cfg_err(ctx, x->advert_loc,
+			"'advert_int' must be whole seconds with VRRP version 2, not %s "
+			"(vrrp_instance '%s'; keepalived would round it)",
+			s, v->name);
+	else if (v->version == 3 && (a % CFG_CENTISEC || a > 4095 * CFG_CENTISEC))
+		cfg_err(ctx, x->advert_loc,
+			"'advert_int' must be 0.01 to 40.95 seconds in steps of 0.01 with VRRP "
+			"version 3, not %s (vrrp_instance '%s')",
+			s, v->name);
+}
+
+/* Priority and state, which keepalived derives from each other, and
+ * what depends on them. */
+static void cfg_check_state(struct cfg_ctx *ctx, struct vipd_instance *v, struct cfg_inst_x *x)
+{
+	if (!x->prio_loc) {
+		v->priority = x->state_loc && v->state == VIPD_INIT_MASTER ? CFG_PRIO_OWNER
+									   : CFG_PRIO_DEFAULT;
+		if (v->priority == CFG_PRIO_OWNER)
+			cfg_notice(ctx, x->state_loc,
+				"state MASTER without 'priority' makes vrrp_instance '%s' the "
+				"address owner (priority 255), as keepalived does; give it a "
+				"priority below 255 unless this node owns the address",
+				v->name);
+	}
+	if (!x->state_loc)
+		v->state = v->priority == CFG_PRIO_OWNER ? VIPD_INIT_MASTER : VIPD_INIT_BACKUP;
+	if (x->nopreempt_loc && v->state == VIPD_INIT_MASTER)
+		cfg_err(ctx, x->nopreempt_loc,
+			"'nopreempt' needs state BACKUP (vrrp_instance '%s'; keepalived clears it "
+			"with state MASTER)",
+			v->name);
+	else if (x->nopreempt_loc && v->priority == CFG_PRIO_OWNER)
+		cfg_err(ctx, x->nopreempt_loc,
+			"'nopreempt' does not apply to the address owner, priority 255 "
+			"(vrrp_instance '%s'; keepalived clears it)",
+			v->name);
+	if (x->preempt_delay_loc && v->state == VIPD_INIT_MASTER)
+		cfg_err(ctx, x->preempt_delay_loc,
+			"'preempt_delay' needs state BACKUP (vrrp_instance '%s'; keepalived clears "
+			"it with state MASTER)",
+			v->name);
+	else if (x->preempt_delay_loc && x->nopreempt_loc)
+		cfg_err(ctx, x->preempt_delay_loc,
+			"'preempt_delay' means nothing with 'nopreempt' (vrrp_instance '%s'; "
+			"keepalived clears it)",
+			v->name);
+}
+
+static void cfg_check_auth(struct cfg_ctx *ctx, struct vipd_instance *v, struct cfg_inst_x *x)
+{
+	if (!x->auth_loc)
+		return;
+	if (!x->auth_type_loc) {
+		cfg_err(ctx, x->auth_loc,
+			"'authentication' has no 'auth_type PASS' (vrrp_instance '%s')", v->name);
+	} else if (v->version == 3) {
+		cfg_err(ctx, x->auth_loc,
+			"'authentication' is not part of VRRP version 3 (RFC 9568 has no "
+			"authentication field): remove it, or use version 2 (vrrp_instance '%s'; "
+			"keepalived ignores it with an error)",
+			v->name);
+		v->auth = VIPD_AUTH_NONE;
+	} else if (v->auth == VIPD_AUTH_PASS && !x->auth_pass_set) {
+		cfg_err(ctx, x->auth_type_loc,
+			"'auth_type PASS' needs an 'auth_pass' (vrrp_instance '%s'; keepalived "
+			"ignores the authentication)",
+			v->name);
+	}
+}
+
+static void cfg_check_unicast(struct cfg_ctx *ctx, struct vipd_instance *v, struct cfg_inst_x *x)
+{
+	char a[CPHA_ADDR_STRLEN], at[64];
+	size_t i, j;
+
+	if (v->unicast_src_set && cpha_addr_family(&v->unicast_src) != v->family)
+		cfg_err(ctx, x->src_loc,
+			"unicast_src_ip %s is %s but the VIPs are %s (vrrp_instance '%s')",
+			cfg_fmt(&v->unicast_src, a, sizeof(a)),
+			cfg_fam(cpha_addr_family(&v->unicast_src)), cfg_fam(v->family), v->name);
+	for (i = 0; i < v->npeers; i++) {
+		cfg_fmt(&v->peers[i], a, sizeof(a));
+		if (cpha_addr_family(&v->peers[i]) != v->family) {
+			cfg_err(ctx, x->peer_locs[i],
+				"unicast_peer %s is %s but the VIPs are %s (vrrp_instance '%s')", a,
+				cfg_fam(cpha_addr_family(&v->peers[i])), cfg_fam(v->family),
+				v->name);
+			continue;
+		}
+		if (v->unicast_src_set && cpha_addr_equal(&v->peers[i], &v->unicast_src)) {
+			cfg_err(ctx, x->peer_locs[i],
+				"unicast_peer %s is this node's own unicast_src_ip (vrrp_instance "
+				"'%s')",
+				a, v->name);
+			continue;
+		}
+		for (j = 0; j < i; j++)
+			if (cpha_addr_equal(&v->peers[i], &v->peers[j]))
+				break;
+		if (j < i)
+			cfg_err(ctx, x->peer_locs[i],
+				"unicast_peer %s is listed twice (vrrp_instance '%s'; first at %s)",
+				a, v->name,
+				cfg_at(ctx, x->peer_locs[j], x->peer_locs[i], at, sizeof(at)));
+	}
+}
+
+/* VIPs: one place each; the first IPv6 one should be link-local. */
+static void cfg_check_vips(struct cfg_ctx *ctx, size_t vi)
+{
+	struct vipd_instance *v = &ctx->c->instances[vi], *w;
+	const struct sockaddr_in6 *s6;
+	char a[CPHA_ADDR_STRLEN], at[64];
+	size_t i, j, k;
+
+	for (i = 0; i < v->nvips; i++) {
+		struct vipd_vip *p = &v->vips[i];
+		const char *dev = p->dev ? p->dev : v->interface;
+		size_t dl = dev ? strlen(dev) : 0;
+
+		if (p->label && dev &&
+			(strncmp(p->label, dev, dl) != 0 || (p->label[dl] && p->label[dl] != ':')))
+			cfg_notice(ctx, p->line,
+				"label '%s' does not start with the interface name (ip(8) refuses "
+				"such labels; keepalived's manual asks for DEV:NAME)",
+				p->label);
+		for (j = 0; j <= vi; j++) {
+			w = &ctx->c->instances[j];
+			for (k = 0; k < (j == vi ? i : w->nvips); k++)
+				if (cpha_addr_equal(&w->vips[k].addr, &p->addr))
+					break;
+			if (k < (j == vi ? i : w->nvips)) {
+				cfg_err(ctx, p->line,
+					"virtual_ipaddress %s is already at %s (vrrp_instance "
+					"'%s'): one address, one instance",
+					cfg_fmt(&p->addr, a, sizeof(a)),
+					cfg_at(ctx, w->vips[k].line, p->line, at, sizeof(at)),
+					w->name);
+				break;
+			}
+		}
+	}
+	if (v->nvips && v->family == AF_INET6 && !v->unicast) {
+		s6 = (const struct sockaddr_in6 *)&v->vips[0].addr.ss;
+		if (!IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr))
+			cfg_notice(ctx, v->vips[0].line,
+				"the first IPv6 virtual_ipaddress should be link-local (RFC 9568 "
+				"§5.2.9; vrrp_instance '%s')",
+				v->name);
+	}
+}
+
+/* Defaults from global_defs, and the rest of keepalived's defaults. */
+static void cfg_defaults(struct cfg_ctx *ctx, struct vipd_instance *v, struct cfg_inst_x *x)
+{
+	if (!x->garp_delay_loc)
+		v->garp_master_delay =
+			ctx->garp_delay_set ? ctx->garp_delay : 5 * CPHA_USEC_PER_SEC;
+	if (!x->garp_rep_loc)
+		v->garp_master_repeat = ctx->garp_rep_set ? ctx->garp_rep : 5;
+	if (!x->garp_refresh_loc)
+		v->garp_master_refresh = ctx->garp_refresh_set ? ctx->garp_refresh : 0;
+	if (!x->garp_refresh_rep_loc)
+		v->garp_master_refresh_repeat =
+			ctx->garp_refresh_rep_set ? ctx->garp_refresh_rep : 1;
+	if (!x->garp_interval_loc)
+		v->garp_interval = v->family == AF_INET6 ? ctx->gna_interval : ctx->garp_interval;
+	if (x->v3_checksum_loc && v->v3_checksum_as_v2 && (v->version != 3 || v->family != AF_INET))
+		cfg_notice(ctx, x->v3_checksum_loc,
+			"'v3_checksum_as_v2' only changes VRRP version 3 over IPv4; it has no "
+			"effect on vrrp_instance '%s'",
+			v->name);
+}
+
+/* Instances on one interface and family share the VRID space. Unicast and
+ * multicast are apart, and unicast instances whose peers differ too, as
+ * keepalived's manual says. */
+static void cfg_check_vrids(struct cfg_ctx *ctx)
+{
+	const struct vipd_instance *a, *b;
+	char at[64];
+	size_t i, j, k, l;
+
+	for (i = 0; i < ctx->c->ninstances; i++) {
+		a = &ctx->c->instances[i];
+		for (j = 0; j < i; j++) {
+			b = &ctx->c->instances[j];
+			if (a->vrid != b->vrid || a->family != b->family || !a->vrid ||
+				!a->interface || !b->interface ||
+				strcmp(a->interface, b->interface) != 0 || a->unicast != b->unicast)
+				continue;
+			for (k = 0, l = 0; a->unicast && k < a->npeers; k++) {
+				for (l = 0; l < b->npeers; l++)
+					if (cpha_addr_equal(&a->peers[k], &b->peers[l]))
+						break;
+				if (l < b->npeers)
+					break;
+			}
+			if (a->unicast && k == a->npeers)
+				continue;
+			cfg_err(ctx, ctx->ix[i].vrid_loc,
+				"vrrp_instance '%s' and vrrp_instance '%s' (%s) both use VRID %u "
+				"for %s on %s%s",
+				a->name, b->name,
+				cfg_at(ctx, b->line, ctx->ix[i].vrid_loc, at, sizeof(at)), a->vrid,
+				cfg_fam(a->family), a->interface,
+				a->unicast ? " with the same unicast peers" : "");
+			break;
+		}
+	}
+}
+
+/* Why a weight is ignored by keepalived, or NULL. */
+static const char *cfg_no_weights(const struct vipd_instance *v)
+{
+	if (v->priority == CFG_PRIO_OWNER)
+		return "is the address owner (priority 255), whose priority never changes";
+	if (v->sync_group)
+		return "is in a vrrp_sync_group, whose members keep their priority";
+	return NULL;
+}
+
+static void cfg_check_track_list(struct cfg_ctx *ctx, const struct vipd_instance *v,
+	const struct vipd_track *t, size_t n, const char *what)
+{
+	const char *why = cfg_no_weights(v);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(what, "track_interface") == 0 && v->interface &&
+			strcmp(t[i].name, v->interface) == 0)
+			cfg_err(ctx, t[i].line,
+				"track_interface '%s' is the interface of vrrp_instance '%s', "
+				"which is tracked anyway (keepalived ignores this entry)",
+				t[i].name, v->name);
+		else if (t[i].weight && why)
+			cfg_err(ctx, t[i].line,
+				"%s '%s' has weight %d but vrrp_instance '%s' %s (keepalived "
+				"ignores the track): use weight 0%s",
+				what, t[i].name, t[i].weight, v->name, why,
+				v->sync_group ? ", or track on the sync group" : "");
+	}
+}
+
+/* A sync group's track that a member also has: keepalived refuses it for
+ * interfaces, and keeps the group's weight for scripts and files. */
+static void cfg_check_group_dups(
+	struct cfg_ctx *ctx, const struct vipd_sync_group *g, const struct vipd_instance *v)
+{
+	char at[64];
+	size_t i, j;
+
+	for (i = 0; i < g->ntrack_interface; i++) {
+		const struct vipd_track *t = &g->track_interface[i];
+
+		for (j = 0; j < v->ntrack_interface; j++)
+			if (strcmp(v->track_interface[j].name, t->name) == 0)
+				break;
+		if (j < v->ntrack_interface || (v->interface && strcmp(v->interface, t->name) == 0))
+			cfg_err(ctx, t->line,
+				"track_interface '%s' of vrrp_sync_group '%s' is also tracked by "
+				"member vrrp_instance '%s' (%s); keepalived refuses that: keep one",
+				t->name, g->name, v->name,
+				j < v->ntrack_interface ? cfg_at(ctx, v->track_interface[j].line,
+								  t->line, at, sizeof(at))
+							: "its interface");
+	}
+	for (i = 0; i < g->ntrack_script + g->ntrack_file; i++) {
+		bool scr = i < g->ntrack_script;
+		const struct vipd_track *t =
+			scr ? &g->track_script[i] : &g->track_file[i - g->ntrack_script];
+		const struct vipd_track *mine = scr ? v->track_script : v->track_file;
+		size_t n = scr ? v->ntrack_script : v->ntrack_file;
+
+		for (j = 0; j < n; j++)
+			if (strcmp(mine[j].name, t->name) == 0)
+				cfg_notice(ctx, mine[j].line,
+					"%s '%s' is tracked by vrrp_instance '%s' and by its "
+					"vrrp_sync_group '%s' (%s); the group's weight applies, as "
+					"in keepalived",
+					scr ? "track_script" : "track_file", t->name, v->name,
+					g->name,
+					cfg_at(ctx, t->line, mine[j].line, at, sizeof(at)));
+	}
+}
+
+/* Members exist, each in one group; tracks agree with the members. */
+static void cfg_check_groups(struct cfg_ctx *ctx)
+{
+	struct vipd_instance *v;
+	struct vipd_sync_group *g;
+	char at[64];
+	size_t i, j, k;
+
+	for (i = 0; i < ctx->c->ngroups; i++) {
+		g = &ctx->c->groups[i];
+		for (j = 0; j < g->nmembers; j++) {
+			unsigned loc = j < ctx->gx[i].nlocs ? ctx->gx[i].locs[j] : g->line;
+
+			v = (struct vipd_instance *)vipd_cfg_instance(ctx->c, g->members[j]);
+			if (!v) {
+				cfg_err(ctx, loc, "no vrrp_instance '%s' (vrrp_sync_group '%s')",
+					g->members[j], g->name);
+				continue;
+			}
+			if (v->sync_group) {
+				for (k = 0; k < i; k++)
+					if (strcmp(ctx->c->groups[k].name, v->sync_group) == 0)
+						break;
+				cfg_err(ctx, loc,
+					"vrrp_instance '%s' is already in vrrp_sync_group '%s' "
+					"(%s); an instance is in one group",
+					v->name, v->sync_group,
+					cfg_at(ctx, ctx->c->groups[k].line, loc, at, sizeof(at)));
+				continue;
+			}
+			if (!(v->sync_group = cfg_strdup(ctx, g->name)))
+				return;
+			cfg_check_group_dups(ctx, g, v);
+		}
+		if (g->nmembers == 1)
+			cfg_notice(ctx, g->line,
+				"vrrp_sync_group '%s' has only one instance (keepalived warns too)",
+				g->name);
+		for (j = 0; j < g->nmembers; j++) {
+			v = (struct vipd_instance *)vipd_cfg_instance(ctx->c, g->members[j]);
+			if (!v || v->priority != CFG_PRIO_OWNER)
+				continue;
+			for (k = 0; k < g->ntrack_script + g->ntrack_interface + g->ntrack_file;
+				k++) {
+				const struct vipd_track *t =
+					k < g->ntrack_script ? &g->track_script[k]
+					: k < g->ntrack_script + g->ntrack_interface
+						? &g->track_interface[k - g->ntrack_script]
+						: &g->track_file[k - g->ntrack_script -
+								 g->ntrack_interface];
+
+				if (t->weight)
+					cfg_err(ctx, t->line,
+						"'%s' has weight %d but member vrrp_instance '%s' "
+						"is the address owner (priority 255): use weight 0 "
+						"(vrrp_sync_group '%s')",
+						t->name, t->weight, v->name, g->name);
+			}
+		}
+	}
+}
+
+/* The tracking-weight warning (see the top of this file). */
+static void cfg_warn_weight(struct cfg_ctx *ctx, const struct vipd_instance *v,
+	const struct vipd_track *t, const char *what, const char *group)
+{
+	unsigned p = v->priority, peer, w, low, need;
+	char fix[64];
+
+	if (!t->weight || t->weight_reverse || p >= CFG_PRIO_OWNER ||
+		(v->state != VIPD_INIT_MASTER && p <= CFG_PRIO_DEFAULT))
+		return;
+	peer = p > CFG_PRIO_DEFAULT ? CFG_PRIO_DEFAULT : p - 1;
+	w = (unsigned)(t->weight < 0 ? -t->weight : t->weight);
+	low = w < p ? p - w : 1; /* keepalived keeps priorities at 1 or more */
+	if (peer < 1 || low < peer)
+		return;
+	need = p - peer + 1;
+	if (need < p)
+		snprintf(fix, sizeof(fix), "a weight of at least %u, or 0 for FAULT", need);
+	else
+		snprintf(fix, sizeof(fix), "weight 0 for FAULT");
+	cfg_notice(ctx, t->line,
+		"%s '%s' (weight %d%s%s) cannot move the VIP: when it fails alone, vrrp_instance "
+		"'%s' drops from priority %u to %u, not below %u, %s; use %s",
+		what, t->name, t->weight, group ? ", vrrp_sync_group " : "", group ? group : "",
+		v->name, p, low, peer,
+		peer == CFG_PRIO_DEFAULT
+			? "the priority assumed for a BACKUP peer (keepalived's default)"
+			: "the highest priority a lower BACKUP peer can have",
+		fix);
+}
+
+static void cfg_warn_weights(struct cfg_ctx *ctx)
+{
+	const struct vipd_sync_group *g;
+	const struct vipd_instance *v;
+	size_t i, j, k;
+
+	for (i = 0; i < ctx->c->ninstances; i++) {
+		v = &ctx->c->instances[i];
+		for (j = 0; j < v->ntrack_script; j++)
+			cfg_warn_weight(ctx, v, &v->track_script[j], "track_script", NULL);
+		for (j = 0; j < v->ntrack_interface; j++)
+			cfg_warn_weight(ctx, v, &v->track_interface[j], "track_interface", NULL);
+		for (j = 0; j < v->ntrack_lbd; j++)
+			cfg_warn_weight(ctx, v, &v->track_lbd[j], "track_lbd", NULL);
+	}
+	for (i = 0; i < ctx->c->ngroups; i++) {
+		g = &ctx->c->groups[i];
+		for (j = 0; j < g->nmembers; j++) {
+			v = vipd_cfg_instance(ctx->c, g->members[j]);
+			if (!v || !v->sync_group || strcmp(v->sync_group, g->name) != 0)
+				continue;
+			for (k = 0; k < g->ntrack_script; k++)
+				cfg_warn_weight(
+					ctx, v, &g->track_script[k], "track_script", g->name);
+			for (k = 0; k < g->ntrack_interface; k++)
+				cfg_warn_weight(
+					ctx, v, &g->track_interface[k], "track_interface", g->name);
+		}
+	}
+}
+
+void cfg_validate(struct cfg_ctx *ctx)
+{
+	struct vipd_instance *v;
+	struct cfg_inst_x *x;
+	size_t i;
+
+	for (i = 0; i < ctx->c->ninstances && !ctx->stop; i++) {
+		v = &ctx->c->instances[i];
+		x = &ctx->ix[i];
+		cfg_check_family(ctx, v);
+		cfg_check_version(ctx, v, x);
+		cfg_check_state(ctx, v, x);
+		cfg_check_auth(ctx, v, x);
+		cfg_check_unicast(ctx, v, x);
+		cfg_check_vips(ctx, i);
+		cfg_defaults(ctx, v, x);
+	}
+	if (ctx->stop)
+		return;
+	cfg_check_vrids(ctx);
+	cfg_check_groups(ctx);
+	for (i = 0; i < ctx->c->ninstances && !ctx->stop; i++) {
+		v = &ctx->c->instances[i];
+		cfg_check_track_list(ctx, v, v->track_script, v->ntrack_script, "track_script");
+		cfg_check_track_list(
+			ctx, v, v->track_interface, v->ntrack_interface, "track_interface");
+		cfg_check_track_list(ctx, v, v->track_file, v->ntrack_file, "track_file");
+		cfg_check_track_list(ctx, v, v->track_lbd, v->ntrack_lbd, "track_lbd");
+	}
+	if (!ctx->stop && !ctx->nerrs)
+		cfg_warn_weights(ctx);
+}

@@ -1,0 +1,712 @@
+/* One VRRP instance at run time: sockets, the state machine's actions,
+ * the virtual addresses, announcements and notify scripts. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "event.h"
+#include "garp.h"
+#include "log.h"
+#include "spawn.h"
+#include "vipd.h"
+
+#define RX_BUF 2048
+
+static uint64_t mono_now(struct vipd *d)
+{
+	uint64_t t = 0;
+
+	sd_event_now(d->e, CLOCK_MONOTONIC, &t);
+	return t;
+}
+
+static uint64_t real_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+const char *inst_state_name(const struct vipd_inst *in)
+{
+	return vrrp_state_name(in->sm.state);
+}
+
+static const uint8_t *addr_raw(const struct cpha_addr *a)
+{
+	if (a->ss.ss_family == AF_INET6)
+		return (const uint8_t *)&((const struct sockaddr_in6 *)&a->ss)->sin6_addr;
+	return (const uint8_t *)&((const struct sockaddr_in *)&a->ss)->sin_addr;
+}
+
+static void ipinfo(struct vrrp_ipinfo *ip, int family, const struct cpha_addr *src,
+	const struct cpha_addr *dst, int ttl)
+{
+	size_t n = family == AF_INET6 ? 16 : 4;
+
+	memset(ip, 0, sizeof(*ip));
+	ip->family = family;
+	memcpy(ip->src, addr_raw(src), n);
+	memcpy(ip->dst, addr_raw(dst), n);
+	ip->ttl = ttl;
+}
+
+static void send_advert(struct vipd_inst *in, int priority)
+{
+	const struct vipd_instance *c = in->cfg;
+	struct vrrp_adv adv = { 0 };
+	struct vrrp_ipinfo ip;
+	uint8_t buf[VRRP_PKT_MAX];
+	size_t i, ndst = c->unicast ? c->npeers : 1;
+	int len, r;
+
+	adv.version = c->version;
+	adv.family = c->family;
+	adv.vrid = (uint8_t)c->vrid;
+	adv.priority = (uint8_t)priority;
+	adv.naddrs = (uint8_t)c->nvips;
+	adv.adver_int = (uint16_t)vrrp_state_adver_field(&in->sm);
+	adv.addrs = in->vip_bytes;
+	adv.csum = c->v3_checksum_as_v2 ? VRRP_CSUM_PLAIN : VRRP_CSUM_PHDR;
+	if (c->version == 2 && c->auth == VIPD_AUTH_PASS) {
+		adv.auth_type = VRRP_AUTH_PASS;
+		memcpy(adv.auth_data, c->auth_pass, VRRP_AUTH_LEN);
+	}
+	for (i = 0; i < ndst; i++) {
+		const struct cpha_addr *dst = c->unicast ? &c->peers[i] : &in->group;
+
+		ipinfo(&ip, c->family, &in->src, dst, VRRP_TTL);
+		len = vrrp_packet_encode(&adv, &ip, buf, sizeof(buf));
+		if (len < 0) {
+			log_err("instance %s: cannot build an advertisement: %s", in->name,
+				strerror(-len));
+			return;
+		}
+		r = vrrp_sock_send(&in->sock, buf, (size_t)len, &in->src, dst);
+		if (r < 0)
+			log_warn("instance %s: sending the advertisement: %s", in->name,
+				strerror(-r));
+		else
+			in->adverts_sent++;
+	}
+}
+
+/* Run a notify command (split like a vrrp_script, no shell). With state,
+ * keepalived's "notify" arguments follow: INSTANCE NAME STATE PRIORITY. */
+static void run_notify(struct vipd_inst *in, const char *cmd, const char *state)
+{
+	struct cpha_spawn_opts o = { .timeout_usec = 30 * 1000000ULL };
+	const char *argv[64];
+	char prio[16];
+	char **words;
+	size_t n = 0;
+	int r;
+
+	if (!cmd)
+		return;
+	words = vipd_split_command(cmd);
+	if (!words) {
+		log_warn("instance %s: notify command '%s' cannot be split into words", in->name,
+			cmd);
+		return;
+	}
+	while (words[n] && n < 58) {
+		argv[n] = words[n];
+		n++;
+	}
+	if (state) {
+		snprintf(prio, sizeof(prio), "%d", in->priority);
+		argv[n++] = "INSTANCE";
+		argv[n++] = in->name;
+		argv[n++] = state;
+		argv[n++] = prio;
+	}
+	argv[n] = NULL;
+	o.argv = argv;
+	o.user = in->d->cfg->global.script_user;
+	r = cpha_spawn(in->d->e, &o, NULL, NULL, NULL);
+	if (r < 0)
+		log_warn("instance %s: notify command %s: %s", in->name, argv[0], strerror(-r));
+	vipd_free_words(words);
+}
+
+static void notify(struct vipd_inst *in, const char *state)
+{
+	const struct vipd_instance *c = in->cfg;
+	const char *specific = NULL;
+
+	if (strcmp(state, "MASTER") == 0)
+		specific = c->notify_master;
+	else if (strcmp(state, "BACKUP") == 0)
+		specific = c->notify_backup;
+	else if (strcmp(state, "FAULT") == 0)
+		specific = c->notify_fault;
+	else if (strcmp(state, "STOP") == 0)
+		specific = c->notify_stop;
+	run_notify(in, specific, NULL);
+	run_notify(in, c->notify, state);
+	cpha_notify_status("%s %s", in->name, state);
+}
+
+static int vip_ifindex(const struct vipd_inst *in, const struct vipd_vip *v)
+{
+	return v->dev ? (int)if_nametoindex(v->dev) : in->ifindex;
+}
+
+static void vips_add(struct vipd_inst *in)
+{
+	char a[CPHA_ADDR_STRLEN];
+	size_t i;
+	int r;
+
+	for (i = 0; i < in->cfg->nvips; i++) {
+		const struct vipd_vip *v = &in->cfg->vips[i];
+
+		r = vipd_nl_addr_add(
+			in->d->nl, vip_ifindex(in, v), &v->addr, v->prefixlen, v->label);
+		if (r < 0 && r != -EEXIST)
+			log_err("instance %s: adding %s/%u: %s", in->name,
+				cpha_addr_format(&v->addr, a, sizeof(a)), v->prefixlen,
+				strerror(-r));
+	}
+}
+
+static void vips_del(struct vipd_inst *in, bool quiet)
+{
+	char a[CPHA_ADDR_STRLEN];
+	size_t i;
+	int r;
+
+	for (i = 0; i < in->cfg->nvips; i++) {
+		const struct vipd_vip *v = &in->cfg->vips[i];
+
+		r = vipd_nl_addr_del(in->d->nl, vip_ifindex(in, v), &v->addr, v->prefixlen);
+		if (r < 0 && r != -EADDRNOTAVAIL && !quiet)
+			log_err("instance %s: removing %s/%u: %s", in->name,
+				cpha_addr_format(&v->addr, a, sizeof(a)), v->prefixlen,
+				strerror(-r));
+		else if (r == 0 && quiet)
+			log_notice("instance %s: removed %s/%u left behind by an earlier run",
+				in->name, cpha_addr_format(&v->addr, a, sizeof(a)), v->prefixlen);
+	}
+}
+
+static void garp_burst(struct vipd_inst *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->cfg->nvips; i++) {
+		const struct vipd_vip *v = &in->cfg->vips[i];
+		int r = garp_send(vip_ifindex(in, v), &v->addr);
+
+		if (r < 0)
+			log_warn("instance %s: announcing a VIP: %s", in->name, strerror(-r));
+	}
+}
+
+/* Sends the rest of a burst, then the delayed burst, then refreshes. */
+static int on_garp(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct vipd_inst *in = userdata;
+	const struct vipd_instance *c = in->cfg;
+
+	(void)usec;
+	if (in->sm.state != VRRP_STATE_MASTER)
+		return 0;
+	garp_burst(in);
+	if (in->garp_left > 1) {
+		in->garp_left--;
+		sd_event_source_set_time_relative(s, c->garp_interval ? c->garp_interval : 1);
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+		return 0;
+	}
+	if (in->garp_second) {
+		in->garp_second = false;
+		in->garp_left = c->garp_master_repeat;
+		sd_event_source_set_time_relative(s, c->garp_master_delay);
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+		return 0;
+	}
+	if (c->garp_master_refresh) {
+		in->garp_left = c->garp_master_refresh_repeat;
+		sd_event_source_set_time_relative(s, c->garp_master_refresh);
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	}
+	return 0;
+}
+
+static void start_announcing(struct vipd_inst *in)
+{
+	const struct vipd_instance *c = in->cfg;
+
+	/* the first packet now, the rest of the burst from the timer */
+	garp_burst(in);
+	in->garp_left = c->garp_master_repeat;
+	in->garp_second = c->garp_master_delay > 0;
+	if (!in->garp_timer && sd_event_add_time_relative(in->d->e, &in->garp_timer,
+				       CLOCK_MONOTONIC, 0, 1000, on_garp, in) < 0) {
+		log_err("instance %s: cannot arm the announcement timer", in->name);
+		return;
+	}
+	if (in->garp_left > 1) {
+		in->garp_left--;
+		sd_event_source_set_time_relative(
+			in->garp_timer, c->garp_interval ? c->garp_interval : 1);
+	} else if (in->garp_second) {
+		in->garp_second = false;
+		in->garp_left = c->garp_master_repeat;
+		sd_event_source_set_time_relative(in->garp_timer, c->garp_master_delay);
+	} else {
+		return;
+	}
+	sd_event_source_set_enabled(in->garp_timer, SD_EVENT_ONESHOT);
+}
+
+static void apply(struct vipd_inst *in, const struct vrrp_out *out);
+
+static void arm(struct vipd_inst *in, uint64_t deadline)
+{
+	if (deadline == VRRP_NEVER) {
+		sd_event_source_set_enabled(in->timer, SD_EVENT_OFF);
+		return;
+	}
+	sd_event_source_set_time(in->timer, deadline);
+	sd_event_source_set_enabled(in->timer, SD_EVENT_ONESHOT);
+}
+
+static void transition(struct vipd_inst *in, const char *to, enum vrrp_sm_state from)
+{
+	in->transitions++;
+	in->last_change = real_now();
+	log_notice("instance %s: %s -> %s (priority %d)", in->name, vrrp_state_name(from), to,
+		in->priority);
+	notify(in, to);
+}
+
+static void apply(struct vipd_inst *in, const struct vrrp_out *out)
+{
+	unsigned i;
+
+	for (i = 0; i < out->n; i++) {
+		const struct vrrp_action *a = &out->act[i];
+
+		switch (a->type) {
+		case VRRP_ACT_SEND_ADVERT:
+			send_advert(in, a->priority);
+			break;
+		case VRRP_ACT_BECOME_MASTER:
+			vips_add(in);
+			in->became_master++;
+			transition(in, "MASTER", a->from);
+			start_announcing(in);
+			break;
+		case VRRP_ACT_BECOME_BACKUP:
+			vips_del(in, false);
+			transition(in, "BACKUP", a->from);
+			break;
+		case VRRP_ACT_BECOME_FAULT:
+			vips_del(in, false);
+			transition(in, "FAULT", a->from);
+			break;
+		case VRRP_ACT_BECOME_INIT:
+			vips_del(in, false);
+			transition(in, "STOP", a->from);
+			break;
+		}
+	}
+	arm(in, out->deadline);
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct vipd_inst *in = userdata;
+	struct vrrp_out out = { 0 };
+
+	(void)s;
+	vrrp_state_timer(&in->sm, usec, &out);
+	apply(in, &out);
+	return 0;
+}
+
+static bool known_peer(const struct vipd_inst *in, const struct cpha_addr *src)
+{
+	size_t i;
+	struct cpha_addr a = *src;
+
+	for (i = 0; i < in->cfg->npeers; i++) {
+		struct cpha_addr p = in->cfg->peers[i];
+
+		cpha_addr_set_port(&p, 0);
+		cpha_addr_set_port(&a, 0);
+		if (memcmp(addr_raw(&p), addr_raw(&a), in->cfg->family == AF_INET6 ? 16 : 4) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void record_peer(struct vipd_inst *in, const struct cpha_addr *src, enum vrrp_csum csum)
+{
+	size_t i, n = in->cfg->family == AF_INET6 ? 16 : 4;
+	char a[CPHA_ADDR_STRLEN];
+
+	for (i = 0; i < in->npeers_seen; i++)
+		if (memcmp(addr_raw(&in->peers[i].addr), addr_raw(src), n) == 0)
+			break;
+	if (i == in->npeers_seen) {
+		if (i == VIPD_MAX_PEERS_SEEN)
+			return;
+		in->npeers_seen++;
+		in->peers[i].addr = *src;
+		if (in->cfg->version == 3 && in->cfg->family == AF_INET)
+			log_info("instance %s: peer %s uses the %s VRRPv3 checksum", in->name,
+				cpha_addr_format(src, a, sizeof(a)), vrrp_packet_csum_str(csum));
+	}
+	in->peers[i].csum = csum;
+	in->peers[i].adverts++;
+}
+
+static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct vipd_inst *in = userdata;
+	const struct vipd_instance *c = in->cfg;
+	uint8_t buf[RX_BUF];
+	const void *payload;
+	struct vrrp_rx rx;
+	struct vrrp_expect exp = { 0 };
+	struct vrrp_ipinfo ip;
+	struct vrrp_adv adv;
+	struct vrrp_out out;
+	enum vrrp_drop drop;
+	char a[CPHA_ADDR_STRLEN];
+	int r, k;
+
+	(void)s;
+	(void)fd;
+	(void)revents;
+	exp.version = c->version;
+	exp.family = c->family;
+	exp.vrid = (uint8_t)c->vrid;
+	exp.flags = (c->unicast ? VRRP_EXPECT_ANY_TTL : 0) |
+		    (c->priority == VRRP_PRIO_OWNER ? VRRP_EXPECT_OWNER : 0);
+	exp.csum_accept = VRRP_CSUM_ACCEPT_ALL; /* either IPv4 v3 form, recorded per peer */
+	exp.auth_type = c->auth == VIPD_AUTH_PASS ? VRRP_AUTH_PASS : VRRP_AUTH_NONE;
+	memcpy(exp.auth_pass, c->auth_pass, sizeof(exp.auth_pass));
+	exp.adver_int = (uint8_t)(c->advert_int / 1000000);
+	exp.addrs = in->vip_bytes;
+	exp.naddrs = c->nvips;
+	for (k = 0; k < 64; k++) {
+		r = vrrp_sock_recv(&in->sock, buf, sizeof(buf), &payload, &rx);
+		if (r <= 0) {
+			if (r < 0)
+				log_warn("instance %s: receive: %s", in->name, strerror(-r));
+			return 0;
+		}
+		/* the socket sees every VRRP packet on the link: another
+		 * virtual router's are none of our business */
+		if (rx.len >= 2 && ((const uint8_t *)payload)[1] != c->vrid)
+			continue;
+		ipinfo(&ip, c->family, &rx.src, &rx.dst, rx.ttl);
+		drop = vrrp_packet_decode(payload, rx.len, &ip, &exp, &adv);
+		if (drop != VRRP_OK) {
+			in->bad[drop]++;
+			log_warn("instance %s: dropped an advertisement from %s: %s", in->name,
+				cpha_addr_format(&rx.src, a, sizeof(a)),
+				vrrp_packet_drop_str(drop));
+			continue;
+		}
+		if (c->unicast && !known_peer(in, &rx.src)) {
+			in->unknown_peer++;
+			log_warn(
+				"instance %s: dropped an advertisement from %s: not a unicast_peer",
+				in->name, cpha_addr_format(&rx.src, a, sizeof(a)));
+			continue;
+		}
+		in->adverts_received++;
+		record_peer(in, &rx.src, adv.csum);
+		memset(&out, 0, sizeof(out));
+		vrrp_state_advert(&in->sm, mono_now(in->d), adv.priority, adv.adver_int,
+			addr_raw(&rx.src), addr_raw(&in->src), &out);
+		apply(in, &out);
+	}
+	return 0;
+}
+
+void inst_track_changed(struct vipd_inst *in)
+{
+	struct vrrp_out out = { 0 };
+	bool fault, self;
+	size_t i;
+	int prio;
+
+	if (!in->running)
+		return;
+	track_evaluate(in, &prio, &self);
+	fault = self;
+	if (in->sync) {
+		bool changed = self != in->fault_self;
+
+		in->fault_self = self;
+		for (i = 0; i < in->sync->n; i++)
+			fault |= in->sync->members[i]->fault_self;
+		if (changed && !in->sync->propagating) {
+			/* the rest of the group follows this member's fault */
+			in->sync->propagating = true;
+			for (i = 0; i < in->sync->n; i++)
+				if (in->sync->members[i] != in)
+					inst_track_changed(in->sync->members[i]);
+			in->sync->propagating = false;
+		}
+	}
+	in->fault_self = self;
+	if (prio != in->priority) {
+		log_notice("instance %s: priority %d -> %d", in->name, in->priority, prio);
+		in->priority = prio;
+		vrrp_state_set_priority(&in->sm, mono_now(in->d), prio, &out);
+		apply(in, &out);
+	}
+	if (fault != in->fault) {
+		in->fault = fault;
+		memset(&out, 0, sizeof(out));
+		vrrp_state_fault(&in->sm, mono_now(in->d), fault, &out);
+		apply(in, &out);
+	}
+}
+
+void inst_netlink_event(
+	struct vipd *d, enum vipd_nl_event ev, int ifindex, bool up, const struct cpha_addr *addr)
+{
+	char a[CPHA_ADDR_STRLEN];
+	size_t i, j;
+
+	if (ev == VIPD_NL_LINK) {
+		track_netlink_link(d, ifindex, up);
+		return;
+	}
+	if (ev != VIPD_NL_ADDR_DEL || d->stopping)
+		return;
+	/* someone removed a VIP while we are master: put it back */
+	for (i = 0; i < d->ninst; i++) {
+		struct vipd_inst *in = d->inst[i];
+
+		if (!in->running || in->sm.state != VRRP_STATE_MASTER)
+			continue;
+		for (j = 0; j < in->cfg->nvips; j++) {
+			const struct vipd_vip *v = &in->cfg->vips[j];
+			size_t n = v->addr.ss.ss_family == AF_INET6 ? 16 : 4;
+
+			if (vip_ifindex(in, v) != ifindex ||
+				v->addr.ss.ss_family != addr->ss.ss_family ||
+				memcmp(addr_raw(&v->addr), addr_raw(addr), n) != 0)
+				continue;
+			log_warn("instance %s: %s was removed from the interface while master; "
+				 "putting it back",
+				in->name, cpha_addr_format(&v->addr, a, sizeof(a)));
+			if (vipd_nl_addr_add(d->nl, ifindex, &v->addr, v->prefixlen, v->label) ==
+				0) {
+				in->vip_restored++;
+				garp_send(ifindex, &v->addr);
+			}
+		}
+	}
+}
+
+bool inst_same_vrrp(const struct vipd_instance *a, const struct vipd_instance *b)
+{
+	size_t i;
+
+	if (strcmp(a->interface, b->interface) || a->vrid != b->vrid ||
+		a->priority != b->priority || a->advert_int != b->advert_int ||
+		a->version != b->version || a->family != b->family ||
+		a->nopreempt != b->nopreempt || a->preempt_delay != b->preempt_delay ||
+		a->unicast != b->unicast || a->npeers != b->npeers || a->nvips != b->nvips ||
+		a->auth != b->auth || memcmp(a->auth_pass, b->auth_pass, sizeof(a->auth_pass)) ||
+		a->v3_checksum_as_v2 != b->v3_checksum_as_v2 ||
+		a->unicast_src_set != b->unicast_src_set ||
+		(a->unicast_src_set && !cpha_addr_equal(&a->unicast_src, &b->unicast_src)))
+		return false;
+	for (i = 0; i < a->npeers; i++)
+		if (!cpha_addr_equal(&a->peers[i], &b->peers[i]))
+			return false;
+	for (i = 0; i < a->nvips; i++) {
+		const struct vipd_vip *x = &a->vips[i], *y = &b->vips[i];
+
+		if (!cpha_addr_equal(&x->addr, &y->addr) || x->prefixlen != y->prefixlen ||
+			(x->dev || y->dev ? !x->dev || !y->dev || strcmp(x->dev, y->dev) : 0) ||
+			(x->label || y->label ? !x->label || !y->label || strcmp(x->label, y->label)
+					      : 0))
+			return false;
+	}
+	return true;
+}
+
+int inst_start(struct vipd *d, struct vipd_instance *c, struct vipd_inst **out)
+{
+	struct vrrp_sm_config sc = { 0 };
+	struct vipd_inst *in;
+	struct cpha_addr *vips = NULL;
+	struct vrrp_out o = { 0 };
+	size_t i, n = c->family == AF_INET6 ? 16 : 4;
+	int r;
+
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		return -ENOMEM;
+	in->d = d;
+	in->cfg = c;
+	in->name = strdup(c->name);
+	in->sock.fd = -1;
+	in->ifindex = (int)if_nametoindex(c->interface);
+	if (!in->ifindex) {
+		log_err("instance %s: interface %s: no such interface", c->name, c->interface);
+		r = -ENODEV;
+		goto fail;
+	}
+	for (i = 0; i < c->nvips; i++)
+		memcpy(in->vip_bytes + i * n, addr_raw(&c->vips[i].addr), n);
+	in->nvip_bytes = (unsigned)(c->nvips * n);
+	vrrp_group(c->family, &in->group);
+
+	/* an earlier vipd that crashed may have left our VIPs behind */
+	vips_del(in, true);
+
+	if (c->unicast_src_set) {
+		in->src = c->unicast_src;
+	} else {
+		vips = calloc(c->nvips ? c->nvips : 1, sizeof(*vips));
+		for (i = 0; vips && i < c->nvips; i++)
+			vips[i] = c->vips[i].addr;
+		r = vrrp_primary_addr(c->family, in->ifindex, vips, c->nvips, &in->src);
+		free(vips);
+		if (r < 0) {
+			log_err("instance %s: interface %s has no %s address to send from", c->name,
+				c->interface, c->family == AF_INET6 ? "link-local IPv6" : "IPv4");
+			goto fail;
+		}
+	}
+	r = vrrp_sock_open(&in->sock, c->family, in->ifindex, !c->unicast);
+	if (r < 0) {
+		log_err("instance %s: VRRP socket on %s: %s", c->name, c->interface, strerror(-r));
+		goto fail;
+	}
+	r = sd_event_add_io(d->e, &in->io, in->sock.fd, EPOLLIN, on_packet, in);
+	if (r >= 0)
+		r = sd_event_add_time(
+			d->e, &in->timer, CLOCK_MONOTONIC, VRRP_NEVER, 1000, on_timer, in);
+	if (r < 0)
+		goto fail;
+	sd_event_source_set_enabled(in->timer, SD_EVENT_OFF);
+
+	sc.version = c->version;
+	sc.family = c->family;
+	sc.priority = (int)c->priority;
+	sc.adver_int = c->advert_int;
+	sc.preempt = !c->nopreempt;
+	sc.preempt_delay = c->preempt_delay;
+	r = vrrp_state_init(&in->sm, &sc);
+	if (r < 0) {
+		log_err("instance %s: VRRP settings out of range", c->name);
+		goto fail;
+	}
+	in->priority = (int)c->priority;
+	r = track_attach(in);
+	if (r < 0)
+		goto fail;
+	track_evaluate(in, &in->priority, &in->fault);
+	in->fault_self = in->fault;
+	in->running = true;
+	if (in->priority != (int)c->priority)
+		vrrp_state_set_priority(&in->sm, mono_now(d), in->priority, &o);
+	if (in->fault)
+		vrrp_state_fault(&in->sm, mono_now(d), true, &o);
+	vrrp_state_start(&in->sm, mono_now(d), &o);
+	log_notice("instance %s: started on %s, VRID %u, priority %d, VRRPv%d %s", c->name,
+		c->interface, c->vrid, in->priority, c->version,
+		c->unicast ? "unicast" : "multicast");
+	apply(in, &o);
+	*out = in;
+	return 0;
+fail:
+	inst_free(in);
+	return r < 0 ? r : -EINVAL;
+}
+
+void inst_stop(struct vipd_inst *in, bool graceful)
+{
+	struct vrrp_out out = { 0 };
+
+	if (!in->running)
+		return;
+	if (graceful) {
+		/* a master sends priority 0 so a backup takes over after Skew_Time */
+		vrrp_state_stop(&in->sm, mono_now(in->d), &out);
+		apply(in, &out);
+	}
+	vips_del(in, false);
+	in->running = false;
+	sd_event_source_set_enabled(in->timer, SD_EVENT_OFF);
+}
+
+void inst_free(struct vipd_inst *in)
+{
+	if (!in)
+		return;
+	sd_event_source_disable_unref(in->io);
+	sd_event_source_disable_unref(in->timer);
+	sd_event_source_disable_unref(in->garp_timer);
+	sd_event_source_disable_unref(in->refresh_timer);
+	vrrp_sock_close(&in->sock);
+	free(in->tracks);
+	free(in->name);
+	free(in);
+}
+
+int sync_setup(struct vipd *d)
+{
+	size_t g, m, i;
+
+	sync_teardown(d);
+	d->syncs = calloc(d->cfg->ngroups ? d->cfg->ngroups : 1, sizeof(*d->syncs));
+	if (!d->syncs)
+		return -ENOMEM;
+	d->nsyncs = d->cfg->ngroups;
+	for (g = 0; g < d->cfg->ngroups; g++) {
+		struct vipd_sync *sy = &d->syncs[g];
+
+		sy->cfg = &d->cfg->groups[g];
+		sy->members =
+			calloc(sy->cfg->nmembers ? sy->cfg->nmembers : 1, sizeof(*sy->members));
+		if (!sy->members)
+			return -ENOMEM;
+		for (m = 0; m < sy->cfg->nmembers; m++)
+			for (i = 0; i < d->ninst; i++)
+				if (strcmp(d->inst[i]->name, sy->cfg->members[m]) == 0) {
+					sy->members[sy->n++] = d->inst[i];
+					d->inst[i]->sync = sy;
+				}
+	}
+	/* a member that started in FAULT takes the group with it */
+	for (g = 0; g < d->nsyncs; g++)
+		for (m = 0; m < d->syncs[g].n; m++)
+			inst_track_changed(d->syncs[g].members[m]);
+	return 0;
+}
+
+void sync_teardown(struct vipd *d)
+{
+	size_t g, m;
+
+	for (g = 0; g < d->nsyncs; g++) {
+		for (m = 0; m < d->syncs[g].n; m++)
+			d->syncs[g].members[m]->sync = NULL;
+		free(d->syncs[g].members);
+	}
+	free(d->syncs);
+	d->syncs = NULL;
+	d->nsyncs = 0;
+}

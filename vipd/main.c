@@ -1,0 +1,298 @@
+/* vipd: VRRP (v3, and v2 for keepalived's defaults) floating-VIP daemon
+ * reading keepalived's configuration language. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "admin.h"
+#include "cfg.h"
+#include "event.h"
+#include "log.h"
+#include "metrics.h"
+#include "vipd.h"
+
+#define VIPD_DEFAULT_CONFIG "/etc/vipd/vipd.conf"
+#define VIPD_DEFAULT_SOCKET "/run/vipd/admin.sock"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: vipd [-f FILE] [-c] [-q] [-d] [-v]\n"
+		"  -f FILE  configuration file, keepalived's language (default " VIPD_DEFAULT_CONFIG
+		")\n"
+		"  -c       check the configuration, print every error and warning, exit 0 or 1\n"
+		"  -q       quiet: with -c, print nothing when the file is valid\n"
+		"  -d       debug logging\n"
+		"  -v       print the version\n"
+		"Signals: SIGHUP reloads (unchanged instances keep their state), SIGTERM and\n"
+		"SIGINT stop (a master sends priority 0 so a backup takes over at once).\n");
+}
+
+static void print_msgs(char **m, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%s\n", m[i]);
+}
+
+static int check_config(const char *path, int quiet)
+{
+	struct vipd_cfg_msgs errs = { 0 };
+	struct vipd_config *c = NULL;
+
+	if (vipd_cfg_load(path, &c, &errs) < 0) {
+		print_msgs(errs.msg, errs.n);
+		fprintf(stderr, "%s: configuration has %zu error%s\n", path, errs.n,
+			errs.n == 1 ? "" : "s");
+		vipd_cfg_msgs_free(&errs);
+		return 1;
+	}
+	print_msgs(c->notices, c->nnotices);
+	if (!quiet)
+		printf("Configuration file is valid\n");
+	vipd_cfg_free(c);
+	return 0;
+}
+
+static void on_nl(void *userdata, enum vipd_nl_event ev, int ifindex, bool up,
+	const struct cpha_addr *addr, unsigned prefixlen)
+{
+	(void)prefixlen;
+	inst_netlink_event(userdata, ev, ifindex, up, addr);
+}
+
+static void admin_cb(void *userdata, const char *line, struct cpha_buf *reply)
+{
+	stats_command(userdata, line, reply);
+}
+
+static void metrics_cb(void *userdata, struct cpha_buf *body)
+{
+	stats_prometheus(userdata, body);
+}
+
+static void open_interfaces(struct vipd *d)
+{
+	const char *path =
+		d->cfg->global.admin_socket ? d->cfg->global.admin_socket : VIPD_DEFAULT_SOCKET;
+	char a[CPHA_ADDR_STRLEN];
+	int r;
+
+	if (d->admin && strcmp(d->admin_path, path) != 0) {
+		cpha_admin_close(d->admin);
+		d->admin = NULL;
+		free(d->admin_path);
+		d->admin_path = NULL;
+	}
+	if (!d->admin) {
+		r = cpha_admin_open(d->e, path, 0600, admin_cb, d, (struct cpha_admin **)&d->admin);
+		if (r < 0)
+			log_err("admin socket %s: %s", path, strerror(-r));
+		else
+			d->admin_path = strdup(path);
+	}
+	if (d->metrics) {
+		cpha_metrics_close(d->metrics);
+		d->metrics = NULL;
+	}
+	if (d->cfg->global.metrics_set) {
+		r = cpha_metrics_listen(d->e, &d->cfg->global.metrics, metrics_cb, d,
+			(struct cpha_metrics **)&d->metrics);
+		if (r < 0)
+			log_err("metrics %s: %s",
+				cpha_addr_format(&d->cfg->global.metrics, a, sizeof(a)),
+				strerror(-r));
+	}
+}
+
+/* Start every instance of d->cfg; reuse the running ones in keep (by name,
+ * same VRRP settings). */
+static int start_instances(struct vipd *d, struct vipd_inst **keep, size_t nkeep)
+{
+	size_t i, j;
+	int r, failed = 0;
+
+	d->inst = calloc(d->cfg->ninstances ? d->cfg->ninstances : 1, sizeof(*d->inst));
+	if (!d->inst)
+		return -ENOMEM;
+	for (i = 0; i < d->cfg->ninstances; i++) {
+		struct vipd_instance *c = &d->cfg->instances[i];
+		struct vipd_inst *in = NULL;
+
+		for (j = 0; j < nkeep; j++)
+			if (keep[j] && strcmp(keep[j]->name, c->name) == 0 &&
+				inst_same_vrrp(keep[j]->cfg, c)) {
+				in = keep[j];
+				keep[j] = NULL;
+				break;
+			}
+		if (in) {
+			/* unchanged: keep the state, pick up new tracking */
+			in->cfg = c;
+			free(in->tracks);
+			in->tracks = NULL;
+			in->ntracks = 0;
+			r = track_attach(in);
+			if (r < 0)
+				return r;
+			d->inst[d->ninst++] = in;
+			inst_track_changed(in);
+			log_notice("instance %s: kept in state %s across the reload", in->name,
+				inst_state_name(in));
+			continue;
+		}
+		r = inst_start(d, c, &in);
+		if (r < 0) {
+			failed++;
+			continue;
+		}
+		d->inst[d->ninst++] = in;
+	}
+	return failed ? -EINVAL : 0;
+}
+
+static void on_stop(void *userdata, int signo)
+{
+	struct vipd *d = userdata;
+	size_t i;
+
+	log_notice("stopping on signal %d", signo);
+	cpha_notify_stopping();
+	d->stopping = true;
+	for (i = 0; i < d->ninst; i++)
+		inst_stop(d->inst[i], true);
+	sd_event_exit(d->e, 0);
+}
+
+static void on_reload(void *userdata)
+{
+	struct vipd *d = userdata;
+	struct vipd_cfg_msgs errs = { 0 };
+	struct vipd_config *c = NULL, *old;
+	struct vipd_inst **keep;
+	size_t i, nkeep;
+
+	cpha_notify_reloading();
+	if (vipd_cfg_load(d->config_path, &c, &errs) < 0) {
+		for (i = 0; i < errs.n; i++)
+			log_err("%s", errs.msg[i]);
+		log_err("reload refused: the previous configuration stays");
+		vipd_cfg_msgs_free(&errs);
+		cpha_notify_ready("reload refused");
+		return;
+	}
+	for (i = 0; i < c->nnotices; i++)
+		log_notice("%s", c->notices[i]);
+	keep = d->inst;
+	nkeep = d->ninst;
+	d->inst = NULL;
+	d->ninst = 0;
+	track_teardown(d);
+	old = d->cfg;
+	d->cfg = c;
+	if (track_setup(d) < 0)
+		log_err("reload: tracking could not be set up");
+	sync_teardown(d);
+	if (start_instances(d, keep, nkeep) < 0)
+		log_err("reload: some instances did not start (see above)");
+	if (sync_setup(d) < 0)
+		log_err("reload: sync groups could not be set up");
+	/* instances gone or changed: leave gracefully */
+	for (i = 0; i < nkeep; i++)
+		if (keep[i]) {
+			inst_stop(keep[i], true);
+			inst_free(keep[i]);
+		}
+	free(keep);
+	vipd_cfg_free(old);
+	open_interfaces(d);
+	d->reloads++;
+	log_notice("reloaded %s", d->config_path);
+	cpha_notify_ready("reloaded");
+}
+
+int main(int argc, char **argv)
+{
+	static struct vipd d;
+	struct cpha_event_ops ops = { .stop = on_stop, .reload = on_reload };
+	struct vipd_cfg_msgs errs = { 0 };
+	int i, check = 0, quiet = 0, r;
+	size_t k;
+
+	d.config_path = VIPD_DEFAULT_CONFIG;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-f") == 0 && i + 1 < argc)
+			d.config_path = argv[++i];
+		else if (strcmp(argv[i], "-c") == 0)
+			check = 1;
+		else if (strcmp(argv[i], "-q") == 0)
+			quiet = 1;
+		else if (strcmp(argv[i], "-d") == 0)
+			cpha_log_set_level(LOG_DEBUG);
+		else if (strcmp(argv[i], "-v") == 0) {
+			printf("vipd (cpha) " CPHA_VERSION "\n");
+			return 0;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "vipd: unknown argument '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (check)
+		return check_config(d.config_path, quiet);
+
+	cpha_log_open("vipd", getenv("JOURNAL_STREAM") ? CPHA_LOG_AUTO : CPHA_LOG_STDERR);
+	if (vipd_cfg_load(d.config_path, &d.cfg, &errs) < 0) {
+		print_msgs(errs.msg, errs.n);
+		vipd_cfg_msgs_free(&errs);
+		return 1;
+	}
+	for (k = 0; k < d.cfg->nnotices; k++)
+		log_notice("%s", d.cfg->notices[k]);
+	r = sd_event_default(&d.e);
+	if (r >= 0)
+		r = cpha_event_setup(d.e, &ops, &d);
+	if (r >= 0)
+		r = vipd_nl_open(d.e, on_nl, &d, &d.nl);
+	if (r >= 0)
+		r = track_setup(&d);
+	if (r < 0) {
+		log_err("cannot start: %s", strerror(-r));
+		return 1;
+	}
+	if (start_instances(&d, NULL, 0) < 0) {
+		log_err("cannot start every instance; stopping");
+		for (k = 0; k < d.ninst; k++)
+			inst_stop(d.inst[k], true);
+		return 1;
+	}
+	if (sync_setup(&d) < 0) {
+		log_err("cannot set up sync groups");
+		return 1;
+	}
+	open_interfaces(&d);
+	log_notice("vipd %s started: %zu instances", CPHA_VERSION, d.ninst);
+	cpha_notify_ready("running");
+	r = sd_event_loop(d.e);
+	for (k = 0; k < d.ninst; k++)
+		inst_free(d.inst[k]);
+	sync_teardown(&d);
+	free(d.inst);
+	track_teardown(&d);
+	cpha_admin_close(d.admin);
+	cpha_metrics_close(d.metrics);
+	free(d.admin_path);
+	vipd_nl_close(d.nl);
+	vipd_cfg_free(d.cfg);
+	sd_event_unref(d.e);
+	log_notice("stopped");
+	return r < 0 ? 1 : 0;
+}

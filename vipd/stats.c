@@ -1,0 +1,164 @@
+/* vipd's admin socket ("show", "show json") and Prometheus metrics. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <net/if.h>
+
+#include <jansson.h>
+
+#include "metrics.h"
+#include "vipd.h"
+
+static const int state_num[] = {
+	[VRRP_STATE_INIT] = 0,
+	[VRRP_STATE_BACKUP] = 1,
+	[VRRP_STATE_MASTER] = 2,
+	[VRRP_STATE_FAULT] = 3,
+};
+
+static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
+{
+	const struct vipd_instance *c = in->cfg;
+	json_t *vips = json_array(), *peers = json_array(), *bad = json_object(),
+	       *tracks = json_array();
+	char a[CPHA_ADDR_STRLEN];
+	size_t i;
+
+	for (i = 0; i < c->nvips; i++) {
+		cpha_addr_format(&c->vips[i].addr, a, sizeof(a));
+		json_array_append_new(
+			vips, json_pack("{s:s,s:i,s:b}", "address", a, "prefixlen",
+				      (int)c->vips[i].prefixlen, "present",
+				      vipd_nl_addr_present(d->nl,
+					      c->vips[i].dev ? (int)if_nametoindex(c->vips[i].dev)
+							     : in->ifindex,
+					      &c->vips[i].addr)));
+	}
+	for (i = 0; i < in->npeers_seen; i++) {
+		cpha_addr_format(&in->peers[i].addr, a, sizeof(a));
+		json_array_append_new(peers, json_pack("{s:s,s:s,s:I}", "address", a, "checksum",
+						     vrrp_packet_csum_str(in->peers[i].csum),
+						     "adverts", (json_int_t)in->peers[i].adverts));
+	}
+	for (i = 1; i < VRRP_DROP_MAX; i++)
+		if (in->bad[i])
+			json_object_set_new(bad, vrrp_packet_drop_str((enum vrrp_drop)i),
+				json_integer((json_int_t)in->bad[i]));
+	if (in->unknown_peer)
+		json_object_set_new(
+			bad, "unknown_peer", json_integer((json_int_t)in->unknown_peer));
+	for (i = 0; i < in->ntracks; i++) {
+		const struct vipd_track_state *t = &in->tracks[i];
+
+		if (!t->cfg)
+			continue;
+		json_array_append_new(
+			tracks, json_pack("{s:s,s:s,s:b}", "name", t->cfg->name, "kind",
+					t->script            ? "script"
+					: t->cfg->lbd_socket ? "lbd"
+					: t->ifindex         ? "interface"
+							     : "file",
+					"ok",
+					t->script                          ? t->script->ok
+					: t->ifindex || t->cfg->lbd_socket ? t->up
+									   : t->file_value == 0));
+	}
+	cpha_addr_format(&in->src, a, sizeof(a));
+	return json_pack(
+		"{s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:s,s:s,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o}",
+		"instance", in->name, "state", inst_state_name(in), "interface", c->interface,
+		"vrid", (int)c->vrid, "priority", in->priority, "base_priority", (int)c->priority,
+		"version", c->version, "mode", c->unicast ? "unicast" : "multicast", "source", a,
+		"fault", in->fault, "adverts_sent", (json_int_t)in->adverts_sent,
+		"adverts_received", (json_int_t)in->adverts_received, "transitions",
+		(json_int_t)in->transitions, "became_master", (json_int_t)in->became_master,
+		"vips_restored", (json_int_t)in->vip_restored, "last_change_usec",
+		(json_int_t)in->last_change, "vips", vips, "peers", peers, "bad_packets", bad,
+		"tracks", tracks);
+}
+
+void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply)
+{
+	json_t *arr;
+	size_t i, j;
+	char *s;
+
+	if (strcmp(line, "show json") == 0) {
+		arr = json_array();
+		for (i = 0; i < d->ninst; i++)
+			json_array_append_new(arr, inst_json(d, d->inst[i]));
+		s = json_dumps(
+			json_pack("{s:s,s:i,s:I,s:o}", "version", CPHA_VERSION, "pid",
+				(int)getpid(), "reloads", (json_int_t)d->reloads, "instances", arr),
+			JSON_COMPACT | JSON_PRESERVE_ORDER);
+		if (s) {
+			cpha_buf_printf(reply, "%s\n", s);
+			free(s);
+		}
+		return;
+	}
+	if (strcmp(line, "show") == 0 || strcmp(line, "") == 0) {
+		for (i = 0; i < d->ninst; i++) {
+			struct vipd_inst *in = d->inst[i];
+			const struct vipd_instance *c = in->cfg;
+			char a[CPHA_ADDR_STRLEN];
+
+			cpha_buf_printf(reply,
+				"instance %s: %s, priority %d (configured %u), VRID %u on %s, "
+				"VRRPv%d "
+				"%s\n",
+				in->name, inst_state_name(in), in->priority, c->priority, c->vrid,
+				c->interface, c->version, c->unicast ? "unicast" : "multicast");
+			for (j = 0; j < c->nvips; j++)
+				cpha_buf_printf(reply, "  vip %s/%u\n",
+					cpha_addr_format(&c->vips[j].addr, a, sizeof(a)),
+					c->vips[j].prefixlen);
+			cpha_buf_printf(reply,
+				"  adverts sent %llu, received %llu, transitions %llu, fault %s\n",
+				(unsigned long long)in->adverts_sent,
+				(unsigned long long)in->adverts_received,
+				(unsigned long long)in->transitions, in->fault ? "yes" : "no");
+			for (j = 0; j < in->npeers_seen; j++)
+				cpha_buf_printf(reply, "  peer %s: %llu adverts, checksum %s\n",
+					cpha_addr_format(&in->peers[j].addr, a, sizeof(a)),
+					(unsigned long long)in->peers[j].adverts,
+					vrrp_packet_csum_str(in->peers[j].csum));
+		}
+		return;
+	}
+	cpha_buf_puts(reply, "Unknown command. Commands: show, show json\n");
+}
+
+void stats_prometheus(struct vipd *d, struct cpha_buf *o)
+{
+	size_t i, k;
+
+#define EACH(metric, type, help, expr)                                                             \
+	cpha_prom_family(o, metric, type, help);                                                   \
+	for (i = 0; i < d->ninst; i++)                                                             \
+		cpha_prom_sample(o, metric, (double)(expr), "instance", d->inst[i]->name, NULL);
+	EACH("vipd_instance_state", "gauge", "0 init, 1 backup, 2 master, 3 fault",
+		state_num[d->inst[i]->sm.state])
+	EACH("vipd_instance_priority", "gauge", "Effective priority (after tracking)",
+		d->inst[i]->priority)
+	EACH("vipd_instance_transitions_total", "counter", "State changes", d->inst[i]->transitions)
+	EACH("vipd_adverts_sent_total", "counter", "Advertisements sent", d->inst[i]->adverts_sent)
+	EACH("vipd_adverts_received_total", "counter", "Valid advertisements received",
+		d->inst[i]->adverts_received)
+	EACH("vipd_vips_restored_total", "counter", "VIPs put back after someone removed them",
+		d->inst[i]->vip_restored)
+#undef EACH
+	cpha_prom_family(
+		o, "vipd_bad_packets_total", "counter", "Advertisements dropped, by reason");
+	for (i = 0; i < d->ninst; i++) {
+		for (k = 1; k < VRRP_DROP_MAX; k++)
+			cpha_prom_sample(o, "vipd_bad_packets_total", (double)d->inst[i]->bad[k],
+				"instance", d->inst[i]->name, "reason",
+				vrrp_packet_drop_str((enum vrrp_drop)k), NULL);
+		cpha_prom_sample(o, "vipd_bad_packets_total", (double)d->inst[i]->unknown_peer,
+			"instance", d->inst[i]->name, "reason", "unknown_peer", NULL);
+	}
+}

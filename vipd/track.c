@@ -1,0 +1,492 @@
+/* Tracking: vrrp_script checks run through lib's child runner, interfaces
+ * through netlink link events, keepalived's track files, and vipd's own
+ * track_lbd (lbd's admin socket: enough healthy servers in a backend). */
+#include <errno.h>
+#include <jansson.h>
+#include <net/if.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "admin.h"
+#include "cfg.h"
+#include "conf_lex.h"
+#include "log.h"
+#include "spawn.h"
+#include "vipd.h"
+
+#define TRACK_POLL_USEC 1000000ULL /* track files and lbd, once a second */
+#define LBD_QUERY_USEC  500000ULL  /* an lbd that does not answer in this is unhealthy */
+
+char **vipd_split_command(const char *cmd)
+{
+	struct cpha_lex lx;
+	struct cpha_lex_line l;
+	char **w;
+	size_t i;
+
+	if (cpha_lex_open_mem(&lx, "command", cmd, strlen(cmd), 0) < 0)
+		return NULL;
+	if (cpha_lex_next(&lx, &l) != 1) {
+		cpha_lex_free(&lx);
+		return NULL;
+	}
+	w = calloc(l.n + 1, sizeof(*w));
+	for (i = 0; w && i < l.n; i++)
+		w[i] = strdup(l.tok[i].text);
+	cpha_lex_free(&lx);
+	return w;
+}
+
+void vipd_free_words(char **w)
+{
+	size_t i;
+
+	for (i = 0; w && w[i]; i++)
+		free(w[i]);
+	free(w);
+}
+
+/* enable_script_security: the script and every directory above it must
+ * be writable by root only (keepalived's rule), or a local user could get
+ * a script run as root. */
+static bool script_secure(const char *path, const char **why)
+{
+	char buf[4096], *slash;
+	struct stat st;
+
+	if (path[0] != '/') {
+		*why = "not an absolute path";
+		return false;
+	}
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (;;) {
+		if (stat(buf[0] ? buf : "/", &st) == -1) {
+			*why = "cannot be examined";
+			return false;
+		}
+		if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+			*why = "it or a directory above it is writable by someone other than root";
+			return false;
+		}
+		slash = strrchr(buf, '/');
+		if (!slash || slash == buf)
+			break;
+		*slash = '\0';
+	}
+	return true;
+}
+
+static void script_schedule(struct vipd_script_rt *sr, uint64_t delay);
+
+static void affect(struct vipd *d, const struct vipd_script_rt *sr)
+{
+	size_t i, j;
+
+	for (i = 0; i < d->ninst; i++)
+		for (j = 0; j < d->inst[i]->ntracks; j++)
+			if (d->inst[i]->tracks[j].script == sr) {
+				inst_track_changed(d->inst[i]);
+				break;
+			}
+}
+
+static void script_done(void *userdata, const struct cpha_spawn_result *r)
+{
+	struct vipd_script_rt *sr = userdata;
+	bool ok = r->exited && r->exit_code == 0;
+	unsigned need;
+
+	sr->running = NULL;
+	sr->runs++;
+	if (!ok)
+		sr->failures++;
+	if (ok == sr->ok) {
+		sr->streak = 0;
+	} else {
+		need = ok ? sr->cfg->rise : sr->cfg->fall;
+		if (++sr->streak >= (need ? need : 1)) {
+			sr->ok = ok;
+			sr->streak = 0;
+			log_notice("script %s: now %s (%s)", sr->name,
+				ok ? "succeeding" : "failing",
+				r->timed_out ? "timed out"
+				: r->exited  ? (ok ? "exit 0" : "non-zero exit")
+					     : "killed by a signal");
+			affect(sr->d, sr);
+		}
+	}
+	script_schedule(sr, sr->cfg->interval);
+}
+
+static int on_script_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct vipd_script_rt *sr = userdata;
+	struct cpha_spawn_opts o = { 0 };
+	int r;
+
+	(void)s;
+	(void)usec;
+	if (sr->running || sr->disabled)
+		return 0;
+	o.argv = (const char *const *)sr->argv;
+	o.timeout_usec = sr->cfg->timeout ? sr->cfg->timeout : sr->cfg->interval;
+	o.user = sr->cfg->user ? sr->cfg->user : sr->d->cfg->global.script_user;
+	r = cpha_spawn(sr->d->e, &o, script_done, sr, &sr->running);
+	if (r < 0) {
+		struct cpha_spawn_result fake = { .exited = 1, .exit_code = 127 };
+
+		log_warn("script %s: cannot run %s: %s", sr->name, sr->argv[0], strerror(-r));
+		script_done(sr, &fake);
+	}
+	return 0;
+}
+
+static void script_schedule(struct vipd_script_rt *sr, uint64_t delay)
+{
+	if (sr->disabled)
+		return;
+	if (!sr->timer) {
+		if (sd_event_add_time_relative(sr->d->e, &sr->timer, CLOCK_MONOTONIC, delay, 1000,
+			    on_script_timer, sr) < 0)
+			log_err("script %s: cannot arm its timer", sr->name);
+		return;
+	}
+	sd_event_source_set_time_relative(sr->timer, delay);
+	sd_event_source_set_enabled(sr->timer, SD_EVENT_ONESHOT);
+}
+
+static struct vipd_script_rt *script_find(struct vipd *d, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->nscripts; i++)
+		if (strcmp(d->scripts[i]->name, name) == 0)
+			return d->scripts[i];
+	return NULL;
+}
+
+/* Read a track file: a number (keepalived); missing or unreadable counts
+ * as 0. */
+static long read_track_file(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* track_lbd: is the backend served by at least min_up usable servers? */
+static bool lbd_healthy(const struct vipd_track *t)
+{
+	json_t *j, *backends, *b;
+	json_error_t err;
+	char *reply = NULL;
+	size_t i;
+	bool ok = false;
+
+	if (cpha_admin_query(t->lbd_socket, "show stat json", LBD_QUERY_USEC, &reply) < 0)
+		return false;
+	j = json_loads(reply, 0, &err);
+	free(reply);
+	if (!j)
+		return false;
+	backends = json_object_get(j, "backends");
+	json_array_foreach(backends, i, b)
+	{
+		const char *name = json_string_value(json_object_get(b, "backend"));
+		json_int_t act = json_integer_value(json_object_get(b, "active_servers"));
+
+		if (name && strcmp(name, t->name) == 0)
+			ok = act >= (json_int_t)t->lbd_min_up;
+	}
+	json_decref(j);
+	return ok;
+}
+
+static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct vipd *d = userdata;
+	size_t i, j;
+
+	(void)usec;
+	for (i = 0; i < d->ninst; i++) {
+		struct vipd_inst *in = d->inst[i];
+		bool changed = false;
+
+		for (j = 0; j < in->ntracks; j++) {
+			struct vipd_track_state *t = &in->tracks[j];
+
+			if (!t->cfg)
+				continue; /* the instance's interface: netlink tells */
+			if (t->cfg->lbd_socket) {
+				bool up = lbd_healthy(t->cfg);
+
+				if (up != t->up) {
+					log_notice("instance %s: lbd backend %s is %s", in->name,
+						t->cfg->name,
+						up ? "healthy" : "not healthy enough");
+					t->up = up;
+					changed = true;
+				}
+			} else if (t->ifindex == 0 && !t->script) {
+				const struct vipd_track_file_def *f =
+					vipd_cfg_track_file(d->cfg, t->cfg->name);
+				long v = f ? read_track_file(f->path) : 0;
+
+				if (v != t->file_value) {
+					t->file_value = v;
+					changed = true;
+				}
+			}
+		}
+		if (changed)
+			inst_track_changed(in);
+	}
+	sd_event_source_set_time_relative(s, TRACK_POLL_USEC);
+	return 0;
+}
+
+int track_setup(struct vipd *d)
+{
+	size_t i;
+	const char *why;
+
+	d->scripts = calloc(d->cfg->nscripts ? d->cfg->nscripts : 1, sizeof(*d->scripts));
+	if (!d->scripts)
+		return -ENOMEM;
+	for (i = 0; i < d->cfg->nscripts; i++) {
+		const struct vipd_script *sc = &d->cfg->scripts[i];
+		struct vipd_script_rt *sr = calloc(1, sizeof(*sr));
+
+		if (!sr)
+			return -ENOMEM;
+		d->scripts[d->nscripts++] = sr;
+		sr->d = d;
+		sr->cfg = sc;
+		sr->name = strdup(sc->name);
+		sr->ok = true; /* keepalived starts scripts as succeeding */
+		sr->argv = vipd_split_command(sc->command);
+		if (!sr->argv) {
+			log_err("script %s: '%s' is not a command", sc->name, sc->command);
+			sr->disabled = true;
+			continue;
+		}
+		if (d->cfg->global.enable_script_security && !script_secure(sr->argv[0], &why)) {
+			log_err("script %s: %s: refused by enable_script_security: %s; it counts "
+				"as "
+				"failing",
+				sc->name, sr->argv[0], why);
+			sr->disabled = true;
+			sr->ok = false;
+			continue;
+		}
+		script_schedule(sr, 0);
+	}
+	return sd_event_add_time_relative(
+		d->e, &d->track_timer, CLOCK_MONOTONIC, TRACK_POLL_USEC, 100000, on_poll, d);
+}
+
+void track_teardown(struct vipd *d)
+{
+	size_t i;
+
+	d->track_timer = sd_event_source_disable_unref(d->track_timer);
+	for (i = 0; i < d->nscripts; i++) {
+		struct vipd_script_rt *sr = d->scripts[i];
+
+		sd_event_source_disable_unref(sr->timer);
+		cpha_spawn_cancel(sr->running);
+		vipd_free_words(sr->argv);
+		free(sr->name);
+		free(sr);
+	}
+	free(d->scripts);
+	d->scripts = NULL;
+	d->nscripts = 0;
+}
+
+static int add_tracks(struct vipd_inst *in, const struct vipd_track *t, size_t n, char kind)
+{
+	struct vipd_track_state *ts;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		ts = realloc(in->tracks, (in->ntracks + 1) * sizeof(*ts));
+		if (!ts)
+			return -ENOMEM;
+		in->tracks = ts;
+		ts = &in->tracks[in->ntracks++];
+		memset(ts, 0, sizeof(*ts));
+		ts->cfg = &t[i];
+		switch (kind) {
+		case 's':
+			ts->script = script_find(in->d, t[i].name);
+			break;
+		case 'i':
+			ts->ifindex = (int)if_nametoindex(t[i].name);
+			ts->up = ts->ifindex && vipd_nl_link_up(ts->ifindex);
+			if (!ts->ifindex)
+				ts->ifindex = -1; /* missing: down */
+			break;
+		case 'f': {
+			const struct vipd_track_file_def *f =
+				vipd_cfg_track_file(in->d->cfg, t[i].name);
+
+			ts->file_value = f ? read_track_file(f->path) : 0;
+			break;
+		}
+		case 'l':
+			ts->up = lbd_healthy(&t[i]);
+			break;
+		}
+	}
+	return 0;
+}
+
+int track_attach(struct vipd_inst *in)
+{
+	const struct vipd_instance *c = in->cfg;
+	int r;
+
+	r = add_tracks(in, c->track_script, c->ntrack_script, 's');
+	if (r == 0)
+		r = add_tracks(in, c->track_interface, c->ntrack_interface, 'i');
+	if (r == 0)
+		r = add_tracks(in, c->track_file, c->ntrack_file, 'f');
+	if (r == 0)
+		r = add_tracks(in, c->track_lbd, c->ntrack_lbd, 'l');
+	/* a sync group's tracking applies to each of its members */
+	for (size_t g = 0; r == 0 && c->sync_group && g < in->d->cfg->ngroups; g++) {
+		const struct vipd_sync_group *sg = &in->d->cfg->groups[g];
+
+		if (strcmp(sg->name, c->sync_group) != 0)
+			continue;
+		r = add_tracks(in, sg->track_script, sg->ntrack_script, 's');
+		if (r == 0)
+			r = add_tracks(in, sg->track_interface, sg->ntrack_interface, 'i');
+		if (r == 0)
+			r = add_tracks(in, sg->track_file, sg->ntrack_file, 'f');
+	}
+	/* the instance's own interface going down is a fault (keepalived) */
+	if (r == 0) {
+		struct vipd_track_state *ts = realloc(in->tracks, (in->ntracks + 1) * sizeof(*ts));
+
+		if (!ts)
+			return -ENOMEM;
+		in->tracks = ts;
+		ts = &in->tracks[in->ntracks++];
+		memset(ts, 0, sizeof(*ts));
+		ts->ifindex = in->ifindex;
+		ts->up = vipd_nl_link_up(in->ifindex);
+	}
+	return r;
+}
+
+void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
+{
+	const struct vipd_instance *c = in->cfg;
+	int prio = (int)c->priority;
+	size_t i;
+
+	*fault = false;
+	for (i = 0; i < in->ntracks; i++) {
+		const struct vipd_track_state *t = &in->tracks[i];
+		const struct vipd_track *tc = t->cfg;
+		int w;
+
+		if (!tc) { /* the instance's interface */
+			if (!t->up)
+				*fault = true;
+			continue;
+		}
+		if (t->script) {
+			const struct vipd_script *sc = t->script->cfg;
+			bool ok = t->script->ok;
+
+			w = tc->weight_set ? tc->weight : sc->weight;
+			if (tc->weight_set ? tc->weight_reverse : sc->weight_reverse)
+				ok = !ok, w = -w;
+			if (w == 0) {
+				if (!ok)
+					*fault = true;
+			} else if (w > 0 && ok) {
+				prio += w; /* keepalived: positive weights add on success */
+			} else if (w < 0 && !ok) {
+				prio += w; /* negative weights subtract on failure */
+			}
+		} else if (t->ifindex) {
+			w = tc->weight_set ? tc->weight : 0;
+			if (w == 0) {
+				if (!t->up)
+					*fault = true;
+			} else if (w > 0 && t->up) {
+				prio += w;
+			} else if (w < 0 && !t->up) {
+				prio += w;
+			}
+		} else if (tc->lbd_socket) {
+			w = tc->weight_set ? tc->weight : 0;
+			if (!t->up) {
+				if (w == 0)
+					*fault = true;
+				else
+					prio -= w < 0 ? -w : w;
+			}
+		} else {
+			/* track file: value times weight; 0 weight with a non-zero
+			 * value is a fault (keepalived) */
+			const struct vipd_track_file_def *f =
+				vipd_cfg_track_file(in->d->cfg, tc->name);
+
+			w = tc->weight_set ? tc->weight : (f ? f->weight : 1);
+			if (tc->weight_set && tc->weight_reverse)
+				w = -w;
+			if (w == 0) {
+				if (t->file_value)
+					*fault = true;
+			} else {
+				prio += (int)(t->file_value * w);
+			}
+		}
+	}
+	if (c->priority == 255)
+		prio = 255; /* the owner stays the owner */
+	else if (prio < 1)
+		prio = 1;
+	else if (prio > 254)
+		prio = 254;
+	*priority = prio;
+}
+
+void track_netlink_link(struct vipd *d, int ifindex, bool up)
+{
+	size_t i, j;
+
+	for (i = 0; i < d->ninst; i++) {
+		struct vipd_inst *in = d->inst[i];
+		bool changed = false;
+
+		for (j = 0; j < in->ntracks; j++) {
+			struct vipd_track_state *t = &in->tracks[j];
+
+			if (t->ifindex == ifindex && t->up != up && !t->script) {
+				t->up = up;
+				changed = true;
+			}
+		}
+		if (changed) {
+			log_notice("instance %s: interface index %d is %s", in->name, ifindex,
+				up ? "up" : "down");
+			inst_track_changed(in);
+		}
+	}
+}

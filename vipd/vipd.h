@@ -1,0 +1,145 @@
+/* vipd's run-time objects: the daemon, its instances and their tracking.
+ * Types and the functions the daemon's files share. */
+#ifndef VIPD_VIPD_H
+#define VIPD_VIPD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <systemd/sd-event.h>
+
+#include "buf.h"
+#include "cfg-types.h"
+#include "netlink.h"
+#include "vrrp_net.h"
+#include "vrrp_packet.h"
+#include "vrrp_state.h"
+
+#define VIPD_MAX_PEERS_SEEN 16 /* senders whose checksum form we remember */
+
+struct vipd;
+struct cpha_spawn;
+struct vipd_inst;
+
+/* A running vrrp_script: shared by every instance that tracks it. */
+struct vipd_script_rt {
+	struct vipd *d;
+	char *name;
+	const struct vipd_script *cfg;
+	char **argv;
+	bool ok;         /* current result after rise/fall */
+	unsigned streak; /* consecutive results against the current state */
+	bool disabled;   /* refused by enable_script_security */
+	sd_event_source *timer;
+	struct cpha_spawn *running;
+	uint64_t runs, failures;
+};
+
+/* Where one instance's tracking stands. */
+struct vipd_track_state {
+	const struct vipd_track *cfg;
+	struct vipd_script_rt *script; /* track_script */
+	int ifindex;                   /* track_interface */
+	bool up;                       /* interface up / lbd healthy */
+	long file_value;               /* track_file */
+};
+
+struct vipd_peer_seen {
+	struct cpha_addr addr;
+	enum vrrp_csum csum;
+	uint64_t adverts;
+};
+
+struct vipd_inst {
+	struct vipd *d;
+	struct vipd_instance *cfg; /* in d->cfg */
+	char *name;
+	int ifindex;
+	struct vrrp_sock sock;
+	sd_event_source *io, *timer, *garp_timer, *refresh_timer;
+	struct cpha_addr src;   /* our primary address (or unicast_src_ip) */
+	struct cpha_addr group; /* multicast destination */
+	uint8_t vip_bytes[VRRP_MAX_ADDRS * 16];
+	unsigned nvip_bytes;
+	struct vrrp_sm sm;
+	bool running;
+	bool fault;      /* fault condition given to the state machine */
+	bool fault_self; /* this instance's own tracking says fault */
+	int priority;    /* effective */
+	struct vipd_track_state *tracks;
+	size_t ntracks;
+	unsigned garp_left; /* packets left in the current burst */
+	bool garp_second;   /* the garp_master_delay burst is still to come */
+	/* counters */
+	uint64_t adverts_sent, adverts_received, transitions, became_master;
+	uint64_t bad[VRRP_DROP_MAX];
+	uint64_t unknown_peer, vip_restored;
+	uint64_t last_change; /* CLOCK_REALTIME usec */
+	struct vipd_peer_seen peers[VIPD_MAX_PEERS_SEEN];
+	size_t npeers_seen;
+	struct vipd_sync *sync;
+};
+
+/* A vrrp_sync_group at run time: its tracking applies to every member, and
+ * a FAULT of one member is a FAULT of all, so the group's addresses never
+ * split between hosts because one member failed. */
+struct vipd_sync {
+	const struct vipd_sync_group *cfg;
+	struct vipd_inst **members;
+	size_t n;
+	bool propagating;
+};
+
+struct vipd {
+	sd_event *e;
+	struct vipd_config *cfg;
+	const char *config_path;
+	struct vipd_nl *nl;
+	struct vipd_inst **inst;
+	size_t ninst;
+	struct vipd_script_rt **scripts;
+	size_t nscripts;
+	struct vipd_sync *syncs;
+	size_t nsyncs;
+	sd_event_source *track_timer; /* files and lbd, every second */
+	void *admin, *metrics;
+	char *admin_path;
+	uint64_t started;
+	uint64_t reloads;
+	bool stopping;
+};
+
+/* instance.c */
+int inst_start(struct vipd *d, struct vipd_instance *cfg, struct vipd_inst **out);
+void inst_stop(struct vipd_inst *in, bool graceful);
+void inst_free(struct vipd_inst *in);
+void inst_netlink_event(
+	struct vipd *d, enum vipd_nl_event ev, int ifindex, bool up, const struct cpha_addr *a);
+/* Tracking changed: recompute priority and fault, and tell the state machine. */
+void inst_track_changed(struct vipd_inst *in);
+const char *inst_state_name(const struct vipd_inst *in);
+/* Same VRRP settings (so a reload keeps the running state). */
+bool inst_same_vrrp(const struct vipd_instance *a, const struct vipd_instance *b);
+
+/* track.c */
+/* Split a command line into words (quotes as in the configuration); NULL
+ * when it has none or cannot be split. Free with vipd_free_words. */
+char **vipd_split_command(const char *cmd);
+void vipd_free_words(char **words);
+int track_setup(struct vipd *d);
+void track_teardown(struct vipd *d);
+int track_attach(struct vipd_inst *in);
+/* Effective priority and fault from the tracking states (pure). */
+void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault);
+void track_netlink_link(struct vipd *d, int ifindex, bool up);
+
+/* Link the running instances of d to their sync groups (after starting
+ * them, and after a reload). */
+int sync_setup(struct vipd *d);
+void sync_teardown(struct vipd *d);
+
+/* stats.c */
+void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply);
+void stats_prometheus(struct vipd *d, struct cpha_buf *out);
+
+#endif

@@ -1,0 +1,340 @@
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "vrrp_state.h"
+
+#define CENTISEC 10000ull /* microseconds in a centisecond */
+
+static uint64_t add(uint64_t t, uint64_t d)
+{
+	return t > VRRP_NEVER - d ? VRRP_NEVER : t + d;
+}
+
+static size_t addr_len(const struct vrrp_sm *sm)
+{
+	return sm->cfg.family == AF_INET6 ? 16 : 4;
+}
+
+static bool owner(const struct vrrp_sm *sm)
+{
+	return sm->cfg.priority == 255;
+}
+
+/* RFC 9568 §6.1 (v3), RFC 3768 §6.1 (v2); arithmetic in vrrp_state.h */
+static void recompute(struct vrrp_sm *sm)
+{
+	uint64_t base = sm->cfg.version == 2 ? VRRP_USEC : sm->master_adver_int;
+
+	if (sm->cfg.version == 2)
+		sm->master_adver_int = sm->cfg.adver_int;
+	sm->skew_time = (uint64_t)(256 - sm->priority) * base / 256;
+	sm->master_down_int = 3 * sm->master_adver_int + sm->skew_time;
+}
+
+static void emit(
+	struct vrrp_out *out, enum vrrp_action_type type, int priority, enum vrrp_sm_state from)
+{
+	if (out->n < VRRP_ACTIONS_MAX) {
+		out->act[out->n].type = type;
+		out->act[out->n].priority = priority;
+		out->act[out->n].from = from;
+		out->n++;
+	}
+}
+
+static void begin(struct vrrp_out *out)
+{
+	out->n = 0;
+}
+
+static void finish(const struct vrrp_sm *sm, struct vrrp_out *out)
+{
+	out->deadline = vrrp_state_deadline(sm);
+}
+
+/* RFC 9568 §6.4.1 (owner) and §6.4.2 (Master_Down_Timer fires): send an
+ * ADVERTISEMENT, announce the addresses, Adver_Timer to
+ * Advertisement_Interval. */
+static void to_master(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
+{
+	enum vrrp_sm_state from = sm->state;
+
+	emit(out, VRRP_ACT_SEND_ADVERT, sm->priority, from);
+	emit(out, VRRP_ACT_BECOME_MASTER, sm->priority, from);
+	sm->state = VRRP_STATE_MASTER;
+	sm->master_down_timer = VRRP_NEVER;
+	sm->adver_timer = add(now, sm->cfg.adver_int);
+	sm->master_seen = false;
+}
+
+/* RFC 9568 §6.4.1: Master_Adver_Interval to Advertisement_Interval,
+ * Master_Down_Timer to Master_Down_Interval. */
+static void to_backup_fresh(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
+{
+	enum vrrp_sm_state from = sm->state;
+
+	sm->master_adver_int = sm->cfg.adver_int;
+	recompute(sm);
+	sm->state = VRRP_STATE_BACKUP;
+	sm->adver_timer = VRRP_NEVER;
+	sm->master_down_timer = add(now, sm->master_down_int);
+	sm->master_seen = false;
+	emit(out, VRRP_ACT_BECOME_BACKUP, sm->priority, from);
+}
+
+int vrrp_state_init(struct vrrp_sm *sm, const struct vrrp_sm_config *cfg)
+{
+	if (cfg->version != 2 && cfg->version != 3)
+		return -EINVAL;
+	if (cfg->family != AF_INET && cfg->family != AF_INET6)
+		return -EINVAL;
+	if (cfg->version == 2 && cfg->family != AF_INET)
+		return -EINVAL;
+	if (cfg->priority < 1 || cfg->priority > 255)
+		return -EINVAL;
+	if (cfg->version == 3 && (cfg->adver_int < CENTISEC || cfg->adver_int > 4095 * CENTISEC ||
+					 cfg->adver_int % CENTISEC))
+		return -EINVAL;
+	if (cfg->version == 2 && (cfg->adver_int < VRRP_USEC || cfg->adver_int > 255 * VRRP_USEC ||
+					 cfg->adver_int % VRRP_USEC))
+		return -EINVAL;
+	if (cfg->preempt_delay > 1000 * VRRP_USEC)
+		return -EINVAL;
+	memset(sm, 0, sizeof(*sm));
+	sm->cfg = *cfg;
+	sm->state = VRRP_STATE_INIT;
+	sm->priority = cfg->priority;
+	sm->master_adver_int = cfg->adver_int;
+	recompute(sm);
+	sm->adver_timer = VRRP_NEVER;
+	sm->master_down_timer = VRRP_NEVER;
+	return 0;
+}
+
+void vrrp_state_start(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
+{
+	begin(out);
+	if (sm->state == VRRP_STATE_INIT) {
+		/* keepalived's preempt_delay counts from start-up too */
+		sm->preempt_armed = sm->cfg.preempt_delay > 0;
+		sm->preempt_until = add(now, sm->cfg.preempt_delay);
+		if (sm->faulted) {
+			sm->state = VRRP_STATE_FAULT;
+			emit(out, VRRP_ACT_BECOME_FAULT, sm->priority, VRRP_STATE_INIT);
+		} else if (owner(sm)) {
+			to_master(sm, now, out); /* RFC 9568 §6.4.1 */
+		} else {
+			to_backup_fresh(sm, now, out);
+		}
+	}
+	finish(sm, out);
+}
+
+void vrrp_state_stop(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
+{
+	enum vrrp_sm_state from = sm->state;
+
+	(void)now;
+	begin(out);
+	if (from != VRRP_STATE_INIT) {
+		/* RFC 9568 §6.4.3: Shutdown in Active sends priority 0 */
+		if (from == VRRP_STATE_MASTER)
+			emit(out, VRRP_ACT_SEND_ADVERT, 0, from);
+		emit(out, VRRP_ACT_BECOME_INIT, sm->priority, from);
+		sm->state = VRRP_STATE_INIT;
+		sm->adver_timer = VRRP_NEVER;
+		sm->master_down_timer = VRRP_NEVER;
+		sm->master_seen = false;
+	}
+	finish(sm, out);
+}
+
+/* keepalived's preempt_delay: a lower-priority master is followed (as with
+ * nopreempt) until preempt_delay after start-up or after its first advert
+ * seen, then preempted. */
+static bool preempt_delayed(struct vrrp_sm *sm, uint64_t now)
+{
+	if (!sm->cfg.preempt_delay)
+		return false;
+	if (!sm->preempt_armed) {
+		sm->preempt_armed = true;
+		sm->preempt_until = add(now, sm->cfg.preempt_delay);
+	}
+	return now < sm->preempt_until;
+}
+
+/* RFC 9568 §6.4.2 */
+static void backup_advert(
+	struct vrrp_sm *sm, uint64_t now, int priority, unsigned adver_int, const uint8_t *src)
+{
+	if (priority == 0) {
+		sm->master_down_timer = add(now, sm->skew_time);
+		return;
+	}
+	if (!sm->cfg.preempt || priority >= sm->priority || preempt_delayed(sm, now)) {
+		if (priority >= sm->priority)
+			sm->preempt_armed = false; /* keepalived: "stop preempt delay" */
+		if (sm->cfg.version == 3)
+			sm->master_adver_int = adver_int * CENTISEC;
+		recompute(sm);
+		sm->master_down_timer = add(now, sm->master_down_int);
+		sm->master_seen = true;
+		sm->master_priority = priority;
+		memcpy(sm->master_addr, src, addr_len(sm));
+	}
+	/* else: preempting a lower priority, discard (the timer runs on) */
+}
+
+/* RFC 9568 §6.4.3 */
+static void master_advert(struct vrrp_sm *sm, uint64_t now, int priority, unsigned adver_int,
+	const uint8_t *src, const uint8_t *ours, struct vrrp_out *out)
+{
+	int cmp;
+
+	if (priority == 0) {
+		emit(out, VRRP_ACT_SEND_ADVERT, sm->priority, sm->state);
+		sm->adver_timer = add(now, sm->cfg.adver_int);
+		return;
+	}
+	/* unsigned integers in network order compare as their bytes do */
+	cmp = memcmp(src, ours, addr_len(sm));
+	if (priority > sm->priority || (priority == sm->priority && cmp > 0)) {
+		if (sm->cfg.version == 3)
+			sm->master_adver_int = adver_int * CENTISEC;
+		recompute(sm);
+		sm->adver_timer = VRRP_NEVER;
+		sm->master_down_timer = add(now, sm->master_down_int);
+		sm->state = VRRP_STATE_BACKUP;
+		sm->master_seen = true;
+		sm->master_priority = priority;
+		memcpy(sm->master_addr, src, addr_len(sm));
+		emit(out, VRRP_ACT_BECOME_BACKUP, sm->priority, VRRP_STATE_MASTER);
+	}
+	/* else: lower priority (or our own address), discard and keep
+	 * advertising on schedule; keepalived answers at once unless
+	 * lower_prio_no_advert, the RFC does not */
+}
+
+int vrrp_state_advert(struct vrrp_sm *sm, uint64_t now, int priority, unsigned adver_int,
+	const uint8_t *src, const uint8_t *ours, struct vrrp_out *out)
+{
+	begin(out);
+	if (priority < 0 || priority > 255 ||
+		(sm->cfg.version == 3 && (adver_int == 0 || adver_int > 4095))) {
+		finish(sm, out);
+		return -EINVAL;
+	}
+	if (sm->state == VRRP_STATE_BACKUP)
+		backup_advert(sm, now, priority, adver_int, src);
+	else if (sm->state == VRRP_STATE_MASTER)
+		master_advert(sm, now, priority, adver_int, src, ours, out);
+	finish(sm, out);
+	return 0;
+}
+
+void vrrp_state_timer(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
+{
+	begin(out);
+	if (sm->state == VRRP_STATE_MASTER && now >= sm->adver_timer) {
+		/* RFC 9568 §6.4.3: Adver_Timer fires */
+		emit(out, VRRP_ACT_SEND_ADVERT, sm->priority, sm->state);
+		sm->adver_timer = add(now, sm->cfg.adver_int);
+	} else if (sm->state == VRRP_STATE_BACKUP && now >= sm->master_down_timer) {
+		/* RFC 9568 §6.4.2: Master_Down_Timer fires */
+		to_master(sm, now, out);
+	}
+	finish(sm, out);
+}
+
+void vrrp_state_set_priority(struct vrrp_sm *sm, uint64_t now, int priority, struct vrrp_out *out)
+{
+	(void)now;
+	begin(out);
+	if (owner(sm))
+		priority = 255;
+	else if (priority < 1)
+		priority = 1;
+	else if (priority > 254)
+		priority = 254;
+	if (priority != sm->priority) {
+		sm->priority = priority;
+		recompute(sm);
+	}
+	finish(sm, out);
+}
+
+void vrrp_state_fault(struct vrrp_sm *sm, uint64_t now, bool fault, struct vrrp_out *out)
+{
+	enum vrrp_sm_state from = sm->state;
+
+	begin(out);
+	if (fault == sm->faulted) {
+		finish(sm, out);
+		return;
+	}
+	sm->faulted = fault;
+	if (fault && (from == VRRP_STATE_MASTER || from == VRRP_STATE_BACKUP)) {
+		/* keepalived: a master leaving for FAULT sends priority 0 */
+		if (from == VRRP_STATE_MASTER)
+			emit(out, VRRP_ACT_SEND_ADVERT, 0, from);
+		emit(out, VRRP_ACT_BECOME_FAULT, sm->priority, from);
+		sm->state = VRRP_STATE_FAULT;
+		sm->adver_timer = VRRP_NEVER;
+		sm->master_down_timer = VRRP_NEVER;
+		sm->master_seen = false;
+	} else if (!fault && from == VRRP_STATE_FAULT) {
+		if (owner(sm)) {
+			to_master(sm, now, out);
+		} else {
+			to_backup_fresh(sm, now, out);
+			sm->preempt_armed = false; /* keepalived clears preempt_time here */
+		}
+	}
+	finish(sm, out);
+}
+
+unsigned vrrp_state_adver_field(const struct vrrp_sm *sm)
+{
+	if (sm->cfg.version == 2)
+		return (unsigned)(sm->cfg.adver_int / VRRP_USEC);
+	return (unsigned)(sm->cfg.adver_int / CENTISEC);
+}
+
+uint64_t vrrp_state_deadline(const struct vrrp_sm *sm)
+{
+	return sm->adver_timer < sm->master_down_timer ? sm->adver_timer : sm->master_down_timer;
+}
+
+const char *vrrp_state_name(enum vrrp_sm_state s)
+{
+	switch (s) {
+	case VRRP_STATE_INIT:
+		return "INIT";
+	case VRRP_STATE_BACKUP:
+		return "BACKUP";
+	case VRRP_STATE_MASTER:
+		return "MASTER";
+	case VRRP_STATE_FAULT:
+		return "FAULT";
+	}
+	return "UNKNOWN";
+}
+
+const char *vrrp_state_action_name(enum vrrp_action_type t)
+{
+	switch (t) {
+	case VRRP_ACT_SEND_ADVERT:
+		return "send_advert";
+	case VRRP_ACT_BECOME_MASTER:
+		return "become_master";
+	case VRRP_ACT_BECOME_BACKUP:
+		return "become_backup";
+	case VRRP_ACT_BECOME_FAULT:
+		return "become_fault";
+	case VRRP_ACT_BECOME_INIT:
+		return "become_init";
+	}
+	return "unknown";
+}
