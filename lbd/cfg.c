@@ -13,6 +13,7 @@
 #include <syslog.h>
 
 #include "buf.h"
+#include "cfgmsg.h"
 #include "conf_lex.h"
 #include "duration.h"
 #include "cfg-internal.h"
@@ -25,24 +26,15 @@ static void cfg_vadd(struct cfg_ctx *ctx, char ***arr, size_t *n, unsigned line,
 static void cfg_vadd(
 	struct cfg_ctx *ctx, char ***arr, size_t *n, unsigned line, const char *fmt, va_list ap)
 {
-	struct cpha_buf b = { 0 };
-	char **p, *s;
-	int r;
+	char *s = cpha_cfgmsg_vformat(ctx->file, line, fmt, ap), **slot;
 
-	r = line ? cpha_buf_printf(&b, "%s:%u: ", ctx->file, line)
-		 : cpha_buf_printf(&b, "%s: ", ctx->file);
-	if (r == 0)
-		r = cpha_buf_vprintf(&b, fmt, ap);
-	s = r == 0 ? cpha_buf_steal(&b) : NULL;
-	cpha_buf_free(&b);
-	p = s ? realloc(*arr, (*n + 1) * sizeof(*p)) : NULL;
-	if (!p) {
+	slot = s ? cpha_array_push(arr, n, sizeof(*slot)) : NULL;
+	if (!slot) {
 		free(s);
 		ctx->stop = 1; /* out of memory: nothing sensible can follow */
 		return;
 	}
-	p[(*n)++] = s;
-	*arr = p;
+	*slot = s;
 }
 
 void cfg_err(struct cfg_ctx *ctx, unsigned line, const char *fmt, ...)
@@ -90,16 +82,11 @@ char *cfg_strdup(struct cfg_ctx *ctx, const char *s)
 /* Append one zeroed element of size bytes to the array *arrayp of *n. */
 void *cfg_push(struct cfg_ctx *ctx, void *arrayp, size_t *n, size_t size)
 {
-	char **arr = arrayp;
-	char *p = realloc(*arr, (*n + 1) * size);
+	void *p = cpha_array_push(arrayp, n, size);
 
-	if (!p) {
+	if (!p)
 		cfg_oom(ctx);
-		return NULL;
-	}
-	*arr = p;
-	memset(p + *n * size, 0, size);
-	return p + (*n)++ * size;
+	return p;
 }
 
 const char *cfg_where(struct cfg_ctx *ctx, const struct cfg_proxy *px)

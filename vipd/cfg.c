@@ -45,6 +45,7 @@
 #include <sys/un.h>
 
 #include "buf.h"
+#include "cfgmsg.h"
 #include "duration.h"
 #include "cfg-internal.h"
 
@@ -56,26 +57,16 @@ static void cfg_vadd(struct cfg_ctx *ctx, struct cfg_msg **arr, size_t *n, unsig
 {
 	unsigned f = CFG_LOC_FILE(loc), line = CFG_LOC_LINE(loc);
 	const char *file = f < ctx->nfiles ? ctx->files[f] : "?";
-	struct cpha_buf b = { 0 };
-	struct cfg_msg *p;
-	char *s;
-	int r;
+	char *s = cpha_cfgmsg_vformat(file, line, fmt, ap);
+	struct cfg_msg *p = s ? cpha_array_push(arr, n, sizeof(*p)) : NULL;
 
-	r = line ? cpha_buf_printf(&b, "%s:%u: ", file, line) : cpha_buf_printf(&b, "%s: ", file);
-	if (r == 0)
-		r = cpha_buf_vprintf(&b, fmt, ap);
-	s = r == 0 ? cpha_buf_steal(&b) : NULL;
-	cpha_buf_free(&b);
-	p = s ? realloc(*arr, (*n + 1) * sizeof(*p)) : NULL;
 	if (!p) {
 		free(s);
 		ctx->stop = true; /* out of memory: nothing sensible can follow */
 		return;
 	}
-	p[*n].loc = loc;
-	p[*n].text = s;
-	(*n)++;
-	*arr = p;
+	p->loc = loc;
+	p->text = s;
 }
 
 void cfg_err(struct cfg_ctx *ctx, unsigned loc, const char *fmt, ...)
@@ -122,16 +113,11 @@ char *cfg_strdup(struct cfg_ctx *ctx, const char *s)
 /* Append one zeroed element of size bytes to the array *arrayp of *n. */
 void *cfg_push(struct cfg_ctx *ctx, void *arrayp, size_t *n, size_t size)
 {
-	char **arr = arrayp;
-	char *p = realloc(*arr, (*n + 1) * size);
+	void *p = cpha_array_push(arrayp, n, size);
 
-	if (!p) {
+	if (!p)
 		cfg_oom(ctx);
-		return NULL;
-	}
-	*arr = p;
-	memset(p + *n * size, 0, size);
-	return p + (*n)++ * size;
+	return p;
 }
 
 /* "line 12" when loc is in the same file as from, else "file:12". */
