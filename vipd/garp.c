@@ -66,6 +66,11 @@ int garp_ifmac(int ifindex, uint8_t mac[6])
 	return r;
 }
 
+/* The sockets stay open for the life of the daemon: closing a packet
+ * socket waits for the kernel to synchronise (several ms), which must not
+ * happen between the packets of a burst or before an advertisement. */
+static int arp_fd = -1, na_fd = -1;
+
 static int send_arp(int ifindex, const uint8_t mac[6], const struct in_addr *ip)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
@@ -74,37 +79,54 @@ static int send_arp(int ifindex, const uint8_t mac[6], const struct in_addr *ip)
 		.sll_halen = 6 };
 	uint8_t frame[64];
 	size_t len = garp_build_arp(frame, mac, ip);
-	int fd, r = 0;
 
+	if (arp_fd < 0) {
+		arp_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ARP));
+		if (arp_fd < 0)
+			return -errno;
+	}
 	memset(sll.sll_addr, 0xff, 6);
-	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ARP));
-	if (fd == -1)
+	if (sendto(arp_fd, frame, len, MSG_DONTWAIT, (struct sockaddr *)&sll, sizeof(sll)) == -1)
 		return -errno;
-	if (sendto(fd, frame, len, 0, (struct sockaddr *)&sll, sizeof(sll)) == -1)
-		r = -errno;
-	close(fd);
-	return r;
+	return 0;
 }
 
 static int send_na(int ifindex, const uint8_t mac[6], const struct in6_addr *target)
 {
 	struct sockaddr_in6 dst = { .sin6_family = AF_INET6, .sin6_scope_id = (uint32_t)ifindex };
-	int fd, hops = 255, r = 0;
+	int hops = 255;
 	unsigned idx = (unsigned)ifindex;
 	uint8_t buf[32];
 	size_t len = garp_build_na(buf, mac, target);
 
+	if (na_fd < 0) {
+		na_fd = socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6);
+		if (na_fd < 0)
+			return -errno;
+		/* RFC 4861 §7.1.2: hop limit 255, or receivers drop it */
+		if (setsockopt(na_fd, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, &hops, sizeof(hops)) ==
+			-1) {
+			int r = -errno;
+
+			close(na_fd);
+			na_fd = -1;
+			return r;
+		}
+	}
 	inet_pton(AF_INET6, "ff02::1", &dst.sin6_addr); /* all nodes */
-	fd = socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6);
-	if (fd == -1)
+	if (setsockopt(na_fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, &idx, sizeof(idx)) == -1 ||
+		sendto(na_fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&dst, sizeof(dst)) == -1)
 		return -errno;
-	/* RFC 4861 §7.1.2: hop limit 255, or receivers drop it */
-	if (setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, &hops, sizeof(hops)) == -1 ||
-		setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, &idx, sizeof(idx)) == -1 ||
-		sendto(fd, buf, len, 0, (struct sockaddr *)&dst, sizeof(dst)) == -1)
-		r = -errno;
-	close(fd);
-	return r;
+	return 0;
+}
+
+void garp_close(void)
+{
+	if (arp_fd >= 0)
+		close(arp_fd);
+	if (na_fd >= 0)
+		close(na_fd);
+	arp_fd = na_fd = -1;
 }
 
 int garp_send(int ifindex, const struct cpha_addr *a)

@@ -20,8 +20,11 @@ size_t garp_build_na(uint8_t *buf, const uint8_t mac[6], const struct in6_addr *
 /* The interface's MAC address. Returns 0 or a negative errno. */
 int garp_ifmac(int ifindex, uint8_t mac[6]);
 
-/* Send one announcement for a on interface ifindex. Returns 0 or a
- * negative errno. */
+/* Send one announcement for a on interface ifindex. The sockets it uses
+ * stay open until garp_close(). Returns 0 or a negative errno. */
 int garp_send(int ifindex, const struct cpha_addr *a);
+
+/* Close the announcement sockets (at exit). */
+void garp_close(void);
 
 #endif

@@ -250,7 +250,7 @@ static void start_announcing(struct vipd_inst *in)
 	in->garp_left = c->garp_master_repeat;
 	in->garp_second = c->garp_master_delay > 0;
 	if (!in->garp_timer && sd_event_add_time_relative(in->d->e, &in->garp_timer,
-				       CLOCK_MONOTONIC, 0, 1000, on_garp, in) < 0) {
+				       CLOCK_MONOTONIC, 0, 1, on_garp, in) < 0) {
 		log_err("instance %s: cannot arm the announcement timer", in->name);
 		return;
 	}
@@ -596,8 +596,8 @@ int inst_start(struct vipd *d, struct vipd_instance *c, struct vipd_inst **out)
 	}
 	r = sd_event_add_io(d->e, &in->io, in->sock.fd, EPOLLIN, on_packet, in);
 	if (r >= 0)
-		r = sd_event_add_time(
-			d->e, &in->timer, CLOCK_MONOTONIC, VRRP_NEVER, 1000, on_timer, in);
+		r = sd_event_add_time(d->e, &in->timer, CLOCK_MONOTONIC, VRRP_NEVER, 1, on_timer,
+			in); /* 1 us: sd-event wakes at the end of the accuracy window */
 	if (r < 0)
 		goto fail;
 	sd_event_source_set_enabled(in->timer, SD_EVENT_OFF);

@@ -11,6 +11,7 @@
 #include "admin.h"
 #include "cfg.h"
 #include "event.h"
+#include "garp.h"
 #include "log.h"
 #include "metrics.h"
 #include "vipd.h"
@@ -291,6 +292,7 @@ int main(int argc, char **argv)
 	cpha_metrics_close(d.metrics);
 	free(d.admin_path);
 	vipd_nl_close(d.nl);
+	garp_close();
 	vipd_cfg_free(d.cfg);
 	sd_event_unref(d.e);
 	log_notice("stopped");
