@@ -139,6 +139,11 @@ struct lbd_msg {
 	uint64_t usec;
 };
 
+/* A socket registered in a worker's own epoll set: fn gets its events. */
+struct lbd_evh {
+	void (*fn)(struct lbd_evh *h, uint32_t events);
+};
+
 struct lbd_pipe {
 	int fd[2];
 	size_t size; /* capacity (F_GETPIPE_SZ) */
@@ -149,7 +154,11 @@ struct lbd_worker {
 	unsigned id;
 	pthread_t thread;
 	sd_event *e;
-	int efd; /* eventfd: mailbox doorbell */
+	int efd;  /* eventfd: mailbox doorbell */
+	int epfd; /* sessions' sockets: one wake-up handles a batch */
+	sd_event_source *ep_src;
+	bool in_batch;         /* handling epfd's events: frees wait */
+	struct cpha_list dead; /* sessions closed during the batch */
 	sd_event_source *efd_src;
 	pthread_mutex_t mbox_lock;
 	struct lbd_msg *mbox;      /* LIFO from producers; reversed on drain */

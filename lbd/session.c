@@ -3,6 +3,7 @@
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -17,8 +18,8 @@
 #define TURNAROUND_USEC     1000000ULL /* wait before retrying the same server (HAProxy's) */
 #define TIMER_ACCURACY_USEC 5000ULL
 
-static int on_client_io(sd_event_source *src, int fd, uint32_t revents, void *userdata);
-static int on_server_io(sd_event_source *src, int fd, uint32_t revents, void *userdata);
+static void on_client_io(struct lbd_evh *h, uint32_t revents);
+static void on_server_io(struct lbd_evh *h, uint32_t revents);
 static int on_timer(sd_event_source *src, uint64_t usec, void *userdata);
 static void session_dispatch(struct lbd_session *s);
 static void session_connect(struct lbd_session *s);
@@ -111,9 +112,18 @@ static void session_arm(struct lbd_session *s)
 
 #define COUNT(obj, field, v) atomic_fetch_add_explicit(&(obj)->cnt.field, (v), memory_order_relaxed)
 
+/* Add a socket to the worker's epoll set, edge-triggered. Closing the
+ * socket removes it (we never duplicate session sockets). */
+static int watch(struct lbd_session *s, int fd, struct lbd_evh *h)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+		.data.ptr = h };
+
+	return epoll_ctl(s->w->epfd, EPOLL_CTL_ADD, fd, &ev) == -1 ? -errno : 0;
+}
+
 static void close_server_side(struct lbd_session *s)
 {
-	s->ssrc = sd_event_source_disable_unref(s->ssrc);
 	if (s->sfd >= 0)
 		close(s->sfd);
 	s->sfd = -1;
@@ -124,6 +134,14 @@ static void session_free(struct lbd_session *s)
 {
 	fe_params_unref(s->fp);
 	free(s);
+}
+
+void session_reap(struct lbd_worker *w)
+{
+	struct cpha_list *n;
+
+	while ((n = cpha_list_pop(&w->dead)))
+		session_free(cpha_container_of(n, struct lbd_session, wlink));
 }
 
 /* End a session: log it, give everything back. term is the two-letter
@@ -141,7 +159,6 @@ static void session_close(struct lbd_session *s, const char *term)
 	}
 	if (s->fp->tcplog && !(s->fp->dontlognull && s->c2s.bytes == 0))
 		tlog_session(s, now_of(w));
-	s->csrc = sd_event_source_disable_unref(s->csrc);
 	s->timer = sd_event_source_disable_unref(s->timer);
 	close(s->cfd);
 	s->cfd = -1;
@@ -155,7 +172,12 @@ static void session_close(struct lbd_session *s, const char *term)
 	atomic_fetch_sub_explicit(&be->cur, 1, memory_order_relaxed);
 	cpha_list_del(&s->wlink);
 	w->nsessions--;
-	if (!s->zombie)
+	s->dead = true;
+	if (s->zombie)
+		; /* freed when its slot's message arrives */
+	else if (w->in_batch)
+		cpha_list_append(&w->dead, &s->wlink); /* more events may name it */
+	else
 		session_free(s);
 	worker_session_closed(w);
 }
@@ -193,8 +215,9 @@ void session_accept(
 	atomic_fetch_add_explicit(&w->rt->sessions_total, 1, memory_order_relaxed);
 	COUNT(fe, sessions_total, 1);
 	COUNT(fp->be, sessions_total, 1);
-	if (sd_event_add_io(w->e, &s->csrc, cfd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-		    on_client_io, s) < 0) {
+	s->ch.fn = on_client_io;
+	s->sh.fn = on_server_io;
+	if (watch(s, cfd, &s->ch) < 0) {
 		session_close(s, "RC");
 		return;
 	}
@@ -298,8 +321,7 @@ static void session_connect(struct lbd_session *s)
 		connect_failed(s, errno, false);
 		return;
 	}
-	if (sd_event_add_io(s->w->e, &s->ssrc, fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-		    on_server_io, s) < 0) {
+	if (watch(s, fd, &s->sh) < 0) {
 		session_close(s, "RC");
 		return;
 	}
@@ -402,13 +424,14 @@ static void session_open(struct lbd_session *s, bool server_readable)
 	session_check_done(s);
 }
 
-static int on_server_io(sd_event_source *src, int fd, uint32_t revents, void *userdata)
+static void on_server_io(struct lbd_evh *h, uint32_t revents)
 {
-	struct lbd_session *s = userdata;
+	struct lbd_session *s = cpha_container_of(h, struct lbd_session, sh);
 	socklen_t len = sizeof(int);
-	int err = 0;
+	int err = 0, fd = s->sfd;
 
-	(void)src;
+	if (s->dead || fd < 0)
+		return;
 	if (revents & (EPOLLRDHUP | EPOLLHUP))
 		s->s2c.src_rdhup = true; /* kept: the edge does not come again */
 	if (s->st == LBD_SESS_CONNECTING) {
@@ -416,29 +439,29 @@ static int on_server_io(sd_event_source *src, int fd, uint32_t revents, void *us
 			if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
 				err = errno;
 			connect_failed(s, err ? err : ECONNREFUSED, false);
-			return 0;
+			return;
 		}
 		if (revents & EPOLLOUT)
 			session_open(s, revents & (EPOLLIN | EPOLLRDHUP));
-		return 0;
+		return;
 	}
 	if (s->st != LBD_SESS_OPEN)
-		return 0;
+		return;
 	if ((revents & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) &&
 		!pump(s, false, true, revents & EPOLLRDHUP))
-		return 0;
+		return;
 	if ((revents & (EPOLLOUT | EPOLLHUP | EPOLLERR)) && !pump(s, true, false, false))
-		return 0;
+		return;
 	session_check_done(s);
-	return 0;
+	return;
 }
 
-static int on_client_io(sd_event_source *src, int fd, uint32_t revents, void *userdata)
+static void on_client_io(struct lbd_evh *h, uint32_t revents)
 {
-	struct lbd_session *s = userdata;
+	struct lbd_session *s = cpha_container_of(h, struct lbd_session, ch);
 
-	(void)src;
-	(void)fd;
+	if (s->dead)
+		return;
 	if (revents & (EPOLLRDHUP | EPOLLHUP))
 		s->c2s.src_rdhup = true; /* kept: the edge does not come again */
 	if (s->st != LBD_SESS_OPEN) {
@@ -446,15 +469,15 @@ static int on_client_io(sd_event_source *src, int fd, uint32_t revents, void *us
 		 * resets before we reach a server is gone. */
 		if (revents & EPOLLERR)
 			session_close(s, s->st == LBD_SESS_QUEUED ? "CQ" : "CC");
-		return 0;
+		return;
 	}
 	if ((revents & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) &&
 		!pump(s, true, true, revents & EPOLLRDHUP))
-		return 0;
+		return;
 	if ((revents & (EPOLLOUT | EPOLLHUP | EPOLLERR)) && !pump(s, false, false, false))
-		return 0;
+		return;
 	session_check_done(s);
-	return 0;
+	return;
 }
 
 static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)

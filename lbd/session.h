@@ -29,7 +29,8 @@ struct lbd_session {
 	struct lbd_server *srv;   /* holds a slot and a reference while set */
 	enum lbd_sess_state st;
 	int cfd, sfd;
-	sd_event_source *csrc, *ssrc, *timer;
+	struct lbd_evh ch, sh; /* client and server sockets in w->epfd */
+	sd_event_source *timer;
 	struct sockaddr_storage peer;
 	uint16_t local_port; /* port the client connected to */
 	struct lbd_flow c2s, s2c;
@@ -38,6 +39,7 @@ struct lbd_session {
 	bool queued;       /* in be->queue (under be->lock) */
 	bool dequeued;     /* a slot was handed over; the message is on its way */
 	bool zombie;       /* closed while that message was on its way */
+	bool dead;         /* closed; the memory goes after the current batch */
 	bool counted_retry;
 	char term[3];                                  /* termination state for the traffic log */
 	uint64_t t_accept, t_queue, t_connect, t_open; /* CLOCK_MONOTONIC usec */
@@ -61,6 +63,9 @@ void session_dequeued(struct lbd_worker *w, struct lbd_session *s, struct lbd_se
  * "DD" (server went down) or "KD" (killed by the administrator). */
 void session_cut_server(
 	struct lbd_worker *w, struct lbd_server *srv, uint64_t spread_usec, const char *term);
+
+/* Free the sessions closed while a batch of events was handled. */
+void session_reap(struct lbd_worker *w);
 
 /* Cut every session of this worker now (hard stop); term is e.g. "KD". */
 void session_cut_all(struct lbd_worker *w, const char *term);

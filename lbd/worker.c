@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -238,6 +239,32 @@ static void handle(struct lbd_worker *w, struct lbd_msg *m)
 	}
 }
 
+#define EPOLL_BATCH 256 /* session events handled per wake-up */
+
+/* One wake-up of the worker's loop handles every ready session socket,
+ * where an sd-event source per socket would cost an epoll_wait each. */
+static int on_epoll(sd_event_source *src, int fd, uint32_t revents, void *userdata)
+{
+	struct lbd_worker *w = userdata;
+	struct epoll_event evs[EPOLL_BATCH];
+	int n, i;
+
+	(void)src;
+	(void)revents;
+	n = epoll_wait(fd, evs, EPOLL_BATCH, 0);
+	if (n == -1 && errno != EINTR)
+		log_err("worker %u: epoll_wait: %m", w->id);
+	w->in_batch = true;
+	for (i = 0; i < n; i++) {
+		struct lbd_evh *h = evs[i].data.ptr;
+
+		h->fn(h, evs[i].events);
+	}
+	w->in_batch = false;
+	session_reap(w);
+	return 0;
+}
+
 static int on_mbox(sd_event_source *src, int fd, uint32_t revents, void *userdata)
 {
 	struct lbd_worker *w = userdata;
@@ -292,6 +319,8 @@ int worker_init(struct lbd_worker *w, struct lbd_runtime *rt, unsigned id)
 	w->id = id;
 	w->rt = rt;
 	cpha_list_init(&w->sessions);
+	cpha_list_init(&w->dead);
+	w->epfd = -1;
 	pthread_mutex_init(&w->mbox_lock, NULL);
 	w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (w->efd == -1)
@@ -310,9 +339,16 @@ static void *worker_main(void *arg)
 		log_err("worker %u: out of memory", w->id);
 		return NULL;
 	}
+	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (w->epfd == -1) {
+		log_err("worker %u: epoll_create1: %m", w->id);
+		return NULL;
+	}
 	r = sd_event_new(&w->e);
 	if (r >= 0)
 		r = sd_event_add_io(w->e, &w->efd_src, w->efd, EPOLLIN, on_mbox, w);
+	if (r >= 0)
+		r = sd_event_add_io(w->e, &w->ep_src, w->epfd, EPOLLIN, on_epoll, w);
 	if (r < 0) {
 		log_err("worker %u: cannot start its event loop: %s", w->id, strerror(-r));
 		return NULL;
@@ -324,6 +360,9 @@ static void *worker_main(void *arg)
 	session_cut_all(w, "KD");
 	w->resume_timer = sd_event_source_disable_unref(w->resume_timer);
 	w->efd_src = sd_event_source_disable_unref(w->efd_src);
+	w->ep_src = sd_event_source_disable_unref(w->ep_src);
+	close(w->epfd);
+	w->epfd = -1;
 	splice_pool_free(w);
 	free(w->scratch);
 	w->scratch = NULL;
