@@ -484,6 +484,25 @@ void inst_netlink_event(
 	char a[CPHA_ADDR_STRLEN];
 	size_t i, j;
 
+	/* a VRRP source address that is not usable (after a link flap, IPv6
+	 * runs duplicate address detection again) means FAULT: adverts could
+	 * not be sent, and a silent master is a split brain */
+	for (i = 0; i < d->ninst; i++) {
+		struct vipd_inst *in = d->inst[i];
+		bool ready;
+
+		if (!in->running || in->ifindex != ifindex)
+			continue;
+		ready = vipd_nl_addr_ready(d->nl, in->ifindex, &in->src);
+		if (ready != in->src_ready) {
+			in->src_ready = ready;
+			log_notice("instance %s: source address %s is %s", in->name,
+				cpha_addr_format(&in->src, a, sizeof(a)),
+				ready ? "usable" : "not usable yet");
+			if (ev != VIPD_NL_LINK)
+				inst_track_changed(in);
+		}
+	}
 	if (ev == VIPD_NL_LINK) {
 		track_netlink_link(d, ifindex, up);
 		return;
@@ -614,6 +633,7 @@ int inst_start(struct vipd *d, struct vipd_instance *c, struct vipd_inst **out)
 		goto fail;
 	}
 	in->priority = (int)c->priority;
+	in->src_ready = vipd_nl_addr_ready(d->nl, in->ifindex, &in->src);
 	r = track_attach(in);
 	if (r < 0)
 		goto fail;

@@ -137,6 +137,33 @@ bool vipd_nl_addr_present(struct vipd_nl *nl, int ifindex, const struct cpha_add
 	return found;
 }
 
+bool vipd_nl_addr_ready(struct vipd_nl *nl, int ifindex, const struct cpha_addr *a)
+{
+	struct nl_cache *cache = NULL;
+	struct nl_object *obj;
+	const void *want;
+	bool ready = false;
+	int len;
+
+	if (rtnl_addr_alloc_cache(nl->cmd, &cache) < 0)
+		return vipd_nl_addr_present(nl, ifindex, a); /* no flags: presence at least */
+	want = addr_bytes(a, &len);
+	for (obj = nl_cache_get_first(cache); obj; obj = nl_cache_get_next(obj)) {
+		struct rtnl_addr *ra = (struct rtnl_addr *)obj;
+		struct nl_addr *local = rtnl_addr_get_local(ra);
+
+		if (rtnl_addr_get_ifindex(ra) != ifindex || !local ||
+			nl_addr_get_family(local) != a->ss.ss_family ||
+			nl_addr_get_len(local) != (unsigned)len ||
+			memcmp(nl_addr_get_binary_addr(local), want, (size_t)len) != 0)
+			continue;
+		ready = !(rtnl_addr_get_flags(ra) & (IFA_F_TENTATIVE | IFA_F_DADFAILED));
+		break;
+	}
+	nl_cache_free(cache);
+	return ready;
+}
+
 bool vipd_nl_link_up(int ifindex)
 {
 	struct ifreq ifr = { 0 };

@@ -39,6 +39,11 @@ int vipd_nl_addr_del(struct vipd_nl *nl, int ifindex, const struct cpha_addr *a,
 /* Whether the address is on the interface now. */
 bool vipd_nl_addr_present(struct vipd_nl *nl, int ifindex, const struct cpha_addr *a);
 
+/* Whether the address is on the interface and usable as a source: not
+ * tentative (IPv6 duplicate address detection still running) and not
+ * failed DAD. */
+bool vipd_nl_addr_ready(struct vipd_nl *nl, int ifindex, const struct cpha_addr *a);
+
 /* Whether the link is administratively up with carrier (IFF_UP and
  * IFF_RUNNING). */
 bool vipd_nl_link_up(int ifindex);

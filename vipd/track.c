@@ -403,8 +403,8 @@ void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
 		const struct vipd_track *tc = t->cfg;
 		int w;
 
-		if (!tc) { /* the instance's interface */
-			if (!t->up)
+		if (!tc) { /* the instance's interface, and our address on it */
+			if (!t->up || !in->src_ready)
 				*fault = true;
 			continue;
 		}

@@ -63,9 +63,11 @@ struct vipd_inst {
 	unsigned nvip_bytes;
 	struct vrrp_sm sm;
 	bool running;
-	bool fault;      /* fault condition given to the state machine */
-	bool fault_self; /* this instance's own tracking says fault */
-	int priority;    /* effective */
+	bool fault; /* fault condition given to the state machine */
+	bool fault_self;
+	bool src_ready; /* our source address is usable (not tentative) */ /* this instance's own
+									      tracking says fault */
+	int priority;                                                      /* effective */
 	struct vipd_track_state *tracks;
 	size_t ntracks;
 	unsigned garp_left; /* packets left in the current burst */
