@@ -1,0 +1,177 @@
+/* etcd membership for the ocf:cpha:etcd agent, as pure decisions: the node
+ * map (which node runs which member, at which URLs), etcd's JSON answers
+ * (member list, member add, status, health, errors) turned into plain
+ * structures, the --initial-cluster strings, quorum sizing and the plan a
+ * start follows (bootstrap, join as a learner, restart with the data,
+ * replace a dead member, wait). No I/O: the agent gathers a view, this
+ * module decides, the agent acts and gathers again. */
+#ifndef CPHA_ETCD_MEMBER_H
+#define CPHA_ETCD_MEMBER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ocf.h"
+
+/* How a node map's addresses become URLs. */
+struct etcd_url_spec {
+	const char *peer_scheme;   /* "https" when peer TLS is configured, else "http" */
+	const char *client_scheme; /* "https" when client TLS is configured, else "http" */
+	unsigned peer_port;        /* 2380 */
+	unsigned client_port;      /* 2379 */
+};
+
+/* One entry of the node map: a node (its name is the member's name) and
+ * where its member listens. */
+struct etcd_node {
+	char *name;       /* Pacemaker node name = etcd member name */
+	char *host;       /* as written in a URL: "198.18.0.11", "[2001:db8::11]", "m1" */
+	char *peer_url;   /* "https://198.18.0.11:2380" */
+	char *client_url; /* "https://198.18.0.11:2379" */
+};
+
+struct etcd_map {
+	struct etcd_node *v;
+	size_t n;
+};
+
+/* Parse a node map: "name=address" pairs separated by blanks or ';'. The
+ * address is an IPv4 address, an IPv6 address (bare or in brackets), a host
+ * name, or a peer URL ("https://198.18.0.11:2380"), in which case the client
+ * URL is the same host with the client scheme and port. Names and peer URLs
+ * are unique. Returns 0, -EINVAL (*why) or -ENOMEM. */
+int etcd_map_parse(
+	const char *text, const struct etcd_url_spec *spec, struct etcd_map *out, const char **why);
+const struct etcd_node *etcd_map_find(const struct etcd_map *m, const char *name);
+const struct etcd_node *etcd_map_find_peer(const struct etcd_map *m, const char *peer_url);
+void etcd_map_free(struct etcd_map *m);
+
+/* Two URLs name the same endpoint: equal but for the case of the scheme
+ * and host and a trailing '/'. */
+bool etcd_url_equal(const char *a, const char *b);
+
+/* A member as etcd lists it. */
+struct etcd_member {
+	uint64_t id;
+	char *name; /* "" for a member added but never started */
+	struct ocf_strv peer_urls;
+	struct ocf_strv client_urls;
+	bool learner;
+	bool healthy; /* set by the caller: its /health answered true */
+};
+
+struct etcd_members {
+	struct etcd_member *v;
+	size_t n;
+	uint64_t answered_by; /* header.member_id of the answer */
+};
+
+/* The members of a /v3/cluster/member/list, .../add, .../promote or
+ * .../remove answer ("members": [...]). IDs are accepted as JSON strings
+ * (what the gateway sends for uint64) or numbers. Returns 0, -EINVAL
+ * (*why) or -ENOMEM. */
+int etcd_members_parse(const char *json, struct etcd_members *out, const char **why);
+void etcd_members_free(struct etcd_members *l);
+
+/* The ID of "member" in a /v3/cluster/member/add answer. */
+int etcd_added_id(const char *json, uint64_t *id, const char **why);
+
+/* Index of the member with this peer URL (or, when url is NULL or no peer
+ * URL matches, this non-empty name); -1 when none. */
+ssize_t etcd_members_find(const struct etcd_members *l, const char *name, const char *peer_url);
+
+/* /v3/maintenance/status of one member. */
+struct etcd_status {
+	uint64_t member_id; /* header.member_id */
+	uint64_t leader;    /* 0: no leader known */
+	uint64_t raft_index;
+	uint64_t applied_index;
+	bool learner;
+	char version[32];
+};
+int etcd_status_parse(const char *json, struct etcd_status *st, const char **why);
+
+/* GET /health: {"health":"true"}. Returns 0 with *healthy, -EINVAL. */
+int etcd_health_parse(const char *json, bool *healthy);
+
+/* The message of a gateway error ({"error": "...", "code": N}), into msg;
+ * returns the gRPC code, or -1 when the text is not such an error. */
+int etcd_error_parse(const char *json, char *msg, size_t len);
+
+/* --initial-cluster for a new cluster: "name=peer_url,..." for the map's
+ * nodes in map order, only those listed in only (NULL: all). Returns a
+ * malloc'd string, NULL on -ENOMEM. */
+char *etcd_initial_cluster_map(const struct etcd_map *m, const struct ocf_strv *only);
+
+/* --initial-cluster for joining a running cluster: every member of l (etcd
+ * checks that the count and every peer URL match its own list), named by
+ * its name, else by the map's name for its peer URL, else "member-<id>".
+ * Returns a malloc'd string, NULL on -ENOMEM. */
+char *etcd_initial_cluster_members(const struct etcd_members *l, const struct etcd_map *m);
+
+/* Quorum after removing member idx: the voters left that are healthy are a
+ * majority of the voters left (a learner's removal changes no quorum). */
+bool etcd_removal_safe(const struct etcd_members *l, size_t idx);
+
+/* Refuse member counts that waste a member: an even clone-max (when a
+ * clone) or an even node map, unless allow_even (ocf_quorum_check()); a
+ * clone-max larger than the map. Returns 0, -EDOM (even) or -EINVAL, with
+ * an operator-facing sentence in why. */
+int etcd_size_check(
+	const struct ocf_clone *clone, size_t map_n, bool allow_even, char *why, size_t len);
+
+/* What a start does next. */
+enum etcd_plan {
+	ETCD_PLAN_WAIT,         /* not now: gather again (why says what for) */
+	ETCD_PLAN_BOOTSTRAP,    /* a new cluster: --initial-cluster-state=new */
+	ETCD_PLAN_RESTART,      /* the data dir holds a member: start it as it was */
+	ETCD_PLAN_START_LISTED, /* already a member that never started: start, no add */
+	ETCD_PLAN_JOIN,         /* member add (as a learner), then start */
+	ETCD_PLAN_REMOVE,       /* member remove target first (a dead member) */
+	ETCD_PLAN_DISCARD,      /* the data is of a member the cluster removed: set it aside */
+	ETCD_PLAN_REFUSE,       /* a conflict only an operator can resolve */
+};
+
+const char *etcd_plan_name(enum etcd_plan p);
+
+/* What a start knows when it decides. */
+struct etcd_view {
+	const char *node;     /* this Pacemaker node (as in the notify lists) */
+	const char *name;     /* this member */
+	const char *peer_url; /* its peer URL (from the map) */
+	bool has_data;        /* the data dir holds a member (member/ exists) */
+	const struct etcd_map *map;
+	/* reachable: a healthy member answered with its list; members[].healthy
+	 * says which members answered /health true */
+	bool reachable;
+	const struct etcd_members *members;
+	/* the start's notify variables (clone with notify=true): which nodes
+	 * run an instance now, which stop and which start in this transition */
+	bool notify_known;
+	const struct ocf_strv *active;
+	const struct ocf_strv *stopping;
+	const struct ocf_strv *starting;
+};
+
+struct etcd_decision {
+	enum etcd_plan plan;
+	size_t target;           /* REMOVE: index in members */
+	struct ocf_strv initial; /* BOOTSTRAP: names of the new cluster's members */
+	char why[512];           /* what was decided and why, for the log */
+};
+
+/* Decide the next step of a start. Never changes anything; free d->initial
+ * with ocf_strv_free(). Returns 0 or -ENOMEM. */
+int etcd_decide(const struct etcd_view *v, struct etcd_decision *d);
+
+/* The monitor's membership upkeep, done by the leader's node only: a member
+ * whose peer URL is not in the map (a node scaled away or replaced) is
+ * removed, one per call, dead ones first, and only when quorum stays
+ * (etcd_removal_safe()). self_id is never chosen. Returns its index, or
+ * -1 (why says what blocks a removal, or is empty). */
+ssize_t etcd_reconcile(const struct etcd_members *l, const struct etcd_map *m, uint64_t self_id,
+	char *why, size_t len);
+
+#endif
