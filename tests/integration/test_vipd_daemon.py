@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""vipd's daemon duties beyond the protocol: putting back a VIP that
+someone removed while vipd is master, a SIGHUP reload that keeps an
+unchanged instance's state, track_lbd (the VIP follows lbd's healthy
+backends, no script), and a vrrp_sync_group whose members fault together.
+
+Two routers r1 (priority 250) and r2 (150), VRRPv3, advert_int 0.2 s.
+Exit 0 pass, 77 skip (not root, vipd or lbd not built), else fail.
+    sudo python3 tests/integration/test_vipd_daemon.py [-v]
+"""
+
+import os
+import signal
+import sys
+import time
+import unittest
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
+import cphatest  # noqa: E402
+from cphatest import step, util, vipd  # noqa: E402
+from cphatest.vipd import VIP  # noqa: E402
+
+A = 0.2
+VIP2 = "198.18.0.101"
+
+
+def lbd_binary():
+    build = os.environ.get("CPHA_BUILD_DIR", os.path.join(util.repo_root(), "build"))
+    return os.path.join(build, "lbd", "lbd")
+
+
+def start_pair(lab, body_r1, body_r2):
+    r1, r2 = vipd.hosts(lab, 2, client=False)
+    v1 = vipd.Vipd(lab, r1, body_r1)
+    v2 = vipd.Vipd(lab, r2, body_r2)
+    v1.start()
+    v2.start()
+    vipd.wait_holders([r1, r2], VIP, ["r1"], timeout=vipd.master_down(150, A) + 3)
+    return r1, r2, v1, v2
+
+
+class Daemon(unittest.TestCase):
+
+    def test_vip_removed_behind_its_back_is_put_back(self):
+        with cphatest.Lab("vipd-restore") as lab:
+            r1, r2, v1, v2 = start_pair(lab, vipd.instance(priority=250, advert=A),
+                                        vipd.instance(priority=150, advert=A))
+            step("someone removes the VIP from master r1")
+            r1.run(["ip", "addr", "del", VIP + "/24", "dev", "eth0"])
+            util.wait_until(lambda: vipd.has_addr(r1, VIP), 2, 0.01,
+                            "the VIP back on r1")
+            self.assertEqual(v1.inst()["vips_restored"], 1)
+            self.assertEqual(v1.state(), "MASTER")
+            self.assertEqual(v2.state(), "BACKUP")
+            self.assertFalse(vipd.has_addr(r2, VIP))
+            self.assertIn("putting it back", v1.log_text())
+
+    def test_reload_keeps_an_unchanged_instance(self):
+        with cphatest.Lab("vipd-reload") as lab:
+            body = vipd.instance(priority=250, advert=A)
+            r1, r2, v1, v2 = start_pair(lab, body, vipd.instance(priority=150, advert=A))
+            before = v1.inst()
+            watch = vipd.Watch(r1)
+            step("SIGHUP to r1 with the same VRRP settings (a notify line added)")
+            v1.write(vipd.instance(priority=250, advert=A, extra=["notify_master /bin/true"]))
+            t0 = time.time()
+            v1.proc.kill(signal.SIGHUP)
+            vipd.wait_log(v1.proc, "reloaded", 5)
+            time.sleep(3 * A)
+            after = v1.inst()
+            self.assertEqual(after["state"], "MASTER")
+            self.assertEqual(after["transitions"], before["transitions"])
+            self.assertTrue(vipd.has_addr(r1, VIP))
+            self.assertEqual(v2.state(), "BACKUP")
+            self.assertEqual([e for e in watch.addr_events(VIP) if e.ts >= t0 and e.deleted],
+                             [], "the VIP was never removed during the reload")
+            step("SIGHUP with a lower priority: the instance restarts and r2 takes over")
+            v1.write(vipd.instance(priority=100, advert=A))
+            v1.proc.kill(signal.SIGHUP)
+            vipd.wait_holders([r1, r2], VIP, ["r2"], timeout=vipd.master_down(150, A) + 3)
+
+    def test_track_lbd_moves_the_vip(self):
+        if not os.path.exists(lbd_binary()):
+            self.skipTest("lbd is not built")
+        with cphatest.Lab("vipd-tracklbd") as lab:
+            r1, r2 = vipd.hosts(lab, 2, client=False)
+            sock = lab.path("lbd-r1", "admin.sock")
+            cfg = lab.path("lbd-r1", "lbd.cfg")
+            with open(cfg, "w") as f:
+                f.write("global\n    stats socket %s\n    nbthread 1\n"
+                        "defaults\n    mode tcp\n    timeout connect 1s\n"
+                        "    timeout client 10s\n    timeout server 10s\n"
+                        "listen api\n    bind 127.0.0.1:16443\n"
+                        "    default-server check inter 200ms fall 1 rise 1\n"
+                        "    server a 127.0.0.1:18001\n    server b 127.0.0.1:18002\n" % sock)
+            backends = [r1.spawn(["/usr/bin/python3", "-m", "http.server", str(p), "--bind",
+                                  "127.0.0.1"], name="http-%d" % p) for p in (18001, 18002)]
+            lbd = r1.spawn([lbd_binary(), "-db", "-f", cfg], name="lbd")
+            util.wait_until(lambda: os.path.exists(sock), 5, 0.05, "lbd's admin socket")
+            v1 = vipd.Vipd(lab, r1, vipd.instance(
+                priority=250, advert=A,
+                extra=["track_lbd {", "    %s api 2 weight -200" % sock, "}"]))
+            v2 = vipd.Vipd(lab, r2, vipd.instance(priority=150, advert=A))
+            v1.start()
+            v2.start()
+            vipd.wait_holders([r1, r2], VIP, ["r1"], timeout=vipd.master_down(150, A) + 5)
+            step("one of r1's two apiservers stops: lbd has 1 healthy, track_lbd wants 2")
+            backends[0].kill(signal.SIGKILL)
+            # lbd: one failed check (inter 0.2 s); vipd polls lbd every second
+            took = vipd.wait_holders([r1, r2], VIP, ["r2"], timeout=0.2 + 1 + 1 + 3)
+            step("VIP on r2 after %.2fs" % took if took else "VIP on r2")
+            self.assertEqual(v1.inst()["priority"], 50)
+            self.assertTrue(lbd.running())
+            self.assertEqual([(t["kind"], t["ok"]) for t in v1.inst()["tracks"]],
+                             [("lbd", False)])
+
+    def test_sync_group_faults_together(self):
+        with cphatest.Lab("vipd-sync") as lab:
+            cmd, flag = vipd.flag_script(lab, "chk")
+            group = "vrrp_sync_group G {\n    group {\n        VI_1\n        VI_2\n    }\n}\n"
+
+            def body(prio, with_script):
+                b = vipd.instance("VI_1", vrid=51, priority=prio, advert=A)
+                b += vipd.instance("VI_2", vrid=52, priority=prio, advert=A,
+                                   vips=(VIP2 + "/24",),
+                                   track_script=["chk"] if with_script else ())
+                return (vipd.script("chk", cmd, interval=1, weight=0) if with_script else "") \
+                    + b + group
+            r1, r2, v1, v2 = start_pair(lab, body(250, True), body(150, False))
+            vipd.wait_holders([r1, r2], VIP2, ["r1"], timeout=3)
+            step("VI_2's check fails on r1 (weight 0: FAULT); VI_1 must follow")
+            open(flag, "w").close()
+            vipd.wait_holders([r1, r2], VIP2, ["r2"], timeout=1 + 0.2 + 3)
+            vipd.wait_holders([r1, r2], VIP, ["r2"], timeout=3)
+            self.assertEqual(v1.state("VI_1"), "FAULT")
+            self.assertEqual(v1.state("VI_2"), "FAULT")
+            step("the check recovers: both come back to r1")
+            os.unlink(flag)
+            vipd.wait_holders([r1, r2], VIP, ["r1"], timeout=1 + 0.2 + 3)
+            vipd.wait_holders([r1, r2], VIP2, ["r1"], timeout=3)
+
+
+if __name__ == "__main__":
+    reason = cphatest.root_skip_reason() or (
+        None if os.path.exists(vipd.binary()) else "vipd is not built")
+    if reason:
+        print("SKIP: %s" % reason)
+        sys.exit(77)
+    r = unittest.main(exit=False, verbosity=2).result
+    sys.exit(0 if r.wasSuccessful() else 1)
