@@ -141,7 +141,7 @@ bool ocf_pid_runs(pid_t pid, const char *binary)
 {
 	char path[64], exe[PATH_MAX], cmd[8192];
 	const char *deleted = " (deleted)";
-	size_t got, dl = strlen(deleted), off;
+	size_t got = 0, dl = strlen(deleted), off;
 	ssize_t n;
 	int i;
 
@@ -157,10 +157,28 @@ bool ocf_pid_runs(pid_t pid, const char *binary)
 			return true;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	if (read_small(path, cmd, sizeof(cmd), &got) < 0 || got == 0)
+	/* while the process is between two execs (env starting an
+	 * interpreter), its command line reads empty for a moment: a monitor
+	 * must not call that "not running" */
+	for (i = 0; i < 20; i++) {
+		if (read_small(path, cmd, sizeof(cmd), &got) == 0 && got > 0)
+			break;
+		if (!ocf_pid_alive(pid))
+			return false;
+		usleep(1000);
+	}
+	if (got == 0)
 		return false;
 	/* argv[0..2]: "python3 /usr/bin/kube-apiserver ...", or "/usr/bin/env python3 SCRIPT"
-	 * for the moment env has not exec'd the interpreter yet */
+	 * for the moment env has not exec'd the interpreter yet; the exe link
+	 * changes at each exec too, so it is read again here */
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if (same_file(exe, binary))
+			return true;
+	}
 	for (i = 0, off = 0; i < 3 && off < got; i++) {
 		if (cmd[off] && same_file(cmd + off, binary))
 			return true;

@@ -186,7 +186,9 @@ static void test_script_match(void **state)
 	(void)state;
 	write_file(script,
 		"#!/usr/bin/env sh\necho started on stdout\necho oops >&2\n"
-		"sleep 30\n",
+		/* not a plain last command: dash would exec it and the
+		 * process would no longer be the script */
+		"while :; do sleep 1; done\n",
 		0755);
 	assert_int_equal(ocf_daemon_start(&d, &pid), 0);
 	/* env runs sh: wait for the interpreter to be in place */
