@@ -2,15 +2,13 @@
 #include <time.h>
 
 #include "backend.h"
+#include "duration.h"
 #include "session.h"
 #include "worker.h"
 
 uint64_t lbd_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+	return cpha_now_usec(CLOCK_MONOTONIC);
 }
 
 bool server_usable(const struct lbd_server *srv)

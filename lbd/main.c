@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "duration.h"
 #include "admin.h"
 #include "backend.h"
 #include "cfg.h"
@@ -87,14 +88,6 @@ static void admin_cb(void *userdata, const char *line, struct cpha_buf *reply)
 static void metrics_cb(void *userdata, struct cpha_buf *body)
 {
 	stats_prometheus(userdata, body);
-}
-
-static uint64_t real_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
 }
 
 /* Open, move or close the admin socket and metrics listener to match the
@@ -362,7 +355,7 @@ int main(int argc, char **argv)
 
 	struct lbd_runtime *rt = &m.rt;
 
-	rt->started = real_usec();
+	rt->started = cpha_now_usec(CLOCK_REALTIME);
 	r = sd_event_default(&rt->e);
 	if (r >= 0)
 		r = cpha_event_setup(rt->e, &ops, &m);

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "duration.h"
 #include "backend.h"
 #include "cfg.h"
 #include "metrics.h"
@@ -29,14 +30,6 @@ static const char *const help_text =
 	"  enable server B/S                        : same as set server B/S state ready\n"
 	"  shutdown sessions server B/S             : cut the sessions of a server\n"
 	"Append 'json' to any command for a JSON reply.\n";
-
-static uint64_t real_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
-}
 
 static void put_json(struct cpha_buf *reply, json_t *j)
 {
@@ -69,7 +62,7 @@ static void reply_ok(struct cpha_buf *reply, bool json)
 
 static void show_info(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
 {
-	uint64_t up = (real_usec() - rt->started) / 1000000;
+	uint64_t up = (cpha_now_usec(CLOCK_REALTIME) - rt->started) / 1000000;
 	unsigned cur = atomic_load(&rt->cur);
 	unsigned long long total = atomic_load(&rt->sessions_total);
 

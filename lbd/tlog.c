@@ -6,6 +6,7 @@
 #include <syslog.h>
 #include <time.h>
 
+#include "duration.h"
 #include "log.h"
 #include "session.h"
 #include "tlog.h"
@@ -126,15 +127,12 @@ int tlog_format(
 void tlog_session(const struct lbd_session *s, uint64_t now_mono)
 {
 	struct lbd_logger *l = s->fp->log;
-	struct timespec ts;
 	char line[1024];
 	size_t i;
 
 	if (!l || !l->n)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	if (tlog_format(s, now_mono, (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000,
-		    line, sizeof(line)) < 0)
+	if (tlog_format(s, now_mono, cpha_now_usec(CLOCK_REALTIME), line, sizeof(line)) < 0)
 		return;
 	for (i = 0; i < l->n; i++)
 		cpha_logdest_send(&l->d[i], LOG_INFO, line);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "duration.h"
 #include "admin.h"
 #include "reqserv.h"
 
@@ -166,14 +167,6 @@ void cpha_admin_close(struct cpha_admin *a)
 	free(a);
 }
 
-static uint64_t mono_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* Wait for events on fd until the deadline. Returns 0, or -ETIMEDOUT. */
 static int wait_fd(int fd, short events, uint64_t deadline)
 {
@@ -182,7 +175,7 @@ static int wait_fd(int fd, short events, uint64_t deadline)
 	int r;
 
 	for (;;) {
-		now = mono_usec();
+		now = cpha_now_usec(CLOCK_MONOTONIC);
 		if (now >= deadline)
 			return -ETIMEDOUT;
 		r = poll(&p, 1, (int)((deadline - now + 999) / 1000));
@@ -197,7 +190,7 @@ static int wait_fd(int fd, short events, uint64_t deadline)
 
 int cpha_admin_query(const char *path, const char *cmd, uint64_t timeout_usec, char **reply)
 {
-	uint64_t deadline = mono_usec() + timeout_usec;
+	uint64_t deadline = cpha_now_usec(CLOCK_MONOTONIC) + timeout_usec;
 	struct cpha_buf req = { 0 }, in = { 0 };
 	struct sockaddr_un sun;
 	size_t sent = 0;

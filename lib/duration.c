@@ -99,3 +99,11 @@ char *cpha_format_duration(uint64_t usec, char *buf, size_t len)
 	snprintf(buf, len, "%llu%s", (unsigned long long)(usec / units[i].usec), units[i].name);
 	return buf;
 }
+
+uint64_t cpha_now_usec(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}

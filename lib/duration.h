@@ -4,9 +4,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define CPHA_USEC_PER_MSEC 1000ULL
 #define CPHA_USEC_PER_SEC  1000000ULL
+
+/* The time of a clock (CLOCK_MONOTONIC, CLOCK_REALTIME) in microseconds. */
+uint64_t cpha_now_usec(clockid_t clock);
 
 /* HAProxy's time format: an unsigned integer with an optional unit
  * (us, ms, s, m, h, d). Without a unit, default_unit_usec applies (HAProxy

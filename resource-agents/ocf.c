@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "duration.h"
 #include "ocf.h"
 
 #define OCF_RESKEY "OCF_RESKEY_"
@@ -20,10 +21,7 @@
 
 uint64_t ocf_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+	return cpha_now_usec(CLOCK_MONOTONIC);
 }
 
 const char *ocf_envp_get(char *const *envp, const char *name)

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "duration.h"
 #include "event.h"
 #include "garp.h"
 #include "log.h"
@@ -23,14 +24,6 @@ static uint64_t mono_now(struct vipd *d)
 
 	sd_event_now(d->e, CLOCK_MONOTONIC, &t);
 	return t;
-}
-
-static uint64_t real_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
 }
 
 const char *inst_state_name(const struct vipd_inst *in)
@@ -283,7 +276,7 @@ static void arm(struct vipd_inst *in, uint64_t deadline)
 static void transition(struct vipd_inst *in, const char *to, enum vrrp_sm_state from)
 {
 	in->transitions++;
-	in->last_change = real_now();
+	in->last_change = cpha_now_usec(CLOCK_REALTIME);
 	log_notice("instance %s: %s -> %s (priority %d)", in->name, vrrp_state_name(from), to,
 		in->priority);
 	notify(in, to);

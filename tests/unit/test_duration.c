@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -82,6 +83,17 @@ static void test_format(void **state)
 	assert_string_equal(cpha_format_duration(7, buf, sizeof(buf)), "7us");
 }
 
+static void test_now(void **state)
+{
+	uint64_t a = cpha_now_usec(CLOCK_MONOTONIC), b;
+
+	(void)state;
+	usleep(20000);
+	b = cpha_now_usec(CLOCK_MONOTONIC);
+	assert_true(b - a >= 20000 && b - a < 2000000);
+	assert_true(cpha_now_usec(CLOCK_REALTIME) > 1700000000ULL * 1000000ULL); /* after 2023 */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -89,6 +101,7 @@ int main(void)
 		cmocka_unit_test(test_duration_errors),
 		cmocka_unit_test(test_keepalived_seconds),
 		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_now),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
