@@ -90,6 +90,16 @@ fail:
 	return r;
 }
 
+int cpha_timer_rearm(sd_event_source *s, uint64_t usec)
+{
+	int r;
+
+	r = sd_event_source_set_time_relative(s, usec);
+	if (r < 0)
+		return r;
+	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
 void cpha_event_reset_signals(void)
 {
 	sigset_t none;

@@ -17,6 +17,13 @@ struct cpha_event_ops {
  * when WATCHDOG_USEC asks for it. Returns 0 or a negative errno. */
 int cpha_event_setup(sd_event *e, const struct cpha_event_ops *ops, void *userdata);
 
+/* Fire the timer s once more, usec from now on CLOCK_MONOTONIC. A time source
+ * made with sd_event_add_time*() is a one-shot: once it has fired it is
+ * disabled, and moving its time alone never wakes it again. This sets the
+ * time and enables it as a one-shot, from its own callback or from outside.
+ * Returns 0 or a negative errno. */
+int cpha_timer_rearm(sd_event_source *s, uint64_t usec);
+
 /* Undo the signal mask of cpha_event_setup() in a child about to exec. */
 void cpha_event_reset_signals(void);
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "admin.h"
+#include "event.h"
 #include "cfg.h"
 #include "conf_lex.h"
 #include "log.h"
@@ -155,8 +156,7 @@ static void script_schedule(struct vipd_script_rt *sr, uint64_t delay)
 			log_err("script %s: cannot arm its timer", sr->name);
 		return;
 	}
-	sd_event_source_set_time_relative(sr->timer, delay);
-	sd_event_source_set_enabled(sr->timer, SD_EVENT_ONESHOT);
+	cpha_timer_rearm(sr->timer, delay);
 }
 
 static struct vipd_script_rt *script_find(struct vipd *d, const char *name)
@@ -251,7 +251,9 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 		if (changed)
 			inst_track_changed(in);
 	}
-	sd_event_source_set_time_relative(s, TRACK_POLL_USEC);
+	/* a one-shot source: moving its time alone would never fire it again */
+	if (cpha_timer_rearm(s, TRACK_POLL_USEC) < 0)
+		log_err("tracking: cannot re-arm the poll timer");
 	return 0;
 }
 

@@ -148,6 +148,47 @@ static void test_watchdog_pings(void **state)
 	unsetenv("WATCHDOG_USEC");
 }
 
+struct rearm_count {
+	sd_event *e;
+	int fired;
+};
+
+static int on_rearm(sd_event_source *s, uint64_t usec, void *ud)
+{
+	struct rearm_count *c = ud;
+
+	(void)usec;
+	if (++c->fired < 10)
+		assert_int_equal(cpha_timer_rearm(s, 2000), 0);
+	return 0;
+}
+
+/* A periodic timer re-armed from its own callback fires every time, not
+ * only the first (vipd's tracking poll once fired once and never again). */
+static void test_timer_rearm_fires_again(void **state)
+{
+	struct rearm_count c = { 0 };
+	sd_event_source *s = NULL;
+	int i;
+
+	(void)state;
+	assert_int_equal(sd_event_new(&c.e), 0);
+	assert_true(sd_event_add_time_relative(c.e, &s, CLOCK_MONOTONIC, 1000, 1, on_rearm, &c) >= 0);
+	for (i = 0; i < 200 && c.fired < 10; i++) /* bounded: 200 waits of 10 ms at most */
+		assert_true(sd_event_run(c.e, 10000) >= 0);
+	assert_int_equal(c.fired, 10);
+	/* fired and disabled now; re-armed from outside, it fires once more */
+	for (i = 0; i < 5; i++)
+		assert_true(sd_event_run(c.e, 10000) >= 0);
+	assert_int_equal(c.fired, 10);
+	assert_int_equal(cpha_timer_rearm(s, 1000), 0);
+	for (i = 0; i < 200 && c.fired < 11; i++)
+		assert_true(sd_event_run(c.e, 10000) >= 0);
+	assert_int_equal(c.fired, 11);
+	sd_event_source_unref(s);
+	sd_event_unref(c.e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_default_stop_exits_loop),
 		cmocka_unit_test(test_notify_messages),
 		cmocka_unit_test(test_watchdog_pings),
+		cmocka_unit_test(test_timer_rearm_fires_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
