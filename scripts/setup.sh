@@ -44,7 +44,13 @@ if [ ! -e "$policy" ]; then
 	chmod 0755 "$policy"
 	own_policy=1
 fi
-cleanup() { [ "$own_policy" -eq 1 ] && rm -f "$policy"; }
+# An EXIT trap's last status becomes the script's under set -e: end on true.
+cleanup() {
+	if [ "$own_policy" -eq 1 ]; then
+		rm -f "$policy"
+	fi
+	return 0
+}
 trap cleanup EXIT
 
 apt-get update -qq >/dev/null
