@@ -293,8 +293,10 @@ int track_setup(struct vipd *d)
 		}
 		script_schedule(sr, 0);
 	}
+	/* the first poll at once, so instances start from lbd's and the track
+	 * files' real state rather than a second later */
 	return sd_event_add_time_relative(
-		d->e, &d->track_timer, CLOCK_MONOTONIC, TRACK_POLL_USEC, 100000, on_poll, d);
+		d->e, &d->track_timer, CLOCK_MONOTONIC, 0, 100000, on_poll, d);
 }
 
 void track_teardown(struct vipd *d)
