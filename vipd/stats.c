@@ -82,7 +82,7 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 
 void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply)
 {
-	json_t *arr;
+	json_t *arr, *root;
 	size_t i, j;
 	char *s;
 
@@ -90,10 +90,11 @@ void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply)
 		arr = json_array();
 		for (i = 0; i < d->ninst; i++)
 			json_array_append_new(arr, inst_json(d, d->inst[i]));
-		s = json_dumps(
-			json_pack("{s:s,s:i,s:I,s:o}", "version", CPHA_VERSION, "pid",
-				(int)getpid(), "reloads", (json_int_t)d->reloads, "instances", arr),
-			JSON_COMPACT | JSON_PRESERVE_ORDER);
+		/* "o" hands arr to root (even on failure); root is ours to free */
+		root = json_pack("{s:s,s:i,s:I,s:o}", "version", CPHA_VERSION, "pid", (int)getpid(),
+			"reloads", (json_int_t)d->reloads, "instances", arr);
+		s = root ? json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+		json_decref(root);
 		if (s) {
 			cpha_buf_printf(reply, "%s\n", s);
 			free(s);
