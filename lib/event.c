@@ -11,6 +11,8 @@
 #include "event.h"
 #include "log.h"
 
+#define LOG_FLUSH_USEC 1000000ULL /* how often log summaries are looked at */
+
 struct event_glue {
 	sd_event *e;
 	struct cpha_event_ops ops;
@@ -36,6 +38,16 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	else
 		sd_event_exit(g->e, 0);
 	return 0;
+}
+
+/* Rate-limit summaries of cpha_log_reason() come out even when nothing else
+ * is logged. */
+static int on_log_flush(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	(void)usec;
+	(void)userdata;
+	cpha_log_flush();
+	return cpha_timer_rearm(s, LOG_FLUSH_USEC);
 }
 
 static void glue_free(void *userdata)
@@ -80,6 +92,12 @@ int cpha_event_setup(sd_event *e, const struct cpha_event_ops *ops, void *userda
 		sd_event_source_set_floating(src, 1);
 		sd_event_source_unref(src);
 	}
+	r = sd_event_add_time_relative(
+		e, &src, CLOCK_MONOTONIC, LOG_FLUSH_USEC, LOG_FLUSH_USEC / 10, on_log_flush, NULL);
+	if (r < 0)
+		return r;
+	sd_event_source_set_floating(src, 1);
+	sd_event_source_unref(src);
 	r = sd_event_set_watchdog(e, 1);
 	if (r < 0)
 		return r;

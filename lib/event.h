@@ -14,7 +14,8 @@ struct cpha_event_ops {
 /* Block SIGTERM, SIGINT, SIGHUP and SIGCHLD in the calling thread (call it
  * before creating threads so they inherit the mask), ignore SIGPIPE, and
  * deliver the first three through e to ops. Turns on the systemd watchdog
- * when WATCHDOG_USEC asks for it. Returns 0 or a negative errno. */
+ * when WATCHDOG_USEC asks for it, and calls cpha_log_flush() every second
+ * so rate-limit summaries come out. Returns 0 or a negative errno. */
 int cpha_event_setup(sd_event *e, const struct cpha_event_ops *ops, void *userdata);
 
 /* Fire the timer s once more, usec from now on CLOCK_MONOTONIC. A time source

@@ -11,6 +11,8 @@
 
 #define LOG_LINE_MAX 2048 /* longer lines are cut */
 #define LOG_RL_SLOTS 32   /* distinct lines tracked by the rate limiter */
+#define LOG_REASONS  64   /* distinct reasons tracked by cpha_log_reason() */
+#define LOG_LAST_MAX 256  /* the last line held back for a reason, cut there */
 
 struct rl_slot {
 	uint64_t hash;       /* of level and text; 0 = free */
@@ -18,6 +20,17 @@ struct rl_slot {
 	unsigned count;      /* lines seen in the current interval */
 	unsigned suppressed; /* lines dropped since the last one let through */
 	uint64_t last;       /* last time seen, for eviction */
+};
+
+/* One reason of cpha_log_reason(). */
+struct reason_slot {
+	const char *reason;      /* the caller's static key; NULL = free */
+	int level;               /* most severe level held back */
+	uint64_t window;         /* start of the current interval */
+	uint64_t used;           /* last time seen, for eviction */
+	unsigned count;          /* lines seen in the current interval */
+	unsigned long long held; /* lines held back since the last summary */
+	char last[LOG_LAST_MAX]; /* the last of them */
 };
 
 static struct {
@@ -31,6 +44,8 @@ static struct {
 	uint64_t rl_interval;
 	unsigned rl_burst;
 	struct rl_slot rl[LOG_RL_SLOTS];
+	struct reason_slot reasons[LOG_REASONS];
+	uint64_t summary_due; /* earliest end of an interval with lines held back */
 } L = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.ident = "cpha",
@@ -38,6 +53,7 @@ static struct {
 	.level = LOG_INFO,
 	.rl_interval = 10 * 1000000ULL,
 	.rl_burst = 5,
+	.summary_due = UINT64_MAX,
 };
 
 static const char *const level_names[] = {
@@ -50,6 +66,8 @@ static const char *const level_names[] = {
 	"info",
 	"debug",
 };
+
+static void summaries(uint64_t now, int force);
 
 static uint64_t now_usec(void)
 {
@@ -147,11 +165,17 @@ void cpha_log_set_sink(cpha_log_sink_fn fn, void *userdata)
 
 void cpha_log_set_ratelimit(uint64_t interval_usec, unsigned burst)
 {
+	int saved = errno;
+
 	pthread_mutex_lock(&L.lock);
+	summaries(now_usec(), 1);
 	L.rl_interval = interval_usec;
 	L.rl_burst = burst;
 	memset(L.rl, 0, sizeof(L.rl));
+	memset(L.reasons, 0, sizeof(L.reasons));
+	L.summary_due = UINT64_MAX;
 	pthread_mutex_unlock(&L.lock);
+	errno = saved;
 }
 
 void cpha_log_set_clock(cpha_log_clock_fn fn)
@@ -172,9 +196,9 @@ static uint64_t line_hash(int level, const char *s)
 
 /* Decide under L.lock whether a line goes out. *suppressed receives how many
  * copies were dropped before this one. */
-static int ratelimit_pass(int level, const char *line, unsigned *suppressed)
+static int ratelimit_pass(int level, const char *line, uint64_t now, unsigned *suppressed)
 {
-	uint64_t h, now;
+	uint64_t h;
 	struct rl_slot *s = NULL, *victim = &L.rl[0];
 	size_t i;
 
@@ -182,7 +206,6 @@ static int ratelimit_pass(int level, const char *line, unsigned *suppressed)
 	if (L.rl_burst == 0)
 		return 1;
 	h = line_hash(level, line);
-	now = now_usec();
 	for (i = 0; i < LOG_RL_SLOTS; i++) {
 		if (L.rl[i].hash == h) {
 			s = &L.rl[i];
@@ -220,29 +243,9 @@ static void emit(FILE *f, int level, int journal, const char *line)
 	fflush(f);
 }
 
-void cpha_vlog(int level, const char *fmt, va_list ap)
+/* Write one line to the target, under L.lock. */
+static void output(int level, const char *out)
 {
-	int saved = errno;
-	char line[LOG_LINE_MAX], full[LOG_LINE_MAX + 64];
-	const char *out = line;
-	unsigned suppressed;
-
-	if (level < LOG_EMERG)
-		level = LOG_EMERG;
-	if (level > L.level) {
-		errno = saved;
-		return;
-	}
-	errno = saved; /* %m reads it */
-	vsnprintf(line, sizeof(line), fmt, ap);
-
-	pthread_mutex_lock(&L.lock);
-	if (!ratelimit_pass(level, line, &suppressed))
-		goto out;
-	if (suppressed) {
-		snprintf(full, sizeof(full), "%s (%u similar lines suppressed)", line, suppressed);
-		out = full;
-	}
 	switch (L.target) {
 	case CPHA_LOG_SINK:
 		if (L.sink) {
@@ -264,7 +267,164 @@ void cpha_vlog(int level, const char *fmt, va_list ap)
 		syslog(level, "%s", out);
 		break;
 	}
+}
+
+/* Under L.lock: the one line that sums up what r held back. */
+static void summary(struct reason_slot *r, uint64_t now)
+{
+	char line[LOG_LINE_MAX];
+	uint64_t secs = (now - r->window + 500000) / 1000000;
+
+	snprintf(line, sizeof(line), "%s: %llu more in the last %llus, last: %s", r->reason,
+		r->held, (unsigned long long)(secs ? secs : 1), r->last);
+	output(r->level, line);
+	r->held = 0;
+}
+
+/* Under L.lock: write the summary of every reason with lines held back
+ * whose interval is over (all of them with force), and work out when the
+ * next one is due. Cheap when none is due: one comparison. */
+static void summaries(uint64_t now, int force)
+{
+	struct reason_slot *r;
+	size_t i;
+
+	if (!force && now < L.summary_due)
+		return;
+	L.summary_due = UINT64_MAX;
+	for (i = 0; i < LOG_REASONS; i++) {
+		r = &L.reasons[i];
+		if (!r->reason || r->held == 0)
+			continue;
+		if (!force && now - r->window < L.rl_interval) {
+			if (r->window + L.rl_interval < L.summary_due)
+				L.summary_due = r->window + L.rl_interval;
+			continue;
+		}
+		summary(r, now);
+	}
+}
+
+/* Under L.lock: the slot of reason, taking a free or the least recently
+ * used one (whose held lines are summed up first). */
+static struct reason_slot *reason_slot(const char *reason, uint64_t now)
+{
+	struct reason_slot *r, *victim = NULL;
+	size_t i;
+
+	for (i = 0; i < LOG_REASONS; i++) {
+		r = &L.reasons[i];
+		if (r->reason && (r->reason == reason || strcmp(r->reason, reason) == 0))
+			return r;
+		if (!victim || (victim->reason && (!r->reason || r->used < victim->used)))
+			victim = r;
+	}
+	if (victim->reason && victim->held)
+		summary(victim, now);
+	memset(victim, 0, sizeof(*victim));
+	victim->reason = reason;
+	victim->window = now;
+	return victim;
+}
+
+void cpha_vlog(int level, const char *fmt, va_list ap)
+{
+	int saved = errno;
+	char line[LOG_LINE_MAX], full[LOG_LINE_MAX + 64];
+	const char *out = line;
+	unsigned suppressed;
+	uint64_t now;
+
+	if (level < LOG_EMERG)
+		level = LOG_EMERG;
+	if (level > L.level) {
+		errno = saved;
+		return;
+	}
+	errno = saved; /* %m reads it */
+	vsnprintf(line, sizeof(line), fmt, ap);
+
+	pthread_mutex_lock(&L.lock);
+	now = now_usec();
+	summaries(now, 0);
+	if (!ratelimit_pass(level, line, now, &suppressed))
+		goto out;
+	if (suppressed) {
+		snprintf(full, sizeof(full), "%s (%u similar lines suppressed)", line, suppressed);
+		out = full;
+	}
+	output(level, out);
 out:
+	pthread_mutex_unlock(&L.lock);
+	errno = saved;
+}
+
+void cpha_vlog_reason(int level, const char *reason, const char *fmt, va_list ap)
+{
+	int saved = errno;
+	char line[LOG_LINE_MAX];
+	struct reason_slot *r;
+	uint64_t now;
+	size_t n;
+
+	if (level < LOG_EMERG)
+		level = LOG_EMERG;
+	if (level > L.level) {
+		errno = saved;
+		return;
+	}
+	errno = saved; /* %m reads it */
+	vsnprintf(line, sizeof(line), fmt, ap);
+
+	pthread_mutex_lock(&L.lock);
+	now = now_usec();
+	summaries(now, 0);
+	if (L.rl_burst == 0) {
+		output(level, line);
+		goto out;
+	}
+	r = reason_slot(reason, now);
+	r->used = now;
+	/* held lines of an interval that is over were summed up just above */
+	if (now - r->window >= L.rl_interval) {
+		r->window = now;
+		r->count = 0;
+	}
+	if (r->count < L.rl_burst) {
+		r->count++;
+		output(level, line);
+		goto out;
+	}
+	if (r->held++ == 0) {
+		r->level = level;
+		if (r->window + L.rl_interval < L.summary_due)
+			L.summary_due = r->window + L.rl_interval;
+	}
+	if (level < r->level)
+		r->level = level;
+	n = strnlen(line, sizeof(r->last) - 1);
+	memcpy(r->last, line, n);
+	r->last[n] = '\0';
+out:
+	pthread_mutex_unlock(&L.lock);
+	errno = saved;
+}
+
+void cpha_log_reason(int level, const char *reason, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cpha_vlog_reason(level, reason, fmt, ap);
+	va_end(ap);
+}
+
+void cpha_log_flush(void)
+{
+	int saved = errno;
+
+	pthread_mutex_lock(&L.lock);
+	summaries(now_usec(), 0);
 	pthread_mutex_unlock(&L.lock);
 	errno = saved;
 }

@@ -1,6 +1,7 @@
 /* Logging for every cpha program: syslog levels, printf-format checking,
  * errno preserved across calls, journald "<N>" prefixes when stderr is the
- * journal, syslog otherwise, and rate limiting of repeated lines. */
+ * journal, syslog otherwise, and rate limiting of repeated lines and of
+ * lines sharing a reason. */
 #ifndef CPHA_LOG_H
 #define CPHA_LOG_H
 
@@ -48,6 +49,27 @@ void cpha_log_set_ratelimit(uint64_t interval_usec, unsigned burst);
 
 /* Replace the clock used by the rate limiter (NULL: CLOCK_MONOTONIC). */
 void cpha_log_set_clock(cpha_log_clock_fn fn);
+
+/* Log one line about an event that outsiders can repeat at will (a packet,
+ * a connection), limited by reason rather than by text: in each interval of
+ * cpha_log_set_ratelimit() the first burst lines of a reason go out, the
+ * rest are counted, and once the interval is over one summary line per
+ * reason reports them: "<reason>: N more in the last Ts, last: <line>".
+ * reason is a static string naming the kind of event ("vrrp: bad
+ * checksum"); lines about different objects share it. A summary is written
+ * by the first log call of any kind after its interval ends, or by
+ * cpha_log_flush(), so it comes out even when the reason goes quiet.
+ * Counts are never lost: a reason pushed out of the table by new ones, and
+ * every pending reason on cpha_log_set_ratelimit(), is summed up first.
+ * Thread-safe; errno preserved as by cpha_log(). */
+void cpha_log_reason(int level, const char *reason, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cpha_vlog_reason(int level, const char *reason, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+/* Write the summary of every reason whose interval is over. Daemons need
+ * not call it: cpha_event_setup() arms a timer that does, every second. */
+void cpha_log_flush(void);
 
 /* Log one line. errno is the same after the call as before, and %m works. */
 void cpha_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
