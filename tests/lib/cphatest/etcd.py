@@ -123,7 +123,8 @@ def health(host, url, tls, timeout=2):
     """(ok, detail) of GET url/health from inside host."""
     r = host.curl(url.rstrip("/") + "/health", timeout=timeout, **tls.curl_kw())
     if r.status != 200:
-        return False, "status %d rc %d %s" % (r.status, r.rc, r.stderr.strip())
+        return False, "status %d rc %d %s" % (r.status, r.rc,
+                                              (r.body or r.stderr).strip())
     try:
         ok = r.json().get("health") == "true"
     except ValueError:
