@@ -33,7 +33,7 @@
 _Static_assert(CFG_MAX_FILES <= 1u << (32 - CFG_LINE_BITS), "file index does not fit a loc");
 
 #define CFG_NELEM(a) (sizeof(a) / sizeof((a)[0]))
-#define CFG_MAX_KWS  48 /* keywords of one block */
+#define CFG_MAX_KWS  80 /* keywords of one block */
 
 /* Keyword flags. */
 #define CFG_KW_BLOCK (1u << 0) /* takes a { ... } block */
@@ -62,7 +62,7 @@ struct cfg_inst_x {
 	unsigned nopreempt_loc, preempt_delay_loc, auth_loc, auth_type_loc;
 	unsigned src_loc, vips_loc;
 	unsigned garp_delay_loc, garp_rep_loc, garp_refresh_loc, garp_refresh_rep_loc;
-	unsigned garp_interval_loc, v3_checksum_loc;
+	unsigned garp_interval_loc, v3_checksum_loc, state_bad_loc;
 	bool auth_pass_set;
 	bool vips_over;      /* more than CFG_MAX_VIPS, reported */
 	unsigned *peer_locs; /* one per peer */
@@ -94,6 +94,7 @@ struct cfg_ctx {
 	unsigned garp_rep, garp_refresh_rep;
 	bool garp_delay_set, garp_rep_set, garp_refresh_set, garp_refresh_rep_set;
 	unsigned global_seen[CFG_MAX_KWS]; /* global_defs keywords given */
+	unsigned strict_loc;               /* vrrp_strict */
 };
 
 /* A file being read; several when an include pattern matched several. */
@@ -214,6 +215,10 @@ enum cfg_track_kind {
 	CFG_TRACK_INTERFACE,
 	CFG_TRACK_FILE,
 	CFG_TRACK_LBD,
+	CFG_TRACK_PROCESS,
 };
+
+/* cfg_process.c: a vrrp_track_process block into ctx->c. */
+void cfg_track_process_def(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj);
 
 #endif

@@ -14,15 +14,15 @@
 /* vrrp_script NAME { ... } */
 struct vipd_script {
 	char *name;
-	char *command;		/* "script": a command line (split with the lexer's quoting) */
-	uint64_t interval;	/* default 1 s */
-	uint64_t timeout;	/* default: interval */
-	int weight;		/* -253..253; 0: a failure puts the instance in FAULT */
-	bool weight_reverse;	/* "weight N reverse" */
-	unsigned rise;		/* default 1 */
-	unsigned fall;		/* default 1 */
-	char *user, *group;	/* "user USER [GROUP]"; NULL: global script_user */
-	bool init_fail;		/* "init_fail": starts in the failed state */
+	char *command;       /* "script": a command line (split with the lexer's quoting) */
+	uint64_t interval;   /* default 1 s */
+	uint64_t timeout;    /* default: interval */
+	int weight;          /* -253..253; 0: a failure puts the instance in FAULT */
+	bool weight_reverse; /* "weight N reverse" */
+	unsigned rise;       /* default 1 */
+	unsigned fall;       /* default 1 */
+	char *user, *group;  /* "user USER [GROUP]"; NULL: global script_user */
+	bool init_fail;      /* "init_fail": starts in the failed state */
 	unsigned line;
 };
 
@@ -30,11 +30,37 @@ struct vipd_script {
 struct vipd_track_file_def {
 	char *name;
 	char *path;
-	int weight;		/* default 1: the file's number times this */
-	bool weight_reverse;	/* "weight N reverse" */
+	int weight;          /* default 1: the file's number times this */
+	bool weight_reverse; /* "weight N reverse" */
 	bool init_file;
 	int init_value;
 	bool init_overwrite;
+	unsigned line;
+};
+
+/* How a vrrp_track_process compares the parameters of a command line. */
+enum vipd_param_match {
+	VIPD_PARAM_NONE,    /* the name alone */
+	VIPD_PARAM_EXACT,   /* these parameters, no more */
+	VIPD_PARAM_INITIAL, /* these first; the last may be the start of a longer one */
+	VIPD_PARAM_PARTIAL, /* these first, maybe more */
+};
+
+/* vrrp_track_process NAME { process PATH [ARGS...]; ... }: how many
+ * processes match, checked against [quorum, quorum_max]. */
+struct vipd_track_process_def {
+	char *name;
+	char *process; /* /proc/PID/comm, or argv[0] with full_command */
+	char *params;  /* the ARGS, each ending in NUL; NULL: none given */
+	size_t params_len;
+	enum vipd_param_match param_match;
+	bool full_command; /* match /proc/PID/cmdline, not comm */
+	int weight;        /* -254..254; 0: no quorum puts the instance in FAULT */
+	bool weight_reverse;
+	unsigned quorum;          /* default 1 */
+	unsigned quorum_max;      /* default UINT_MAX */
+	uint64_t fork_delay;      /* wait this long before counting a gained quorum */
+	uint64_t terminate_delay; /* and before counting a lost one */
 	unsigned line;
 };
 
@@ -42,7 +68,7 @@ struct vipd_track_file_def {
  * an instance or sync group. weight_set false: the definition's weight
  * (scripts, files) or none (interfaces: FAULT when down). */
 struct vipd_track {
-	char *name;		/* script, interface, or track file name; lbd: backend */
+	char *name; /* script, interface, or track file name; lbd: backend */
 	int weight;
 	bool weight_set;
 	bool weight_reverse;
@@ -50,25 +76,25 @@ struct vipd_track {
 	/* track_lbd only (vipd extension):
 	 *   track_lbd { /run/lbd/admin.sock apiservers 2 [weight N] } */
 	char *lbd_socket;
-	unsigned lbd_min_up;	/* healthy servers needed in the backend */
+	unsigned lbd_min_up; /* healthy servers needed in the backend */
 };
 
 struct vipd_vip {
-	struct cpha_addr addr;	/* no port */
-	unsigned prefixlen;	/* default 32 or 128 */
-	char *dev;		/* NULL: the instance's interface */
-	char *label;		/* IPv4 label, e.g. eth0:vip */
+	struct cpha_addr addr; /* no port */
+	unsigned prefixlen;    /* default 32 or 128 */
+	char *dev;             /* NULL: the instance's interface */
+	char *label;           /* IPv4 label, e.g. eth0:vip */
 	unsigned line;
 };
 
 enum vipd_auth {
 	VIPD_AUTH_NONE,
-	VIPD_AUTH_PASS,		/* VRRPv2 simple text password (no security, RFC 3768) */
+	VIPD_AUTH_PASS, /* VRRPv2 simple text password (no security, RFC 3768) */
 };
 
 enum vipd_init_state {
 	VIPD_INIT_BACKUP,
-	VIPD_INIT_MASTER,	/* "state MASTER": only a hint, as in keepalived */
+	VIPD_INIT_MASTER, /* "state MASTER": only a hint, as in keepalived */
 };
 
 struct vipd_instance {
@@ -76,55 +102,60 @@ struct vipd_instance {
 	unsigned line;
 	enum vipd_init_state state;
 	char *interface;
-	unsigned vrid;		/* 1..255 */
-	unsigned priority;	/* 1..255, default 100 */
-	uint64_t advert_int;	/* default 1 s; v3: centiseconds 0.01..40.95; v2: whole seconds */
-	int version;		/* 2 or 3; default global vrrp_version */
-	int family;		/* AF_INET or AF_INET6: from the VIPs (all the same) */
+	unsigned vrid;       /* 1..255 */
+	unsigned priority;   /* 1..255, default 100 */
+	uint64_t advert_int; /* default 1 s; v3: centiseconds 0.01..40.95; v2: whole seconds */
+	int version;         /* 2 or 3; default global vrrp_version */
+	int family;          /* AF_INET or AF_INET6: from the VIPs (all the same) */
 	bool nopreempt;
-	uint64_t preempt_delay;	/* 0..1000 s */
-	bool unicast;		/* unicast_peer given */
+	uint64_t preempt_delay;       /* 0..1000 s */
+	bool unicast;                 /* unicast_peer given */
 	struct cpha_addr unicast_src; /* unset: the interface's primary address */
 	bool unicast_src_set;
 	struct cpha_addr *peers;
 	size_t npeers;
 	enum vipd_auth auth;
-	char auth_pass[9];	/* up to 8 characters, NUL-padded */
-	bool v3_checksum_as_v2;	/* VRRPv3 over IPv4 without the pseudo-header
+	char auth_pass[9];      /* up to 8 characters, NUL-padded */
+	bool v3_checksum_as_v2; /* VRRPv3 over IPv4 without the pseudo-header
 				 * (keepalived's option; RFC 9568's reading) */
 	struct vipd_vip *vips;
 	size_t nvips;
 	struct vipd_track *track_script, *track_interface, *track_file, *track_lbd;
 	size_t ntrack_script, ntrack_interface, ntrack_file, ntrack_lbd;
+	struct vipd_track *track_process;
+	size_t ntrack_process;
+	bool dont_track_primary; /* the interface going down is no FAULT */
 	char *notify_master, *notify_backup, *notify_fault, *notify_stop, *notify;
-	uint64_t garp_master_delay;	/* default 5 s: second burst after becoming master */
-	unsigned garp_master_repeat;	/* default 5: packets per burst */
-	uint64_t garp_master_refresh;	/* 0: none; else re-announce this often */
+	uint64_t garp_master_delay;          /* default 5 s: second burst after becoming master */
+	unsigned garp_master_repeat;         /* default 5: packets per burst */
+	uint64_t garp_master_refresh;        /* 0: none; else re-announce this often */
 	unsigned garp_master_refresh_repeat; /* default 1 */
-	uint64_t garp_interval;		/* between the packets of a burst; default 0 */
-	char *sync_group;	/* set when a vrrp_sync_group lists it */
+	uint64_t garp_interval;              /* between the packets of a burst; default 0 */
+	char *sync_group;                    /* set when a vrrp_sync_group lists it */
 };
 
 struct vipd_sync_group {
 	char *name;
-	char **members;		/* instance names */
+	char **members; /* instance names */
 	size_t nmembers;
-	struct vipd_track *track_script, *track_interface, *track_file;
-	size_t ntrack_script, ntrack_interface, ntrack_file;
+	struct vipd_track *track_script, *track_interface, *track_file, *track_process;
+	size_t ntrack_script, ntrack_interface, ntrack_file, ntrack_process;
 	char *notify_master, *notify_backup, *notify_fault, *notify_stop, *notify;
 	unsigned line;
 };
 
 struct vipd_global {
 	char *router_id;
-	int vrrp_version;	/* default 2, as keepalived */
+	int vrrp_version; /* default 2, as keepalived */
 	char *script_user, *script_group;
 	bool enable_script_security;
 	uint64_t vrrp_garp_master_refresh;
-	int max_auto_priority;	/* accepted (scheduling priority); -1: not set */
-	char *admin_socket;	/* vipd extension "vipd_admin_socket PATH"; default /run/vipd/admin.sock */
+	int max_auto_priority; /* accepted (scheduling priority); -1: not set */
+	char *admin_socket; /* vipd extension "vipd_admin_socket PATH"; default /run/vipd/admin.sock
+			     */
 	struct cpha_addr metrics; /* vipd extension "vipd_metrics_bind ADDR:PORT" */
 	bool metrics_set;
+	bool strict; /* vrrp_strict */
 };
 
 struct vipd_config {
@@ -134,11 +165,13 @@ struct vipd_config {
 	size_t nscripts;
 	struct vipd_track_file_def *track_files;
 	size_t ntrack_files;
+	struct vipd_track_process_def *track_processes;
+	size_t ntrack_processes;
 	struct vipd_instance *instances;
 	size_t ninstances;
 	struct vipd_sync_group *groups;
 	size_t ngroups;
-	char **notices;		/* accepted-but-ignored and warnings, "file:line: text" */
+	char **notices; /* accepted-but-ignored and warnings, "file:line: text" */
 	size_t nnotices;
 };
 

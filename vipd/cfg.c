@@ -33,8 +33,19 @@
  *   vrrp_skip_check_adv_addr [BOOL] notice: no effect (an optimisation)
  *   lvs_id NAME                     notice: no effect (obsolete; LVS only)
  *   dynamic_interfaces [allow_...]  notice: no effect
- *   vrrp_strict                     error: strict mode's firewall rules and
- *                                   limits are not implemented
+ *   vrrp_mcast_group4/6 ADDR        the RFC groups (224.0.0.18, ff02::12) are
+ *                                   accepted; another group is an error
+ *   vrrp_strict                     kept: the RFC rules of cfg_validate.c
+ *   vrrp_min_garp [BOOL]            one gratuitous ARP / NA on becoming master
+ *                                   (garp_master_repeat 1, garp_master_delay 0)
+ *   vrrp_check_unicast_src [BOOL]   notice: vipd always drops unicast adverts
+ *                                   from addresses that are not peers
+ *   vrrp_priority, vrrp_no_swap,    notice: no effect (keepalived's process
+ *   vrrp_rt_priority, vrrp_cpu_...  scheduling; vipd runs as systemd sets it)
+ *   vrrp_rlimit_rttime, checker_*,
+ *   bfd_*, process_names, ...
+ *   vrrp_netlink_*_rcv_bufs[_force] notice: no effect
+ *   enable_snmp_*, enable_dbus      notice: no effect (use the metrics)
  *   anything else                   error: "'X' is not supported by vipd"
  */
 #include <errno.h>
@@ -245,6 +256,79 @@ static void cfg_g_metrics(struct cfg_ctx *ctx, const struct cfg_node *n, void *o
 	G(obj)->metrics_set = true;
 }
 
+/* vrrp_mcast_group4 / vrrp_mcast_group6: vipd sends to RFC 9568's groups. */
+static void cfg_g_mcast(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	bool v6 = n->w[0][16] == '6';
+	const char *rfc = v6 ? "ff02::12" : "224.0.0.18", *why = NULL;
+	struct cpha_addr a, want;
+
+	(void)obj;
+	if (cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
+		return;
+	if (cpha_parse_addr(n->w[1], CPHA_ADDR_PORT_NONE, &a, &why) < 0 ||
+		cpha_addr_family(&a) != (v6 ? AF_INET6 : AF_INET)) {
+		cfg_err(ctx, n->loc, "'%s' needs an %s multicast address, not '%s' (global_defs)",
+			n->w[0], v6 ? "IPv6" : "IPv4", n->w[1]);
+		return;
+	}
+	cpha_parse_addr(rfc, CPHA_ADDR_PORT_NONE, &want, &why);
+	if (!cpha_addr_equal(&a, &want))
+		cfg_err(ctx, n->loc,
+			"'%s %s' is not supported by vipd: it sends VRRP to %s, the group of RFC "
+			"9568 §5.1.%d.2 (global_defs)",
+			n->w[0], n->w[1], rfc, v6 ? 2 : 1);
+}
+
+static void cfg_g_strict(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	if (cfg_nargs(ctx, n, 0, 0, "global_defs") < 0)
+		return;
+	G(obj)->strict = true;
+	ctx->strict_loc = n->loc;
+}
+
+/* vrrp_min_garp [BOOL]: one gratuitous ARP or NA and no second burst. */
+static void cfg_g_min_garp(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	bool b;
+
+	(void)obj;
+	if (cfg_bool(ctx, n, &b, "global_defs") < 0 || !b)
+		return;
+	if (!ctx->garp_rep_set) {
+		ctx->garp_rep = 1;
+		ctx->garp_rep_set = true;
+	}
+	if (!ctx->garp_delay_set) {
+		ctx->garp_delay = 0;
+		ctx->garp_delay_set = true;
+	}
+}
+
+/* Tuning of keepalived's own processes: accepted, no effect. */
+static void cfg_g_tuning(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	size_t i;
+
+	(void)obj;
+	for (i = 0; i < n->nkids; i++)
+		cfg_no_block(ctx, &n->kids[i], "global_defs");
+	if (strcmp(n->w[0], "vrrp_check_unicast_src") == 0)
+		cfg_notice(ctx, n->loc,
+			"'%s' has no effect in vipd: it always drops unicast adverts from "
+			"addresses that are not unicast peers",
+			n->w[0]);
+	else if (strncmp(n->w[0], "enable_", 7) == 0)
+		cfg_notice(ctx, n->loc,
+			"'%s' has no effect in vipd: it has no SNMP or D-Bus interface; use its "
+			"metrics and admin socket",
+			n->w[0]);
+	else
+		cfg_notice(ctx, n->loc,
+			"'%s' has no effect in vipd: it tunes keepalived's own processes", n->w[0]);
+}
+
 /* Accepted for compatibility; says why nothing happens. */
 static void cfg_g_no_effect(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
@@ -306,6 +390,40 @@ static const struct cfg_kw cfg_global_kws[] = {
 	{ "vrrp_skip_check_adv_addr", cfg_g_no_effect, 0 },
 	{ "lvs_id", cfg_g_no_effect, 0 },
 	{ "dynamic_interfaces", cfg_g_no_effect, 0 },
+	{ "vrrp_mcast_group4", cfg_g_mcast, 0 },
+	{ "vrrp_mcast_group6", cfg_g_mcast, 0 },
+	{ "vrrp_strict", cfg_g_strict, 0 },
+	{ "vrrp_min_garp", cfg_g_min_garp, 0 },
+	{ "vrrp_check_unicast_src", cfg_g_tuning, 0 },
+	{ "vrrp_priority", cfg_g_tuning, 0 },
+	{ "vrrp_no_swap", cfg_g_tuning, 0 },
+	{ "vrrp_rt_priority", cfg_g_tuning, 0 },
+	{ "vrrp_cpu_affinity", cfg_g_tuning, 0 },
+	{ "vrrp_rlimit_rttime", cfg_g_tuning, 0 },
+	{ "vrrp_rlimit_rtime", cfg_g_tuning, 0 },
+	{ "vrrp_process_name", cfg_g_tuning, 0 },
+	{ "vrrp_netlink_cmd_rcv_bufs", cfg_g_tuning, 0 },
+	{ "vrrp_netlink_cmd_rcv_bufs_force", cfg_g_tuning, 0 },
+	{ "vrrp_netlink_monitor_rcv_bufs", cfg_g_tuning, 0 },
+	{ "vrrp_netlink_monitor_rcv_bufs_force", cfg_g_tuning, 0 },
+	{ "checker_priority", cfg_g_tuning, 0 },
+	{ "checker_no_swap", cfg_g_tuning, 0 },
+	{ "checker_rt_priority", cfg_g_tuning, 0 },
+	{ "checker_cpu_affinity", cfg_g_tuning, 0 },
+	{ "checker_process_name", cfg_g_tuning, 0 },
+	{ "bfd_priority", cfg_g_tuning, 0 },
+	{ "bfd_no_swap", cfg_g_tuning, 0 },
+	{ "bfd_rt_priority", cfg_g_tuning, 0 },
+	{ "bfd_process_name", cfg_g_tuning, 0 },
+	{ "process_names", cfg_g_tuning, 0 },
+	{ "process_name", cfg_g_tuning, 0 },
+	{ "enable_snmp_vrrp", cfg_g_tuning, 0 },
+	{ "enable_snmp_keepalived", cfg_g_tuning, 0 },
+	{ "enable_snmp_rfc", cfg_g_tuning, 0 },
+	{ "enable_snmp_rfcv2", cfg_g_tuning, 0 },
+	{ "enable_snmp_rfcv3", cfg_g_tuning, 0 },
+	{ "enable_snmp_checker", cfg_g_tuning, 0 },
+	{ "enable_dbus", cfg_g_tuning, 0 },
 };
 _Static_assert(CFG_NELEM(cfg_global_kws) <= CFG_MAX_KWS, "raise CFG_MAX_KWS");
 
@@ -551,6 +669,7 @@ static const struct cfg_kw cfg_top_kws[] = {
 	{ "vrrp_script", cfg_script, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ "track_file", cfg_track_file_def, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ "vrrp_track_file", cfg_track_file_def, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ "vrrp_track_process", cfg_track_process_def, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ "vrrp_instance", cfg_top_instance, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ "vrrp_sync_group", cfg_top_group, CFG_KW_BLOCK | CFG_KW_MULTI },
 };
@@ -620,6 +739,12 @@ void vipd_cfg_free(struct vipd_config *c)
 		free(c->track_files[i].path);
 	}
 	free(c->track_files);
+	for (i = 0; i < c->ntrack_processes; i++) {
+		free(c->track_processes[i].name);
+		free(c->track_processes[i].process);
+		free(c->track_processes[i].params);
+	}
+	free(c->track_processes);
 	for (i = 0; i < c->ninstances; i++) {
 		struct vipd_instance *v = &c->instances[i];
 		char **notify[5] = { &v->notify_master, &v->notify_backup, &v->notify_fault,
@@ -637,6 +762,7 @@ void vipd_cfg_free(struct vipd_config *c)
 		cfg_track_free(v->track_interface, v->ntrack_interface);
 		cfg_track_free(v->track_file, v->ntrack_file);
 		cfg_track_free(v->track_lbd, v->ntrack_lbd);
+		cfg_track_free(v->track_process, v->ntrack_process);
 		cfg_notify_free(notify);
 		free(v->sync_group);
 	}
@@ -653,6 +779,7 @@ void vipd_cfg_free(struct vipd_config *c)
 		cfg_track_free(g->track_script, g->ntrack_script);
 		cfg_track_free(g->track_interface, g->ntrack_interface);
 		cfg_track_free(g->track_file, g->ntrack_file);
+		cfg_track_free(g->track_process, g->ntrack_process);
 		cfg_notify_free(notify);
 	}
 	free(c->groups);
@@ -740,6 +867,7 @@ static void cfg_strip_locs(struct vipd_config *c)
 		(t)[j].line = CFG_LOC_LINE((t)[j].line);
 	STRIP(c->scripts, c->nscripts)
 	STRIP(c->track_files, c->ntrack_files)
+	STRIP(c->track_processes, c->ntrack_processes)
 	STRIP(c->instances, c->ninstances)
 	STRIP(c->groups, c->ngroups)
 	for (i = 0; i < c->ninstances; i++) {
@@ -750,11 +878,13 @@ static void cfg_strip_locs(struct vipd_config *c)
 		STRIP(v->track_interface, v->ntrack_interface)
 		STRIP(v->track_file, v->ntrack_file)
 		STRIP(v->track_lbd, v->ntrack_lbd)
+		STRIP(v->track_process, v->ntrack_process)
 	}
 	for (i = 0; i < c->ngroups; i++) {
 		STRIP(c->groups[i].track_script, c->groups[i].ntrack_script)
 		STRIP(c->groups[i].track_interface, c->groups[i].ntrack_interface)
 		STRIP(c->groups[i].track_file, c->groups[i].ntrack_file)
+		STRIP(c->groups[i].track_process, c->groups[i].ntrack_process)
 	}
 #undef STRIP
 }

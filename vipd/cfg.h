@@ -24,7 +24,9 @@ void vipd_cfg_msgs_free(struct vipd_cfg_msgs *m);
 
 const struct vipd_script *vipd_cfg_script(const struct vipd_config *c, const char *name);
 const struct vipd_instance *vipd_cfg_instance(const struct vipd_config *c, const char *name);
-const struct vipd_track_file_def *vipd_cfg_track_file(const struct vipd_config *c,
-	const char *name);
+const struct vipd_track_file_def *vipd_cfg_track_file(
+	const struct vipd_config *c, const char *name);
+const struct vipd_track_process_def *vipd_cfg_track_process(
+	const struct vipd_config *c, const char *name);
 
 #endif

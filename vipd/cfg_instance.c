@@ -24,6 +24,7 @@ struct cfg_inst {
 
 static const char *const cfg_script_kinds[] = { "vrrp_script", NULL };
 static const char *const cfg_file_kinds[] = { "track_file", "vrrp_track_file", NULL };
+static const char *const cfg_process_kinds[] = { "vrrp_track_process", NULL };
 
 /* ---- track_script / track_interface / track_file / track_lbd ---- */
 
@@ -85,10 +86,11 @@ static void cfg_track_entry(struct cfg_ctx *ctx, const struct cfg_node *e, int k
 	struct vipd_track **arr, size_t *cnt, const char *where)
 {
 	static const char *const what[] = { "track_script", "track_interface", "track_file",
-		"track_lbd" };
+		"track_lbd", "track_process" };
 	struct vipd_track t = { 0 };
 	const struct vipd_script *s;
 	const struct vipd_track_file_def *f;
+	const struct vipd_track_process_def *p;
 	unsigned long long v;
 	char at[64];
 	size_t i;
@@ -110,6 +112,15 @@ static void cfg_track_entry(struct cfg_ctx *ctx, const struct cfg_node *e, int k
 		}
 		t.weight = f->weight;
 		t.weight_reverse = f->weight_reverse;
+		if (cfg_track_weight(ctx, e, 1, CFG_WEIGHT_FILE, true, &t, what[kind], where) < 0)
+			return;
+	} else if (kind == CFG_TRACK_PROCESS) {
+		if (!(p = vipd_cfg_track_process(ctx->c, e->w[0]))) {
+			cfg_undefined(ctx, e, "vrrp_track_process", cfg_process_kinds, where);
+			return;
+		}
+		t.weight = p->weight;
+		t.weight_reverse = p->weight_reverse;
 		if (cfg_track_weight(ctx, e, 1, CFG_WEIGHT_FILE, true, &t, what[kind], where) < 0)
 			return;
 	} else if (kind == CFG_TRACK_INTERFACE) {
@@ -206,10 +217,14 @@ static void cfg_i_state(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj
 	if (cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0)
 		return;
 	if (strcmp(n->w[1], "MASTER") != 0 && strcmp(n->w[1], "BACKUP") != 0) {
-		cfg_err(ctx, n->loc,
-			"'state' must be MASTER or BACKUP, not '%s' (%s; keepalived would use "
-			"BACKUP)",
+		/* keepalived warns and starts as BACKUP; so does vipd */
+		cfg_notice(ctx, n->loc,
+			"'state' is MASTER or BACKUP, not '%s': BACKUP is used, as keepalived "
+			"does (%s)",
 			n->w[1], I(obj)->where);
+		I(obj)->v->state = VIPD_INIT_BACKUP;
+		I(obj)->x->state_loc = n->loc;
+		I(obj)->x->state_bad_loc = n->loc;
 		return;
 	}
 	I(obj)->v->state = n->w[1][0] == 'M' ? VIPD_INIT_MASTER : VIPD_INIT_BACKUP;
@@ -462,11 +477,13 @@ static void cfg_vip(struct cfg_ctx *ctx, const struct cfg_node *e, struct cfg_in
 			goto bad;
 	}
 	if (vip.label && cpha_addr_family(&vip.addr) == AF_INET6) {
-		cfg_err(ctx, e->loc,
-			"virtual_ipaddress '%s': IPv6 addresses have no label (%s; keepalived "
-			"ignores it)",
-			e->w[0], in->where);
-		goto bad;
+		/* keepalived warns and drops the label; so does vipd */
+		cfg_notice(ctx, e->loc,
+			"virtual_ipaddress '%s': IPv6 addresses have no label; 'label %s' is "
+			"ignored, as keepalived does (%s)",
+			e->w[0], vip.label, in->where);
+		free(vip.label);
+		vip.label = NULL;
 	}
 	if (!cfg_push(ctx, &in->v->vips, &in->v->nvips, sizeof(vip)))
 		goto bad;
@@ -507,6 +524,10 @@ static void cfg_i_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 		break;
 	case 'f':
 		cfg_tracks(ctx, n, CFG_TRACK_FILE, &v->track_file, &v->ntrack_file, I(obj)->where);
+		break;
+	case 'p':
+		cfg_tracks(ctx, n, CFG_TRACK_PROCESS, &v->track_process, &v->ntrack_process,
+			I(obj)->where);
 		break;
 	default:
 		cfg_tracks(ctx, n, CFG_TRACK_LBD, &v->track_lbd, &v->ntrack_lbd, I(obj)->where);
@@ -603,6 +624,24 @@ static void cfg_i_skip_check(struct cfg_ctx *ctx, const struct cfg_node *n, void
 			I(obj)->where);
 }
 
+static void cfg_i_dont_track(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	if (cfg_nargs(ctx, n, 0, 0, I(obj)->where) == 0)
+		I(obj)->v->dont_track_primary = true;
+}
+
+/* accept: the addresses take traffic for the host, which is what vipd
+ * always does (it adds no firewall rules); keepalived's default too unless
+ * vrrp_strict. */
+static void cfg_i_accept(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	if (cfg_nargs(ctx, n, 0, 0, I(obj)->where) == 0)
+		cfg_notice(ctx, n->loc,
+			"'accept' is what vipd always does: the addresses it holds accept "
+			"traffic (%s)",
+			I(obj)->where);
+}
+
 static const struct cfg_kw cfg_inst_kws[] = {
 	{ "state", cfg_i_state, 0 },
 	{ "interface", cfg_i_interface, 0 },
@@ -622,6 +661,9 @@ static const struct cfg_kw cfg_inst_kws[] = {
 	{ "track_interface", cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ "track_file", cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ "track_lbd", cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ "track_process", cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ "dont_track_primary", cfg_i_dont_track, 0 },
+	{ "accept", cfg_i_accept, 0 },
 	{ "notify_master", cfg_i_notify, 0 },
 	{ "notify_backup", cfg_i_notify, 0 },
 	{ "notify_fault", cfg_i_notify, 0 },
@@ -729,6 +771,9 @@ static void cfg_g_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 	if (n->w[0][6] == 's')
 		cfg_tracks(ctx, n, CFG_TRACK_SCRIPT, &g->track_script, &g->ntrack_script,
 			GR(obj)->where);
+	else if (n->w[0][6] == 'p')
+		cfg_tracks(ctx, n, CFG_TRACK_PROCESS, &g->track_process, &g->ntrack_process,
+			GR(obj)->where);
 	else if (n->w[0][6] == 'i')
 		cfg_tracks(ctx, n, CFG_TRACK_INTERFACE, &g->track_interface, &g->ntrack_interface,
 			GR(obj)->where);
@@ -751,6 +796,7 @@ static const struct cfg_kw cfg_group_kws[] = {
 	{ "track_script", cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ "track_interface", cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ "track_file", cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ "track_process", cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ "notify_master", cfg_g_notify, 0 },
 	{ "notify_backup", cfg_g_notify, 0 },
 	{ "notify_fault", cfg_g_notify, 0 },

@@ -1,10 +1,20 @@
 /* vipd's configuration: the checks that need the whole configuration
  * (address families, versions, advert_int, preemption, authentication,
  * unicast peers, VIPs, VRIDs, sync groups, weights), the defaults that
- * depend on them, and the tracking-weight warning. As keepalived 2.2 does,
- * but strict: where keepalived logs a "config error" and goes on with
- * something else (ignoring a track, rounding advert_int, clearing
- * nopreempt, falling back to multicast), vipd refuses the file.
+ * depend on them, and the tracking-weight warning. As keepalived 2.2 does:
+ * where keepalived warns that it ignores or clears a setting and the
+ * outcome stays what the file means (authentication in VRRPv3, nopreempt
+ * with state MASTER, a label on an IPv6 address, an unknown state), vipd
+ * warns at the line and does the same; where keepalived goes on with
+ * something that changes which node holds the VIP (ignoring a track,
+ * rounding advert_int, falling back to multicast), vipd refuses the file.
+ *
+ * vrrp_strict (keepalived's RFC 3768 / RFC 9568 rules): no unicast peers
+ * (an error: keepalived drops the instance), no authentication and no
+ * preempt_delay (ignored with a warning), state MASTER only for the address
+ * owner (the state follows the priority, with a warning). keepalived's
+ * firewall rules that stop backups accepting traffic for the VIPs are not
+ * installed; a warning says so.
  *
  * The tracking-weight warning. A node only knows its own configuration,
  * not its peers' priorities, so vipd assumes the layout of the usual guides
@@ -110,47 +120,73 @@ static void cfg_check_state(struct cfg_ctx *ctx, struct vipd_instance *v, struct
 	}
 	if (!x->state_loc)
 		v->state = v->priority == CFG_PRIO_OWNER ? VIPD_INIT_MASTER : VIPD_INIT_BACKUP;
-	if (x->nopreempt_loc && v->state == VIPD_INIT_MASTER)
-		cfg_err(ctx, x->nopreempt_loc,
-			"'nopreempt' needs state BACKUP (vrrp_instance '%s'; keepalived clears it "
-			"with state MASTER)",
+	if (ctx->c->global.strict && x->state_loc &&
+		(v->state == VIPD_INIT_MASTER) != (v->priority == CFG_PRIO_OWNER)) {
+		/* RFC 9568 §6.4.1: only the owner starts as master */
+		v->state = v->priority == CFG_PRIO_OWNER ? VIPD_INIT_MASTER : VIPD_INIT_BACKUP;
+		cfg_notice(ctx, x->state_loc,
+			"with vrrp_strict only the address owner (priority 255) starts as MASTER: "
+			"vrrp_instance '%s' starts as %s, as keepalived does",
+			v->name, v->state == VIPD_INIT_MASTER ? "MASTER" : "BACKUP");
+	}
+	/* keepalived clears these with a warning; so does vipd */
+	if (x->nopreempt_loc && v->priority == CFG_PRIO_OWNER) {
+		cfg_notice(ctx, x->nopreempt_loc,
+			"'nopreempt' does not apply to the address owner (priority 255): ignored, "
+			"as keepalived does (vrrp_instance '%s')",
 			v->name);
-	else if (x->nopreempt_loc && v->priority == CFG_PRIO_OWNER)
-		cfg_err(ctx, x->nopreempt_loc,
-			"'nopreempt' does not apply to the address owner, priority 255 "
-			"(vrrp_instance '%s'; keepalived clears it)",
+		v->nopreempt = false;
+		x->nopreempt_loc = 0;
+	} else if (x->nopreempt_loc && v->state == VIPD_INIT_MASTER) {
+		cfg_notice(ctx, x->nopreempt_loc,
+			"'nopreempt' does not work with state MASTER: ignored, as keepalived does; "
+			"use state BACKUP on every node (vrrp_instance '%s')",
 			v->name);
-	if (x->preempt_delay_loc && v->state == VIPD_INIT_MASTER)
-		cfg_err(ctx, x->preempt_delay_loc,
-			"'preempt_delay' needs state BACKUP (vrrp_instance '%s'; keepalived clears "
-			"it with state MASTER)",
-			v->name);
-	else if (x->preempt_delay_loc && x->nopreempt_loc)
-		cfg_err(ctx, x->preempt_delay_loc,
-			"'preempt_delay' means nothing with 'nopreempt' (vrrp_instance '%s'; "
-			"keepalived clears it)",
-			v->name);
+		v->nopreempt = false;
+		x->nopreempt_loc = 0;
+	}
+	if (x->preempt_delay_loc) {
+		const char *why = v->state == VIPD_INIT_MASTER ? "does not work with state MASTER"
+				  : x->nopreempt_loc           ? "means nothing with 'nopreempt'"
+				  : ctx->c->global.strict      ? "is not allowed with vrrp_strict"
+							       : NULL;
+
+		if (why) {
+			cfg_notice(ctx, x->preempt_delay_loc,
+				"'preempt_delay' %s: ignored, as keepalived does (vrrp_instance "
+				"'%s')",
+				why, v->name);
+			v->preempt_delay = 0;
+		}
+	}
 }
 
 static void cfg_check_auth(struct cfg_ctx *ctx, struct vipd_instance *v, struct cfg_inst_x *x)
 {
 	if (!x->auth_loc)
 		return;
+	/* keepalived ignores authentication it cannot use, with a warning */
 	if (!x->auth_type_loc) {
 		cfg_err(ctx, x->auth_loc,
 			"'authentication' has no 'auth_type PASS' (vrrp_instance '%s')", v->name);
-	} else if (v->version == 3) {
-		cfg_err(ctx, x->auth_loc,
-			"'authentication' is not part of VRRP version 3 (RFC 9568 has no "
-			"authentication field): remove it, or use version 2 (vrrp_instance '%s'; "
-			"keepalived ignores it with an error)",
+	} else if (ctx->c->global.strict) {
+		cfg_notice(ctx, x->auth_loc,
+			"'authentication' is ignored with vrrp_strict (RFC 3768 and RFC 9568 have "
+			"none), as keepalived does (vrrp_instance '%s')",
 			v->name);
 		v->auth = VIPD_AUTH_NONE;
+	} else if (v->version == 3) {
+		cfg_notice(ctx, x->auth_loc,
+			"'authentication' is ignored: VRRP version 3%s has no authentication (RFC "
+			"9568), as keepalived does (vrrp_instance '%s')",
+			v->family == AF_INET6 ? ", the version of IPv6 instances," : "", v->name);
+		v->auth = VIPD_AUTH_NONE;
 	} else if (v->auth == VIPD_AUTH_PASS && !x->auth_pass_set) {
-		cfg_err(ctx, x->auth_type_loc,
-			"'auth_type PASS' needs an 'auth_pass' (vrrp_instance '%s'; keepalived "
-			"ignores the authentication)",
+		cfg_notice(ctx, x->auth_type_loc,
+			"'auth_type PASS' has no 'auth_pass': no authentication is sent, as in "
+			"keepalived (vrrp_instance '%s')",
 			v->name);
+		v->auth = VIPD_AUTH_NONE;
 	}
 }
 
@@ -159,6 +195,11 @@ static void cfg_check_unicast(struct cfg_ctx *ctx, struct vipd_instance *v, stru
 	char a[CPHA_ADDR_STRLEN], at[64];
 	size_t i, j;
 
+	if (ctx->c->global.strict && v->npeers)
+		cfg_err(ctx, x->peer_locs[0],
+			"unicast peers are not allowed with vrrp_strict (VRRP is multicast: RFC "
+			"9568 §5.1); keepalived refuses vrrp_instance '%s' too",
+			v->name);
 	if (v->unicast_src_set && cpha_addr_family(&v->unicast_src) != v->family)
 		cfg_err(ctx, x->src_loc,
 			"unicast_src_ip %s is %s but the VIPs are %s (vrrp_instance '%s')",
@@ -201,15 +242,7 @@ static void cfg_check_vips(struct cfg_ctx *ctx, size_t vi)
 
 	for (i = 0; i < v->nvips; i++) {
 		struct vipd_vip *p = &v->vips[i];
-		const char *dev = p->dev ? p->dev : v->interface;
-		size_t dl = dev ? strlen(dev) : 0;
 
-		if (p->label && dev &&
-			(strncmp(p->label, dev, dl) != 0 || (p->label[dl] && p->label[dl] != ':')))
-			cfg_notice(ctx, p->line,
-				"label '%s' does not start with the interface name (ip(8) refuses "
-				"such labels; keepalived's manual asks for DEV:NAME)",
-				p->label);
 		for (j = 0; j <= vi; j++) {
 			w = &ctx->c->instances[j];
 			for (k = 0; k < (j == vi ? i : w->nvips); k++)
@@ -307,25 +340,33 @@ static const char *cfg_no_weights(const struct vipd_instance *v)
 }
 
 static void cfg_check_track_list(struct cfg_ctx *ctx, const struct vipd_instance *v,
-	const struct vipd_track *t, size_t n, const char *what)
+	struct vipd_track *t, size_t *np, const char *what)
 {
 	const char *why = cfg_no_weights(v);
-	size_t i;
+	size_t i, n = *np;
 
 	for (i = 0; i < n; i++) {
 		if (strcmp(what, "track_interface") == 0 && v->interface &&
-			strcmp(t[i].name, v->interface) == 0)
-			cfg_err(ctx, t[i].line,
+			strcmp(t[i].name, v->interface) == 0) {
+			/* keepalived ignores the entry with a warning; so does vipd */
+			cfg_notice(ctx, t[i].line,
 				"track_interface '%s' is the interface of vrrp_instance '%s', "
-				"which is tracked anyway (keepalived ignores this entry)",
+				"which is tracked anyway: the entry is ignored, as keepalived "
+				"does",
 				t[i].name, v->name);
-		else if (t[i].weight && why)
+			free(t[i].name);
+			free(t[i].lbd_socket);
+			memmove(&t[i], &t[i + 1], (n - i - 1) * sizeof(*t));
+			n--;
+			i--;
+		} else if (t[i].weight && why)
 			cfg_err(ctx, t[i].line,
 				"%s '%s' has weight %d but vrrp_instance '%s' %s (keepalived "
 				"ignores the track): use weight 0%s",
 				what, t[i].name, t[i].weight, v->name, why,
 				v->sync_group ? ", or track on the sync group" : "");
 	}
+	*np = n;
 }
 
 /* A sync group's track that a member also has: keepalived refuses it for
@@ -517,12 +558,17 @@ void cfg_validate(struct cfg_ctx *ctx)
 	cfg_check_groups(ctx);
 	for (i = 0; i < ctx->c->ninstances && !ctx->stop; i++) {
 		v = &ctx->c->instances[i];
-		cfg_check_track_list(ctx, v, v->track_script, v->ntrack_script, "track_script");
+		cfg_check_track_list(ctx, v, v->track_script, &v->ntrack_script, "track_script");
 		cfg_check_track_list(
-			ctx, v, v->track_interface, v->ntrack_interface, "track_interface");
-		cfg_check_track_list(ctx, v, v->track_file, v->ntrack_file, "track_file");
-		cfg_check_track_list(ctx, v, v->track_lbd, v->ntrack_lbd, "track_lbd");
+			ctx, v, v->track_interface, &v->ntrack_interface, "track_interface");
+		cfg_check_track_list(ctx, v, v->track_file, &v->ntrack_file, "track_file");
+		cfg_check_track_list(ctx, v, v->track_lbd, &v->ntrack_lbd, "track_lbd");
+		cfg_check_track_list(ctx, v, v->track_process, &v->ntrack_process, "track_process");
 	}
+	if (ctx->strict_loc)
+		cfg_notice(ctx, ctx->strict_loc,
+			"vrrp_strict: vipd adds no firewall rules, so backup nodes' addresses "
+			"keep accepting traffic (keepalived's no_accept rules are not installed)");
 	if (!ctx->stop && !ctx->nerrs)
 		cfg_warn_weights(ctx);
 }

@@ -218,7 +218,6 @@ static const struct {
 	{ "static_ipaddress", "it only does VRRP" },
 	{ "static_routes", "it only does VRRP" },
 	{ "static_rules", "it only does VRRP" },
-	{ "vrrp_strict", "strict mode's firewall rules and limits are not implemented" },
 	{ "use_vmac", "no virtual MAC: the VIP moves with gratuitous ARP and unsolicited NA" },
 	{ "use_vmac_addr", "no virtual MAC" },
 	{ "vmac_xmit_base", "no virtual MAC" },
@@ -227,12 +226,13 @@ static const struct {
 	{ "virtual_rules", "it moves addresses only" },
 	{ "virtual_ipaddress_excluded", "every address is advertised: list it in "
 					"virtual_ipaddress, or use a second instance" },
-	{ "track_process", "use a vrrp_script" },
 	{ "track_bfd", "use a vrrp_script" },
-	{ "vrrp_track_process", "use a vrrp_script" },
 	{ "smtp_alert", "it sends no mail; use notify scripts" },
 	{ "sync_group_tracking_weight", "members' tracks must be unweighted" },
 	{ "global_tracking", "deprecated: track on the sync group instead" },
+	{ "no_accept", "it adds no firewall rules: addresses it holds accept traffic" },
+	{ "vrrp_startup_delay", "it starts VRRP at once; order units with systemd" },
+	{ "vrrp_notify_fifo", "use notify scripts" },
 };
 
 static void cfg_unsupported(struct cfg_ctx *ctx, const struct cfg_node *n, const char *where)

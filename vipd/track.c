@@ -408,7 +408,7 @@ void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
 		int w;
 
 		if (!tc) { /* the instance's interface, and our address on it */
-			if (!t->up || !in->src_ready)
+			if ((!t->up && !c->dont_track_primary) || !in->src_ready)
 				*fault = true;
 			continue;
 		}

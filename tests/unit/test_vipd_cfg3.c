@@ -1,0 +1,307 @@
+/* vipd's configuration parser: keepalived 2.2's keywords of public
+ * control-plane files. What keepalived warns about and ignores is a notice
+ * at its line and is ignored (authentication in VRRPv3, a label on an IPv6
+ * address, nopreempt with state MASTER, an unknown state); vrrp_track_process,
+ * dont_track_primary, vrrp_strict and vrrp_mcast_group4/6 do what
+ * keepalived does. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cfg.h"
+
+/* An instance around BODY, which starts at line 4; its VIP follows. */
+#define INST(body)                                                                                 \
+	"vrrp_instance VI_1 {\n"                                                                   \
+	"  interface eth0\n"                                                                       \
+	"  virtual_router_id 51\n" body "  virtual_ipaddress {\n"                                  \
+	"    198.18.0.10\n"                                                                        \
+	"  }\n"                                                                                    \
+	"}\n"
+
+static char joined[32768];
+
+static const char *join(char **msg, size_t n)
+{
+	size_t i, o = 0;
+
+	joined[0] = '\0';
+	for (i = 0; i < n && o < sizeof(joined); i++)
+		o += (size_t)snprintf(joined + o, sizeof(joined) - o, "%s\n", msg[i]);
+	return joined;
+}
+
+static struct vipd_config *load_ok(const char *text)
+{
+	struct vipd_cfg_msgs errs = { 0 };
+	struct vipd_config *c = NULL;
+
+	if (vipd_cfg_load_mem("t.conf", text, strlen(text), &c, &errs) < 0) {
+		print_error("refused:\n%s", join(errs.msg, errs.n));
+		vipd_cfg_msgs_free(&errs);
+		fail();
+	}
+	return c;
+}
+
+static void assert_has(const char *all, const char *want)
+{
+	if (!strstr(all, want))
+		fail_msg("'%s' not in:\n%s", want, all);
+}
+
+/* The errors of text that must be refused. */
+static const char *load_bad(const char *text)
+{
+	struct vipd_cfg_msgs errs = { 0 };
+	struct vipd_config *c = NULL;
+
+	assert_int_equal(vipd_cfg_load_mem("t.conf", text, strlen(text), &c, &errs), -1);
+	assert_null(c);
+	join(errs.msg, errs.n);
+	vipd_cfg_msgs_free(&errs);
+	return joined;
+}
+
+static void test_warn_and_ignore(void **state)
+{
+	struct vipd_config *c;
+	const struct vipd_instance *v;
+
+	(void)state;
+	/* OpenShift's dual-stack template: authentication and label in IPv6 */
+	c = load_ok("vrrp_instance A6 {\n"
+		    "  interface eth0\n"
+		    "  virtual_router_id 52\n"
+		    "  authentication {\n"
+		    "    auth_type PASS\n"
+		    "    auth_pass x\n"
+		    "  }\n"
+		    "  virtual_ipaddress {\n"
+		    "    2001:db8::5/64 label eth0:vip\n"
+		    "  }\n"
+		    "}\n");
+	v = vipd_cfg_instance(c, "A6");
+	assert_int_equal(v->version, 3);
+	assert_int_equal(v->auth, VIPD_AUTH_NONE);
+	assert_null(v->vips[0].label);
+	join(c->notices, c->nnotices);
+	assert_has(joined, "t.conf:4: 'authentication' is ignored: VRRP version 3, the version of "
+			   "IPv6 instances, has no authentication");
+	assert_has(joined, "t.conf:9: virtual_ipaddress '2001:db8::5/64': IPv6 addresses have no "
+			   "label; 'label eth0:vip' is ignored");
+	vipd_cfg_free(c);
+
+	/* nopreempt with state MASTER: cleared */
+	c = load_ok(INST("  state MASTER\n"
+			 "  priority 101\n"
+			 "  nopreempt\n"
+			 "  preempt_delay 5\n"));
+	v = vipd_cfg_instance(c, "VI_1");
+	assert_false(v->nopreempt);
+	assert_int_equal(v->preempt_delay, 0);
+	join(c->notices, c->nnotices);
+	assert_has(joined, "t.conf:6: 'nopreempt' does not work with state MASTER: ignored");
+	assert_has(joined, "t.conf:7: 'preempt_delay' does not work with state MASTER: ignored");
+	vipd_cfg_free(c);
+
+	/* an unknown state is BACKUP; a label need not start with the interface */
+	c = load_ok("vrrp_instance VI_1 {\n"
+		    "  state SLAVE\n"
+		    "  interface eth0\n"
+		    "  virtual_router_id 51\n"
+		    "  virtual_ipaddress {\n"
+		    "    198.18.0.10/24 label vip\n"
+		    "  }\n"
+		    "  track_interface {\n"
+		    "    eth0\n"
+		    "  }\n"
+		    "}\n");
+	v = vipd_cfg_instance(c, "VI_1");
+	assert_int_equal(v->state, VIPD_INIT_BACKUP);
+	assert_string_equal(v->vips[0].label, "vip");
+	assert_int_equal(v->ntrack_interface, 0);
+	join(c->notices, c->nnotices);
+	assert_has(joined, "t.conf:2: 'state' is MASTER or BACKUP, not 'SLAVE': BACKUP is used");
+	assert_has(joined, "t.conf:9: track_interface 'eth0' is the interface of vrrp_instance "
+			   "'VI_1', which is tracked anyway: the entry is ignored");
+	assert_null(strstr(joined, "label"));
+	vipd_cfg_free(c);
+}
+
+static void test_dont_track_primary_and_globals(void **state)
+{
+	struct vipd_config *c;
+	const struct vipd_instance *v;
+
+	(void)state;
+	c = load_ok("global_defs {\n"
+		    "  vrrp_mcast_group4 224.0.0.18\n"
+		    "  vrrp_mcast_group6 ff02::12\n"
+		    "  vrrp_min_garp\n"
+		    "  vrrp_check_unicast_src\n"
+		    "  vrrp_priority -10\n"
+		    "  vrrp_no_swap\n"
+		    "  enable_snmp_vrrp\n"
+		    "}\n" INST("  dont_track_primary\n"
+			       "  accept\n"));
+	v = vipd_cfg_instance(c, "VI_1");
+	assert_true(v->dont_track_primary);
+	assert_int_equal(v->garp_master_repeat, 1);
+	assert_int_equal(v->garp_master_delay, 0);
+	join(c->notices, c->nnotices);
+	assert_has(joined, "t.conf:5: 'vrrp_check_unicast_src' has no effect in vipd");
+	assert_has(joined, "t.conf:6: 'vrrp_priority' has no effect in vipd");
+	assert_has(joined, "t.conf:8: 'enable_snmp_vrrp' has no effect in vipd");
+	assert_has(joined, "t.conf:14: 'accept' is what vipd always does");
+	assert_null(strstr(joined, "mcast_group"));
+	vipd_cfg_free(c);
+
+	assert_has(load_bad("global_defs {\n  vrrp_mcast_group6 ff02::13\n}\n" INST("")),
+		"t.conf:2: 'vrrp_mcast_group6 ff02::13' is not supported by vipd: it sends VRRP "
+		"to ff02::12");
+	assert_has(load_bad("global_defs {\n  vrrp_mcast_group4 2001:db8::1\n}\n" INST("")),
+		"t.conf:2: 'vrrp_mcast_group4' needs an IPv4 multicast address");
+	assert_has(load_bad(INST("  no_accept\n")), "t.conf:4: 'no_accept' is not supported");
+}
+
+static void test_strict(void **state)
+{
+	struct vipd_config *c;
+	const struct vipd_instance *v;
+
+	(void)state;
+	c = load_ok("global_defs {\n"
+		    "  vrrp_strict\n"
+		    "}\n" INST("  state MASTER\n"
+			       "  priority 101\n"
+			       "  authentication {\n"
+			       "    auth_type PASS\n"
+			       "    auth_pass x\n"
+			       "  }\n"));
+	v = vipd_cfg_instance(c, "VI_1");
+	assert_true(c->global.strict);
+	assert_int_equal(v->state, VIPD_INIT_BACKUP);
+	assert_int_equal(v->auth, VIPD_AUTH_NONE);
+	join(c->notices, c->nnotices);
+	assert_has(joined, "t.conf:2: vrrp_strict: vipd adds no firewall rules");
+	assert_has(joined, "t.conf:7: with vrrp_strict only the address owner (priority 255) "
+			   "starts as MASTER: vrrp_instance 'VI_1' starts as BACKUP");
+	assert_has(joined, "t.conf:9: 'authentication' is ignored with vrrp_strict");
+	vipd_cfg_free(c);
+
+	assert_has(load_bad("global_defs {\n  vrrp_strict\n}\n" INST("  unicast_peer {\n"
+								     "    198.18.0.12\n"
+								     "  }\n")),
+		"t.conf:8: unicast peers are not allowed with vrrp_strict");
+	assert_has(load_bad("global_defs {\n  vrrp_strict\n}\n" INST(
+			   "  version 2\n") "vrrp_instance B {\n"
+					    "  interface eth0\n"
+					    "  virtual_router_id 52\n"
+					    "  version 2\n"
+					    "  virtual_ipaddress {\n"
+					    "    2001:db8::1\n"
+					    "  }\n"
+					    "}\n"),
+		"t.conf:15: VRRP version 2 carries only IPv4 addresses");
+}
+
+static void test_track_process(void **state)
+{
+	struct vipd_config *c;
+	const struct vipd_track_process_def *p;
+	const struct vipd_instance *v;
+
+	(void)state;
+	c = load_ok("vrrp_track_process lb {\n"
+		    "  process haproxy\n"
+		    "  weight -20\n"
+		    "  quorum 2\n"
+		    "  quorum_max 4\n"
+		    "  delay 0.5\n"
+		    "  fork_delay 2\n"
+		    "}\n"
+		    "vrrp_track_process cmd {\n"
+		    "  process /usr/sbin/lbd -f /etc/lbd/lbd.cfg\n"
+		    "  param_match initial\n"
+		    "}\n"
+		    "vrrp_track_process none {\n"
+		    "  process rogue\n"
+		    "  quorum_max 0\n"
+		    "  weight 10 reverse\n"
+		    "}\n" INST("  track_process {\n"
+			       "    lb\n"
+			       "    cmd weight 0\n"
+			       "    none weight 5 noreverse\n"
+			       "  }\n"));
+	p = vipd_cfg_track_process(c, "lb");
+	assert_non_null(p);
+	assert_string_equal(p->process, "haproxy");
+	assert_false(p->full_command);
+	assert_int_equal(p->weight, -20);
+	assert_int_equal(p->quorum, 2);
+	assert_int_equal(p->quorum_max, 4);
+	assert_int_equal(p->terminate_delay, 500000);
+	assert_int_equal(p->fork_delay, 2000000);
+	p = vipd_cfg_track_process(c, "cmd");
+	assert_true(p->full_command);
+	assert_int_equal(p->param_match, VIPD_PARAM_INITIAL);
+	assert_int_equal(p->params_len, sizeof("-f\0/etc/lbd/lbd.cfg"));
+	assert_memory_equal(p->params, "-f\0/etc/lbd/lbd.cfg", p->params_len);
+	assert_int_equal(p->quorum, 1);
+	p = vipd_cfg_track_process(c, "none");
+	assert_int_equal(p->quorum, 0);
+	assert_int_equal(p->quorum_max, 0);
+	assert_true(p->weight_reverse);
+	v = vipd_cfg_instance(c, "VI_1");
+	assert_int_equal(v->ntrack_process, 3);
+	assert_int_equal(v->track_process[0].weight, -20);
+	assert_false(v->track_process[0].weight_set);
+	assert_int_equal(v->track_process[1].weight, 0);
+	assert_true(v->track_process[1].weight_set);
+	assert_false(v->track_process[2].weight_reverse);
+	assert_int_equal(v->track_process[0].line, 22);
+	vipd_cfg_free(c);
+
+	/* a name longer than comm holds never matches: said at its line */
+	c = load_ok("vrrp_track_process k {\n  process kube-controller-manager\n}\n");
+	join(c->notices, c->nnotices);
+	assert_has(joined, "t.conf:2: process 'kube-controller-manager' is longer than the 15 "
+			   "characters of a process name");
+	vipd_cfg_free(c);
+
+	assert_has(load_bad("vrrp_track_process p {\n  weight 2\n}\n"),
+		"t.conf:1: vrrp_track_process 'p' has no 'process'");
+	assert_has(load_bad("vrrp_track_process p {\n  process x\n  quorum 3\n  quorum_max 2\n}\n"),
+		"t.conf:3: 'quorum' 3 is above 'quorum_max' 2");
+	assert_has(load_bad("vrrp_track_process p {\n  process x\n  weight 255\n}\n"),
+		"t.conf:3: 'weight' must be a whole number from -254 to 254");
+	assert_has(load_bad("vrrp_track_process p {\n  process x\n  param_match all\n}\n"),
+		"t.conf:3: 'param_match' takes nothing, 'initial' or 'partial', not 'all'");
+	assert_has(load_bad("vrrp_track_process p {\n  process x\n  delay 3601\n}\n"),
+		"t.conf:3: 'delay' must be a number of seconds from 0.000001 to 3600");
+	assert_has(load_bad(INST("  track_process {\n    nope\n  }\n")),
+		"t.conf:5: no vrrp_track_process 'nope' (vrrp_instance 'VI_1')");
+	assert_has(load_bad(INST("  track_process {\n    late\n  }\n") "vrrp_track_process late {\n"
+								       "  process x\n"
+								       "}\n"),
+		"t.conf:5: vrrp_track_process 'late' is defined after its use, at line 11");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_warn_and_ignore),
+		cmocka_unit_test(test_dont_track_primary_and_globals),
+		cmocka_unit_test(test_strict),
+		cmocka_unit_test(test_track_process),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
