@@ -376,6 +376,8 @@ void cpha_vlog_reason(int level, const char *reason, const char *fmt, va_list ap
 	errno = saved; /* %m reads it */
 	vsnprintf(line, sizeof(line), fmt, ap);
 
+	if (!reason)
+		reason = "(no reason)";
 	pthread_mutex_lock(&L.lock);
 	now = now_usec();
 	summaries(now, 0);

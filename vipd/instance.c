@@ -364,6 +364,27 @@ static void record_peer(struct vipd_inst *in, const struct cpha_addr *src, enum 
 	in->peers[i].adverts++;
 }
 
+/* Rate-limit reasons (cpha_log_reason()) of dropped packets: anyone on the
+ * link can send them, from any source address, as fast as the link goes. */
+static const char *const drop_reason[VRRP_DROP_MAX] = {
+	[VRRP_DROP_TTL] = "vrrp: bad ttl",
+	[VRRP_DROP_SHORT] = "vrrp: too short",
+	[VRRP_DROP_VERSION] = "vrrp: wrong version",
+	[VRRP_DROP_TYPE] = "vrrp: wrong type",
+	[VRRP_DROP_NO_ADDRS] = "vrrp: no addresses",
+	[VRRP_DROP_LENGTH] = "vrrp: bad length",
+	[VRRP_DROP_CHECKSUM] = "vrrp: bad checksum",
+	[VRRP_DROP_VRID] = "vrrp: wrong vrid",
+	[VRRP_DROP_OWNER] = "vrrp: we own the addresses",
+	[VRRP_DROP_AUTH_TYPE] = "vrrp: wrong auth type",
+	[VRRP_DROP_AUTH_PASS] = "vrrp: wrong password",
+	[VRRP_DROP_INTERVAL_ZERO] = "vrrp: interval 0",
+	[VRRP_DROP_INTERVAL_MISMATCH] = "vrrp: interval mismatch",
+	[VRRP_DROP_ADDR_LIST] = "vrrp: address list",
+};
+#define REASON_UNKNOWN_PEER "vrrp: not a unicast_peer" /* unicast, sender not listed */
+#define REASON_RECEIVE      "vrrp: receive"            /* unreadable packet */
+
 static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct vipd_inst *in = userdata;
@@ -397,7 +418,8 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		r = vrrp_sock_recv(&in->sock, buf, sizeof(buf), &payload, &rx);
 		if (r <= 0) {
 			if (r < 0)
-				log_warn("instance %s: receive: %s", in->name, strerror(-r));
+				cpha_log_reason(LOG_WARNING, REASON_RECEIVE,
+					"instance %s: receive: %s", in->name, strerror(-r));
 			return 0;
 		}
 		/* the socket sees every VRRP packet on the link: another
@@ -408,14 +430,15 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		drop = vrrp_packet_decode(payload, rx.len, &ip, &exp, &adv);
 		if (drop != VRRP_OK) {
 			in->bad[drop]++;
-			log_warn("instance %s: dropped an advertisement from %s: %s", in->name,
+			cpha_log_reason(LOG_WARNING, drop_reason[drop],
+				"instance %s: dropped an advertisement from %s: %s", in->name,
 				cpha_addr_format(&rx.src, a, sizeof(a)),
 				vrrp_packet_drop_str(drop));
 			continue;
 		}
 		if (c->unicast && !known_peer(in, &rx.src)) {
 			in->unknown_peer++;
-			log_warn(
+			cpha_log_reason(LOG_WARNING, REASON_UNKNOWN_PEER,
 				"instance %s: dropped an advertisement from %s: not a unicast_peer",
 				in->name, cpha_addr_format(&rx.src, a, sizeof(a)));
 			continue;
