@@ -129,7 +129,15 @@ void cfg_server_opts_free(struct lbd_server_opts *o);
 void cfg_server_free(struct lbd_server_cfg *s);
 void cfg_server_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
 
+/* cfg_global.c: 1 when the table knows the keyword (it said what to say) */
+int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a);
+
+/* cfg_option.c */
+void cfg_option_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+
 /* cfg_check.c */
+void cfg_check_option_ssl_hello(
+	struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
 void cfg_check_option_tcp(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
 void cfg_check_option_http(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
 void cfg_check_tcp_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);

@@ -229,6 +229,7 @@ struct lbd_global {
 	struct lbd_stats_socket stats;
 	struct lbd_log_target *logs;
 	size_t nlogs;
+	char *pidfile;            /* written at start, removed at exit; NULL: none */
 	struct cpha_addr metrics; /* lbd extension: "metrics-bind ADDR:PORT" */
 	int metrics_set;
 };

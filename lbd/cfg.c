@@ -134,60 +134,6 @@ int cfg_nargs(struct cfg_ctx *ctx, const struct cfg_args *a, size_t nkw, size_t 
 static const char *const cfg_balance_names[] = { "roundrobin", "static-rr", "leastconn", "first",
 	"source", "random", NULL };
 
-/* [no] option NAME ... */
-static void cfg_px_option(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
-{
-	static const struct {
-		const char *name;
-		unsigned caps;
-		int no_ok;
-	} opts[] = {
-		{ "tcplog", CFG_CAP_DEF | CFG_CAP_FE, 0 },
-		{ "dontlognull", CFG_CAP_DEF | CFG_CAP_FE, 1 },
-		{ "redispatch", CFG_CAP_DEF | CFG_CAP_BE, 1 },
-		{ "tcp-check", CFG_CAP_DEF | CFG_CAP_BE, 0 },
-		{ "httpchk", CFG_CAP_DEF | CFG_CAP_BE, 0 },
-	};
-	int no = strcmp(a->v[0], "no") == 0;
-	size_t nkw = no ? 3 : 2, i;
-	const char *where = cfg_where(ctx, px), *name;
-	char kw[128];
-
-	if (a->n < nkw) {
-		cfg_err(ctx, a->line, "'%soption' needs a name (%s)", no ? "no " : "", where);
-		return;
-	}
-	name = a->v[nkw - 1];
-	cfg_kw(a, nkw, kw, sizeof(kw));
-	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-		if (strcmp(opts[i].name, name) == 0)
-			break;
-	if (i == sizeof(opts) / sizeof(opts[0]) || (no && !opts[i].no_ok)) {
-		cfg_err(ctx, a->line, "'%s' is not supported by lbd in %s", kw, where);
-		return;
-	}
-	if (!(opts[i].caps & px->cap)) {
-		cfg_err(ctx, a->line, "'%s' is not allowed in a %s section", kw, px->kind);
-		return;
-	}
-	if (i == 3) {
-		cfg_check_option_tcp(ctx, px, a);
-		return;
-	}
-	if (i == 4) {
-		cfg_check_option_http(ctx, px, a);
-		return;
-	}
-	if (cfg_nargs(ctx, a, nkw, 0, 0, where) < 0)
-		return;
-	if (i == 0)
-		px->fe.tcplog = 1;
-	else if (i == 1)
-		px->fe.dontlognull = !no;
-	else
-		px->be.redispatch = !no;
-}
-
 static void cfg_px_timeout(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	static const struct {
@@ -276,7 +222,8 @@ static void cfg_px_balance(struct cfg_ctx *ctx, struct cfg_proxy *px, const stru
 	int k;
 
 	if (a->n < 2) {
-		cfg_err(ctx, a->line, "'balance' needs an algorithm (%s)", cfg_where(ctx, px));
+		/* HAProxy: no algorithm means roundrobin */
+		px->be.balance = LBD_BAL_ROUNDROBIN;
 		return;
 	}
 	k = cfg_lookup(cfg_balance_names, a->v[1]);
@@ -312,7 +259,7 @@ static void cfg_px_no(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cf
 	const char *where = cfg_where(ctx, px);
 
 	if (a->n >= 2 && strcmp(a->v[1], "option") == 0) {
-		cfg_px_option(ctx, px, a);
+		cfg_option_line(ctx, px, a);
 	} else if (a->n >= 2 && strcmp(a->v[1], "log") == 0) {
 		if (cfg_nargs(ctx, a, 2, 0, 0, where) < 0)
 			return;
@@ -338,7 +285,7 @@ static const struct cfg_px_kw {
 	{ "maxconn", CFG_CAP_DEF | CFG_CAP_FE, cfg_px_number,
 		" (set it on the frontend, or on each server)" },
 	{ "retries", CFG_CAP_DEF | CFG_CAP_BE, cfg_px_number, NULL },
-	{ "option", CFG_ALL, cfg_px_option, NULL },
+	{ "option", CFG_ALL, cfg_option_line, NULL },
 	{ "no", CFG_ALL, cfg_px_no, NULL },
 	{ "timeout", CFG_ALL, cfg_px_timeout, NULL },
 	{ "log", CFG_ALL, cfg_log_line, NULL },
@@ -769,6 +716,7 @@ static int cfg_run(
 	cfg_proxy_free(ctx.def);
 	cfg_logs_free(ctx.global.logs, ctx.global.nlogs);
 	free(ctx.global.stats.path);
+	free(ctx.global.pidfile);
 	for (i = 0; i < ctx.nnotices; i++)
 		free(ctx.notices[i]);
 	free(ctx.notices);
@@ -853,6 +801,7 @@ void lbd_cfg_free(struct lbd_config *c)
 	free(c->backends);
 	cfg_logs_free(c->global.logs, c->global.nlogs);
 	free(c->global.stats.path);
+	free(c->global.pidfile);
 	for (i = 0; i < c->nnotices; i++)
 		free(c->notices[i]);
 	free(c->notices);

@@ -6,10 +6,13 @@
  * timeout http-request, ...): accepted with a notice in a defaults section
  * of mode http whose users all set mode tcp, refused everywhere else. */
 #include <ctype.h>
+#include <errno.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "cfg-internal.h"
@@ -196,6 +199,85 @@ void cfg_check_option_tcp(struct cfg_ctx *ctx, struct cfg_proxy *px, const struc
 			cfg_where(ctx, px));
 		return;
 	}
+	px->be.check_kind = LBD_CHECK_TCP;
+	px->tcpchk_opt_line = a->line;
+}
+
+/* option ssl-hello-chk: HAProxy sends an SSLv3 CLIENT HELLO and passes when
+ * the reply starts with a TLS handshake (0x16) or alert (0x15) record; the
+ * same as two tcp-check rules here. RFC 6101 §5.6.1.2 for the layout. */
+void cfg_check_option_ssl_hello(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	static const char random[] = "HAPROXYSSLCHK\nHAPROXYSSLCHK\n"; /* 28 bytes */
+	unsigned char hello[126], *p = hello;
+	struct lbd_tcpcheck_rule r[2];
+	uint32_t t = (uint32_t)time(NULL);
+	unsigned c;
+	int e;
+
+	if (a->n > 2) {
+		cfg_err(ctx, a->line, "'option ssl-hello-chk': unexpected '%s' (%s)", a->v[2],
+			cfg_where(ctx, px));
+		return;
+	}
+	memcpy(p,
+		"\x16\x03\x00\x00\x79" /* record: handshake, SSLv3, 0x79 bytes */
+		"\x01\x00\x00\x75"     /* CLIENT HELLO, 0x75 bytes */
+		"\x03\x00",            /* version SSLv3 */
+		11);
+	p += 11;
+	*p++ = (unsigned char)(t >> 24);
+	*p++ = (unsigned char)(t >> 16);
+	*p++ = (unsigned char)(t >> 8);
+	*p++ = (unsigned char)t;
+	memcpy(p, random, 28);
+	p += 28;
+	*p++ = 0; /* no session id */
+	*p++ = 0; /* 78 bytes of cipher suites: 0x01-0x1b, 0x2f-0x3a */
+	*p++ = 0x4e;
+	for (c = 0x01; c <= 0x3a; c++) {
+		if (c > 0x1b && c < 0x2f)
+			continue;
+		*p++ = 0;
+		*p++ = (unsigned char)c;
+	}
+	*p++ = 1; /* one compression method: null */
+	*p++ = 0;
+	memset(r, 0, sizeof(r));
+	r[0].action = LBD_TCPCHK_SEND;
+	r[0].len = (size_t)(p - hello);
+	r[0].line = a->line;
+	r[1].action = LBD_TCPCHK_EXPECT_RSTRING;
+	r[1].len = 5;
+	r[1].line = a->line;
+	r[0].data = malloc(r[0].len);
+	r[1].data = cfg_strdup(ctx, "^[\x15\x16]");
+	if (!r[0].data || !r[1].data) {
+		free(r[0].data);
+		free(r[1].data);
+		cfg_oom(ctx);
+		return;
+	}
+	memcpy(r[0].data, hello, r[0].len);
+	e = regcomp(&r[1].re, r[1].data, REG_EXTENDED | REG_NOSUB);
+	if (e != 0) {
+		free(r[0].data);
+		free(r[1].data);
+		cfg_oom(ctx);
+		return;
+	}
+	/* the option replaces the rules written or inherited so far */
+	cfg_tcp_rules_free(&px->be);
+	px->be.tcpcheck = malloc(sizeof(r));
+	if (!px->be.tcpcheck) {
+		regfree(&r[1].re);
+		free(r[0].data);
+		free(r[1].data);
+		cfg_oom(ctx);
+		return;
+	}
+	memcpy(px->be.tcpcheck, r, sizeof(r));
+	px->be.ntcpcheck = 2;
 	px->be.check_kind = LBD_CHECK_TCP;
 	px->tcpchk_opt_line = a->line;
 }
@@ -775,8 +857,11 @@ void cfg_check_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 	if (px->tcpchk_line && px->be.check_kind != LBD_CHECK_TCP)
 		cfg_err(ctx, px->tcpchk_line, "tcp-check rules need option tcp-check (%s)",
 			cfg_where(ctx, px));
-	if (px->httpchk_line && px->be.check_kind != LBD_CHECK_HTTP)
-		cfg_err(ctx, px->httpchk_line, "http-check rules need option httpchk (%s)",
+	/* HAProxy warns and ignores http-check rules without option httpchk */
+	if (px->httpchk_line && px->be.check_kind != LBD_CHECK_HTTP && px->cap != CFG_CAP_DEF)
+		cfg_notice(ctx, px->httpchk_line,
+			"http-check rules without option httpchk are ignored (%s), as HAProxy "
+			"does",
 			cfg_where(ctx, px));
 }
 
@@ -841,7 +926,7 @@ int cfg_check_has_port(const struct lbd_backend *be)
 static const char *const cfg_http_mode[] = { "option httplog", "option http-server-close",
 	"option httpclose", "option http-keep-alive", "option forwardfor",
 	"option http-buffer-request", "option http-pretend-keepalive", "timeout http-request",
-	"timeout http-keep-alive", "http-reuse", NULL };
+	"timeout http-keep-alive", "http-reuse", "errorfile", NULL };
 
 int cfg_check_http_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
@@ -855,7 +940,7 @@ int cfg_check_http_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct 
 
 	if (a->n <= (size_t)no)
 		return 0;
-	if (strcmp(a->v[no], "http-reuse") == 0)
+	if (strcmp(a->v[no], "http-reuse") == 0 || strcmp(a->v[no], "errorfile") == 0)
 		nkw--;
 	if (a->n < nkw)
 		return 0;
@@ -865,8 +950,19 @@ int cfg_check_http_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct 
 	if (k < 0 || (no && strncmp(kw, "option ", 7)))
 		return 0;
 	if (px->cap != CFG_CAP_DEF) {
-		cfg_err(ctx, a->line, "'%s%s' is an HTTP-mode setting; lbd only does mode tcp (%s)",
-			no ? "no " : "", kw, where);
+		/* HAProxy warns and ignores HTTP options in a TCP proxy; option
+		 * httplog falls back to option tcplog there */
+		if (strcmp(kw, "option httplog") == 0 && !no && (px->cap & CFG_CAP_FE)) {
+			px->fe.tcplog = 1;
+			cfg_notice(ctx, a->line,
+				"'option httplog' needs mode http; %s falls back to option tcplog "
+				"(as HAProxy does)",
+				where);
+		} else {
+			cfg_notice(ctx, a->line,
+				"'%s%s' needs mode http; ignored in %s (as HAProxy does)",
+				no ? "no " : "", kw, where);
+		}
 		return 1;
 	}
 	if (kw[0] == 't' && (cfg_nargs(ctx, a, nkw, 1, 1, where) ||
@@ -876,6 +972,12 @@ int cfg_check_http_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct 
 		(cfg_nargs(ctx, a, nkw, 1, 1, where) || cfg_lookup(reuse, a->v[nkw]) < 0)) {
 		if (a->n == nkw + 1)
 			cfg_err(ctx, a->line, "'http-reuse %s' is not a HAProxy mode", a->v[nkw]);
+		return 1;
+	}
+	/* errorfile CODE FILE: HAProxy reads the file even when it is unused */
+	if (kw[0] == 'e' && (cfg_nargs(ctx, a, nkw, 2, 2, where) || access(a->v[2], R_OK) == -1)) {
+		if (a->n == 3)
+			cfg_err(ctx, a->line, "errorfile %s: %s", a->v[2], strerror(errno));
 		return 1;
 	}
 	/* option forwardfor takes any arguments, option httplog "clf" */
@@ -897,14 +999,6 @@ void cfg_check_http_mode_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 	size_t i, j;
 
 	for (i = 0; i < px->nhttp_only; i++) {
-		if (!px->mode_http) {
-			cfg_err(ctx, px->http_only[i].line,
-				"'%s%s' is an HTTP-mode setting but %s is mode tcp; lbd only does "
-				"mode tcp",
-				px->http_only[i].no ? "no " : "", px->http_only[i].what,
-				cfg_where(ctx, px));
-			continue;
-		}
 		for (j = 0; j < i; j++)
 			if (px->http_only[j].what == px->http_only[i].what &&
 				px->http_only[j].no == px->http_only[i].no)
@@ -916,7 +1010,7 @@ void cfg_check_http_mode_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 	if (b.len)
 		cfg_notice(ctx, px->line,
 			"HTTP-only settings in defaults (%s) have no effect on TCP sections; "
-			"ignored",
-			b.data);
+			"ignored%s",
+			b.data, px->mode_http ? "" : " (this defaults section is mode tcp)");
 	cpha_buf_free(&b);
 }

@@ -518,6 +518,8 @@ void cfg_global_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 	unsigned long long v;
 	char **base;
 
+	if (cfg_global_table_line(ctx, a))
+		return;
 	if (strcmp(kw, "log") == 0) {
 		if (a->n == 2 && strcmp(a->v[1], "global") == 0)
 			cfg_err(ctx, a->line, "'log global' is for proxies, not section 'global'");

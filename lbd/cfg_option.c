@@ -1,0 +1,82 @@
+/* "[no] option NAME" in proxy sections: one table row per option, as in
+ * HAProxy's cfg_opts. An option written where HAProxy's capabilities do not
+ * allow it is warned about and ignored, as HAProxy does. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cfg-internal.h"
+
+/* Where the int an option sets lives. */
+enum cfg_opt_field {
+	CFG_OPT_NONE, /* no flag: accepted, see the comment of the row */
+	CFG_OPT_FE,   /* an int in struct lbd_frontend */
+	CFG_OPT_BE,   /* an int in struct lbd_backend */
+	CFG_OPT_FN,   /* parsed by fn */
+};
+
+struct cfg_opt {
+	const char *name;
+	unsigned caps; /* CFG_CAP_* where HAProxy honours it */
+	int no_ok;     /* "no option NAME" is meaningful for lbd */
+	enum cfg_opt_field field;
+	size_t off; /* CFG_OPT_FE / CFG_OPT_BE */
+	void (*fn)(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+};
+
+#define CFG_DEF_FE (CFG_CAP_DEF | CFG_CAP_FE)
+#define CFG_DEF_BE (CFG_CAP_DEF | CFG_CAP_BE)
+#define CFG_ALL    (CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE)
+
+static const struct cfg_opt cfg_opts[] = {
+	{ "tcplog", CFG_DEF_FE, 0, CFG_OPT_FE, offsetof(struct lbd_frontend, tcplog), NULL },
+	{ "dontlognull", CFG_DEF_FE, 1, CFG_OPT_FE, offsetof(struct lbd_frontend, dontlognull),
+		NULL },
+	{ "redispatch", CFG_DEF_BE, 1, CFG_OPT_BE, offsetof(struct lbd_backend, redispatch), NULL },
+	{ "tcp-check", CFG_DEF_BE, 0, CFG_OPT_FN, 0, cfg_check_option_tcp },
+	{ "httpchk", CFG_DEF_BE, 0, CFG_OPT_FN, 0, cfg_check_option_http },
+	{ "ssl-hello-chk", CFG_DEF_BE, 0, CFG_OPT_FN, 0, cfg_check_option_ssl_hello },
+	/* SO_KEEPALIVE: lbd sets it on every client and server socket, so the
+	 * options are what lbd does anyway and their "no" forms cannot be had */
+	{ "tcpka", CFG_ALL, 0, CFG_OPT_NONE, 0, NULL },
+	{ "clitcpka", CFG_DEF_FE, 0, CFG_OPT_NONE, 0, NULL },
+	{ "srvtcpka", CFG_DEF_BE, 0, CFG_OPT_NONE, 0, NULL },
+};
+
+/* [no] option NAME ... */
+void cfg_option_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	int no = strcmp(a->v[0], "no") == 0;
+	size_t nkw = no ? 3 : 2, i;
+	const char *where = cfg_where(ctx, px), *name;
+	const struct cfg_opt *o = NULL;
+	char *base;
+
+	if (a->n < nkw) {
+		cfg_err(ctx, a->line, "'%soption' needs a name (%s)", no ? "no " : "", where);
+		return;
+	}
+	name = a->v[nkw - 1];
+	for (i = 0; i < sizeof(cfg_opts) / sizeof(cfg_opts[0]); i++)
+		if (strcmp(cfg_opts[i].name, name) == 0)
+			o = &cfg_opts[i];
+	if (!o || (no && !o->no_ok)) {
+		cfg_err(ctx, a->line, "'%soption %s' is not supported by lbd in %s",
+			no ? "no " : "", name, where);
+		return;
+	}
+	if (!(o->caps & px->cap)) {
+		cfg_notice(ctx, a->line,
+			"'option %s' has no effect in a %s section; ignored (HAProxy warns too)",
+			name, px->kind);
+		return;
+	}
+	if (o->field == CFG_OPT_FN) {
+		o->fn(ctx, px, a);
+		return;
+	}
+	if (cfg_nargs(ctx, a, nkw, 0, 0, where) < 0 || o->field == CFG_OPT_NONE)
+		return;
+	base = o->field == CFG_OPT_FE ? (char *)&px->fe : (char *)&px->be;
+	*(int *)(base + o->off) = !no;
+}
