@@ -216,7 +216,6 @@ static void test_track_process(void **state)
 {
 	struct vipd_config *c;
 	const struct vipd_track_process_def *p;
-	const struct vipd_instance *v;
 
 	(void)state;
 	c = load_ok("vrrp_track_process lb {\n"
@@ -235,11 +234,7 @@ static void test_track_process(void **state)
 		    "  process rogue\n"
 		    "  quorum_max 0\n"
 		    "  weight 10 reverse\n"
-		    "}\n" INST("  track_process {\n"
-			       "    lb\n"
-			       "    cmd weight 0\n"
-			       "    none weight 5 noreverse\n"
-			       "  }\n"));
+		    "}\n");
 	p = vipd_cfg_track_process(c, "lb");
 	assert_non_null(p);
 	assert_string_equal(p->process, "haproxy");
@@ -259,15 +254,13 @@ static void test_track_process(void **state)
 	assert_int_equal(p->quorum, 0);
 	assert_int_equal(p->quorum_max, 0);
 	assert_true(p->weight_reverse);
-	v = vipd_cfg_instance(c, "VI_1");
-	assert_int_equal(v->ntrack_process, 3);
-	assert_int_equal(v->track_process[0].weight, -20);
-	assert_false(v->track_process[0].weight_set);
-	assert_int_equal(v->track_process[1].weight, 0);
-	assert_true(v->track_process[1].weight_set);
-	assert_false(v->track_process[2].weight_reverse);
-	assert_int_equal(v->track_process[0].line, 22);
 	vipd_cfg_free(c);
+
+	/* tracking them in an instance is refused until vipd runs it */
+	assert_has(load_bad("vrrp_track_process lb {\n  process haproxy\n}\n" INST(
+			   "  track_process {\n    lb\n  }\n")),
+		"t.conf:8: track_process 'lb': process tracking is not run by vipd yet; use a "
+		"vrrp_script such as 'pidof haproxy'");
 
 	/* a name longer than comm holds never matches: said at its line */
 	c = load_ok("vrrp_track_process k {\n  process kube-controller-manager\n}\n");
