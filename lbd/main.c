@@ -80,9 +80,10 @@ static int check_config(const char *path, int quiet)
 	return 0;
 }
 
-static void admin_cb(void *userdata, const char *line, struct cpha_buf *reply)
+static void admin_cb(void *userdata, const struct cpha_admin_peer *peer, const char *line,
+	struct cpha_buf *reply)
 {
-	stats_command(userdata, line, reply);
+	stats_command(userdata, peer, line, reply);
 }
 
 static void metrics_cb(void *userdata, struct cpha_buf *body)
@@ -105,14 +106,38 @@ static void apply_interfaces(struct lbd_main *m)
 		free(rt->admin_path);
 		rt->admin_path = NULL;
 	}
+	if (rt->admin) {
+		struct stat st;
+
+		/* same path: the socket stays, its mode and owner follow the file */
+		if (lstat(g->stats.path, &st) == 0 && (st.st_mode & 07777) != g->stats.mode)
+			log_notice("stats socket %s: mode %04o (was %04o)", g->stats.path,
+				(unsigned)g->stats.mode, (unsigned)(st.st_mode & 07777));
+		r = cpha_admin_set_access(rt->admin, g->stats.mode, g->stats.uid, g->stats.gid);
+		if (r < 0) {
+			/* the file is gone or cannot be changed: open a fresh socket */
+			log_err("%s:%u: stats socket %s: %s; opening it again", rt->cfg->file,
+				g->stats.line, g->stats.path, strerror(-r));
+			cpha_admin_close(rt->admin);
+			rt->admin = NULL;
+			free(rt->admin_path);
+			rt->admin_path = NULL;
+		}
+	}
 	if (!rt->admin && g->stats.path) {
 		r = cpha_admin_open(rt->e, g->stats.path, g->stats.mode, admin_cb, rt,
 			(struct cpha_admin **)&rt->admin);
-		if (r < 0)
+		if (r == 0)
+			r = cpha_admin_set_access(
+				rt->admin, g->stats.mode, g->stats.uid, g->stats.gid);
+		if (r < 0) {
 			log_err("%s:%u: stats socket %s: %s", rt->cfg->file, g->stats.line,
 				g->stats.path, strerror(-r));
-		else
+			cpha_admin_close(rt->admin);
+			rt->admin = NULL;
+		} else {
 			rt->admin_path = strdup(g->stats.path);
+		}
 	}
 	if (rt->metrics) {
 		const struct cpha_addr *cur = cpha_metrics_addr(rt->metrics);

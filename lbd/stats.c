@@ -352,9 +352,11 @@ static void set_server(struct lbd_runtime *rt, char **w, int n, struct cpha_buf 
 	reply_ok(reply, json);
 }
 
-void stats_command(struct lbd_runtime *rt, const char *line, struct cpha_buf *reply)
+void stats_command(struct lbd_runtime *rt, const struct cpha_admin_peer *peer, const char *line,
+	struct cpha_buf *reply)
 {
 	char *copy = strdup(line), *w[STATS_MAX_WORDS], *save = NULL, *t;
+	enum lbd_stats_level level = rt->cfg ? rt->cfg->global.stats.level : LBD_STATS_LEVEL_ADMIN;
 	int n = 0;
 	bool json = false;
 	struct lbd_server *srv;

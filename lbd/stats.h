@@ -3,11 +3,15 @@
 #ifndef LBD_STATS_H
 #define LBD_STATS_H
 
+#include "admin.h"
 #include "buf.h"
 #include "proxy-types.h"
 
-/* Run one command line and write the reply. */
-void stats_command(struct lbd_runtime *rt, const char *line, struct cpha_buf *reply);
+/* Run one command line from peer (NULL: unknown) and write the reply. A
+ * command above the stats socket's level (rt->cfg) changes nothing and is
+ * answered "Permission denied", as HAProxy does, and logged with the uid. */
+void stats_command(struct lbd_runtime *rt, const struct cpha_admin_peer *peer, const char *line,
+	struct cpha_buf *reply);
 
 /* Prometheus text for /metrics. */
 void stats_prometheus(struct lbd_runtime *rt, struct cpha_buf *out);

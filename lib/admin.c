@@ -13,9 +13,6 @@
 #include "admin.h"
 #include "reqserv.h"
 
-#define ADMIN_TIMEOUT_USEC (10 * 1000000ULL) /* a client that says nothing is dropped */
-#define ADMIN_MAX_CONNS    32                /* concurrent admin clients */
-
 struct cpha_admin {
 	struct cpha__reqserv *srv;
 	char *path;
@@ -34,14 +31,16 @@ static long admin_complete(const char *data, size_t len, int eof)
 	return 0;
 }
 
-static void admin_handle(void *userdata, const char *req, size_t len, struct cpha_buf *reply)
+static void admin_handle(void *userdata, const struct cpha__req_peer *p, const char *req,
+	size_t len, struct cpha_buf *reply)
 {
 	struct cpha_admin *a = userdata;
+	struct cpha_admin_peer peer = { .pid = p->pid, .uid = p->uid, .gid = p->gid };
 	char *line = (char *)req;
 
 	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 		line[--len] = '\0';
-	a->fn(a->userdata, line, reply);
+	a->fn(a->userdata, &peer, line, reply);
 }
 
 static int fill_sun(struct sockaddr_un *sun, const char *path)
@@ -100,6 +99,14 @@ static int make_parent(const char *path)
 int cpha_admin_open(sd_event *e, const char *path, mode_t mode, cpha_admin_fn fn, void *userdata,
 	struct cpha_admin **out)
 {
+	static const struct cpha__reqserv_limits limits = {
+		.max_req = CPHA_ADMIN_LINE_MAX,
+		.request_usec = CPHA_ADMIN_REQUEST_USEC,
+		.reply_usec = CPHA_ADMIN_REPLY_USEC,
+		.max_conns = CPHA_ADMIN_MAX_CONNS,
+		.max_per_peer = CPHA_ADMIN_MAX_PER_UID,
+		.what = "admin socket",
+	};
 	struct sockaddr_un sun;
 	struct cpha_admin *a;
 	mode_t old;
@@ -135,13 +142,12 @@ int cpha_admin_open(sd_event *e, const char *path, mode_t mode, cpha_admin_fn fn
 	old = umask(0777 & ~mode);
 	r = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
 	umask(old);
-	if (r == -1 || chmod(path, mode) == -1 || listen(fd, 16) == -1) {
+	if (r == -1 || chmod(path, mode) == -1 || listen(fd, SOMAXCONN) == -1) {
 		r = -errno;
 		unlink(path);
 		goto fail;
 	}
-	r = cpha__reqserv_new(&a->srv, e, fd, admin_complete, admin_handle, a, CPHA_ADMIN_LINE_MAX,
-		ADMIN_TIMEOUT_USEC, ADMIN_MAX_CONNS);
+	r = cpha__reqserv_new(&a->srv, e, fd, admin_complete, admin_handle, a, &limits);
 	fd = -1; /* owned by the server now, even on failure */
 	if (r < 0) {
 		unlink(path);
@@ -155,6 +161,26 @@ fail:
 	free(a->path);
 	free(a);
 	return r;
+}
+
+int cpha_admin_set_access(struct cpha_admin *a, mode_t mode, uid_t uid, gid_t gid)
+{
+	struct stat st;
+
+	if (!mode)
+		mode = 0600;
+	if (lstat(a->path, &st) == -1)
+		return -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	/* narrower first: no moment with the new owner and the old, wider mode */
+	if ((st.st_mode & 07777 & ~mode) && chmod(a->path, st.st_mode & 07777 & mode) == -1)
+		return -errno;
+	if ((uid != (uid_t)-1 || gid != (gid_t)-1) && lchown(a->path, uid, gid) == -1)
+		return -errno;
+	if (chmod(a->path, mode) == -1)
+		return -errno;
+	return 0;
 }
 
 void cpha_admin_close(struct cpha_admin *a)

@@ -10,10 +10,6 @@
 #include "metrics.h"
 #include "reqserv.h"
 
-#define METRICS_REQ_MAX      8192              /* longest HTTP request head accepted */
-#define METRICS_TIMEOUT_USEC (10 * 1000000ULL) /* idle client limit */
-#define METRICS_MAX_CONNS    16                /* concurrent scrapes */
-
 struct cpha_metrics {
 	struct cpha__reqserv *srv;
 	struct cpha_addr addr;
@@ -152,13 +148,15 @@ static void http_reply(struct cpha_buf *reply, const char *status, const char *c
 		cpha_buf_append(reply, body->data, body->len);
 }
 
-static void http_handle(void *userdata, const char *req, size_t len, struct cpha_buf *reply)
+static void http_handle(void *userdata, const struct cpha__req_peer *peer, const char *req,
+	size_t len, struct cpha_buf *reply)
 {
 	struct cpha_metrics *m = userdata;
 	struct cpha_buf body = { 0 };
 	char method[16], target[256];
 	int head;
 
+	(void)peer;
 	(void)len;
 	if (sscanf(req, "%15s %255s HTTP/1.%*c", method, target) != 2) {
 		cpha_buf_puts(&body, "bad request\n");
@@ -190,6 +188,14 @@ out:
 int cpha_metrics_listen(sd_event *e, const struct cpha_addr *addr, cpha_metrics_fn fn,
 	void *userdata, struct cpha_metrics **out)
 {
+	static const struct cpha__reqserv_limits limits = {
+		.max_req = CPHA_METRICS_REQ_MAX,
+		.request_usec = CPHA_METRICS_REQUEST_USEC,
+		.reply_usec = CPHA_METRICS_REPLY_USEC,
+		.max_conns = CPHA_METRICS_MAX_CONNS,
+		.max_per_peer = CPHA_METRICS_MAX_PER_IP,
+		.what = "metrics",
+	};
 	struct cpha_metrics *m;
 	socklen_t len;
 	int fd, one = 1, r;
@@ -208,15 +214,15 @@ int cpha_metrics_listen(sd_event *e, const struct cpha_addr *addr, cpha_metrics_
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	len = sizeof(m->addr.ss);
-	if (bind(fd, (const struct sockaddr *)&addr->ss, addr->len) == -1 || listen(fd, 16) == -1 ||
+	if (bind(fd, (const struct sockaddr *)&addr->ss, addr->len) == -1 ||
+		listen(fd, SOMAXCONN) == -1 ||
 		getsockname(fd, (struct sockaddr *)&m->addr.ss, &len) == -1) {
 		r = -errno;
 		close(fd);
 		free(m);
 		return r;
 	}
-	r = cpha__reqserv_new(&m->srv, e, fd, http_complete, http_handle, m, METRICS_REQ_MAX,
-		METRICS_TIMEOUT_USEC, METRICS_MAX_CONNS);
+	r = cpha__reqserv_new(&m->srv, e, fd, http_complete, http_handle, m, &limits);
 	if (r < 0) {
 		free(m);
 		return r;

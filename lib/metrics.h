@@ -24,8 +24,17 @@ typedef void (*cpha_metrics_fn)(void *userdata, struct cpha_buf *body);
 
 struct cpha_metrics;
 
+#define CPHA_METRICS_REQ_MAX      8192        /* longest HTTP request head accepted */
+#define CPHA_METRICS_REQUEST_USEC 2000000ULL  /* connect to a complete request, or dropped */
+#define CPHA_METRICS_REPLY_USEC   10000000ULL /* to read the whole reply */
+#define CPHA_METRICS_MAX_CONNS    256         /* clients at once */
+#define CPHA_METRICS_MAX_PER_IP   16          /* of them from one address */
+
 /* Serve GET /metrics over HTTP/1.x on a TCP address (port required).
- * Returns 0 or a negative errno (-EADDRINUSE ...). */
+ * Clients are served within the limits above: one that sends no complete
+ * request in time is dropped, and when an address's share or every slot is
+ * taken the oldest client still sending its request makes room for the
+ * new one. Returns 0 or a negative errno (-EADDRINUSE ...). */
 int cpha_metrics_listen(sd_event *e, const struct cpha_addr *addr, cpha_metrics_fn fn,
 	void *userdata, struct cpha_metrics **out);
 

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -9,9 +10,10 @@
 
 struct rs_conn {
 	struct cpha__reqserv *srv;
-	struct rs_conn *prev, *next;
+	struct rs_conn *prev, *next; /* oldest first */
 	int fd;
 	sd_event_source *io, *timer;
+	struct cpha__req_peer peer;
 	struct cpha_buf in, out;
 	size_t sent;
 	int replying;
@@ -24,10 +26,9 @@ struct cpha__reqserv {
 	cpha__req_complete_fn complete;
 	cpha__req_handle_fn handle;
 	void *userdata;
-	size_t max_req;
-	uint64_t timeout;
-	unsigned max_conns, nconns;
-	struct rs_conn *conns;
+	struct cpha__reqserv_limits lim;
+	unsigned nconns;
+	struct rs_conn *head, *tail;
 };
 
 static void conn_free(struct rs_conn *c)
@@ -37,9 +38,11 @@ static void conn_free(struct rs_conn *c)
 	if (c->prev)
 		c->prev->next = c->next;
 	else
-		s->conns = c->next;
+		s->head = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
+	else
+		s->tail = c->prev;
 	s->nconns--;
 	sd_event_source_disable_unref(c->io);
 	sd_event_source_disable_unref(c->timer);
@@ -75,8 +78,11 @@ static void conn_reply(struct rs_conn *c, long reqlen)
 	char *req = c->in.data;
 
 	req[reqlen] = '\0'; /* the rest of the input is ignored */
-	c->srv->handle(c->srv->userdata, req, (size_t)reqlen, &c->out);
+	c->srv->handle(c->srv->userdata, &c->peer, req, (size_t)reqlen, &c->out);
+	cpha_buf_free(&c->in);
 	c->replying = 1;
+	/* a client that asked may take its time to read, within reply_usec */
+	sd_event_source_set_time_relative(c->timer, c->srv->lim.reply_usec);
 	sd_event_source_set_io_events(c->io, EPOLLOUT);
 	conn_write(c);
 }
@@ -92,7 +98,7 @@ static int on_conn_io(sd_event_source *src, int fd, uint32_t revents, void *user
 	(void)fd;
 	if (c->replying)
 		return conn_write(c);
-	if (revents & (EPOLLERR)) {
+	if (revents & EPOLLERR) {
 		conn_free(c);
 		return 0;
 	}
@@ -115,7 +121,7 @@ static int on_conn_io(sd_event_source *src, int fd, uint32_t revents, void *user
 			conn_reply(c, reqlen);
 			return 0;
 		}
-		if (reqlen < 0 || n == 0 || c->in.len > c->srv->max_req) {
+		if (reqlen < 0 || n == 0 || c->in.len > c->srv->lim.max_req) {
 			conn_free(c);
 			return 0;
 		}
@@ -124,17 +130,164 @@ static int on_conn_io(sd_event_source *src, int fd, uint32_t revents, void *user
 
 static int on_conn_timeout(sd_event_source *src, uint64_t usec, void *userdata)
 {
+	struct rs_conn *c = userdata;
+
 	(void)src;
 	(void)usec;
-	conn_free(userdata);
+	/* the same text every time: the log's rate limit folds repeats */
+	cpha_log(LOG_INFO, "%s: dropped a client that %s", c->srv->lim.what,
+		c->replying ? "did not take its reply in time"
+			    : "sent no complete request in time");
+	conn_free(c);
 	return 0;
+}
+
+/* Who is connected on fd: credentials over UNIX sockets, the address
+ * over TCP (an IPv4-mapped IPv6 address is shown as IPv4). */
+static void peer_of(int fd, struct cpha__req_peer *p)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct sockaddr_in6 *s6;
+	struct sockaddr_in s4;
+
+	memset(p, 0, sizeof(*p));
+	p->pid = -1;
+	p->uid = (uid_t)-1;
+	p->gid = (gid_t)-1;
+	p->addr.len = sizeof(p->addr.ss);
+	if (getpeername(fd, (struct sockaddr *)&p->addr.ss, &p->addr.len) == -1)
+		p->addr.len = 0;
+	p->family = p->addr.len ? p->addr.ss.ss_family : AF_UNSPEC;
+	if (p->family == AF_UNIX || p->family == AF_UNSPEC) {
+		p->family = AF_UNIX;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
+			p->pid = cred.pid;
+			p->uid = cred.uid;
+			p->gid = cred.gid;
+		}
+		return;
+	}
+	s6 = (struct sockaddr_in6 *)&p->addr.ss;
+	if (p->family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+		memset(&s4, 0, sizeof(s4));
+		s4.sin_family = AF_INET;
+		s4.sin_port = s6->sin6_port;
+		memcpy(&s4.sin_addr, &s6->sin6_addr.s6_addr[12], 4);
+		memset(&p->addr.ss, 0, sizeof(p->addr.ss));
+		memcpy(&p->addr.ss, &s4, sizeof(s4));
+		p->addr.len = sizeof(s4);
+		p->family = AF_INET;
+	}
+}
+
+/* The same peer for the per-peer limit: one uid, or one address (any port). */
+static int same_peer(const struct cpha__req_peer *a, const struct cpha__req_peer *b)
+{
+	if (a->family != b->family)
+		return 0;
+	if (a->family == AF_UNIX)
+		return a->uid == b->uid;
+	if (a->family == AF_INET)
+		return memcmp(&((const struct sockaddr_in *)&a->addr.ss)->sin_addr,
+			       &((const struct sockaddr_in *)&b->addr.ss)->sin_addr, 4) == 0;
+	if (a->family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)&a->addr.ss)->sin6_addr,
+			       &((const struct sockaddr_in6 *)&b->addr.ss)->sin6_addr, 16) == 0;
+	return 1;
+}
+
+static void peer_name(const struct cpha__req_peer *p, char *buf, size_t len)
+{
+	struct cpha_addr ip = p->addr;
+	char a[CPHA_ADDR_STRLEN];
+
+	if (p->family == AF_UNIX) {
+		snprintf(buf, len, "uid %ld", p->uid == (uid_t)-1 ? -1L : (long)p->uid);
+		return;
+	}
+	cpha_addr_set_port(&ip, 0); /* the address alone: lines about one peer are alike */
+	snprintf(buf, len, "%s", ip.len ? cpha_addr_format(&ip, a, sizeof(a)) : "?");
+}
+
+/* Make room for a client of peer p: NULL when there is room, the client to
+ * drop for it, or (void *)-1 when every slot it could take is replying. */
+static struct rs_conn *room_for(struct cpha__reqserv *s, const struct cpha__req_peer *p)
+{
+	struct rs_conn *c, *oldest_same = NULL, *oldest = NULL;
+	unsigned same = 0;
+
+	for (c = s->head; c; c = c->next) {
+		if (same_peer(&c->peer, p)) {
+			same++;
+			if (!c->replying && !oldest_same)
+				oldest_same = c;
+		}
+		if (!c->replying && !oldest)
+			oldest = c;
+	}
+	if (same >= s->lim.max_per_peer)
+		return oldest_same ? oldest_same : (struct rs_conn *)-1;
+	if (s->nconns >= s->lim.max_conns)
+		return oldest ? oldest : (struct rs_conn *)-1;
+	return NULL;
+}
+
+static void accept_one(struct cpha__reqserv *s, int cfd)
+{
+	struct cpha__req_peer p;
+	struct rs_conn *c, *victim;
+	char who[CPHA_ADDR_STRLEN + 16];
+	int r;
+
+	peer_of(cfd, &p);
+	victim = room_for(s, &p);
+	if (victim == (struct rs_conn *)-1) {
+		peer_name(&p, who, sizeof(who));
+		cpha_log(LOG_WARNING,
+			"%s: every slot is taken by a client being answered: refused %s",
+			s->lim.what, who);
+		close(cfd);
+		return;
+	}
+	if (victim) {
+		peer_name(&victim->peer, who, sizeof(who));
+		cpha_log(LOG_INFO, "%s: dropped the oldest client of %s still sending its request",
+			s->lim.what, who);
+		conn_free(victim);
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(cfd);
+		return;
+	}
+	c->srv = s;
+	c->fd = cfd;
+	c->peer = p;
+	c->prev = s->tail;
+	if (s->tail)
+		s->tail->next = c;
+	else
+		s->head = c;
+	s->tail = c;
+	s->nconns++;
+	r = sd_event_add_io(s->e, &c->io, cfd, EPOLLIN, on_conn_io, c);
+	if (r >= 0)
+		r = sd_event_add_time_relative(s->e, &c->timer, CLOCK_MONOTONIC,
+			s->lim.request_usec, 0, on_conn_timeout, c);
+	if (r < 0) {
+		conn_free(c);
+		return;
+	}
+	/* a client that wrote its request with the connect is answered now,
+	 * before later connections can push it out */
+	on_conn_io(c->io, cfd, EPOLLIN, c);
 }
 
 static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userdata)
 {
 	struct cpha__reqserv *s = userdata;
-	struct rs_conn *c;
-	int cfd, r;
+	int cfd;
 
 	(void)src;
 	(void)revents;
@@ -144,41 +297,24 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			if (errno != EAGAIN)
-				log_warn("accept on listener fd %d: %m", fd);
+				cpha_log(LOG_WARNING, "%s: accept: %m", s->lim.what);
 			return 0;
 		}
-		if (s->nconns >= s->max_conns) {
-			close(cfd);
-			continue;
-		}
-		c = calloc(1, sizeof(*c));
-		if (!c) {
-			close(cfd);
-			continue;
-		}
-		c->srv = s;
-		c->fd = cfd;
-		r = sd_event_add_io(s->e, &c->io, cfd, EPOLLIN, on_conn_io, c);
-		if (r >= 0)
-			r = sd_event_add_time_relative(s->e, &c->timer, CLOCK_MONOTONIC, s->timeout,
-				0, on_conn_timeout, c);
-		c->next = s->conns;
-		if (s->conns)
-			s->conns->prev = c;
-		s->conns = c;
-		s->nconns++;
-		if (r < 0)
-			conn_free(c);
+		accept_one(s, cfd);
 	}
 }
 
 int cpha__reqserv_new(struct cpha__reqserv **out, sd_event *e, int listen_fd,
-	cpha__req_complete_fn complete, cpha__req_handle_fn handle, void *userdata, size_t max_req,
-	uint64_t timeout_usec, unsigned max_conns)
+	cpha__req_complete_fn complete, cpha__req_handle_fn handle, void *userdata,
+	const struct cpha__reqserv_limits *lim)
 {
 	struct cpha__reqserv *s;
 	int r;
 
+	if (!lim->max_conns || !lim->max_per_peer) {
+		close(listen_fd);
+		return -EINVAL;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		close(listen_fd);
@@ -189,9 +325,9 @@ int cpha__reqserv_new(struct cpha__reqserv **out, sd_event *e, int listen_fd,
 	s->complete = complete;
 	s->handle = handle;
 	s->userdata = userdata;
-	s->max_req = max_req;
-	s->timeout = timeout_usec;
-	s->max_conns = max_conns;
+	s->lim = *lim;
+	if (!s->lim.what)
+		s->lim.what = "server";
 	r = sd_event_add_io(e, &s->io, listen_fd, EPOLLIN, on_accept, s);
 	if (r < 0) {
 		cpha__reqserv_free(s);
@@ -201,12 +337,17 @@ int cpha__reqserv_new(struct cpha__reqserv **out, sd_event *e, int listen_fd,
 	return 0;
 }
 
+unsigned cpha__reqserv_nconns(const struct cpha__reqserv *s)
+{
+	return s->nconns;
+}
+
 void cpha__reqserv_free(struct cpha__reqserv *s)
 {
 	if (!s)
 		return;
-	while (s->conns)
-		conn_free(s->conns);
+	while (s->head)
+		conn_free(s->head);
 	sd_event_source_disable_unref(s->io);
 	close(s->fd);
 	sd_event_unref(s->e);

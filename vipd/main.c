@@ -67,8 +67,10 @@ static void on_nl(void *userdata, enum vipd_nl_event ev, int ifindex, bool up,
 	inst_netlink_event(userdata, ev, ifindex, up, addr);
 }
 
-static void admin_cb(void *userdata, const char *line, struct cpha_buf *reply)
+static void admin_cb(void *userdata, const struct cpha_admin_peer *peer, const char *line,
+	struct cpha_buf *reply)
 {
+	(void)peer;
 	stats_command(userdata, line, reply);
 }
 

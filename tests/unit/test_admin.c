@@ -24,9 +24,11 @@ struct query {
 	int done; /* set by the client thread, read by the loop */
 };
 
-static void handle(void *ud, const char *line, struct cpha_buf *reply)
+static void handle(
+	void *ud, const struct cpha_admin_peer *peer, const char *line, struct cpha_buf *reply)
 {
 	(void)ud;
+	(void)peer;
 	if (strcmp(line, "show info") == 0)
 		cpha_buf_puts(reply, "Name: test\nUptime_sec: 1\n");
 	else if (strcmp(line, "big") == 0)
