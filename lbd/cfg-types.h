@@ -214,16 +214,31 @@ struct lbd_frontend {
 	int from_listen;
 };
 
+/* What a stats socket client may do (HAProxy's ACCESS_LVL_*); each level
+ * allows what the ones below it allow. */
+enum lbd_stats_level {
+	LBD_STATS_LEVEL_USER = 1,     /* show and help only */
+	LBD_STATS_LEVEL_OPERATOR = 2, /* as user: lbd has none of HAProxy's operator commands */
+	LBD_STATS_LEVEL_ADMIN = 3,    /* also every change (set, enable, disable, shutdown) */
+};
+
 struct lbd_stats_socket {
-	char *path;      /* NULL: none */
-	mode_t mode;     /* default 0600 */
-	int level_admin; /* level admin (default) or operator/user: read-only */
+	char *path;                 /* NULL: none */
+	mode_t mode;                /* default 0600 */
+	enum lbd_stats_level level; /* default admin */
+	uid_t uid;                  /* owner; (uid_t)-1: lbd's own (default) */
+	gid_t gid;                  /* group; (gid_t)-1: lbd's own (default) */
 	unsigned line;
 };
 
 struct lbd_global {
-	unsigned maxconn;         /* default 4096 */
-	unsigned nbthread;        /* 0 = one per core */
+	unsigned maxconn;      /* default 4096 */
+	unsigned nbthread;     /* 0 = one per core */
+	unsigned maxconn_line; /* where maxconn was set; 0: default, fitted to the fd limit */
+	unsigned ulimit_n;     /* RLIMIT_NOFILE to set; 0: what maxconn needs (maxsock) */
+	unsigned ulimit_line;
+	unsigned fd_hard_limit;   /* never more descriptors than this; 0: no bound */
+	int no_strict_limits;     /* 'no strict-limits': a short fd limit warns, not refuses */
 	uint64_t hard_stop_after; /* usec; 0 = wait for old sessions forever */
 	int daemon;               /* go to the background (ignored under systemd) */
 	struct lbd_stats_socket stats;

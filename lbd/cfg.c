@@ -706,7 +706,9 @@ static int cfg_run(
 	ctx.errs = errs;
 	ctx.global.maxconn = 4096;
 	ctx.global.stats.mode = 0600;
-	ctx.global.stats.level_admin = 1;
+	ctx.global.stats.level = LBD_STATS_LEVEL_ADMIN;
+	ctx.global.stats.uid = (uid_t)-1;
+	ctx.global.stats.gid = (gid_t)-1;
 	cfg_read(&ctx, lx);
 	if (!ctx.stop)
 		c = cfg_build(&ctx);

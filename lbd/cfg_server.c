@@ -6,6 +6,8 @@
  * addresses, names). */
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -446,12 +448,43 @@ void cfg_bind_validate(struct cfg_ctx *ctx, const struct lbd_config *c)
 	}
 }
 
-/* stats socket PATH [mode OCTAL] [level admin|operator|user] [expose-fd listeners] */
+/* A user or group given by name or number (HAProxy's "user"/"uid" and
+ * "group"/"gid" bind options). Returns 0, or -1 with an error given. */
+static int cfg_stats_owner(
+	struct cfg_ctx *ctx, unsigned line, const char *kw, const char *val, unsigned long *out)
+{
+	int numeric = kw[1] == 'i', group = kw[0] == 'g';
+	char buf[4096], *end;
+	struct passwd pw, *pwr = NULL;
+	struct group gr, *grr = NULL;
+
+	if (numeric) {
+		*out = strtoul(val, &end, 10);
+		if (!val[0] || *end || !isdigit((unsigned char)val[0]) || *out >= 0xffffffffUL) {
+			cfg_err(ctx, line, "'stats socket' %s must be a number, not '%s'", kw, val);
+			return -1;
+		}
+		return 0;
+	}
+	if (group ? getgrnam_r(val, &gr, buf, sizeof(buf), &grr) != 0 || !grr
+		  : getpwnam_r(val, &pw, buf, sizeof(buf), &pwr) != 0 || !pwr) {
+		cfg_err(ctx, line, "'stats socket' %s '%s': no such %s on this system", kw, val,
+			group ? "group" : "user");
+		return -1;
+	}
+	*out = group ? grr->gr_gid : pwr->pw_uid;
+	return 0;
+}
+
+/* stats socket PATH [mode OCTAL] [level admin|operator|user] [user NAME|uid N]
+ * [group NAME|gid N] [expose-fd listeners] */
 static void cfg_stats(struct cfg_ctx *ctx, const struct cfg_args *a, const char *where)
 {
+	static const char *const levels[] = { "user", "operator", "admin", NULL };
 	struct lbd_stats_socket *st = &ctx->global.stats;
 	unsigned long v;
 	size_t i;
+	int k;
 
 	if (a->n < 2 || strcmp(a->v[1], "socket") != 0) {
 		cfg_err(ctx, a->line, "'stats %s' is not supported by lbd in %s",
@@ -484,23 +517,31 @@ static void cfg_stats(struct cfg_ctx *ctx, const struct cfg_args *a, const char 
 			}
 			st->mode = (mode_t)v;
 		} else if (strcmp(a->v[i], "level") == 0 && val) {
-			if (strcmp(val, "admin") && strcmp(val, "operator") &&
-				strcmp(val, "user")) {
+			if ((k = cfg_lookup(levels, val)) < 0) {
 				cfg_err(ctx, a->line,
 					"'stats socket' level must be admin, operator or user, not "
 					"'%s'",
 					val);
 				return;
 			}
-			st->level_admin = strcmp(val, "admin") == 0;
+			st->level = (enum lbd_stats_level)(LBD_STATS_LEVEL_USER + k);
+		} else if ((!strcmp(a->v[i], "user") || !strcmp(a->v[i], "uid")) && val) {
+			if (cfg_stats_owner(ctx, a->line, a->v[i], val, &v) < 0)
+				return;
+			st->uid = (uid_t)v;
+		} else if ((!strcmp(a->v[i], "group") || !strcmp(a->v[i], "gid")) && val) {
+			if (cfg_stats_owner(ctx, a->line, a->v[i], val, &v) < 0)
+				return;
+			st->gid = (gid_t)v;
 		} else if (strcmp(a->v[i], "expose-fd") == 0 && val && !strcmp(val, "listeners")) {
 			cfg_notice(ctx, a->line,
 				"'expose-fd listeners' is accepted but not needed: lbd's reload "
 				"keeps its listeners itself");
 		} else {
 			cfg_err(ctx, a->line, "'%s' %s on a 'stats socket' line", a->v[i],
-				!val && cfg_lookup((const char *const[]){ "mode", "level",
-							   "expose-fd", NULL },
+				!val && cfg_lookup(
+						(const char *const[]){ "mode", "level", "user",
+							"uid", "group", "gid", "expose-fd", NULL },
 						a->v[i]) >= 0
 					? "needs a value"
 					: "is not supported by lbd");

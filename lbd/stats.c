@@ -10,6 +10,7 @@
 #include "duration.h"
 #include "backend.h"
 #include "cfg.h"
+#include "log.h"
 #include "metrics.h"
 #include "runtime.h"
 #include "server.h"
@@ -17,19 +18,62 @@
 
 #define STATS_MAX_WORDS 8
 
-static const char *const help_text =
-	"The following commands are valid at this level:\n"
-	"  help                                     : this text\n"
-	"  show info [json]                         : process information\n"
-	"  show stat [json]                         : statistics (HAProxy's CSV fields)\n"
-	"  show servers state [BACKEND] [json]      : server states\n"
-	"  set server B/S state ready|drain|maint   : change a server's administrative state\n"
-	"  set server B/S health up|down            : force a server's health state\n"
-	"  set server B/S weight N                  : change a server's weight (0-256)\n"
-	"  disable server B/S                       : same as set server B/S state maint\n"
-	"  enable server B/S                        : same as set server B/S state ready\n"
-	"  shutdown sessions server B/S             : cut the sessions of a server\n"
-	"Append 'json' to any command for a JSON reply.\n";
+/* The help, one line per command with the level it needs: HAProxy 2.6's
+ * for the same command (every change is admin-only there). */
+static const struct {
+	enum lbd_stats_level level;
+	const char *line;
+} help_lines[] = {
+	{ LBD_STATS_LEVEL_USER, "  help                                     : this text\n" },
+	{ LBD_STATS_LEVEL_USER,
+		"  show info [json]                         : process information\n" },
+	{ LBD_STATS_LEVEL_USER, "  show stat [json]                         : statistics "
+				"(HAProxy's CSV fields)\n" },
+	{ LBD_STATS_LEVEL_USER, "  show servers state [BACKEND] [json]      : server states\n" },
+	{ LBD_STATS_LEVEL_ADMIN, "  set server B/S state ready|drain|maint   : change a server's "
+				 "administrative state\n" },
+	{ LBD_STATS_LEVEL_ADMIN,
+		"  set server B/S health up|down            : force a server's health state\n" },
+	{ LBD_STATS_LEVEL_ADMIN,
+		"  set server B/S weight N                  : change a server's weight (0-256)\n" },
+	{ LBD_STATS_LEVEL_ADMIN, "  disable server B/S                       : same as set server "
+				 "B/S state maint\n" },
+	{ LBD_STATS_LEVEL_ADMIN, "  enable server B/S                        : same as set server "
+				 "B/S state ready\n" },
+	{ LBD_STATS_LEVEL_ADMIN,
+		"  shutdown sessions server B/S             : cut the sessions of a server\n" },
+};
+
+static const char *const level_names[] = {
+	[LBD_STATS_LEVEL_USER] = "user",
+	[LBD_STATS_LEVEL_OPERATOR] = "operator",
+	[LBD_STATS_LEVEL_ADMIN] = "admin",
+};
+
+/* The commands this level may run, as HAProxy lists them. */
+static void put_help(struct cpha_buf *reply, enum lbd_stats_level level)
+{
+	size_t i;
+
+	cpha_buf_puts(reply, "The following commands are valid at this level:\n");
+	for (i = 0; i < sizeof(help_lines) / sizeof(help_lines[0]); i++)
+		if (help_lines[i].level <= level)
+			cpha_buf_puts(reply, help_lines[i].line);
+	cpha_buf_puts(reply, "Append 'json' to any command for a JSON reply.\n");
+}
+
+/* The level a command needs: every change is admin's (HAProxy 2.6 checks
+ * ACCESS_LVL_ADMIN in each of these); reading is anyone's. */
+static enum lbd_stats_level needed_level(const char *verb)
+{
+	static const char *const changes[] = { "set", "enable", "disable", "shutdown" };
+	size_t i;
+
+	for (i = 0; i < sizeof(changes) / sizeof(changes[0]); i++)
+		if (strcmp(verb, changes[i]) == 0)
+			return LBD_STATS_LEVEL_ADMIN;
+	return LBD_STATS_LEVEL_USER;
+}
 
 static void put_json(struct cpha_buf *reply, json_t *j)
 {
@@ -370,8 +414,16 @@ void stats_command(struct lbd_runtime *rt, const struct cpha_admin_peer *peer, c
 		json = true;
 		n--;
 	}
-	if (n == 0 || strcmp(w[0], "help") == 0) {
-		cpha_buf_puts(reply, help_text);
+	if (n > 0 && needed_level(w[0]) > level) {
+		/* w[0] is one of needed_level()'s words; the rest of the line,
+		 * the client's own text, stays out of the log */
+		log_notice(
+			"stats socket: '%s' refused to uid %ld (pid %ld): the socket is level %s",
+			w[0], peer ? (long)peer->uid : -1L, peer ? (long)peer->pid : -1L,
+			level_names[level]);
+		reply_error(reply, json, "Permission denied");
+	} else if (n == 0 || strcmp(w[0], "help") == 0) {
+		put_help(reply, level);
 	} else if (n == 2 && strcmp(w[0], "show") == 0 && strcmp(w[1], "info") == 0) {
 		show_info(rt, reply, json);
 	} else if (n == 2 && strcmp(w[0], "show") == 0 && strcmp(w[1], "stat") == 0) {
@@ -403,7 +455,7 @@ void stats_command(struct lbd_runtime *rt, const struct cpha_admin_peer *peer, c
 		reply_error(reply, json,
 			"Unknown command. Please enter one of the following commands only:");
 		if (!json)
-			cpha_buf_puts(reply, help_text);
+			put_help(reply, level);
 	}
 	free(copy);
 }

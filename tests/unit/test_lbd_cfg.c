@@ -506,7 +506,7 @@ static void test_global(void **state)
 	assert_int_equal(g->hard_stop_after, 300 * SEC);
 	assert_string_equal(g->stats.path, "/run/lbd/admin.sock");
 	assert_int_equal(g->stats.mode, 0660);
-	assert_false(g->stats.level_admin);
+	assert_int_equal(g->stats.level, LBD_STATS_LEVEL_OPERATOR);
 	assert_int_equal(g->stats.line, 9);
 	assert_true(g->metrics_set);
 	assert_string_equal(addr(&g->metrics), "198.18.0.1:9101");
@@ -516,7 +516,9 @@ static void test_global(void **state)
 
 	c = load_ok("global\n    stats socket /run/x.sock expose-fd listeners\n");
 	assert_int_equal(c->global.stats.mode, 0600);
-	assert_true(c->global.stats.level_admin);
+	assert_int_equal(c->global.stats.level, LBD_STATS_LEVEL_ADMIN);
+	assert_int_equal(c->global.stats.uid, (uid_t)-1);
+	assert_int_equal(c->global.stats.gid, (gid_t)-1);
 	expect_in(notices(c), "t.cfg:2: 'expose-fd listeners' is accepted but not needed");
 	lbd_cfg_free(c);
 }

@@ -46,8 +46,11 @@ static void test_errors_sections(void **state)
 	expect_error("global\n  stats socket ipv4@198.18.0.1:9999\n",
 		"t.cfg:2: 'stats socket' needs a UNIX socket path");
 	expect_error("global\n  stats socket /x level root\n", "t.cfg:2: 'stats socket' level");
-	expect_error("global\n  stats socket /x user haproxy\n",
-		"t.cfg:2: 'user' is not supported by lbd on a 'stats socket' line");
+	expect_error("global\n  stats socket /x user cpha-no-such-user\n",
+		"t.cfg:2: 'stats socket' user 'cpha-no-such-user': no such user");
+	expect_error("global\n  stats socket /x gid 12ab\n",
+		"t.cfg:2: 'stats socket' gid must be a number");
+	expect_error("global\n  stats socket /x group\n", "t.cfg:2: 'group' needs a value");
 	expect_error("global\n  ssl-server-verify maybe\n", "t.cfg:2: 'ssl-server-verify' must");
 	expect_error("global\n  metrics-bind 198.18.0.1\n", "t.cfg:2: metrics-bind '198.18.0.1'"
 							    ": missing port");
