@@ -46,6 +46,15 @@ static void set_nodelay_keepalive(int fd)
 	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
 }
 
+/* Make close(2) send a reset instead of a FIN (and drop unsent data). */
+static void reset_on_close(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) == -1)
+		log_debug("SO_LINGER: %m");
+}
+
 static void fe_params_unref(struct lbd_fe_params *fp)
 {
 	if (atomic_fetch_sub(&fp->refs, 1) == 1)
@@ -377,16 +386,22 @@ static bool pump(struct lbd_session *s, bool c2s, bool readable, bool rdhup)
 			COUNT(s->srv, bytes_out, moved);
 		}
 	}
+	/* an aborted side is passed on as a reset: a FIN would tell the
+	 * other peer that a cut-off stream (a list, a watch) was complete */
 	switch (r) {
 	case LBD_PUMP_OK:
 		return true;
 	case LBD_PUMP_SRC_ERR:
+		reset_on_close(dst);
 		session_close(s, c2s ? "CD" : "SD");
 		return false;
 	case LBD_PUMP_DST_ERR:
+		reset_on_close(src);
 		session_close(s, c2s ? "SD" : "CD");
 		return false;
 	case LBD_PUMP_RESOURCE:
+		reset_on_close(src);
+		reset_on_close(dst);
 		session_close(s, "RD");
 		return false;
 	}

@@ -134,13 +134,11 @@ static enum lbd_pump_result pump_copy(
 		}
 		if ((size_t)n == LBD_COPY_BUF) {
 			f->bulk = true; /* a full buffer: splice the rest */
-		} else {
-			/* a short read drained the socket; with the peer's FIN
-			 * already in, the end is next */
-			f->src_ready = false;
-			if (f->src_rdhup)
-				f->src_eof = true;
+		} else if (!f->src_rdhup) {
+			f->src_ready = false; /* a short read drained the socket */
 		}
+		/* after the peer's FIN or reset, read once more: only the
+		 * next read tells a clean end (0) from an abort (error) */
 		k = send(dst, w->scratch, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (k == -1 && errno != EAGAIN && errno != EINTR)
 			return LBD_PUMP_DST_ERR;
@@ -225,12 +223,11 @@ enum lbd_pump_result splice_pump(struct lbd_worker *w, struct lbd_flow *f, int s
 			return LBD_PUMP_SRC_ERR;
 		if (n == 0) {
 			f->src_eof = true;
-		} else if ((size_t)n < f->pipe->size) {
+		} else if ((size_t)n < f->pipe->size && !f->src_rdhup) {
 			/* less than the empty pipe could take: the socket is
-			 * drained, and after the peer's FIN that is the end */
+			 * drained. After the peer's FIN or reset the next read
+			 * says which of the two it was. */
 			f->src_ready = false;
-			if (f->src_rdhup)
-				f->src_eof = true;
 		}
 		f->in_pipe = (size_t)n;
 	}

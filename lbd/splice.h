@@ -27,7 +27,8 @@ struct lbd_flow {
 	bool dst_blocked; /* the write side is full */
 	bool src_ready;   /* the read side may have data: an edge came, or the
 			   * last read took all that was asked */
-	bool src_rdhup;   /* the read side's peer sent its FIN (EPOLLRDHUP seen;
+	bool src_rdhup;   /* the read side's peer sent its FIN or reset (EPOLLRDHUP
+			   * or EPOLLHUP seen;
 			   * kept, since the edge does not come again) */
 	uint64_t bytes;   /* moved so far */
 };
@@ -40,11 +41,11 @@ enum lbd_pump_result {
 };
 
 /* Move what can be moved from src to dst without blocking; pass a FIN on
- * once everything before it is written. With f->src_rdhup set (the source's
- * peer sent its FIN), a read that drains the socket has reached the end.
- * fin_by_close: the other direction is finished and both sockets are about
- * to be closed, so the FIN needs no shutdown(2) of its own. *moved gets the
- * bytes written. */
+ * once everything before it is written. A source that fails to read (its
+ * peer reset) is LBD_PUMP_SRC_ERR even after f->src_rdhup: the caller passes
+ * the abort on as a reset, never as a FIN. fin_by_close: the other
+ * direction is finished and both sockets are about to be closed, so the FIN
+ * needs no shutdown(2) of its own. *moved gets the bytes written. */
 enum lbd_pump_result splice_pump(struct lbd_worker *w, struct lbd_flow *f, int src, int dst,
 	bool fin_by_close, size_t *moved);
 
