@@ -26,6 +26,13 @@ times over 8 s: r1 stays MASTER with the VIP, r2 BACKUP without; afterwards no
 transition happened and the packets were counted as unknown_peer (so they
 passed every other check: accepted, they would have taken the VIP away).
 
+test_multicast_nftables_ruleset_from_the_man_page: the same flood in
+multicast mode, sent to 224.0.0.18, takes the VIP off both hosts (the
+exposure vipd(8) describes); once the example ruleset of vipd(8)'s
+SECURITY section (its peers are 198.18.0.11 and .12, r1 and r2 here) is
+loaded on both, the next flood leaves the VIP on r1, checked up to ten
+times over 8 s, and the ruleset's counter shows the packets it dropped.
+
 Exit 0 pass, 77 skip (not root, curl missing, vipd not built), else fail.
     sudo python3 tests/integration/test_vipd_flood.py [-v]
 """
@@ -34,6 +41,7 @@ import json
 import os
 import random
 import re
+import shutil
 import socket
 import struct
 import sys
@@ -154,6 +162,25 @@ def drop_lines(text):
         if m:
             passed.append((m.group(1), m.group(2), m.group(3)))
     return passed, summaries
+
+
+def man_ruleset():
+    """The nftables example of vipd(8), as printed."""
+    path = os.path.join(util.repo_root(), "docs", "man", "vipd.8")
+    with open(path) as f:
+        blocks = re.findall(r"^\.EX\n(.*?)^\.EE$", f.read(), re.M | re.S)
+    rules = [b for b in blocks if b.startswith("table inet")]
+    if len(rules) != 1 or "\\" in rules[0]:
+        raise AssertionError("vipd.8: expected one plain nftables example, found %r" % rules)
+    return rules[0]
+
+
+def owner_flood_kinds(hosts, dst_of, avoid, seed):
+    """Valid priority-255 VRRPv3 adverts for VRID 51 and the VIP from 3000
+    spoofed sources, one kind per host, sent to dst_of(host)."""
+    src = spoofed_sources(3000, seed, avoid=avoid)
+    return [("owner-%s" % h.name, [(dst_of(h), ip_packet(s, dst_of(h), 255, vipd.advert(
+        3, 51, 255, [VIP], 20, src=s, dst=dst_of(h)))) for s in src]) for h in hosts]
 
 
 def no_rp_filter(host):
@@ -298,12 +325,7 @@ class Flood(unittest.TestCase):
             vipd.wait_holders([r1, r2], VIP, ["r1"], timeout=vipd.master_down(100, A) + 3)
             v2.wait_state("BACKUP", timeout=2)
             before = (v1.inst()["transitions"], v2.inst()["transitions"])
-            src = spoofed_sources(3000, 8, avoid=(r1.v4, r2.v4))
-            kinds = []
-            for h in (r1, r2):
-                kinds.append(("owner-%s" % h.name, [
-                    (h.v4, ip_packet(s, h.v4, 255, vipd.advert(
-                        3, 51, 255, [VIP], 20, src=s, dst=h.v4))) for s in src]))
+            kinds = owner_flood_kinds((r1, r2), lambda h: h.v4, (r1.v4, r2.v4), 8)
             step("x floods r1 and r2 for %gs with priority-255 adverts from 3000 spoofed "
                  "non-peer sources" % SPOOF_SECONDS)
             t0 = time.monotonic()
@@ -340,6 +362,64 @@ class Flood(unittest.TestCase):
             self.assertLess(len(passed) + len(summaries), MAX_LINES)
             self.assertTrue(passed)
             self.assertEqual({p[2] for p in passed}, {"not a unicast_peer"})
+
+    def test_multicast_nftables_ruleset_from_the_man_page(self):
+        if not shutil.which("nft"):
+            self.skipTest("nft (nftables) is not installed")
+        ruleset = man_ruleset()
+        with cphatest.Lab("vipd-nft") as lab:
+            r1, r2, x = vipd.hosts(lab, 2, client=False, other=True)
+            self.assertEqual((r1.v4, r2.v4), ("198.18.0.11", "198.18.0.12"))
+            for h in (r1, r2):
+                no_rp_filter(h)
+            v1 = vipd.Vipd(lab, r1, vipd.instance(priority=200, advert=A))
+            v2 = vipd.Vipd(lab, r2, vipd.instance(priority=100, advert=A))
+            v1.start()
+            v2.start()
+            vipd.wait_holders([r1, r2], VIP, ["r1"], timeout=vipd.master_down(100, A) + 3)
+            kinds = owner_flood_kinds([x], lambda h: MCAST4, (r1.v4, r2.v4), 9)
+
+            step("control: without the ruleset, a 2s flood of forged priority-255 adverts")
+            proc = flood(lab, x, kinds, "control", 2.0)
+            took = vipd.wait_holders([r1, r2], VIP, [], timeout=2)
+            step("the VIP left r1 %.2fs into the flood; no host holds it" % took)
+            flood_result(proc)
+            vipd.wait_holders([r1, r2], VIP, ["r1"], timeout=vipd.master_down(200, A) + 3)
+
+            path = lab.path("nft", "vrrp.nft")
+            with open(path, "w") as f:
+                f.write(ruleset)
+            for h in (r1, r2):
+                h.run(["nft", "-f", path])
+            v1.wait_state("MASTER", timeout=2)
+            before = (v1.inst()["transitions"], v2.inst()["transitions"])
+            step("vipd(8)'s ruleset loaded on r1 and r2; x floods for %gs" % SPOOF_SECONDS)
+            t0 = time.monotonic()
+            proc = flood(lab, x, kinds, "filtered", SPOOF_SECONDS)
+
+            def dropped(h):
+                out = h.run(["nft", "list", "table", "inet", "vrrp_peers"]).stdout
+                m = re.search(r"counter packets (\d+)", out)
+                return int(m.group(1)) if m else 0
+            util.wait_until(lambda: dropped(r1) > 100, 3, 0.05, "r1's ruleset to drop")
+            checks = 0
+            while checks < 10 and time.monotonic() - t0 < SPOOF_SECONDS - 0.5:
+                self.assertEqual(vipd.holders([r1, r2], VIP), ["r1"],
+                                 "check %d, %.1fs into the flood" % (checks + 1,
+                                                                    time.monotonic() - t0))
+                self.assertEqual((v1.state(), v2.state()), ("MASTER", "BACKUP"))
+                checks += 1
+                time.sleep(0.2)
+            self.assertGreaterEqual(checks, 6)
+            sent = flood_result(proc)
+            n1, n2 = dropped(r1), dropped(r2)
+            step("%d checks: VIP on r1 each time; sent %s; the ruleset dropped %d on r1, "
+                 "%d on r2" % (checks, sent, n1, n2))
+            self.assertGreater(n1, 1000)
+            self.assertGreater(n2, 1000)
+            self.assertEqual((v1.inst()["transitions"], v2.inst()["transitions"]), before)
+            # r1's own adverts still reach r2: it stays BACKUP past its MDI
+            vipd.steady_holders([r1, r2], VIP, ["r1"], vipd.master_down(100, A) + 0.2)
 
 
 def main():
