@@ -1,21 +1,18 @@
-#!/ usr / bin / env python3
-""
-	"An abort passed on as an abort: a reset on one side of lbd is a reset on
-	the other,
-	and a clean close stays a clean close.
+#!/usr/bin/env python3
+"""An abort passed on as an abort: a reset on one side of lbd is a reset on
+the other, and a clean close stays a clean close.
 
-	    A TLS server behind
-	    lbd(certificates from cphatest.Pki) answers one request line "MODE SIZE" per connection
-    : clean SIZE bytes,
-	then close_notify and FIN
-    : the TLS client through lbd reads every byte and then a clean end of stream;
+A TLS server behind lbd (certificates from cphatest.Pki) answers one request
+line "MODE SIZE TAG" per connection:
+  clean  SIZE bytes, then close_notify and FIN: the TLS client through lbd
+         reads every byte, then close_notify, then a FIN (not a reset);
   reset  SIZE bytes, then SO_LINGER {1,0} and close (RST, no close_notify):
-         the client must see ECONNRESET. Before lbd passed resets on, it saw
-         a FIN, which a TLS client that tolerates a missing close_notify (as
-         Python's default and many HTTP clients do) takes for a complete
-         response: a cut-off list or watch looked whole.
+         the client's read must fail with ECONNRESET. Before lbd passed
+         resets on, it saw a FIN, which a TLS client that tolerates a
+         missing close_notify (as Python's default and many HTTP clients do)
+         takes for a complete response: a cut-off list or watch looked whole;
   upload the server reads until the end and logs how it ended; the client
-         sends some bytes and resets: the server must see ECONNRESET, not EOF.
+         sends some bytes and resets: the server must see a reset, not EOF.
 Small responses (2 KiB) go through lbd's copy path, bulk ones (6 MiB) through
 splice; each case runs several times in a row on the same lbd.
 
@@ -60,7 +57,7 @@ backend be
     server s1 198.18.0.11:9443
 """
 
-#The TLS server, run with the lab 's Python in s1' s namespace.
+# The TLS server, run with the lab's Python in s1's namespace.
 SERVER = r'''
 import fcntl, hashlib, signal, socket, ssl, struct, sys, threading, time
 cert, key, addr = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -108,8 +105,8 @@ def serve(raw):
                 how = "reset"
             except ssl.SSLError as e:
                 how = "ssl-error:%s" % e
-#Python's TLS layer reads a reset as a (ragged) end of stream:
-#the socket's state says which it was (CLOSE: RST, CLOSE_WAIT: FIN)
+            # Python's TLS layer reads a reset as a (ragged) end of stream:
+            # the socket's state says which it was (CLOSE: RST, CLOSE_WAIT: FIN)
             if how is None:
                 how = {7: "reset", 8: "eof"}.get(tcp_state(t), "state %d" % tcp_state(t))
             print("upload %s ended: %s after %d bytes" % (tag, how, got), flush=True)
