@@ -1,4 +1,6 @@
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,12 +12,14 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 #include <systemd/sd-event.h>
 
 #include "admin.h"
+#include "duration.h"
 
 struct query {
 	const char *path, *cmd;
@@ -148,12 +152,176 @@ static void test_query_errors(void **state)
 	assert_null(reply);
 }
 
+#define NIDLE   300 /* clients that connect and say nothing */
+#define NSLOW   60  /* clients that send a byte every SLOW_MS, never a newline */
+#define SLOW_MS 100
+
+static int connect_unix(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	strcpy(sun.sun_path, path);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 && errno != EAGAIN) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The server closed fd (EOF or reset). */
+static int closed(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
+	char c;
+
+	return poll(&p, 1, 0) == 1 &&
+	       (p.revents & (POLLHUP | POLLERR | POLLRDHUP) || recv(fd, &c, 1, MSG_DONTWAIT) <= 0);
+}
+
+/* Hundreds of idle and byte-at-a-time clients that reconnect as soon as
+ * they are dropped, as an attacker would: a real command still answers,
+ * within a second, every time over ~10 s. */
+static void test_idle_clients_do_not_block(void **state)
+{
+	char dir[] = "/tmp/cpha-test-admin-XXXXXX", path[256];
+	int fds[NIDLE + NSLOW], i, round, reconnects = 0;
+	struct cpha_admin *a = NULL;
+	uint64_t t0, next_byte = 0, now;
+	struct query q = { 0 };
+	sd_event *e;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/admin.sock", dir);
+	assert_int_equal(sd_event_new(&e), 0);
+	assert_int_equal(cpha_admin_open(e, path, 0, handle, NULL, &a), 0);
+	for (i = 0; i < NIDLE + NSLOW; i++) {
+		fds[i] = connect_unix(path);
+		if (i % 16 == 0)
+			sd_event_run(e, 0); /* the backlog is finite: let the server accept */
+	}
+	q.path = path;
+	q.cmd = "show info";
+	for (round = 0; round < 10; round++) {
+		/* a second of flood: the slow ones trickle, the dropped come back */
+		t0 = cpha_now_usec(CLOCK_MONOTONIC);
+		while ((now = cpha_now_usec(CLOCK_MONOTONIC)) < t0 + 1000000) {
+			assert_true(sd_event_run(e, 10000) >= 0);
+			for (i = 0; i < NIDLE + NSLOW; i++) {
+				if (fds[i] >= 0 && !closed(fds[i]))
+					continue;
+				if (fds[i] >= 0)
+					close(fds[i]);
+				fds[i] = connect_unix(path);
+				reconnects++;
+			}
+			if (now >= next_byte) {
+				for (i = NIDLE; i < NIDLE + NSLOW; i++)
+					if (fds[i] >= 0)
+						(void)send(fds[i], "s", 1, MSG_NOSIGNAL);
+				next_byte = now + SLOW_MS * 1000;
+			}
+		}
+		t0 = cpha_now_usec(CLOCK_MONOTONIC);
+		run_query(e, &q);
+		now = cpha_now_usec(CLOCK_MONOTONIC);
+		assert_int_equal(q.r, 0);
+		assert_string_equal(q.reply, "Name: test\nUptime_sec: 1\n");
+		free(q.reply);
+		if (now - t0 >= 1000000) {
+			print_error("round %d: the command took %llu us\n", round,
+				(unsigned long long)(now - t0));
+			fail();
+		}
+	}
+	/* the flood was there: clients were dropped and came back */
+	assert_true(reconnects > NIDLE);
+	for (i = 0; i < NIDLE + NSLOW; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	cpha_admin_close(a);
+	sd_event_unref(e);
+	rmdir(dir);
+}
+
+/* A client that says nothing is dropped after about two seconds. */
+static void test_idle_client_dropped(void **state)
+{
+	char dir[] = "/tmp/cpha-test-admin-XXXXXX", path[256];
+	struct cpha_admin *a = NULL;
+	uint64_t t0, t;
+	sd_event *e;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/admin.sock", dir);
+	assert_int_equal(sd_event_new(&e), 0);
+	assert_int_equal(cpha_admin_open(e, path, 0, handle, NULL, &a), 0);
+	fd = connect_unix(path);
+	assert_true(fd >= 0);
+	t0 = cpha_now_usec(CLOCK_MONOTONIC);
+	while (!closed(fd) && cpha_now_usec(CLOCK_MONOTONIC) < t0 + 6000000)
+		assert_true(sd_event_run(e, 50000) >= 0);
+	t = cpha_now_usec(CLOCK_MONOTONIC) - t0;
+	assert_true(closed(fd));
+	assert_true(t >= CPHA_ADMIN_REQUEST_USEC - 100000);
+	assert_true(t < CPHA_ADMIN_REQUEST_USEC + 2000000);
+	close(fd);
+	cpha_admin_close(a);
+	sd_event_unref(e);
+	rmdir(dir);
+}
+
+/* A reload's narrower mode and new owner reach the live socket, which
+ * keeps answering. */
+static void test_set_access(void **state)
+{
+	char dir[] = "/tmp/cpha-test-admin-XXXXXX", path[256];
+	struct cpha_admin *a = NULL;
+	struct query q = { 0 };
+	struct stat st;
+	sd_event *e;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/admin.sock", dir);
+	assert_int_equal(sd_event_new(&e), 0);
+	assert_int_equal(cpha_admin_open(e, path, 0666, handle, NULL, &a), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0666);
+	assert_int_equal(cpha_admin_set_access(a, 0600, (uid_t)-1, (gid_t)-1), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	if (geteuid() == 0) {
+		assert_int_equal(cpha_admin_set_access(a, 0660, 65534, 65534), 0);
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(st.st_mode & 0777, 0660);
+		assert_int_equal(st.st_uid, 65534);
+		assert_int_equal(st.st_gid, 65534);
+	}
+	q.path = path;
+	q.cmd = "show info";
+	run_query(e, &q);
+	assert_int_equal(q.r, 0);
+	assert_string_equal(q.reply, "Name: test\nUptime_sec: 1\n");
+	free(q.reply);
+	cpha_admin_close(a);
+	sd_event_unref(e);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_and_permissions),
 		cmocka_unit_test(test_stale_socket_replaced_other_file_refused),
 		cmocka_unit_test(test_query_errors),
+		cmocka_unit_test(test_idle_clients_do_not_block),
+		cmocka_unit_test(test_idle_client_dropped),
+		cmocka_unit_test(test_set_access),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,208 @@
+/* lbd's admin commands and metrics, in process: every command many times
+ * (so LeakSanitizer, in the ASan build, sees any reply that loses memory),
+ * the stats socket's levels, and what each level may change. The runtime
+ * is built from a small configuration with no workers and no checks, so
+ * nothing is sent anywhere. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cfg.h"
+#include "metrics.h"
+#include "runtime.h"
+#include "stats.h"
+
+#define ROUNDS 300 /* per command */
+
+static const char body[] = "defaults\n"
+			   "    mode tcp\n"
+			   "    timeout connect 1s\n"
+			   "    timeout client 10s\n"
+			   "    timeout server 10s\n"
+			   "frontend fe\n"
+			   "    bind 127.0.0.1:6443\n"
+			   "    default_backend be\n"
+			   "backend be\n"
+			   "    server s1 127.0.0.1:1\n"
+			   "    server s2 127.0.0.1:2 backup\n";
+
+/* A runtime for "global\n  stats socket /x LEVEL\n" + body. */
+static void make_rt(struct lbd_runtime *rt, const char *level)
+{
+	struct lbd_cfg_msgs errs = { 0 };
+	struct lbd_config *c = NULL;
+	char text[2048];
+
+	snprintf(text, sizeof(text), "global\n    stats socket /run/cpha-test.sock %s\n%s", level,
+		body);
+	memset(rt, 0, sizeof(*rt));
+	assert_int_equal(lbd_cfg_load_mem("t.cfg", text, strlen(text), &c, &errs), 0);
+	lbd_cfg_msgs_free(&errs);
+	assert_int_equal(runtime_apply(rt, c), 0);
+}
+
+static char *run(struct lbd_runtime *rt, const char *cmd)
+{
+	static const struct cpha_admin_peer peer = { .pid = 4242, .uid = 65534, .gid = 65534 };
+	struct cpha_buf b = { 0 };
+
+	stats_command(rt, &peer, cmd, &b);
+	return cpha_buf_steal(&b);
+}
+
+/* cmd's reply holds want. */
+static void expect(struct lbd_runtime *rt, const char *cmd, const char *want)
+{
+	char *r = run(rt, cmd);
+
+	if (!r || !strstr(r, want)) {
+		print_error("'%s' answered '%s', without '%s'\n", cmd, r ? r : "(nothing)", want);
+		free(r);
+		fail();
+	}
+	free(r);
+}
+
+static const char *admin_status(struct lbd_runtime *rt)
+{
+	static char st[16];
+	struct lbd_server *s = runtime_server(rt, "be", "s1");
+
+	snprintf(st, sizeof(st), "%d/%u", (int)atomic_load(&s->admin), s->o.weight);
+	return st;
+}
+
+/* Every command, text and JSON, every change undone, every error path. */
+static const struct {
+	const char *cmd, *want;
+} commands[] = {
+	{ "help", "shutdown sessions server" },
+	{ "", "show info" },
+	{ "show info", "Name: lbd" },
+	{ "show info json", "\"Name\":\"lbd\"" },
+	{ "show stat", "be,s1," },
+	{ "show stat json", "\"backends\":[{\"backend\":\"be\"" },
+	{ "show servers state", " be 1 s1 " },
+	{ "show servers state be json", "\"server\":\"s2\"" },
+	{ "show servers state nope", "Can't find backend." },
+	{ "set server be/s1 state drain", "\n" },
+	{ "set server be/s1 state ready json", "{\"ok\":true}" },
+	{ "disable server be/s1", "\n" },
+	{ "enable server be/s1 json", "{\"ok\":true}" },
+	{ "set server be/s1 weight 50", "\n" },
+	{ "set server be/s1 weight 1", "\n" },
+	{ "set server be/s1 health down", "\n" },
+	{ "set server be/s1 health up json", "{\"ok\":true}" },
+	{ "shutdown sessions server be/s2", "\n" },
+	{ "set server be/s1 weight 999", "Weight must be" },
+	{ "set server be/nope state ready json", "\"error\":\"No such server.\"" },
+	{ "set server nope/s1 state ready", "No such backend." },
+	{ "set server be/s1 state", "expects" },
+	{ "set server be/s1 state sleepy", "expects 'ready'" },
+	{ "set server be/s1 frobnicate 1", "only supports" },
+	{ "disable server be", "Require 'backend/server'." },
+	{ "frobnicate json", "\"ok\":false" },
+	{ "frobnicate", "Unknown command" },
+	{ "a b c d e f g h i j k l", "Unknown command" },
+};
+
+static void test_every_command_many_times(void **state)
+{
+	struct lbd_runtime rt;
+	struct cpha_buf m = { 0 };
+	size_t i;
+	int k;
+
+	(void)state;
+	make_rt(&rt, "level admin");
+	for (k = 0; k < ROUNDS; k++) {
+		for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			expect(&rt, commands[i].cmd, commands[i].want);
+		cpha_buf_reset(&m);
+		stats_prometheus(&rt, &m);
+		assert_non_null(strstr(m.data, "lbd_server_up{backend=\"be\",server=\"s1\"} 1\n"));
+	}
+	cpha_buf_free(&m);
+	assert_string_equal(admin_status(&rt), "0/1");
+	runtime_free(&rt);
+}
+
+static const char *const changes[] = {
+	"set server be/s1 state maint",
+	"set server be/s1 weight 7",
+	"set server be/s1 health down",
+	"disable server be/s1",
+	"enable server be/s1",
+	"shutdown sessions server be/s1",
+	"set server be/s1 state maint json",
+};
+
+/* user and operator: every read answers, every change is refused and
+ * changes nothing; admin: the changes happen. */
+static void test_levels(void **state)
+{
+	static const char *const levels[] = { "level user", "level operator" };
+	struct lbd_runtime rt;
+	struct lbd_server *s1;
+	size_t l, i;
+	char *r;
+
+	(void)state;
+	for (l = 0; l < 2; l++) {
+		make_rt(&rt, levels[l]);
+		s1 = runtime_server(&rt, "be", "s1");
+		for (i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+			r = run(&rt, changes[i]);
+			assert_non_null(r);
+			if (strstr(changes[i], "json"))
+				assert_string_equal(
+					r, "{\"ok\":false,\"error\":\"Permission denied\"}\n");
+			else
+				assert_string_equal(r, "Permission denied\n");
+			free(r);
+		}
+		assert_string_equal(admin_status(&rt), "0/1");
+		assert_true(atomic_load(&s1->up));
+		expect(&rt, "show stat", "be,s1,");
+		expect(&rt, "show servers state json", "\"admin\":\"ready\"");
+		expect(&rt, "show info", "Name: lbd");
+		/* help lists only what the level allows */
+		r = run(&rt, "help");
+		assert_non_null(strstr(r, "show stat"));
+		assert_null(strstr(r, "set server"));
+		free(r);
+		runtime_free(&rt);
+	}
+
+	make_rt(&rt, "level admin");
+	s1 = runtime_server(&rt, "be", "s1");
+	expect(&rt, "set server be/s1 weight 7", "\n");
+	expect(&rt, "set server be/s1 state maint", "\n");
+	assert_string_equal(admin_status(&rt), "2/7");
+	expect(&rt, "set server be/s1 health down", "\n");
+	assert_false(atomic_load(&s1->up));
+	expect(&rt, "help", "set server B/S state");
+	runtime_free(&rt);
+
+	/* no level written: admin, as before */
+	make_rt(&rt, "mode 600");
+	expect(&rt, "disable server be/s1", "\n");
+	assert_string_equal(admin_status(&rt), "2/1");
+	runtime_free(&rt);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_command_many_times),
+		cmocka_unit_test(test_levels),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
