@@ -571,8 +571,21 @@ void cfg_global_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 			g->daemon = 1;
 	} else if (strcmp(kw, "maxconn") == 0) {
 		if (cfg_nargs(ctx, a, 1, 1, 1, where) == 0 &&
-			cfg_uint(ctx, a->line, kw, a->v[1], 1, CFG_MAXCONN_MAX, &v, where) == 0)
+			cfg_uint(ctx, a->line, kw, a->v[1], 1, CFG_MAXCONN_MAX, &v, where) == 0) {
 			g->maxconn = (unsigned)v;
+			g->maxconn_line = a->line;
+		}
+	} else if (strcmp(kw, "ulimit-n") == 0 || strcmp(kw, "fd-hard-limit") == 0) {
+		if (cfg_nargs(ctx, a, 1, 1, 1, where) == 0 &&
+			cfg_uint(ctx, a->line, kw, a->v[1], 1, 2147483647ULL, &v, where) == 0) {
+			*(kw[0] == 'u' ? &g->ulimit_n : &g->fd_hard_limit) = (unsigned)v;
+			if (kw[0] == 'u')
+				g->ulimit_line = a->line;
+		}
+	} else if (strcmp(kw, "strict-limits") == 0 ||
+		   (strcmp(kw, "no") == 0 && a->n >= 2 && strcmp(a->v[1], "strict-limits") == 0)) {
+		if (cfg_nargs(ctx, a, kw[0] == 'n' ? 2 : 1, 0, 0, where) == 0)
+			g->no_strict_limits = kw[0] == 'n'; /* HAProxy 2.6: strict by default */
 	} else if (strcmp(kw, "nbthread") == 0) {
 		if (cfg_nargs(ctx, a, 1, 1, 1, where) == 0 &&
 			cfg_uint(ctx, a->line, kw, a->v[1], 1, 64, &v, where) == 0)

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +15,7 @@
 #include "cfg.h"
 #include "check.h"
 #include "event.h"
+#include "fdlimit.h"
 #include "log.h"
 #include "metrics.h"
 #include "runtime.h"
@@ -215,6 +215,13 @@ static void on_reload(void *userdata)
 	}
 	for (i = 0; i < c->nnotices; i++)
 		log_notice("%s", c->notices[i]);
+	if (fdlimit_apply(c, m->rt.nworkers, true) < 0) {
+		log_err("reload refused: the descriptor limit is too low (strict-limits); still "
+			"running the previous configuration");
+		lbd_cfg_free(c);
+		cpha_notify_ready("reload refused");
+		return;
+	}
 	r = runtime_apply(&m->rt, c);
 	if (r < 0) {
 		log_err("reload refused: %s; still running the previous configuration",
@@ -223,6 +230,7 @@ static void on_reload(void *userdata)
 		cpha_notify_ready("reload refused");
 		return;
 	}
+	atomic_store(&m->rt.maxpipes, fdlimit_maxpipes(m->rt.maxconn));
 	m->rt.reloads++;
 	apply_interfaces(m);
 	log_notice("reloaded %s (reload %llu); established sessions carried over", m->config,
@@ -288,19 +296,6 @@ static int daemonize(void)
 		close(fd);
 	}
 	return 0;
-}
-
-/* Raise the soft descriptor limit to the hard one: every session needs two
- * descriptors (four while splicing), and the default soft limit is 1024. */
-static void raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
-			log_warn("cannot raise the descriptor limit: %m");
-	}
 }
 
 static int write_pidfile(const char *path)
@@ -374,7 +369,6 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	raise_nofile();
 	if (pidfile && write_pidfile(pidfile) < 0)
 		log_warn("pid file %s: %m", pidfile);
 
@@ -400,6 +394,9 @@ int main(int argc, char **argv)
 	n = cfg->global.nbthread ? cfg->global.nbthread : (ncpu > 0 ? (unsigned)ncpu : 1);
 	if (n > LBD_MAX_THREADS)
 		n = LBD_MAX_THREADS;
+	/* descriptors for maxconn, as HAProxy counts them (fdlimit.c) */
+	if (fdlimit_apply(cfg, n, false) < 0)
+		return 1;
 	rt->workers = calloc(n, sizeof(*rt->workers));
 	if (!rt->workers)
 		return 1;
@@ -415,6 +412,7 @@ int main(int argc, char **argv)
 		log_err("cannot start: %s", strerror(-r));
 		return 1;
 	}
+	atomic_store(&rt->maxpipes, fdlimit_maxpipes(rt->maxconn));
 	apply_interfaces(&m);
 	for (i = 0; i < (int)rt->nworkers; i++) {
 		r = worker_start(&rt->workers[i]);

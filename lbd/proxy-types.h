@@ -170,7 +170,8 @@ struct lbd_worker {
 	size_t nlisteners;
 	unsigned npaused;
 	sd_event_source *resume_timer;
-	struct lbd_pipe *pipes; /* pool of empty pipes */
+	struct cpha_list fdwait; /* sessions waiting for a descriptor, oldest first */
+	struct lbd_pipe *pipes;  /* pool of empty pipes */
 	unsigned npipes;
 	char *scratch; /* LBD_COPY_BUF bytes for copy-mode flows */
 	bool stopping;
@@ -191,6 +192,10 @@ struct lbd_runtime {
 	size_t nlisteners;
 	atomic_uint cur; /* sessions in the process */
 	unsigned maxconn;
+	atomic_uint maxpipes; /* pipes for splicing (pooled ones count); fits the fd limit */
+	atomic_uint npipes;   /* pipes open now */
+	_Atomic uint64_t fd_full_until; /* out of descriptors: no accepting until then
+					 * (CLOCK_MONOTONIC usec), or a session ends */
 	atomic_uint_fast64_t sessions_total;
 	uint64_t started; /* CLOCK_REALTIME usec */
 	uint64_t reloads;

@@ -17,12 +17,15 @@
 
 #define TURNAROUND_USEC     1000000ULL /* wait before retrying the same server (HAProxy's) */
 #define TIMER_ACCURACY_USEC 5000ULL
+#define FDWAIT_RETRY_USEC   100000ULL /* no descriptor: try again (HAProxy's listener pause) */
+#define FDWAIT_KICK         2         /* sessions retried per ended session (two fds freed) */
 
 static void on_client_io(struct lbd_evh *h, uint32_t revents);
 static void on_server_io(struct lbd_evh *h, uint32_t revents);
 static int on_timer(sd_event_source *src, uint64_t usec, void *userdata);
 static void session_dispatch(struct lbd_session *s);
 static void session_connect(struct lbd_session *s);
+static void session_fdwait(struct lbd_session *s, int err);
 static void session_open(struct lbd_session *s, bool server_readable);
 
 static uint64_t now_of(struct lbd_worker *w)
@@ -80,6 +83,12 @@ static uint64_t session_deadline(const struct lbd_session *s)
 		break;
 	case LBD_SESS_CONNECTING:
 		d = add_deadline(s->t_connect, bt->connect);
+		break;
+	case LBD_SESS_FDWAIT:
+		/* waits as long as a queued session would */
+		d = add_deadline(s->t_fdwait, bt->queue ? bt->queue : bt->connect);
+		if (s->fd_retry_at < d)
+			d = s->fd_retry_at;
 		break;
 	case LBD_SESS_OPEN:
 		/* each side is idle when nothing moved to or from it; the
@@ -162,6 +171,7 @@ static void session_close(struct lbd_session *s, const char *term)
 
 	memcpy(s->term, term, 2);
 	s->term[2] = '\0';
+	cpha_list_del(&s->flink);
 	if (s->st == LBD_SESS_QUEUED && backend_unqueue(be, s) < 0) {
 		/* a slot is on its way in a message: finish when it arrives */
 		s->zombie = true;
@@ -216,6 +226,7 @@ void session_accept(
 	s->attempts_left = fp->be->retries + 1;
 	cpha_list_init(&s->slink);
 	cpha_list_init(&s->qlink);
+	cpha_list_init(&s->flink);
 	cpha_list_append(&w->sessions, &s->wlink);
 	w->nsessions++;
 	atomic_fetch_add_explicit(&w->rt->cur, 1, memory_order_relaxed);
@@ -295,6 +306,46 @@ static void connect_failed(struct lbd_session *s, int err, bool timeout)
 	session_arm(s);
 }
 
+/* The client is accepted but there is no descriptor for its server side:
+ * keep it, holding its server slot, and retry when a session ends or after
+ * FDWAIT_RETRY_USEC. Closing it would turn a full process into refused
+ * clients; HAProxy avoids the case by sizing maxconn to the fd limit, which
+ * lbd does too (fdlimit.c) unless 'no strict-limits' says otherwise. */
+static void session_fdwait(struct lbd_session *s, int err)
+{
+	uint64_t now = now_of(s->w);
+
+	cpha_log_reason(LOG_ERR, "lbd: server socket: out of descriptors",
+		"server %s/%s: socket: %s; the client waits for a descriptor", be_of(s)->name,
+		s->srv->name, strerror(err));
+	worker_fd_exhausted(s->w);
+	if (!s->t_fdwait)
+		s->t_fdwait = now;
+	s->st = LBD_SESS_FDWAIT;
+	s->fd_retry_at = now + FDWAIT_RETRY_USEC;
+	cpha_list_append(&s->w->fdwait, &s->flink);
+	s->armed = 0;
+	session_arm(s);
+}
+
+void session_fdwait_kick(struct lbd_worker *w)
+{
+	struct cpha_list *pos, *tmp;
+	uint64_t now = now_of(w);
+	unsigned n = 0;
+
+	cpha_list_for_each_safe(pos, tmp, &w->fdwait)
+	{
+		struct lbd_session *s = cpha_container_of(pos, struct lbd_session, flink);
+
+		if (n++ == FDWAIT_KICK)
+			break;
+		s->fd_retry_at = now;
+		s->armed = 0;
+		session_arm(s);
+	}
+}
+
 static bool connected_now(int fd)
 {
 	struct tcp_info ti;
@@ -315,8 +366,14 @@ static void session_connect(struct lbd_session *s)
 		cpha_addr_set_port(&dst, s->local_port);
 	s->st = LBD_SESS_CONNECTING;
 	s->t_connect = now_of(s->w);
+	cpha_list_del(&s->flink);
+	cpha_list_del(&s->slink); /* still there after waiting for a descriptor */
 	cpha_list_append(&srv->sessions[s->w->id], &s->slink);
 	fd = socket(dst.ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1 && (errno == EMFILE || errno == ENFILE)) {
+		session_fdwait(s, errno);
+		return;
+	}
 	if (fd == -1) {
 		err = errno;
 		log_err("server %s/%s: socket: %s", be_of(s)->name, srv->name, strerror(err));
@@ -324,6 +381,7 @@ static void session_connect(struct lbd_session *s)
 		session_close(s, "RC");
 		return;
 	}
+	s->t_fdwait = 0;
 	s->sfd = fd;
 	set_nodelay_keepalive(fd);
 	if (connect(fd, (struct sockaddr *)&dst.ss, dst.len) == -1 && errno != EINPROGRESS) {
@@ -522,6 +580,17 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	case LBD_SESS_TURNAROUND:
 		session_connect(s);
 		break;
+	case LBD_SESS_FDWAIT: {
+		const struct lbd_timeouts *bt = &be_of(s)->timeouts;
+
+		if (add_deadline(s->t_fdwait, bt->queue ? bt->queue : bt->connect) > now) {
+			session_connect(s);
+			break;
+		}
+		COUNT(be_of(s), denied, 1);
+		session_close(s, "RC"); /* no descriptor came in time */
+		break;
+	}
 	case LBD_SESS_CONNECTING:
 		connect_failed(s, ETIMEDOUT, true);
 		break;

@@ -16,6 +16,8 @@ enum lbd_sess_state {
 	LBD_SESS_QUEUED,     /* waiting in the backend queue for a slot */
 	LBD_SESS_TURNAROUND, /* waiting before retrying the same server */
 	LBD_SESS_CONNECTING, /* connect() to the server in progress */
+	LBD_SESS_FDWAIT,     /* no descriptor for the server side yet: retried
+			      * when a session ends or after a short wait */
 	LBD_SESS_OPEN,       /* forwarding both ways */
 };
 
@@ -23,6 +25,7 @@ struct lbd_session {
 	struct cpha_list wlink; /* worker's sessions */
 	struct cpha_list slink; /* server's sessions on this worker */
 	struct cpha_list qlink; /* backend queue (under be->lock) */
+	struct cpha_list flink; /* worker's sessions waiting for a descriptor */
 	struct lbd_worker *w;
 	struct lbd_frontend_rt *fe;
 	struct lbd_fe_params *fp; /* holds a reference; fp->be is the backend */
@@ -43,10 +46,11 @@ struct lbd_session {
 	bool counted_retry;
 	char term[3];                                  /* termination state for the traffic log */
 	uint64_t t_accept, t_queue, t_connect, t_open; /* CLOCK_MONOTONIC usec */
-	uint64_t last_c, last_s;                       /* last activity on each side */
-	uint64_t kill_at;      /* cut here (shutdown-sessions spread); 0 = no */
-	const char *kill_term; /* termination state for that cut */
-	uint64_t armed;        /* when the timer is set to fire; 0 = not armed */
+	uint64_t t_fdwait, fd_retry_at; /* waiting for a descriptor: since, next try */
+	uint64_t last_c, last_s;        /* last activity on each side */
+	uint64_t kill_at;               /* cut here (shutdown-sessions spread); 0 = no */
+	const char *kill_term;          /* termination state for that cut */
+	uint64_t armed;                 /* when the timer is set to fire; 0 = not armed */
 	unsigned retries_done;
 	uint8_t send_proxy; /* PROXY protocol version for this server, or 0 */
 	bool redispatched;
@@ -63,6 +67,10 @@ void session_dequeued(struct lbd_worker *w, struct lbd_session *s, struct lbd_se
  * "DD" (server went down) or "KD" (killed by the administrator). */
 void session_cut_server(
 	struct lbd_worker *w, struct lbd_server *srv, uint64_t spread_usec, const char *term);
+
+/* Descriptors were freed: let the sessions of w waiting for one retry
+ * (from the event loop, oldest first). */
+void session_fdwait_kick(struct lbd_worker *w);
 
 /* Free the sessions closed while a batch of events was handled. */
 void session_reap(struct lbd_worker *w);

@@ -21,11 +21,16 @@ struct lbd_pipe *splice_pipe_get(struct lbd_worker *w)
 		w->npipes--;
 		return p;
 	}
-	p = malloc(sizeof(*p));
-	if (!p)
+	/* pipes are optional (the flow copies instead): stay within the
+	 * descriptors counted for them (HAProxy's maxpipes) */
+	if (atomic_fetch_add(&w->rt->npipes, 1) >= atomic_load(&w->rt->maxpipes)) {
+		atomic_fetch_sub(&w->rt->npipes, 1);
 		return NULL;
-	if (pipe2(p->fd, O_NONBLOCK | O_CLOEXEC) == -1) {
+	}
+	p = malloc(sizeof(*p));
+	if (!p || pipe2(p->fd, O_NONBLOCK | O_CLOEXEC) == -1) {
 		free(p);
+		atomic_fetch_sub(&w->rt->npipes, 1);
 		return NULL;
 	}
 	n = fcntl(p->fd[0], F_GETPIPE_SZ);
@@ -33,12 +38,18 @@ struct lbd_pipe *splice_pipe_get(struct lbd_worker *w)
 	return p;
 }
 
+static void pipe_free(struct lbd_worker *w, struct lbd_pipe *p)
+{
+	close(p->fd[0]);
+	close(p->fd[1]);
+	free(p);
+	atomic_fetch_sub(&w->rt->npipes, 1);
+}
+
 void splice_pipe_put(struct lbd_worker *w, struct lbd_pipe *p)
 {
 	if (w->npipes >= PIPE_POOL_MAX) {
-		close(p->fd[0]);
-		close(p->fd[1]);
-		free(p);
+		pipe_free(w, p);
 		return;
 	}
 	p->next = w->pipes;
@@ -52,9 +63,7 @@ void splice_pool_free(struct lbd_worker *w)
 
 	while ((p = w->pipes)) {
 		w->pipes = p->next;
-		close(p->fd[0]);
-		close(p->fd[1]);
-		free(p);
+		pipe_free(w, p);
 	}
 	w->npipes = 0;
 }
@@ -66,9 +75,7 @@ void splice_flow_release(struct lbd_worker *w, struct lbd_flow *f)
 			splice_pipe_put(w, f->pipe);
 		} else {
 			/* data nobody will read: the pipe cannot be reused */
-			close(f->pipe->fd[0]);
-			close(f->pipe->fd[1]);
-			free(f->pipe);
+			pipe_free(w, f->pipe);
 		}
 		f->pipe = NULL;
 	}
@@ -199,7 +206,7 @@ enum lbd_pump_result splice_pump(struct lbd_worker *w, struct lbd_flow *f, int s
 		if (!f->pipe) {
 			f->pipe = splice_pipe_get(w);
 			if (!f->pipe) {
-				f->no_splice = true; /* out of fds: copy instead */
+				f->no_splice = true; /* no pipe to spare: copy instead */
 				return pump_copy(w, f, src, dst, fin_by_close, moved);
 			}
 		}

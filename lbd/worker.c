@@ -47,12 +47,25 @@ int worker_listen_socket(const struct cpha_addr *addr)
 	return fd;
 }
 
+static uint64_t now_of(struct lbd_worker *w)
+{
+	uint64_t t = 0;
+
+	sd_event_now(w->e, CLOCK_MONOTONIC, &t);
+	return t;
+}
+
 static bool listener_has_room(struct lbd_worker *w, struct lbd_listener *l)
 {
 	struct lbd_fe_params *fp;
 	struct lbd_frontend_rt *fe = atomic_load(&l->fe);
 
 	if (atomic_load_explicit(&w->rt->cur, memory_order_relaxed) >= w->rt->maxconn)
+		return false;
+	/* out of descriptors: clients wait in the kernel's backlog, and the
+	 * ones already accepted get the next free descriptors first */
+	if (!cpha_list_empty(&w->fdwait) ||
+		now_of(w) < atomic_load_explicit(&w->rt->fd_full_until, memory_order_relaxed))
 		return false;
 	if (!fe)
 		return true;
@@ -107,8 +120,20 @@ static int on_resume(sd_event_source *src, uint64_t usec, void *userdata)
 	return 0;
 }
 
+void worker_fd_exhausted(struct lbd_worker *w)
+{
+	atomic_store_explicit(
+		&w->rt->fd_full_until, now_of(w) + EMFILE_PAUSE_USEC, memory_order_relaxed);
+}
+
 void worker_session_closed(struct lbd_worker *w)
 {
+	/* descriptors were freed: sessions waiting for one first, then
+	 * (in every worker: the limit is the process's) new clients */
+	if (!cpha_list_empty(&w->fdwait))
+		session_fdwait_kick(w);
+	else if (atomic_load_explicit(&w->rt->fd_full_until, memory_order_relaxed))
+		atomic_store_explicit(&w->rt->fd_full_until, 0, memory_order_relaxed);
 	if (w->npaused)
 		try_resume(w);
 	if (w->stopping && w->nsessions == 0)
@@ -149,9 +174,15 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 				continue;
 			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
 				errno == ENOMEM) {
-				/* never spin: stop accepting for a while */
-				log_err("accept: %m; pausing new connections for %llu ms",
+				/* never spin: stop accepting (in every worker)
+				 * until a session ends or for a while; the
+				 * clients wait in the backlog (HAProxy) */
+				cpha_log_reason(LOG_ERR, "lbd: accept: out of resources",
+					"accept: %m; new connections wait in the backlog "
+					"until a session ends (at most %llu ms)",
 					EMFILE_PAUSE_USEC / 1000);
+				if (errno != ENOBUFS && errno != ENOMEM)
+					worker_fd_exhausted(w);
 				pause_slot(w, slot_of(w, l), EMFILE_PAUSE_USEC);
 				return 0;
 			}
@@ -320,6 +351,7 @@ int worker_init(struct lbd_worker *w, struct lbd_runtime *rt, unsigned id)
 	w->rt = rt;
 	cpha_list_init(&w->sessions);
 	cpha_list_init(&w->dead);
+	cpha_list_init(&w->fdwait);
 	w->epfd = -1;
 	pthread_mutex_init(&w->mbox_lock, NULL);
 	w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

@@ -18,8 +18,13 @@ void worker_join(struct lbd_worker *w);
 void worker_post(
 	struct lbd_worker *w, enum lbd_msg_type type, void *arg, void *arg2, uint64_t usec);
 
-/* Called by sessions when they end: accepting may resume. */
+/* Called by sessions when they end: descriptors were freed, so sessions
+ * waiting for one retry and accepting may resume. */
 void worker_session_closed(struct lbd_worker *w);
+
+/* A descriptor could not be had (EMFILE, ENFILE): every worker stops
+ * accepting until a session ends or a short pause is over. */
+void worker_fd_exhausted(struct lbd_worker *w);
 
 /* Open a listening socket for addr with SO_REUSEPORT (one per worker).
  * Returns the fd or a negative errno. */
