@@ -194,7 +194,8 @@ struct lbd_backend {
 	struct lbd_httpcheck http;
 	struct lbd_server_cfg *servers;
 	size_t nservers;
-	int from_listen; /* declared by a listen section */
+	int from_listen;       /* declared by a listen section */
+	int log_health_checks; /* option log-health-checks: a line per check result change */
 };
 
 struct lbd_frontend {
@@ -247,7 +248,17 @@ struct lbd_global {
 	char *pidfile;            /* written at start, removed at exit; NULL: none */
 	struct cpha_addr metrics; /* lbd extension: "metrics-bind ADDR:PORT" */
 	int metrics_set;
+	/* privilege drop after binding (privdrop.c), as HAProxy's user, uid,
+	 * group, gid and chroot */
+	uid_t uid;    /* (uid_t)-1: keep lbd's own */
+	gid_t gid;    /* (gid_t)-1: keep lbd's own */
+	char *chroot; /* NULL: none */
+	unsigned uid_line, gid_line, chroot_line;
+	unsigned spread_checks; /* percent 0..50: checks come within +/- this of inter */
 };
+
+struct lbd_http_service; /* lbd/http-types.h: a frontend serving built-in HTTP services */
+struct lbd_userlist;     /* lbd/http-types.h */
 
 struct lbd_config {
 	char *file;
@@ -258,6 +269,10 @@ struct lbd_config {
 	size_t nbackends;
 	char **notices; /* accepted-but-ignored directives, said once at start */
 	size_t nnotices;
+	struct lbd_http_service **https; /* mode http frontends: stats, monitor-uri, prometheus */
+	size_t nhttps;
+	struct lbd_userlist **userlists;
+	size_t nuserlists;
 };
 
 #endif

@@ -254,6 +254,21 @@ static void cfg_px_number(struct cfg_ctx *ctx, struct cfg_proxy *px, const struc
 		px->fe.maxconn = (unsigned)v;
 }
 
+/* fullconn N: HAProxy uses it only to scale the servers' minconn up to
+ * their maxconn; lbd refuses minconn, so here it can change nothing. */
+static void cfg_px_fullconn(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	const char *where = cfg_where(ctx, px);
+	unsigned long long v;
+
+	if (cfg_nargs(ctx, a, 1, 1, 1, where) == 0 &&
+		cfg_uint(ctx, a->line, a->v[0], a->v[1], 0, CFG_MAXCONN_MAX, &v, where) == 0)
+		cfg_notice(ctx, a->line,
+			"'fullconn' has no effect in lbd: it only scales the servers' 'minconn', "
+			"which lbd does not implement (%s)",
+			where);
+}
+
 static void cfg_px_no(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	const char *where = cfg_where(ctx, px);
@@ -285,6 +300,7 @@ static const struct cfg_px_kw {
 	{ "maxconn", CFG_CAP_DEF | CFG_CAP_FE, cfg_px_number,
 		" (set it on the frontend, or on each server)" },
 	{ "retries", CFG_CAP_DEF | CFG_CAP_BE, cfg_px_number, NULL },
+	{ "fullconn", CFG_CAP_DEF | CFG_CAP_BE, cfg_px_fullconn, NULL },
 	{ "option", CFG_ALL, cfg_option_line, NULL },
 	{ "no", CFG_ALL, cfg_px_no, NULL },
 	{ "timeout", CFG_ALL, cfg_px_timeout, NULL },
@@ -353,6 +369,7 @@ static void cfg_proxy_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const s
 	px->be.balance = d->be.balance;
 	px->be.retries = d->be.retries;
 	px->be.redispatch = d->be.redispatch;
+	px->be.log_health_checks = d->be.log_health_checks;
 	px->tcpchk_opt_line = d->tcpchk_opt_line;
 	if (cfg_check_copy(ctx, &px->be, &d->be) == 0)
 		cfg_server_opts_copy(ctx, &px->dsrv, &d->dsrv);
@@ -709,6 +726,8 @@ static int cfg_run(
 	ctx.global.stats.level = LBD_STATS_LEVEL_ADMIN;
 	ctx.global.stats.uid = (uid_t)-1;
 	ctx.global.stats.gid = (gid_t)-1;
+	ctx.global.uid = (uid_t)-1;
+	ctx.global.gid = (gid_t)-1;
 	cfg_read(&ctx, lx);
 	if (!ctx.stop)
 		c = cfg_build(&ctx);
@@ -719,6 +738,7 @@ static int cfg_run(
 	cfg_logs_free(ctx.global.logs, ctx.global.nlogs);
 	free(ctx.global.stats.path);
 	free(ctx.global.pidfile);
+	free(ctx.global.chroot);
 	for (i = 0; i < ctx.nnotices; i++)
 		free(ctx.notices[i]);
 	free(ctx.notices);
@@ -804,6 +824,7 @@ void lbd_cfg_free(struct lbd_config *c)
 	cfg_logs_free(c->global.logs, c->global.nlogs);
 	free(c->global.stats.path);
 	free(c->global.pidfile);
+	free(c->global.chroot);
 	for (i = 0; i < c->nnotices; i++)
 		free(c->notices[i]);
 	free(c->notices);

@@ -2,6 +2,8 @@
  * read, one table row each (HAProxy's cfg_kws): those lbd implements, those
  * that have no effect in lbd (said once, at their line) and those lbd does
  * not implement yet (a clear error). */
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,9 @@
 
 enum cfg_gkind {
 	CFG_G_PIDFILE,  /* pidfile PATH */
+	CFG_G_OWNER,    /* user NAME, uid N, group NAME, gid N (privdrop.c) */
+	CFG_G_CHROOT,   /* chroot DIR (privdrop.c) */
+	CFG_G_SPREAD,   /* spread-checks PERCENT (check.c) */
 	CFG_G_NOEFFECT, /* accepted; a notice says why it changes nothing in lbd */
 	CFG_G_TODO,     /* refused: HAProxy implements it, lbd not yet */
 	CFG_G_REFUSED,  /* refused by HAProxy 2.6 too */
@@ -33,23 +38,71 @@ static const struct cfg_gkw cfg_gkws[] = {
 		"it only concerns TLS on bind lines, which lbd does not terminate" },
 	{ "ssl-default-server-", 1, CFG_G_TODO, 1, (size_t)-1 / 2,
 		"lbd's TLS health checks do not take these settings yet" },
-	{ "user", 0, CFG_G_TODO, 1, 1,
-		"lbd cannot drop privileges yet; run it under systemd's User= instead" },
-	{ "uid", 0, CFG_G_TODO, 1, 1,
-		"lbd cannot drop privileges yet; run it under systemd's User= instead" },
-	{ "group", 0, CFG_G_TODO, 1, 1,
-		"lbd cannot drop privileges yet; run it under systemd's Group= instead" },
-	{ "gid", 0, CFG_G_TODO, 1, 1,
-		"lbd cannot drop privileges yet; run it under systemd's Group= instead" },
-	{ "chroot", 0, CFG_G_TODO, 1, 1,
-		"lbd cannot chroot yet; use systemd's RootDirectory= instead" },
-	{ "spread-checks", 0, CFG_G_TODO, 1, 1, "lbd does not spread check intervals yet" },
+	{ "user", 0, CFG_G_OWNER, 1, 1, NULL },
+	{ "uid", 0, CFG_G_OWNER, 1, 1, NULL },
+	{ "group", 0, CFG_G_OWNER, 1, 1, NULL },
+	{ "gid", 0, CFG_G_OWNER, 1, 1, NULL },
+	{ "chroot", 0, CFG_G_CHROOT, 1, 1, NULL },
+	{ "spread-checks", 0, CFG_G_SPREAD, 1, 1, NULL },
 	{ "server-state-file", 0, CFG_G_TODO, 1, 1,
 		"lbd does not save server states across restarts yet" },
 	{ "server-state-base", 0, CFG_G_TODO, 1, 1,
 		"lbd does not save server states across restarts yet" },
 	{ "nbproc", 0, CFG_G_REFUSED, 1, 1, "HAProxy 2.5 and later refuse it too; use nbthread" },
 };
+
+/* user NAME | uid N | group NAME | gid N: names must exist now, as in
+ * HAProxy; the later of two lines wins, with a notice (HAProxy warns). */
+static void cfg_global_owner(struct cfg_ctx *ctx, const struct cfg_args *a)
+{
+	const char *kw = a->v[0], *val = a->v[1];
+	int group = kw[0] == 'g', numeric = kw[1] == 'i';
+	struct lbd_global *g = &ctx->global;
+	unsigned *line = group ? &g->gid_line : &g->uid_line;
+	struct passwd pw, *pwr = NULL;
+	struct group gr, *grr = NULL;
+	unsigned long long v;
+	char buf[4096];
+
+	if (numeric) {
+		if (cfg_uint(ctx, a->line, kw, val, 0, 0xfffffffeULL, &v, "section 'global'") < 0)
+			return;
+	} else if (group ? getgrnam_r(val, &gr, buf, sizeof(buf), &grr) != 0 || !grr
+			 : getpwnam_r(val, &pw, buf, sizeof(buf), &pwr) != 0 || !pwr) {
+		cfg_err(ctx, a->line, "'%s %s': no such %s on this system", kw, val,
+			group ? "group" : "user");
+		return;
+	} else {
+		v = group ? grr->gr_gid : pwr->pw_uid;
+	}
+	if (*line)
+		cfg_notice(ctx, a->line,
+			"the %s id is already set at %s:%u; this line replaces it (HAProxy warns "
+			"too)",
+			group ? "group" : "user", ctx->file, *line);
+	if (group)
+		g->gid = (gid_t)v;
+	else
+		g->uid = (uid_t)v;
+	*line = a->line;
+}
+
+/* stats timeout TIME: HAProxy's idle timeout of the CLI. lbd's admin
+ * socket takes one command per connection and gives a client a fixed time
+ * to send it, so the value is checked and has no effect. */
+static int cfg_global_stats_timeout(struct cfg_ctx *ctx, const struct cfg_args *a)
+{
+	uint64_t t;
+
+	if (a->n < 2 || strcmp(a->v[0], "stats") != 0 || strcmp(a->v[1], "timeout") != 0)
+		return 0;
+	if (cfg_nargs(ctx, a, 2, 1, 1, "section 'global'") == 0 &&
+		cfg_time(ctx, a->line, "stats timeout", a->v[2], &t, "section 'global'") == 0)
+		cfg_notice(ctx, a->line,
+			"'stats timeout' has no effect in lbd: its admin socket answers one "
+			"command per connection and gives each client 2 s to send it");
+	return 1;
+}
 
 int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 {
@@ -63,7 +116,7 @@ int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 				: strcmp(a->v[0], cfg_gkws[i].kw) == 0)
 			k = &cfg_gkws[i];
 	if (!k)
-		return 0;
+		return cfg_global_stats_timeout(ctx, a);
 	if (k->kind == CFG_G_TODO) {
 		cfg_err(ctx, a->line, "'%s' is not supported by lbd yet: %s", a->v[0], k->why);
 		return 1;
@@ -76,6 +129,24 @@ int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 		return 1;
 	if (k->kind == CFG_G_NOEFFECT) {
 		cfg_notice(ctx, a->line, "'%s' has no effect in lbd: %s", a->v[0], k->why);
+		return 1;
+	}
+	if (k->kind == CFG_G_OWNER) {
+		cfg_global_owner(ctx, a);
+		return 1;
+	}
+	if (k->kind == CFG_G_SPREAD) {
+		unsigned long long v;
+
+		if (cfg_uint(ctx, a->line, a->v[0], a->v[1], 0, 50, &v, where) == 0)
+			ctx->global.spread_checks = (unsigned)v;
+		return 1;
+	}
+	if (k->kind == CFG_G_CHROOT) {
+		/* as HAProxy, the directory is looked at when lbd starts, not by -c */
+		free(ctx->global.chroot);
+		ctx->global.chroot = cfg_strdup(ctx, a->v[1]);
+		ctx->global.chroot_line = a->line;
 		return 1;
 	}
 	/* CFG_G_PIDFILE */

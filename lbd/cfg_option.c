@@ -36,6 +36,8 @@ static const struct cfg_opt cfg_opts[] = {
 	{ "tcp-check", CFG_DEF_BE, 0, CFG_OPT_FN, 0, cfg_check_option_tcp },
 	{ "httpchk", CFG_DEF_BE, 0, CFG_OPT_FN, 0, cfg_check_option_http },
 	{ "ssl-hello-chk", CFG_DEF_BE, 0, CFG_OPT_FN, 0, cfg_check_option_ssl_hello },
+	{ "log-health-checks", CFG_DEF_BE, 1, CFG_OPT_BE,
+		offsetof(struct lbd_backend, log_health_checks), NULL },
 	/* SO_KEEPALIVE: lbd sets it on every client and server socket, so the
 	 * options are what lbd does anyway and their "no" forms cannot be had */
 	{ "tcpka", CFG_ALL, 0, CFG_OPT_NONE, 0, NULL },

@@ -66,18 +66,52 @@ static void schedule(struct lbd_check *c, uint64_t delay)
 	sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
 }
 
+/* option log-health-checks, as HAProxy 2.6: a failed check is logged unless
+ * the server was already fully down, a passed one unless it was already
+ * fully up, so every change of the health counter leaves a line. */
+static void log_health_check(
+	const struct lbd_check *c, unsigned before, bool ok, const char *reason, uint64_t dur)
+{
+	const struct lbd_server *srv = c->srv;
+	const struct lbd_health *h = &srv->health;
+	unsigned hv = h->health, max = h->rise + h->fall - 1;
+	bool up = hv >= h->rise;
+
+	if (!c->bcfg->log_health_checks || (ok ? before == max : before == 0))
+		return;
+	log_notice("Health check for %sserver %s/%s %s, reason: %s, check duration: %llums, "
+		   "status: %u/%u %s",
+		srv->o.backup ? "backup " : "", srv->be->name, srv->name,
+		ok ? "succeeded" : "failed", reason, (unsigned long long)(dur / 1000),
+		up ? hv - h->rise + 1 : hv, up ? h->fall : h->rise, up ? "UP" : "DOWN");
+}
+
+/* When the next check runs: HAProxy's spread-checks moves it by up to
+ * +/- that percent of the interval; without it, up to 5% early. */
+static uint64_t next_interval(const struct lbd_check *c, uint64_t next)
+{
+	unsigned spread = c->rt->cfg ? c->rt->cfg->global.spread_checks : 0;
+	uint64_t r;
+
+	if (!spread)
+		return next - next * (rnd() % (CHECK_JITTER_PERCENT + 1)) / 100;
+	r = next * spread / 100;
+	return next - r + rnd() % (2 * r + 1);
+}
+
 void check_done(struct lbd_check *c, bool ok, const char *reason)
 {
 	struct lbd_server *srv = c->srv;
 	uint64_t dur = lbd_now() - c->started, next;
+	unsigned before = srv->health.health;
 
 	check_cleanup(c);
 	server_check_result(c->rt, srv, ok, reason, dur);
+	log_health_check(c, before, ok, reason, dur);
 	if (c->stopped)
 		return;
 	next = health_interval(&srv->health, srv->o.inter, srv->o.fastinter, srv->o.downinter);
-	next -= next * (rnd() % (CHECK_JITTER_PERCENT + 1)) / 100;
-	schedule(c, next);
+	schedule(c, next_interval(c, next));
 }
 
 static void target(const struct lbd_check *c, uint16_t rule_port, struct cpha_addr *a)

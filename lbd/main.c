@@ -18,6 +18,7 @@
 #include "fdlimit.h"
 #include "log.h"
 #include "metrics.h"
+#include "privdrop.h"
 #include "runtime.h"
 #include "server.h"
 #include "stats.h"
@@ -418,6 +419,8 @@ int main(int argc, char **argv)
 		r = worker_start(&rt->workers[i]);
 		if (r < 0) {
 			log_err("cannot start worker %d: %s", i, strerror(-r));
+	if (privdrop_apply(&rt->cfg->global, m.config) < 0) /* chroot, user, group */
+		return 1;
 			return 1;
 		}
 	}

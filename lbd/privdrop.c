@@ -1,0 +1,55 @@
+/* chroot, setgroups, setgid and setuid, in the order and with the rules of
+ * HAProxy 2.6 (haproxy.c: chroot after binding, then the group, then the
+ * user). lbd reloads in place on SIGHUP rather than from a master process
+ * that stays root, so what a reload can still do afterwards is logged once
+ * here: it re-reads the configuration with the new identity (and, with a
+ * chroot, at the same path inside it), and a reload that needs privileges
+ * it no longer has (a bind below 1024, a new stats socket in a root-owned
+ * directory) is refused with the reason, the old configuration running on. */
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "privdrop.h"
+
+int privdrop_apply(const struct lbd_global *g, const char *config_file)
+{
+	int set_uid = g->uid != (uid_t)-1, set_gid = g->gid != (gid_t)-1;
+
+	if (!g->chroot && !set_uid && !set_gid)
+		return 0;
+	if (g->chroot && (chroot(g->chroot) == -1 || chdir("/") == -1)) {
+		log_err("%s:%u: cannot chroot(%s): %m", config_file, g->chroot_line, g->chroot);
+		return -1;
+	}
+	if (set_gid) {
+		/* supplementary groups would keep root's access (HAProxy drops them too) */
+		if (getgroups(0, NULL) > 0 && setgroups(0, NULL) == -1)
+			log_warn("%s:%u: cannot drop supplementary groups: %m", config_file,
+				g->gid_line);
+		if (setgid(g->gid) == -1) {
+			log_err("%s:%u: cannot set gid %u: %m", config_file, g->gid_line,
+				(unsigned)g->gid);
+			return -1;
+		}
+	}
+	if (set_uid && setuid(g->uid) == -1) {
+		log_err("%s:%u: cannot set uid %u: %m", config_file, g->uid_line, (unsigned)g->uid);
+		return -1;
+	}
+	/* a setuid that left a way back to root would be no drop at all */
+	if (set_uid && g->uid != 0 && (setuid(0) != -1 || geteuid() == 0)) {
+		log_err("%s:%u: uid %u could become root again; stopping", config_file, g->uid_line,
+			(unsigned)g->uid);
+		return -1;
+	}
+	log_notice("running as uid %u gid %u%s%s; a reload reads %s%s and cannot bind ports "
+		   "below 1024 or create root-owned sockets (restart lbd for those)",
+		(unsigned)geteuid(), (unsigned)getegid(), g->chroot ? " in chroot " : "",
+		g->chroot ? g->chroot : "", config_file,
+		g->chroot ? " inside the chroot" : " with these ids");
+	return 0;
+}

@@ -1,0 +1,15 @@
+/* Dropping privileges once lbd holds every socket it needs: HAProxy's
+ * global 'chroot', 'user'/'uid' and 'group'/'gid'. */
+#ifndef LBD_PRIVDROP_H
+#define LBD_PRIVDROP_H
+
+#include "cfg-types.h"
+
+/* Call after the listeners, the admin socket and the metrics endpoint are
+ * bound, before the workers start. In HAProxy's order: chroot(dir) and
+ * chdir("/"), then setgroups(0) and setgid, then setuid. Does nothing when
+ * g sets none of them. Returns 0, or -1 after logging what failed (lbd must
+ * not run with privileges the file said to drop). */
+int privdrop_apply(const struct lbd_global *g, const char *config_file);
+
+#endif
