@@ -173,6 +173,10 @@ int cpha_admin_set_access(struct cpha_admin *a, mode_t mode, uid_t uid, gid_t gi
 		return -errno;
 	if (!S_ISSOCK(st.st_mode))
 		return -EEXIST;
+	/* nothing to change: no call that a process without privileges fails */
+	if ((st.st_mode & 07777) == mode && (uid == (uid_t)-1 || st.st_uid == uid) &&
+		(gid == (gid_t)-1 || st.st_gid == gid))
+		return 0;
 	/* narrower first: no moment with the new owner and the old, wider mode */
 	if ((st.st_mode & 07777 & ~mode) && chmod(a->path, st.st_mode & 07777 & mode) == -1)
 		return -errno;

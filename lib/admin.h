@@ -42,7 +42,9 @@ int cpha_admin_open(sd_event *e, const char *path, mode_t mode, cpha_admin_fn fn
 /* Give the socket file this mode (0 means 0600) and owner ((uid_t)-1 and
  * (gid_t)-1 leave one unchanged), without closing the socket or its
  * clients: a reload's new permissions hold for every later connect.
- * Returns 0 or a negative errno. */
+ * When mode and owner already match nothing is changed (so a process that
+ * dropped its privileges can call it). Returns 0 or a negative errno
+ * (-ENOENT: the file is gone; -EPERM: not allowed to change it). */
 int cpha_admin_set_access(struct cpha_admin *a, mode_t mode, uid_t uid, gid_t gid);
 
 /* Stop listening, drop clients and remove the socket file. NULL allowed. */
