@@ -115,19 +115,11 @@ static void apply_interfaces(struct lbd_main *m)
 			log_notice("stats socket %s: mode %04o (was %04o)", g->stats.path,
 				(unsigned)g->stats.mode, (unsigned)(st.st_mode & 07777));
 		r = cpha_admin_set_access(rt->admin, g->stats.mode, g->stats.uid, g->stats.gid);
-		if (r < 0 && r != -ENOENT)
-			/* e.g. privileges dropped: the socket keeps serving as it was */
+		if (r < 0)
+			/* privileges dropped, a chroot hiding the path, the file
+			 * removed: the socket keeps serving as it was */
 			log_err("%s:%u: stats socket %s: cannot change its mode or owner: %s",
 				rt->cfg->file, g->stats.line, g->stats.path, strerror(-r));
-		if (r == -ENOENT) {
-			/* someone removed the file: open a fresh socket */
-			log_err("%s:%u: stats socket %s: the file is gone; opening it again",
-				rt->cfg->file, g->stats.line, g->stats.path);
-			cpha_admin_close(rt->admin);
-			rt->admin = NULL;
-			free(rt->admin_path);
-			rt->admin_path = NULL;
-		}
 	}
 	if (!rt->admin && g->stats.path) {
 		r = cpha_admin_open(rt->e, g->stats.path, g->stats.mode, admin_cb, rt,
