@@ -56,13 +56,15 @@ struct cfg_proxy {
 	int log_noticed; /* 'log' in a backend was reported */
 	struct cfg_http_only *http_only;
 	size_t nhttp_only;
+	struct cfg_http_px *http; /* built-in HTTP services' directives (cfg_http.c) */
 };
 
 enum cfg_section {
 	CFG_SEC_NONE, /* before the first section */
 	CFG_SEC_GLOBAL,
-	CFG_SEC_PROXY, /* ctx->cur */
-	CFG_SEC_SKIP,  /* an unsupported section: its lines are not read */
+	CFG_SEC_PROXY,    /* ctx->cur */
+	CFG_SEC_SKIP,     /* an unsupported section: its lines are not read */
+	CFG_SEC_USERLIST, /* cfg_http.c */
 };
 
 struct cfg_ctx {
@@ -81,7 +83,8 @@ struct cfg_ctx {
 	struct cfg_proxy *def; /* most recent defaults, or NULL */
 	struct cfg_proxy **px; /* frontend, backend and listen sections in order */
 	size_t npx;
-	char where[320]; /* scratch for cfg_where() */
+	char where[320];           /* scratch for cfg_where() */
+	struct cfg_http_ctx *http; /* userlists (cfg_http.c) */
 };
 
 /* cfg.c */
@@ -150,5 +153,17 @@ int cfg_check_uses_tls(const struct lbd_backend *be);
 int cfg_check_has_port(const struct lbd_backend *be);
 int cfg_check_http_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
 void cfg_check_http_mode_end(struct cfg_ctx *ctx, struct cfg_proxy *px);
+
+/* cfg_http.c: built-in HTTP services (stats, monitor-uri, prometheus) */
+int cfg_http_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+int cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px);
+int cfg_http_is_service(const struct cfg_proxy *px);
+void cfg_http_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_proxy *d);
+void cfg_http_proxy_free(struct cfg_proxy *px);
+void cfg_http_userlist_start(struct cfg_ctx *ctx, const struct cfg_args *a);
+void cfg_http_userlist_line(struct cfg_ctx *ctx, const struct cfg_args *a);
+void cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c);
+void cfg_http_ctx_free(struct cfg_ctx *ctx);
+void cfg_http_config_free(struct lbd_config *c);
 
 #endif

@@ -186,7 +186,8 @@ static void cfg_px_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct 
 	if (strcmp(a->v[1], "tcp") == 0) {
 		px->mode_http = 0;
 		px->mode_line = a->line;
-	} else if (strcmp(a->v[1], "http") == 0 && px->cap == CFG_CAP_DEF) {
+	} else if (strcmp(a->v[1], "http") == 0 && px->cap != CFG_CAP_BE) {
+		/* a frontend or listen may serve built-in services (cfg_http.c) */
 		px->mode_http = 1;
 		px->mode_line = a->line;
 	} else if (strcmp(a->v[1], "http") == 0) {
@@ -315,7 +316,7 @@ static void cfg_proxy_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const stru
 {
 	size_t i;
 
-	if (cfg_check_http_mode(ctx, px, a))
+	if (cfg_check_http_mode(ctx, px, a) || cfg_http_line(ctx, px, a))
 		return;
 	for (i = 0; i < sizeof(cfg_px_kws) / sizeof(cfg_px_kws[0]); i++) {
 		const struct cfg_px_kw *k = &cfg_px_kws[i];
@@ -349,6 +350,7 @@ static void cfg_proxy_free(struct cfg_proxy *px)
 	free(px->be.servers);
 	cfg_server_opts_free(&px->dsrv);
 	free(px->http_only);
+	cfg_http_proxy_free(px);
 	free(px);
 }
 
@@ -373,6 +375,7 @@ static void cfg_proxy_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const s
 	px->tcpchk_opt_line = d->tcpchk_opt_line;
 	if (cfg_check_copy(ctx, &px->be, &d->be) == 0)
 		cfg_server_opts_copy(ctx, &px->dsrv, &d->dsrv);
+	cfg_http_inherit(ctx, px, d);
 }
 
 /* defaults [NAME] | frontend NAME | backend NAME | listen NAME [ADDR[,ADDR...]] */
@@ -442,7 +445,7 @@ static void cfg_section_end(struct cfg_ctx *ctx)
 	if (ctx->sec == CFG_SEC_PROXY && px && px->cap == CFG_CAP_DEF) {
 		cfg_check_http_mode_end(ctx, px);
 	} else if (ctx->sec == CFG_SEC_PROXY && px && px->cap != CFG_CAP_DEF) {
-		if (px->mode_http)
+		if (!cfg_http_section_end(ctx, px) && px->mode_http)
 			cfg_err(ctx, px->line,
 				"%s '%s' would run in mode http (inherited from defaults at "
 				"%s:%u); "
@@ -461,9 +464,9 @@ static void cfg_section_end(struct cfg_ctx *ctx)
 	ctx->sec = CFG_SEC_NONE;
 }
 
-static const char *const cfg_other_sections[] = { "userlist", "peers", "resolvers", "mailers",
-	"program", "http-errors", "ring", "cache", "fcgi-app", "log-forward", "crt-store", "traces",
-	"acme", NULL };
+static const char *const cfg_other_sections[] = { "peers", "resolvers", "mailers", "program",
+	"http-errors", "ring", "cache", "fcgi-app", "log-forward", "crt-store", "traces", "acme",
+	NULL };
 
 static const char *const cfg_proxy_kinds[] = { "defaults", "frontend", "backend", "listen", NULL };
 static const unsigned cfg_proxy_caps[] = { CFG_CAP_DEF, CFG_CAP_FE, CFG_CAP_BE,
@@ -482,6 +485,9 @@ static void cfg_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 	} else if ((k = cfg_lookup(cfg_proxy_kinds, kw)) >= 0) {
 		cfg_section_end(ctx);
 		cfg_proxy_start(ctx, a, cfg_proxy_kinds[k], cfg_proxy_caps[k]);
+	} else if (strcmp(kw, "userlist") == 0) {
+		cfg_section_end(ctx);
+		cfg_http_userlist_start(ctx, a);
 	} else if (cfg_lookup(cfg_other_sections, kw) >= 0) {
 		cfg_section_end(ctx);
 		ctx->sec = CFG_SEC_SKIP;
@@ -494,6 +500,8 @@ static void cfg_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 		cfg_global_line(ctx, a);
 	} else if (ctx->sec == CFG_SEC_PROXY) {
 		cfg_proxy_line(ctx, ctx->cur, a);
+	} else if (ctx->sec == CFG_SEC_USERLIST) {
+		cfg_http_userlist_line(ctx, a);
 	}
 }
 
@@ -596,7 +604,7 @@ static void cfg_validate(struct cfg_ctx *ctx, struct lbd_config *c)
 			cfg_notice(ctx, c->frontends[i].line,
 				"%s '%s' has no bind line; it accepts no connections",
 				CFG_FE_KIND(&c->frontends[i]), c->frontends[i].name);
-	if (!c->nfrontends)
+	if (!c->nfrontends && !c->nhttps)
 		cfg_notice(ctx, 0, "no frontend or listen section: lbd accepts no connections");
 	for (i = 0; i < c->nbackends; i++) {
 		b = &c->backends[i];
@@ -650,6 +658,8 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 		px = ctx->px[i];
 		b = NULL;
 		cfg_notice_timeouts(ctx, px);
+		if (cfg_http_is_service(px))
+			continue; /* cfg_http_build() */
 		if (px->cap & CFG_CAP_BE) {
 			cfg_check_finalize(ctx, px);
 			cfg_server_finalize(ctx, px);
@@ -679,6 +689,8 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 	}
 	c->global = ctx->global;
 	memset(&ctx->global, 0, sizeof(ctx->global));
+	if (!ctx->stop)
+		cfg_http_build(ctx, c);
 	if (!ctx->stop)
 		cfg_validate(ctx, c);
 	c->notices = ctx->notices;
@@ -744,6 +756,7 @@ static int cfg_run(
 	free(ctx.notices);
 	free(ctx.ca_base);
 	free(ctx.crt_base);
+	cfg_http_ctx_free(&ctx);
 	if (ctx.nerrs || ctx.stop || !c) {
 		if (!ctx.nerrs && !ctx.stop)
 			cfg_oom(&ctx);
@@ -828,6 +841,7 @@ void lbd_cfg_free(struct lbd_config *c)
 	for (i = 0; i < c->nnotices; i++)
 		free(c->notices[i]);
 	free(c->notices);
+	cfg_http_config_free(c);
 	free(c->file);
 	free(c);
 }

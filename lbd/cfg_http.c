@@ -1,0 +1,754 @@
+/* HAProxy's built-in HTTP services in lbd's configuration: stats, monitor-uri,
+ * monitor fail, acl, http-request use-service prometheus-exporter and the
+ * userlist section. A frontend or listen in mode http is accepted when it
+ * serves nothing but these (no servers, no backend): lbd does not proxy
+ * HTTP. In a mode tcp proxy these keywords are warned about and ignored, as
+ * HAProxy 2.6 does. Each keyword is one row of a table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfgmsg.h"
+#include "cfg-internal.h"
+#include "http-types.h"
+
+#define CFG_HTTP_DEFAULT_URI   "/haproxy?stats"
+#define CFG_HTTP_DEFAULT_REALM "HAProxy Statistics"
+
+/* A directive lbd parsed but that only means something in mode http: said
+ * at the end of a mode tcp section. */
+struct cfg_http_seen {
+	const char *what; /* "stats", "monitor-uri", "http-request" (static) */
+	unsigned line;
+};
+
+/* What a section's HTTP directives gave so far. */
+struct cfg_http_px {
+	struct lbd_http_service svc;
+	struct cfg_http_seen *seen; /* own lines (not inherited) */
+	size_t nseen;
+	unsigned unsupported_line; /* an http-request action lbd lacks */
+	char unsupported[96];
+};
+
+struct cfg_http_ctx {
+	struct lbd_userlist **lists;
+	size_t n;
+	struct lbd_userlist *cur; /* userlist being read */
+};
+
+static struct cfg_http_px *cfg_http_get(struct cfg_ctx *ctx, struct cfg_proxy *px)
+{
+	if (!px->http && !(px->http = calloc(1, sizeof(*px->http))))
+		cfg_oom(ctx);
+	return px->http;
+}
+
+static void cfg_http_seen(
+	struct cfg_ctx *ctx, struct cfg_http_px *h, const char *what, unsigned line)
+{
+	struct cfg_http_seen *s = cfg_push(ctx, &h->seen, &h->nseen, sizeof(*s));
+
+	if (s) {
+		s->what = what;
+		s->line = line;
+	}
+}
+
+static void cfg_http_users_free(struct lbd_userlist *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->nusers; i++) {
+		free(u->users[i].name);
+		free(u->users[i].pass);
+	}
+	free(u->users);
+	free(u->name);
+	memset(u, 0, sizeof(*u));
+}
+
+static void cfg_http_svc_free(struct lbd_http_service *s)
+{
+	size_t i;
+
+	free(s->name);
+	free(s->binds);
+	free(s->stats_uri);
+	free(s->stats_realm);
+	cfg_http_users_free(&s->auth);
+	for (i = 0; i < s->nrules; i++) {
+		free(s->rules[i].realm);
+		acl_cond_free(s->rules[i].cond);
+	}
+	free(s->rules);
+	acl_cond_free(s->admin);
+	free(s->node);
+	free(s->desc);
+	for (i = 0; i < s->nscope; i++)
+		free(s->scope[i]);
+	free(s->scope);
+	free(s->monitor_uri);
+	for (i = 0; i < s->nmonitor_fail; i++)
+		acl_cond_free(s->monitor_fail[i]);
+	free(s->monitor_fail);
+	for (i = 0; i < s->nprom; i++)
+		acl_cond_free(s->prom[i]);
+	free(s->prom);
+	acl_list_free(&s->acls);
+}
+
+/* A condition from the words starting at w[i] ("if"/"unless"...). */
+static struct acl_cond *cfg_http_cond(struct cfg_ctx *ctx, struct cfg_http_px *h,
+	const struct cfg_args *a, size_t i, const char *kw)
+{
+	struct acl_cond *c;
+	char err[256];
+
+	c = acl_cond_parse(&h->svc.acls, a->v + i, a->n - i, err, sizeof(err));
+	if (!c)
+		cfg_err(ctx, a->line, "'%s': %s", kw, err);
+	else
+		c->line = a->line;
+	return c;
+}
+
+static int cfg_http_setstr(struct cfg_ctx *ctx, char **dst, const char *s)
+{
+	char *d = cfg_strdup(ctx, s);
+
+	if (!d)
+		return -1;
+	free(*dst);
+	*dst = d;
+	return 0;
+}
+
+static int cfg_http_add_user(struct cfg_ctx *ctx, struct lbd_userlist *l, const char *name,
+	const char *pass, int insecure, unsigned line)
+{
+	struct lbd_http_user *u = cfg_push(ctx, &l->users, &l->nusers, sizeof(*u));
+
+	if (!u)
+		return -1;
+	u->name = cfg_strdup(ctx, name);
+	u->pass = cfg_strdup(ctx, pass);
+	u->insecure = insecure;
+	u->line = line;
+	return u->name && u->pass ? 0 : -1;
+}
+
+/* The "stats" keywords (HAProxy 2.6 configuration manual, 4.2). */
+static void st_enable(
+	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
+{
+	if (cfg_nargs(ctx, a, 2, 0, 0, where) == 0)
+		h->svc.stats = 1;
+}
+
+static void st_uri(
+	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
+{
+	if (cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
+		cfg_http_setstr(ctx, &h->svc.stats_uri, a->v[2]);
+}
+
+static void st_realm(
+	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
+{
+	if (cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
+		cfg_http_setstr(ctx, &h->svc.stats_realm, a->v[2]);
+}
+
+static void st_auth(
+	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
+{
+	const char *colon;
+	char *user;
+
+	if (cfg_nargs(ctx, a, 2, 1, 1, where) < 0)
+		return;
+	colon = strchr(a->v[2], ':');
+	if (!colon || colon == a->v[2]) {
+		cfg_err(ctx, a->line, "'stats auth' needs USER:PASSWORD (%s)", where);
+		return;
+	}
+	user = strndup(a->v[2], (size_t)(colon - a->v[2]));
+	if (!user) {
+		cfg_oom(ctx);
+		return;
+	}
+	cfg_http_add_user(ctx, &h->svc.auth, user, colon + 1, 1, a->line);
+	free(user);
+}
+
+static void st_refresh(
+	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
+{
+	if (cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
+		cfg_time(ctx, a->line, "stats refresh", a->v[2], &h->svc.refresh, where);
+}
+
+static void st_admin(
+	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
+{
+	if (a->n < 3 || (strcmp(a->v[2], "if") != 0 && strcmp(a->v[2], "unless") != 0)) {
+		cfg_err(ctx, a->line, "'stats admin' needs 'if' or 'unless' and a condition (%s)",
+			where);
+		return;
+	}
+	acl_cond_free(h->svc.admin);
+	h->svc.admin = cfg_http_cond(ctx, h, a, 2, "stats admin");
+}
+
+static void st_flag(
+	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
+{
+	if (cfg_nargs(ctx, a, 2, 0, 0, where) < 0)
+		return;
+	if (strcmp(a->v[1], "hide-version") == 0)
+		h->svc.hide_version = 1;
+	else if (strcmp(a->v[1], "show-legends") == 0)
+		h->svc.show_legends = 1;
+	/* show-modules: lbd has no extra statistics modules to show */
+}
+
+static void st_show_node(
+	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
+{
+	if (cfg_nargs(ctx, a, 2, 0, 1, where) < 0)
+		return;
+	h->svc.show_node = 1;
+	if (a->n == 3)
+		cfg_http_setstr(ctx, &h->svc.node, a->v[2]);
+}
+
+static void st_show_desc(
+	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
+{
+	if (cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
+		cfg_http_setstr(ctx, &h->svc.desc, a->v[2]);
+}
+
+static void st_scope(
+	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
+{
+	char **s;
+
+	if (cfg_nargs(ctx, a, 2, 1, 1, where) < 0)
+		return;
+	s = cfg_push(ctx, &h->svc.scope, &h->svc.nscope, sizeof(*s));
+	if (s)
+		*s = cfg_strdup(ctx, a->v[2]);
+}
+
+/* stats http-request { allow | deny | auth [realm R] } [if|unless COND] */
+static void st_http_request(
+	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
+{
+	static const char *const actions[] = { "allow", "deny", "auth", NULL };
+	struct lbd_stats_rule *r;
+	size_t i = 3;
+	int k;
+
+	if (a->n < 3 || (k = cfg_lookup(actions, a->v[2])) < 0) {
+		cfg_err(ctx, a->line, "'stats http-request' needs allow, deny or auth (%s)", where);
+		return;
+	}
+	r = cfg_push(ctx, &h->svc.rules, &h->svc.nrules, sizeof(*r));
+	if (!r)
+		return;
+	r->action = (enum lbd_stats_action)k;
+	r->line = a->line;
+	if (k == LBD_STATS_AUTH && a->n > 4 && strcmp(a->v[3], "realm") == 0) {
+		r->realm = cfg_strdup(ctx, a->v[4]);
+		i = 5;
+	}
+	if (i < a->n)
+		r->cond = cfg_http_cond(ctx, h, a, i, "stats http-request");
+}
+
+static const struct cfg_http_stats_kw {
+	const char *kw;
+	unsigned caps; /* sections it may appear in */
+	void (*fn)(struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a,
+		const char *where);
+} cfg_http_stats_kws[] = {
+	{ "enable", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_enable },
+	{ "uri", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_uri },
+	{ "realm", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_realm },
+	{ "auth", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_auth },
+	{ "refresh", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_refresh },
+	{ "admin", CFG_CAP_FE | CFG_CAP_BE, st_admin },
+	{ "hide-version", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_flag },
+	{ "show-legends", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_flag },
+	{ "show-modules", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_flag },
+	{ "show-node", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_show_node },
+	{ "show-desc", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_show_desc },
+	{ "scope", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_scope },
+	{ "http-request", CFG_CAP_FE | CFG_CAP_BE, st_http_request },
+};
+
+static void kw_stats(
+	struct cfg_ctx *ctx, struct cfg_proxy *px, struct cfg_http_px *h, const struct cfg_args *a)
+{
+	const char *where = cfg_where(ctx, px);
+	size_t i;
+
+	if (a->n < 2) {
+		cfg_err(ctx, a->line, "'stats' needs a keyword (%s)", where);
+		return;
+	}
+	for (i = 0; i < sizeof(cfg_http_stats_kws) / sizeof(cfg_http_stats_kws[0]); i++) {
+		if (strcmp(cfg_http_stats_kws[i].kw, a->v[1]) != 0)
+			continue;
+		if (!(cfg_http_stats_kws[i].caps & px->cap)) {
+			cfg_err(ctx, a->line, "'stats %s' is not allowed in a %s section", a->v[1],
+				px->kind);
+			return;
+		}
+		h->svc.stats = 1; /* every stats keyword enables the page (HAProxy) */
+		cfg_http_stats_kws[i].fn(ctx, h, a, where);
+		cfg_http_seen(ctx, h, "stats", a->line);
+		return;
+	}
+	cfg_err(ctx, a->line, "'stats %s' is not supported by lbd in %s", a->v[1], where);
+}
+
+static void kw_monitor_uri(
+	struct cfg_ctx *ctx, struct cfg_proxy *px, struct cfg_http_px *h, const struct cfg_args *a)
+{
+	if (cfg_nargs(ctx, a, 1, 1, 1, cfg_where(ctx, px)) < 0)
+		return;
+	cfg_http_setstr(ctx, &h->svc.monitor_uri, a->v[1]);
+	cfg_http_seen(ctx, h, "monitor-uri", a->line);
+}
+
+/* monitor fail if|unless COND */
+static void kw_monitor(
+	struct cfg_ctx *ctx, struct cfg_proxy *px, struct cfg_http_px *h, const struct cfg_args *a)
+{
+	struct acl_cond *c, **slot;
+
+	if (a->n < 3 || strcmp(a->v[1], "fail") != 0 ||
+		(strcmp(a->v[2], "if") != 0 && strcmp(a->v[2], "unless") != 0)) {
+		cfg_err(ctx, a->line, "'monitor' expects 'fail' followed by 'if' or 'unless' (%s)",
+			cfg_where(ctx, px));
+		return;
+	}
+	c = cfg_http_cond(ctx, h, a, 2, "monitor fail");
+	if (!c)
+		return;
+	slot = cfg_push(ctx, &h->svc.monitor_fail, &h->svc.nmonitor_fail, sizeof(*slot));
+	if (!slot) {
+		acl_cond_free(c);
+		return;
+	}
+	*slot = c;
+}
+
+static void kw_acl(
+	struct cfg_ctx *ctx, struct cfg_proxy *px, struct cfg_http_px *h, const struct cfg_args *a)
+{
+	char err[256];
+
+	if (acl_define(&h->svc.acls, a->v + 1, a->n - 1, err, sizeof(err)) < 0)
+		cfg_err(ctx, a->line, "'acl': %s (%s)", err, cfg_where(ctx, px));
+}
+
+/* http-request use-service prometheus-exporter [if|unless COND]; other
+ * actions need HTTP proxying or are not in lbd, decided at the end. */
+static void kw_http_request(
+	struct cfg_ctx *ctx, struct cfg_proxy *px, struct cfg_http_px *h, const struct cfg_args *a)
+{
+	struct acl_cond *c = NULL, **slot;
+
+	cfg_http_seen(ctx, h, "http-request", a->line);
+	if (a->n < 2 || strcmp(a->v[1], "use-service") != 0 || a->n < 3 ||
+		strcmp(a->v[2], "prometheus-exporter") != 0) {
+		if (!h->unsupported_line) {
+			h->unsupported_line = a->line;
+			snprintf(h->unsupported, sizeof(h->unsupported), "%s%s%s",
+				a->n > 1 ? a->v[1] : "", a->n > 2 ? " " : "",
+				a->n > 2 ? a->v[2] : "");
+		}
+		return;
+	}
+	if (a->n > 3) {
+		c = cfg_http_cond(ctx, h, a, 3, "http-request use-service");
+		if (!c)
+			return;
+	}
+	(void)px;
+	slot = cfg_push(ctx, &h->svc.prom, &h->svc.nprom, sizeof(*slot));
+	if (!slot) {
+		acl_cond_free(c);
+		return;
+	}
+	*slot = c;
+}
+
+static const struct cfg_http_kw {
+	const char *kw;
+	unsigned caps;
+	void (*fn)(struct cfg_ctx *ctx, struct cfg_proxy *px, struct cfg_http_px *h,
+		const struct cfg_args *a);
+} cfg_http_kws[] = {
+	{ "stats", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, kw_stats },
+	{ "monitor-uri", CFG_CAP_DEF | CFG_CAP_FE, kw_monitor_uri },
+	{ "monitor", CFG_CAP_FE, kw_monitor },
+	{ "acl", CFG_CAP_FE | CFG_CAP_BE, kw_acl },
+	{ "http-request", CFG_CAP_FE | CFG_CAP_BE, kw_http_request },
+};
+
+/* 1 when a->v[0] is one of this file's keywords (then it was handled). */
+int cfg_http_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	struct cfg_http_px *h;
+	size_t i;
+
+	for (i = 0; i < sizeof(cfg_http_kws) / sizeof(cfg_http_kws[0]); i++) {
+		if (strcmp(cfg_http_kws[i].kw, a->v[0]) != 0)
+			continue;
+		if (!(cfg_http_kws[i].caps & px->cap)) {
+			cfg_err(ctx, a->line, "'%s' is not allowed in a %s section", a->v[0],
+				px->kind);
+			return 1;
+		}
+		h = cfg_http_get(ctx, px);
+		if (h)
+			cfg_http_kws[i].fn(ctx, px, h, a);
+		return 1;
+	}
+	return 0;
+}
+
+/* A section starts with the stats and monitor-uri settings of the defaults
+ * before it (HAProxy shares the defaults' stats settings). */
+void cfg_http_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_proxy *d)
+{
+	const struct lbd_http_service *ds;
+	struct lbd_http_service *s;
+	size_t i;
+
+	if (!d->http)
+		return;
+	ds = &d->http->svc;
+	if (!ds->stats && !(ds->monitor_uri && (px->cap & CFG_CAP_FE)))
+		return;
+	if (!cfg_http_get(ctx, px))
+		return;
+	s = &px->http->svc;
+	s->stats = ds->stats;
+	if (ds->stats_uri)
+		s->stats_uri = cfg_strdup(ctx, ds->stats_uri);
+	if (ds->stats_realm)
+		s->stats_realm = cfg_strdup(ctx, ds->stats_realm);
+	s->refresh = ds->refresh;
+	for (i = 0; i < ds->auth.nusers; i++)
+		cfg_http_add_user(ctx, &s->auth, ds->auth.users[i].name, ds->auth.users[i].pass, 1,
+			ds->auth.users[i].line);
+	s->hide_version = ds->hide_version;
+	s->show_legends = ds->show_legends;
+	s->show_node = ds->show_node;
+	if (ds->node)
+		s->node = cfg_strdup(ctx, ds->node);
+	if (ds->desc)
+		s->desc = cfg_strdup(ctx, ds->desc);
+	for (i = 0; i < ds->nscope; i++) {
+		char **sc = cfg_push(ctx, &s->scope, &s->nscope, sizeof(*sc));
+
+		if (sc)
+			*sc = cfg_strdup(ctx, ds->scope[i]);
+	}
+	if (ds->monitor_uri && (px->cap & CFG_CAP_FE))
+		s->monitor_uri = cfg_strdup(ctx, ds->monitor_uri);
+}
+
+int cfg_http_is_service(const struct cfg_proxy *px)
+{
+	return px->mode_http && px->cap != CFG_CAP_DEF && px->http && px->http->svc.line;
+}
+
+/* nbsrv(BACKEND) and http_auth(USERLIST) must name something that exists. */
+struct cfg_http_ref {
+	struct cfg_ctx *ctx;
+	const struct lbd_config *c;
+	const struct lbd_http_service *s;
+	unsigned line;
+};
+
+static int cfg_http_check_backend(void *userdata, const char *name)
+{
+	struct cfg_http_ref *r = userdata;
+
+	if (!lbd_cfg_backend(r->c, name))
+		cfg_err(r->ctx, r->line, "nbsrv(%s): no such backend (%s '%s')", name, r->s->kind,
+			r->s->name);
+	return 0;
+}
+
+static int cfg_http_check_userlist(void *userdata, const char *name)
+{
+	struct cfg_http_ref *r = userdata;
+	size_t i;
+
+	for (i = 0; i < r->c->nuserlists; i++)
+		if (strcmp(r->c->userlists[i]->name, name) == 0)
+			return 0;
+	cfg_err(r->ctx, r->line, "http_auth(%s): no such userlist (%s '%s')", name, r->s->kind,
+		r->s->name);
+	return 0;
+}
+
+static void cfg_http_check_cond(struct cfg_http_ref *r, const struct acl_cond *cond)
+{
+	if (!cond)
+		return;
+	r->line = cond->line;
+	acl_cond_walk(cond, ACL_F_NBSRV, cfg_http_check_backend, r);
+	acl_cond_walk(cond, ACL_F_HTTP_AUTH, cfg_http_check_userlist, r);
+}
+
+int cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
+{
+	struct cfg_http_px *h = px->http;
+	const char *where;
+	size_t i, j;
+
+	if (px->cap == CFG_CAP_DEF)
+		return 0;
+	where = cfg_where(ctx, px);
+	if (!px->mode_http) {
+		/* HAProxy 2.6 warns that these need mode http and ignores them */
+		for (i = 0; h && i < h->nseen; i++) {
+			for (j = 0; j < i; j++)
+				if (h->seen[j].what == h->seen[i].what)
+					break;
+			if (j == i)
+				cfg_notice(ctx, h->seen[i].line,
+					"'%s' needs mode http; ignored in %s (as HAProxy does)",
+					h->seen[i].what, where);
+		}
+		cfg_http_proxy_free(px);
+		return 0;
+	}
+	if (!(px->cap & CFG_CAP_FE))
+		return 0;
+	if (px->be.nservers || px->fe.backend_name) {
+		cfg_err(ctx, px->line,
+			"%s '%s' is in mode http (%s:%u) and %s; lbd does not proxy HTTP (a mode "
+			"http section may only serve stats, monitor-uri and "
+			"prometheus-exporter)",
+			px->kind, px->name, ctx->file, px->mode_line,
+			px->be.nservers ? "has servers" : "sends to a backend");
+		return 1;
+	}
+	if (!cfg_http_get(ctx, px))
+		return 1;
+	h = px->http;
+	if (h->unsupported_line) {
+		cfg_err(ctx, h->unsupported_line,
+			"'http-request %s' is not supported by lbd in %s; lbd does not proxy HTTP "
+			"and serves only use-service prometheus-exporter",
+			h->unsupported, where);
+		return 1;
+	}
+	h->svc.line = px->line;
+	h->svc.kind = px->kind;
+	h->svc.timeout_client = px->to.client;
+	if (h->svc.stats && !h->svc.stats_uri)
+		cfg_http_setstr(ctx, &h->svc.stats_uri, CFG_HTTP_DEFAULT_URI);
+	if (h->svc.stats && !h->svc.stats_realm)
+		cfg_http_setstr(ctx, &h->svc.stats_realm, CFG_HTTP_DEFAULT_REALM);
+	return 1;
+}
+
+/* userlist NAME */
+void cfg_http_userlist_start(struct cfg_ctx *ctx, const struct cfg_args *a)
+{
+	struct lbd_userlist *l, **slot;
+	size_t i;
+
+	ctx->sec = CFG_SEC_SKIP;
+	if (a->n != 2) {
+		cfg_err(ctx, a->line,
+			a->n < 2 ? "'userlist' needs a name"
+				 : "'userlist' takes only a name; unexpected '%s'",
+			a->n < 2 ? "" : a->v[2]);
+		return;
+	}
+	if (!ctx->http && !(ctx->http = calloc(1, sizeof(*ctx->http)))) {
+		cfg_oom(ctx);
+		return;
+	}
+	for (i = 0; i < ctx->http->n; i++)
+		if (strcmp(ctx->http->lists[i]->name, a->v[1]) == 0) {
+			cfg_err(ctx, a->line, "userlist '%s' has the same name as the one at %s:%u",
+				a->v[1], ctx->file, ctx->http->lists[i]->line);
+			return;
+		}
+	l = calloc(1, sizeof(*l));
+	slot = l ? cfg_push(ctx, &ctx->http->lists, &ctx->http->n, sizeof(*slot)) : NULL;
+	if (!slot || !(l->name = cfg_strdup(ctx, a->v[1]))) {
+		if (slot)
+			ctx->http->n--;
+		free(l);
+		return;
+	}
+	l->line = a->line;
+	*slot = l;
+	ctx->http->cur = l;
+	ctx->sec = CFG_SEC_USERLIST;
+}
+
+/* user NAME [password HASH | insecure-password PASS] [groups G,...] and
+ * group NAME [users U,...] (groups are accepted: lbd's conditions have no
+ * http_auth_group) */
+void cfg_http_userlist_line(struct cfg_ctx *ctx, const struct cfg_args *a)
+{
+	struct lbd_userlist *l = ctx->http->cur;
+	const char *pass = NULL;
+	int insecure = 0;
+	size_t i;
+	char where[300];
+
+	snprintf(where, sizeof(where), "userlist '%s'", l->name);
+	if (strcmp(a->v[0], "group") == 0) {
+		if (a->n == 2 || (a->n == 4 && strcmp(a->v[2], "users") == 0))
+			return;
+		cfg_err(ctx, a->line, "'group' expects NAME [users USER,...] (%s)", where);
+		return;
+	}
+	if (strcmp(a->v[0], "user") != 0) {
+		cfg_err(ctx, a->line, "'%s' is not a userlist keyword (user, group) (%s)", a->v[0],
+			where);
+		return;
+	}
+	if (a->n < 2) {
+		cfg_err(ctx, a->line, "'user' needs a name (%s)", where);
+		return;
+	}
+	for (i = 2; i < a->n; i += 2) {
+		if (i + 1 >= a->n) {
+			cfg_err(ctx, a->line, "'user %s': '%s' needs a value (%s)", a->v[1],
+				a->v[i], where);
+			return;
+		}
+		if (strcmp(a->v[i], "password") == 0) {
+			pass = a->v[i + 1];
+			insecure = 0;
+		} else if (strcmp(a->v[i], "insecure-password") == 0) {
+			pass = a->v[i + 1];
+			insecure = 1;
+		} else if (strcmp(a->v[i], "groups") != 0) {
+			cfg_err(ctx, a->line,
+				"'user %s': unexpected '%s' (password, insecure-password or "
+				"groups) "
+				"(%s)",
+				a->v[1], a->v[i], where);
+			return;
+		}
+	}
+	for (i = 0; i < l->nusers; i++)
+		if (strcmp(l->users[i].name, a->v[1]) == 0) {
+			cfg_err(ctx, a->line, "user '%s' is already in %s (line %u)", a->v[1],
+				where, l->users[i].line);
+			return;
+		}
+	/* a user without a password can never log in (HAProxy) */
+	cfg_http_add_user(ctx, l, a->v[1], pass ? pass : "*", pass ? insecure : 0, a->line);
+}
+
+/* Move the services and the userlists into c, then check what their
+ * conditions name. */
+void cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c)
+{
+	struct lbd_http_service *s, **slot;
+	struct cfg_http_ref r = { ctx, c, NULL, 0 };
+	struct cfg_proxy *px;
+	size_t i, j;
+
+	if (ctx->http) {
+		c->userlists = ctx->http->lists;
+		c->nuserlists = ctx->http->n;
+		ctx->http->lists = NULL;
+		ctx->http->n = 0;
+	}
+	for (i = 0; i < ctx->npx; i++) {
+		px = ctx->px[i];
+		if (!cfg_http_is_service(px))
+			continue;
+		s = calloc(1, sizeof(*s));
+		slot = s ? cfg_push(ctx, &c->https, &c->nhttps, sizeof(*slot)) : NULL;
+		if (!slot) {
+			free(s);
+			cfg_oom(ctx);
+			return;
+		}
+		*s = px->http->svc;
+		memset(&px->http->svc, 0, sizeof(px->http->svc));
+		*slot = s;
+		s->name = cfg_strdup(ctx, px->name);
+		s->binds = px->fe.binds;
+		s->nbinds = px->fe.nbinds;
+		px->fe.binds = NULL;
+		px->fe.nbinds = 0;
+		if (!s->nbinds)
+			cfg_notice(ctx, s->line,
+				"%s '%s' has no bind line; it accepts no connections", s->kind,
+				s->name);
+	}
+	for (i = 0; i < c->nhttps; i++) {
+		s = c->https[i];
+		r.s = s;
+		for (j = 0; j < s->nmonitor_fail; j++)
+			cfg_http_check_cond(&r, s->monitor_fail[j]);
+		for (j = 0; j < s->nprom; j++)
+			cfg_http_check_cond(&r, s->prom[j]);
+		for (j = 0; j < s->nrules; j++)
+			cfg_http_check_cond(&r, s->rules[j].cond);
+		cfg_http_check_cond(&r, s->admin);
+	}
+}
+
+void cfg_http_proxy_free(struct cfg_proxy *px)
+{
+	if (!px->http)
+		return;
+	cfg_http_svc_free(&px->http->svc);
+	free(px->http->seen);
+	free(px->http);
+	px->http = NULL;
+}
+
+void cfg_http_ctx_free(struct cfg_ctx *ctx)
+{
+	size_t i;
+
+	if (!ctx->http)
+		return;
+	for (i = 0; i < ctx->http->n; i++) {
+		cfg_http_users_free(ctx->http->lists[i]);
+		free(ctx->http->lists[i]);
+	}
+	free(ctx->http->lists);
+	free(ctx->http);
+	ctx->http = NULL;
+}
+
+void cfg_http_config_free(struct lbd_config *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nhttps; i++) {
+		cfg_http_svc_free(c->https[i]);
+		free(c->https[i]);
+	}
+	free(c->https);
+	for (i = 0; i < c->nuserlists; i++) {
+		cfg_http_users_free(c->userlists[i]);
+		free(c->userlists[i]);
+	}
+	free(c->userlists);
+}
