@@ -16,6 +16,7 @@
 #include "check.h"
 #include "event.h"
 #include "fdlimit.h"
+#include "http.h"
 #include "log.h"
 #include "metrics.h"
 #include "privdrop.h"
@@ -101,6 +102,7 @@ static void apply_interfaces(struct lbd_main *m)
 	char a[CPHA_ADDR_STRLEN];
 	int r;
 
+	http_apply(rt); /* stats page, monitor-uri, prometheus-exporter (mode http) */
 	if (rt->admin && (!g->stats.path || strcmp(g->stats.path, rt->admin_path) != 0)) {
 		cpha_admin_close(rt->admin);
 		rt->admin = NULL;
@@ -433,6 +435,7 @@ int main(int argc, char **argv)
 		worker_join(&rt->workers[i]);
 	cpha_admin_close(rt->admin);
 	cpha_metrics_close(rt->metrics);
+	http_close_all();
 	free(rt->admin_path);
 	sd_event_source_disable_unref(m.housekeeping);
 	runtime_free(rt);
