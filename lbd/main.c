@@ -413,12 +413,12 @@ int main(int argc, char **argv)
 	}
 	atomic_store(&rt->maxpipes, fdlimit_maxpipes(rt->maxconn));
 	apply_interfaces(&m);
+	if (privdrop_apply(&rt->cfg->global, m.config) < 0) /* chroot, user, group */
+		return 1;
 	for (i = 0; i < (int)rt->nworkers; i++) {
 		r = worker_start(&rt->workers[i]);
 		if (r < 0) {
 			log_err("cannot start worker %d: %s", i, strerror(-r));
-	if (privdrop_apply(&rt->cfg->global, m.config) < 0) /* chroot, user, group */
-		return 1;
 			return 1;
 		}
 	}
