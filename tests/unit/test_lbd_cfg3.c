@@ -1,0 +1,198 @@
+/* lbd's configuration parser: the keywords control-plane haproxy.cfg files
+ * carry that lbd took over from HAProxy 2.6 in its second round (privilege
+ * drop, check logging and spreading, fullconn, stats timeout), and those
+ * it still refuses with a clear error. */
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <regex.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cfg.h"
+#include "duration.h"
+#include "lbd_cfg_test.h"
+
+/* A frontend and a backend to put the global section over. */
+#define TCP_PAIR                                                                                   \
+	TCP_DEFAULTS "frontend f\n"                                                                \
+		     "    bind 198.18.0.10:6443\n"                                                 \
+		     "    default_backend b\n"                                                     \
+		     "backend b\n"                                                                 \
+		     "    server s 198.18.0.11:6443 check\n"
+
+static void test_privdrop_parsed(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	/* root and its group exist everywhere */
+	c = load_ok("global\n    chroot /var/empty\n    user root\n    group root\n" TCP_PAIR);
+	assert_int_equal(c->global.uid, 0);
+	assert_int_equal(c->global.gid, 0);
+	assert_string_equal(c->global.chroot, "/var/empty");
+	assert_int_equal(c->global.chroot_line, 2);
+	assert_int_equal(c->global.uid_line, 3);
+	assert_int_equal(c->global.gid_line, 4);
+	lbd_cfg_free(c);
+
+	c = load_ok("global\n    uid 123\n    gid 456\n" TCP_PAIR);
+	assert_int_equal(c->global.uid, 123);
+	assert_int_equal(c->global.gid, 456);
+	assert_null(c->global.chroot);
+	lbd_cfg_free(c);
+
+	/* nothing written: lbd keeps its own ids */
+	c = load_ok(TCP_PAIR);
+	assert_int_equal(c->global.uid, (uid_t)-1);
+	assert_int_equal(c->global.gid, (gid_t)-1);
+	assert_null(c->global.chroot);
+	lbd_cfg_free(c);
+
+	/* twice: the last wins, and lbd says so (HAProxy warns) */
+	c = load_ok("global\n    uid 7\n    user root\n" TCP_PAIR);
+	assert_int_equal(c->global.uid, 0);
+	expect_in(notices(c), "t.cfg:3: the user id is already set at t.cfg:2; this line "
+			      "replaces it");
+	lbd_cfg_free(c);
+}
+
+static void test_privdrop_errors(void **state)
+{
+	(void)state;
+	expect_error("global\n    user cpha-no-such-user\n" TCP_PAIR,
+		"t.cfg:2: 'user cpha-no-such-user': no such user on this system");
+	expect_error("global\n    group cpha-no-such-group\n" TCP_PAIR,
+		"t.cfg:2: 'group cpha-no-such-group': no such group on this system");
+	expect_error("global\n    uid nobody\n" TCP_PAIR,
+		"t.cfg:2: 'uid' needs a number from 0 to 4294967294, not 'nobody'");
+	expect_error("global\n    gid -1\n" TCP_PAIR, "t.cfg:2: 'gid' needs a number");
+	expect_error("global\n    user\n" TCP_PAIR, "t.cfg:2: 'user' needs a value");
+	expect_error("global\n    chroot /a /b\n" TCP_PAIR, "t.cfg:2: 'chroot': unexpected '/b'");
+}
+
+static void test_spread_checks(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok("global\n    spread-checks 5\n" TCP_PAIR);
+	assert_int_equal(c->global.spread_checks, 5);
+	lbd_cfg_free(c);
+	c = load_ok("global\n    spread-checks 0\n" TCP_PAIR);
+	assert_int_equal(c->global.spread_checks, 0);
+	lbd_cfg_free(c);
+	c = load_ok(TCP_PAIR);
+	assert_int_equal(c->global.spread_checks, 0);
+	lbd_cfg_free(c);
+	expect_error("global\n    spread-checks 51\n" TCP_PAIR,
+		"t.cfg:2: 'spread-checks' must be 0 to 50");
+	expect_error("global\n    spread-checks 5%\n" TCP_PAIR,
+		"t.cfg:2: 'spread-checks' needs a number from 0 to 50, not '5%'");
+}
+
+static void test_stats_timeout(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok("global\n    stats timeout 30s\n" TCP_PAIR);
+	expect_in(notices(c), "t.cfg:2: 'stats timeout' has no effect in lbd");
+	lbd_cfg_free(c);
+	expect_error("global\n    stats timeout 30q\n" TCP_PAIR,
+		"t.cfg:2: 'stats timeout': unknown time unit");
+	expect_error(
+		"global\n    stats timeout\n" TCP_PAIR, "t.cfg:2: 'stats timeout' needs a value");
+}
+
+static void test_log_health_checks(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok(TCP_DEFAULTS "frontend f\n    bind :80\n    default_backend b\n"
+				 "backend b\n    option log-health-checks\n"
+				 "    server s 198.18.0.11:80 check\n");
+	assert_true(c->backends[0].log_health_checks);
+	lbd_cfg_free(c);
+
+	/* inherited from defaults, and "no option" turns it off */
+	c = load_ok(TCP_DEFAULTS "    option log-health-checks\n"
+				 "listen l\n    bind :80\n    server s 198.18.0.11:80 check\n"
+				 "backend b\n    no option log-health-checks\n");
+	assert_true(lbd_cfg_backend(c, "l")->log_health_checks);
+	assert_false(lbd_cfg_backend(c, "b")->log_health_checks);
+	lbd_cfg_free(c);
+
+	/* off unless written */
+	c = load_ok(TCP_PAIR);
+	assert_false(c->backends[0].log_health_checks);
+	lbd_cfg_free(c);
+
+	/* a frontend has no checks: HAProxy warns and ignores it */
+	c = load_ok(TCP_DEFAULTS "frontend f\n    bind :80\n    option log-health-checks\n"
+				 "    default_backend b\n"
+				 "backend b\n    server s 198.18.0.11:80\n");
+	expect_in(notices(c), "t.cfg:8: 'option log-health-checks' has no effect in a frontend "
+			      "section");
+	assert_false(c->backends[0].log_health_checks);
+	lbd_cfg_free(c);
+	expect_error(TCP_DEFAULTS "backend b\n    option log-health-checks now\n",
+		"t.cfg:7: 'option log-health-checks': unexpected 'now'");
+}
+
+static void test_fullconn(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok(TCP_DEFAULTS "    fullconn 100\n"
+				 "frontend f\n    bind :80\n    default_backend b\n"
+				 "backend b\n    fullconn 2000\n    server s 198.18.0.11:80\n");
+	expect_in(notices(c), "t.cfg:6: 'fullconn' has no effect in lbd: it only scales the "
+			      "servers' 'minconn'");
+	expect_in(notices(c), "t.cfg:11: 'fullconn' has no effect in lbd");
+	lbd_cfg_free(c);
+	expect_error(TCP_DEFAULTS "frontend f\n    fullconn 10\n",
+		"t.cfg:7: 'fullconn' is not allowed in a frontend section");
+	expect_error(TCP_DEFAULTS "backend b\n    fullconn many\n",
+		"t.cfg:7: 'fullconn' needs a number");
+	expect_error(TCP_DEFAULTS "backend b\n    fullconn\n", "t.cfg:7: 'fullconn' needs a value");
+}
+
+/* What lbd does not do yet stays an error at its line. */
+static void test_still_refused(void **state)
+{
+	(void)state;
+	expect_error("global\n    server-state-file /var/lib/haproxy/state\n" TCP_PAIR,
+		"t.cfg:2: 'server-state-file' is not supported by lbd yet");
+	expect_error(TCP_DEFAULTS "backend b\n    option dontlog-normal\n",
+		"t.cfg:7: 'option dontlog-normal' is not supported by lbd");
+	expect_error("global\n    nbproc 2\n" TCP_PAIR,
+		"t.cfg:2: 'nbproc' is not supported: HAProxy 2.5 and later refuse it too");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_privdrop_parsed),
+		cmocka_unit_test(test_privdrop_errors),
+		cmocka_unit_test(test_spread_checks),
+		cmocka_unit_test(test_stats_timeout),
+		cmocka_unit_test(test_log_health_checks),
+		cmocka_unit_test(test_fullconn),
+		cmocka_unit_test(test_still_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
