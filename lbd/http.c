@@ -554,7 +554,8 @@ static const char *http_admin_post(struct http_daemon *hd, struct http_req *r)
 		}
 		done++;
 	}
-	return done == nsrv ? "DONE" : done ? "PART" : "NONE";
+	/* HAProxy: servers that are not in the backend make the request invalid */
+	return done == nsrv ? "DONE" : done ? "PART" : "ERRP";
 }
 
 static enum MHD_Result http_stats(struct http_ctx *c, struct http_req *r, const char *method)
@@ -607,7 +608,7 @@ static enum MHD_Result http_stats(struct http_ctx *c, struct http_req *r, const 
 		return MHD_NO;
 	MHD_add_response_header(resp, "Content-Type", csv ? "text/plain" : "text/html");
 	MHD_add_response_header(resp, "Cache-Control", "no-cache");
-	if (!csv && s->refresh && !strstr(rest, ";norefresh")) {
+	if (s->refresh && !strstr(rest, ";norefresh")) { /* HAProxy: for CSV too */
 		snprintf(refresh, sizeof(refresh), "%llu",
 			(unsigned long long)((s->refresh + 999999ULL) / 1000000ULL));
 		MHD_add_response_header(resp, "Refresh", refresh);

@@ -132,7 +132,8 @@ class HttpServices(unittest.TestCase):
             step("';csv' parses and matches 'show stat'")
             r = self.get(t, STATS + ";csv", auth="admin:secret")
             self.assertEqual(r.status, 200, r)
-            _, body = head_and_body(r)
+            head, body = head_and_body(r)
+            self.assertIn("refresh: 5", head)
             page = csv_rows(body)
             sock = csv_rows(lb.admin("show stat"))
             self.assertEqual(set(page), set(sock))
@@ -161,7 +162,7 @@ class HttpServices(unittest.TestCase):
                                  want)
             r = self.get(t, STATS, auth="admin:secret", method="POST",
                          data="s=nosuch&action=maint&b=api")
-            self.assertIn("location: /stats;st=none", head_and_body(r)[0])
+            self.assertIn("location: /stats;st=errp", head_and_body(r)[0])
 
             step("monitor-uri follows the backend: 200, 503 with no server, 200 again (x2)")
             r = self.get(t, HEALTHZ)
