@@ -316,7 +316,7 @@ static void cfg_proxy_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const stru
 {
 	size_t i;
 
-	if (cfg_check_http_mode(ctx, px, a) || cfg_http_line(ctx, px, a))
+	if (cfg_http_line(ctx, px, a) || cfg_check_http_mode(ctx, px, a))
 		return;
 	for (i = 0; i < sizeof(cfg_px_kws) / sizeof(cfg_px_kws[0]); i++) {
 		const struct cfg_px_kw *k = &cfg_px_kws[i];
@@ -464,7 +464,7 @@ static void cfg_section_end(struct cfg_ctx *ctx)
 	ctx->sec = CFG_SEC_NONE;
 }
 
-static const char *const cfg_other_sections[] = { "peers", "resolvers", "mailers", "program",
+static const char *const cfg_other_sections[] = { "peers", "mailers", "program",
 	"http-errors", "ring", "cache", "fcgi-app", "log-forward", "crt-store", "traces", "acme",
 	NULL };
 
@@ -485,6 +485,9 @@ static void cfg_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 	} else if ((k = cfg_lookup(cfg_proxy_kinds, kw)) >= 0) {
 		cfg_section_end(ctx);
 		cfg_proxy_start(ctx, a, cfg_proxy_kinds[k], cfg_proxy_caps[k]);
+	} else if (strcmp(kw, "resolvers") == 0) {
+		cfg_section_end(ctx);
+		cfg_resolvers_start(ctx, a);
 	} else if (strcmp(kw, "userlist") == 0) {
 		cfg_section_end(ctx);
 		cfg_http_userlist_start(ctx, a);
@@ -500,6 +503,8 @@ static void cfg_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 		cfg_global_line(ctx, a);
 	} else if (ctx->sec == CFG_SEC_PROXY) {
 		cfg_proxy_line(ctx, ctx->cur, a);
+	} else if (ctx->sec == CFG_SEC_RESOLVERS) {
+		cfg_resolvers_line(ctx, a);
 	} else if (ctx->sec == CFG_SEC_USERLIST) {
 		cfg_http_userlist_line(ctx, a);
 	}
@@ -692,6 +697,8 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 	if (!ctx->stop)
 		cfg_http_build(ctx, c);
 	if (!ctx->stop)
+		cfg_resolve_validate(ctx);
+	if (!ctx->stop)
 		cfg_validate(ctx, c);
 	c->notices = ctx->notices;
 	c->nnotices = ctx->nnotices;
@@ -757,6 +764,7 @@ static int cfg_run(
 	free(ctx.ca_base);
 	free(ctx.crt_base);
 	cfg_http_ctx_free(&ctx);
+	cfg_resolve_free(&ctx);
 	if (ctx.nerrs || ctx.stop || !c) {
 		if (!ctx.nerrs && !ctx.stop)
 			cfg_oom(&ctx);

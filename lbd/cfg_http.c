@@ -401,11 +401,38 @@ static const struct cfg_http_kw {
 	{ "http-request", CFG_CAP_FE | CFG_CAP_BE, kw_http_request },
 };
 
+/* HTTP proxying settings in a mode http section, which can only serve the
+ * built-in services: they shape traffic to servers and request logs, and
+ * lbd has neither there. 1 when a is one of them (said and ignored). */
+static int cfg_http_proxying_option(
+	struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	static const char *const opts[] = { "httplog", "forwardfor", "http-server-close",
+		"httpclose", "http-keep-alive", "http-buffer-request", "http-pretend-keepalive",
+		"http-use-htx", NULL };
+	static const char *const tos[] = { "http-request", "http-keep-alive", NULL };
+	size_t no = strcmp(a->v[0], "no") == 0;
+
+	if (!px->mode_http || !(px->cap & CFG_CAP_FE) || a->n < no + 2)
+		return 0;
+	if (!(strcmp(a->v[no], "option") == 0 && cfg_lookup(opts, a->v[no + 1]) >= 0) &&
+		!(!no && strcmp(a->v[0], "timeout") == 0 && cfg_lookup(tos, a->v[1]) >= 0))
+		return 0;
+	cfg_notice(ctx, a->line,
+		"'%s%s %s' has no effect on lbd's built-in HTTP services (no servers, no "
+		"request log); ignored (%s)",
+		no ? "no " : "", a->v[no], a->v[no + 1], cfg_where(ctx, px));
+	return 1;
+}
+
 /* 1 when a->v[0] is one of this file's keywords (then it was handled). */
 int cfg_http_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	struct cfg_http_px *h;
 	size_t i;
+
+	if (cfg_http_proxying_option(ctx, px, a))
+		return 1;
 
 	for (i = 0; i < sizeof(cfg_http_kws) / sizeof(cfg_http_kws[0]); i++) {
 		if (strcmp(cfg_http_kws[i].kw, a->v[0]) != 0)

@@ -420,6 +420,15 @@ static void test_cfg_tcp_ignores(void **state)
 	assert_true(has_notice(c, "t.cfg:13: 'stats' needs mode http; ignored"));
 	assert_true(has_notice(c, "t.cfg:14: 'monitor-uri' needs mode http; ignored"));
 	lbd_cfg_free(c);
+
+	/* HTTP proxying options in a built-in service section: said, ignored */
+	c = load_ok(HEAD "frontend m\n    bind :81\n    mode http\n    option httplog\n"
+			 "    timeout http-request 5s\n    monitor-uri /m\n");
+	assert_int_equal(c->nhttps, 1);
+	assert_true(has_notice(c, "t.cfg:14: 'option httplog' has no effect on lbd's built-in"));
+	assert_true(has_notice(c, "t.cfg:15: 'timeout http-request' has no effect"));
+	assert_false(has_notice(c, "falls back to option tcplog"));
+	lbd_cfg_free(c);
 }
 
 static void test_cfg_refused(void **state)
