@@ -62,9 +62,10 @@ struct cfg_proxy {
 enum cfg_section {
 	CFG_SEC_NONE, /* before the first section */
 	CFG_SEC_GLOBAL,
-	CFG_SEC_PROXY,    /* ctx->cur */
-	CFG_SEC_SKIP,     /* an unsupported section: its lines are not read */
-	CFG_SEC_USERLIST, /* cfg_http.c */
+	CFG_SEC_PROXY,     /* ctx->cur */
+	CFG_SEC_SKIP,      /* an unsupported section: its lines are not read */
+	CFG_SEC_USERLIST,  /* cfg_http.c */
+	CFG_SEC_RESOLVERS, /* cfg_resolve.c */
 };
 
 struct cfg_ctx {
@@ -85,6 +86,7 @@ struct cfg_ctx {
 	size_t npx;
 	char where[320];           /* scratch for cfg_where() */
 	struct cfg_http_ctx *http; /* userlists (cfg_http.c) */
+	struct cfg_resolvers *res; /* resolvers sections and their users (cfg_resolve.c) */
 };
 
 /* cfg.c */
@@ -108,6 +110,7 @@ int cfg_time(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s
 int cfg_addr(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s, unsigned flags,
 	struct cpha_addr *a, const char *where);
 int cfg_name_ok(struct cfg_ctx *ctx, unsigned line, const char *what, const char *name);
+int cfg_is_hostname(const char *s);
 
 /* cfg_server.c: log targets and binds */
 void cfg_logs_free(struct lbd_log_target *logs, size_t n);
@@ -134,6 +137,17 @@ void cfg_server_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
 
 /* cfg_global.c: 1 when the table knows the keyword (it said what to say) */
 int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a);
+
+/* cfg_resolve.c: resolvers sections, host names, init-addr, resolve-prefer */
+void cfg_resolvers_start(struct cfg_ctx *ctx, const struct cfg_args *a);
+void cfg_resolvers_line(struct cfg_ctx *ctx, const struct cfg_args *a);
+int cfg_resolve_server_opt(struct cfg_ctx *ctx, const struct cfg_args *a, size_t *i,
+	struct lbd_server_opts *o, const char *where);
+void cfg_resolve_server(
+	struct cfg_ctx *ctx, struct lbd_server_cfg *s, const char *hostname, const char *where);
+int cfg_resolve_bind(struct cfg_ctx *ctx, char *buf, size_t len, unsigned line, const char *where);
+void cfg_resolve_validate(struct cfg_ctx *ctx);
+void cfg_resolve_free(struct cfg_ctx *ctx);
 
 /* cfg_option.c */
 void cfg_option_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);

@@ -108,6 +108,12 @@ struct lbd_server_opts {
 	struct cpha_addr check_addr; /* addr: health checks go here */
 	int check_addr_set;
 	uint64_t shutdown_spread; /* shutdown-sessions-spread: cut sessions over this window */
+	/* how a server given by host name gets its address (cfg_resolve.c) */
+	char resolvers[64];       /* resolvers NAME: "" for none */
+	uint8_t init_addr[4];     /* init-addr methods in order (LBD_INIT_*) */
+	uint8_t ninit_addr;       /* 0: HAProxy's default, last,libc */
+	struct cpha_addr init_ip; /* init-addr with an address */
+	int resolve_family;       /* resolve-prefer: AF_INET6 (default) or AF_INET */
 	/* which fields were written (for default-server inheritance) */
 	uint64_t set;
 };
@@ -136,9 +142,19 @@ struct lbd_server_opts {
 #define LBD_SO_PORT          (1ull << 20)
 #define LBD_SO_ADDR          (1ull << 21)
 #define LBD_SO_SPREAD        (1ull << 22)
+#define LBD_SO_RESOLVERS     (1ull << 23)
+#define LBD_SO_INIT_ADDR     (1ull << 24)
+#define LBD_SO_PREFER        (1ull << 25)
+
+/* init-addr methods (HAProxy's SRV_IADDR_*). */
+#define LBD_INIT_LAST 1 /* the address saved in the server-state file */
+#define LBD_INIT_LIBC 2 /* getaddrinfo() at start */
+#define LBD_INIT_NONE 3 /* start without an address, in maintenance */
+#define LBD_INIT_IP   4 /* init_ip */
 
 struct lbd_server_cfg {
 	char *name;
+	char *hostname;           /* the host name the address came from, or NULL */
 	struct cpha_addr addr;    /* port 0 when the line gave none */
 	struct lbd_server_opts o; /* after default-server inheritance */
 	unsigned id;              /* 1-based position in the backend */

@@ -69,7 +69,7 @@ int cfg_time(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s
 }
 
 /* The host part of an address has letters where an IP address has none. */
-static int cfg_is_hostname(const char *s)
+int cfg_is_hostname(const char *s)
 {
 	const char *at = strchr(s, '@'), *c1, *c2;
 	size_t hl, i;
@@ -344,7 +344,8 @@ static void cfg_bind_one(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *
 			where);
 		return;
 	}
-	if (cfg_addr(ctx, line, "bind address", buf, CPHA_ADDR_PORT_REQUIRED, &addr, where) < 0)
+	if (cfg_resolve_bind(ctx, buf, sizeof(buf), line, where) < 0 ||
+		cfg_addr(ctx, line, "bind address", buf, CPHA_ADDR_PORT_REQUIRED, &addr, where) < 0)
 		return;
 	b = cfg_push(ctx, &px->fe.binds, &px->fe.nbinds, sizeof(*b));
 	if (b) {
@@ -749,6 +750,8 @@ static void cfg_server_opts(struct cfg_ctx *ctx, const struct cfg_args *a, size_
 			o->set |= cfg_sflags[k].bit;
 			continue;
 		}
+		if (cfg_resolve_server_opt(ctx, a, &i, o, where))
+			continue;
 		if (!cfg_server_valued(kw)) {
 			/* its value, if it takes one, is unknown: stop here */
 			cfg_err(ctx, a->line, "'%s' is not supported by lbd (%s)", kw, where);
@@ -854,6 +857,7 @@ void cfg_server_opts_free(struct lbd_server_opts *o)
 void cfg_server_free(struct lbd_server_cfg *s)
 {
 	free(s->name);
+	free(s->hostname);
 	cfg_server_opts_free(&s->o);
 }
 
@@ -870,6 +874,7 @@ void cfg_server_default_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const st
 void cfg_server_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	struct lbd_server_cfg *s;
+	const char *name;
 	char where[300];
 	size_t i;
 
@@ -893,14 +898,18 @@ void cfg_server_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg
 	if (!(s->name = cfg_strdup(ctx, a->v[1])) || cfg_server_opts_copy(ctx, &s->o, &px->dsrv))
 		return;
 	snprintf(where, sizeof(where), "server %s/%s", px->name, a->v[1]);
-	if (cfg_addr(ctx, a->line, "server address", a->v[2], CPHA_ADDR_PORT_OPTIONAL, &s->addr,
-		    where) == 0 &&
+	/* a host name is resolved once its init-addr and resolve-prefer are known */
+	name = cfg_is_hostname(a->v[2]) && !strchr(a->v[2], '$') ? a->v[2] : NULL;
+	if (!name &&
+		cfg_addr(ctx, a->line, "server address", a->v[2], CPHA_ADDR_PORT_OPTIONAL, &s->addr,
+			where) == 0 &&
 		(s->addr.flags & CPHA_ADDR_F_ANY))
 		cfg_err(ctx, a->line,
 			"server address '%s' is a wildcard; lbd needs the server's own address "
 			"(%s)",
 			a->v[2], where);
 	cfg_server_opts(ctx, a, 3, &s->o, where);
+	cfg_resolve_server(ctx, s, name, where);
 }
 
 /* Defaults for what was never written, then what needs the backend. */

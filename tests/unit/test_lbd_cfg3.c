@@ -16,6 +16,7 @@
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #include <cmocka.h>
 
@@ -170,6 +171,91 @@ static void test_fullconn(void **state)
 	expect_error(TCP_DEFAULTS "backend b\n    fullconn\n", "t.cfg:7: 'fullconn' needs a value");
 }
 
+static void test_resolvers_section(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	/* kind's and CAPD's generated file: servers by address, resolvers named */
+	c = load_ok(
+		"resolvers docker\n"
+		"  nameserver dns 198.18.0.53:53\n"
+		"  parse-resolv-conf\n"
+		"  resolve_retries 3\n"
+		"  timeout resolve 1s\n"
+		"  timeout retry 1s\n"
+		"  hold valid 10s\n"
+		"  accepted_payload_size 8192\n" TCP_DEFAULTS "  default-server init-addr none\n"
+		"frontend f\n    bind :6443\n    default_backend b\n"
+		"backend b\n"
+		"  server s 198.18.0.11:6443 check resolvers docker resolve-prefer ipv4\n");
+	expect_in(notices(c), "t.cfg:1: resolvers 'docker': lbd does no run-time DNS");
+	assert_string_equal(addr(&c->backends[0].servers[0].addr), "198.18.0.11:6443");
+	assert_null(c->backends[0].servers[0].hostname);
+	assert_string_equal(c->backends[0].servers[0].o.resolvers, "docker");
+	assert_int_equal(c->backends[0].servers[0].o.resolve_family, AF_INET);
+	lbd_cfg_free(c);
+
+	expect_error(TCP_DEFAULTS "backend b\n    server s 198.18.0.11:80 resolvers nope\n",
+		"t.cfg:7: resolvers 'nope': no such resolvers section (server b/s)");
+	expect_error("resolvers r\n  nameserver\n", "t.cfg:2: 'nameserver' needs more values");
+	expect_error(
+		"resolvers r\n  hold forever 10s\n", "t.cfg:2: 'hold forever' is not a status");
+	expect_error("resolvers r\n  accepted_payload_size 100\n",
+		"t.cfg:2: 'accepted_payload_size' must be 512 to 65535");
+	expect_error("resolvers r\n  timeout retry 1q\n", "t.cfg:2: 'timeout retry': unknown time");
+	expect_error("resolvers r\n  bogus 1\n", "t.cfg:2: 'bogus' is not supported by lbd in "
+						 "resolvers 'r'");
+	expect_error("resolvers r\nresolvers r\n", "t.cfg:2: resolvers 'r' is already defined at "
+						   "t.cfg:1");
+	expect_error(TCP_DEFAULTS "backend b\n    server s 198.18.0.11:80 resolve-prefer ipx\n",
+		"t.cfg:7: 'resolve-prefer' must be ipv4 or ipv6, not 'ipx'");
+	expect_error(TCP_DEFAULTS "backend b\n    server s 198.18.0.11:80 init-addr dns\n",
+		"t.cfg:7: 'init-addr': unsupported method 'dns'");
+}
+
+/* localhost comes from /etc/hosts: no DNS query leaves the machine */
+static int is_loopback(const struct cpha_addr *a)
+{
+	const char *s = addr(a);
+
+	return strncmp(s, "127.0.0.1:", 10) == 0 || strncmp(s, "[::1]:", 6) == 0;
+}
+
+static void test_host_names(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok(TCP_DEFAULTS "frontend f\n    bind localhost:29445\n    default_backend b\n"
+				 "backend b\n    server s localhost:6443 check\n"
+				 "    server t cpha-test-unresolved.invalid:6443 init-addr "
+				 "last,198.18.0.12\n");
+	assert_true(is_loopback(&c->frontends[0].binds[0].addr));
+	assert_true(is_loopback(&c->backends[0].servers[0].addr));
+	assert_string_equal(c->backends[0].servers[0].hostname, "localhost:6443");
+	/* 'last' finds no state file; the address given next is taken */
+	assert_string_equal(addr(&c->backends[0].servers[1].addr), "198.18.0.12:6443");
+	lbd_cfg_free(c);
+
+	c = load_ok(TCP_DEFAULTS "listen l\n    bind ipv4@localhost:29446\n"
+				 "    server s ipv4@localhost:6443 resolve-prefer ipv6\n");
+	assert_string_equal(addr(&c->frontends[0].binds[0].addr), "127.0.0.1:29446");
+	assert_string_equal(addr(&c->backends[0].servers[0].addr), "127.0.0.1:6443");
+	lbd_cfg_free(c);
+
+	expect_error("resolvers r\n" TCP_DEFAULTS "backend b\n"
+		     "    server s localhost:6443 resolvers r\n",
+		"t.cfg:8: server address 'localhost:6443' with 'resolvers r': lbd does not "
+		"re-resolve server names at run time yet");
+	expect_error(TCP_DEFAULTS "backend b\n    server s localhost:6443 init-addr none\n",
+		"t.cfg:7: server address 'localhost:6443': 'init-addr none' would start it "
+		"without an address, which lbd does not support yet");
+	expect_error(TCP_DEFAULTS "backend b\n    server s cpha-test.invalid:1 init-addr last\n",
+		"t.cfg:7: server address 'cpha-test.invalid:1': cannot resolve "
+		"'cpha-test.invalid': no method succeeded");
+}
+
 /* What lbd does not do yet stays an error at its line. */
 static void test_still_refused(void **state)
 {
@@ -191,6 +277,8 @@ int main(void)
 		cmocka_unit_test(test_stats_timeout),
 		cmocka_unit_test(test_log_health_checks),
 		cmocka_unit_test(test_fullconn),
+		cmocka_unit_test(test_resolvers_section),
+		cmocka_unit_test(test_host_names),
 		cmocka_unit_test(test_still_refused),
 	};
 
