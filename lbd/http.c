@@ -730,7 +730,7 @@ static int http_start(struct lbd_runtime *rt, const struct lbd_http_service *s,
 	hd->addr = bind->addr;
 	hd->port = cpha_addr_port(&bind->addr);
 	if (bind->addr.ss.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
+		flags |= MHD_USE_DUAL_STACK; /* as HAProxy: "::" takes IPv4 too */
 	hd->d = MHD_start_daemon(flags, hd->port, NULL, NULL, http_handler, hd,
 		MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&bind->addr.ss,
 		MHD_OPTION_URI_LOG_CALLBACK, http_uri_cb, hd, MHD_OPTION_NOTIFY_COMPLETED,

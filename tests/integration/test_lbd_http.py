@@ -11,7 +11,8 @@ stats listener (auth, admin, refresh), a monitor-uri frontend with
   server in maintenance and back to ready, as 'show stat' shows;
 - monitor-uri answers 200, 503 once every server of api is down, 200 when
   one is back, twice over;
-- /metrics on the exporter answers lbd_ metrics; other paths get 503.
+- /metrics on the exporter answers lbd_ metrics; other paths get 503;
+- after a reload the same addresses answer for the new configuration.
 
 Topology: client 198.18.0.2, lb 198.18.0.10 (lbd), s1, s2 198.18.0.11-12.
 Exit 0 pass, 77 skip (not root, lbd not built, or curl missing), else fail.
@@ -194,6 +195,15 @@ class HttpServices(unittest.TestCase):
             self.assertTrue(any(x.startswith("lbd_") and 's1"' in x
                                 for x in body.splitlines()), body[:2000])
             self.assertEqual(self.get(t, "http://%s:8405/other" % LB).status, 503)
+
+            step("reload: the same addresses answer for the new configuration")
+            lb.reload(BODY.replace("monitor-uri /healthz", "monitor-uri /ready")
+                      .replace("stats auth admin:secret", "stats auth admin:other"))
+            self.assertEqual(self.get(t, "http://%s:8081/ready" % LB).status, 200)
+            self.assertEqual(self.get(t, HEALTHZ).status, 503)
+            self.assertEqual(self.get(t, STATS, auth="admin:secret").status, 401)
+            self.assertEqual(self.get(t, STATS, auth="admin:other").status, 200)
+            self.assertEqual(self.get(t, METRICS).status, 200)
             self.assertTrue(lb.proc.running(), "lbd died")
 
 
