@@ -687,6 +687,43 @@ void cfg_http_userlist_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 	cfg_http_add_user(ctx, l, a->v[1], pass ? pass : "*", pass ? insecure : 0, a->line);
 }
 
+/* An address can be bound once: a service's bind must not be a TCP
+ * frontend's, an earlier service's or metrics-bind (lbd could not start). */
+static void cfg_http_check_binds(struct cfg_ctx *ctx, const struct lbd_config *c, size_t svc)
+{
+	const struct lbd_http_service *s = c->https[svc], *o;
+	const struct lbd_bind *b;
+	char buf[CPHA_ADDR_STRLEN];
+	size_t i, j, k;
+
+	for (i = 0; i < s->nbinds; i++) {
+		b = &s->binds[i];
+		cpha_addr_format(&b->addr, buf, sizeof(buf));
+		for (j = 0; j < c->nfrontends; j++)
+			for (k = 0; k < c->frontends[j].nbinds; k++)
+				if (cpha_addr_equal(&b->addr, &c->frontends[j].binds[k].addr))
+					cfg_err(ctx, b->line,
+						"bind address %s is already used by %s '%s' at "
+						"%s:%u",
+						buf,
+						c->frontends[j].from_listen ? "listen" : "frontend",
+						c->frontends[j].name, ctx->file,
+						c->frontends[j].binds[k].line);
+		for (j = 0; j <= svc; j++) {
+			o = c->https[j];
+			for (k = 0; k < (j == svc ? i : o->nbinds); k++)
+				if (cpha_addr_equal(&b->addr, &o->binds[k].addr))
+					cfg_err(ctx, b->line,
+						"bind address %s is already used by %s '%s' at "
+						"%s:%u",
+						buf, o->kind, o->name, ctx->file, o->binds[k].line);
+		}
+		if (c->global.metrics_set && cpha_addr_equal(&b->addr, &c->global.metrics))
+			cfg_err(ctx, b->line, "bind address %s is already used by metrics-bind",
+				buf);
+	}
+}
+
 /* Move the services and the userlists into c, then check what their
  * conditions name. */
 void cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c)
@@ -736,6 +773,7 @@ void cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c)
 		for (j = 0; j < s->nrules; j++)
 			cfg_http_check_cond(&r, s->rules[j].cond);
 		cfg_http_check_cond(&r, s->admin);
+		cfg_http_check_binds(ctx, c, i);
 	}
 }
 

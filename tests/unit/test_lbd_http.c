@@ -470,6 +470,12 @@ static void test_cfg_refused(void **state)
 	assert_non_null(strstr(load_err(HEAD "frontend h\n    bind :81\n    mode http\n"
 					     "    stats bogus\n"),
 		"'stats bogus' is not supported"));
+	assert_non_null(strstr(load_err(HEAD "frontend h\n    bind 198.18.0.10:6443\n"
+					     "    mode http\n    monitor-uri /m\n"),
+		"t.cfg:12: bind address 198.18.0.10:6443 is already used by frontend 'api'"));
+	assert_non_null(strstr(load_err(HEAD "frontend h\n    bind :81\n    mode http\n"
+					     "frontend h2\n    bind :81\n    mode http\n"),
+		"t.cfg:15: bind address 0.0.0.0:81 is already used by frontend 'h'"));
 	assert_non_null(strstr(load_err(HEAD "frontend h\n    bind :81\n    mode http\n"
 					     "    monitor pass if TRUE\n"),
 		"'monitor' expects 'fail'"));
