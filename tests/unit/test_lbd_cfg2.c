@@ -25,8 +25,8 @@ static void test_errors_sections(void **state)
 	expect_error("bind :80\n", "t.cfg:1: 'bind' before any section");
 	expect_error("global\n\npeers p\n  peer a 198.18.0.1:1024\nresolvers dns\n",
 		"t.cfg:3: section 'peers' is not supported by lbd");
-	expect_error("global\nuserlist u\n  user a\n", "t.cfg:2: section 'userlist' is not "
-						       "supported by lbd");
+	expect_error(
+		"global\nuserlist u\n  user a pass x\n", "t.cfg:3: 'user a': unexpected 'pass'");
 	expect_error("global\n    chroot /var/lib/haproxy\n",
 		"t.cfg:2: 'chroot' is not supported by lbd in section 'global'");
 	expect_error("global\n  tune.bufsize 1\n", "t.cfg:2: 'tune.bufsize' is not supported");
@@ -98,9 +98,10 @@ static void test_errors_placement(void **state)
 static void test_errors_mode(void **state)
 {
 	(void)state;
-	expect_error(TCP_DEFAULTS "frontend f\n    mode http\n",
-		"t.cfg:7: 'mode http' is not supported by lbd in frontend 'f'; lbd only does "
-		"mode tcp");
+	/* mode http serves only the built-in services (test_lbd_http.c) */
+	expect_error(TCP_DEFAULTS "frontend f\n    mode http\n    default_backend b\n",
+		"t.cfg:6: frontend 'f' is in mode http (t.cfg:7) and sends to a backend; lbd does "
+		"not proxy HTTP");
 	expect_error(TCP_DEFAULTS "backend b\n    mode health\n", "t.cfg:7: 'mode health' is "
 								  "not supported by lbd");
 	expect_error("defaults\n"
@@ -154,14 +155,14 @@ static void test_errors_proxy_directives(void **state)
 		"t.cfg:10: bind address 0.0.0.0:80 is already used by frontend 'f' at t.cfg:7");
 	expect_error(TCP_DEFAULTS "frontend f\n    use_backend b if x\n",
 		"t.cfg:7: 'use_backend' is not supported by lbd in frontend 'f'");
-	expect_error(TCP_DEFAULTS "frontend f\n    acl a src 1.2.3.4\n",
-		"t.cfg:7: 'acl' is not supported by lbd");
+	expect_error(TCP_DEFAULTS "frontend f\n    acl a req.ssl_sni -i x\n",
+		"t.cfg:7: 'acl': unknown fetch method 'req.ssl_sni'");
 	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request connection reject\n",
 		"t.cfg:7: 'tcp-request' is not supported by lbd");
-	expect_error(TCP_DEFAULTS "frontend f\n    http-request deny\n",
-		"t.cfg:7: 'http-request' is not supported by lbd");
-	expect_error(TCP_DEFAULTS "listen l\n    stats enable\n", "t.cfg:7: 'stats' is not "
-								  "supported by lbd in listen 'l'");
+	expect_error(TCP_DEFAULTS "frontend f\n    mode http\n    http-request deny\n",
+		"t.cfg:8: 'http-request deny' is not supported by lbd");
+	expect_error(TCP_DEFAULTS "listen l\n    stats bogus\n", "t.cfg:7: 'stats bogus' is not "
+								 "supported by lbd in listen 'l'");
 	expect_error(TCP_DEFAULTS "backend b\n    balance uri\n", "t.cfg:7: 'balance uri' is not "
 								  "supported by lbd");
 	expect_error(TCP_DEFAULTS "backend b\n    balance random(2)\n",
