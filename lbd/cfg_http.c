@@ -564,11 +564,12 @@ int cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 		return 0;
 	if (px->be.nservers || px->fe.backend_name) {
 		cfg_err(ctx, px->line,
-			"%s '%s' is in mode http (%s:%u) and %s; lbd does not proxy HTTP (a mode "
-			"http section may only serve stats, monitor-uri and "
+			"%s '%s' %s mode http (%s%s:%u) and %s; lbd does not proxy HTTP (a "
+			"mode http section may only serve stats, monitor-uri and "
 			"prometheus-exporter)",
-			px->kind, px->name, ctx->file, px->mode_line,
-			px->be.nservers ? "has servers" : "sends to a backend");
+			px->kind, px->name, px->mode_line < px->line ? "would run in" : "is in",
+			px->mode_line < px->line ? "inherited from defaults at " : "", ctx->file,
+			px->mode_line, px->be.nservers ? "has servers" : "sends to a backend");
 		return 1;
 	}
 	if (!cfg_http_get(ctx, px))
