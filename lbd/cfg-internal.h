@@ -53,7 +53,8 @@ struct cfg_proxy {
 	unsigned httpchk_line;       /* first http-check rule of this section */
 	int http_own;                /* inherited http-check state was dropped */
 	unsigned hc_connect_line, hc_send_line, hc_expect_line; /* http-check rules */
-	int log_noticed; /* 'log' in a backend was reported */
+	int log_noticed;           /* 'log' in a backend was reported */
+	unsigned use_backend_line; /* the first use_backend (no condition): it decides */
 	struct cfg_http_only *http_only;
 	size_t nhttp_only;
 	struct cfg_http_px *http; /* built-in HTTP services' directives (cfg_http.c) */

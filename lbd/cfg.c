@@ -213,9 +213,56 @@ static void cfg_px_default_backend(
 	}
 	if (cfg_nargs(ctx, a, 1, 1, 1, cfg_where(ctx, px)) < 0)
 		return;
+	if (px->use_backend_line) {
+		cfg_notice(ctx, a->line,
+			"default_backend '%s' is never used: 'use_backend' at %s:%u has no "
+			"condition (%s)",
+			a->v[1], ctx->file, px->use_backend_line, cfg_where(ctx, px));
+		return;
+	}
 	free(px->fe.backend_name);
 	px->fe.backend_name = cfg_strdup(ctx, a->v[1]);
 	px->fe.backend_line = a->line;
+}
+
+/* use_backend NAME [if|unless CONDITION]: HAProxy's switching rules, tried
+ * in order before default_backend. lbd has no ACLs, so only a rule without
+ * a condition, which always matches: the first one decides. */
+static void cfg_px_use_backend(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	const char *where = cfg_where(ctx, px);
+
+	if (a->n >= 3 && (strcmp(a->v[2], "if") == 0 || strcmp(a->v[2], "unless") == 0)) {
+		cfg_err(ctx, a->line,
+			"'use_backend ... %s': ACL conditions are not supported by lbd (%s)",
+			a->v[2], where);
+		return;
+	}
+	if (px->cap == (CFG_CAP_FE | CFG_CAP_BE)) {
+		cfg_err(ctx, a->line,
+			"'use_backend' in a listen section is not supported by lbd yet (lbd's "
+			"listen sections send to their own servers)");
+		return;
+	}
+	if (cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
+		return;
+	if (strchr(a->v[1], '%')) {
+		cfg_err(ctx, a->line,
+			"'use_backend %s': backend names built from log-format expressions are "
+			"not supported by lbd (%s)",
+			a->v[1], where);
+		return;
+	}
+	if (px->use_backend_line) {
+		cfg_notice(ctx, a->line,
+			"this 'use_backend' is never used: the one at %s:%u has no condition (%s)",
+			ctx->file, px->use_backend_line, where);
+		return;
+	}
+	free(px->fe.backend_name);
+	px->fe.backend_name = cfg_strdup(ctx, a->v[1]);
+	px->fe.backend_line = a->line;
+	px->use_backend_line = a->line;
 }
 
 static void cfg_px_balance(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
@@ -297,6 +344,7 @@ static const struct cfg_px_kw {
 	{ "mode", CFG_ALL, cfg_px_mode, NULL },
 	{ "bind", CFG_CAP_FE, cfg_bind_line, NULL },
 	{ "default_backend", CFG_CAP_DEF | CFG_CAP_FE, cfg_px_default_backend, NULL },
+	{ "use_backend", CFG_CAP_FE, cfg_px_use_backend, NULL },
 	{ "balance", CFG_CAP_DEF | CFG_CAP_BE, cfg_px_balance, NULL },
 	{ "maxconn", CFG_CAP_DEF | CFG_CAP_FE, cfg_px_number,
 		" (set it on the frontend, or on each server)" },
@@ -464,9 +512,8 @@ static void cfg_section_end(struct cfg_ctx *ctx)
 	ctx->sec = CFG_SEC_NONE;
 }
 
-static const char *const cfg_other_sections[] = { "peers", "mailers", "program",
-	"http-errors", "ring", "cache", "fcgi-app", "log-forward", "crt-store", "traces", "acme",
-	NULL };
+static const char *const cfg_other_sections[] = { "peers", "mailers", "program", "http-errors",
+	"ring", "cache", "fcgi-app", "log-forward", "crt-store", "traces", "acme", NULL };
 
 static const char *const cfg_proxy_kinds[] = { "defaults", "frontend", "backend", "listen", NULL };
 static const unsigned cfg_proxy_caps[] = { CFG_CAP_DEF, CFG_CAP_FE, CFG_CAP_BE,

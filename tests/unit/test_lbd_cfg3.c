@@ -256,6 +256,35 @@ static void test_host_names(void **state)
 		"'cpha-test.invalid': no method succeeded");
 }
 
+static void test_use_backend(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	/* no condition: it always matches, before default_backend */
+	c = load_ok(TCP_DEFAULTS "    default_backend b\n"
+				 "frontend f\n    bind :6443\n    use_backend a\n"
+				 "    use_backend b\n    default_backend b\n"
+				 "backend a\n    server s 198.18.0.11:80\n"
+				 "backend b\n    server s 198.18.0.12:80\n");
+	assert_string_equal(c->frontends[0].backend->name, "a");
+	expect_in(notices(c), "t.cfg:10: this 'use_backend' is never used: the one at t.cfg:9 "
+			      "has no condition");
+	expect_in(notices(c), "t.cfg:11: default_backend 'b' is never used: 'use_backend' at "
+			      "t.cfg:9 has no condition");
+	lbd_cfg_free(c);
+	expect_error(TCP_DEFAULTS "frontend f\n    use_backend a if { src 198.18.0.1 }\n",
+		"t.cfg:7: 'use_backend ... if': ACL conditions are not supported by lbd");
+	expect_error(TCP_DEFAULTS "frontend f\n    use_backend be_%[req.hdr(host)]\n",
+		"t.cfg:7: 'use_backend be_%[req.hdr(host)]': backend names built from log-format");
+	expect_error(TCP_DEFAULTS "    use_backend a\n",
+		"t.cfg:6: 'use_backend' is not allowed in a defaults section");
+	expect_error(TCP_DEFAULTS "listen l\n    use_backend a\n",
+		"t.cfg:7: 'use_backend' in a listen section is not supported by lbd yet");
+	expect_error(TCP_DEFAULTS "frontend f\n    bind :80\n    use_backend nope\n",
+		"t.cfg:8: default_backend 'nope': no such backend (frontend 'f')");
+}
+
 /* What lbd does not do yet stays an error at its line. */
 static void test_still_refused(void **state)
 {
@@ -279,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_fullconn),
 		cmocka_unit_test(test_resolvers_section),
 		cmocka_unit_test(test_host_names),
+		cmocka_unit_test(test_use_backend),
 		cmocka_unit_test(test_still_refused),
 	};
 
