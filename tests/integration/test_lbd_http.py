@@ -8,7 +8,8 @@ stats listener (auth, admin, refresh), a monitor-uri frontend with
 - the stats page needs credentials (401 with the realm without or with a
   wrong password, 200 with them) and lists the servers; its ';csv' export
   parses and matches the admin socket's 'show stat'; an admin POST puts a
-  server in maintenance and back to ready, as 'show stat' shows;
+  server in maintenance and back to ready, as 'show stat' shows; a userlist
+  with a crypt(3) hash guards a second stats page through http_auth;
 - monitor-uri answers 200, 503 once every server of api is down, 200 when
   one is back, twice over;
 - /metrics on the exporter answers lbd_ metrics; other paths get 503;
@@ -64,6 +65,17 @@ listen stats
     stats realm lbd\\ test\\ realm
     stats auth admin:secret
     stats admin if TRUE
+
+userlist ops
+    user bob password $6$cphatest$.ngB9sgAAxCkzXpr1wsgJGTPIulzTX9I2K.003ntgVi1L0hE2hPIlHHaPoWi62359LD0AEEn/7738fPcWqq27/
+    user carol insecure-password plain
+
+listen stats2
+    bind 198.18.0.10:8406
+    mode http
+    stats uri /
+    acl ok http_auth(ops)
+    stats http-request auth realm Ops unless ok
 
 frontend healthz
     bind 198.18.0.10:8081
@@ -129,6 +141,15 @@ class HttpServices(unittest.TestCase):
                 self.assertIn('class="name">%s<' % name, body)
             self.assertIn("backend api<", body)
             self.assertEqual(body.count('class="status">UP<'), 2, body)
+
+            step("userlist: crypt(3) and insecure passwords through http_auth")
+            ops = "http://%s:8406/" % LB
+            for auth, want in ((None, 401), ("bob:pw", 200), ("bob:wrong", 401),
+                               ("carol:plain", 200), ("carol:pw", 401), ("eve:pw", 401)):
+                r = self.get(t, ops, auth=auth)
+                self.assertEqual(r.status, want, (auth, r))
+                if want == 401:
+                    self.assertIn('www-authenticate: basic realm="ops"', head_and_body(r)[0])
 
             step("';csv' parses and matches 'show stat'")
             r = self.get(t, STATS + ";csv", auth="admin:secret")
