@@ -362,6 +362,21 @@ static void test_cfg_stats(void **state)
 	assert_false(c->userlists[0]->users[1].insecure);
 	lbd_cfg_free(c);
 
+	/* stats settings of a defaults section reach the sections after it */
+	c = load_ok("defaults\n    mode tcp\n    timeout client 5s\n    timeout connect 5s\n"
+		    "    timeout server 5s\n    stats uri /s\n    stats auth a:b\n"
+		    "    stats refresh 3s\n"
+		    "frontend api\n    bind :6443\n    default_backend api\n"
+		    "backend api\n    server m1 198.18.0.11:6443\n"
+		    "listen st\n    bind :8404\n    mode http\n    stats realm R\n");
+	assert_int_equal(c->nhttps, 1);
+	assert_string_equal(c->https[0]->stats_uri, "/s");
+	assert_string_equal(c->https[0]->stats_realm, "R");
+	assert_int_equal(c->https[0]->refresh, 3000000);
+	assert_int_equal(c->https[0]->auth.nusers, 1);
+	assert_int_equal(c->nnotices, 0); /* inherited by TCP sections: no word about it */
+	lbd_cfg_free(c);
+
 	/* stats enable alone: HAProxy's default URI and realm */
 	c = load_ok(HEAD "frontend st\n    bind :8404\n    mode http\n    stats enable\n");
 	assert_string_equal(c->https[0]->stats_uri, "/haproxy?stats");
