@@ -492,6 +492,8 @@ void cfg_http_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cf
 		s->monitor_uri = cfg_strdup(ctx, ds->monitor_uri);
 }
 
+/* 1 when px ended as a built-in HTTP service (cfg_http_section_end()
+ * accepted it): cfg_build() leaves it to cfg_http_build(). */
 int cfg_http_is_service(const struct cfg_proxy *px)
 {
 	return px->mode_http && px->cap != CFG_CAP_DEF && px->http && px->http->svc.line;
@@ -537,6 +539,10 @@ static void cfg_http_check_cond(struct cfg_http_ref *r, const struct acl_cond *c
 	acl_cond_walk(cond, ACL_F_HTTP_AUTH, cfg_http_check_userlist, r);
 }
 
+/* At the end of a frontend, backend or listen section: in mode tcp, say
+ * which HTTP directives are ignored and drop them (returns 0); a mode http
+ * frontend or listen becomes a service, or an error when it would proxy
+ * HTTP (returns 1: mode http was dealt with). */
 int cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
 	struct cfg_http_px *h = px->http;
@@ -778,6 +784,7 @@ void cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c)
 	}
 }
 
+/* Free what a section's HTTP directives gave (px->http becomes NULL). */
 void cfg_http_proxy_free(struct cfg_proxy *px)
 {
 	if (!px->http)
@@ -788,6 +795,7 @@ void cfg_http_proxy_free(struct cfg_proxy *px)
 	px->http = NULL;
 }
 
+/* Free the userlists a failed parse leaves in ctx. */
 void cfg_http_ctx_free(struct cfg_ctx *ctx)
 {
 	size_t i;
@@ -803,6 +811,7 @@ void cfg_http_ctx_free(struct cfg_ctx *ctx)
 	ctx->http = NULL;
 }
 
+/* Free a configuration's services and userlists (lbd_cfg_free()). */
 void cfg_http_config_free(struct lbd_config *c)
 {
 	size_t i;
