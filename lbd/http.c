@@ -638,7 +638,7 @@ static enum MHD_Result http_prometheus(struct http_ctx *c)
 	enum MHD_Result ret;
 
 	stats_prometheus(c->hd->rt, &b);
-	ret = http_send(c->con, 200, "text/plain; version=0.0.4; charset=utf-8",
+	ret = http_send(c->con, 200, "text/plain; version=0.0.4",
 		b.data ? b.data : "", b.len, NULL, NULL);
 	cpha_buf_free(&b);
 	return ret;
