@@ -138,6 +138,8 @@ void cfg_server_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
 
 /* cfg_global.c: 1 when the table knows the keyword (it said what to say) */
 int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a);
+/* cfg_global.c: the servers' TLS defaults against the checks that use them */
+void cfg_global_tls_validate(struct cfg_ctx *ctx, const struct lbd_config *c);
 
 /* cfg_resolve.c: resolvers sections, host names, init-addr, resolve-prefer */
 void cfg_resolvers_start(struct cfg_ctx *ctx, const struct cfg_args *a);

@@ -271,6 +271,9 @@ struct lbd_global {
 	char *chroot; /* NULL: none */
 	unsigned uid_line, gid_line, chroot_line;
 	unsigned spread_checks; /* percent 0..50: checks come within +/- this of inter */
+	char *srv_ciphers;      /* ssl-default-server-ciphers (TLS <= 1.2): TLS checks */
+	char *srv_ciphersuites; /* ssl-default-server-ciphersuites (TLS 1.3): TLS checks */
+	unsigned srv_ciphers_line, srv_ciphersuites_line;
 };
 
 struct lbd_http_service; /* lbd/http-types.h: a frontend serving built-in HTTP services */

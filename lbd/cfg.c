@@ -746,6 +746,8 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 	if (!ctx->stop)
 		cfg_resolve_validate(ctx);
 	if (!ctx->stop)
+		cfg_global_tls_validate(ctx, c);
+	if (!ctx->stop)
 		cfg_validate(ctx, c);
 	c->notices = ctx->notices;
 	c->nnotices = ctx->nnotices;
@@ -805,6 +807,8 @@ static int cfg_run(
 	free(ctx.global.stats.path);
 	free(ctx.global.pidfile);
 	free(ctx.global.chroot);
+	free(ctx.global.srv_ciphers);
+	free(ctx.global.srv_ciphersuites);
 	for (i = 0; i < ctx.nnotices; i++)
 		free(ctx.notices[i]);
 	free(ctx.notices);
@@ -893,6 +897,8 @@ void lbd_cfg_free(struct lbd_config *c)
 	free(c->global.stats.path);
 	free(c->global.pidfile);
 	free(c->global.chroot);
+	free(c->global.srv_ciphers);
+	free(c->global.srv_ciphersuites);
 	for (i = 0; i < c->nnotices; i++)
 		free(c->notices[i]);
 	free(c->notices);

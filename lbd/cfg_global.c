@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
 #include "cfg-internal.h"
 
 enum cfg_gkind {
@@ -15,6 +18,7 @@ enum cfg_gkind {
 	CFG_G_OWNER,    /* user NAME, uid N, group NAME, gid N (privdrop.c) */
 	CFG_G_CHROOT,   /* chroot DIR (privdrop.c) */
 	CFG_G_SPREAD,   /* spread-checks PERCENT (check.c) */
+	CFG_G_CIPHERS,  /* ssl-default-server-ciphers[uites] LIST (check.c) */
 	CFG_G_NOEFFECT, /* accepted; a notice says why it changes nothing in lbd */
 	CFG_G_TODO,     /* refused: HAProxy implements it, lbd not yet */
 	CFG_G_REFUSED,  /* refused by HAProxy 2.6 too */
@@ -36,6 +40,8 @@ static const struct cfg_gkw cfg_gkws[] = {
 		"lbd terminates no TLS on its bind lines" },
 	{ "tune.ssl.default-dh-param", 0, CFG_G_NOEFFECT, 1, 1,
 		"it only concerns TLS on bind lines, which lbd does not terminate" },
+	{ "ssl-default-server-ciphers", 0, CFG_G_CIPHERS, 1, 1, NULL },
+	{ "ssl-default-server-ciphersuites", 0, CFG_G_CIPHERS, 1, 1, NULL },
 	{ "ssl-default-server-", 1, CFG_G_TODO, 1, (size_t)-1 / 2,
 		"lbd's TLS health checks do not take these settings yet" },
 	{ "user", 0, CFG_G_OWNER, 1, 1, NULL },
@@ -135,6 +141,16 @@ int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 		cfg_global_owner(ctx, a);
 		return 1;
 	}
+	if (k->kind == CFG_G_CIPHERS) {
+		int suites = strlen(a->v[0]) > strlen("ssl-default-server-ciphers");
+		char **dst = suites ? &ctx->global.srv_ciphersuites : &ctx->global.srv_ciphers;
+
+		free(*dst);
+		*dst = cfg_strdup(ctx, a->v[1]);
+		*(suites ? &ctx->global.srv_ciphersuites_line : &ctx->global.srv_ciphers_line) =
+			a->line;
+		return 1;
+	}
 	if (k->kind == CFG_G_SPREAD) {
 		unsigned long long v;
 
@@ -156,4 +172,51 @@ int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 	}
 	ctx->global.pidfile = cfg_strdup(ctx, a->v[1]);
 	return 1;
+}
+
+/* HAProxy applies ssl-default-server-ciphers and -ciphersuites to every
+ * server TLS context and refuses a list OpenSSL rejects; lbd's TLS checks
+ * are tcp-check's 'connect ssl' (OpenSSL in check.c, which applies them)
+ * and HTTPS checks (libcurl, which does not take them yet: an error). With
+ * no TLS check, as in HAProxy with no ssl server, the lists are unused. */
+void cfg_global_tls_validate(struct cfg_ctx *ctx, const struct lbd_config *c)
+{
+	const struct lbd_global *g = &c->global;
+	const struct lbd_backend *b;
+	int ossl = 0, checked;
+	size_t i, j;
+	SSL_CTX *t;
+
+	if (!g->srv_ciphers && !g->srv_ciphersuites)
+		return;
+	for (i = 0; i < c->nbackends; i++) {
+		b = &c->backends[i];
+		for (j = 0, checked = 0; j < b->nservers; j++)
+			checked |= b->servers[j].o.check;
+		if (!checked)
+			continue;
+		if (b->check_kind == LBD_CHECK_TCP && cfg_check_uses_tls(b))
+			ossl = 1;
+		if (b->check_kind == LBD_CHECK_HTTP && cfg_check_uses_tls(b))
+			cfg_err(ctx,
+				g->srv_ciphers ? g->srv_ciphers_line : g->srv_ciphersuites_line,
+				"'%s' is not supported by lbd yet with HTTPS checks (%s '%s' at "
+				"%s:%u): they do not take it",
+				g->srv_ciphers ? "ssl-default-server-ciphers"
+					       : "ssl-default-server-ciphersuites",
+				b->from_listen ? "listen" : "backend", b->name, ctx->file, b->line);
+	}
+	if (!ossl || !(t = SSL_CTX_new(TLS_client_method())))
+		return;
+	if (g->srv_ciphers && SSL_CTX_set_cipher_list(t, g->srv_ciphers) != 1)
+		cfg_err(ctx, g->srv_ciphers_line,
+			"'ssl-default-server-ciphers %s': OpenSSL accepts none of these ciphers",
+			g->srv_ciphers);
+	if (g->srv_ciphersuites && SSL_CTX_set_ciphersuites(t, g->srv_ciphersuites) != 1)
+		cfg_err(ctx, g->srv_ciphersuites_line,
+			"'ssl-default-server-ciphersuites %s': OpenSSL accepts none of these "
+			"TLS 1.3 suites",
+			g->srv_ciphersuites);
+	SSL_CTX_free(t);
+	ERR_clear_error();
 }

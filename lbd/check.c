@@ -195,6 +195,7 @@ static int open_conn(struct lbd_check *c, uint16_t port)
 static SSL_CTX *tls_ctx(struct lbd_check *c)
 {
 	const struct lbd_server_opts *o = &c->srv->o;
+	const struct lbd_global *g = c->rt->cfg ? &c->rt->cfg->global : NULL;
 	SSL_CTX *ctx;
 
 	if (c->ssl_ctx)
@@ -202,6 +203,12 @@ static SSL_CTX *tls_ctx(struct lbd_check *c)
 	ctx = SSL_CTX_new(TLS_client_method());
 	if (!ctx)
 		return NULL;
+	/* ssl-default-server-ciphers / -ciphersuites (checked when read) */
+	if (g && ((g->srv_ciphers && SSL_CTX_set_cipher_list(ctx, g->srv_ciphers) != 1) ||
+			 (g->srv_ciphersuites &&
+				 SSL_CTX_set_ciphersuites(ctx, g->srv_ciphersuites) != 1)))
+		log_warn("server %s/%s: OpenSSL refuses the servers' default ciphers",
+			c->srv->be->name, c->srv->name);
 	if (o->verify == LBD_VERIFY_NONE) {
 		SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
 	} else {

@@ -285,6 +285,41 @@ static void test_use_backend(void **state)
 		"t.cfg:8: default_backend 'nope': no such backend (frontend 'f')");
 }
 
+static void test_server_ciphers(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	/* RHEL's sample global section; no TLS check uses it, as in HAProxy */
+	c = load_ok("global\n    ssl-default-server-ciphers PROFILE=SYSTEM\n" TCP_PAIR);
+	assert_string_equal(c->global.srv_ciphers, "PROFILE=SYSTEM");
+	lbd_cfg_free(c);
+	c = load_ok("global\n    ssl-default-server-ciphers ECDHE-RSA-AES128-GCM-SHA256\n"
+		    "    ssl-default-server-ciphersuites TLS_AES_128_GCM_SHA256\n" TCP_DEFAULTS
+		    "backend b\n    option tcp-check\n    tcp-check connect ssl\n"
+		    "    server s 198.18.0.11:6443 check verify none\n");
+	assert_string_equal(c->global.srv_ciphers, "ECDHE-RSA-AES128-GCM-SHA256");
+	assert_string_equal(c->global.srv_ciphersuites, "TLS_AES_128_GCM_SHA256");
+	assert_int_equal(c->global.srv_ciphersuites_line, 3);
+	lbd_cfg_free(c);
+	expect_error("global\n    ssl-default-server-ciphers CPHA-NO-SUCH-CIPHER\n" TCP_DEFAULTS
+		     "backend b\n    option tcp-check\n    tcp-check connect ssl\n"
+		     "    server s 198.18.0.11:6443 check verify none\n",
+		"t.cfg:2: 'ssl-default-server-ciphers CPHA-NO-SUCH-CIPHER': OpenSSL accepts none "
+		"of these ciphers");
+	expect_error("global\n    ssl-default-server-ciphersuites TLS_NOPE\n" TCP_DEFAULTS
+		     "backend b\n    option tcp-check\n    tcp-check connect ssl\n"
+		     "    server s 198.18.0.11:6443 check verify none\n",
+		"t.cfg:2: 'ssl-default-server-ciphersuites TLS_NOPE': OpenSSL accepts none");
+	expect_error("global\n    ssl-default-server-ciphers HIGH\n" TCP_DEFAULTS
+		     "backend b\n    option httpchk\n    http-check connect ssl\n"
+		     "    server s 198.18.0.11:6443 check verify none\n",
+		"t.cfg:2: 'ssl-default-server-ciphers' is not supported by lbd yet with HTTPS "
+		"checks (backend 'b' at t.cfg:8)");
+	expect_error("global\n    ssl-default-server-options no-sslv3\n" TCP_PAIR,
+		"t.cfg:2: 'ssl-default-server-options' is not supported by lbd yet");
+}
+
 /* What lbd does not do yet stays an error at its line. */
 static void test_still_refused(void **state)
 {
@@ -309,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_resolvers_section),
 		cmocka_unit_test(test_host_names),
 		cmocka_unit_test(test_use_backend),
+		cmocka_unit_test(test_server_ciphers),
 		cmocka_unit_test(test_still_refused),
 	};
 
