@@ -317,6 +317,30 @@ static void cfg_px_fullconn(struct cfg_ctx *ctx, struct cfg_proxy *px, const str
 			where);
 }
 
+/* tcp-request inspect-delay TIME: HAProxy waits for data only to evaluate
+ * 'tcp-request content' rules, and inspects nothing without them. lbd has
+ * no such rules (every other tcp-request form is an error), so the delay
+ * is checked and has no effect, as in HAProxy with no rule. */
+static void cfg_px_tcp_request(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	const char *where = cfg_where(ctx, px);
+	uint64_t t;
+
+	if (a->n < 2 || strcmp(a->v[1], "inspect-delay") != 0) {
+		cfg_err(ctx, a->line,
+			"'tcp-request %s' is not supported by lbd: it has no tcp-request rules "
+			"(%s)",
+			a->n < 2 ? "" : a->v[1], where);
+		return;
+	}
+	if (cfg_nargs(ctx, a, 2, 1, 1, where) == 0 &&
+		cfg_time(ctx, a->line, "tcp-request inspect-delay", a->v[2], &t, where) == 0)
+		cfg_notice(ctx, a->line,
+			"'tcp-request inspect-delay' has no effect without 'tcp-request content' "
+			"rules, which lbd does not implement (HAProxy waits only for rules) (%s)",
+			where);
+}
+
 static void cfg_px_no(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	const char *where = cfg_where(ctx, px);
@@ -345,6 +369,7 @@ static const struct cfg_px_kw {
 	{ "bind", CFG_CAP_FE, cfg_bind_line, NULL },
 	{ "default_backend", CFG_CAP_DEF | CFG_CAP_FE, cfg_px_default_backend, NULL },
 	{ "use_backend", CFG_CAP_FE, cfg_px_use_backend, NULL },
+	{ "tcp-request", CFG_ALL, cfg_px_tcp_request, NULL },
 	{ "balance", CFG_CAP_DEF | CFG_CAP_BE, cfg_px_balance, NULL },
 	{ "maxconn", CFG_CAP_DEF | CFG_CAP_FE, cfg_px_number,
 		" (set it on the frontend, or on each server)" },

@@ -320,6 +320,26 @@ static void test_server_ciphers(void **state)
 		"t.cfg:2: 'ssl-default-server-options' is not supported by lbd yet");
 }
 
+static void test_tcp_request(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok(TCP_DEFAULTS "frontend f\n    bind :6443\n    tcp-request inspect-delay 5s\n"
+				 "    default_backend b\n"
+				 "backend b\n    server s 198.18.0.11:80\n");
+	expect_in(notices(c), "t.cfg:8: 'tcp-request inspect-delay' has no effect without "
+			      "'tcp-request content' rules");
+	lbd_cfg_free(c);
+	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request inspect-delay soon\n",
+		"t.cfg:7: 'tcp-request inspect-delay': ");
+	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request content accept\n",
+		"t.cfg:7: 'tcp-request content' is not supported by lbd: it has no tcp-request "
+		"rules (frontend 'f')");
+	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request connection reject\n",
+		"t.cfg:7: 'tcp-request connection' is not supported by lbd");
+}
+
 /* What lbd does not do yet stays an error at its line. */
 static void test_still_refused(void **state)
 {
@@ -345,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_host_names),
 		cmocka_unit_test(test_use_backend),
 		cmocka_unit_test(test_server_ciphers),
+		cmocka_unit_test(test_tcp_request),
 		cmocka_unit_test(test_still_refused),
 	};
 
