@@ -870,6 +870,17 @@ void cfg_server_default_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const st
 	cfg_server_opts(ctx, a, 1, &px->dsrv, where);
 }
 
+/* A server address that is a host name to resolve (cfg_resolve.c), not a
+ * UNIX path, another protocol's prefix or an unexpanded variable, which
+ * cfg_addr() refuses with the right message. */
+static int cfg_server_named(const char *s)
+{
+	const char *at = strchr(s, '@');
+
+	return cfg_is_hostname(s) && !strpbrk(s, "$/") &&
+	       (!at || !strncmp(s, "ipv4@", 5) || !strncmp(s, "ipv6@", 5));
+}
+
 /* server NAME ADDRESS[:PORT] OPTIONS... */
 void cfg_server_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
@@ -899,7 +910,7 @@ void cfg_server_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg
 		return;
 	snprintf(where, sizeof(where), "server %s/%s", px->name, a->v[1]);
 	/* a host name is resolved once its init-addr and resolve-prefer are known */
-	name = cfg_is_hostname(a->v[2]) && !strchr(a->v[2], '$') ? a->v[2] : NULL;
+	name = cfg_server_named(a->v[2]) ? a->v[2] : NULL;
 	if (!name &&
 		cfg_addr(ctx, a->line, "server address", a->v[2], CPHA_ADDR_PORT_OPTIONAL, &s->addr,
 			where) == 0 &&

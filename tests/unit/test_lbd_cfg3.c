@@ -251,6 +251,11 @@ static void test_host_names(void **state)
 	expect_error(TCP_DEFAULTS "backend b\n    server s localhost:6443 init-addr none\n",
 		"t.cfg:7: server address 'localhost:6443': 'init-addr none' would start it "
 		"without an address, which lbd does not support yet");
+	/* not host names: cfg_addr() says what they are, nothing is resolved */
+	expect_error(TCP_DEFAULTS "backend b\n    server s unix@/run/s.sock\n",
+		"t.cfg:7: server address 'unix@/run/s.sock': lbd only supports IPv4 and IPv6");
+	expect_error(TCP_DEFAULTS "backend b\n    server s ${HOST}:6443\n",
+		"t.cfg:7: server address '${HOST}:6443': environment variables are only expanded");
 	expect_error(TCP_DEFAULTS "backend b\n    server s cpha-test.invalid:1 init-addr last\n",
 		"t.cfg:7: server address 'cpha-test.invalid:1': cannot resolve "
 		"'cpha-test.invalid': no method succeeded");
