@@ -274,6 +274,11 @@ struct lbd_global {
 	char *srv_ciphers;      /* ssl-default-server-ciphers (TLS <= 1.2): TLS checks */
 	char *srv_ciphersuites; /* ssl-default-server-ciphersuites (TLS 1.3): TLS checks */
 	unsigned srv_ciphers_line, srv_ciphersuites_line;
+	/* ssl-default-server-options: the TLS versions checks may use, as
+	 * 0x0300 (SSLv3) to 0x0304 (TLS 1.3); 0: OpenSSL's default */
+	int srv_tls_min, srv_tls_max;
+	int srv_no_tickets; /* no-tls-tickets */
+	unsigned srv_options_line;
 };
 
 struct lbd_http_service; /* lbd/http-types.h: a frontend serving built-in HTTP services */

@@ -341,6 +341,28 @@ static void cfg_px_tcp_request(struct cfg_ctx *ctx, struct cfg_proxy *px, const 
 			where);
 }
 
+/* load-server-state-from-file global|local|none: HAProxy's default is none;
+ * reading a state file at start is not implemented yet. */
+static void cfg_px_state_load(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	const char *where = cfg_where(ctx, px);
+
+	if (cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
+		return;
+	if (strcmp(a->v[1], "none") == 0)
+		return; /* what HAProxy and lbd do without it */
+	if (strcmp(a->v[1], "global") && strcmp(a->v[1], "local"))
+		cfg_err(ctx, a->line,
+			"'load-server-state-from-file' must be global, local or none, not '%s' "
+			"(%s)",
+			a->v[1], where);
+	else
+		cfg_err(ctx, a->line,
+			"'load-server-state-from-file %s' is not supported by lbd yet: it does not "
+			"read server states at start (%s)",
+			a->v[1], where);
+}
+
 static void cfg_px_no(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	const char *where = cfg_where(ctx, px);
@@ -370,6 +392,7 @@ static const struct cfg_px_kw {
 	{ "default_backend", CFG_CAP_DEF | CFG_CAP_FE, cfg_px_default_backend, NULL },
 	{ "use_backend", CFG_CAP_FE, cfg_px_use_backend, NULL },
 	{ "tcp-request", CFG_ALL, cfg_px_tcp_request, NULL },
+	{ "load-server-state-from-file", CFG_CAP_DEF | CFG_CAP_BE, cfg_px_state_load, NULL },
 	{ "balance", CFG_CAP_DEF | CFG_CAP_BE, cfg_px_balance, NULL },
 	{ "maxconn", CFG_CAP_DEF | CFG_CAP_FE, cfg_px_number,
 		" (set it on the frontend, or on each server)" },

@@ -19,6 +19,8 @@ enum cfg_gkind {
 	CFG_G_CHROOT,   /* chroot DIR (privdrop.c) */
 	CFG_G_SPREAD,   /* spread-checks PERCENT (check.c) */
 	CFG_G_CIPHERS,  /* ssl-default-server-ciphers[uites] LIST (check.c) */
+	CFG_G_TLSOPTS,  /* ssl-default-server-options OPTIONS... (check.c) */
+	CFG_G_STATE,    /* server-state-file, server-state-base */
 	CFG_G_NOEFFECT, /* accepted; a notice says why it changes nothing in lbd */
 	CFG_G_TODO,     /* refused: HAProxy implements it, lbd not yet */
 	CFG_G_REFUSED,  /* refused by HAProxy 2.6 too */
@@ -42,6 +44,7 @@ static const struct cfg_gkw cfg_gkws[] = {
 		"it only concerns TLS on bind lines, which lbd does not terminate" },
 	{ "ssl-default-server-ciphers", 0, CFG_G_CIPHERS, 1, 1, NULL },
 	{ "ssl-default-server-ciphersuites", 0, CFG_G_CIPHERS, 1, 1, NULL },
+	{ "ssl-default-server-options", 0, CFG_G_TLSOPTS, 1, (size_t)-1 / 2, NULL },
 	{ "ssl-default-server-", 1, CFG_G_TODO, 1, (size_t)-1 / 2,
 		"lbd's TLS health checks do not take these settings yet" },
 	{ "user", 0, CFG_G_OWNER, 1, 1, NULL },
@@ -50,10 +53,8 @@ static const struct cfg_gkw cfg_gkws[] = {
 	{ "gid", 0, CFG_G_OWNER, 1, 1, NULL },
 	{ "chroot", 0, CFG_G_CHROOT, 1, 1, NULL },
 	{ "spread-checks", 0, CFG_G_SPREAD, 1, 1, NULL },
-	{ "server-state-file", 0, CFG_G_TODO, 1, 1,
-		"lbd does not save server states across restarts yet" },
-	{ "server-state-base", 0, CFG_G_TODO, 1, 1,
-		"lbd does not save server states across restarts yet" },
+	{ "server-state-file", 0, CFG_G_STATE, 1, 1, NULL },
+	{ "server-state-base", 0, CFG_G_STATE, 1, 1, NULL },
 	{ "nbproc", 0, CFG_G_REFUSED, 1, 1, "HAProxy 2.5 and later refuse it too; use nbthread" },
 };
 
@@ -91,6 +92,65 @@ static void cfg_global_owner(struct cfg_ctx *ctx, const struct cfg_args *a)
 	else
 		g->uid = (uid_t)v;
 	*line = a->line;
+}
+
+/* ssl-default-server-options: HAProxy's server TLS options that choose
+ * versions (no-sslv3 ... no-tlsv13, force-*, ssl-min-ver, ssl-max-ver)
+ * and no-tls-tickets, turned into the range of versions left. */
+static void cfg_global_tls_options(struct cfg_ctx *ctx, const struct cfg_args *a)
+{
+	static const char *const vers[] = { "SSLv3", "TLSv1.0", "TLSv1.1", "TLSv1.2", "TLSv1.3",
+		NULL };
+	static const char *const nos[] = { "no-sslv3", "no-tlsv10", "no-tlsv11", "no-tlsv12",
+		"no-tlsv13", NULL };
+	static const char *const forces[] = { "force-sslv3", "force-tlsv10", "force-tlsv11",
+		"force-tlsv12", "force-tlsv13", NULL };
+	struct lbd_global *g = &ctx->global;
+	int off[5] = { 0 }, lo = 0, hi = 4, k, v, versions = 0;
+	size_t i;
+
+	g->srv_no_tickets = 0;
+	for (i = 1; i < a->n; i++) {
+		if ((k = cfg_lookup(nos, a->v[i])) >= 0) {
+			off[k] = versions = 1;
+		} else if ((k = cfg_lookup(forces, a->v[i])) >= 0) {
+			lo = hi = k;
+			versions = 1;
+		} else if ((!strcmp(a->v[i], "ssl-min-ver") || !strcmp(a->v[i], "ssl-max-ver")) &&
+			   i + 1 < a->n && (k = cfg_lookup(vers, a->v[i + 1])) >= 0) {
+			*(a->v[i][5] == 'i' ? &lo : &hi) = k;
+			versions = 1;
+			i++;
+		} else if (strcmp(a->v[i], "no-tls-tickets") == 0) {
+			g->srv_no_tickets = 1;
+		} else {
+			cfg_err(ctx, a->line,
+				"'ssl-default-server-options %s' is not supported by lbd (no-sslv3 "
+				".. "
+				"no-tlsv13, force-*, ssl-min-ver, ssl-max-ver or no-tls-tickets)",
+				a->v[i]);
+			return;
+		}
+	}
+	g->srv_options_line = a->line;
+	if (!versions)
+		return;
+	while (lo <= hi && off[lo])
+		lo++;
+	while (hi >= lo && off[hi])
+		hi--;
+	if (lo > hi) {
+		cfg_err(ctx, a->line, "'ssl-default-server-options' leaves no TLS version to use");
+		return;
+	}
+	for (v = lo; v <= hi; v++)
+		if (off[v])
+			cfg_notice(ctx, a->line,
+				"'%s' inside the versions left (%s to %s) cannot be honoured: "
+				"OpenSSL uses a range (HAProxy warns too)",
+				nos[v], vers[lo], vers[hi]);
+	g->srv_tls_min = 0x0300 + lo;
+	g->srv_tls_max = 0x0300 + hi;
 }
 
 /* stats timeout TIME: HAProxy's idle timeout of the CLI. lbd's admin
@@ -141,6 +201,20 @@ int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 		cfg_global_owner(ctx, a);
 		return 1;
 	}
+	if (k->kind == CFG_G_TLSOPTS) {
+		cfg_global_tls_options(ctx, a);
+		return 1;
+	}
+	if (k->kind == CFG_G_STATE) {
+		/* HAProxy reads the file only for proxies with
+		 * load-server-state-from-file (refused by lbd) and never writes it */
+		cfg_notice(ctx, a->line,
+			"'%s' has no effect: no backend can set 'load-server-state-from-file' "
+			"in lbd yet (HAProxy reads the file only for those, and never writes "
+			"it)",
+			a->v[0]);
+		return 1;
+	}
 	if (k->kind == CFG_G_CIPHERS) {
 		int suites = strlen(a->v[0]) > strlen("ssl-default-server-ciphers");
 		char **dst = suites ? &ctx->global.srv_ciphersuites : &ctx->global.srv_ciphers;
@@ -187,7 +261,14 @@ void cfg_global_tls_validate(struct cfg_ctx *ctx, const struct lbd_config *c)
 	size_t i, j;
 	SSL_CTX *t;
 
-	if (!g->srv_ciphers && !g->srv_ciphersuites)
+	const char *kw = g->srv_ciphers        ? "ssl-default-server-ciphers"
+			 : g->srv_ciphersuites ? "ssl-default-server-ciphersuites"
+					       : "ssl-default-server-options";
+	unsigned line = g->srv_ciphers        ? g->srv_ciphers_line
+			: g->srv_ciphersuites ? g->srv_ciphersuites_line
+					      : g->srv_options_line;
+
+	if (!line)
 		return;
 	for (i = 0; i < c->nbackends; i++) {
 		b = &c->backends[i];
@@ -198,13 +279,11 @@ void cfg_global_tls_validate(struct cfg_ctx *ctx, const struct lbd_config *c)
 		if (b->check_kind == LBD_CHECK_TCP && cfg_check_uses_tls(b))
 			ossl = 1;
 		if (b->check_kind == LBD_CHECK_HTTP && cfg_check_uses_tls(b))
-			cfg_err(ctx,
-				g->srv_ciphers ? g->srv_ciphers_line : g->srv_ciphersuites_line,
+			cfg_err(ctx, line,
 				"'%s' is not supported by lbd yet with HTTPS checks (%s '%s' at "
 				"%s:%u): they do not take it",
-				g->srv_ciphers ? "ssl-default-server-ciphers"
-					       : "ssl-default-server-ciphersuites",
-				b->from_listen ? "listen" : "backend", b->name, ctx->file, b->line);
+				kw, b->from_listen ? "listen" : "backend", b->name, ctx->file,
+				b->line);
 	}
 	if (!ossl || !(t = SSL_CTX_new(TLS_client_method())))
 		return;

@@ -209,6 +209,13 @@ static SSL_CTX *tls_ctx(struct lbd_check *c)
 				 SSL_CTX_set_ciphersuites(ctx, g->srv_ciphersuites) != 1)))
 		log_warn("server %s/%s: OpenSSL refuses the servers' default ciphers",
 			c->srv->be->name, c->srv->name);
+	/* ssl-default-server-options */
+	if (g && g->srv_tls_min)
+		SSL_CTX_set_min_proto_version(ctx, g->srv_tls_min);
+	if (g && g->srv_tls_max)
+		SSL_CTX_set_max_proto_version(ctx, g->srv_tls_max);
+	if (g && g->srv_no_tickets)
+		SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
 	if (o->verify == LBD_VERIFY_NONE) {
 		SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
 	} else {

@@ -321,8 +321,6 @@ static void test_server_ciphers(void **state)
 		     "    server s 198.18.0.11:6443 check verify none\n",
 		"t.cfg:2: 'ssl-default-server-ciphers' is not supported by lbd yet with HTTPS "
 		"checks (backend 'b' at t.cfg:8)");
-	expect_error("global\n    ssl-default-server-options no-sslv3\n" TCP_PAIR,
-		"t.cfg:2: 'ssl-default-server-options' is not supported by lbd yet");
 }
 
 static void test_tcp_request(void **state)
@@ -345,12 +343,73 @@ static void test_tcp_request(void **state)
 		"t.cfg:7: 'tcp-request connection' is not supported by lbd");
 }
 
+static void test_server_tls_options(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok("global\n    ssl-default-server-options no-sslv3 no-tlsv10 no-tlsv11 "
+		    "no-tlsv12 no-tls-tickets\n" TCP_PAIR);
+	assert_int_equal(c->global.srv_tls_min, 0x0304);
+	assert_int_equal(c->global.srv_tls_max, 0x0304);
+	assert_true(c->global.srv_no_tickets);
+	lbd_cfg_free(c);
+	c = load_ok("global\n    ssl-default-server-options ssl-min-ver TLSv1.2\n" TCP_PAIR);
+	assert_int_equal(c->global.srv_tls_min, 0x0303);
+	assert_int_equal(c->global.srv_tls_max, 0x0304);
+	assert_false(c->global.srv_no_tickets);
+	lbd_cfg_free(c);
+	c = load_ok("global\n    ssl-default-server-options force-tlsv12\n" TCP_PAIR);
+	assert_int_equal(c->global.srv_tls_min, 0x0303);
+	assert_int_equal(c->global.srv_tls_max, 0x0303);
+	lbd_cfg_free(c);
+	/* no version option: OpenSSL's defaults */
+	c = load_ok("global\n    ssl-default-server-options no-tls-tickets\n" TCP_PAIR);
+	assert_int_equal(c->global.srv_tls_min, 0);
+	assert_int_equal(c->global.srv_tls_max, 0);
+	lbd_cfg_free(c);
+	c = load_ok("global\n    ssl-default-server-options no-tlsv12\n" TCP_PAIR);
+	expect_in(notices(c), "t.cfg:2: 'no-tlsv12' inside the versions left (SSLv3 to "
+			      "TLSv1.3) cannot be honoured");
+	lbd_cfg_free(c);
+	expect_error("global\n    ssl-default-server-options force-tlsv12 no-tlsv12\n" TCP_PAIR,
+		"t.cfg:2: 'ssl-default-server-options' leaves no TLS version to use");
+	expect_error("global\n    ssl-default-server-options ssl-min-ver TLSv9\n" TCP_PAIR,
+		"t.cfg:2: 'ssl-default-server-options ssl-min-ver' is not supported by lbd");
+	expect_error("global\n    ssl-default-server-options no-tlsv13\n" TCP_DEFAULTS
+		     "backend b\n    option httpchk\n    http-check connect ssl\n"
+		     "    server s 198.18.0.11:6443 check verify none\n",
+		"t.cfg:2: 'ssl-default-server-options' is not supported by lbd yet with HTTPS "
+		"checks");
+}
+
+static void test_server_state(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok("global\n    server-state-file state\n    server-state-base /tmp\n" TCP_PAIR);
+	expect_in(notices(c), "t.cfg:2: 'server-state-file' has no effect: no backend can set "
+			      "'load-server-state-from-file' in lbd yet");
+	expect_in(notices(c), "t.cfg:3: 'server-state-base' has no effect");
+	lbd_cfg_free(c);
+	c = load_ok(TCP_DEFAULTS "    load-server-state-from-file none\n"
+				 "listen l\n    bind :80\n    server s 198.18.0.11:80\n");
+	lbd_cfg_free(c);
+	expect_error(TCP_DEFAULTS "backend b\n    load-server-state-from-file global\n",
+		"t.cfg:7: 'load-server-state-from-file global' is not supported by lbd yet");
+	expect_error(TCP_DEFAULTS "backend b\n    load-server-state-from-file all\n",
+		"t.cfg:7: 'load-server-state-from-file' must be global, local or none");
+	expect_error(TCP_DEFAULTS "frontend f\n    load-server-state-from-file none\n",
+		"t.cfg:7: 'load-server-state-from-file' is not allowed in a frontend section");
+}
+
 /* What lbd does not do yet stays an error at its line. */
 static void test_still_refused(void **state)
 {
 	(void)state;
-	expect_error("global\n    server-state-file /var/lib/haproxy/state\n" TCP_PAIR,
-		"t.cfg:2: 'server-state-file' is not supported by lbd yet");
+	expect_error(TCP_DEFAULTS "frontend f\n    bind :80 v4v6\n",
+		"t.cfg:7: 'v4v6' is not supported by lbd on a bind line");
 	expect_error(TCP_DEFAULTS "backend b\n    option dontlog-normal\n",
 		"t.cfg:7: 'option dontlog-normal' is not supported by lbd");
 	expect_error("global\n    nbproc 2\n" TCP_PAIR,
@@ -371,6 +430,8 @@ int main(void)
 		cmocka_unit_test(test_use_backend),
 		cmocka_unit_test(test_server_ciphers),
 		cmocka_unit_test(test_tcp_request),
+		cmocka_unit_test(test_server_tls_options),
+		cmocka_unit_test(test_server_state),
 		cmocka_unit_test(test_still_refused),
 	};
 
