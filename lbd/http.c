@@ -328,7 +328,7 @@ static void http_html_server(struct cpha_buf *b, struct lbd_server *srv, bool ad
 }
 
 static void http_html_backend(struct cpha_buf *b, const struct lbd_http_service *s,
-	struct lbd_backend_rt *be, bool admin, uint64_t now)
+	struct lbd_backend_rt *be, bool admin, bool up_only, uint64_t now)
 {
 	unsigned act, bck;
 	size_t j;
@@ -349,7 +349,8 @@ static void http_html_backend(struct cpha_buf *b, const struct lbd_http_service 
 		"<th>Last check</th><th>Changes</th><th>Last change</th></tr>\n",
 		be->name, admin ? "<th></th>" : "");
 	for (j = 0; j < be->nservers; j++)
-		http_html_server(b, be->servers[j], admin, now);
+		if (!up_only || strcmp(server_state_name(be->servers[j]), "UP") == 0)
+			http_html_server(b, be->servers[j], admin, now);
 	cpha_buf_printf(b,
 		"<tr class=\"backend\">%s<td>Backend</td><td>%s</td><td></td><td></td>"
 		"<td>%u</td><td>%llu</td><td>%llu</td><td>%llu</td><td></td><td></td>"
@@ -372,7 +373,8 @@ static void http_html_backend(struct cpha_buf *b, const struct lbd_http_service 
 	}
 }
 
-static void http_html(struct http_daemon *hd, struct cpha_buf *b, bool admin, const char *st)
+static void http_html(
+	struct http_daemon *hd, struct cpha_buf *b, bool admin, bool up_only, const char *st)
 {
 	const struct lbd_http_service *s = hd->svc;
 	struct lbd_runtime *rt = hd->rt;
@@ -427,7 +429,7 @@ static void http_html(struct http_daemon *hd, struct cpha_buf *b, bool admin, co
 	}
 	for (i = 0; i < rt->nbackends; i++)
 		if (!rt->backends[i]->removed && http_in_scope(s, rt->backends[i]->name))
-			http_html_backend(b, s, rt->backends[i], admin, now);
+			http_html_backend(b, s, rt->backends[i], admin, up_only, now);
 	cpha_buf_puts(b, "</body></html>\n");
 }
 
@@ -600,7 +602,8 @@ static enum MHD_Result http_stats(struct http_ctx *c, struct http_req *r, const 
 	if (csv)
 		http_csv(c->hd, &b);
 	else
-		http_html(c->hd, &b, admin, st);
+		http_html(c->hd, &b, admin, strstr(rest, ";up") != NULL,
+			st); /* ;up: UP servers only */
 	resp = MHD_create_response_from_buffer(
 		b.len, b.data ? b.data : (void *)"", MHD_RESPMEM_MUST_COPY);
 	cpha_buf_free(&b);
@@ -638,8 +641,8 @@ static enum MHD_Result http_prometheus(struct http_ctx *c)
 	enum MHD_Result ret;
 
 	stats_prometheus(c->hd->rt, &b);
-	ret = http_send(c->con, 200, "text/plain; version=0.0.4",
-		b.data ? b.data : "", b.len, NULL, NULL);
+	ret = http_send(
+		c->con, 200, "text/plain; version=0.0.4", b.data ? b.data : "", b.len, NULL, NULL);
 	cpha_buf_free(&b);
 	return ret;
 }

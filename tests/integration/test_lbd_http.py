@@ -198,6 +198,10 @@ class HttpServices(unittest.TestCase):
                 r = self.get(t, HEALTHZ)
                 self.assertEqual(r.status, 503, "round %d, every server down: %r" % (rnd, r))
                 self.assertIn("503 Service Unavailable", r.body)
+                page = head_and_body(self.get(t, STATS, auth="admin:secret"))[1]
+                self.assertEqual(page.count('class="status">DOWN<'), 2, page)
+                page = head_and_body(self.get(t, STATS + ";up", auth="admin:secret"))[1]
+                self.assertNotIn('class="name">s1<', page)  # ;up: UP servers only
                 t.start_tagservers(8000, hosts=[t.servers[rnd]])
                 lb.wait_status("api", t.servers[rnd].name, "UP", timeout=5)
                 r = self.get(t, HEALTHZ)
