@@ -16,7 +16,6 @@
 #include "server.h"
 
 #define CHECK_RBUF_MAX         16384 /* bytes kept for expect rules, like HAProxy's buffer */
-#define CHECK_JITTER_PERCENT   5     /* next check comes up to this much early */
 #define CHECK_FIRST_SPREAD_MAX (2 * 1000000ULL) /* first checks spread over at most this */
 
 static uint64_t rnd_state = 0x2545f4914f6cdd1dULL;
@@ -74,10 +73,10 @@ static void log_health_check(
 {
 	const struct lbd_server *srv = c->srv;
 	const struct lbd_health *h = &srv->health;
-	unsigned hv = h->health, max = h->rise + h->fall - 1;
+	unsigned hv = h->health;
 	bool up = hv >= h->rise;
 
-	if (!c->bcfg->log_health_checks || (ok ? before == max : before == 0))
+	if (!c->bcfg->log_health_checks || !health_log_result(h, before, ok))
 		return;
 	log_notice("Health check for %sserver %s/%s %s, reason: %s, check duration: %llums, "
 		   "status: %u/%u %s",
@@ -90,13 +89,7 @@ static void log_health_check(
  * +/- that percent of the interval; without it, up to 5% early. */
 static uint64_t next_interval(const struct lbd_check *c, uint64_t next)
 {
-	unsigned spread = c->rt->cfg ? c->rt->cfg->global.spread_checks : 0;
-	uint64_t r;
-
-	if (!spread)
-		return next - next * (rnd() % (CHECK_JITTER_PERCENT + 1)) / 100;
-	r = next * spread / 100;
-	return next - r + rnd() % (2 * r + 1);
+	return health_jitter(next, c->rt->cfg ? c->rt->cfg->global.spread_checks : 0, rnd());
 }
 
 void check_done(struct lbd_check *c, bool ok, const char *reason)

@@ -46,6 +46,21 @@ uint64_t health_interval(
 	return inter;
 }
 
+uint64_t health_jitter(uint64_t interval, unsigned spread, uint64_t r)
+{
+	uint64_t w;
+
+	if (!spread) /* lbd's own: up to 5% early */
+		return interval - interval * (r % 6) / 100;
+	w = interval * spread / 100;
+	return interval - w + r % (2 * w + 1);
+}
+
+bool health_log_result(const struct lbd_health *h, unsigned before, bool ok)
+{
+	return ok ? before != h->rise + h->fall - 1 : before != 0;
+}
+
 void health_force(struct lbd_health *h, bool up)
 {
 	h->up = up;

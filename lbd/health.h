@@ -35,4 +35,14 @@ uint64_t health_interval(
 /* Force a state (admin "set server ... health", reload carrying state). */
 void health_force(struct lbd_health *h, bool up);
 
+/* Delay before the next check, from the interval: with spread-checks
+ * (percent, 1..50) anywhere within +/- that share of it, r choosing
+ * where; without (0), up to 5% early. */
+uint64_t health_jitter(uint64_t interval, unsigned spread, uint64_t r);
+
+/* option log-health-checks: whether a check result is logged, as HAProxy
+ * does: a failure unless the counter was already 0 (fully down) before it,
+ * a success unless it was already at its top (fully up). */
+bool health_log_result(const struct lbd_health *h, unsigned before, bool ok);
+
 #endif

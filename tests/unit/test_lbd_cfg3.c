@@ -22,6 +22,7 @@
 
 #include "cfg.h"
 #include "duration.h"
+#include "health.h"
 #include "lbd_cfg_test.h"
 
 /* A frontend and a backend to put the global section over. */
@@ -404,6 +405,36 @@ static void test_server_state(void **state)
 		"t.cfg:7: 'load-server-state-from-file' is not allowed in a frontend section");
 }
 
+/* spread-checks and log-health-checks, as the checks apply them */
+static void test_check_jitter_and_log(void **state)
+{
+	struct lbd_health h;
+	uint64_t r, v, lo = UINT64_MAX, hi = 0;
+
+	(void)state;
+	for (r = 0; r < 1000; r++) {
+		v = health_jitter(2000, 0, r);
+		assert_true(v >= 1900 && v <= 2000);
+		v = health_jitter(2000, 10, r);
+		assert_true(v >= 1800 && v <= 2200);
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	/* both ends of +/- 10% are reached */
+	assert_int_equal(lo, 1800);
+	assert_int_equal(hi, 2200);
+	assert_int_equal(health_jitter(2000, 50, 0), 1000);
+	assert_int_equal(health_jitter(2000, 50, 2000), 3000);
+
+	health_init(&h, 2, 3, true); /* counter 0..4, starts at 2 */
+	assert_true(health_log_result(&h, 2, true));
+	assert_true(health_log_result(&h, 2, false));
+	assert_false(health_log_result(&h, 4, true));  /* already fully up */
+	assert_true(health_log_result(&h, 4, false));  /* up, one failure */
+	assert_false(health_log_result(&h, 0, false)); /* already fully down */
+	assert_true(health_log_result(&h, 0, true));   /* down, one success */
+}
+
 /* What lbd does not do yet stays an error at its line. */
 static void test_still_refused(void **state)
 {
@@ -432,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_request),
 		cmocka_unit_test(test_server_tls_options),
 		cmocka_unit_test(test_server_state),
+		cmocka_unit_test(test_check_jitter_and_log),
 		cmocka_unit_test(test_still_refused),
 	};
 
