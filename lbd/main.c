@@ -214,6 +214,7 @@ static void on_reload(void *userdata)
 	}
 	for (i = 0; i < c->nnotices; i++)
 		log_notice("%s", c->notices[i]);
+	privdrop_reload_notice(&m->rt.cfg->global, &c->global, m->config);
 	if (fdlimit_apply(c, m->rt.nworkers, true) < 0) {
 		log_err("reload refused: the descriptor limit is too low (strict-limits); still "
 			"running the previous configuration");

@@ -53,3 +53,15 @@ int privdrop_apply(const struct lbd_global *g, const char *config_file)
 		g->chroot ? " inside the chroot" : " with these ids");
 	return 0;
 }
+
+void privdrop_reload_notice(
+	const struct lbd_global *old, const struct lbd_global *new, const char *config_file)
+{
+	int chroot_changed = (old->chroot == NULL) != (new->chroot == NULL) ||
+			     (old->chroot && strcmp(old->chroot, new->chroot) != 0);
+
+	if (chroot_changed || old->uid != new->uid || old->gid != new->gid)
+		log_warn("%s: chroot, user or group changed; a reload cannot apply that, lbd "
+			 "keeps running as uid %u gid %u until it is restarted",
+			config_file, (unsigned)geteuid(), (unsigned)getegid());
+}

@@ -12,4 +12,9 @@
  * not run with privileges the file said to drop). */
 int privdrop_apply(const struct lbd_global *g, const char *config_file);
 
+/* On reload: a changed chroot, user or group cannot be applied by a
+ * process that already dropped them; say so once (restart lbd). */
+void privdrop_reload_notice(
+	const struct lbd_global *old, const struct lbd_global *new, const char *config_file);
+
 #endif

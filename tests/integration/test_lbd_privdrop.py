@@ -9,10 +9,11 @@ second case, 'chroot' into an empty directory). Seen from outside:
   - health checks still work: a server whose tag server is stopped goes
     DOWN, and UP again when it is back, each check result that moves the
     health counter logged by 'option log-health-checks';
-  - a reload that needs no root works and keeps the admin socket; one that
-    needs root (a bind on port 80) is refused with the reason and the old
-    configuration keeps serving; inside the chroot the file is not there,
-    and the reload says so.
+  - a reload that needs no root works and keeps the admin socket; one
+    that names another user is applied except for the user, and a warning
+    says so; one that needs root (a bind on port 80) is refused with the
+    reason and the old configuration keeps serving; inside the chroot the
+    file is not there, and the reload says so.
 
 Topology: client 198.18.0.2, lb 198.18.0.10 (lbd), s1 and s2 198.18.0.11-12.
 Exit 0 pass, 77 skip (not root, lbd not built, no user nobody or group
@@ -117,6 +118,13 @@ class PrivDrop(unittest.TestCase):
                 lb.reload(BODY.replace("inter 300ms", "inter 250ms"))
                 self.assertIn("Name: lbd", lb.admin("show info"))
                 self.assertEqual(lb.status("be", "s1"), "UP")
+
+                step("%s: a reload naming another user says it cannot apply it" % name)
+                lb.global_extra = ["uid 1", "group nogroup"]
+                new = lb.reload(BODY)
+                self.assertIn("chroot, user or group changed", new)
+                self.assertEqual(ids_of(lb.pid)[0], [uid] * 4)
+                lb.global_extra = extra
 
             step("%s: a reload that needs root is refused; traffic goes on" % name)
             new = lb.reload(BODY + "\nfrontend low\n    bind 198.18.0.10:80\n"
