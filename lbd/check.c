@@ -483,6 +483,10 @@ int check_start(struct lbd_runtime *rt, struct lbd_server *srv, const struct lbd
 		SSL_CTX_free(c->ssl_ctx);
 		c->ssl_ctx = NULL;
 	}
+	/* read ca-file and crt now, as HAProxy does at start: after a chroot
+	 * (privdrop.c) their paths may be out of reach */
+	if (bcfg->check_kind == LBD_CHECK_TCP && (srv->o.ca_file || srv->o.crt))
+		tls_ctx(c);
 	if (!c->timer) {
 		r = sd_event_add_time_relative(
 			rt->e, &c->timer, CLOCK_MONOTONIC, first_delay, 1000, on_check_timer, c);

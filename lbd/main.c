@@ -414,7 +414,7 @@ int main(int argc, char **argv)
 	}
 	atomic_store(&rt->maxpipes, fdlimit_maxpipes(rt->maxconn));
 	apply_interfaces(&m);
-	if (privdrop_apply(&rt->cfg->global, m.config) < 0) /* chroot, user, group */
+	if (privdrop_apply(rt->cfg, m.config) < 0) /* chroot, user, group */
 		return 1;
 	for (i = 0; i < (int)rt->nworkers; i++) {
 		r = worker_start(&rt->workers[i]);

@@ -15,12 +15,49 @@
 #include "log.h"
 #include "privdrop.h"
 
-int privdrop_apply(const struct lbd_global *g, const char *config_file)
+/* HTTPS checks (libcurl) read their ca-file and crt at each check: inside
+ * a chroot those paths must exist under it. Returns 0 or -1 (logged). */
+static int privdrop_check_files(const struct lbd_config *c, const char *config_file)
 {
+	const char *root = c->global.chroot, *paths[2];
+	const struct lbd_server_cfg *s;
+	char p[4096];
+	size_t i, j, k;
+
+	for (i = 0; i < c->nbackends; i++) {
+		if (c->backends[i].check_kind != LBD_CHECK_HTTP)
+			continue;
+		for (j = 0; j < c->backends[i].nservers; j++) {
+			s = &c->backends[i].servers[j];
+			paths[0] = s->o.ca_file;
+			paths[1] = s->o.crt;
+			for (k = 0; k < 2; k++) {
+				if (!s->o.check || !paths[k] || paths[k][0] != '/')
+					continue;
+				snprintf(p, sizeof(p), "%s%s", root, paths[k]);
+				if (access(p, R_OK) == 0)
+					continue;
+				log_err("%s:%u: server %s/%s: its HTTPS checks read %s at each "
+					"check, and it is not inside chroot %s (%s): copy it "
+					"there or drop 'chroot'",
+					config_file, s->line, c->backends[i].name, s->name,
+					paths[k], root, p);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+int privdrop_apply(const struct lbd_config *c, const char *config_file)
+{
+	const struct lbd_global *g = &c->global;
 	int set_uid = g->uid != (uid_t)-1, set_gid = g->gid != (gid_t)-1;
 
 	if (!g->chroot && !set_uid && !set_gid)
 		return 0;
+	if (g->chroot && privdrop_check_files(c, config_file) < 0)
+		return -1;
 	if (g->chroot && (chroot(g->chroot) == -1 || chdir("/") == -1)) {
 		log_err("%s:%u: cannot chroot(%s): %m", config_file, g->chroot_line, g->chroot);
 		return -1;

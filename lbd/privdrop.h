@@ -10,7 +10,7 @@
  * chdir("/"), then setgroups(0) and setgid, then setuid. Does nothing when
  * g sets none of them. Returns 0, or -1 after logging what failed (lbd must
  * not run with privileges the file said to drop). */
-int privdrop_apply(const struct lbd_global *g, const char *config_file);
+int privdrop_apply(const struct lbd_config *c, const char *config_file);
 
 /* On reload: a changed chroot, user or group cannot be applied by a
  * process that already dropped them; say so once (restart lbd). */

@@ -137,6 +137,37 @@ class PrivDrop(unittest.TestCase):
             self.assertIn("Name: lbd", lb.admin("show info"))
             self.assertIn(lbd.tag_of(t.client, lbd.LB_IP, PORT), ("s1", "s2"))
 
+    def test_chroot_refuses_https_check_files_outside(self):
+        """HTTPS checks read their ca-file at each check: with a chroot that
+        does not hold it, lbd refuses to start instead of marking every
+        server DOWN afterwards."""
+        with cphatest.Lab("lbd-chroot-ca") as lab:
+            lb_host = lab.add_host("lb", v4=lbd.LB_IP + "/24")
+            jail = os.path.join(lab.dir, "jail")
+            os.mkdir(jail, 0o755)
+            lb = lbd.Lbd(lab, lb_host, "", global_extra=["chroot " + jail])
+            ca = lab.path("ca.pem")
+            with open(ca, "w") as f:
+                f.write("not read by -c beyond access()\n")
+            lb.write("""
+defaults
+    mode tcp
+    timeout connect 1s
+    timeout client 10s
+    timeout server 10s
+
+listen api
+    bind 198.18.0.10:%d
+    option httpchk
+    http-check connect ssl
+    server m0 198.18.0.11:6443 check verify required ca-file %s
+""" % (PORT, ca))
+            step("chroot with an HTTPS check's ca-file outside it: lbd refuses to start")
+            r = lb_host.run([lbd.binary(), "-db", "-f", lb.cfg_path], check=False, timeout=20)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("server api/m0: its HTTPS checks read %s at each check, and it is "
+                          "not inside chroot %s" % (ca, jail), r.stderr)
+
     def test_user_group(self):
         self.run_case("lbd-privdrop", chroot=False)
 
