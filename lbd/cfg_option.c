@@ -45,6 +45,16 @@ static const struct cfg_opt cfg_opts[] = {
 	{ "srvtcpka", CFG_DEF_BE, 0, CFG_OPT_NONE, 0, NULL },
 };
 
+/* Options HAProxy implements in TCP mode that lbd does not do yet. */
+static const struct {
+	const char *name;
+	const char *why;
+} cfg_opts_todo[] = {
+	{ "dontlog-normal", "its tcplog lines cannot be limited to failed sessions yet" },
+	{ "tcp-smart-accept", "its listeners do not defer the accept (TCP_DEFER_ACCEPT) yet" },
+	{ "tcp-smart-connect", "its server connections do not hold back the first ACK yet" },
+};
+
 /* [no] option NAME ... */
 void cfg_option_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
@@ -62,6 +72,12 @@ void cfg_option_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg
 	for (i = 0; i < sizeof(cfg_opts) / sizeof(cfg_opts[0]); i++)
 		if (strcmp(cfg_opts[i].name, name) == 0)
 			o = &cfg_opts[i];
+	for (i = 0; i < sizeof(cfg_opts_todo) / sizeof(cfg_opts_todo[0]) && !o; i++)
+		if (strcmp(cfg_opts_todo[i].name, name) == 0) {
+			cfg_err(ctx, a->line, "'%soption %s' is not supported by lbd yet: %s (%s)",
+				no ? "no " : "", name, cfg_opts_todo[i].why, where);
+			return;
+		}
 	if (!o || (no && !o->no_ok)) {
 		cfg_err(ctx, a->line, "'%soption %s' is not supported by lbd in %s",
 			no ? "no " : "", name, where);

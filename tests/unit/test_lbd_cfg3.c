@@ -442,7 +442,11 @@ static void test_still_refused(void **state)
 	expect_error(TCP_DEFAULTS "frontend f\n    bind :80 v4v6\n",
 		"t.cfg:7: 'v4v6' is not supported by lbd on a bind line");
 	expect_error(TCP_DEFAULTS "backend b\n    option dontlog-normal\n",
-		"t.cfg:7: 'option dontlog-normal' is not supported by lbd");
+		"t.cfg:7: 'option dontlog-normal' is not supported by lbd yet: its tcplog lines");
+	expect_error(TCP_DEFAULTS "frontend f\n    option tcp-smart-accept\n",
+		"t.cfg:7: 'option tcp-smart-accept' is not supported by lbd yet");
+	expect_error(TCP_DEFAULTS "backend b\n    no option tcp-smart-connect\n",
+		"t.cfg:7: 'no option tcp-smart-connect' is not supported by lbd yet");
 	expect_error("global\n    nbproc 2\n" TCP_PAIR,
 		"t.cfg:2: 'nbproc' is not supported: HAProxy 2.5 and later refuse it too");
 }
