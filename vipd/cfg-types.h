@@ -77,6 +77,7 @@ struct vipd_track {
 	 *   track_lbd { /run/lbd/admin.sock apiservers 2 [weight N] } */
 	char *lbd_socket;
 	unsigned lbd_min_up; /* healthy servers needed in the backend */
+	bool process;        /* track_process: name is a vrrp_track_process */
 };
 
 struct vipd_vip {

@@ -825,16 +825,6 @@ const struct vipd_instance *vipd_cfg_instance(const struct vipd_config *c, const
 	return NULL;
 }
 
-const struct vipd_track_file_def *vipd_cfg_track_file(const struct vipd_config *c, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < c->ntrack_files; i++)
-		if (c->track_files[i].name && strcmp(c->track_files[i].name, name) == 0)
-			return &c->track_files[i];
-	return NULL;
-}
-
 /* Messages in the order of their places (stable), moved into *out. */
 static int cfg_msgs_out(struct cfg_msg *m, size_t n, char ***out, size_t *nout)
 {

@@ -119,13 +119,7 @@ static void cfg_track_entry(struct cfg_ctx *ctx, const struct cfg_node *e, int k
 			cfg_undefined(ctx, e, "vrrp_track_process", cfg_process_kinds, where);
 			return;
 		}
-		/* the definitions are read, but nothing counts processes yet: a
-		 * track that never changes priority would be an outage */
-		cfg_err(ctx, e->loc,
-			"track_process '%s': process tracking is not run by vipd yet; use a "
-			"vrrp_script such as 'pidof %s' (%s)",
-			e->w[0], p->process, where);
-		return;
+		t.process = true;
 		t.weight = p->weight;
 		t.weight_reverse = p->weight_reverse;
 		if (cfg_track_weight(ctx, e, 1, CFG_WEIGHT_FILE, true, &t, what[kind], where) < 0)

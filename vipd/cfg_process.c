@@ -1,7 +1,9 @@
 /* vipd's configuration: vrrp_track_process blocks (keepalived 2.2's
  * process tracking without a script). A definition counts the processes
  * whose name, or whole command line with full_command, matches; it has
- * quorum while that count is within [quorum, quorum_max]. */
+ * quorum while that count is within [quorum, quorum_max]. Also the
+ * lookups of the definitions that tracks name without a script
+ * (vrrp_track_process, track_file). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,5 +203,15 @@ const struct vipd_track_process_def *vipd_cfg_track_process(
 	for (i = 0; i < c->ntrack_processes; i++)
 		if (c->track_processes[i].name && strcmp(c->track_processes[i].name, name) == 0)
 			return &c->track_processes[i];
+	return NULL;
+}
+
+const struct vipd_track_file_def *vipd_cfg_track_file(const struct vipd_config *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->ntrack_files; i++)
+		if (c->track_files[i].name && strcmp(c->track_files[i].name, name) == 0)
+			return &c->track_files[i];
 	return NULL;
 }

@@ -60,11 +60,13 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 					t->script            ? "script"
 					: t->cfg->lbd_socket ? "lbd"
 					: t->ifindex         ? "interface"
+					: t->cfg->process    ? "process"
 							     : "file",
 					"ok",
-					t->script                          ? t->script->ok
-					: t->ifindex || t->cfg->lbd_socket ? t->up
-									   : t->file_value == 0));
+					t->script ? t->script->ok
+					: t->ifindex || t->cfg->lbd_socket || t->cfg->process
+						? t->up
+						: t->file_value == 0));
 	}
 	cpha_addr_format(&in->src, a, sizeof(a));
 	return json_pack(

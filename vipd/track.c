@@ -1,6 +1,7 @@
 /* Tracking: vrrp_script checks run through lib's child runner, interfaces
- * through netlink link events, keepalived's track files, and vipd's own
- * track_lbd (lbd's admin socket: enough healthy servers in a backend). */
+ * through netlink link events, keepalived's track files and tracked
+ * processes (track_process.c), and vipd's own track_lbd (lbd's admin
+ * socket: enough healthy servers in a backend). */
 #include <errno.h>
 #include <jansson.h>
 #include <net/if.h>
@@ -17,6 +18,7 @@
 #include "conf_lex.h"
 #include "log.h"
 #include "spawn.h"
+#include "track_process.h"
 #include "vipd.h"
 
 #define TRACK_POLL_USEC 1000000ULL /* track files and lbd, once a second */
@@ -212,9 +214,54 @@ static bool lbd_healthy(const struct vipd_track *t)
 	return ok;
 }
 
+/* How many processes match each vrrp_track_process, from one /proc scan;
+ * NULL when none is tracked or /proc cannot be read (tracks keep their
+ * state). */
+static unsigned *count_processes(struct vipd *d)
+{
+	unsigned *counts;
+	size_t i, j;
+	bool any = false;
+
+	for (i = 0; i < d->ninst && !any; i++)
+		for (j = 0; j < d->inst[i]->ntracks && !any; j++)
+			any = d->inst[i]->tracks[j].cfg && d->inst[i]->tracks[j].cfg->process;
+	if (!any || !(counts = calloc(d->cfg->ntrack_processes, sizeof(*counts))))
+		return NULL;
+	if (track_process_count(d->cfg->track_processes, d->cfg->ntrack_processes, counts) == -1) {
+		free(counts);
+		return NULL;
+	}
+	return counts;
+}
+
+/* A track_process entry after a poll that counted the matching processes
+ * of each definition. Between polls the track keeps its quorum in up and,
+ * in file_value, how many polls the count has disagreed (the delays). */
+static bool process_poll(
+	struct vipd *d, const char *inst, struct vipd_track_state *t, const unsigned *counts)
+{
+	const struct vipd_track_process_def *p = vipd_cfg_track_process(d->cfg, t->cfg->name);
+	struct track_process_state st = { .up = t->up, .streak = (unsigned)t->file_value };
+	unsigned n;
+	bool changed;
+
+	if (!p)
+		return false;
+	n = counts[p - d->cfg->track_processes];
+	changed = track_process_step(p, n, TRACK_POLL_USEC, &st);
+	t->up = st.up;
+	t->file_value = st.streak;
+	if (changed)
+		log_notice("instance %s: track_process %s: %u running, %s", inst, t->cfg->name, n,
+			st.up ? "quorum" : "no quorum");
+	return changed;
+}
+
 static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct vipd *d = userdata;
+	unsigned *counts = count_processes(d);
 	size_t i, j;
 
 	(void)usec;
@@ -237,6 +284,9 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 					t->up = up;
 					changed = true;
 				}
+			} else if (t->cfg->process) {
+				if (counts && process_poll(d, in->name, t, counts))
+					changed = true;
 			} else if (t->ifindex == 0 && !t->script) {
 				const struct vipd_track_file_def *f =
 					vipd_cfg_track_file(d->cfg, t->cfg->name);
@@ -251,6 +301,7 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 		if (changed)
 			inst_track_changed(in);
 	}
+	free(counts);
 	/* a one-shot source: moving its time alone would never fire it again */
 	if (cpha_timer_rearm(s, TRACK_POLL_USEC) < 0)
 		log_err("tracking: cannot re-arm the poll timer");
@@ -351,6 +402,16 @@ static int add_tracks(struct vipd_inst *in, const struct vipd_track *t, size_t n
 		case 'l':
 			ts->up = lbd_healthy(&t[i]);
 			break;
+		case 'p': {
+			const struct vipd_track_process_def *p =
+				vipd_cfg_track_process(in->d->cfg, t[i].name);
+			unsigned running = 0;
+
+			/* the state at start counts at once, without the delays */
+			if (p && track_process_count(p, 1, &running) == 0)
+				ts->up = track_process_quorum(p, running);
+			break;
+		}
 		}
 	}
 	return 0;
@@ -368,6 +429,8 @@ int track_attach(struct vipd_inst *in)
 		r = add_tracks(in, c->track_file, c->ntrack_file, 'f');
 	if (r == 0)
 		r = add_tracks(in, c->track_lbd, c->ntrack_lbd, 'l');
+	if (r == 0)
+		r = add_tracks(in, c->track_process, c->ntrack_process, 'p');
 	/* a sync group's tracking applies to each of its members */
 	for (size_t g = 0; r == 0 && c->sync_group && g < in->d->cfg->ngroups; g++) {
 		const struct vipd_sync_group *sg = &in->d->cfg->groups[g];
@@ -379,6 +442,8 @@ int track_attach(struct vipd_inst *in)
 			r = add_tracks(in, sg->track_interface, sg->ntrack_interface, 'i');
 		if (r == 0)
 			r = add_tracks(in, sg->track_file, sg->ntrack_file, 'f');
+		if (r == 0)
+			r = add_tracks(in, sg->track_process, sg->ntrack_process, 'p');
 	}
 	/* the instance's own interface going down is a fault (keepalived) */
 	if (r == 0) {
@@ -435,6 +500,21 @@ void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
 			} else if (w > 0 && t->up) {
 				prio += w;
 			} else if (w < 0 && !t->up) {
+				prio += w;
+			}
+		} else if (tc->process) {
+			/* the definition's weight, or the entry's (cfg_instance.c) */
+			bool ok = t->up;
+
+			w = tc->weight;
+			if (tc->weight_reverse)
+				ok = !ok, w = -w;
+			if (w == 0) {
+				if (!ok)
+					*fault = true;
+			} else if (w > 0 && ok) {
+				prio += w;
+			} else if (w < 0 && !ok) {
 				prio += w;
 			}
 		} else if (tc->lbd_socket) {

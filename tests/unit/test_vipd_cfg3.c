@@ -1,7 +1,8 @@
 /* vipd's configuration parser: keepalived 2.2's keywords of public
  * control-plane files. What keepalived warns about and ignores is a notice
  * at its line and is ignored (authentication in VRRPv3, a label on an IPv6
- * address, nopreempt with state MASTER, an unknown state); vrrp_track_process,
+ * address, nopreempt with state MASTER, an unknown state); vrrp_track_process
+ * and track_process,
  * dont_track_primary, vrrp_strict and vrrp_mcast_group4/6 do what
  * keepalived does. */
 #include <setjmp.h>
@@ -216,6 +217,7 @@ static void test_track_process(void **state)
 {
 	struct vipd_config *c;
 	const struct vipd_track_process_def *p;
+	const struct vipd_instance *v;
 
 	(void)state;
 	c = load_ok("vrrp_track_process lb {\n"
@@ -256,11 +258,35 @@ static void test_track_process(void **state)
 	assert_true(p->weight_reverse);
 	vipd_cfg_free(c);
 
-	/* tracking them in an instance is refused until vipd runs it */
-	assert_has(load_bad("vrrp_track_process lb {\n  process haproxy\n}\n" INST(
-			   "  track_process {\n    lb\n  }\n")),
-		"t.conf:8: track_process 'lb': process tracking is not run by vipd yet; use a "
-		"vrrp_script such as 'pidof haproxy'");
+	/* instances track them with the definition's weight or their own */
+	c = load_ok("vrrp_track_process lb {\n  process haproxy\n  weight -20\n}\n"
+		    "vrrp_track_process none {\n  process rogue\n  quorum_max 0\n"
+		    "  weight 10 reverse\n}\n" INST("  track_process {\n"
+						    "    lb\n"
+						    "    none weight 0\n"
+						    "  }\n"));
+	v = vipd_cfg_instance(c, "VI_1");
+	assert_int_equal(v->ntrack_process, 2);
+	assert_true(v->track_process[0].process);
+	assert_int_equal(v->track_process[0].weight, -20);
+	assert_false(v->track_process[0].weight_set);
+	assert_int_equal(v->track_process[1].weight, 0);
+	assert_true(v->track_process[1].weight_set);
+	assert_false(v->track_process[1].weight_reverse); /* the entry's weight replaces both */
+	assert_int_equal(v->track_process[0].line, 14);
+	vipd_cfg_free(c);
+	c = load_ok("vrrp_track_process none {\n  process rogue\n  quorum_max 0\n"
+		    "  weight 10 reverse\n}\n" INST("") "vrrp_sync_group G {\n"
+							"  group {\n    VI_1\n  }\n"
+							"  track_process {\n"
+							"    none weight 5 noreverse\n"
+							"  }\n"
+							"}\n");
+	assert_int_equal(c->groups[0].ntrack_process, 1);
+	assert_true(c->groups[0].track_process[0].process);
+	assert_int_equal(c->groups[0].track_process[0].weight, 5);
+	assert_false(c->groups[0].track_process[0].weight_reverse);
+	vipd_cfg_free(c);
 
 	/* a name longer than comm holds never matches: said at its line */
 	c = load_ok("vrrp_track_process k {\n  process kube-controller-manager\n}\n");
