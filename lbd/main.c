@@ -315,6 +315,7 @@ int main(int argc, char **argv)
 	struct lbd_cfg_msgs errs = { 0 };
 	struct lbd_config *cfg = NULL;
 	const char *pidfile = NULL;
+	char *cfg_pidfile = NULL;
 	int i, check = 0, quiet = 0, foreground = 0, background = 0, debug = 0, r;
 	long ncpu;
 	unsigned n;
@@ -369,6 +370,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* -p wins over the global 'pidfile', as in HAProxy */
+	if (!pidfile && cfg->global.pidfile)
+		pidfile = cfg_pidfile = strdup(cfg->global.pidfile);
 	if (pidfile && write_pidfile(pidfile) < 0)
 		log_warn("pid file %s: %m", pidfile);
 
@@ -445,6 +449,7 @@ int main(int argc, char **argv)
 	sd_event_unref(rt->e);
 	if (pidfile)
 		unlink(pidfile);
+	free(cfg_pidfile);
 	log_notice("stopped");
 	return r < 0 ? 1 : 0;
 }

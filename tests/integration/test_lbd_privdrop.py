@@ -78,6 +78,8 @@ class PrivDrop(unittest.TestCase):
                 jail = os.path.join(lab.dir, "jail")
                 os.mkdir(jail, 0o755)
                 extra.insert(0, "chroot " + jail)
+            pidfile = lab.path("run", "lbd.pid")
+            extra.append("pidfile " + pidfile)
             lb = lbd.Lbd(lab, t.lb, BODY, global_extra=extra)
             # nobody may read the file again on reload (outside the chroot)
             os.chmod(lab.dir, 0o755)
@@ -94,6 +96,9 @@ class PrivDrop(unittest.TestCase):
             if jail:
                 self.assertEqual(os.readlink("/proc/%d/root" % lb.pid), jail)
             self.assertTrue(lb.log_lines("running as uid %d gid %d" % (uid, gid)))
+            with open(pidfile) as f:
+                self.assertEqual(int(f.read().split()[0]), lb.pid,
+                                 "global 'pidfile' holds lbd's pid")
 
             step("%s: clients reach both servers" % name)
             seen = {lbd.tag_of(t.client, lbd.LB_IP, PORT) for _ in range(20)}
