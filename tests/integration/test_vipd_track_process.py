@@ -14,6 +14,8 @@ processes in /proc once a second.
 - quorum 2, full_command: `process COPY 1000` (exact parameters) needs two
   such processes; one is not enough, and a copy started with another
   parameter never counts.
+- terminate_delay 4: a restart within a second leaves the VIP where it is
+  (watched for 6 s); a process gone for good moves it after the delay.
 
 Each move is bounded by 1 s of polling + Master_Down_Interval + scheduling
 slack (BOUND); r1's priority and the track's state are read from
@@ -41,6 +43,7 @@ from cphatest.vipd import VIP  # noqa: E402
 A = 0.2
 POLL = 1.0                        # vipd's /proc poll interval
 BOUND = POLL + 1.0 + 2.0          # poll + MDI(150) with slack
+DELAY = 4.0                       # terminate_delay in the delay case
 NAME = "cptp%d" % (os.getpid() % 1000000)  # within comm's 15 characters
 
 
@@ -60,10 +63,10 @@ class TrackProcess(unittest.TestCase):
         os.chmod(path, 0o755)
         return path
 
-    def move(self, hosts, v1, to, want_prio, what):
+    def move(self, hosts, v1, to, want_prio, what, extra=0.0):
         """Wait for the VIP to be on `to` alone, and r1 at want_prio."""
         t0 = time.time()
-        took = vipd.wait_holders(hosts, VIP, [to], timeout=BOUND)
+        took = vipd.wait_holders(hosts, VIP, [to], timeout=BOUND + extra)
         step("%5.1fs: %s: VIP on %s after %.2fs"
              % (t0 - self.t_start, what, to, took or 0.0))
         vipd.steady_holders(hosts, VIP, [to], 3 * A)
@@ -72,6 +75,7 @@ class TrackProcess(unittest.TestCase):
         tracks = [t for t in v1.inst()["tracks"] if t["kind"] == "process"]
         self.assertEqual(len(tracks), 1, v1.inst()["tracks"])
         self.assertEqual(tracks[0]["ok"], to == "r1", tracks)
+        return took or 0.0
 
     def stop(self, proc):
         proc.kill(signal.SIGKILL)
@@ -136,6 +140,38 @@ class TrackProcess(unittest.TestCase):
             self.stop(other)
             self.stop(first)
             self.move(hosts, v1, "r2", 50, "none running")
+            self.assertGreater(time.time() - self.t_start, 20)
+
+    def test_terminate_delay(self):
+        with cphatest.Lab("vipd-tproc-delay") as lab:
+            r1, r2 = vipd.hosts(lab, 2, client=False)
+            hosts = [r1, r2]
+            exe = self.copy(lab, NAME)
+            proc = r1.spawn([exe, "1000"], name="tracked")
+            body1 = ("vrrp_track_process tp {\n    process %s\n    weight -200\n"
+                     "    terminate_delay %g\n}\n" % (NAME, DELAY) +
+                     vipd.instance(priority=250, advert=A,
+                                   extra=["track_process {", "    tp", "}"]))
+            v1 = vipd.Vipd(lab, r1, body1)
+            v2 = vipd.Vipd(lab, r2, vipd.instance(priority=150, advert=A))
+            self.t_start = time.time()
+            v1.start()
+            v2.start()
+            self.move(hosts, v1, "r1", 250, "start, %s running" % NAME)
+            for i in range(2):
+                step("round %d: %s restarted within a second: the VIP stays" % (i + 1, NAME))
+                self.stop(proc)
+                time.sleep(0.5)
+                proc = r1.spawn([exe, "1000"], name="tracked")
+                vipd.steady_holders(hosts, VIP, ["r1"], DELAY + 2)
+                self.assertEqual(v1.inst()["priority"], 250)
+                self.stop(proc)
+                took = self.move(hosts, v1, "r2", 50,
+                                 "round %d: %s gone for good" % (i + 1, NAME), extra=DELAY)
+                # not before terminate_delay (less a poll's granularity)
+                self.assertGreaterEqual(took, DELAY - POLL)
+                proc = r1.spawn([exe, "1000"], name="tracked")
+                self.move(hosts, v1, "r1", 250, "round %d: %s back" % (i + 1, NAME))
             self.assertGreater(time.time() - self.t_start, 20)
 
 
