@@ -33,7 +33,7 @@ bool track_process_quorum(const struct vipd_track_process_def *p, unsigned count
 bool track_process_step(const struct vipd_track_process_def *p, unsigned count, uint64_t poll_usec,
 	struct track_process_state *st);
 
-/* Count, for each of c's n definitions, the running processes that match
+/* Count, for each of the n definitions in defs, the running processes that match
  * it, in counts[0..n-1], reading /proc once. Returns 0, or -1 (logged)
  * when /proc cannot be read. */
 int track_process_count(const struct vipd_track_process_def *defs, size_t n, unsigned *counts);
