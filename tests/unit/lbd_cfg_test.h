@@ -141,6 +141,15 @@ static __attribute__((unused)) const char *notices(const struct lbd_config *c)
 	return join(c->notices, c->nnotices);
 }
 
+/* text loads with a notice holding needle (which starts "t.cfg:LINE: "). */
+static __attribute__((unused)) void expect_notice(const char *text, const char *needle)
+{
+	struct lbd_config *c = load_ok(text);
+
+	expect_in(notices(c), needle);
+	lbd_cfg_free(c);
+}
+
 static __attribute__((unused)) const char *addr(const struct cpha_addr *a)
 {
 	static char buf[CPHA_ADDR_STRLEN];
