@@ -1,6 +1,5 @@
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +19,7 @@
 
 #include "admin.h"
 #include "duration.h"
+#include "reqserv_test.h"
 
 struct query {
 	const char *path, *cmd;
@@ -152,78 +152,29 @@ static void test_query_errors(void **state)
 	assert_null(reply);
 }
 
-#define NIDLE   300 /* clients that connect and say nothing */
-#define NSLOW   60  /* clients that send a byte every SLOW_MS, never a newline */
-#define SLOW_MS 100
-
-static int connect_unix(const char *path)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-
-	assert_true(fd >= 0);
-	strcpy(sun.sun_path, path);
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 && errno != EAGAIN) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* The server closed fd (EOF or reset). */
-static int closed(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
-	char c;
-
-	return poll(&p, 1, 0) == 1 &&
-	       (p.revents & (POLLHUP | POLLERR | POLLRDHUP) || recv(fd, &c, 1, MSG_DONTWAIT) <= 0);
-}
-
 /* Hundreds of idle and byte-at-a-time clients that reconnect as soon as
  * they are dropped, as an attacker would: a real command still answers,
  * within a second, every time over ~10 s. */
 static void test_idle_clients_do_not_block(void **state)
 {
 	char dir[] = "/tmp/cpha-test-admin-XXXXXX", path[256];
-	int fds[NIDLE + NSLOW], i, round, reconnects = 0;
+	struct flood f = { .path = path, .byte = 's' };
 	struct cpha_admin *a = NULL;
-	uint64_t t0, next_byte = 0, now;
 	struct query q = { 0 };
+	uint64_t t0, now;
 	sd_event *e;
+	int round;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/admin.sock", dir);
 	assert_int_equal(sd_event_new(&e), 0);
 	assert_int_equal(cpha_admin_open(e, path, 0, handle, NULL, &a), 0);
-	for (i = 0; i < NIDLE + NSLOW; i++) {
-		fds[i] = connect_unix(path);
-		if (i % 16 == 0)
-			sd_event_run(e, 0); /* the backlog is finite: let the server accept */
-	}
+	flood_start(e, &f);
 	q.path = path;
 	q.cmd = "show info";
 	for (round = 0; round < 10; round++) {
-		/* a second of flood: the slow ones trickle, the dropped come back */
-		t0 = cpha_now_usec(CLOCK_MONOTONIC);
-		while ((now = cpha_now_usec(CLOCK_MONOTONIC)) < t0 + 1000000) {
-			assert_true(sd_event_run(e, 10000) >= 0);
-			for (i = 0; i < NIDLE + NSLOW; i++) {
-				if (fds[i] >= 0 && !closed(fds[i]))
-					continue;
-				if (fds[i] >= 0)
-					close(fds[i]);
-				fds[i] = connect_unix(path);
-				reconnects++;
-			}
-			if (now >= next_byte) {
-				for (i = NIDLE; i < NIDLE + NSLOW; i++)
-					if (fds[i] >= 0)
-						(void)send(fds[i], "s", 1, MSG_NOSIGNAL);
-				next_byte = now + SLOW_MS * 1000;
-			}
-		}
+		flood_second(e, &f);
 		t0 = cpha_now_usec(CLOCK_MONOTONIC);
 		run_query(e, &q);
 		now = cpha_now_usec(CLOCK_MONOTONIC);
@@ -237,10 +188,8 @@ static void test_idle_clients_do_not_block(void **state)
 		}
 	}
 	/* the flood was there: clients were dropped and came back */
-	assert_true(reconnects > NIDLE);
-	for (i = 0; i < NIDLE + NSLOW; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+	assert_true(f.reconnects > NIDLE);
+	flood_stop(&f);
 	cpha_admin_close(a);
 	sd_event_unref(e);
 	rmdir(dir);

@@ -1,7 +1,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +18,7 @@
 
 #include "duration.h"
 #include "metrics.h"
+#include "reqserv_test.h"
 
 static void test_text_format(void **state)
 {
@@ -153,44 +153,17 @@ static void test_http_listener(void **state)
 	sd_event_unref(e);
 }
 
-#define NIDLE   300 /* clients that connect and say nothing */
-#define NSLOW   60  /* clients that send a byte every SLOW_MS, never a blank line */
-#define SLOW_MS 100
-
-static int connect_tcp(uint16_t port)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-
-	assert_true(fd >= 0);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 && errno != EINPROGRESS) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* The server closed fd (EOF or reset). */
-static int closed(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
-	char c;
-
-	return poll(&p, 1, 0) == 1 &&
-	       (p.revents & (POLLHUP | POLLERR | POLLRDHUP) || recv(fd, &c, 1, MSG_DONTWAIT) <= 0);
-}
-
 /* Hundreds of idle and byte-at-a-time clients on loopback that reconnect
  * as soon as they are dropped: a scrape still answers, within a second,
  * every time over ~10 s. */
 static void test_idle_clients_do_not_block(void **state)
 {
-	int fds[NIDLE + NSLOW], i, round, scrapes = 0, reconnects = 0;
+	struct flood f = { .byte = 'G' };
 	struct cpha_metrics *m = NULL;
 	struct http_get g = { 0 };
-	uint64_t t0, now, next_byte = 0;
+	int round, scrapes = 0;
 	struct cpha_addr a;
+	uint64_t t0, now;
 	const char *why;
 	sd_event *e;
 
@@ -200,30 +173,10 @@ static void test_idle_clients_do_not_block(void **state)
 	assert_int_equal(cpha_metrics_listen(e, &a, fill, &scrapes, &m), 0);
 	g.port = cpha_addr_port(cpha_metrics_addr(m));
 	g.request = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
-	for (i = 0; i < NIDLE + NSLOW; i++) {
-		fds[i] = connect_tcp(g.port);
-		if (i % 16 == 0)
-			sd_event_run(e, 0); /* the backlog is finite: let the server accept */
-	}
+	f.port = g.port;
+	flood_start(e, &f);
 	for (round = 0; round < 10; round++) {
-		t0 = cpha_now_usec(CLOCK_MONOTONIC);
-		while ((now = cpha_now_usec(CLOCK_MONOTONIC)) < t0 + 1000000) {
-			assert_true(sd_event_run(e, 10000) >= 0);
-			for (i = 0; i < NIDLE + NSLOW; i++) {
-				if (fds[i] >= 0 && !closed(fds[i]))
-					continue;
-				if (fds[i] >= 0)
-					close(fds[i]);
-				fds[i] = connect_tcp(g.port);
-				reconnects++;
-			}
-			if (now >= next_byte) {
-				for (i = NIDLE; i < NIDLE + NSLOW; i++)
-					if (fds[i] >= 0)
-						(void)send(fds[i], "G", 1, MSG_NOSIGNAL);
-				next_byte = now + SLOW_MS * 1000;
-			}
-		}
+		flood_second(e, &f);
 		t0 = cpha_now_usec(CLOCK_MONOTONIC);
 		get(e, &g);
 		now = cpha_now_usec(CLOCK_MONOTONIC);
@@ -235,10 +188,8 @@ static void test_idle_clients_do_not_block(void **state)
 		assert_non_null(strstr(g.reply, "test_scrapes "));
 	}
 	assert_int_equal(scrapes, 10);
-	assert_true(reconnects > NIDLE);
-	for (i = 0; i < NIDLE + NSLOW; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+	assert_true(f.reconnects > NIDLE);
+	flood_stop(&f);
 	cpha_metrics_close(m);
 	sd_event_unref(e);
 }
