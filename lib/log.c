@@ -327,6 +327,19 @@ static struct reason_slot *reason_slot(const char *reason, uint64_t now)
 	return victim;
 }
 
+/* Clamps *level and formats the line, or returns 0 when the level is
+ * filtered out. Nothing here touches errno before vsnprintf, so %m reads
+ * the caller's. */
+static int format_line(int *level, char *line, size_t size, const char *fmt, va_list ap)
+{
+	if (*level < LOG_EMERG)
+		*level = LOG_EMERG;
+	if (*level > L.level)
+		return 0;
+	vsnprintf(line, size, fmt, ap);
+	return 1;
+}
+
 void cpha_vlog(int level, const char *fmt, va_list ap)
 {
 	int saved = errno;
@@ -335,14 +348,8 @@ void cpha_vlog(int level, const char *fmt, va_list ap)
 	unsigned suppressed;
 	uint64_t now;
 
-	if (level < LOG_EMERG)
-		level = LOG_EMERG;
-	if (level > L.level) {
-		errno = saved;
+	if (!format_line(&level, line, sizeof(line), fmt, ap))
 		return;
-	}
-	errno = saved; /* %m reads it */
-	vsnprintf(line, sizeof(line), fmt, ap);
 
 	pthread_mutex_lock(&L.lock);
 	now = now_usec();
@@ -367,14 +374,8 @@ void cpha_vlog_reason(int level, const char *reason, const char *fmt, va_list ap
 	uint64_t now;
 	size_t n;
 
-	if (level < LOG_EMERG)
-		level = LOG_EMERG;
-	if (level > L.level) {
-		errno = saved;
+	if (!format_line(&level, line, sizeof(line), fmt, ap))
 		return;
-	}
-	errno = saved; /* %m reads it */
-	vsnprintf(line, sizeof(line), fmt, ap);
 
 	if (!reason)
 		reason = "(no reason)";
