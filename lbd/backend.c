@@ -4,6 +4,7 @@
 #include "backend.h"
 #include "duration.h"
 #include "session.h"
+#include "stick.h"
 #include "worker.h"
 
 uint64_t lbd_now(void)
@@ -35,20 +36,57 @@ unsigned server_maxconn(const struct lbd_server *srv, uint64_t now)
 	return balance_slowstart_maxconn(srv->o.maxconn, since_up(srv, now), srv->o.slowstart);
 }
 
+static bool was_tried(const struct lbd_server *srv, const uint8_t *tried)
+{
+	return tried && srv->id < 256 && (tried[srv->id / 8] & (1u << (srv->id % 8)));
+}
+
+/* Under be->lock: the server client's stick-table entry names, when it may
+ * take the session. As HAProxy's stick match: a server that is not
+ * stopped (up, not in maintenance; drain is fine: it takes persistent
+ * clients), and lbd's retries skip a server that refused this session. */
+static struct lbd_server *sticky_locked(struct lbd_backend_rt *be, const struct sockaddr *client,
+	const uint8_t *tried, uint64_t now)
+{
+	struct lbd_server *srv;
+	unsigned id;
+	size_t i;
+
+	if (!be->stick || !be->stick_match || stick_lookup(be->stick, client, now, &id) != 1)
+		return NULL;
+	for (i = 0; i < be->nservers; i++) {
+		srv = be->servers[i];
+		if (srv->id != id)
+			continue;
+		if (srv->removed || !atomic_load_explicit(&srv->up, memory_order_relaxed) ||
+			atomic_load_explicit(&srv->admin, memory_order_relaxed) ==
+				LBD_ADMIN_MAINT ||
+			was_tried(srv, tried))
+			return NULL;
+		return srv;
+	}
+	return NULL;
+}
+
 /* Under be->lock: pick and reserve. */
 static int pick_locked(struct lbd_backend_rt *be, const struct sockaddr *client,
 	const uint8_t *tried, uint64_t now, struct lbd_server **out)
 {
 	struct balance_srv bs[256];
 	size_t i, n = be->nservers < 256 ? be->nservers : 256;
-	struct lbd_server *srv;
+	struct lbd_server *srv = sticky_locked(be, client, tried, now);
 	int r;
+
+	if (srv) {
+		/* a full sticky server queues its client, as HAProxy does */
+		if (server_maxconn(srv, now) && srv->cur >= server_maxconn(srv, now))
+			return BALANCE_FULL;
+		goto reserve;
+	}
 
 	for (i = 0; i < n; i++) {
 		srv = be->servers[i];
-		bs[i].usable =
-			server_usable(srv) &&
-			!(tried && srv->id < 256 && (tried[srv->id / 8] & (1u << (srv->id % 8))));
+		bs[i].usable = server_usable(srv) && !was_tried(srv, tried);
 		bs[i].backup = srv->o.backup;
 		bs[i].weight =
 			be->algo == LBD_BAL_STATIC_RR ? srv->o.weight : server_weight(srv, now);
@@ -62,6 +100,9 @@ static int pick_locked(struct lbd_backend_rt *be, const struct sockaddr *client,
 	if (r < 0)
 		return r;
 	srv = be->servers[r];
+reserve:
+	if (be->stick && be->stick_store)
+		stick_store(be->stick, client, srv->id, now);
 	srv->cur++;
 	srv->refs++;
 	*out = srv;

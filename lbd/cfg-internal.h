@@ -152,6 +152,11 @@ int cfg_resolve_bind(struct cfg_ctx *ctx, char *buf, size_t len, unsigned line, 
 void cfg_resolve_validate(struct cfg_ctx *ctx);
 void cfg_resolve_free(struct cfg_ctx *ctx);
 
+/* cfg_stick.c: stick-table and stick rules */
+void cfg_stick_table_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void cfg_stick_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void cfg_stick_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
+
 /* cfg_option.c */
 void cfg_option_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
 

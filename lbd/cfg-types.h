@@ -197,6 +197,18 @@ struct lbd_bind {
 	unsigned line;
 };
 
+/* stick-table and stick rules of a backend (HAProxy's, for "src"). */
+struct lbd_stick_cfg {
+	int family;         /* table type: AF_INET (ip), AF_INET6 (ipv6); 0: no table */
+	unsigned size;      /* entries */
+	uint64_t expire;    /* usec; 0: entries never expire */
+	int nopurge;        /* a full table takes no new entry */
+	int match;          /* stick match src / stick on src */
+	int store;          /* stick store-request src / stick on src */
+	unsigned line;      /* of stick-table */
+	unsigned rule_line; /* of the first stick rule */
+};
+
 struct lbd_backend {
 	char *name;
 	unsigned line;
@@ -212,6 +224,7 @@ struct lbd_backend {
 	size_t nservers;
 	int from_listen;       /* declared by a listen section */
 	int log_health_checks; /* option log-health-checks: a line per check result change */
+	struct lbd_stick_cfg stick;
 };
 
 struct lbd_frontend {

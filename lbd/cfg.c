@@ -406,6 +406,9 @@ static const struct cfg_px_kw {
 	{ "server", CFG_CAP_BE, cfg_server_line, NULL },
 	{ "tcp-check", CFG_CAP_DEF | CFG_CAP_BE, cfg_check_tcp_line, NULL },
 	{ "http-check", CFG_CAP_DEF | CFG_CAP_BE, cfg_check_http_line, NULL },
+	{ "stick-table", CFG_CAP_BE, cfg_stick_table_line,
+		" (lbd keeps a stick-table only for the 'stick' rules of a backend or listen)" },
+	{ "stick", CFG_CAP_BE, cfg_stick_line, NULL },
 };
 
 static void cfg_proxy_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
@@ -763,6 +766,7 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 		if (px->cap & CFG_CAP_BE) {
 			cfg_check_finalize(ctx, px);
 			cfg_server_finalize(ctx, px);
+			cfg_stick_finalize(ctx, px);
 			b = &c->backends[c->nbackends++];
 			*b = px->be;
 			memset(&px->be, 0, sizeof(px->be));

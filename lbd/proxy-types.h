@@ -24,6 +24,7 @@ struct lbd_session;
 struct lbd_worker;
 struct lbd_check;
 struct lbd_logger;
+struct stick_table;
 
 /* Administrative state set from the admin socket. */
 enum lbd_admin_state {
@@ -92,6 +93,11 @@ struct lbd_backend_rt {
 	unsigned queued;
 	struct lbd_counters cnt;
 	atomic_uint cur; /* sessions using this backend */
+	/* stick-table (NULL: none): the pointer changes under lock, the
+	 * table has its own lock */
+	struct stick_table *stick;
+	bool stick_match; /* stick on / stick match src */
+	bool stick_store; /* stick on / stick store-request src */
 };
 
 /* What a frontend's sessions need, immutable once published; sessions hold a

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "log.h"
 #include "runtime.h"
+#include "stick.h"
 #include "tlog.h"
 #include "worker.h"
 
@@ -23,6 +24,7 @@ static void backend_free(struct lbd_backend_rt *be)
 		server_free(be->servers[i]);
 	}
 	free(be->servers);
+	stick_free(be->stick);
 	pthread_mutex_destroy(&be->lock);
 	free(be->name);
 	free(be);
@@ -124,13 +126,30 @@ static int doom(struct lbd_runtime *rt, struct lbd_server *srv, uint64_t at)
 static int backend_update(struct lbd_runtime *rt, struct lbd_backend_rt *be,
 	const struct lbd_backend *bc, uint64_t hard_stop_after)
 {
+	const struct lbd_stick_cfg *stc = &bc->stick;
+	struct stick_table *st = be->stick, *old_st = NULL;
 	struct lbd_server **nsrv;
 	size_t i, j;
 
+	/* a stick table survives a reload that leaves its definition alone */
+	if (!stc->family || !st || stick_family(st) != stc->family || stick_size(st) != stc->size ||
+		stick_expire(st) != stc->expire || stick_nopurge(st) != !!stc->nopurge) {
+		old_st = st;
+		st = stc->family ? stick_new(stc->family, stc->size, stc->expire, stc->nopurge)
+				 : NULL;
+		if (stc->family && !st)
+			return -ENOMEM;
+	}
 	nsrv = calloc(bc->nservers ? bc->nservers : 1, sizeof(*nsrv));
-	if (!nsrv)
+	if (!nsrv) {
+		if (st != be->stick)
+			stick_free(st);
 		return -ENOMEM;
+	}
 	pthread_mutex_lock(&be->lock);
+	be->stick = st;
+	be->stick_match = stc->match;
+	be->stick_store = stc->store;
 	if (be->algo != bc->balance || !be->servers)
 		balance_init(&be->bal, bc->balance, (uint64_t)lbd_now() ^ (uintptr_t)be);
 	be->algo = bc->balance;
@@ -185,9 +204,11 @@ static int backend_update(struct lbd_runtime *rt, struct lbd_backend_rt *be,
 	be->servers = nsrv;
 	be->nservers = bc->nservers;
 	pthread_mutex_unlock(&be->lock);
+	stick_free(old_st);
 	return 0;
 oom:
 	pthread_mutex_unlock(&be->lock);
+	stick_free(old_st);
 	log_err("backend %s: out of memory while applying the configuration", be->name);
 	free(nsrv);
 	return -ENOMEM;

@@ -15,6 +15,7 @@
 #include "runtime.h"
 #include "server.h"
 #include "stats.h"
+#include "stick.h"
 
 #define STATS_MAX_WORDS 8
 
@@ -30,6 +31,8 @@ static const struct {
 	{ LBD_STATS_LEVEL_USER, "  show stat [json]                         : statistics "
 				"(HAProxy's CSV fields)\n" },
 	{ LBD_STATS_LEVEL_USER, "  show servers state [BACKEND] [json]      : server states\n" },
+	{ LBD_STATS_LEVEL_USER, "  show table [NAME] [json]                 : stick tables, or one "
+				"table's entries\n" },
 	{ LBD_STATS_LEVEL_ADMIN, "  set server B/S state ready|drain|maint   : change a server's "
 				 "administrative state\n" },
 	{ LBD_STATS_LEVEL_ADMIN,
@@ -396,6 +399,73 @@ static void set_server(struct lbd_runtime *rt, char **w, int n, struct cpha_buf 
 	reply_ok(reply, json);
 }
 
+struct table_dump {
+	struct cpha_buf *reply;
+	json_t *entries; /* NULL: text */
+};
+
+static void table_entry(void *arg, const char *key, unsigned srv_id, uint64_t left, uintptr_t id)
+{
+	struct table_dump *d = arg;
+	long exp = (long)((left + 999) / 1000);
+
+	/* HAProxy's table_dump_entry_to_buffer(): lbd holds no entry in use
+	 * between sessions, so use is 0 */
+	if (d->entries)
+		json_array_append_new(
+			d->entries, json_pack("{s:s,s:i,s:I,s:i}", "key", key, "use", 0, "exp",
+					    (json_int_t)exp, "server_id", (int)srv_id));
+	else
+		cpha_buf_printf(d->reply, "0x%lx: key=%s use=0 exp=%ld server_id=%u\n",
+			(unsigned long)id, key, exp, srv_id);
+}
+
+/* show table [NAME]: the header of every table (HAProxy's
+ * table_dump_head_to_buffer()), and the entries of the named one. */
+static void show_table(struct lbd_runtime *rt, const char *name, struct cpha_buf *reply, bool json)
+{
+	json_t *arr = json ? json_array() : NULL, *o;
+	struct table_dump d = { reply, NULL };
+	uint64_t now = lbd_now();
+	struct stick_table *t;
+	bool found = false;
+	size_t i;
+
+	for (i = 0; i < rt->nbackends; i++) {
+		t = rt->backends[i]->stick;
+		if (!t || rt->backends[i]->removed ||
+			(name && strcmp(name, rt->backends[i]->name) != 0))
+			continue;
+		found = true;
+		if (json) {
+			o = json_pack("{s:s,s:s,s:i,s:i}", "table", rt->backends[i]->name, "type",
+				stick_family(t) == AF_INET ? "ip" : "ipv6", "size",
+				(int)stick_size(t), "used", (int)stick_used(t, now));
+			if (name) {
+				d.entries = json_array();
+				stick_walk(t, now, table_entry, &d);
+				json_object_set_new(o, "entries", d.entries);
+			}
+			json_array_append_new(arr, o);
+			continue;
+		}
+		cpha_buf_printf(reply, "# table: %s, type: %s, size:%u, used:%u\n",
+			rt->backends[i]->name, stick_family(t) == AF_INET ? "ip" : "ipv6",
+			stick_size(t), stick_used(t, now));
+		if (name)
+			stick_walk(t, now, table_entry, &d);
+	}
+	if (name && !found) {
+		json_decref(arr);
+		reply_error(reply, json, "No such table");
+		return;
+	}
+	if (json)
+		put_json(reply, json_pack("{s:o}", "tables", arr));
+	else
+		cpha_buf_puts(reply, "\n");
+}
+
 void stats_command(struct lbd_runtime *rt, const struct cpha_admin_peer *peer, const char *line,
 	struct cpha_buf *reply)
 {
@@ -434,6 +504,8 @@ void stats_command(struct lbd_runtime *rt, const struct cpha_admin_peer *peer, c
 			reply_error(reply, json, "Can't find backend.");
 		else
 			show_servers_state(rt, n == 4 ? w[3] : NULL, reply, json);
+	} else if (n >= 2 && n <= 3 && strcmp(w[0], "show") == 0 && strcmp(w[1], "table") == 0) {
+		show_table(rt, n == 3 ? w[2] : NULL, reply, json);
 	} else if (n >= 2 && strcmp(w[0], "set") == 0 && strcmp(w[1], "server") == 0) {
 		set_server(rt, w, n, reply, json);
 	} else if (n == 3 && (strcmp(w[0], "disable") == 0 || strcmp(w[0], "enable") == 0) &&
