@@ -106,7 +106,7 @@ class Failover(Bed, unittest.TestCase):
         t0, kind, _detail, lport = failure
         if kind not in ("no-tag", "read") or not t_kill - 0.5 <= t0 <= t_kill + 0.01:
             return False
-        pat = re.compile(r"^%s:%d \[.*\] fe be/s1 \S+ 0 SD " % (
+        pat = re.compile(r"^%s:%d \[.*\] fe be/s1 \S+ 0 (SD|--) " % (
             re.escape(lbd.CLIENT_IP), lport))
         return any(pat.match(x) for x in lb.log_text().splitlines())
 
@@ -137,10 +137,12 @@ class Failover(Bed, unittest.TestCase):
             self.assertLessEqual(detect, FALL * INTER + ONE_CHECK)
             # One connection may already sit on s1 when it dies: accepted by
             # s1's kernel (so lbd's connect succeeded) but not yet greeted.
-            # The kernel resets it; no L4 balancer can retry it (HAProxy's
-            # retries, like lbd's, cover failed connects only). The loop is
-            # sequential, so at most one; lbd must have logged it as a
-            # session on s1 reset by the server (SD) with no byte back.
+            # The kernel resets it (still in the accept queue) or closes it
+            # with a FIN (accepted, not yet written to); no L4 balancer can
+            # retry it (HAProxy's retries, like lbd's, cover failed connects
+            # only). The loop is sequential, so at most one; lbd must have
+            # logged it as a session on s1 with no byte back, reset by the
+            # server (SD) or closed by it (--).
             cut = [f for f in res["failures"] if self.cut_by_kill(lb, f, t_kill)]
             other = [f for f in res["failures"] if f not in cut]
             if cut:
