@@ -33,7 +33,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
-from cphatest import lbd, step, vipd  # noqa: E402
+from cphatest import lbd, step, util, vipd  # noqa: E402
 
 WARMUP = 500
 ROUNDS = int(os.environ.get("CPHA_LEAK_ROUNDS", "5000"))
@@ -98,45 +98,13 @@ VIPD_COMMANDS = [
 ]
 
 
-def rss(pid):
-    """Resident set size of pid in bytes."""
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS for %d" % pid)
-
-
-def unix_request(path, command, timeout=5.0):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    try:
-        s.connect(path)
-        s.sendall(command.encode() + b"\n")
-        out = []
-        while True:
-            c = s.recv(65536)
-            if not c:
-                break
-            out.append(c)
-    finally:
-        s.close()
-    return b"".join(out).decode(errors="replace")
-
-
 def http_get(addr, path="/metrics", timeout=5.0):
     s = socket.create_connection(addr, timeout=timeout)
     try:
         s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % path).encode())
-        out = []
-        while True:
-            c = s.recv(65536)
-            if not c:
-                break
-            out.append(c)
+        return util.recv_all(s).decode(errors="replace")
     finally:
         s.close()
-    return b"".join(out).decode(errors="replace")
 
 
 def hammer(pid, sock, commands, metrics_addr, metric_name):
@@ -147,11 +115,11 @@ def hammer(pid, sock, commands, metrics_addr, metric_name):
     every = max(1, ROUNDS // SAMPLES)
     for r in range(WARMUP + ROUNDS + 1):
         if r >= WARMUP and (r - WARMUP) % every == 0:
-            samples.append((r, rss(pid)))
+            samples.append((r, util.rss(pid)))
         if r == WARMUP + ROUNDS:
             break
         for cmd, want in commands:
-            reply = unix_request(sock, cmd)
+            reply = util.unix_request(sock, cmd)
             if want not in reply:
                 raise AssertionError("round %d: %r answered %r, without %r"
                                      % (r, cmd, reply[:300], want))

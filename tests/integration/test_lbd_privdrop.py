@@ -55,11 +55,7 @@ backend be
 
 def ids_of(pid):
     """(real, effective, saved, fs uids), (the same gids), supplementary groups."""
-    out = {}
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            k, _, v = line.partition(":")
-            out[k] = v.split()
+    out = util.proc_status(pid)
     return ([int(x) for x in out["Uid"]], [int(x) for x in out["Gid"]],
             [int(x) for x in out.get("Groups", [])])
 

@@ -2,9 +2,11 @@
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
+import unittest
 
 SKIP = 77  # ctest's SKIP_RETURN_CODE for the integration tests
 
@@ -137,3 +139,57 @@ def pid_alive(pid):
     except (OSError, IndexError):
         return True
     return state not in ("Z", "X")
+
+
+def skip(reason):
+    """Print "SKIP: reason" and return SKIP, for main() to return."""
+    print("SKIP: %s" % reason, flush=True)
+    return SKIP
+
+
+def run_tests():
+    """Run the test script's unittest cases, verbose; 0 when all passed, else 1."""
+    prog = unittest.main(exit=False, verbosity=2)
+    return 0 if prog.result.wasSuccessful() else 1
+
+
+def recv_all(s):
+    """All that s sends until it closes its side, as bytes."""
+    out = []
+    while True:
+        c = s.recv(65536)
+        if not c:
+            break
+        out.append(c)
+    return b"".join(out)
+
+
+def unix_request(path, command, timeout=5.0):
+    """One command line on a fresh connection to the unix stream socket path
+    (an admin socket); the whole reply, as text."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(path)
+        s.sendall(command.encode() + b"\n")
+        return recv_all(s).decode(errors="replace")
+    finally:
+        s.close()
+
+
+def proc_status(pid):
+    """/proc/PID/status as {field: [words]}."""
+    out = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            out[k] = v.split()
+    return out
+
+
+def rss(pid):
+    """Resident set size of pid in bytes (VmRSS)."""
+    st = proc_status(pid)
+    if "VmRSS" not in st:
+        raise AssertionError("no VmRSS for %d" % pid)
+    return int(st["VmRSS"][0]) * 1024

@@ -306,20 +306,7 @@ class Vipd:
     # -- admin socket --------------------------------------------------
     def admin(self, command, timeout=3.0):
         """One command on the admin socket; the reply text."""
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(timeout)
-        try:
-            s.connect(self.sock_path)
-            s.sendall(command.encode() + b"\n")
-            out = b""
-            while True:
-                c = s.recv(65536)
-                if not c:
-                    break
-                out += c
-        finally:
-            s.close()
-        return out.decode(errors="replace")
+        return util.unix_request(self.sock_path, command, timeout)
 
     def show(self):
         """`show json` as a dict (None while the socket does not answer)."""
