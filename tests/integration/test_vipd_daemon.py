@@ -19,16 +19,11 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
-from cphatest import step, util, vipd  # noqa: E402
+from cphatest import lbd, step, util, vipd  # noqa: E402
 from cphatest.vipd import VIP  # noqa: E402
 
 A = 0.2
 VIP2 = "198.18.0.101"
-
-
-def lbd_binary():
-    build = os.environ.get("CPHA_BUILD_DIR", os.path.join(util.repo_root(), "build"))
-    return os.path.join(build, "lbd", "lbd")
 
 
 def start_pair(lab, body_r1, body_r2):
@@ -82,23 +77,13 @@ class Daemon(unittest.TestCase):
             vipd.wait_holders([r1, r2], VIP, ["r2"], timeout=vipd.master_down(150, A) + 3)
 
     def test_track_lbd_moves_the_vip(self):
-        if not os.path.exists(lbd_binary()):
+        if not os.path.exists(lbd.binary()):
             self.skipTest("lbd is not built")
         with cphatest.Lab("vipd-tracklbd") as lab:
             r1, r2 = vipd.hosts(lab, 2, client=False)
-            sock = lab.path("lbd-r1", "admin.sock")
-            cfg = lab.path("lbd-r1", "lbd.cfg")
-            with open(cfg, "w") as f:
-                f.write("global\n    stats socket %s\n    nbthread 1\n"
-                        "defaults\n    mode tcp\n    timeout connect 1s\n"
-                        "    timeout client 10s\n    timeout server 10s\n"
-                        "listen api\n    bind 127.0.0.1:16443\n"
-                        "    default-server check inter 200ms fall 1 rise 1\n"
-                        "    server a 127.0.0.1:18001\n    server b 127.0.0.1:18002\n" % sock)
             backends = [r1.spawn(["/usr/bin/python3", "-m", "http.server", str(p), "--bind",
                                   "127.0.0.1"], name="http-%d" % p) for p in (18001, 18002)]
-            lbd = r1.spawn([lbd_binary(), "-db", "-f", cfg], name="lbd")
-            util.wait_until(lambda: os.path.exists(sock), 5, 0.05, "lbd's admin socket")
+            lbd_proc, sock = lbd.start_track_target(lab, r1, (18001, 18002))
             v1 = vipd.Vipd(lab, r1, vipd.instance(
                 priority=250, advert=A,
                 extra=["track_lbd {", "    %s api 2 weight -200" % sock, "}"]))
@@ -112,7 +97,7 @@ class Daemon(unittest.TestCase):
             took = vipd.wait_holders([r1, r2], VIP, ["r2"], timeout=0.2 + 1 + 1 + 3)
             step("VIP on r2 after %.2fs" % took if took else "VIP on r2")
             self.assertEqual(v1.inst()["priority"], 50)
-            self.assertTrue(lbd.running())
+            self.assertTrue(lbd_proc.running())
             self.assertEqual([(t["kind"], t["ok"]) for t in v1.inst()["tracks"]],
                              [("lbd", False)])
 

@@ -29,18 +29,13 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
-from cphatest import step, util, vipd  # noqa: E402
+from cphatest import lbd, step, util, vipd  # noqa: E402
 from cphatest.vipd import VIP  # noqa: E402
 
 A = 0.2
 POLL = 1.0                    # vipd's track_file / track_lbd poll interval
 BOUND = POLL + 0.2 + 1.0 + 2.0  # poll + lbd check + MDI(150) with slack
 PORTS = (18001, 18002)
-
-
-def lbd_binary():
-    build = os.environ.get("CPHA_BUILD_DIR", os.path.join(util.repo_root(), "build"))
-    return os.path.join(build, "lbd", "lbd")
 
 
 class TrackOverTime(unittest.TestCase):
@@ -64,19 +59,8 @@ class TrackOverTime(unittest.TestCase):
         with cphatest.Lab("vipd-track-time") as lab:
             r1, r2 = vipd.hosts(lab, 2, client=False)
             hosts = [r1, r2]
-            sock = lab.path("lbd-r1", "admin.sock")
-            cfg = lab.path("lbd-r1", "lbd.cfg")
-            with open(cfg, "w") as f:
-                f.write("global\n    stats socket %s\n    nbthread 1\n"
-                        "defaults\n    mode tcp\n    timeout connect 1s\n"
-                        "    timeout client 10s\n    timeout server 10s\n"
-                        "listen api\n    bind 127.0.0.1:16443\n"
-                        "    default-server check inter 200ms fall 1 rise 1\n"
-                        "    server a 127.0.0.1:%d\n    server b 127.0.0.1:%d\n"
-                        % ((sock,) + PORTS))
             backends = [self.backend(r1, p) for p in PORTS]
-            r1.spawn([lbd_binary(), "-db", "-f", cfg], name="lbd")
-            util.wait_until(lambda: os.path.exists(sock), 5, 0.05, "lbd's admin socket")
+            _, sock = lbd.start_track_target(lab, r1, PORTS)
             tfile = lab.path("flags", "track-value")
             with open(tfile, "w") as f:
                 f.write("0\n")
@@ -150,7 +134,7 @@ class TrackOverTime(unittest.TestCase):
 
 def main():
     vipd.require()
-    if not os.path.exists(lbd_binary()):
+    if not os.path.exists(lbd.binary()):
         print("SKIP: lbd is not built")
         return 77
     prog = unittest.main(exit=False, verbosity=2)

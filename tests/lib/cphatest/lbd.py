@@ -45,6 +45,26 @@ def binary():
     return os.path.join(build, "lbd", "lbd")
 
 
+def start_track_target(lab, host, ports):
+    """An lbd in host for vipd's track_lbd: 'listen api' on 127.0.0.1:16443
+    with servers a and b on 127.0.0.1:ports, checked every 200 ms (fall 1,
+    rise 1); its admin socket in the lab. Returns (process, socket path)
+    once the socket is there."""
+    sock = lab.path("lbd-%s" % host.name, "admin.sock")
+    cfg = lab.path("lbd-%s" % host.name, "lbd.cfg")
+    with open(cfg, "w") as f:
+        f.write("global\n    stats socket %s\n    nbthread 1\n"
+                "defaults\n    mode tcp\n    timeout connect 1s\n"
+                "    timeout client 10s\n    timeout server 10s\n"
+                "listen api\n    bind 127.0.0.1:16443\n"
+                "    default-server check inter 200ms fall 1 rise 1\n"
+                "    server a 127.0.0.1:%d\n    server b 127.0.0.1:%d\n"
+                % ((sock,) + tuple(ports)))
+    proc = host.spawn([binary(), "-db", "-f", cfg], name="lbd")
+    util.wait_until(lambda: os.path.exists(sock), 5, 0.05, "lbd's admin socket")
+    return proc, sock
+
+
 def require(tools=()):
     """Exit 77 with "SKIP: reason" unless root, the test bed and lbd are there."""
     util.require_root(tools)
@@ -209,12 +229,7 @@ def https_get(host, ip, port, path, ca, timeout=3.0):
         server = server_name_of(t.getpeercert() or {})
         t.sendall(("GET %s HTTP/1.1\r\nHost: kubernetes\r\nConnection: close\r\n\r\n"
                    % path).encode())
-        resp = b""
-        while True:
-            c = t.recv(65536)
-            if not c:
-                break
-            resp += c
+        resp = util.recv_all(t)
     head, _, body = resp.partition(b"\r\n\r\n")
     status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/") else 0
     return status, body.decode(errors="replace"), server
@@ -354,20 +369,7 @@ class Lbd:
     # -- admin socket --------------------------------------------------
     def admin(self, command, timeout=5.0):
         """One command on the admin socket; the reply text."""
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(timeout)
-        try:
-            s.connect(self.sock_path)
-            s.sendall(command.encode() + b"\n")
-            out = b""
-            while True:
-                c = s.recv(65536)
-                if not c:
-                    break
-                out += c
-        finally:
-            s.close()
-        return out.decode(errors="replace")
+        return util.unix_request(self.sock_path, command, timeout)
 
     def admin_json(self, command):
         return json.loads(self.admin(command + " json"))
