@@ -17,6 +17,7 @@
 
 #include "cfg.h"
 #include "duration.h"
+#include "vipd_cfg_test.h"
 
 #define SEC CPHA_USEC_PER_SEC
 
@@ -53,28 +54,6 @@ static const char sample_conf[] =
 	"    }\n"
 	"}\n";
 
-/* An instance around BODY: lines 1-3 are its head, BODY starts at line 4,
- * and the VIP 198.18.0.10 follows it. */
-#define INST(body)                                                                                 \
-	"vrrp_instance VI_1 {\n"                                                                   \
-	"  interface eth0\n"                                                                       \
-	"  virtual_router_id 51\n" body "  virtual_ipaddress {\n"                                  \
-	"    198.18.0.10\n"                                                                        \
-	"  }\n"                                                                                    \
-	"}\n"
-
-static char joined[32768];
-
-static const char *join(char **msg, size_t n)
-{
-	size_t i, o = 0;
-
-	joined[0] = '\0';
-	for (i = 0; i < n && o < sizeof(joined); i++)
-		o += (size_t)snprintf(joined + o, sizeof(joined) - o, "%s\n", msg[i]);
-	return joined;
-}
-
 static struct vipd_config *load_ok(const char *text)
 {
 	struct vipd_cfg_msgs errs = { 0 };
@@ -96,14 +75,6 @@ static struct vipd_config *load_ok(const char *text)
 static const char *notices(const struct vipd_config *c)
 {
 	return join(c->notices, c->nnotices);
-}
-
-static void assert_has(const char *all, const char *want)
-{
-	if (!strstr(all, want))
-		fail_msg("'%s' not in:\n"
-			 "%s",
-			want, all);
 }
 
 static void assert_hasnt(const char *all, const char *what)

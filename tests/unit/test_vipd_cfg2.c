@@ -12,34 +12,13 @@
 #include <cmocka.h>
 
 #include "cfg.h"
-
-/* An instance around BODY: lines 1-3 are its head, BODY starts at line 4,
- * and the VIP 198.18.0.10 follows it. */
-#define INST(body)                                                                                 \
-	"vrrp_instance VI_1 {\n"                                                                   \
-	"  interface eth0\n"                                                                       \
-	"  virtual_router_id 51\n" body "  virtual_ipaddress {\n"                                  \
-	"    198.18.0.10\n"                                                                        \
-	"  }\n"                                                                                    \
-	"}\n"
+#include "vipd_cfg_test.h"
 
 /* A script on lines 1-3, then INST(body) from line 4 (body from line 7). */
 #define SCRIPT_INST(body)                                                                          \
 	"vrrp_script chk {\n"                                                                      \
 	"  script /bin/true\n"                                                                     \
 	"}\n" INST(body)
-
-static char joined[32768];
-
-static const char *join(char **msg, size_t n)
-{
-	size_t i, o = 0;
-
-	joined[0] = '\0';
-	for (i = 0; i < n && o < sizeof(joined); i++)
-		o += (size_t)snprintf(joined + o, sizeof(joined) - o, "%s\n", msg[i]);
-	return joined;
-}
 
 /* Load text that must fail: the messages, one per line; *n their count. */
 static const char *load_bad(const char *text, size_t *n)

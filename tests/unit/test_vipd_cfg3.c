@@ -16,27 +16,7 @@
 #include <cmocka.h>
 
 #include "cfg.h"
-
-/* An instance around BODY, which starts at line 4; its VIP follows. */
-#define INST(body)                                                                                 \
-	"vrrp_instance VI_1 {\n"                                                                   \
-	"  interface eth0\n"                                                                       \
-	"  virtual_router_id 51\n" body "  virtual_ipaddress {\n"                                  \
-	"    198.18.0.10\n"                                                                        \
-	"  }\n"                                                                                    \
-	"}\n"
-
-static char joined[32768];
-
-static const char *join(char **msg, size_t n)
-{
-	size_t i, o = 0;
-
-	joined[0] = '\0';
-	for (i = 0; i < n && o < sizeof(joined); i++)
-		o += (size_t)snprintf(joined + o, sizeof(joined) - o, "%s\n", msg[i]);
-	return joined;
-}
+#include "vipd_cfg_test.h"
 
 static struct vipd_config *load_ok(const char *text)
 {
@@ -49,12 +29,6 @@ static struct vipd_config *load_ok(const char *text)
 		fail();
 	}
 	return c;
-}
-
-static void assert_has(const char *all, const char *want)
-{
-	if (!strstr(all, want))
-		fail_msg("'%s' not in:\n%s", want, all);
 }
 
 /* The errors of text that must be refused. */
