@@ -42,7 +42,8 @@ static int cfg_stick_size(
 	return 0;
 }
 
-/* stick-table type ip|ipv6 size N [expire T] [nopurge] [srvkey name] [store server_id] */
+/* stick-table type ip|ipv6 size N [expire T] [nopurge] [srvkey name|addr]
+ * [store server_id] */
 void cfg_stick_table_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	struct lbd_stick_cfg *st = &px->be.stick;
@@ -80,8 +81,7 @@ void cfg_stick_table_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struc
 				   !strcmp(v, "binary")) {
 				cfg_err(ctx, a->line,
 					"'stick-table type %s' is not supported by lbd: it sticks "
-					"on "
-					"the client address only (type ip or ipv6) (%s)",
+					"on the client address only (type ip or ipv6) (%s)",
 					v, where);
 				return;
 			} else {
@@ -98,11 +98,11 @@ void cfg_stick_table_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struc
 			if (cfg_time(ctx, a->line, "stick-table expire", v, &n.expire, where) < 0)
 				return;
 		} else if (strcmp(k, "srvkey") == 0) {
-			if (strcmp(v, "name") != 0) {
+			/* how peers name servers; each lbd keeps its own table, and a
+			 * server's name and address do not change while it runs */
+			if (strcmp(v, "name") != 0 && strcmp(v, "addr") != 0) {
 				cfg_err(ctx, a->line,
-					"'stick-table srvkey %s' is not supported by lbd (name, "
-					"the "
-					"default, is) (%s)",
+					"'stick-table srvkey' must be name or addr, not '%s' (%s)",
 					v, where);
 				return;
 			}
@@ -113,8 +113,7 @@ void cfg_stick_table_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struc
 				if (strcmp(k, "server_id") != 0) {
 					cfg_err(ctx, a->line,
 						"'stick-table store %s' is not supported by lbd: "
-						"it "
-						"stores only server_id, for stick rules (%s)",
+						"it stores only server_id, for stick rules (%s)",
 						k, where);
 					return;
 				}

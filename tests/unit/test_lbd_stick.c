@@ -228,7 +228,7 @@ static void test_cfg_parsed(void **state)
 
 	c = load_ok(STICK_BE(
 		"    stick match src table b\n"
-		"    stick-table type ipv6 size 1m nopurge store server_id srvkey name\n"));
+		"    stick-table type ipv6 size 1m nopurge store server_id srvkey addr\n"));
 	st = &c->backends[0].stick;
 	assert_int_equal(st->family, AF_INET6);
 	assert_int_equal(st->size, 1024 * 1024);
@@ -276,6 +276,8 @@ static void test_cfg_errors(void **state)
 		"t.cfg:10: 'stick-table size' needs a number");
 	expect_error(STICK_BE("    stick-table type ip size 10 expire soon\n    stick on src\n"),
 		"t.cfg:10: 'stick-table expire'");
+	expect_error(STICK_BE("    stick-table type ip size 10 srvkey id\n    stick on src\n"),
+		"t.cfg:10: 'stick-table srvkey' must be name or addr, not 'id'");
 	expect_error(STICK_BE("    stick-table type ip size 10 color red\n    stick on src\n"),
 		"t.cfg:10: 'stick-table': unknown argument 'color'");
 	expect_error(STICK_BE("    stick-table type ip size 10\n    stick-table type ip size 9\n"),
