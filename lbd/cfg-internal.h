@@ -123,6 +123,8 @@ void cfg_bind_list(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *list, 
 void cfg_bind_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
 void cfg_bind_validate(struct cfg_ctx *ctx, const struct lbd_config *c);
 void cfg_log_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void cfg_log_format_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void cfg_log_format_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
 
 /* cfg_server.c: the global section */
 void cfg_global_line(struct cfg_ctx *ctx, const struct cfg_args *a);

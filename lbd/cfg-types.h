@@ -195,6 +195,7 @@ struct lbd_log_target {
 struct lbd_bind {
 	struct cpha_addr addr;
 	unsigned line;
+	int v6only; /* IPv6 listener: -1 the system's default, 0 v4v6, 1 v6only */
 };
 
 /* stick-table and stick rules of a backend (HAProxy's, for "src"). */
@@ -239,6 +240,10 @@ struct lbd_frontend {
 	struct lbd_timeouts timeouts;
 	int tcplog;
 	int dontlognull;
+	int dontlog_normal; /* option dontlog-normal: log only failed sessions */
+	int smart_accept;   /* option tcp-smart-accept: TCP_DEFER_ACCEPT on the binds */
+	char *log_format;   /* log-format string (replaces tcplog's line), or NULL */
+	unsigned log_format_line;
 	struct lbd_log_target *logs;
 	size_t nlogs;
 	int from_listen;

@@ -402,6 +402,7 @@ static const struct cfg_px_kw {
 	{ "no", CFG_ALL, cfg_px_no, NULL },
 	{ "timeout", CFG_ALL, cfg_px_timeout, NULL },
 	{ "log", CFG_ALL, cfg_log_line, NULL },
+	{ "log-format", CFG_ALL, cfg_log_format_line, NULL },
 	{ "default-server", CFG_CAP_DEF | CFG_CAP_BE, cfg_server_default_line, NULL },
 	{ "server", CFG_CAP_BE, cfg_server_line, NULL },
 	{ "tcp-check", CFG_CAP_DEF | CFG_CAP_BE, cfg_check_tcp_line, NULL },
@@ -442,6 +443,7 @@ static void cfg_proxy_free(struct cfg_proxy *px)
 	free(px->name);
 	free(px->fe.binds);
 	free(px->fe.backend_name);
+	free(px->fe.log_format);
 	cfg_logs_free(px->fe.logs, px->fe.nlogs);
 	cfg_check_free(&px->be);
 	for (i = 0; i < px->be.nservers; i++)
@@ -462,6 +464,12 @@ static void cfg_proxy_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const s
 	px->fe.maxconn = d->fe.maxconn;
 	px->fe.tcplog = d->fe.tcplog;
 	px->fe.dontlognull = d->fe.dontlognull;
+	px->fe.dontlog_normal = d->fe.dontlog_normal;
+	px->fe.smart_accept = d->fe.smart_accept;
+	if (d->fe.log_format && (px->cap & (CFG_CAP_FE | CFG_CAP_DEF))) {
+		px->fe.log_format = cfg_strdup(ctx, d->fe.log_format);
+		px->fe.log_format_line = d->fe.log_format_line;
+	}
 	if (d->fe.backend_name && (px->cap & CFG_CAP_FE)) {
 		px->fe.backend_name = cfg_strdup(ctx, d->fe.backend_name);
 		px->fe.backend_line = d->fe.backend_line;
@@ -776,6 +784,7 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 			b->from_listen = px->cap & CFG_CAP_FE ? 1 : 0;
 		}
 		if (px->cap & CFG_CAP_FE) {
+			cfg_log_format_finalize(ctx, px);
 			f = &c->frontends[c->nfrontends++];
 			*f = px->fe;
 			memset(&px->fe, 0, sizeof(px->fe));
@@ -934,6 +943,7 @@ void lbd_cfg_free(struct lbd_config *c)
 		free(c->frontends[i].name);
 		free(c->frontends[i].binds);
 		free(c->frontends[i].backend_name);
+		free(c->frontends[i].log_format);
 		cfg_logs_free(c->frontends[i].logs, c->frontends[i].nlogs);
 	}
 	free(c->frontends);

@@ -954,6 +954,8 @@ int cfg_check_http_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct 
 		 * httplog falls back to option tcplog there */
 		if (strcmp(kw, "option httplog") == 0 && !no && (px->cap & CFG_CAP_FE)) {
 			px->fe.tcplog = 1;
+			free(px->fe.log_format);
+			px->fe.log_format = NULL;
 			cfg_notice(ctx, a->line,
 				"'option httplog' needs mode http; %s falls back to option tcplog "
 				"(as HAProxy does)",

@@ -3,6 +3,7 @@
  * allow it is warned about and ignored, as HAProxy does. */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cfg-internal.h"
@@ -28,8 +29,28 @@ struct cfg_opt {
 #define CFG_DEF_BE (CFG_CAP_DEF | CFG_CAP_BE)
 #define CFG_ALL    (CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE)
 
+/* option tcplog: the last of it and log-format wins, as in HAProxy, which
+ * warns when one replaces the other in a defaults section */
+static void cfg_option_tcplog(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	const char *where = cfg_where(ctx, px);
+
+	if (cfg_nargs(ctx, a, 2, 0, 0, where) < 0)
+		return;
+	if (px->cap == CFG_CAP_DEF && px->fe.log_format)
+		cfg_notice(ctx, a->line, "'option tcplog' overrides previous 'log-format' in %s",
+			where);
+	free(px->fe.log_format);
+	px->fe.log_format = NULL;
+	px->fe.tcplog = 1;
+}
+
 static const struct cfg_opt cfg_opts[] = {
-	{ "tcplog", CFG_DEF_FE, 0, CFG_OPT_FE, offsetof(struct lbd_frontend, tcplog), NULL },
+	{ "tcplog", CFG_DEF_FE, 0, CFG_OPT_FN, 0, cfg_option_tcplog },
+	{ "dontlog-normal", CFG_DEF_FE, 1, CFG_OPT_FE,
+		offsetof(struct lbd_frontend, dontlog_normal), NULL },
+	{ "tcp-smart-accept", CFG_DEF_FE, 1, CFG_OPT_FE,
+		offsetof(struct lbd_frontend, smart_accept), NULL },
 	{ "dontlognull", CFG_DEF_FE, 1, CFG_OPT_FE, offsetof(struct lbd_frontend, dontlognull),
 		NULL },
 	{ "redispatch", CFG_DEF_BE, 1, CFG_OPT_BE, offsetof(struct lbd_backend, redispatch), NULL },
@@ -50,8 +71,6 @@ static const struct {
 	const char *name;
 	const char *why;
 } cfg_opts_todo[] = {
-	{ "dontlog-normal", "its tcplog lines cannot be limited to failed sessions yet" },
-	{ "tcp-smart-accept", "its listeners do not defer the accept (TCP_DEFER_ACCEPT) yet" },
 	{ "tcp-smart-connect", "its server connections do not hold back the first ACK yet" },
 };
 

@@ -17,6 +17,7 @@
 
 #include "duration.h"
 #include "cfg-internal.h"
+#include "logformat.h"
 
 #define CFG_UNIX_PATH_MAX 107 /* longest UNIX socket path (sun_path less its NUL) */
 
@@ -351,6 +352,7 @@ static void cfg_bind_one(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *
 	if (b) {
 		b->addr = addr;
 		b->line = line;
+		b->v6only = -1;
 	}
 }
 
@@ -380,14 +382,78 @@ void cfg_bind_list(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *list, 
 
 void cfg_bind_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
+	size_t first, i;
+	int v6only = -1;
+
 	if (a->n < 2) {
 		cfg_err(ctx, a->line, "'bind' needs an address (%s)", cfg_where(ctx, px));
 		return;
 	}
+	first = px->fe.nbinds;
 	cfg_bind_list(ctx, px, a->v[1], a->line);
-	if (a->n > 2)
-		cfg_err(ctx, a->line, "'%s' is not supported by lbd on a bind line (%s)", a->v[2],
-			cfg_where(ctx, px));
+	/* HAProxy: v4v6 also accepts IPv4 on an IPv6 socket, v6only refuses
+	 * it; the last one written wins, and IPv4 sockets ignore both */
+	for (i = 2; i < a->n; i++) {
+		if (strcmp(a->v[i], "v4v6") == 0) {
+			v6only = 0;
+		} else if (strcmp(a->v[i], "v6only") == 0) {
+			v6only = 1;
+		} else {
+			cfg_err(ctx, a->line, "'%s' is not supported by lbd on a bind line (%s)",
+				a->v[i], cfg_where(ctx, px));
+			return;
+		}
+	}
+	for (i = first; i < px->fe.nbinds; i++)
+		px->fe.binds[i].v6only = v6only;
+}
+
+/* log-format STRING: the string is checked when the section ends, against
+ * its final mode, as HAProxy does. */
+void cfg_log_format_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	const char *where = cfg_where(ctx, px);
+
+	if (a->n < 2) {
+		cfg_err(ctx, a->line, "'log-format' expects an argument (%s)", where);
+		return;
+	}
+	if (a->n > 2) {
+		cfg_err(ctx, a->line,
+			"'log-format' expects only one argument; put the format between "
+			"quotes or escape its spaces (%s)",
+			where);
+		return;
+	}
+	if (!(px->cap & (CFG_CAP_FE | CFG_CAP_DEF))) {
+		cfg_notice(ctx, a->line,
+			"'log-format' is ignored in backends (%s), as HAProxy does", where);
+		return;
+	}
+	if (px->cap == CFG_CAP_DEF && (px->fe.log_format || px->fe.tcplog))
+		cfg_notice(ctx, a->line, "'log-format' overrides previous '%s' in %s",
+			px->fe.log_format ? "log-format" : "option tcplog", where);
+	free(px->fe.log_format);
+	px->fe.log_format = cfg_strdup(ctx, a->v[1]);
+	px->fe.log_format_line = a->line;
+	px->fe.tcplog = 0;
+}
+
+void cfg_log_format_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px)
+{
+	struct lf_format f;
+	char err[256], warn[256];
+
+	if (!px->fe.log_format)
+		return;
+	if (lf_compile(px->fe.log_format, &f, err, sizeof(err), warn, sizeof(warn)) < 0) {
+		cfg_err(ctx, px->fe.log_format_line, "log-format of %s: %s", cfg_where(ctx, px),
+			err);
+		return;
+	}
+	if (warn[0])
+		cfg_notice(ctx, px->fe.log_format_line, "%s (%s)", warn, cfg_where(ctx, px));
+	lf_free(&f);
 }
 
 /* log global | log TARGET ... in a proxy section */

@@ -279,7 +279,8 @@ static int open_new_listeners(
 			for (w = 0; w < LBD_MAX_THREADS; w++)
 				l->fds[w] = -1;
 			for (w = 0; w < rt->nworkers; w++) {
-				fd = worker_listen_socket(addr);
+				fd = worker_listen_socket(addr, cfg->frontends[f].binds[b].v6only,
+					cfg->frontends[f].smart_accept);
 				if (fd < 0) {
 					log_err("%s:%u: cannot listen on %s: %s", cfg->file,
 						cfg->frontends[f].binds[b].line,
@@ -376,9 +377,9 @@ int runtime_apply(struct lbd_runtime *rt, struct lbd_config *cfg)
 		atomic_store(&fp->refs, 1);
 		fp->timeouts = fc->timeouts;
 		fp->maxconn = fc->maxconn;
-		fp->tcplog = fc->tcplog;
+		fp->tcplog = fc->tcplog || fc->log_format; /* a traffic line per session */
 		fp->dontlognull = fc->dontlognull;
-		fp->log = tlog_open(fc->logs, fc->nlogs);
+		fp->log = tlog_open(fc->logs, fc->nlogs, fc->log_format, fc->dontlog_normal);
 		fp->be = runtime_backend(rt, fc->backend->name);
 		__atomic_add_fetch(&fp->be->refs, 1, __ATOMIC_ACQ_REL);
 		oldp = atomic_exchange(&fe->params, fp);

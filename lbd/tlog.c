@@ -5,15 +5,21 @@
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "duration.h"
 #include "log.h"
 #include "session.h"
 #include "tlog.h"
 
-struct lbd_logger *tlog_open(const struct lbd_log_target *t, size_t n)
+/* %rt: sessions logged by this process, all frontends */
+static atomic_ulong tlog_sessions;
+
+struct lbd_logger *tlog_open(
+	const struct lbd_log_target *t, size_t n, const char *log_format, bool dontlog_normal)
 {
 	struct lbd_logger *l;
+	char err[256], warn[256];
 	size_t i, k = 0;
 	int r;
 
@@ -22,6 +28,9 @@ struct lbd_logger *tlog_open(const struct lbd_log_target *t, size_t n)
 	l = calloc(1, sizeof(*l) + n * sizeof(l->d[0]));
 	if (!l)
 		return NULL;
+	l->dontlog_normal = dontlog_normal;
+	if (log_format && lf_compile(log_format, &l->fmt, err, sizeof(err), warn, sizeof(warn)) < 0)
+		log_warn("log-format: %s; logging tcplog lines", err);
 	for (i = 0; i < n; i++) {
 		struct cpha_logdest *d = &l->d[k];
 
@@ -67,7 +76,16 @@ void tlog_free(struct lbd_logger *l)
 		return;
 	for (i = 0; i < l->n; i++)
 		cpha_logdest_close(&l->d[i]);
+	lf_free(&l->fmt);
 	free(l);
+}
+
+bool tlog_failed(const char *term, unsigned retries, bool redispatched)
+{
+	/* HAProxy 2.6 stream.c: redispatch, an error past "local", or a
+	 * clean end that needed retries */
+	return redispatched || (term[0] != '-' && term[0] != 'L') ||
+	       (term[0] == '-' && retries > 0);
 }
 
 static void format_peer(const struct sockaddr_storage *ss, char *buf, size_t len)
@@ -124,16 +142,77 @@ int tlog_format(
 		s->srv ? s->srv->cur : 0u, s->retries_done, 0u, be->queued);
 }
 
+void tlog_values(const struct lbd_session *s, uint64_t now_mono, uint64_t now_real,
+	const struct sockaddr_storage *front, const struct sockaddr_storage *back,
+	struct lf_values *v)
+{
+	const struct lbd_backend_rt *be = s->fp->be;
+
+	memset(v, 0, sizeof(*v));
+	v->client = &s->peer;
+	v->front = front;
+	v->back = back;
+	v->frontend = s->fe->name;
+	v->backend = be->name;
+	v->server_name = s->srv ? s->srv->name : NULL;
+	v->accept_real_usec = now_real - (now_mono - s->t_accept);
+	v->tw = s->t_queue ? ms_between(s->t_queue, s->t_connect ? s->t_connect : now_mono) : 0;
+	v->tc = s->t_open ? ms_between(s->t_connect, s->t_open) : -1;
+	v->tt = ms_between(s->t_accept, now_mono);
+	v->bytes_in = s->c2s.bytes;
+	v->bytes_out = s->s2c.bytes;
+	v->term = s->term;
+	v->ac = (unsigned)atomic_load(&s->w->rt->cur);
+	v->fc = (unsigned)atomic_load(&s->fe->cur);
+	v->bc = (unsigned)atomic_load(&be->cur);
+	v->sc = s->srv ? s->srv->cur : 0u;
+	v->rc = s->retries_done;
+	v->redispatched = s->redispatched;
+	v->sq = 0;
+	v->bq = be->queued;
+}
+
 void tlog_session(const struct lbd_session *s, uint64_t now_mono)
 {
 	struct lbd_logger *l = s->fp->log;
-	char line[1024];
+	struct sockaddr_storage front, back, server;
+	socklen_t sl;
+	struct lf_values v;
+	struct cpha_addr dst;
+	char line[1024], host[256];
 	size_t i;
 
 	if (!l || !l->n)
 		return;
-	if (tlog_format(s, now_mono, cpha_now_usec(CLOCK_REALTIME), line, sizeof(line)) < 0)
+	if (l->dontlog_normal && !tlog_failed(s->term, s->retries_done, s->redispatched))
 		return;
+	if (!l->fmt.nn) {
+		if (tlog_format(s, now_mono, cpha_now_usec(CLOCK_REALTIME), line, sizeof(line)) < 0)
+			return;
+	} else {
+		sl = sizeof(front);
+		if (getsockname(s->cfd, (struct sockaddr *)&front, &sl) == -1)
+			front.ss_family = AF_UNSPEC;
+		sl = sizeof(back);
+		if (s->sfd < 0 || getsockname(s->sfd, (struct sockaddr *)&back, &sl) == -1)
+			back.ss_family = AF_UNSPEC;
+		tlog_values(s, now_mono, cpha_now_usec(CLOCK_REALTIME), &front, &back, &v);
+		if (s->srv) {
+			dst = s->srv->addr;
+			if (cpha_addr_port(&dst) == 0)
+				cpha_addr_set_port(&dst, s->local_port);
+			memcpy(&server, &dst.ss, sizeof(server));
+			v.server = &server;
+		}
+		if (gethostname(host, sizeof(host)) == -1)
+			host[0] = '\0';
+		host[sizeof(host) - 1] = '\0';
+		v.hostname = host;
+		v.pid = (int)getpid();
+		v.log_counter = atomic_fetch_add(&l->lines, 1);
+		v.session_counter = atomic_fetch_add(&tlog_sessions, 1);
+		lf_render(&l->fmt, &v, line, sizeof(line));
+	}
 	for (i = 0; i < l->n; i++)
 		cpha_logdest_send(&l->d[i], LOG_INFO, line);
 }

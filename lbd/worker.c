@@ -26,25 +26,33 @@ void listener_unref(struct lbd_listener *l)
 		free(l);
 }
 
-int worker_listen_socket(const struct cpha_addr *addr)
+int worker_listen_socket(const struct cpha_addr *addr, int v6only, bool defer_accept)
 {
 	int fd, one = 1, r;
 
 	fd = socket(addr->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd == -1)
 		return -errno;
+	if (addr->ss.ss_family == AF_INET6 && v6only >= 0 &&
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only)) == -1)
+		goto fail;
+	/* option tcp-smart-accept: accept() once the client has sent data
+	 * (HAProxy asks TCP_DEFER_ACCEPT for 1 second) */
+	if (defer_accept && setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &one, sizeof(one)) == -1)
+		goto fail;
 	/* accepted sockets inherit TCP_NODELAY and SO_KEEPALIVE from here */
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1 ||
 		setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) == -1 ||
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) == -1 ||
 		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one)) == -1 ||
 		bind(fd, (const struct sockaddr *)&addr->ss, addr->len) == -1 ||
-		listen(fd, SOMAXCONN) == -1) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
+		listen(fd, SOMAXCONN) == -1)
+		goto fail;
 	return fd;
+fail:
+	r = -errno;
+	close(fd);
+	return r;
 }
 
 static uint64_t now_of(struct lbd_worker *w)

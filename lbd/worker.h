@@ -27,8 +27,10 @@ void worker_session_closed(struct lbd_worker *w);
 void worker_fd_exhausted(struct lbd_worker *w);
 
 /* Open a listening socket for addr with SO_REUSEPORT (one per worker).
+ * v6only (IPv6 only): -1 keeps the system's default, 0 also accepts IPv4,
+ * 1 refuses it; defer_accept: wake accept() only once data came.
  * Returns the fd or a negative errno. */
-int worker_listen_socket(const struct cpha_addr *addr);
+int worker_listen_socket(const struct cpha_addr *addr, int v6only, bool defer_accept);
 
 /* Listener reference counting: a listener is freed when the last worker
  * has stopped using it after LBD_MSG_UNLISTEN. */

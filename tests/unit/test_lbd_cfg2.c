@@ -148,8 +148,8 @@ static void test_errors_proxy_directives(void **state)
 	(void)state;
 	expect_error(TCP_DEFAULTS "frontend f\n    bind :6443 ssl crt /x.pem\n",
 		"t.cfg:7: 'ssl' is not supported by lbd on a bind line (frontend 'f')");
-	expect_error(TCP_DEFAULTS "frontend f\n    bind :6443 v4v6\n", "t.cfg:7: 'v4v6' is not "
-								       "supported");
+	expect_error(TCP_DEFAULTS "frontend f\n    bind :6443 v4v6 tfo\n",
+		"t.cfg:7: 'tfo' is not supported by lbd on a bind line");
 	expect_error(TCP_DEFAULTS "frontend f\n    bind :6443-6450\n",
 		"t.cfg:7: bind address ':6443-6450': port ranges are not supported by lbd");
 	expect_error(TCP_DEFAULTS "frontend f\n    bind /run/x.sock\n",

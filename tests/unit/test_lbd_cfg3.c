@@ -436,15 +436,90 @@ static void test_check_jitter_and_log(void **state)
 }
 
 /* What lbd does not do yet stays an error at its line. */
+static void test_bind_v6only(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok(TCP_DEFAULTS "frontend f\n    bind :::6443,[::1]:6444 v4v6\n"
+				 "    bind [::1]:6445 v4v6 v6only\n    bind :6446\n"
+				 "    default_backend b\nbackend b\n    server s 198.18.0.1:1\n");
+	assert_int_equal(c->frontends[0].nbinds, 4);
+	assert_int_equal(c->frontends[0].binds[0].v6only, 0);
+	assert_int_equal(c->frontends[0].binds[1].v6only, 0);
+	assert_int_equal(c->frontends[0].binds[2].v6only, 1);
+	assert_int_equal(c->frontends[0].binds[3].v6only, -1);
+	lbd_cfg_free(c);
+}
+
+#define LF_BE "    default_backend b\nbackend b\n    server s 198.18.0.1:1\n"
+
+static void test_log_format(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	/* inherited from defaults; the frontend's own line replaces it */
+	c = load_ok(TCP_DEFAULTS "    log-format \"%ci %b\"\nfrontend f\n    bind :1\n" LF_BE
+				 "frontend g\n    bind :2\n    log-format %f\n"
+				 "    default_backend b\n");
+	assert_string_equal(c->frontends[0].log_format, "%ci %b");
+	assert_int_equal(c->frontends[0].log_format_line, 6);
+	assert_string_equal(c->frontends[1].log_format, "%f");
+	lbd_cfg_free(c);
+	/* the last of option tcplog and log-format wins */
+	c = load_ok(TCP_DEFAULTS
+		"frontend f\n    bind :1\n    log-format %f\n    option tcplog\n" LF_BE);
+	assert_null(c->frontends[0].log_format);
+	assert_int_equal(c->frontends[0].tcplog, 1);
+	lbd_cfg_free(c);
+	c = load_ok(TCP_DEFAULTS
+		"frontend f\n    bind :1\n    option tcplog\n    log-format %f\n" LF_BE);
+	assert_string_equal(c->frontends[0].log_format, "%f");
+	assert_int_equal(c->frontends[0].tcplog, 0);
+	lbd_cfg_free(c);
+	expect_notice(TCP_DEFAULTS
+		"    option tcplog\n    log-format %f\nfrontend f\n    bind :1\n" LF_BE,
+		"t.cfg:7: 'log-format' overrides previous 'option tcplog' in section 'defaults'");
+	expect_notice(TCP_DEFAULTS
+		"    log-format %f\n    option tcplog\nfrontend f\n    bind :1\n" LF_BE,
+		"t.cfg:7: 'option tcplog' overrides previous 'log-format' in section 'defaults'");
+	expect_notice(TCP_DEFAULTS "frontend f\n    bind :1\n" LF_BE "    log-format %f\n",
+		"t.cfg:11: 'log-format' is ignored in backends");
+	expect_notice(TCP_DEFAULTS "frontend f\n    bind :1\n    log-format %{+E}f\n" LF_BE,
+		"t.cfg:8: log-format flag '+E' is accepted but not applied");
+	/* checked when the section ends, at the line of the string */
+	expect_error(TCP_DEFAULTS "    log-format \"%ci %zz\"\nfrontend f\n    bind :1\n" LF_BE,
+		"t.cfg:6: log-format of frontend 'f': no such format variable 'zz'");
+	expect_error(TCP_DEFAULTS "frontend f\n    bind :1\n    log-format %r\n" LF_BE,
+		"t.cfg:8: log-format of frontend 'f': format variable 'r' is reserved for HTTP");
+	expect_error(TCP_DEFAULTS "frontend f\n    bind :1\n    log-format %ci %b\n" LF_BE,
+		"t.cfg:8: 'log-format' expects only one argument");
+	expect_error(TCP_DEFAULTS "frontend f\n    bind :1\n    log-format\n" LF_BE,
+		"t.cfg:8: 'log-format' expects an argument");
+}
+
+static void test_log_options(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok(TCP_DEFAULTS "    option dontlog-normal\n    option tcp-smart-accept\n"
+				 "frontend f\n    bind :1\n" LF_BE
+				 "frontend g\n    bind :2\n    no option dontlog-normal\n"
+				 "    no option tcp-smart-accept\n    default_backend b\n");
+	assert_int_equal(c->frontends[0].dontlog_normal, 1);
+	assert_int_equal(c->frontends[0].smart_accept, 1);
+	assert_int_equal(c->frontends[1].dontlog_normal, 0);
+	assert_int_equal(c->frontends[1].smart_accept, 0);
+	lbd_cfg_free(c);
+}
+
 static void test_still_refused(void **state)
 {
 	(void)state;
-	expect_error(TCP_DEFAULTS "frontend f\n    bind :80 v4v6\n",
-		"t.cfg:7: 'v4v6' is not supported by lbd on a bind line");
-	expect_error(TCP_DEFAULTS "backend b\n    option dontlog-normal\n",
-		"t.cfg:7: 'option dontlog-normal' is not supported by lbd yet: its tcplog lines");
-	expect_error(TCP_DEFAULTS "frontend f\n    option tcp-smart-accept\n",
-		"t.cfg:7: 'option tcp-smart-accept' is not supported by lbd yet");
+	expect_error(TCP_DEFAULTS "frontend f\n    bind :80 v4v6 transparent\n",
+		"t.cfg:7: 'transparent' is not supported by lbd on a bind line");
 	expect_error(TCP_DEFAULTS "backend b\n    no option tcp-smart-connect\n",
 		"t.cfg:7: 'no option tcp-smart-connect' is not supported by lbd yet");
 	expect_error("global\n    nbproc 2\n" TCP_PAIR,
@@ -468,6 +543,9 @@ int main(void)
 		cmocka_unit_test(test_server_tls_options),
 		cmocka_unit_test(test_server_state),
 		cmocka_unit_test(test_check_jitter_and_log),
+		cmocka_unit_test(test_bind_v6only),
+		cmocka_unit_test(test_log_format),
+		cmocka_unit_test(test_log_options),
 		cmocka_unit_test(test_still_refused),
 	};
 
