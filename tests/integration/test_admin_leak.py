@@ -178,8 +178,7 @@ class AdminLeak(unittest.TestCase):
 def main():
     lbd.require()
     vipd.require(tools=())
-    prog = unittest.main(exit=False, verbosity=2)
-    return 0 if prog.result.wasSuccessful() else 1
+    return util.run_tests()
 
 
 if __name__ == "__main__":

@@ -189,10 +189,8 @@ def main():
         if grp.getgrgid(NOBODY).gr_name != "nogroup":
             raise KeyError(NOBODY)
     except KeyError:
-        print("SKIP: no user nobody / group nogroup with id %d" % NOBODY, flush=True)
-        return util.SKIP
-    prog = unittest.main(exit=False, verbosity=2)
-    return 0 if prog.result.wasSuccessful() else 1
+        return util.skip("no user nobody / group nogroup with id %d" % NOBODY)
+    return util.run_tests()
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
-from cphatest import lbd, step  # noqa: E402
+from cphatest import lbd, step, util  # noqa: E402
 
 CASES = {  # backend: (frontend port, server, server options)
     "none": (7001, "198.18.0.11", "verify none"),
@@ -157,8 +157,7 @@ class Checks(unittest.TestCase):
 
 def main():
     lbd.require()
-    prog = unittest.main(exit=False, verbosity=2)
-    return 0 if prog.result.wasSuccessful() else 1
+    return util.run_tests()
 
 
 if __name__ == "__main__":

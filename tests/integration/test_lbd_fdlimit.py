@@ -194,10 +194,8 @@ def main():
     lbd.require()
     for tool in ("haproxy", "prlimit", "setpriv"):
         if not shutil.which(tool):
-            print("SKIP: %s not installed" % tool, flush=True)
-            return util.SKIP
-    prog = unittest.main(exit=False, verbosity=2)
-    return 0 if prog.result.wasSuccessful() else 1
+            return util.skip("%s not installed" % tool)
+    return util.run_tests()
 
 
 if __name__ == "__main__":

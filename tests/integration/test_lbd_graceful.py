@@ -24,7 +24,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
-from cphatest import lbd, step  # noqa: E402
+from cphatest import lbd, step, util  # noqa: E402
 
 INTER, FASTINTER, FALL = 1.0, 0.25, 2
 SHUTDOWN_DELAY = 5.0
@@ -124,8 +124,7 @@ class Graceful(unittest.TestCase):
 
 def main():
     lbd.require()
-    prog = unittest.main(exit=False, verbosity=2)
-    return 0 if prog.result.wasSuccessful() else 1
+    return util.run_tests()
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
-from cphatest import lbd, step  # noqa: E402
+from cphatest import lbd, step, util  # noqa: E402
 
 TIMEOUT_QUEUE = 1.0
 LB = lbd.LB_IP
@@ -153,8 +153,7 @@ class Queue(unittest.TestCase):
 
 def main():
     lbd.require()
-    prog = unittest.main(exit=False, verbosity=2)
-    return 0 if prog.result.wasSuccessful() else 1
+    return util.run_tests()
 
 
 if __name__ == "__main__":

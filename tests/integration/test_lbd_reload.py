@@ -35,7 +35,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
-from cphatest import lbd, step  # noqa: E402
+from cphatest import lbd, step, util  # noqa: E402
 
 RELOADS = 20
 BROKEN_AT = 9  # this reload gets a broken file
@@ -213,8 +213,7 @@ class Reload(unittest.TestCase):
 
 def main():
     lbd.require()
-    prog = unittest.main(exit=False, verbosity=2)
-    return 0 if prog.result.wasSuccessful() else 1
+    return util.run_tests()
 
 
 if __name__ == "__main__":

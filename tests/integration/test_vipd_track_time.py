@@ -135,10 +135,8 @@ class TrackOverTime(unittest.TestCase):
 def main():
     vipd.require()
     if not os.path.exists(lbd.binary()):
-        print("SKIP: lbd is not built")
-        return 77
-    prog = unittest.main(exit=False, verbosity=2)
-    return 0 if prog.result.wasSuccessful() else 1
+        return util.skip("lbd is not built")
+    return util.run_tests()
 
 
 if __name__ == "__main__":
