@@ -77,6 +77,16 @@ class TrackProcess(unittest.TestCase):
         self.assertEqual(tracks[0]["ok"], to == "r1", tracks)
         return took or 0.0
 
+    def start_pair(self, lab, r1, r2, body1):
+        """vipd on r1 with body1 and on r2 at priority 150, both started;
+        t_start is now."""
+        v1 = vipd.Vipd(lab, r1, body1)
+        v2 = vipd.Vipd(lab, r2, vipd.instance(priority=150, advert=A))
+        self.t_start = time.time()
+        v1.start()
+        v2.start()
+        return v1, v2
+
     def stop(self, proc):
         proc.kill(signal.SIGKILL)
         proc.wait(5)
@@ -91,11 +101,7 @@ class TrackProcess(unittest.TestCase):
             body1 = ("vrrp_track_process tp {\n    process %s\n    weight -200\n}\n" % NAME +
                      vipd.instance(priority=250, advert=A,
                                    extra=["track_process {", "    tp", "}"]))
-            v1 = vipd.Vipd(lab, r1, body1)
-            v2 = vipd.Vipd(lab, r2, vipd.instance(priority=150, advert=A))
-            self.t_start = time.time()
-            v1.start()
-            v2.start()
+            v1, v2 = self.start_pair(lab, r1, r2, body1)
             self.move(hosts, v1, "r1", 250, "start, %s running" % NAME)
             d = r1.spawn([decoy, "1000"], name="decoy")
             for i in range(4):
@@ -120,13 +126,9 @@ class TrackProcess(unittest.TestCase):
             body1 = ("vrrp_track_process two {\n    process %s 1000\n    quorum 2\n}\n" % exe +
                      vipd.instance(priority=250, advert=A,
                                    extra=["track_process {", "    two weight -200", "}"]))
-            v1 = vipd.Vipd(lab, r1, body1)
-            v2 = vipd.Vipd(lab, r2, vipd.instance(priority=150, advert=A))
             first = r1.spawn([exe, "1000"], name="first")
             other = r1.spawn([exe, "999"], name="other-param")
-            self.t_start = time.time()
-            v1.start()
-            v2.start()
+            v1, v2 = self.start_pair(lab, r1, r2, body1)
             self.move(hosts, v1, "r2", 50, "start: one of two (and one with 999)")
             for i in range(4):
                 second = r1.spawn([exe, "1000"], name="second")
@@ -152,11 +154,7 @@ class TrackProcess(unittest.TestCase):
                      "    terminate_delay %g\n}\n" % (NAME, DELAY) +
                      vipd.instance(priority=250, advert=A,
                                    extra=["track_process {", "    tp", "}"]))
-            v1 = vipd.Vipd(lab, r1, body1)
-            v2 = vipd.Vipd(lab, r2, vipd.instance(priority=150, advert=A))
-            self.t_start = time.time()
-            v1.start()
-            v2.start()
+            v1, v2 = self.start_pair(lab, r1, r2, body1)
             self.move(hosts, v1, "r1", 250, "start, %s running" % NAME)
             for i in range(2):
                 step("round %d: %s restarted within a second: the VIP stays" % (i + 1, NAME))
@@ -178,10 +176,8 @@ class TrackProcess(unittest.TestCase):
 def main():
     vipd.require()
     if not sleep_binary():
-        print("SKIP: no sleep binary to copy")
-        return 77
-    prog = unittest.main(exit=False, verbosity=2)
-    return 0 if prog.result.wasSuccessful() else 1
+        return util.skip("no sleep binary to copy")
+    return util.run_tests()
 
 
 if __name__ == "__main__":
