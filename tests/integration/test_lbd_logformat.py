@@ -22,7 +22,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
-from cphatest import lbd, step  # noqa: E402
+from cphatest import lbd, step, util  # noqa: E402
 
 FORMAT = ("%ci:%cp -> %fi:%fp [%t] %ft %b/%s %Tw/%Tc/%Tt %B %U %ts "
           "%ac/%fc/%bc/%sc/%rc %sq/%bq %{+Q}H %pid %si:%sp %bi:%bp")
@@ -157,11 +157,10 @@ class LogFormat(unittest.TestCase):
         self.assertEqual(len(log.read(5, 1)), 4, log.lines)
 
 
+def main():
+    lbd.require()
+    return util.run_tests()
+
+
 if __name__ == "__main__":
-    reason = cphatest.root_skip_reason() or (
-        None if os.path.exists(lbd.binary()) else "lbd is not built")
-    if reason:
-        print("SKIP: %s" % reason)
-        sys.exit(77)
-    r = unittest.main(exit=False, verbosity=2).result
-    sys.exit(0 if r.wasSuccessful() else 1)
+    sys.exit(main())
