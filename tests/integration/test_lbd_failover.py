@@ -104,7 +104,9 @@ class Failover(Bed, unittest.TestCase):
     @staticmethod
     def cut_by_kill(lb, failure, t_kill):
         t0, kind, _detail, lport = failure
-        if kind not in ("no-tag", "read") or not t_kill - 0.5 <= t0 <= t_kill + 0.01:
+        # kill() returns before the process is torn down: on a loaded
+        # machine its listener still takes connections for a few ms more
+        if kind not in ("no-tag", "read") or not t_kill - 0.5 <= t0 <= t_kill + 0.1:
             return False
         pat = re.compile(r"^%s:%d \[.*\] fe be/s1 \S+ 0 (SD|--) " % (
             re.escape(lbd.CLIENT_IP), lport))
@@ -186,7 +188,8 @@ class Failover(Bed, unittest.TestCase):
             self.assertEqual(res["failed"], 0, res["failures"][:10])
             # slowstart 4s, weights 100: s1's weight ramps 1..25 in the first
             # second, about 6% of the connections; a third without slowstart
-            self.assertGreater(n_first, 200)
+            # (at 120 connections, s1 gets none with a chance of 0.06%)
+            self.assertGreater(n_first, 120)
             self.assertLess(first, 1 / 6, "s1 got its full share right after coming up")
             self.assertGreater(first, 0.0, "s1 got nothing in its first second")
             self.assertGreater(n_full, 200)
