@@ -39,6 +39,7 @@ A = 0.2          # advert_int
 MARGIN = 0.15    # scheduling of vipd and of the observers
 EPS = 0.005      # timestamps of one packet seen at two places
 PRIO = {"r1": 250, "r2": 150, "r3": 50}
+KILL_SLACK = 0.005  # seconds between reading the clock and kill() taking effect
 
 
 class Failover(unittest.TestCase):
@@ -67,7 +68,10 @@ class Failover(unittest.TestCase):
         step("%s crashed: %s took the VIP %.3fs after the kill (seen by polling "
              "after %.3fs); its first advert %.3fs after %s's last (MDI %.4fs)"
              % (dead, new, takeover, took, gap, dead, mdi))
-        self.assertLess(last.ts, t_kill, "%s advertised after it was killed" % dead)
+        # t_kill is read just before kill(): an advert may leave in the
+        # moment between the two (seen once, 0.6 ms after, at load 5)
+        self.assertLess(last.ts, t_kill + KILL_SLACK,
+                        "%s advertised after it was killed" % dead)
         self.assertEqual(first.priority, bed.prio[new])
         # Master_Down_Timer: exactly MDI after the last advertisement heard
         self.assertGreaterEqual(gap, mdi - EPS)
