@@ -1,6 +1,6 @@
 """A real corosync + Pacemaker node inside a lab host (no systemd, no pcsd).
 
-Following /work/shared/notes/pacemaker-in-namespaces.md: a long-lived
+Following the team notes on Pacemaker in namespaces: a long-lived
 "holder" process owns a private mount and UTS namespace inside the host's
 network namespace; it sets the host name, mounts tmpfs on /run and /dev/shm,
 and binds per-node directories over /etc/corosync, /var/lib/corosync,

@@ -2,8 +2,8 @@
 
 Builds on cphatest.pacemaker.Node (holder with private mount + UTS
 namespaces, per-node /etc/corosync, /var/lib/pacemaker, /var/log, /etc/hosts;
-every command through nsenter) and adds, following
-/work/shared/notes/pacemaker-in-namespaces.md:
+every command through nsenter) and adds, following the team notes on
+Pacemaker in namespaces:
 
   - one corosync.conf (knet, token 1000 ms) listing every node and one
     authkey shared by all;
