@@ -128,6 +128,14 @@ void cfg_log_format_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
 
 /* cfg_server.c: the global section */
 void cfg_global_line(struct cfg_ctx *ctx, const struct cfg_args *a);
+#define CFG_UNIX_PATH_MAX 107 /* longest UNIX socket path (sun_path less its NUL) */
+/* The global "stats socket" line (cfg_stats.c). */
+void cfg_stats(struct cfg_ctx *ctx, const struct cfg_args *a, const char *where);
+/* 1 when regcomp can take the expression re quickly; else 0 with an error
+ * at line (cfg_regex.c). */
+int cfg_re_ok(struct cfg_ctx *ctx, unsigned line, const char *re, const char *where);
+/* "timeout client" for the first nkw words of a, in buf (cfg_util.c). */
+const char *cfg_kw(const struct cfg_args *a, size_t nkw, char *buf, size_t len);
 
 /* cfg_server.c: servers */
 void cfg_server_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
