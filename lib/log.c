@@ -331,6 +331,9 @@ static struct reason_slot *reason_slot(const char *reason, uint64_t now)
  * filtered out. Nothing here touches errno before vsnprintf, so %m reads
  * the caller's. */
 static int format_line(int *level, char *line, size_t size, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+static int format_line(int *level, char *line, size_t size, const char *fmt, va_list ap)
 {
 	if (*level < LOG_EMERG)
 		*level = LOG_EMERG;
