@@ -267,6 +267,13 @@ int etcd_build_argv(struct etcd *e, const char *initial, const char *state)
 	r = r ? r : push_flag(a, "initial-cluster", initial);
 	if (r == 0 && state)
 		r = push_flag(a, "initial-cluster-state", state);
+	/* Raft pre-vote (etcd 3.5's default, off in 3.4): a member that comes
+	 * back from a restart must not depose a working leader with a higher
+	 * term. Without it, a rolling restart here left the cluster with no
+	 * leader for 5 s after its last member returned. args may say
+	 * otherwise: they come later, and etcd takes the last value. */
+	if (r == 0)
+		r = ocf_strv_push(a, "--pre-vote=true");
 	if (r == 0 && ocf_split_words(ocf_get(e->c, "args"), a, &why) == -ENOMEM)
 		r = -ENOMEM;
 	r = r ? r : ocf_strv_push(&e->envp, ETCD_ENV_PATH);
