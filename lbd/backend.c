@@ -15,7 +15,8 @@ uint64_t lbd_now(void)
 bool server_usable(const struct lbd_server *srv)
 {
 	return !srv->removed && atomic_load_explicit(&srv->up, memory_order_relaxed) &&
-	       atomic_load_explicit(&srv->admin, memory_order_relaxed) == LBD_ADMIN_READY;
+	       atomic_load_explicit(&srv->admin, memory_order_relaxed) == LBD_ADMIN_READY &&
+	       !atomic_load_explicit(&srv->dns_maint, memory_order_relaxed);
 }
 
 static uint64_t since_up(const struct lbd_server *srv, uint64_t now)

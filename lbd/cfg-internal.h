@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cfg.h"
+#include "cfgdiag.h"
 
 #define CFG_MAX_ERRORS  100         /* stop parsing after this many errors */
 #define CFG_MAXCONN_MAX 10000000ULL /* largest maxconn lbd accepts */
@@ -70,12 +71,8 @@ enum cfg_section {
 };
 
 struct cfg_ctx {
-	const char *file;
-	struct lbd_cfg_msgs *errs;
-	size_t nerrs; /* errors this parse added */
-	int stop;     /* too many errors, or out of memory */
-	char **notices;
-	size_t nnotices;
+	const char *file;      /* its name, for messages that name other lines */
+	struct cpha_cfgdiag d; /* errors and notices; d.stop: too many, or no memory */
 	struct lbd_global global;
 	unsigned metrics_line;
 	int ssl_verify_none; /* ssl-server-verify none */
@@ -85,117 +82,121 @@ struct cfg_ctx {
 	struct cfg_proxy *def; /* most recent defaults, or NULL */
 	struct cfg_proxy **px; /* frontend, backend and listen sections in order */
 	size_t npx;
-	char where[320];           /* scratch for cfg_where() */
+	char where[320];           /* scratch for lbd_cfg_where() */
 	struct cfg_http_ctx *http; /* userlists (cfg_http.c) */
 	struct cfg_resolvers *res; /* resolvers sections and their users (cfg_resolve.c) */
 };
 
 /* cfg.c */
-void cfg_err(struct cfg_ctx *ctx, unsigned line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void cfg_notice(struct cfg_ctx *ctx, unsigned line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void cfg_oom(struct cfg_ctx *ctx);
-char *cfg_strdup(struct cfg_ctx *ctx, const char *s);
-void *cfg_push(struct cfg_ctx *ctx, void *arrayp, size_t *n, size_t size);
-const char *cfg_where(struct cfg_ctx *ctx, const struct cfg_proxy *px);
-int cfg_nargs(struct cfg_ctx *ctx, const struct cfg_args *a, size_t nkw, size_t min, size_t max,
+/* Messages and memory through the collector of lib/cfgdiag.h: a line is a
+ * loc in file 0, the only file. */
+#define lbd_cfg_err(ctx, ...)              cpha_cfgdiag_err(&(ctx)->d, __VA_ARGS__)
+#define lbd_cfg_notice(ctx, ...)           cpha_cfgdiag_notice(&(ctx)->d, __VA_ARGS__)
+#define lbd_cfg_oom(ctx)                   cpha_cfgdiag_oom(&(ctx)->d)
+#define lbd_cfg_strdup(ctx, s)             cpha_cfgdiag_strdup(&(ctx)->d, s)
+#define lbd_cfg_push(ctx, arrayp, n, size) cpha_cfgdiag_push(&(ctx)->d, arrayp, n, size)
+const char *lbd_cfg_where(struct cfg_ctx *ctx, const struct cfg_proxy *px);
+int lbd_cfg_nargs(struct cfg_ctx *ctx, const struct cfg_args *a, size_t nkw, size_t min, size_t max,
 	const char *where);
 
 /* cfg_server.c: values */
-int cfg_lookup(const char *const *names, const char *s);
-int cfg_uint(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s,
+int lbd_cfg_lookup(const char *const *names, const char *s);
+int lbd_cfg_uint(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s,
 	unsigned long long min, unsigned long long max, unsigned long long *out, const char *where);
-int cfg_time(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s, uint64_t *usec,
-	const char *where);
-int cfg_addr(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s, unsigned flags,
-	struct cpha_addr *a, const char *where);
-int cfg_name_ok(struct cfg_ctx *ctx, unsigned line, const char *what, const char *name);
-int cfg_is_hostname(const char *s);
+int lbd_cfg_time(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s,
+	uint64_t *usec, const char *where);
+int lbd_cfg_addr(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s,
+	unsigned flags, struct cpha_addr *a, const char *where);
+int lbd_cfg_name_ok(struct cfg_ctx *ctx, unsigned line, const char *what, const char *name);
+int lbd_cfg_is_hostname(const char *s);
 
 /* cfg_server.c: log targets and binds */
-void cfg_logs_free(struct lbd_log_target *logs, size_t n);
-int cfg_logs_append(struct cfg_ctx *ctx, struct lbd_log_target **dst, size_t *n,
+void lbd_cfg_logs_free(struct lbd_log_target *logs, size_t n);
+int lbd_cfg_logs_append(struct cfg_ctx *ctx, struct lbd_log_target **dst, size_t *n,
 	const struct lbd_log_target *src, size_t nsrc);
-void cfg_log(struct cfg_ctx *ctx, const struct cfg_args *a, struct lbd_log_target **logs, size_t *n,
-	const char *where);
-void cfg_bind_list(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *list, unsigned line);
-void cfg_bind_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
-void cfg_bind_validate(struct cfg_ctx *ctx, const struct lbd_config *c);
-void cfg_log_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
-void cfg_log_format_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
-void cfg_log_format_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
+void lbd_cfg_log(struct cfg_ctx *ctx, const struct cfg_args *a, struct lbd_log_target **logs,
+	size_t *n, const char *where);
+void lbd_cfg_bind_list(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *list, unsigned line);
+void lbd_cfg_bind_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void lbd_cfg_bind_validate(struct cfg_ctx *ctx, const struct lbd_config *c);
+void lbd_cfg_log_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void lbd_cfg_log_format_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void lbd_cfg_log_format_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
 
 /* cfg_server.c: the global section */
-void cfg_global_line(struct cfg_ctx *ctx, const struct cfg_args *a);
+void lbd_cfg_global_line(struct cfg_ctx *ctx, const struct cfg_args *a);
 #define CFG_UNIX_PATH_MAX 107 /* longest UNIX socket path (sun_path less its NUL) */
 /* The global "stats socket" line (cfg_stats.c). */
-void cfg_stats(struct cfg_ctx *ctx, const struct cfg_args *a, const char *where);
+void lbd_cfg_stats(struct cfg_ctx *ctx, const struct cfg_args *a, const char *where);
 /* 1 when regcomp can take the expression re quickly; else 0 with an error
  * at line (cfg_regex.c). */
-int cfg_re_ok(struct cfg_ctx *ctx, unsigned line, const char *re, const char *where);
+int lbd_cfg_re_ok(struct cfg_ctx *ctx, unsigned line, const char *re, const char *where);
 /* "timeout client" for the first nkw words of a, in buf (cfg_util.c). */
-const char *cfg_kw(const struct cfg_args *a, size_t nkw, char *buf, size_t len);
+const char *lbd_cfg_kw(const struct cfg_args *a, size_t nkw, char *buf, size_t len);
 
 /* cfg_server.c: servers */
-void cfg_server_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
-void cfg_server_default_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
-int cfg_server_opts_copy(
+void lbd_cfg_server_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void lbd_cfg_server_default_line(
+	struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+int lbd_cfg_server_opts_copy(
 	struct cfg_ctx *ctx, struct lbd_server_opts *dst, const struct lbd_server_opts *src);
-void cfg_server_opts_free(struct lbd_server_opts *o);
-void cfg_server_free(struct lbd_server_cfg *s);
-void cfg_server_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
+void lbd_cfg_server_opts_free(struct lbd_server_opts *o);
+void lbd_cfg_server_free(struct lbd_server_cfg *s);
+void lbd_cfg_server_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
 
 /* cfg_global.c: 1 when the table knows the keyword (it said what to say) */
-int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a);
+int lbd_cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a);
 /* cfg_global.c: the servers' TLS defaults against the checks that use them */
-void cfg_global_tls_validate(struct cfg_ctx *ctx, const struct lbd_config *c);
+void lbd_cfg_global_tls_validate(struct cfg_ctx *ctx, const struct lbd_config *c);
 
 /* cfg_resolve.c: resolvers sections, host names, init-addr, resolve-prefer */
-void cfg_resolvers_start(struct cfg_ctx *ctx, const struct cfg_args *a);
-void cfg_resolvers_line(struct cfg_ctx *ctx, const struct cfg_args *a);
-int cfg_resolve_server_opt(struct cfg_ctx *ctx, const struct cfg_args *a, size_t *i,
+void lbd_cfg_resolvers_start(struct cfg_ctx *ctx, const struct cfg_args *a);
+void lbd_cfg_resolvers_line(struct cfg_ctx *ctx, const struct cfg_args *a);
+int lbd_cfg_resolve_server_opt(struct cfg_ctx *ctx, const struct cfg_args *a, size_t *i,
 	struct lbd_server_opts *o, const char *where);
-void cfg_resolve_server(
+void lbd_cfg_resolve_server(
 	struct cfg_ctx *ctx, struct lbd_server_cfg *s, const char *hostname, const char *where);
-int cfg_resolve_bind(struct cfg_ctx *ctx, char *buf, size_t len, unsigned line, const char *where);
-void cfg_resolve_validate(struct cfg_ctx *ctx);
-void cfg_resolve_free(struct cfg_ctx *ctx);
+int lbd_cfg_resolve_bind(
+	struct cfg_ctx *ctx, char *buf, size_t len, unsigned line, const char *where);
+void lbd_cfg_resolve_validate(struct cfg_ctx *ctx);
+void lbd_cfg_resolve_free(struct cfg_ctx *ctx);
+void lbd_cfg_resolve_build(struct cfg_ctx *ctx, struct lbd_config *c);
+void lbd_cfg_resolvers_config_free(struct lbd_config *c);
 
 /* cfg_stick.c: stick-table and stick rules */
-void cfg_stick_table_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
-void cfg_stick_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
-void cfg_stick_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
+void lbd_cfg_stick_table_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void lbd_cfg_stick_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void lbd_cfg_stick_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
 
 /* cfg_option.c */
-void cfg_option_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void lbd_cfg_option_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
 
 /* cfg_check.c */
-void cfg_check_option_ssl_hello(
+void lbd_cfg_check_option_ssl_hello(
 	struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
-void cfg_check_option_tcp(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
-void cfg_check_option_http(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
-void cfg_check_tcp_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
-void cfg_check_http_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
-int cfg_check_copy(struct cfg_ctx *ctx, struct lbd_backend *dst, const struct lbd_backend *src);
-void cfg_check_free(struct lbd_backend *be);
-void cfg_check_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px);
-void cfg_check_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
-int cfg_check_uses_tls(const struct lbd_backend *be);
-int cfg_check_has_port(const struct lbd_backend *be);
-int cfg_check_http_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
-void cfg_check_http_mode_end(struct cfg_ctx *ctx, struct cfg_proxy *px);
+void lbd_cfg_check_option_tcp(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void lbd_cfg_check_option_http(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void lbd_cfg_check_tcp_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void lbd_cfg_check_http_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+int lbd_cfg_check_copy(struct cfg_ctx *ctx, struct lbd_backend *dst, const struct lbd_backend *src);
+void lbd_cfg_check_free(struct lbd_backend *be);
+void lbd_cfg_check_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px);
+void lbd_cfg_check_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
+int lbd_cfg_check_uses_tls(const struct lbd_backend *be);
+int lbd_cfg_check_has_port(const struct lbd_backend *be);
+int lbd_cfg_check_http_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void lbd_cfg_check_http_mode_end(struct cfg_ctx *ctx, struct cfg_proxy *px);
 
 /* cfg_http.c: built-in HTTP services (stats, monitor-uri, prometheus) */
-int cfg_http_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
-int cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px);
-int cfg_http_is_service(const struct cfg_proxy *px);
-void cfg_http_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_proxy *d);
-void cfg_http_proxy_free(struct cfg_proxy *px);
-void cfg_http_userlist_start(struct cfg_ctx *ctx, const struct cfg_args *a);
-void cfg_http_userlist_line(struct cfg_ctx *ctx, const struct cfg_args *a);
-void cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c);
-void cfg_http_ctx_free(struct cfg_ctx *ctx);
-void cfg_http_config_free(struct lbd_config *c);
+int lbd_cfg_http_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+int lbd_cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px);
+int lbd_cfg_http_is_service(const struct cfg_proxy *px);
+void lbd_cfg_http_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_proxy *d);
+void lbd_cfg_http_proxy_free(struct cfg_proxy *px);
+void lbd_cfg_http_userlist_start(struct cfg_ctx *ctx, const struct cfg_args *a);
+void lbd_cfg_http_userlist_line(struct cfg_ctx *ctx, const struct cfg_args *a);
+void lbd_cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c);
+void lbd_cfg_http_ctx_free(struct cfg_ctx *ctx);
+void lbd_cfg_http_config_free(struct lbd_config *c);
 
 #endif

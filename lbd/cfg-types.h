@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "addr.h"
+#include "resolver-types.h"
 
 enum lbd_balance {
 	LBD_BAL_ROUNDROBIN, /* weighted, dynamic (weights may change at run time) */
@@ -114,6 +115,7 @@ struct lbd_server_opts {
 	uint8_t ninit_addr;       /* 0: HAProxy's default, last,libc */
 	struct cpha_addr init_ip; /* init-addr with an address */
 	int resolve_family;       /* resolve-prefer: AF_INET6 (default) or AF_INET */
+	int resolve_allow_dup;    /* resolve-opts allow-dup-ip */
 	/* which fields were written (for default-server inheritance) */
 	uint64_t set;
 };
@@ -145,6 +147,7 @@ struct lbd_server_opts {
 #define LBD_SO_RESOLVERS     (1ull << 23)
 #define LBD_SO_INIT_ADDR     (1ull << 24)
 #define LBD_SO_PREFER        (1ull << 25)
+#define LBD_SO_RESOLVE_OPTS  (1ull << 26)
 
 /* init-addr methods (HAProxy's SRV_IADDR_*). */
 #define LBD_INIT_LAST 1 /* the address saved in the server-state file */
@@ -155,6 +158,7 @@ struct lbd_server_opts {
 struct lbd_server_cfg {
 	char *name;
 	char *hostname;           /* the host name the address came from, or NULL */
+	int unresolved;           /* init-addr none: addr is 0.0.0.0 with the port only */
 	struct cpha_addr addr;    /* port 0 when the line gave none */
 	struct lbd_server_opts o; /* after default-server inheritance */
 	unsigned id;              /* 1-based position in the backend */
@@ -315,6 +319,8 @@ struct lbd_config {
 	size_t nhttps;
 	struct lbd_userlist **userlists;
 	size_t nuserlists;
+	struct lbd_resolvers_cfg *resolvers; /* resolvers sections (cfg_resolve.c) */
+	size_t nresolvers;
 };
 
 #endif

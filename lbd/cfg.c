@@ -42,36 +42,36 @@ static void cfg_px_timeout(struct cfg_ctx *ctx, struct cfg_proxy *px, const stru
 		{ "queue", CFG_CAP_DEF | CFG_CAP_BE, offsetof(struct lbd_timeouts, queue) },
 		{ "check", CFG_CAP_DEF | CFG_CAP_BE, offsetof(struct lbd_timeouts, check) },
 	};
-	const char *where = cfg_where(ctx, px);
+	const char *where = lbd_cfg_where(ctx, px);
 	char kw[128];
 	size_t i;
 
 	if (a->n < 2) {
-		cfg_err(ctx, a->line, "'timeout' needs a name and a value (%s)", where);
+		lbd_cfg_err(ctx, a->line, "'timeout' needs a name and a value (%s)", where);
 		return;
 	}
-	cfg_kw(a, 2, kw, sizeof(kw));
+	lbd_cfg_kw(a, 2, kw, sizeof(kw));
 	for (i = 0; i < sizeof(tos) / sizeof(tos[0]); i++)
 		if (strcmp(tos[i].name, a->v[1]) == 0)
 			break;
 	if (i == sizeof(tos) / sizeof(tos[0])) {
-		cfg_err(ctx, a->line, "'%s' is not supported by lbd in %s", kw, where);
+		lbd_cfg_err(ctx, a->line, "'%s' is not supported by lbd in %s", kw, where);
 		return;
 	}
 	if (!(tos[i].caps & px->cap)) {
-		cfg_err(ctx, a->line, "'%s' is not allowed in a %s section", kw, px->kind);
+		lbd_cfg_err(ctx, a->line, "'%s' is not allowed in a %s section", kw, px->kind);
 		return;
 	}
-	if (cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
-		cfg_time(ctx, a->line, kw, a->v[2], (uint64_t *)((char *)&px->to + tos[i].off),
+	if (lbd_cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
+		lbd_cfg_time(ctx, a->line, kw, a->v[2], (uint64_t *)((char *)&px->to + tos[i].off),
 			where);
 }
 
 static void cfg_px_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
-	const char *where = cfg_where(ctx, px);
+	const char *where = lbd_cfg_where(ctx, px);
 
-	if (cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
+	if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
 		return;
 	if (strcmp(a->v[1], "tcp") == 0) {
 		px->mode_http = 0;
@@ -81,12 +81,12 @@ static void cfg_px_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct 
 		px->mode_http = 1;
 		px->mode_line = a->line;
 	} else if (strcmp(a->v[1], "http") == 0) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'mode http' is not supported by lbd in %s; lbd only does mode "
 			"tcp",
 			where);
 	} else {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'mode %s' is not supported by lbd; lbd only does mode tcp (%s)", a->v[1],
 			where);
 	}
@@ -96,22 +96,22 @@ static void cfg_px_default_backend(
 	struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	if (px->cap == (CFG_CAP_FE | CFG_CAP_BE)) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'default_backend' is not allowed in a listen section (a listen sends to "
 			"its own servers)");
 		return;
 	}
-	if (cfg_nargs(ctx, a, 1, 1, 1, cfg_where(ctx, px)) < 0)
+	if (lbd_cfg_nargs(ctx, a, 1, 1, 1, lbd_cfg_where(ctx, px)) < 0)
 		return;
 	if (px->use_backend_line) {
-		cfg_notice(ctx, a->line,
+		lbd_cfg_notice(ctx, a->line,
 			"default_backend '%s' is never used: 'use_backend' at %s:%u has no "
 			"condition (%s)",
-			a->v[1], ctx->file, px->use_backend_line, cfg_where(ctx, px));
+			a->v[1], ctx->file, px->use_backend_line, lbd_cfg_where(ctx, px));
 		return;
 	}
 	free(px->fe.backend_name);
-	px->fe.backend_name = cfg_strdup(ctx, a->v[1]);
+	px->fe.backend_name = lbd_cfg_strdup(ctx, a->v[1]);
 	px->fe.backend_line = a->line;
 }
 
@@ -120,37 +120,37 @@ static void cfg_px_default_backend(
  * a condition, which always matches: the first one decides. */
 static void cfg_px_use_backend(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
-	const char *where = cfg_where(ctx, px);
+	const char *where = lbd_cfg_where(ctx, px);
 
 	if (a->n >= 3 && (strcmp(a->v[2], "if") == 0 || strcmp(a->v[2], "unless") == 0)) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'use_backend ... %s': ACL conditions are not supported by lbd (%s)",
 			a->v[2], where);
 		return;
 	}
 	if (px->cap == (CFG_CAP_FE | CFG_CAP_BE)) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'use_backend' in a listen section is not supported by lbd yet (lbd's "
 			"listen sections send to their own servers)");
 		return;
 	}
-	if (cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
+	if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
 		return;
 	if (strchr(a->v[1], '%')) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'use_backend %s': backend names built from log-format expressions are "
 			"not supported by lbd (%s)",
 			a->v[1], where);
 		return;
 	}
 	if (px->use_backend_line) {
-		cfg_notice(ctx, a->line,
+		lbd_cfg_notice(ctx, a->line,
 			"this 'use_backend' is never used: the one at %s:%u has no condition (%s)",
 			ctx->file, px->use_backend_line, where);
 		return;
 	}
 	free(px->fe.backend_name);
-	px->fe.backend_name = cfg_strdup(ctx, a->v[1]);
+	px->fe.backend_name = lbd_cfg_strdup(ctx, a->v[1]);
 	px->fe.backend_line = a->line;
 	px->use_backend_line = a->line;
 }
@@ -164,26 +164,26 @@ static void cfg_px_balance(struct cfg_ctx *ctx, struct cfg_proxy *px, const stru
 		px->be.balance = LBD_BAL_ROUNDROBIN;
 		return;
 	}
-	k = cfg_lookup(cfg_balance_names, a->v[1]);
+	k = lbd_cfg_lookup(cfg_balance_names, a->v[1]);
 	if (k < 0) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'balance %s' is not supported by lbd (roundrobin, static-rr, leastconn, "
 			"first, source or random) (%s)",
-			a->v[1], cfg_where(ctx, px));
+			a->v[1], lbd_cfg_where(ctx, px));
 		return;
 	}
-	if (cfg_nargs(ctx, a, 2, 0, 0, cfg_where(ctx, px)) == 0)
+	if (lbd_cfg_nargs(ctx, a, 2, 0, 0, lbd_cfg_where(ctx, px)) == 0)
 		px->be.balance = (enum lbd_balance)k;
 }
 
 static void cfg_px_number(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
-	const char *where = cfg_where(ctx, px);
+	const char *where = lbd_cfg_where(ctx, px);
 	int retries = strcmp(a->v[0], "retries") == 0;
 	unsigned long long v;
 
-	if (cfg_nargs(ctx, a, 1, 1, 1, where) < 0 ||
-		cfg_uint(ctx, a->line, a->v[0], a->v[1], 0, retries ? 100 : CFG_MAXCONN_MAX, &v,
+	if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) < 0 ||
+		lbd_cfg_uint(ctx, a->line, a->v[0], a->v[1], 0, retries ? 100 : CFG_MAXCONN_MAX, &v,
 			where) < 0)
 		return;
 	if (retries)
@@ -196,12 +196,12 @@ static void cfg_px_number(struct cfg_ctx *ctx, struct cfg_proxy *px, const struc
  * their maxconn; lbd refuses minconn, so here it can change nothing. */
 static void cfg_px_fullconn(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
-	const char *where = cfg_where(ctx, px);
+	const char *where = lbd_cfg_where(ctx, px);
 	unsigned long long v;
 
-	if (cfg_nargs(ctx, a, 1, 1, 1, where) == 0 &&
-		cfg_uint(ctx, a->line, a->v[0], a->v[1], 0, CFG_MAXCONN_MAX, &v, where) == 0)
-		cfg_notice(ctx, a->line,
+	if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) == 0 &&
+		lbd_cfg_uint(ctx, a->line, a->v[0], a->v[1], 0, CFG_MAXCONN_MAX, &v, where) == 0)
+		lbd_cfg_notice(ctx, a->line,
 			"'fullconn' has no effect in lbd: it only scales the servers' 'minconn', "
 			"which lbd does not implement (%s)",
 			where);
@@ -213,19 +213,19 @@ static void cfg_px_fullconn(struct cfg_ctx *ctx, struct cfg_proxy *px, const str
  * is checked and has no effect, as in HAProxy with no rule. */
 static void cfg_px_tcp_request(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
-	const char *where = cfg_where(ctx, px);
+	const char *where = lbd_cfg_where(ctx, px);
 	uint64_t t;
 
 	if (a->n < 2 || strcmp(a->v[1], "inspect-delay") != 0) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'tcp-request %s' is not supported by lbd: it has no tcp-request rules "
 			"(%s)",
 			a->n < 2 ? "" : a->v[1], where);
 		return;
 	}
-	if (cfg_nargs(ctx, a, 2, 1, 1, where) == 0 &&
-		cfg_time(ctx, a->line, "tcp-request inspect-delay", a->v[2], &t, where) == 0)
-		cfg_notice(ctx, a->line,
+	if (lbd_cfg_nargs(ctx, a, 2, 1, 1, where) == 0 &&
+		lbd_cfg_time(ctx, a->line, "tcp-request inspect-delay", a->v[2], &t, where) == 0)
+		lbd_cfg_notice(ctx, a->line,
 			"'tcp-request inspect-delay' has no effect without 'tcp-request content' "
 			"rules, which lbd does not implement (HAProxy waits only for rules) (%s)",
 			where);
@@ -235,19 +235,19 @@ static void cfg_px_tcp_request(struct cfg_ctx *ctx, struct cfg_proxy *px, const 
  * reading a state file at start is not implemented yet. */
 static void cfg_px_state_load(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
-	const char *where = cfg_where(ctx, px);
+	const char *where = lbd_cfg_where(ctx, px);
 
-	if (cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
+	if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
 		return;
 	if (strcmp(a->v[1], "none") == 0)
 		return; /* what HAProxy and lbd do without it */
 	if (strcmp(a->v[1], "global") && strcmp(a->v[1], "local"))
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'load-server-state-from-file' must be global, local or none, not '%s' "
 			"(%s)",
 			a->v[1], where);
 	else
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'load-server-state-from-file %s' is not supported by lbd yet: it does not "
 			"read server states at start (%s)",
 			a->v[1], where);
@@ -255,73 +255,71 @@ static void cfg_px_state_load(struct cfg_ctx *ctx, struct cfg_proxy *px, const s
 
 static void cfg_px_no(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
-	const char *where = cfg_where(ctx, px);
+	const char *where = lbd_cfg_where(ctx, px);
 
 	if (a->n >= 2 && strcmp(a->v[1], "option") == 0) {
-		cfg_option_line(ctx, px, a);
+		lbd_cfg_option_line(ctx, px, a);
 	} else if (a->n >= 2 && strcmp(a->v[1], "log") == 0) {
-		if (cfg_nargs(ctx, a, 2, 0, 0, where) < 0)
+		if (lbd_cfg_nargs(ctx, a, 2, 0, 0, where) < 0)
 			return;
-		cfg_logs_free(px->fe.logs, px->fe.nlogs);
+		lbd_cfg_logs_free(px->fe.logs, px->fe.nlogs);
 		px->fe.logs = NULL;
 		px->fe.nlogs = 0;
 	} else {
-		cfg_err(ctx, a->line, "'no %s' is not supported by lbd in %s",
+		lbd_cfg_err(ctx, a->line, "'no %s' is not supported by lbd in %s",
 			a->n >= 2 ? a->v[1] : "", where);
 	}
 }
 
 static const struct cfg_px_kw {
-	const char *kw;
-	unsigned caps;
+	struct cpha_cfgkw kw; /* name, and the sections it is allowed in (CFG_CAP_*) */
 	void (*fn)(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
 	const char *hint; /* why it is not allowed elsewhere */
 } cfg_px_kws[] = {
-	{ "mode", CFG_ALL, cfg_px_mode, NULL },
-	{ "bind", CFG_CAP_FE, cfg_bind_line, NULL },
-	{ "default_backend", CFG_CAP_DEF | CFG_CAP_FE, cfg_px_default_backend, NULL },
-	{ "use_backend", CFG_CAP_FE, cfg_px_use_backend, NULL },
-	{ "tcp-request", CFG_ALL, cfg_px_tcp_request, NULL },
-	{ "load-server-state-from-file", CFG_CAP_DEF | CFG_CAP_BE, cfg_px_state_load, NULL },
-	{ "balance", CFG_CAP_DEF | CFG_CAP_BE, cfg_px_balance, NULL },
-	{ "maxconn", CFG_CAP_DEF | CFG_CAP_FE, cfg_px_number,
+	{ { "mode", CFG_ALL }, cfg_px_mode, NULL },
+	{ { "bind", CFG_CAP_FE }, lbd_cfg_bind_line, NULL },
+	{ { "default_backend", CFG_CAP_DEF | CFG_CAP_FE }, cfg_px_default_backend, NULL },
+	{ { "use_backend", CFG_CAP_FE }, cfg_px_use_backend, NULL },
+	{ { "tcp-request", CFG_ALL }, cfg_px_tcp_request, NULL },
+	{ { "load-server-state-from-file", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_state_load, NULL },
+	{ { "balance", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_balance, NULL },
+	{ { "maxconn", CFG_CAP_DEF | CFG_CAP_FE }, cfg_px_number,
 		" (set it on the frontend, or on each server)" },
-	{ "retries", CFG_CAP_DEF | CFG_CAP_BE, cfg_px_number, NULL },
-	{ "fullconn", CFG_CAP_DEF | CFG_CAP_BE, cfg_px_fullconn, NULL },
-	{ "option", CFG_ALL, cfg_option_line, NULL },
-	{ "no", CFG_ALL, cfg_px_no, NULL },
-	{ "timeout", CFG_ALL, cfg_px_timeout, NULL },
-	{ "log", CFG_ALL, cfg_log_line, NULL },
-	{ "log-format", CFG_ALL, cfg_log_format_line, NULL },
-	{ "default-server", CFG_CAP_DEF | CFG_CAP_BE, cfg_server_default_line, NULL },
-	{ "server", CFG_CAP_BE, cfg_server_line, NULL },
-	{ "tcp-check", CFG_CAP_DEF | CFG_CAP_BE, cfg_check_tcp_line, NULL },
-	{ "http-check", CFG_CAP_DEF | CFG_CAP_BE, cfg_check_http_line, NULL },
-	{ "stick-table", CFG_CAP_BE, cfg_stick_table_line,
+	{ { "retries", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_number, NULL },
+	{ { "fullconn", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_fullconn, NULL },
+	{ { "option", CFG_ALL }, lbd_cfg_option_line, NULL },
+	{ { "no", CFG_ALL }, cfg_px_no, NULL },
+	{ { "timeout", CFG_ALL }, cfg_px_timeout, NULL },
+	{ { "log", CFG_ALL }, lbd_cfg_log_line, NULL },
+	{ { "log-format", CFG_ALL }, lbd_cfg_log_format_line, NULL },
+	{ { "default-server", CFG_CAP_DEF | CFG_CAP_BE }, lbd_cfg_server_default_line, NULL },
+	{ { "server", CFG_CAP_BE }, lbd_cfg_server_line, NULL },
+	{ { "tcp-check", CFG_CAP_DEF | CFG_CAP_BE }, lbd_cfg_check_tcp_line, NULL },
+	{ { "http-check", CFG_CAP_DEF | CFG_CAP_BE }, lbd_cfg_check_http_line, NULL },
+	{ { "stick-table", CFG_CAP_BE }, lbd_cfg_stick_table_line,
 		" (lbd keeps a stick-table only for the 'stick' rules of a backend or listen)" },
-	{ "stick", CFG_CAP_BE, cfg_stick_line, NULL },
+	{ { "stick", CFG_CAP_BE }, lbd_cfg_stick_line, NULL },
 };
 
 static void cfg_proxy_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
-	size_t i;
+	const struct cfg_px_kw *k;
+	const void *row;
+	int r;
 
-	if (cfg_http_line(ctx, px, a) || cfg_check_http_mode(ctx, px, a))
+	if (lbd_cfg_http_line(ctx, px, a) || lbd_cfg_check_http_mode(ctx, px, a))
 		return;
-	for (i = 0; i < sizeof(cfg_px_kws) / sizeof(cfg_px_kws[0]); i++) {
-		const struct cfg_px_kw *k = &cfg_px_kws[i];
-
-		if (strcmp(k->kw, a->v[0]) != 0)
-			continue;
-		if (!(k->caps & px->cap)) {
-			cfg_err(ctx, a->line, "'%s' is not allowed in a %s section%s", k->kw,
-				px->kind, k->hint ? k->hint : "");
-			return;
-		}
+	r = cpha_cfgkw_find(cfg_px_kws, sizeof(cfg_px_kws) / sizeof(cfg_px_kws[0]),
+		sizeof(cfg_px_kws[0]), a->v[0], px->cap, &row);
+	k = row;
+	if (r == -ENOENT)
+		lbd_cfg_err(ctx, a->line, "'%s' is not supported by lbd in %s", a->v[0],
+			lbd_cfg_where(ctx, px));
+	else if (r < 0)
+		lbd_cfg_err(ctx, a->line, "'%s' is not allowed in a %s section%s", k->kw.name,
+			px->kind, k->hint ? k->hint : "");
+	else
 		k->fn(ctx, px, a);
-		return;
-	}
-	cfg_err(ctx, a->line, "'%s' is not supported by lbd in %s", a->v[0], cfg_where(ctx, px));
 }
 
 static void cfg_proxy_free(struct cfg_proxy *px)
@@ -334,14 +332,14 @@ static void cfg_proxy_free(struct cfg_proxy *px)
 	free(px->fe.binds);
 	free(px->fe.backend_name);
 	free(px->fe.log_format);
-	cfg_logs_free(px->fe.logs, px->fe.nlogs);
-	cfg_check_free(&px->be);
+	lbd_cfg_logs_free(px->fe.logs, px->fe.nlogs);
+	lbd_cfg_check_free(&px->be);
 	for (i = 0; i < px->be.nservers; i++)
-		cfg_server_free(&px->be.servers[i]);
+		lbd_cfg_server_free(&px->be.servers[i]);
 	free(px->be.servers);
-	cfg_server_opts_free(&px->dsrv);
+	lbd_cfg_server_opts_free(&px->dsrv);
 	free(px->http_only);
-	cfg_http_proxy_free(px);
+	lbd_cfg_http_proxy_free(px);
 	free(px);
 }
 
@@ -357,22 +355,22 @@ static void cfg_proxy_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const s
 	px->fe.dontlog_normal = d->fe.dontlog_normal;
 	px->fe.smart_accept = d->fe.smart_accept;
 	if (d->fe.log_format && (px->cap & (CFG_CAP_FE | CFG_CAP_DEF))) {
-		px->fe.log_format = cfg_strdup(ctx, d->fe.log_format);
+		px->fe.log_format = lbd_cfg_strdup(ctx, d->fe.log_format);
 		px->fe.log_format_line = d->fe.log_format_line;
 	}
 	if (d->fe.backend_name && (px->cap & CFG_CAP_FE)) {
-		px->fe.backend_name = cfg_strdup(ctx, d->fe.backend_name);
+		px->fe.backend_name = lbd_cfg_strdup(ctx, d->fe.backend_name);
 		px->fe.backend_line = d->fe.backend_line;
 	}
-	cfg_logs_append(ctx, &px->fe.logs, &px->fe.nlogs, d->fe.logs, d->fe.nlogs);
+	lbd_cfg_logs_append(ctx, &px->fe.logs, &px->fe.nlogs, d->fe.logs, d->fe.nlogs);
 	px->be.balance = d->be.balance;
 	px->be.retries = d->be.retries;
 	px->be.redispatch = d->be.redispatch;
 	px->be.log_health_checks = d->be.log_health_checks;
 	px->tcpchk_opt_line = d->tcpchk_opt_line;
-	if (cfg_check_copy(ctx, &px->be, &d->be) == 0)
-		cfg_server_opts_copy(ctx, &px->dsrv, &d->dsrv);
-	cfg_http_inherit(ctx, px, d);
+	if (lbd_cfg_check_copy(ctx, &px->be, &d->be) == 0)
+		lbd_cfg_server_opts_copy(ctx, &px->dsrv, &d->dsrv);
+	lbd_cfg_http_inherit(ctx, px, d);
 }
 
 /* defaults [NAME] | frontend NAME | backend NAME | listen NAME [ADDR[,ADDR...]] */
@@ -383,18 +381,18 @@ static void cfg_proxy_start(
 
 	ctx->sec = CFG_SEC_SKIP; /* unless the header is good enough to read the body */
 	if (cap != CFG_CAP_DEF && a->n < 2) {
-		cfg_err(ctx, a->line, "'%s' needs a name", kind);
+		lbd_cfg_err(ctx, a->line, "'%s' needs a name", kind);
 		return;
 	}
 	if ((cap == CFG_CAP_DEF && a->n > 1 && strcmp(a->v[1], "from") == 0) ||
 		(a->n > 2 && strcmp(a->v[2], "from") == 0)) {
-		cfg_err(ctx, a->line, "'%s ... from' (explicit defaults) is not supported by lbd",
-			kind);
+		lbd_cfg_err(ctx, a->line,
+			"'%s ... from' (explicit defaults) is not supported by lbd", kind);
 		return;
 	}
 	px = calloc(1, sizeof(*px));
 	if (!px) {
-		cfg_oom(ctx);
+		lbd_cfg_oom(ctx);
 		return;
 	}
 	px->cap = cap;
@@ -402,19 +400,19 @@ static void cfg_proxy_start(
 	px->line = a->line;
 	px->be.retries = 3;
 	if (a->n > 1 && !(px->name = strdup(a->v[1]))) {
-		cfg_oom(ctx);
+		lbd_cfg_oom(ctx);
 		free(px);
 		return;
 	}
 	if (a->n > 1)
-		cfg_name_ok(ctx, a->line, kind, a->v[1]);
+		lbd_cfg_name_ok(ctx, a->line, kind, a->v[1]);
 	if (cap != CFG_CAP_DEF && ctx->def)
 		cfg_proxy_inherit(ctx, px, ctx->def);
 	if (cap == CFG_CAP_DEF) {
 		cfg_proxy_free(ctx->def);
 		ctx->def = px;
 	} else {
-		slot = cfg_push(ctx, &ctx->px, &ctx->npx, sizeof(*slot));
+		slot = lbd_cfg_push(ctx, &ctx->px, &ctx->npx, sizeof(*slot));
 		if (!slot) {
 			cfg_proxy_free(px);
 			return;
@@ -424,12 +422,12 @@ static void cfg_proxy_start(
 	ctx->cur = px;
 	ctx->sec = CFG_SEC_PROXY;
 	if (a->n > 2 && cap == (CFG_CAP_FE | CFG_CAP_BE)) {
-		cfg_bind_list(ctx, px, a->v[2], a->line);
+		lbd_cfg_bind_list(ctx, px, a->v[2], a->line);
 		if (a->n > 3)
-			cfg_err(ctx, a->line, "'listen': unexpected '%s' (listen '%s')", a->v[3],
-				px->name);
+			lbd_cfg_err(ctx, a->line, "'listen': unexpected '%s' (listen '%s')",
+				a->v[3], px->name);
 	} else if (a->n > 2) {
-		cfg_err(ctx, a->line, "'%s' takes only a name%s; unexpected '%s'", kind,
+		lbd_cfg_err(ctx, a->line, "'%s' takes only a name%s; unexpected '%s'", kind,
 			cap == CFG_CAP_FE ? " (addresses go on 'bind' lines)" : "", a->v[2]);
 	}
 }
@@ -440,23 +438,23 @@ static void cfg_section_end(struct cfg_ctx *ctx)
 	struct cfg_proxy *px = ctx->cur;
 
 	if (ctx->sec == CFG_SEC_PROXY && px && px->cap == CFG_CAP_DEF) {
-		cfg_check_http_mode_end(ctx, px);
+		lbd_cfg_check_http_mode_end(ctx, px);
 	} else if (ctx->sec == CFG_SEC_PROXY && px && px->cap != CFG_CAP_DEF) {
-		if (!cfg_http_section_end(ctx, px) && px->mode_http)
-			cfg_err(ctx, px->line,
+		if (!lbd_cfg_http_section_end(ctx, px) && px->mode_http)
+			lbd_cfg_err(ctx, px->line,
 				"%s '%s' would run in mode http (inherited from defaults at "
 				"%s:%u); "
 				"lbd only does mode tcp",
 				px->kind, px->name, ctx->file, px->mode_line);
 		if (px->cap == (CFG_CAP_FE | CFG_CAP_BE) && px->fe.backend_name)
-			cfg_err(ctx, px->line,
+			lbd_cfg_err(ctx, px->line,
 				"listen '%s' would send to default_backend '%s' (inherited from "
 				"defaults at %s:%u); lbd's listen sections send to their own "
 				"servers",
 				px->name, px->fe.backend_name, ctx->file, px->fe.backend_line);
 	}
 	if (ctx->sec == CFG_SEC_PROXY && px)
-		cfg_check_section_end(ctx, px);
+		lbd_cfg_check_section_end(ctx, px);
 	ctx->cur = NULL;
 	ctx->sec = CFG_SEC_NONE;
 }
@@ -477,32 +475,32 @@ static void cfg_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 		cfg_section_end(ctx);
 		ctx->sec = CFG_SEC_GLOBAL;
 		if (a->n > 1)
-			cfg_err(ctx, a->line, "'global': unexpected '%s'", a->v[1]);
-	} else if ((k = cfg_lookup(cfg_proxy_kinds, kw)) >= 0) {
+			lbd_cfg_err(ctx, a->line, "'global': unexpected '%s'", a->v[1]);
+	} else if ((k = lbd_cfg_lookup(cfg_proxy_kinds, kw)) >= 0) {
 		cfg_section_end(ctx);
 		cfg_proxy_start(ctx, a, cfg_proxy_kinds[k], cfg_proxy_caps[k]);
 	} else if (strcmp(kw, "resolvers") == 0) {
 		cfg_section_end(ctx);
-		cfg_resolvers_start(ctx, a);
+		lbd_cfg_resolvers_start(ctx, a);
 	} else if (strcmp(kw, "userlist") == 0) {
 		cfg_section_end(ctx);
-		cfg_http_userlist_start(ctx, a);
-	} else if (cfg_lookup(cfg_other_sections, kw) >= 0) {
+		lbd_cfg_http_userlist_start(ctx, a);
+	} else if (lbd_cfg_lookup(cfg_other_sections, kw) >= 0) {
 		cfg_section_end(ctx);
 		ctx->sec = CFG_SEC_SKIP;
-		cfg_err(ctx, a->line, "section '%s' is not supported by lbd", kw);
+		lbd_cfg_err(ctx, a->line, "section '%s' is not supported by lbd", kw);
 	} else if (ctx->sec == CFG_SEC_NONE) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'%s' before any section (global, defaults, frontend, backend or listen)",
 			kw);
 	} else if (ctx->sec == CFG_SEC_GLOBAL) {
-		cfg_global_line(ctx, a);
+		lbd_cfg_global_line(ctx, a);
 	} else if (ctx->sec == CFG_SEC_PROXY) {
 		cfg_proxy_line(ctx, ctx->cur, a);
 	} else if (ctx->sec == CFG_SEC_RESOLVERS) {
-		cfg_resolvers_line(ctx, a);
+		lbd_cfg_resolvers_line(ctx, a);
 	} else if (ctx->sec == CFG_SEC_USERLIST) {
-		cfg_http_userlist_line(ctx, a);
+		lbd_cfg_http_userlist_line(ctx, a);
 	}
 }
 
@@ -525,23 +523,23 @@ static void cfg_read(struct cfg_ctx *ctx, struct cpha_lex *lx)
 	size_t i, cap = 0;
 	int r;
 
-	while (!ctx->stop) {
+	while (!ctx->d.stop) {
 		r = cpha_lex_next(lx, &l);
 		if (r == 0)
 			break;
 		if (r == -ENOMEM) {
-			cfg_oom(ctx);
+			lbd_cfg_oom(ctx);
 			break;
 		}
 		if (r < 0) {
-			cfg_err(ctx, lx->err_line, "%s", lx->err);
+			lbd_cfg_err(ctx, lx->err_line, "%s", lx->err);
 			cfg_lex_skip_line(lx);
 			continue;
 		}
 		if (l.n + 1 > cap) {
 			nv = realloc(v, (l.n + 1) * sizeof(*v));
 			if (!nv) {
-				cfg_oom(ctx);
+				lbd_cfg_oom(ctx);
 				break;
 			}
 			v = nv;
@@ -573,7 +571,7 @@ static void cfg_validate(struct cfg_ctx *ctx, struct lbd_config *c)
 		for (j = 0; j < i; j++)
 			if ((ctx->px[i]->cap & ctx->px[j]->cap) &&
 				strcmp(ctx->px[i]->name, ctx->px[j]->name) == 0) {
-				cfg_err(ctx, ctx->px[i]->line,
+				lbd_cfg_err(ctx, ctx->px[i]->line,
 					"%s '%s' has the same name as %s '%s' at %s:%u",
 					ctx->px[i]->kind, ctx->px[i]->name, ctx->px[j]->kind,
 					ctx->px[j]->name, ctx->file, ctx->px[j]->line);
@@ -584,33 +582,34 @@ static void cfg_validate(struct cfg_ctx *ctx, struct lbd_config *c)
 		if (f->from_listen)
 			continue;
 		if (!f->backend_name) {
-			cfg_err(ctx, f->line, "frontend '%s' has no default_backend", f->name);
+			lbd_cfg_err(ctx, f->line, "frontend '%s' has no default_backend", f->name);
 			continue;
 		}
 		f->backend = lbd_cfg_backend(c, f->backend_name);
 		if (f->backend)
 			continue;
 		if (f->backend_line > f->line)
-			cfg_err(ctx, f->backend_line,
+			lbd_cfg_err(ctx, f->backend_line,
 				"default_backend '%s': no such backend (frontend '%s')",
 				f->backend_name, f->name);
 		else
-			cfg_err(ctx, f->line,
+			lbd_cfg_err(ctx, f->line,
 				"frontend '%s': default_backend '%s' at %s:%u: no such backend",
 				f->name, f->backend_name, ctx->file, f->backend_line);
 	}
-	cfg_bind_validate(ctx, c);
+	lbd_cfg_bind_validate(ctx, c);
 	for (i = 0; i < c->nfrontends; i++)
 		if (!c->frontends[i].nbinds)
-			cfg_notice(ctx, c->frontends[i].line,
+			lbd_cfg_notice(ctx, c->frontends[i].line,
 				"%s '%s' has no bind line; it accepts no connections",
 				CFG_FE_KIND(&c->frontends[i]), c->frontends[i].name);
 	if (!c->nfrontends && !c->nhttps)
-		cfg_notice(ctx, 0, "no frontend or listen section: lbd accepts no connections");
+		lbd_cfg_notice(ctx, 0, "no frontend or listen section: lbd accepts no connections");
 	for (i = 0; i < c->nbackends; i++) {
 		b = &c->backends[i];
 		if (!b->nservers)
-			cfg_notice(ctx, b->line, "%s '%s' has no servers", CFG_BE_KIND(b), b->name);
+			lbd_cfg_notice(
+				ctx, b->line, "%s '%s' has no servers", CFG_BE_KIND(b), b->name);
 	}
 }
 
@@ -626,7 +625,7 @@ static void cfg_notice_timeouts(struct cfg_ctx *ctx, const struct cfg_proxy *px)
 	if ((px->cap & CFG_CAP_BE) && !px->to.server)
 		strcat(miss, ", server");
 	if (miss[0])
-		cfg_notice(ctx, px->line,
+		lbd_cfg_notice(ctx, px->line,
 			"%s '%s' sets no timeout %s (HAProxy warns about this too)", px->kind,
 			px->name, miss + 2);
 }
@@ -642,7 +641,7 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 
 	if (!c || !(c->file = strdup(ctx->file))) {
 		free(c);
-		cfg_oom(ctx);
+		lbd_cfg_oom(ctx);
 		return NULL;
 	}
 	for (i = 0; i < ctx->npx; i++) {
@@ -652,39 +651,39 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 	c->frontends = calloc(nfe ? nfe : 1, sizeof(*c->frontends));
 	c->backends = calloc(nbe ? nbe : 1, sizeof(*c->backends));
 	if (!c->frontends || !c->backends) {
-		cfg_oom(ctx);
+		lbd_cfg_oom(ctx);
 		return c;
 	}
-	for (i = 0; i < ctx->npx && !ctx->stop; i++) {
+	for (i = 0; i < ctx->npx && !ctx->d.stop; i++) {
 		px = ctx->px[i];
 		b = NULL;
 		cfg_notice_timeouts(ctx, px);
-		if (cfg_http_is_service(px))
-			continue; /* cfg_http_build() */
+		if (lbd_cfg_http_is_service(px))
+			continue; /* lbd_cfg_http_build() */
 		if (px->cap & CFG_CAP_BE) {
-			cfg_check_finalize(ctx, px);
-			cfg_server_finalize(ctx, px);
-			cfg_stick_finalize(ctx, px);
+			lbd_cfg_check_finalize(ctx, px);
+			lbd_cfg_server_finalize(ctx, px);
+			lbd_cfg_stick_finalize(ctx, px);
 			b = &c->backends[c->nbackends++];
 			*b = px->be;
 			memset(&px->be, 0, sizeof(px->be));
-			b->name = cfg_strdup(ctx, px->name);
+			b->name = lbd_cfg_strdup(ctx, px->name);
 			b->line = px->line;
 			b->timeouts = px->to;
 			b->from_listen = px->cap & CFG_CAP_FE ? 1 : 0;
 		}
 		if (px->cap & CFG_CAP_FE) {
-			cfg_log_format_finalize(ctx, px);
+			lbd_cfg_log_format_finalize(ctx, px);
 			f = &c->frontends[c->nfrontends++];
 			*f = px->fe;
 			memset(&px->fe, 0, sizeof(px->fe));
-			f->name = cfg_strdup(ctx, px->name);
+			f->name = lbd_cfg_strdup(ctx, px->name);
 			f->line = px->line;
 			f->timeouts = px->to;
 			if (b) {
 				f->from_listen = 1;
 				free(f->backend_name);
-				f->backend_name = cfg_strdup(ctx, px->name);
+				f->backend_name = lbd_cfg_strdup(ctx, px->name);
 				f->backend_line = px->line;
 				f->backend = b;
 			}
@@ -692,42 +691,31 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 	}
 	c->global = ctx->global;
 	memset(&ctx->global, 0, sizeof(ctx->global));
-	if (!ctx->stop)
-		cfg_http_build(ctx, c);
-	if (!ctx->stop)
-		cfg_resolve_validate(ctx);
-	if (!ctx->stop)
-		cfg_global_tls_validate(ctx, c);
-	if (!ctx->stop)
+	if (!ctx->d.stop)
+		lbd_cfg_http_build(ctx, c);
+	if (!ctx->d.stop)
+		lbd_cfg_resolve_validate(ctx);
+	if (!ctx->d.stop)
+		lbd_cfg_resolve_build(ctx, c);
+	if (!ctx->d.stop)
+		lbd_cfg_global_tls_validate(ctx, c);
+	if (!ctx->d.stop)
 		cfg_validate(ctx, c);
-	c->notices = ctx->notices;
-	c->nnotices = ctx->nnotices;
-	ctx->notices = NULL;
-	ctx->nnotices = 0;
+	if (cpha_cfgdiag_take(ctx->d.notv, &ctx->d.nnotices, &c->notices, &c->nnotices) < 0)
+		lbd_cfg_oom(ctx);
 	return c;
 }
 
-/* Line number of a "file:line: text" message (0 for "file: text"). */
-static unsigned long cfg_msg_line(const char *file, const char *msg)
+static int cfg_open_failed(const char *file, const char *why, struct lbd_cfg_msgs *errs)
 {
-	size_t fl = strlen(file);
+	char *m = cpha_cfgmsg_format(file, 0, "cannot read: %s", why);
+	char **slot = m ? cpha_array_push(&errs->msg, &errs->n, sizeof(*slot)) : NULL;
 
-	return strncmp(msg, file, fl) == 0 && msg[fl] == ':' ? strtoul(msg + fl + 1, NULL, 10) : 0;
-}
-
-/* Messages from start on, in line order (stable: same line, same order). */
-static void cfg_sort(const char *file, char **msg, size_t start, size_t n)
-{
-	size_t i, j;
-	char *m;
-
-	for (i = start + 1; i < n; i++) {
-		m = msg[i];
-		for (j = i; j > start && cfg_msg_line(file, msg[j - 1]) > cfg_msg_line(file, m);
-			j--)
-			msg[j] = msg[j - 1];
-		msg[j] = m;
-	}
+	if (slot)
+		*slot = m;
+	else
+		free(m);
+	return -1;
 }
 
 static int cfg_run(
@@ -735,11 +723,13 @@ static int cfg_run(
 {
 	struct cfg_ctx ctx;
 	struct lbd_config *c = NULL;
-	size_t i, first = errs->n;
+	size_t i;
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.file = file;
-	ctx.errs = errs;
+	ctx.d.max_errors = CFG_MAX_ERRORS;
+	if (cpha_cfgdiag_file(&ctx.d, file) < 0)
+		return cfg_open_failed(file, "out of memory", errs);
 	ctx.global.maxconn = 4096;
 	ctx.global.stats.mode = 0600;
 	ctx.global.stats.level = LBD_STATS_LEVEL_ADMIN;
@@ -748,46 +738,33 @@ static int cfg_run(
 	ctx.global.uid = (uid_t)-1;
 	ctx.global.gid = (gid_t)-1;
 	cfg_read(&ctx, lx);
-	if (!ctx.stop)
+	if (!ctx.d.stop)
 		c = cfg_build(&ctx);
 	for (i = 0; i < ctx.npx; i++)
 		cfg_proxy_free(ctx.px[i]);
 	free(ctx.px);
 	cfg_proxy_free(ctx.def);
-	cfg_logs_free(ctx.global.logs, ctx.global.nlogs);
+	lbd_cfg_logs_free(ctx.global.logs, ctx.global.nlogs);
 	free(ctx.global.stats.path);
 	free(ctx.global.pidfile);
 	free(ctx.global.chroot);
 	free(ctx.global.srv_ciphers);
 	free(ctx.global.srv_ciphersuites);
-	for (i = 0; i < ctx.nnotices; i++)
-		free(ctx.notices[i]);
-	free(ctx.notices);
 	free(ctx.ca_base);
 	free(ctx.crt_base);
-	cfg_http_ctx_free(&ctx);
-	cfg_resolve_free(&ctx);
-	if (ctx.nerrs || ctx.stop || !c) {
-		if (!ctx.nerrs && !ctx.stop)
-			cfg_oom(&ctx);
-		cfg_sort(file, errs->msg, first, errs->n);
+	lbd_cfg_http_ctx_free(&ctx);
+	lbd_cfg_resolve_free(&ctx);
+	if (ctx.d.nerrs || ctx.d.stop || !c) {
+		if (!ctx.d.nerrs && !ctx.d.stop)
+			lbd_cfg_oom(&ctx);
+		cpha_cfgdiag_take(ctx.d.errv, &ctx.d.nerrs, &errs->msg, &errs->n);
+		cpha_cfgdiag_free(&ctx.d);
 		lbd_cfg_free(c);
 		return -1;
 	}
-	cfg_sort(file, c->notices, 0, c->nnotices);
+	cpha_cfgdiag_free(&ctx.d);
 	*out = c;
 	return 0;
-}
-
-static int cfg_open_failed(const char *file, const char *why, struct lbd_cfg_msgs *errs)
-{
-	struct cfg_ctx ctx;
-
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.file = file;
-	ctx.errs = errs;
-	cfg_err(&ctx, 0, "cannot read: %s", why);
-	return -1;
 }
 
 int lbd_cfg_load(const char *path, struct lbd_config **out, struct lbd_cfg_msgs *errs)
@@ -834,18 +811,18 @@ void lbd_cfg_free(struct lbd_config *c)
 		free(c->frontends[i].binds);
 		free(c->frontends[i].backend_name);
 		free(c->frontends[i].log_format);
-		cfg_logs_free(c->frontends[i].logs, c->frontends[i].nlogs);
+		lbd_cfg_logs_free(c->frontends[i].logs, c->frontends[i].nlogs);
 	}
 	free(c->frontends);
 	for (i = 0; i < c->nbackends; i++) {
 		free(c->backends[i].name);
-		cfg_check_free(&c->backends[i]);
+		lbd_cfg_check_free(&c->backends[i]);
 		for (j = 0; j < c->backends[i].nservers; j++)
-			cfg_server_free(&c->backends[i].servers[j]);
+			lbd_cfg_server_free(&c->backends[i].servers[j]);
 		free(c->backends[i].servers);
 	}
 	free(c->backends);
-	cfg_logs_free(c->global.logs, c->global.nlogs);
+	lbd_cfg_logs_free(c->global.logs, c->global.nlogs);
 	free(c->global.stats.path);
 	free(c->global.pidfile);
 	free(c->global.chroot);
@@ -854,7 +831,8 @@ void lbd_cfg_free(struct lbd_config *c)
 	for (i = 0; i < c->nnotices; i++)
 		free(c->notices[i]);
 	free(c->notices);
-	cfg_http_config_free(c);
+	lbd_cfg_http_config_free(c);
+	lbd_cfg_resolvers_config_free(c);
 	free(c->file);
 	free(c);
 }

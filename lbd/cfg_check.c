@@ -73,7 +73,7 @@ static void cfg_http_free(struct lbd_httpcheck *h)
 	memset(h, 0, sizeof(*h));
 }
 
-void cfg_check_free(struct lbd_backend *be)
+void lbd_cfg_check_free(struct lbd_backend *be)
 {
 	cfg_tcp_rules_free(be);
 	cfg_http_free(&be->http);
@@ -85,7 +85,7 @@ static int cfg_tcp_rule_add(
 {
 	struct lbd_tcpcheck_rule *p;
 
-	p = cfg_push(ctx, &be->tcpcheck, &be->ntcpcheck, sizeof(*p));
+	p = lbd_cfg_push(ctx, &be->tcpcheck, &be->ntcpcheck, sizeof(*p));
 	if (!p) {
 		cfg_tcp_rule_free(r);
 		return -1;
@@ -101,7 +101,7 @@ static int cfg_tcp_rule_copy(
 
 	r.data = NULL;
 	if (src->data && !(r.data = malloc(src->len + 1))) {
-		cfg_oom(ctx);
+		lbd_cfg_oom(ctx);
 		return -1;
 	}
 	if (src->data)
@@ -109,7 +109,7 @@ static int cfg_tcp_rule_copy(
 	if (r.action == LBD_TCPCHK_EXPECT_RSTRING &&
 		regcomp(&r.re, r.data, REG_EXTENDED | REG_NOSUB) != 0) {
 		free(r.data);
-		cfg_oom(ctx); /* it compiled once: only memory can fail */
+		lbd_cfg_oom(ctx); /* it compiled once: only memory can fail */
 		return -1;
 	}
 	return cfg_tcp_rule_add(ctx, dst, &r);
@@ -117,10 +117,10 @@ static int cfg_tcp_rule_copy(
 
 static int cfg_dup_opt(struct cfg_ctx *ctx, char **dst, const char *src)
 {
-	return src && !(*dst = cfg_strdup(ctx, src)) ? -1 : 0;
+	return src && !(*dst = lbd_cfg_strdup(ctx, src)) ? -1 : 0;
 }
 
-int cfg_check_copy(struct cfg_ctx *ctx, struct lbd_backend *dst, const struct lbd_backend *src)
+int lbd_cfg_check_copy(struct cfg_ctx *ctx, struct lbd_backend *dst, const struct lbd_backend *src)
 {
 	const struct lbd_httpcheck *sh = &src->http;
 	struct lbd_httpcheck *dh = &dst->http;
@@ -140,7 +140,7 @@ int cfg_check_copy(struct cfg_ctx *ctx, struct lbd_backend *dst, const struct lb
 		cfg_dup_opt(ctx, &dh->expect_string, sh->expect_string))
 		return -1;
 	for (i = 0; i < sh->nhdrs; i++) {
-		h = cfg_push(ctx, &dh->hdrs, &dh->nhdrs, sizeof(*h));
+		h = lbd_cfg_push(ctx, &dh->hdrs, &dh->nhdrs, sizeof(*h));
 		if (!h || cfg_dup_opt(ctx, &h->name, sh->hdrs[i].name) ||
 			cfg_dup_opt(ctx, &h->value, sh->hdrs[i].value))
 			return -1;
@@ -177,26 +177,27 @@ static void cfg_http_set(struct cfg_ctx *ctx, unsigned line, const char *what, c
 	int ok = strcmp(what, "method") == 0 ? cfg_is_token(val) : cfg_is_word(val);
 
 	if (!ok && strchr(val, '\r') && strcmp(what, "version") == 0) {
-		cfg_err(ctx, line,
+		lbd_cfg_err(ctx, line,
 			"headers after the version of 'option httpchk' are not supported by lbd; "
 			"use 'http-check send hdr NAME VALUE' (%s)",
 			where);
 		return;
 	}
 	if (!ok) {
-		cfg_err(ctx, line, "bad HTTP %s '%s' for a health check (%s)", what, val, where);
+		lbd_cfg_err(
+			ctx, line, "bad HTTP %s '%s' for a health check (%s)", what, val, where);
 		return;
 	}
 	free(*dst);
-	*dst = cfg_strdup(ctx, val);
+	*dst = lbd_cfg_strdup(ctx, val);
 }
 
 /* option tcp-check */
-void cfg_check_option_tcp(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+void lbd_cfg_check_option_tcp(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	if (a->n > 2) {
-		cfg_err(ctx, a->line, "'option tcp-check': unexpected '%s' (%s)", a->v[2],
-			cfg_where(ctx, px));
+		lbd_cfg_err(ctx, a->line, "'option tcp-check': unexpected '%s' (%s)", a->v[2],
+			lbd_cfg_where(ctx, px));
 		return;
 	}
 	px->be.check_kind = LBD_CHECK_TCP;
@@ -206,7 +207,8 @@ void cfg_check_option_tcp(struct cfg_ctx *ctx, struct cfg_proxy *px, const struc
 /* option ssl-hello-chk: HAProxy sends an SSLv3 CLIENT HELLO and passes when
  * the reply starts with a TLS handshake (0x16) or alert (0x15) record; the
  * same as two tcp-check rules here. RFC 6101 §5.6.1.2 for the layout. */
-void cfg_check_option_ssl_hello(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+void lbd_cfg_check_option_ssl_hello(
+	struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	static const char random[] = "HAPROXYSSLCHK\nHAPROXYSSLCHK\n"; /* 28 bytes */
 	unsigned char hello[126], *p = hello;
@@ -216,8 +218,8 @@ void cfg_check_option_ssl_hello(struct cfg_ctx *ctx, struct cfg_proxy *px, const
 	int e;
 
 	if (a->n > 2) {
-		cfg_err(ctx, a->line, "'option ssl-hello-chk': unexpected '%s' (%s)", a->v[2],
-			cfg_where(ctx, px));
+		lbd_cfg_err(ctx, a->line, "'option ssl-hello-chk': unexpected '%s' (%s)", a->v[2],
+			lbd_cfg_where(ctx, px));
 		return;
 	}
 	memcpy(p,
@@ -251,11 +253,11 @@ void cfg_check_option_ssl_hello(struct cfg_ctx *ctx, struct cfg_proxy *px, const
 	r[1].len = 5;
 	r[1].line = a->line;
 	r[0].data = malloc(r[0].len);
-	r[1].data = cfg_strdup(ctx, "^[\x15\x16]");
+	r[1].data = lbd_cfg_strdup(ctx, "^[\x15\x16]");
 	if (!r[0].data || !r[1].data) {
 		free(r[0].data);
 		free(r[1].data);
-		cfg_oom(ctx);
+		lbd_cfg_oom(ctx);
 		return;
 	}
 	memcpy(r[0].data, hello, r[0].len);
@@ -263,7 +265,7 @@ void cfg_check_option_ssl_hello(struct cfg_ctx *ctx, struct cfg_proxy *px, const
 	if (e != 0) {
 		free(r[0].data);
 		free(r[1].data);
-		cfg_oom(ctx);
+		lbd_cfg_oom(ctx);
 		return;
 	}
 	/* the option replaces the rules written or inherited so far */
@@ -273,7 +275,7 @@ void cfg_check_option_ssl_hello(struct cfg_ctx *ctx, struct cfg_proxy *px, const
 		regfree(&r[1].re);
 		free(r[0].data);
 		free(r[1].data);
-		cfg_oom(ctx);
+		lbd_cfg_oom(ctx);
 		return;
 	}
 	memcpy(px->be.tcpcheck, r, sizeof(r));
@@ -283,14 +285,14 @@ void cfg_check_option_ssl_hello(struct cfg_ctx *ctx, struct cfg_proxy *px, const
 }
 
 /* option httpchk [[METHOD] URI [VERSION]] */
-void cfg_check_option_http(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+void lbd_cfg_check_option_http(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	struct lbd_httpcheck *h = &px->be.http;
-	const char *where = cfg_where(ctx, px);
+	const char *where = lbd_cfg_where(ctx, px);
 	size_t n = a->n - 2;
 
 	if (n > 3) {
-		cfg_err(ctx, a->line, "'option httpchk': unexpected '%s' (%s)", a->v[5], where);
+		lbd_cfg_err(ctx, a->line, "'option httpchk': unexpected '%s' (%s)", a->v[5], where);
 		return;
 	}
 	/* HAProxy starts a new rule set for this section: the inherited
@@ -320,11 +322,11 @@ static int cfg_connect_opts(
 		if (strcmp(a->v[i], "ssl") == 0) {
 			*ssl = 1;
 		} else if (strcmp(a->v[i], "port") == 0 && i + 1 < a->n) {
-			if (cfg_uint(ctx, a->line, "port", a->v[++i], 1, 65535, &v, where) < 0)
+			if (lbd_cfg_uint(ctx, a->line, "port", a->v[++i], 1, 65535, &v, where) < 0)
 				return -1;
 			*port = (uint16_t)v;
 		} else {
-			cfg_err(ctx, a->line, "'%s connect %s' is not supported by lbd (%s)",
+			lbd_cfg_err(ctx, a->line, "'%s connect %s' is not supported by lbd (%s)",
 				a->v[0], a->v[i], where);
 			return -1;
 		}
@@ -347,25 +349,25 @@ static size_t cfg_expect_head(struct cfg_ctx *ctx, const struct cfg_args *a, int
 	if (!*t && i < a->n && a->v[i][0] == '!')
 		t = ++i < a->n ? a->v[i] : "";
 	if (!*t) {
-		cfg_err(ctx, a->line, "'%s expect' needs a match type and a pattern (%s)", a->v[0],
-			where);
+		lbd_cfg_err(ctx, a->line, "'%s expect' needs a match type and a pattern (%s)",
+			a->v[0], where);
 		return 0;
 	}
 	for (k = 0; types[k]; k++)
 		if (strcmp(types[k], t) == 0)
 			break;
 	if (!types[k]) {
-		cfg_err(ctx, a->line, "'%s expect %s' is not supported by lbd (%s)", a->v[0], t,
+		lbd_cfg_err(ctx, a->line, "'%s expect %s' is not supported by lbd (%s)", a->v[0], t,
 			where);
 		return 0;
 	}
 	*type = types[k];
 	if (i + 1 >= a->n) {
-		cfg_err(ctx, a->line, "'%s expect %s' needs a pattern (%s)", a->v[0], t, where);
+		lbd_cfg_err(ctx, a->line, "'%s expect %s' needs a pattern (%s)", a->v[0], t, where);
 		return 0;
 	}
 	if (i + 2 < a->n) {
-		cfg_err(ctx, a->line, "'%s expect %s': unexpected '%s' (%s)", a->v[0], t,
+		lbd_cfg_err(ctx, a->line, "'%s expect %s': unexpected '%s' (%s)", a->v[0], t,
 			a->v[i + 2], where);
 		return 0;
 	}
@@ -373,21 +375,21 @@ static size_t cfg_expect_head(struct cfg_ctx *ctx, const struct cfg_args *a, int
 }
 
 /* tcp-check connect [port N] [ssl] | send STRING | expect [!] string|rstring PATTERN */
-void cfg_check_tcp_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+void lbd_cfg_check_tcp_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	static const char *const types[] = { "string", "rstring", NULL };
-	const char *where = cfg_where(ctx, px), *type;
+	const char *where = lbd_cfg_where(ctx, px), *type;
 	struct lbd_tcpcheck_rule r;
 	char err[256];
 	size_t i;
 	int e;
 
 	if (a->n < 2) {
-		cfg_err(ctx, a->line, "'tcp-check' needs connect, send or expect (%s)", where);
+		lbd_cfg_err(ctx, a->line, "'tcp-check' needs connect, send or expect (%s)", where);
 		return;
 	}
 	if (strcmp(a->v[1], "connect") && strcmp(a->v[1], "send") && strcmp(a->v[1], "expect")) {
-		cfg_err(ctx, a->line, "'tcp-check %s' is not supported by lbd (%s)", a->v[1],
+		lbd_cfg_err(ctx, a->line, "'tcp-check %s' is not supported by lbd (%s)", a->v[1],
 			where);
 		return;
 	}
@@ -406,14 +408,15 @@ void cfg_check_tcp_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct 
 	} else if (strcmp(a->v[1], "send") == 0) {
 		r.action = LBD_TCPCHK_SEND;
 		if (a->n != 3) {
-			cfg_err(ctx, a->line, "'tcp-check send' %s (%s)",
+			lbd_cfg_err(ctx, a->line, "'tcp-check send' %s (%s)",
 				a->n < 3 ? "needs the text to send"
 					 : "takes one argument; quote it",
 				where);
 			return;
 		}
 		if (!a->v[2][0]) {
-			cfg_err(ctx, a->line, "'tcp-check send' has nothing to send (%s)", where);
+			lbd_cfg_err(
+				ctx, a->line, "'tcp-check send' has nothing to send (%s)", where);
 			return;
 		}
 	} else {
@@ -422,18 +425,19 @@ void cfg_check_tcp_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct 
 			return;
 		r.action = type[0] == 'r' ? LBD_TCPCHK_EXPECT_RSTRING : LBD_TCPCHK_EXPECT_STRING;
 		if (!a->v[i][0]) {
-			cfg_err(ctx, a->line, "'tcp-check expect %s' has an empty pattern (%s)",
+			lbd_cfg_err(ctx, a->line, "'tcp-check expect %s' has an empty pattern (%s)",
 				type, where);
 			return;
 		}
 		if (r.action == LBD_TCPCHK_EXPECT_RSTRING &&
-			!cfg_re_ok(ctx, a->line, a->v[i], where))
+			!lbd_cfg_re_ok(ctx, a->line, a->v[i], where))
 			return;
 		if (r.action == LBD_TCPCHK_EXPECT_RSTRING &&
 			(e = regcomp(&r.re, a->v[i], REG_EXTENDED | REG_NOSUB)) != 0) {
 			regerror(e, &r.re, err, sizeof(err));
-			cfg_err(ctx, a->line, "'tcp-check expect rstring': bad regex '%s': %s (%s)",
-				a->v[i], err, where);
+			lbd_cfg_err(ctx, a->line,
+				"'tcp-check expect rstring': bad regex '%s': %s (%s)", a->v[i], err,
+				where);
 			return;
 		}
 	}
@@ -442,7 +446,7 @@ void cfg_check_tcp_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct 
 		if (!r.data) {
 			if (r.action == LBD_TCPCHK_EXPECT_RSTRING)
 				regfree(&r.re);
-			cfg_oom(ctx);
+			lbd_cfg_oom(ctx);
 			return;
 		}
 		r.len = strlen(r.data);
@@ -473,14 +477,14 @@ static int cfg_http_status(struct cfg_ctx *ctx, unsigned line, const char *s,
 		if (*p && *p != ',')
 			goto bad;
 		if (lo < 100 || hi > 599 || lo > hi) {
-			cfg_err(ctx, line,
+			lbd_cfg_err(ctx, line,
 				"'http-check expect status': '%s': codes must be 100 to "
 				"599, ranges LOW-HIGH (%s)",
 				s, where);
 			return -1;
 		}
 		if (h->nstatus == CFG_HTTP_STATUS_MAX) {
-			cfg_err(ctx, line,
+			lbd_cfg_err(ctx, line,
 				"'http-check expect status': more than %zu codes or ranges "
 				"(%s)",
 				CFG_HTTP_STATUS_MAX, where);
@@ -495,7 +499,7 @@ static int cfg_http_status(struct cfg_ctx *ctx, unsigned line, const char *s,
 			goto bad;
 	}
 bad:
-	cfg_err(ctx, line,
+	lbd_cfg_err(ctx, line,
 		"'http-check expect status': '%s' is not a list of codes such as "
 		"200,300-399 (%s)",
 		s, where);
@@ -508,12 +512,12 @@ static char *cfg_hdr_value(struct cfg_ctx *ctx, unsigned line, const char *s, co
 	char *v = malloc(strlen(s) + 1), *o = v;
 
 	if (!v) {
-		cfg_oom(ctx);
+		lbd_cfg_oom(ctx);
 		return NULL;
 	}
 	for (; *s; s++) {
 		if (*s == '%' && s[1] != '%') {
-			cfg_err(ctx, line,
+			lbd_cfg_err(ctx, line,
 				"'http-check send hdr': log-format values ('%%[...]') are "
 				"not supported by lbd; write '%%%%' for '%%' (%s)",
 				where);
@@ -521,7 +525,7 @@ static char *cfg_hdr_value(struct cfg_ctx *ctx, unsigned line, const char *s, co
 			return NULL;
 		}
 		if (*s == '\r' || *s == '\n') {
-			cfg_err(ctx, line, "'http-check send hdr': line breaks in a value (%s)",
+			lbd_cfg_err(ctx, line, "'http-check send hdr': line breaks in a value (%s)",
 				where);
 			free(v);
 			return NULL;
@@ -549,12 +553,12 @@ static void cfg_http_send(
 		kw = a->v[i];
 		if (strcmp(kw, "meth") && strcmp(kw, "uri") && strcmp(kw, "ver") &&
 			strcmp(kw, "hdr")) {
-			cfg_err(ctx, a->line, "'http-check send %s' is not supported by lbd (%s)",
-				kw, where);
+			lbd_cfg_err(ctx, a->line,
+				"'http-check send %s' is not supported by lbd (%s)", kw, where);
 			return;
 		}
 		if (i + 1 >= a->n || (kw[0] == 'h' && i + 2 >= a->n)) {
-			cfg_err(ctx, a->line, "'http-check send %s' needs %s (%s)", kw,
+			lbd_cfg_err(ctx, a->line, "'http-check send %s' needs %s (%s)", kw,
 				kw[0] == 'h' ? "a name and a value" : "a value", where);
 			return;
 		}
@@ -565,18 +569,19 @@ static void cfg_http_send(
 		} else if (strcmp(kw, "ver") == 0) {
 			cfg_http_set(ctx, a->line, "version", a->v[i + 1], &h->version, where);
 		} else if (!cfg_is_token(a->v[i + 1])) {
-			cfg_err(ctx, a->line, "'http-check send hdr': bad header name '%s' (%s)",
-				a->v[i + 1], where);
+			lbd_cfg_err(ctx, a->line,
+				"'http-check send hdr': bad header name '%s' (%s)", a->v[i + 1],
+				where);
 			i++;
 		} else {
 			val = cfg_hdr_value(ctx, a->line, a->v[i + 2], where);
-			hd = val ? cfg_push(ctx, &h->hdrs, &h->nhdrs, sizeof(*hd)) : NULL;
+			hd = val ? lbd_cfg_push(ctx, &h->hdrs, &h->nhdrs, sizeof(*hd)) : NULL;
 			if (!hd) {
 				free(val);
 				return;
 			}
 			hd->value = val;
-			hd->name = cfg_strdup(ctx, a->v[i + 1]);
+			hd->name = lbd_cfg_strdup(ctx, a->v[i + 1]);
 			i++;
 		}
 	}
@@ -601,12 +606,12 @@ static void cfg_http_expect(
 		h->expect_is_status = 1;
 	} else {
 		if (!a->v[i][0]) {
-			cfg_err(ctx, a->line,
+			lbd_cfg_err(ctx, a->line,
 				"'http-check expect string' has an empty pattern (%s)", where);
 			return;
 		}
 		free(h->expect_string);
-		if (!(h->expect_string = cfg_strdup(ctx, a->v[i])))
+		if (!(h->expect_string = lbd_cfg_strdup(ctx, a->v[i])))
 			return;
 		h->expect_is_status = 0;
 	}
@@ -615,14 +620,14 @@ static void cfg_http_expect(
 }
 
 /* http-check connect [port N] [ssl] | send ... | expect ... */
-void cfg_check_http_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+void lbd_cfg_check_http_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	struct lbd_httpcheck *h = &px->be.http;
-	const char *where = cfg_where(ctx, px), *sub;
+	const char *where = lbd_cfg_where(ctx, px), *sub;
 	unsigned *seen;
 
 	if (a->n < 2) {
-		cfg_err(ctx, a->line, "'http-check' needs connect, send or expect (%s)", where);
+		lbd_cfg_err(ctx, a->line, "'http-check' needs connect, send or expect (%s)", where);
 		return;
 	}
 	sub = a->v[1];
@@ -633,7 +638,8 @@ void cfg_check_http_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct
 	else if (strcmp(sub, "expect") == 0)
 		seen = &px->hc_expect_line;
 	else {
-		cfg_err(ctx, a->line, "'http-check %s' is not supported by lbd (%s)", sub, where);
+		lbd_cfg_err(
+			ctx, a->line, "'http-check %s' is not supported by lbd (%s)", sub, where);
 		return;
 	}
 	/* the first rule of a section replaces the inherited connect, headers
@@ -645,21 +651,21 @@ void cfg_check_http_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct
 	if (!px->httpchk_line)
 		px->httpchk_line = a->line;
 	if (*seen) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"lbd runs one 'http-check %s' per backend; another is at %s:%u (%s)", sub,
 			ctx->file, *seen, where);
 		return;
 	}
 	if (seen == &px->hc_connect_line && (px->hc_send_line || px->hc_expect_line)) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'http-check connect' must come before 'http-check send' and 'http-check "
 			"expect' (%s)",
 			where);
 		return;
 	}
 	if (seen == &px->hc_send_line && px->hc_expect_line) {
-		cfg_err(ctx, a->line, "'http-check send' must come before 'http-check expect' (%s)",
-			where);
+		lbd_cfg_err(ctx, a->line,
+			"'http-check send' must come before 'http-check expect' (%s)", where);
 		return;
 	}
 	*seen = a->line;
@@ -678,21 +684,21 @@ void cfg_check_http_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct
 	}
 }
 
-void cfg_check_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
+void lbd_cfg_check_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
 	if (px->tcpchk_line && px->be.check_kind != LBD_CHECK_TCP)
-		cfg_err(ctx, px->tcpchk_line, "tcp-check rules need option tcp-check (%s)",
-			cfg_where(ctx, px));
+		lbd_cfg_err(ctx, px->tcpchk_line, "tcp-check rules need option tcp-check (%s)",
+			lbd_cfg_where(ctx, px));
 	/* HAProxy warns and ignores http-check rules without option httpchk */
 	if (px->httpchk_line && px->be.check_kind != LBD_CHECK_HTTP && px->cap != CFG_CAP_DEF)
-		cfg_notice(ctx, px->httpchk_line,
+		lbd_cfg_notice(ctx, px->httpchk_line,
 			"http-check rules without option httpchk are ignored (%s), as HAProxy "
 			"does",
-			cfg_where(ctx, px));
+			lbd_cfg_where(ctx, px));
 }
 
 /* Make the checks of a backend ready to run as they are. */
-void cfg_check_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px)
+void lbd_cfg_check_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
 	struct lbd_backend *be = &px->be;
 	struct lbd_httpcheck *h = &be->http;
@@ -703,16 +709,16 @@ void cfg_check_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px)
 	if (be->check_kind != LBD_CHECK_HTTP)
 		cfg_http_free(h);
 	if (be->check_kind == LBD_CHECK_HTTP) {
-		if ((!h->method && !(h->method = cfg_strdup(ctx, "OPTIONS"))) ||
-			(!h->uri && !(h->uri = cfg_strdup(ctx, "/"))) ||
-			(!h->version && !(h->version = cfg_strdup(ctx, "HTTP/1.0"))))
+		if ((!h->method && !(h->method = lbd_cfg_strdup(ctx, "OPTIONS"))) ||
+			(!h->uri && !(h->uri = lbd_cfg_strdup(ctx, "/"))) ||
+			(!h->version && !(h->version = lbd_cfg_strdup(ctx, "HTTP/1.0"))))
 			return;
 	}
 	if (be->check_kind != LBD_CHECK_TCP ||
 		(be->ntcpcheck && be->tcpcheck[0].action == LBD_TCPCHK_CONNECT))
 		return;
 	/* HAProxy's implicit first connect (check_proxy_tcpcheck) */
-	p = cfg_push(ctx, &be->tcpcheck, &be->ntcpcheck, sizeof(*p));
+	p = lbd_cfg_push(ctx, &be->tcpcheck, &be->ntcpcheck, sizeof(*p));
 	if (!p)
 		return;
 	memmove(be->tcpcheck + 1, be->tcpcheck, (be->ntcpcheck - 1) * sizeof(*p));
@@ -721,7 +727,7 @@ void cfg_check_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px)
 	be->tcpcheck[0].line = be->ntcpcheck > 1 ? be->tcpcheck[1].line : px->tcpchk_opt_line;
 }
 
-int cfg_check_uses_tls(const struct lbd_backend *be)
+int lbd_cfg_check_uses_tls(const struct lbd_backend *be)
 {
 	size_t i;
 
@@ -734,7 +740,7 @@ int cfg_check_uses_tls(const struct lbd_backend *be)
 	return 0;
 }
 
-int cfg_check_has_port(const struct lbd_backend *be)
+int lbd_cfg_check_has_port(const struct lbd_backend *be)
 {
 	size_t i;
 
@@ -754,10 +760,10 @@ static const char *const cfg_http_mode[] = { "option httplog", "option http-serv
 	"option http-buffer-request", "option http-pretend-keepalive", "timeout http-request",
 	"timeout http-keep-alive", "http-reuse", "errorfile", NULL };
 
-int cfg_check_http_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+int lbd_cfg_check_http_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	static const char *const reuse[] = { "never", "safe", "aggressive", "always", NULL };
-	const char *where = cfg_where(ctx, px);
+	const char *where = lbd_cfg_where(ctx, px);
 	int no = strcmp(a->v[0], "no") == 0, k;
 	size_t nkw = 2u + no;
 	struct cfg_http_only *h;
@@ -772,7 +778,7 @@ int cfg_check_http_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct 
 		return 0;
 	snprintf(kw, sizeof(kw), "%s%s%s", a->v[no], nkw - no == 2 ? " " : "",
 		nkw - no == 2 ? a->v[no + 1] : "");
-	k = cfg_lookup(cfg_http_mode, kw);
+	k = lbd_cfg_lookup(cfg_http_mode, kw);
 	if (k < 0 || (no && strncmp(kw, "option ", 7)))
 		return 0;
 	if (px->cap != CFG_CAP_DEF) {
@@ -782,37 +788,39 @@ int cfg_check_http_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct 
 			px->fe.tcplog = 1;
 			free(px->fe.log_format);
 			px->fe.log_format = NULL;
-			cfg_notice(ctx, a->line,
+			lbd_cfg_notice(ctx, a->line,
 				"'option httplog' needs mode http; %s falls back to option tcplog "
 				"(as HAProxy does)",
 				where);
 		} else {
-			cfg_notice(ctx, a->line,
+			lbd_cfg_notice(ctx, a->line,
 				"'%s%s' needs mode http; ignored in %s (as HAProxy does)",
 				no ? "no " : "", kw, where);
 		}
 		return 1;
 	}
-	if (kw[0] == 't' && (cfg_nargs(ctx, a, nkw, 1, 1, where) ||
-				    cfg_time(ctx, a->line, kw, a->v[nkw], &t, where)))
+	if (kw[0] == 't' && (lbd_cfg_nargs(ctx, a, nkw, 1, 1, where) ||
+				    lbd_cfg_time(ctx, a->line, kw, a->v[nkw], &t, where)))
 		return 1;
 	if (kw[0] == 'h' &&
-		(cfg_nargs(ctx, a, nkw, 1, 1, where) || cfg_lookup(reuse, a->v[nkw]) < 0)) {
+		(lbd_cfg_nargs(ctx, a, nkw, 1, 1, where) || lbd_cfg_lookup(reuse, a->v[nkw]) < 0)) {
 		if (a->n == nkw + 1)
-			cfg_err(ctx, a->line, "'http-reuse %s' is not a HAProxy mode", a->v[nkw]);
+			lbd_cfg_err(
+				ctx, a->line, "'http-reuse %s' is not a HAProxy mode", a->v[nkw]);
 		return 1;
 	}
 	/* errorfile CODE FILE: HAProxy reads the file even when it is unused */
-	if (kw[0] == 'e' && (cfg_nargs(ctx, a, nkw, 2, 2, where) || access(a->v[2], R_OK) == -1)) {
+	if (kw[0] == 'e' &&
+		(lbd_cfg_nargs(ctx, a, nkw, 2, 2, where) || access(a->v[2], R_OK) == -1)) {
 		if (a->n == 3)
-			cfg_err(ctx, a->line, "errorfile %s: %s", a->v[2], strerror(errno));
+			lbd_cfg_err(ctx, a->line, "errorfile %s: %s", a->v[2], strerror(errno));
 		return 1;
 	}
 	/* option forwardfor takes any arguments, option httplog "clf" */
 	if (kw[0] == 'o' && !strstr(kw, "forwardfor") &&
-		cfg_nargs(ctx, a, nkw, 0, strstr(kw, "httplog") ? 1 : 0, where))
+		lbd_cfg_nargs(ctx, a, nkw, 0, strstr(kw, "httplog") ? 1 : 0, where))
 		return 1;
-	h = cfg_push(ctx, &px->http_only, &px->nhttp_only, sizeof(*h));
+	h = lbd_cfg_push(ctx, &px->http_only, &px->nhttp_only, sizeof(*h));
 	if (h) {
 		h->what = cfg_http_mode[k];
 		h->no = no;
@@ -821,7 +829,7 @@ int cfg_check_http_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct 
 	return 1;
 }
 
-void cfg_check_http_mode_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
+void lbd_cfg_check_http_mode_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
 	struct cpha_buf b = { 0 };
 	size_t i, j;
@@ -836,7 +844,7 @@ void cfg_check_http_mode_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 				px->http_only[i].no ? "no " : "", px->http_only[i].what);
 	}
 	if (b.len)
-		cfg_notice(ctx, px->line,
+		lbd_cfg_notice(ctx, px->line,
 			"HTTP-only settings in defaults (%s) have no effect on TCP sections; "
 			"ignored%s",
 			b.data, px->mode_http ? "" : " (this defaults section is mode tcp)");

@@ -72,18 +72,19 @@ static void cfg_global_owner(struct cfg_ctx *ctx, const struct cfg_args *a)
 	char buf[4096];
 
 	if (numeric) {
-		if (cfg_uint(ctx, a->line, kw, val, 0, 0xfffffffeULL, &v, "section 'global'") < 0)
+		if (lbd_cfg_uint(ctx, a->line, kw, val, 0, 0xfffffffeULL, &v, "section 'global'") <
+			0)
 			return;
 	} else if (group ? getgrnam_r(val, &gr, buf, sizeof(buf), &grr) != 0 || !grr
 			 : getpwnam_r(val, &pw, buf, sizeof(buf), &pwr) != 0 || !pwr) {
-		cfg_err(ctx, a->line, "'%s %s': no such %s on this system", kw, val,
+		lbd_cfg_err(ctx, a->line, "'%s %s': no such %s on this system", kw, val,
 			group ? "group" : "user");
 		return;
 	} else {
 		v = group ? grr->gr_gid : pwr->pw_uid;
 	}
 	if (*line)
-		cfg_notice(ctx, a->line,
+		lbd_cfg_notice(ctx, a->line,
 			"the %s id is already set at %s:%u; this line replaces it (HAProxy warns "
 			"too)",
 			group ? "group" : "user", ctx->file, *line);
@@ -111,20 +112,20 @@ static void cfg_global_tls_options(struct cfg_ctx *ctx, const struct cfg_args *a
 
 	g->srv_no_tickets = 0;
 	for (i = 1; i < a->n; i++) {
-		if ((k = cfg_lookup(nos, a->v[i])) >= 0) {
+		if ((k = lbd_cfg_lookup(nos, a->v[i])) >= 0) {
 			off[k] = versions = 1;
-		} else if ((k = cfg_lookup(forces, a->v[i])) >= 0) {
+		} else if ((k = lbd_cfg_lookup(forces, a->v[i])) >= 0) {
 			lo = hi = k;
 			versions = 1;
 		} else if ((!strcmp(a->v[i], "ssl-min-ver") || !strcmp(a->v[i], "ssl-max-ver")) &&
-			   i + 1 < a->n && (k = cfg_lookup(vers, a->v[i + 1])) >= 0) {
+			   i + 1 < a->n && (k = lbd_cfg_lookup(vers, a->v[i + 1])) >= 0) {
 			*(a->v[i][5] == 'i' ? &lo : &hi) = k;
 			versions = 1;
 			i++;
 		} else if (strcmp(a->v[i], "no-tls-tickets") == 0) {
 			g->srv_no_tickets = 1;
 		} else {
-			cfg_err(ctx, a->line,
+			lbd_cfg_err(ctx, a->line,
 				"'ssl-default-server-options %s' is not supported by lbd (no-sslv3 "
 				".. "
 				"no-tlsv13, force-*, ssl-min-ver, ssl-max-ver or no-tls-tickets)",
@@ -140,12 +141,13 @@ static void cfg_global_tls_options(struct cfg_ctx *ctx, const struct cfg_args *a
 	while (hi >= lo && off[hi])
 		hi--;
 	if (lo > hi) {
-		cfg_err(ctx, a->line, "'ssl-default-server-options' leaves no TLS version to use");
+		lbd_cfg_err(
+			ctx, a->line, "'ssl-default-server-options' leaves no TLS version to use");
 		return;
 	}
 	for (v = lo; v <= hi; v++)
 		if (off[v])
-			cfg_notice(ctx, a->line,
+			lbd_cfg_notice(ctx, a->line,
 				"'%s' inside the versions left (%s to %s) cannot be honoured: "
 				"OpenSSL uses a range (HAProxy warns too)",
 				nos[v], vers[lo], vers[hi]);
@@ -162,15 +164,15 @@ static int cfg_global_stats_timeout(struct cfg_ctx *ctx, const struct cfg_args *
 
 	if (a->n < 2 || strcmp(a->v[0], "stats") != 0 || strcmp(a->v[1], "timeout") != 0)
 		return 0;
-	if (cfg_nargs(ctx, a, 2, 1, 1, "section 'global'") == 0 &&
-		cfg_time(ctx, a->line, "stats timeout", a->v[2], &t, "section 'global'") == 0)
-		cfg_notice(ctx, a->line,
+	if (lbd_cfg_nargs(ctx, a, 2, 1, 1, "section 'global'") == 0 &&
+		lbd_cfg_time(ctx, a->line, "stats timeout", a->v[2], &t, "section 'global'") == 0)
+		lbd_cfg_notice(ctx, a->line,
 			"'stats timeout' has no effect in lbd: its admin socket answers one "
 			"command per connection and gives each client 2 s to send it");
 	return 1;
 }
 
-int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a)
+int lbd_cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 {
 	const char *where = "section 'global'";
 	const struct cfg_gkw *k = NULL;
@@ -184,17 +186,17 @@ int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 	if (!k)
 		return cfg_global_stats_timeout(ctx, a);
 	if (k->kind == CFG_G_TODO) {
-		cfg_err(ctx, a->line, "'%s' is not supported by lbd yet: %s", a->v[0], k->why);
+		lbd_cfg_err(ctx, a->line, "'%s' is not supported by lbd yet: %s", a->v[0], k->why);
 		return 1;
 	}
 	if (k->kind == CFG_G_REFUSED) {
-		cfg_err(ctx, a->line, "'%s' is not supported: %s", a->v[0], k->why);
+		lbd_cfg_err(ctx, a->line, "'%s' is not supported: %s", a->v[0], k->why);
 		return 1;
 	}
-	if (cfg_nargs(ctx, a, nargs, k->min, k->max, where) < 0)
+	if (lbd_cfg_nargs(ctx, a, nargs, k->min, k->max, where) < 0)
 		return 1;
 	if (k->kind == CFG_G_NOEFFECT) {
-		cfg_notice(ctx, a->line, "'%s' has no effect in lbd: %s", a->v[0], k->why);
+		lbd_cfg_notice(ctx, a->line, "'%s' has no effect in lbd: %s", a->v[0], k->why);
 		return 1;
 	}
 	if (k->kind == CFG_G_OWNER) {
@@ -208,7 +210,7 @@ int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 	if (k->kind == CFG_G_STATE) {
 		/* HAProxy reads the file only for proxies with
 		 * load-server-state-from-file (refused by lbd) and never writes it */
-		cfg_notice(ctx, a->line,
+		lbd_cfg_notice(ctx, a->line,
 			"'%s' has no effect: no backend can set 'load-server-state-from-file' "
 			"in lbd yet (HAProxy reads the file only for those, and never writes "
 			"it)",
@@ -220,7 +222,7 @@ int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 		char **dst = suites ? &ctx->global.srv_ciphersuites : &ctx->global.srv_ciphers;
 
 		free(*dst);
-		*dst = cfg_strdup(ctx, a->v[1]);
+		*dst = lbd_cfg_strdup(ctx, a->v[1]);
 		*(suites ? &ctx->global.srv_ciphersuites_line : &ctx->global.srv_ciphers_line) =
 			a->line;
 		return 1;
@@ -228,23 +230,23 @@ int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 	if (k->kind == CFG_G_SPREAD) {
 		unsigned long long v;
 
-		if (cfg_uint(ctx, a->line, a->v[0], a->v[1], 0, 50, &v, where) == 0)
+		if (lbd_cfg_uint(ctx, a->line, a->v[0], a->v[1], 0, 50, &v, where) == 0)
 			ctx->global.spread_checks = (unsigned)v;
 		return 1;
 	}
 	if (k->kind == CFG_G_CHROOT) {
 		/* as HAProxy, the directory is looked at when lbd starts, not by -c */
 		free(ctx->global.chroot);
-		ctx->global.chroot = cfg_strdup(ctx, a->v[1]);
+		ctx->global.chroot = lbd_cfg_strdup(ctx, a->v[1]);
 		ctx->global.chroot_line = a->line;
 		return 1;
 	}
 	/* CFG_G_PIDFILE */
 	if (ctx->global.pidfile) {
-		cfg_err(ctx, a->line, "'pidfile' is set twice");
+		lbd_cfg_err(ctx, a->line, "'pidfile' is set twice");
 		return 1;
 	}
-	ctx->global.pidfile = cfg_strdup(ctx, a->v[1]);
+	ctx->global.pidfile = lbd_cfg_strdup(ctx, a->v[1]);
 	return 1;
 }
 
@@ -253,7 +255,7 @@ int cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a)
  * are tcp-check's 'connect ssl' (OpenSSL in check.c, which applies them)
  * and HTTPS checks (libcurl, which does not take them yet: an error). With
  * no TLS check, as in HAProxy with no ssl server, the lists are unused. */
-void cfg_global_tls_validate(struct cfg_ctx *ctx, const struct lbd_config *c)
+void lbd_cfg_global_tls_validate(struct cfg_ctx *ctx, const struct lbd_config *c)
 {
 	const struct lbd_global *g = &c->global;
 	const struct lbd_backend *b;
@@ -276,10 +278,10 @@ void cfg_global_tls_validate(struct cfg_ctx *ctx, const struct lbd_config *c)
 			checked |= b->servers[j].o.check;
 		if (!checked)
 			continue;
-		if (b->check_kind == LBD_CHECK_TCP && cfg_check_uses_tls(b))
+		if (b->check_kind == LBD_CHECK_TCP && lbd_cfg_check_uses_tls(b))
 			ossl = 1;
-		if (b->check_kind == LBD_CHECK_HTTP && cfg_check_uses_tls(b))
-			cfg_err(ctx, line,
+		if (b->check_kind == LBD_CHECK_HTTP && lbd_cfg_check_uses_tls(b))
+			lbd_cfg_err(ctx, line,
 				"'%s' is not supported by lbd yet with HTTPS checks (%s '%s' at "
 				"%s:%u): they do not take it",
 				kw, b->from_listen ? "listen" : "backend", b->name, ctx->file,
@@ -288,11 +290,11 @@ void cfg_global_tls_validate(struct cfg_ctx *ctx, const struct lbd_config *c)
 	if (!ossl || !(t = SSL_CTX_new(TLS_client_method())))
 		return;
 	if (g->srv_ciphers && SSL_CTX_set_cipher_list(t, g->srv_ciphers) != 1)
-		cfg_err(ctx, g->srv_ciphers_line,
+		lbd_cfg_err(ctx, g->srv_ciphers_line,
 			"'ssl-default-server-ciphers %s': OpenSSL accepts none of these ciphers",
 			g->srv_ciphers);
 	if (g->srv_ciphersuites && SSL_CTX_set_ciphersuites(t, g->srv_ciphersuites) != 1)
-		cfg_err(ctx, g->srv_ciphersuites_line,
+		lbd_cfg_err(ctx, g->srv_ciphersuites_line,
 			"'ssl-default-server-ciphersuites %s': OpenSSL accepts none of these "
 			"TLS 1.3 suites",
 			g->srv_ciphersuites);

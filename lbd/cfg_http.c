@@ -4,6 +4,7 @@
  * serves nothing but these (no servers, no backend): lbd does not proxy
  * HTTP. In a mode tcp proxy these keywords are warned about and ignored, as
  * HAProxy 2.6 does. Each keyword is one row of a table. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,14 +41,14 @@ struct cfg_http_ctx {
 static struct cfg_http_px *cfg_http_get(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
 	if (!px->http && !(px->http = calloc(1, sizeof(*px->http))))
-		cfg_oom(ctx);
+		lbd_cfg_oom(ctx);
 	return px->http;
 }
 
 static void cfg_http_seen(
 	struct cfg_ctx *ctx, struct cfg_http_px *h, const char *what, unsigned line)
 {
-	struct cfg_http_seen *s = cfg_push(ctx, &h->seen, &h->nseen, sizeof(*s));
+	struct cfg_http_seen *s = lbd_cfg_push(ctx, &h->seen, &h->nseen, sizeof(*s));
 
 	if (s) {
 		s->what = what;
@@ -107,7 +108,7 @@ static struct acl_cond *cfg_http_cond(struct cfg_ctx *ctx, struct cfg_http_px *h
 
 	c = acl_cond_parse(&h->svc.acls, a->v + i, a->n - i, err, sizeof(err));
 	if (!c)
-		cfg_err(ctx, a->line, "'%s': %s", kw, err);
+		lbd_cfg_err(ctx, a->line, "'%s': %s", kw, err);
 	else
 		c->line = a->line;
 	return c;
@@ -115,7 +116,7 @@ static struct acl_cond *cfg_http_cond(struct cfg_ctx *ctx, struct cfg_http_px *h
 
 static int cfg_http_setstr(struct cfg_ctx *ctx, char **dst, const char *s)
 {
-	char *d = cfg_strdup(ctx, s);
+	char *d = lbd_cfg_strdup(ctx, s);
 
 	if (!d)
 		return -1;
@@ -127,12 +128,12 @@ static int cfg_http_setstr(struct cfg_ctx *ctx, char **dst, const char *s)
 static int cfg_http_add_user(struct cfg_ctx *ctx, struct lbd_userlist *l, const char *name,
 	const char *pass, int insecure, unsigned line)
 {
-	struct lbd_http_user *u = cfg_push(ctx, &l->users, &l->nusers, sizeof(*u));
+	struct lbd_http_user *u = lbd_cfg_push(ctx, &l->users, &l->nusers, sizeof(*u));
 
 	if (!u)
 		return -1;
-	u->name = cfg_strdup(ctx, name);
-	u->pass = cfg_strdup(ctx, pass);
+	u->name = lbd_cfg_strdup(ctx, name);
+	u->pass = lbd_cfg_strdup(ctx, pass);
 	u->insecure = insecure;
 	u->line = line;
 	return u->name && u->pass ? 0 : -1;
@@ -142,21 +143,21 @@ static int cfg_http_add_user(struct cfg_ctx *ctx, struct lbd_userlist *l, const 
 static void st_enable(
 	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
 {
-	if (cfg_nargs(ctx, a, 2, 0, 0, where) == 0)
+	if (lbd_cfg_nargs(ctx, a, 2, 0, 0, where) == 0)
 		h->svc.stats = 1;
 }
 
 static void st_uri(
 	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
 {
-	if (cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
+	if (lbd_cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
 		cfg_http_setstr(ctx, &h->svc.stats_uri, a->v[2]);
 }
 
 static void st_realm(
 	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
 {
-	if (cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
+	if (lbd_cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
 		cfg_http_setstr(ctx, &h->svc.stats_realm, a->v[2]);
 }
 
@@ -166,16 +167,16 @@ static void st_auth(
 	const char *colon;
 	char *user;
 
-	if (cfg_nargs(ctx, a, 2, 1, 1, where) < 0)
+	if (lbd_cfg_nargs(ctx, a, 2, 1, 1, where) < 0)
 		return;
 	colon = strchr(a->v[2], ':');
 	if (!colon || colon == a->v[2]) {
-		cfg_err(ctx, a->line, "'stats auth' needs USER:PASSWORD (%s)", where);
+		lbd_cfg_err(ctx, a->line, "'stats auth' needs USER:PASSWORD (%s)", where);
 		return;
 	}
 	user = strndup(a->v[2], (size_t)(colon - a->v[2]));
 	if (!user) {
-		cfg_oom(ctx);
+		lbd_cfg_oom(ctx);
 		return;
 	}
 	cfg_http_add_user(ctx, &h->svc.auth, user, colon + 1, 1, a->line);
@@ -185,16 +186,16 @@ static void st_auth(
 static void st_refresh(
 	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
 {
-	if (cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
-		cfg_time(ctx, a->line, "stats refresh", a->v[2], &h->svc.refresh, where);
+	if (lbd_cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
+		lbd_cfg_time(ctx, a->line, "stats refresh", a->v[2], &h->svc.refresh, where);
 }
 
 static void st_admin(
 	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
 {
 	if (a->n < 3 || (strcmp(a->v[2], "if") != 0 && strcmp(a->v[2], "unless") != 0)) {
-		cfg_err(ctx, a->line, "'stats admin' needs 'if' or 'unless' and a condition (%s)",
-			where);
+		lbd_cfg_err(ctx, a->line,
+			"'stats admin' needs 'if' or 'unless' and a condition (%s)", where);
 		return;
 	}
 	acl_cond_free(h->svc.admin);
@@ -204,7 +205,7 @@ static void st_admin(
 static void st_flag(
 	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
 {
-	if (cfg_nargs(ctx, a, 2, 0, 0, where) < 0)
+	if (lbd_cfg_nargs(ctx, a, 2, 0, 0, where) < 0)
 		return;
 	if (strcmp(a->v[1], "hide-version") == 0)
 		h->svc.hide_version = 1;
@@ -216,7 +217,7 @@ static void st_flag(
 static void st_show_node(
 	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
 {
-	if (cfg_nargs(ctx, a, 2, 0, 1, where) < 0)
+	if (lbd_cfg_nargs(ctx, a, 2, 0, 1, where) < 0)
 		return;
 	h->svc.show_node = 1;
 	if (a->n == 3)
@@ -226,7 +227,7 @@ static void st_show_node(
 static void st_show_desc(
 	struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a, const char *where)
 {
-	if (cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
+	if (lbd_cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
 		cfg_http_setstr(ctx, &h->svc.desc, a->v[2]);
 }
 
@@ -235,11 +236,11 @@ static void st_scope(
 {
 	char **s;
 
-	if (cfg_nargs(ctx, a, 2, 1, 1, where) < 0)
+	if (lbd_cfg_nargs(ctx, a, 2, 1, 1, where) < 0)
 		return;
-	s = cfg_push(ctx, &h->svc.scope, &h->svc.nscope, sizeof(*s));
+	s = lbd_cfg_push(ctx, &h->svc.scope, &h->svc.nscope, sizeof(*s));
 	if (s)
-		*s = cfg_strdup(ctx, a->v[2]);
+		*s = lbd_cfg_strdup(ctx, a->v[2]);
 }
 
 /* stats http-request { allow | deny | auth [realm R] } [if|unless COND] */
@@ -251,17 +252,18 @@ static void st_http_request(
 	size_t i = 3;
 	int k;
 
-	if (a->n < 3 || (k = cfg_lookup(actions, a->v[2])) < 0) {
-		cfg_err(ctx, a->line, "'stats http-request' needs allow, deny or auth (%s)", where);
+	if (a->n < 3 || (k = lbd_cfg_lookup(actions, a->v[2])) < 0) {
+		lbd_cfg_err(
+			ctx, a->line, "'stats http-request' needs allow, deny or auth (%s)", where);
 		return;
 	}
-	r = cfg_push(ctx, &h->svc.rules, &h->svc.nrules, sizeof(*r));
+	r = lbd_cfg_push(ctx, &h->svc.rules, &h->svc.nrules, sizeof(*r));
 	if (!r)
 		return;
 	r->action = (enum lbd_stats_action)k;
 	r->line = a->line;
 	if (k == LBD_STATS_AUTH && a->n > 4 && strcmp(a->v[3], "realm") == 0) {
-		r->realm = cfg_strdup(ctx, a->v[4]);
+		r->realm = lbd_cfg_strdup(ctx, a->v[4]);
 		i = 5;
 	}
 	if (i < a->n)
@@ -269,56 +271,58 @@ static void st_http_request(
 }
 
 static const struct cfg_http_stats_kw {
-	const char *kw;
-	unsigned caps; /* sections it may appear in */
+	struct cpha_cfgkw kw; /* name, and the sections it may appear in */
 	void (*fn)(struct cfg_ctx *ctx, struct cfg_http_px *h, const struct cfg_args *a,
 		const char *where);
 } cfg_http_stats_kws[] = {
-	{ "enable", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_enable },
-	{ "uri", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_uri },
-	{ "realm", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_realm },
-	{ "auth", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_auth },
-	{ "refresh", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_refresh },
-	{ "admin", CFG_CAP_FE | CFG_CAP_BE, st_admin },
-	{ "hide-version", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_flag },
-	{ "show-legends", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_flag },
-	{ "show-modules", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_flag },
-	{ "show-node", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_show_node },
-	{ "show-desc", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_show_desc },
-	{ "scope", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, st_scope },
-	{ "http-request", CFG_CAP_FE | CFG_CAP_BE, st_http_request },
+	{ { "enable", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE }, st_enable },
+	{ { "uri", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE }, st_uri },
+	{ { "realm", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE }, st_realm },
+	{ { "auth", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE }, st_auth },
+	{ { "refresh", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE }, st_refresh },
+	{ { "admin", CFG_CAP_FE | CFG_CAP_BE }, st_admin },
+	{ { "hide-version", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE }, st_flag },
+	{ { "show-legends", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE }, st_flag },
+	{ { "show-modules", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE }, st_flag },
+	{ { "show-node", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE }, st_show_node },
+	{ { "show-desc", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE }, st_show_desc },
+	{ { "scope", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE }, st_scope },
+	{ { "http-request", CFG_CAP_FE | CFG_CAP_BE }, st_http_request },
 };
 
 static void kw_stats(
 	struct cfg_ctx *ctx, struct cfg_proxy *px, struct cfg_http_px *h, const struct cfg_args *a)
 {
-	const char *where = cfg_where(ctx, px);
-	size_t i;
+	const char *where = lbd_cfg_where(ctx, px);
+	const void *row;
+	int r;
 
 	if (a->n < 2) {
-		cfg_err(ctx, a->line, "'stats' needs a keyword (%s)", where);
+		lbd_cfg_err(ctx, a->line, "'stats' needs a keyword (%s)", where);
 		return;
 	}
-	for (i = 0; i < sizeof(cfg_http_stats_kws) / sizeof(cfg_http_stats_kws[0]); i++) {
-		if (strcmp(cfg_http_stats_kws[i].kw, a->v[1]) != 0)
-			continue;
-		if (!(cfg_http_stats_kws[i].caps & px->cap)) {
-			cfg_err(ctx, a->line, "'stats %s' is not allowed in a %s section", a->v[1],
-				px->kind);
-			return;
-		}
-		h->svc.stats = 1; /* every stats keyword enables the page (HAProxy) */
-		cfg_http_stats_kws[i].fn(ctx, h, a, where);
-		cfg_http_seen(ctx, h, "stats", a->line);
+	r = cpha_cfgkw_find(cfg_http_stats_kws,
+		sizeof(cfg_http_stats_kws) / sizeof(cfg_http_stats_kws[0]),
+		sizeof(cfg_http_stats_kws[0]), a->v[1], px->cap, &row);
+	if (r == -ENOENT) {
+		lbd_cfg_err(
+			ctx, a->line, "'stats %s' is not supported by lbd in %s", a->v[1], where);
 		return;
 	}
-	cfg_err(ctx, a->line, "'stats %s' is not supported by lbd in %s", a->v[1], where);
+	if (r < 0) {
+		lbd_cfg_err(ctx, a->line, "'stats %s' is not allowed in a %s section", a->v[1],
+			px->kind);
+		return;
+	}
+	h->svc.stats = 1; /* every stats keyword enables the page (HAProxy) */
+	((const struct cfg_http_stats_kw *)row)->fn(ctx, h, a, where);
+	cfg_http_seen(ctx, h, "stats", a->line);
 }
 
 static void kw_monitor_uri(
 	struct cfg_ctx *ctx, struct cfg_proxy *px, struct cfg_http_px *h, const struct cfg_args *a)
 {
-	if (cfg_nargs(ctx, a, 1, 1, 1, cfg_where(ctx, px)) < 0)
+	if (lbd_cfg_nargs(ctx, a, 1, 1, 1, lbd_cfg_where(ctx, px)) < 0)
 		return;
 	cfg_http_setstr(ctx, &h->svc.monitor_uri, a->v[1]);
 	cfg_http_seen(ctx, h, "monitor-uri", a->line);
@@ -332,14 +336,15 @@ static void kw_monitor(
 
 	if (a->n < 3 || strcmp(a->v[1], "fail") != 0 ||
 		(strcmp(a->v[2], "if") != 0 && strcmp(a->v[2], "unless") != 0)) {
-		cfg_err(ctx, a->line, "'monitor' expects 'fail' followed by 'if' or 'unless' (%s)",
-			cfg_where(ctx, px));
+		lbd_cfg_err(ctx, a->line,
+			"'monitor' expects 'fail' followed by 'if' or 'unless' (%s)",
+			lbd_cfg_where(ctx, px));
 		return;
 	}
 	c = cfg_http_cond(ctx, h, a, 2, "monitor fail");
 	if (!c)
 		return;
-	slot = cfg_push(ctx, &h->svc.monitor_fail, &h->svc.nmonitor_fail, sizeof(*slot));
+	slot = lbd_cfg_push(ctx, &h->svc.monitor_fail, &h->svc.nmonitor_fail, sizeof(*slot));
 	if (!slot) {
 		acl_cond_free(c);
 		return;
@@ -353,7 +358,7 @@ static void kw_acl(
 	char err[256];
 
 	if (acl_define(&h->svc.acls, a->v + 1, a->n - 1, err, sizeof(err)) < 0)
-		cfg_err(ctx, a->line, "'acl': %s (%s)", err, cfg_where(ctx, px));
+		lbd_cfg_err(ctx, a->line, "'acl': %s (%s)", err, lbd_cfg_where(ctx, px));
 }
 
 /* http-request use-service prometheus-exporter [if|unless COND]; other
@@ -380,7 +385,7 @@ static void kw_http_request(
 			return;
 	}
 	(void)px;
-	slot = cfg_push(ctx, &h->svc.prom, &h->svc.nprom, sizeof(*slot));
+	slot = lbd_cfg_push(ctx, &h->svc.prom, &h->svc.nprom, sizeof(*slot));
 	if (!slot) {
 		acl_cond_free(c);
 		return;
@@ -389,16 +394,15 @@ static void kw_http_request(
 }
 
 static const struct cfg_http_kw {
-	const char *kw;
-	unsigned caps;
+	struct cpha_cfgkw kw; /* name, and the sections it may appear in */
 	void (*fn)(struct cfg_ctx *ctx, struct cfg_proxy *px, struct cfg_http_px *h,
 		const struct cfg_args *a);
 } cfg_http_kws[] = {
-	{ "stats", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE, kw_stats },
-	{ "monitor-uri", CFG_CAP_DEF | CFG_CAP_FE, kw_monitor_uri },
-	{ "monitor", CFG_CAP_FE, kw_monitor },
-	{ "acl", CFG_CAP_FE | CFG_CAP_BE, kw_acl },
-	{ "http-request", CFG_CAP_FE | CFG_CAP_BE, kw_http_request },
+	{ { "stats", CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE }, kw_stats },
+	{ { "monitor-uri", CFG_CAP_DEF | CFG_CAP_FE }, kw_monitor_uri },
+	{ { "monitor", CFG_CAP_FE }, kw_monitor },
+	{ { "acl", CFG_CAP_FE | CFG_CAP_BE }, kw_acl },
+	{ { "http-request", CFG_CAP_FE | CFG_CAP_BE }, kw_http_request },
 };
 
 /* HTTP proxying settings in a mode http section, which can only serve the
@@ -415,44 +419,43 @@ static int cfg_http_proxying_option(
 
 	if (!px->mode_http || !(px->cap & CFG_CAP_FE) || a->n < no + 2)
 		return 0;
-	if (!(strcmp(a->v[no], "option") == 0 && cfg_lookup(opts, a->v[no + 1]) >= 0) &&
-		!(!no && strcmp(a->v[0], "timeout") == 0 && cfg_lookup(tos, a->v[1]) >= 0))
+	if (!(strcmp(a->v[no], "option") == 0 && lbd_cfg_lookup(opts, a->v[no + 1]) >= 0) &&
+		!(!no && strcmp(a->v[0], "timeout") == 0 && lbd_cfg_lookup(tos, a->v[1]) >= 0))
 		return 0;
-	cfg_notice(ctx, a->line,
+	lbd_cfg_notice(ctx, a->line,
 		"'%s%s %s' has no effect on lbd's built-in HTTP services (no servers, no "
 		"request log); ignored (%s)",
-		no ? "no " : "", a->v[no], a->v[no + 1], cfg_where(ctx, px));
+		no ? "no " : "", a->v[no], a->v[no + 1], lbd_cfg_where(ctx, px));
 	return 1;
 }
 
 /* 1 when a->v[0] is one of this file's keywords (then it was handled). */
-int cfg_http_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+int lbd_cfg_http_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	struct cfg_http_px *h;
-	size_t i;
+	const void *row;
+	int r;
 
 	if (cfg_http_proxying_option(ctx, px, a))
 		return 1;
 
-	for (i = 0; i < sizeof(cfg_http_kws) / sizeof(cfg_http_kws[0]); i++) {
-		if (strcmp(cfg_http_kws[i].kw, a->v[0]) != 0)
-			continue;
-		if (!(cfg_http_kws[i].caps & px->cap)) {
-			cfg_err(ctx, a->line, "'%s' is not allowed in a %s section", a->v[0],
-				px->kind);
-			return 1;
-		}
-		h = cfg_http_get(ctx, px);
-		if (h)
-			cfg_http_kws[i].fn(ctx, px, h, a);
+	r = cpha_cfgkw_find(cfg_http_kws, sizeof(cfg_http_kws) / sizeof(cfg_http_kws[0]),
+		sizeof(cfg_http_kws[0]), a->v[0], px->cap, &row);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		lbd_cfg_err(ctx, a->line, "'%s' is not allowed in a %s section", a->v[0], px->kind);
 		return 1;
 	}
-	return 0;
+	h = cfg_http_get(ctx, px);
+	if (h)
+		((const struct cfg_http_kw *)row)->fn(ctx, px, h, a);
+	return 1;
 }
 
 /* A section starts with the stats and monitor-uri settings of the defaults
  * before it (HAProxy shares the defaults' stats settings). */
-void cfg_http_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_proxy *d)
+void lbd_cfg_http_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_proxy *d)
 {
 	const struct lbd_http_service *ds;
 	struct lbd_http_service *s;
@@ -468,9 +471,9 @@ void cfg_http_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cf
 	s = &px->http->svc;
 	s->stats = ds->stats;
 	if (ds->stats_uri)
-		s->stats_uri = cfg_strdup(ctx, ds->stats_uri);
+		s->stats_uri = lbd_cfg_strdup(ctx, ds->stats_uri);
 	if (ds->stats_realm)
-		s->stats_realm = cfg_strdup(ctx, ds->stats_realm);
+		s->stats_realm = lbd_cfg_strdup(ctx, ds->stats_realm);
 	s->refresh = ds->refresh;
 	for (i = 0; i < ds->auth.nusers; i++)
 		cfg_http_add_user(ctx, &s->auth, ds->auth.users[i].name, ds->auth.users[i].pass, 1,
@@ -479,22 +482,22 @@ void cfg_http_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cf
 	s->show_legends = ds->show_legends;
 	s->show_node = ds->show_node;
 	if (ds->node)
-		s->node = cfg_strdup(ctx, ds->node);
+		s->node = lbd_cfg_strdup(ctx, ds->node);
 	if (ds->desc)
-		s->desc = cfg_strdup(ctx, ds->desc);
+		s->desc = lbd_cfg_strdup(ctx, ds->desc);
 	for (i = 0; i < ds->nscope; i++) {
-		char **sc = cfg_push(ctx, &s->scope, &s->nscope, sizeof(*sc));
+		char **sc = lbd_cfg_push(ctx, &s->scope, &s->nscope, sizeof(*sc));
 
 		if (sc)
-			*sc = cfg_strdup(ctx, ds->scope[i]);
+			*sc = lbd_cfg_strdup(ctx, ds->scope[i]);
 	}
 	if (ds->monitor_uri && (px->cap & CFG_CAP_FE))
-		s->monitor_uri = cfg_strdup(ctx, ds->monitor_uri);
+		s->monitor_uri = lbd_cfg_strdup(ctx, ds->monitor_uri);
 }
 
-/* 1 when px ended as a built-in HTTP service (cfg_http_section_end()
- * accepted it): cfg_build() leaves it to cfg_http_build(). */
-int cfg_http_is_service(const struct cfg_proxy *px)
+/* 1 when px ended as a built-in HTTP service (lbd_cfg_http_section_end()
+ * accepted it): cfg_build() leaves it to lbd_cfg_http_build(). */
+int lbd_cfg_http_is_service(const struct cfg_proxy *px)
 {
 	return px->mode_http && px->cap != CFG_CAP_DEF && px->http && px->http->svc.line;
 }
@@ -512,8 +515,8 @@ static int cfg_http_check_backend(void *userdata, const char *name)
 	struct cfg_http_ref *r = userdata;
 
 	if (!lbd_cfg_backend(r->c, name))
-		cfg_err(r->ctx, r->line, "nbsrv(%s): no such backend (%s '%s')", name, r->s->kind,
-			r->s->name);
+		lbd_cfg_err(r->ctx, r->line, "nbsrv(%s): no such backend (%s '%s')", name,
+			r->s->kind, r->s->name);
 	return 0;
 }
 
@@ -525,7 +528,7 @@ static int cfg_http_check_userlist(void *userdata, const char *name)
 	for (i = 0; i < r->c->nuserlists; i++)
 		if (strcmp(r->c->userlists[i]->name, name) == 0)
 			return 0;
-	cfg_err(r->ctx, r->line, "http_auth(%s): no such userlist (%s '%s')", name, r->s->kind,
+	lbd_cfg_err(r->ctx, r->line, "http_auth(%s): no such userlist (%s '%s')", name, r->s->kind,
 		r->s->name);
 	return 0;
 }
@@ -543,7 +546,7 @@ static void cfg_http_check_cond(struct cfg_http_ref *r, const struct acl_cond *c
  * which HTTP directives are ignored and drop them (returns 0); a mode http
  * frontend or listen becomes a service, or an error when it would proxy
  * HTTP (returns 1: mode http was dealt with). */
-int cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
+int lbd_cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
 	struct cfg_http_px *h = px->http;
 	const char *where;
@@ -551,7 +554,7 @@ int cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 
 	if (px->cap == CFG_CAP_DEF)
 		return 0;
-	where = cfg_where(ctx, px);
+	where = lbd_cfg_where(ctx, px);
 	if (!px->mode_http) {
 		/* HAProxy 2.6 warns that these need mode http and ignores them */
 		for (i = 0; h && i < h->nseen; i++) {
@@ -559,17 +562,17 @@ int cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 				if (h->seen[j].what == h->seen[i].what)
 					break;
 			if (j == i)
-				cfg_notice(ctx, h->seen[i].line,
+				lbd_cfg_notice(ctx, h->seen[i].line,
 					"'%s' needs mode http; ignored in %s (as HAProxy does)",
 					h->seen[i].what, where);
 		}
-		cfg_http_proxy_free(px);
+		lbd_cfg_http_proxy_free(px);
 		return 0;
 	}
 	if (!(px->cap & CFG_CAP_FE))
 		return 0;
 	if (px->be.nservers || px->fe.backend_name) {
-		cfg_err(ctx, px->line,
+		lbd_cfg_err(ctx, px->line,
 			"%s '%s' %s mode http (%s%s:%u) and %s; lbd does not proxy HTTP (a "
 			"mode http section may only serve stats, monitor-uri and "
 			"prometheus-exporter)",
@@ -582,7 +585,7 @@ int cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 		return 1;
 	h = px->http;
 	if (h->unsupported_line) {
-		cfg_err(ctx, h->unsupported_line,
+		lbd_cfg_err(ctx, h->unsupported_line,
 			"'http-request %s' is not supported by lbd in %s; lbd does not proxy HTTP "
 			"and serves only use-service prometheus-exporter",
 			h->unsupported, where);
@@ -599,32 +602,33 @@ int cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 }
 
 /* userlist NAME */
-void cfg_http_userlist_start(struct cfg_ctx *ctx, const struct cfg_args *a)
+void lbd_cfg_http_userlist_start(struct cfg_ctx *ctx, const struct cfg_args *a)
 {
 	struct lbd_userlist *l, **slot;
 	size_t i;
 
 	ctx->sec = CFG_SEC_SKIP;
 	if (a->n != 2) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			a->n < 2 ? "'userlist' needs a name"
 				 : "'userlist' takes only a name; unexpected '%s'",
 			a->n < 2 ? "" : a->v[2]);
 		return;
 	}
 	if (!ctx->http && !(ctx->http = calloc(1, sizeof(*ctx->http)))) {
-		cfg_oom(ctx);
+		lbd_cfg_oom(ctx);
 		return;
 	}
 	for (i = 0; i < ctx->http->n; i++)
 		if (strcmp(ctx->http->lists[i]->name, a->v[1]) == 0) {
-			cfg_err(ctx, a->line, "userlist '%s' has the same name as the one at %s:%u",
-				a->v[1], ctx->file, ctx->http->lists[i]->line);
+			lbd_cfg_err(ctx, a->line,
+				"userlist '%s' has the same name as the one at %s:%u", a->v[1],
+				ctx->file, ctx->http->lists[i]->line);
 			return;
 		}
 	l = calloc(1, sizeof(*l));
-	slot = l ? cfg_push(ctx, &ctx->http->lists, &ctx->http->n, sizeof(*slot)) : NULL;
-	if (!slot || !(l->name = cfg_strdup(ctx, a->v[1]))) {
+	slot = l ? lbd_cfg_push(ctx, &ctx->http->lists, &ctx->http->n, sizeof(*slot)) : NULL;
+	if (!slot || !(l->name = lbd_cfg_strdup(ctx, a->v[1]))) {
 		if (slot)
 			ctx->http->n--;
 		free(l);
@@ -639,7 +643,7 @@ void cfg_http_userlist_start(struct cfg_ctx *ctx, const struct cfg_args *a)
 /* user NAME [password HASH | insecure-password PASS] [groups G,...] and
  * group NAME [users U,...] (groups are accepted: lbd's conditions have no
  * http_auth_group) */
-void cfg_http_userlist_line(struct cfg_ctx *ctx, const struct cfg_args *a)
+void lbd_cfg_http_userlist_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 {
 	struct lbd_userlist *l = ctx->http->cur;
 	const char *pass = NULL;
@@ -651,21 +655,21 @@ void cfg_http_userlist_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 	if (strcmp(a->v[0], "group") == 0) {
 		if (a->n == 2 || (a->n == 4 && strcmp(a->v[2], "users") == 0))
 			return;
-		cfg_err(ctx, a->line, "'group' expects NAME [users USER,...] (%s)", where);
+		lbd_cfg_err(ctx, a->line, "'group' expects NAME [users USER,...] (%s)", where);
 		return;
 	}
 	if (strcmp(a->v[0], "user") != 0) {
-		cfg_err(ctx, a->line, "'%s' is not a userlist keyword (user, group) (%s)", a->v[0],
-			where);
+		lbd_cfg_err(ctx, a->line, "'%s' is not a userlist keyword (user, group) (%s)",
+			a->v[0], where);
 		return;
 	}
 	if (a->n < 2) {
-		cfg_err(ctx, a->line, "'user' needs a name (%s)", where);
+		lbd_cfg_err(ctx, a->line, "'user' needs a name (%s)", where);
 		return;
 	}
 	for (i = 2; i < a->n; i += 2) {
 		if (i + 1 >= a->n) {
-			cfg_err(ctx, a->line, "'user %s': '%s' needs a value (%s)", a->v[1],
+			lbd_cfg_err(ctx, a->line, "'user %s': '%s' needs a value (%s)", a->v[1],
 				a->v[i], where);
 			return;
 		}
@@ -676,7 +680,7 @@ void cfg_http_userlist_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 			pass = a->v[i + 1];
 			insecure = 1;
 		} else if (strcmp(a->v[i], "groups") != 0) {
-			cfg_err(ctx, a->line,
+			lbd_cfg_err(ctx, a->line,
 				"'user %s': unexpected '%s' (password, insecure-password or "
 				"groups) "
 				"(%s)",
@@ -686,7 +690,7 @@ void cfg_http_userlist_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 	}
 	for (i = 0; i < l->nusers; i++)
 		if (strcmp(l->users[i].name, a->v[1]) == 0) {
-			cfg_err(ctx, a->line, "user '%s' is already in %s (line %u)", a->v[1],
+			lbd_cfg_err(ctx, a->line, "user '%s' is already in %s (line %u)", a->v[1],
 				where, l->users[i].line);
 			return;
 		}
@@ -709,7 +713,7 @@ static void cfg_http_check_binds(struct cfg_ctx *ctx, const struct lbd_config *c
 		for (j = 0; j < c->nfrontends; j++)
 			for (k = 0; k < c->frontends[j].nbinds; k++)
 				if (cpha_addr_equal(&b->addr, &c->frontends[j].binds[k].addr))
-					cfg_err(ctx, b->line,
+					lbd_cfg_err(ctx, b->line,
 						"bind address %s is already used by %s '%s' at "
 						"%s:%u",
 						buf,
@@ -720,20 +724,20 @@ static void cfg_http_check_binds(struct cfg_ctx *ctx, const struct lbd_config *c
 			o = c->https[j];
 			for (k = 0; k < (j == svc ? i : o->nbinds); k++)
 				if (cpha_addr_equal(&b->addr, &o->binds[k].addr))
-					cfg_err(ctx, b->line,
+					lbd_cfg_err(ctx, b->line,
 						"bind address %s is already used by %s '%s' at "
 						"%s:%u",
 						buf, o->kind, o->name, ctx->file, o->binds[k].line);
 		}
 		if (c->global.metrics_set && cpha_addr_equal(&b->addr, &c->global.metrics))
-			cfg_err(ctx, b->line, "bind address %s is already used by metrics-bind",
+			lbd_cfg_err(ctx, b->line, "bind address %s is already used by metrics-bind",
 				buf);
 	}
 }
 
 /* Move the services and the userlists into c, then check what their
  * conditions name. */
-void cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c)
+void lbd_cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c)
 {
 	struct lbd_http_service *s, **slot;
 	struct cfg_http_ref r = { ctx, c, NULL, 0 };
@@ -748,25 +752,25 @@ void cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c)
 	}
 	for (i = 0; i < ctx->npx; i++) {
 		px = ctx->px[i];
-		if (!cfg_http_is_service(px))
+		if (!lbd_cfg_http_is_service(px))
 			continue;
 		s = calloc(1, sizeof(*s));
-		slot = s ? cfg_push(ctx, &c->https, &c->nhttps, sizeof(*slot)) : NULL;
+		slot = s ? lbd_cfg_push(ctx, &c->https, &c->nhttps, sizeof(*slot)) : NULL;
 		if (!slot) {
 			free(s);
-			cfg_oom(ctx);
+			lbd_cfg_oom(ctx);
 			return;
 		}
 		*s = px->http->svc;
 		memset(&px->http->svc, 0, sizeof(px->http->svc));
 		*slot = s;
-		s->name = cfg_strdup(ctx, px->name);
+		s->name = lbd_cfg_strdup(ctx, px->name);
 		s->binds = px->fe.binds;
 		s->nbinds = px->fe.nbinds;
 		px->fe.binds = NULL;
 		px->fe.nbinds = 0;
 		if (!s->nbinds)
-			cfg_notice(ctx, s->line,
+			lbd_cfg_notice(ctx, s->line,
 				"%s '%s' has no bind line; it accepts no connections", s->kind,
 				s->name);
 	}
@@ -785,7 +789,7 @@ void cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c)
 }
 
 /* Free what a section's HTTP directives gave (px->http becomes NULL). */
-void cfg_http_proxy_free(struct cfg_proxy *px)
+void lbd_cfg_http_proxy_free(struct cfg_proxy *px)
 {
 	if (!px->http)
 		return;
@@ -796,7 +800,7 @@ void cfg_http_proxy_free(struct cfg_proxy *px)
 }
 
 /* Free the userlists a failed parse leaves in ctx. */
-void cfg_http_ctx_free(struct cfg_ctx *ctx)
+void lbd_cfg_http_ctx_free(struct cfg_ctx *ctx)
 {
 	size_t i;
 
@@ -812,7 +816,7 @@ void cfg_http_ctx_free(struct cfg_ctx *ctx)
 }
 
 /* Free a configuration's services and userlists (lbd_cfg_free()). */
-void cfg_http_config_free(struct lbd_config *c)
+void lbd_cfg_http_config_free(struct lbd_config *c)
 {
 	size_t i;
 

@@ -1,6 +1,6 @@
 /* The shape check lbd runs on every regular expression of its configuration
  * before regcomp(3): refuse the patterns glibc takes seconds or gigabytes to
- * compile. Pure: no I/O, messages through cfg_err(). */
+ * compile. Pure: no I/O, messages through lbd_cfg_err(). */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -148,7 +148,7 @@ static unsigned long long cfg_re_alt(struct cfg_re *r, int depth)
 }
 
 /* Patterns regcomp compiles quickly; the others are errors. */
-int cfg_re_ok(struct cfg_ctx *ctx, unsigned line, const char *re, const char *where)
+int lbd_cfg_re_ok(struct cfg_ctx *ctx, unsigned line, const char *re, const char *where)
 {
 	struct cfg_re r = { re, 0, 0, 0, 0, 0 };
 	unsigned long long cost = 0;
@@ -176,7 +176,7 @@ int cfg_re_ok(struct cfg_ctx *ctx, unsigned line, const char *re, const char *wh
 	else if (cost > CFG_RE_MAX_NODES)
 		why = "its repetitions expand past 1024 nodes; lbd refuses such a regex";
 	if (why)
-		cfg_err(ctx, line, "'tcp-check expect rstring': regex '%s': %s (%s)", re, why,
+		lbd_cfg_err(ctx, line, "'tcp-check expect rstring': regex '%s': %s (%s)", re, why,
 			where);
 	return !why;
 }

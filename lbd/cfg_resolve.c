@@ -1,12 +1,10 @@
-/* Names in lbd's configuration, as HAProxy 2.6 treats them when it starts:
- * a 'bind' or 'server' address given by host name is resolved once with
- * the C library (getaddrinfo), a server following its 'init-addr' methods;
- * 'resolvers' sections are read and checked. HAProxy re-resolves a
- * server's host name at run time only through a resolvers section; lbd
- * does no run-time DNS yet, so a server by host name that names one is an
- * error, and for a server given by address, where HAProxy resolves
- * nothing either, 'resolvers', 'resolve-prefer' and 'init-addr' change
- * nothing. Parsers do not log: errors and notices go to the context. */
+/* Names in lbd's configuration, as HAProxy 2.6 treats them: a 'bind'
+ * address given by host name is resolved once with the C library when the
+ * file is read; a server's host name too, following its 'init-addr'
+ * methods; and a server with 'resolvers NAME' is resolved again at run time
+ * through that section's name servers (resolver.c), so it follows DNS
+ * changes without a reload. Parsers do not log: errors and notices go to
+ * the context. */
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,10 +14,7 @@
 
 #include "cfg-internal.h"
 
-struct cfg_resolvers_sec {
-	char *name;
-	unsigned line;
-};
+#define CFG_NS_MAX 16 /* name servers per section */
 
 struct cfg_resolvers_ref {
 	char name[64];
@@ -28,7 +23,7 @@ struct cfg_resolvers_ref {
 };
 
 struct cfg_resolvers {
-	struct cfg_resolvers_sec *secs;
+	struct lbd_resolvers_cfg *secs;
 	size_t nsecs;
 	struct cfg_resolvers_ref *refs;
 	size_t nrefs;
@@ -37,94 +32,176 @@ struct cfg_resolvers {
 static struct cfg_resolvers *cfg_res(struct cfg_ctx *ctx)
 {
 	if (!ctx->res && !(ctx->res = calloc(1, sizeof(*ctx->res))))
-		cfg_oom(ctx);
+		lbd_cfg_oom(ctx);
 	return ctx->res;
 }
 
 /* resolvers NAME */
-void cfg_resolvers_start(struct cfg_ctx *ctx, const struct cfg_args *a)
+void lbd_cfg_resolvers_start(struct cfg_ctx *ctx, const struct cfg_args *a)
 {
 	struct cfg_resolvers *r = cfg_res(ctx);
-	struct cfg_resolvers_sec *s;
+	struct lbd_resolvers_cfg *s;
 	size_t i;
 
 	ctx->sec = CFG_SEC_SKIP;
 	if (!r)
 		return;
 	if (a->n != 2) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			a->n < 2 ? "'resolvers' needs a name" : "'resolvers' takes only a name");
 		return;
 	}
-	if (!cfg_name_ok(ctx, a->line, "resolvers", a->v[1]))
+	if (!lbd_cfg_name_ok(ctx, a->line, "resolvers", a->v[1]))
 		return;
 	for (i = 0; i < r->nsecs; i++)
 		if (strcmp(r->secs[i].name, a->v[1]) == 0) {
-			cfg_err(ctx, a->line, "resolvers '%s' is already defined at %s:%u", a->v[1],
-				ctx->file, r->secs[i].line);
+			lbd_cfg_err(ctx, a->line, "resolvers '%s' is already defined at %s:%u",
+				a->v[1], ctx->file, r->secs[i].line);
 			return;
 		}
-	s = cfg_push(ctx, &r->secs, &r->nsecs, sizeof(*s));
-	if (!s || !(s->name = cfg_strdup(ctx, a->v[1])))
+	s = lbd_cfg_push(ctx, &r->secs, &r->nsecs, sizeof(*s));
+	if (!s || !(s->name = lbd_cfg_strdup(ctx, a->v[1])))
 		return;
 	s->line = a->line;
+	/* HAProxy 2.6's defaults */
+	s->timeout_resolve = s->timeout_retry = 1000000;
+	s->retries = 3;
+	s->payload = 512;
+	for (i = 0; i < LBD_DNS_NSTATUS; i++)
+		s->hold[i] = 30000000;
+	s->hold[LBD_DNS_VALID] = 10000000;
+	s->hold[LBD_DNS_OBSOLETE] = 0;
 	ctx->sec = CFG_SEC_RESOLVERS;
+}
+
+/* One name server of the section; 0 or -1 (error said). */
+static int cfg_ns_add(struct cfg_ctx *ctx, struct lbd_resolvers_cfg *s, unsigned line,
+	const char *id, const struct cpha_addr *addr, bool tcp, const char *where)
+{
+	struct lbd_nameserver *ns;
+	size_t i;
+
+	for (i = 0; id && i < s->nns; i++)
+		if (s->ns[i].id && strcmp(s->ns[i].id, id) == 0) {
+			lbd_cfg_err(ctx, line, "nameserver '%s' is already defined at %s:%u (%s)",
+				id, ctx->file, s->ns[i].line, where);
+			return -1;
+		}
+	if (s->nns == CFG_NS_MAX) {
+		lbd_cfg_err(ctx, line, "more than %d name servers (%s)", CFG_NS_MAX, where);
+		return -1;
+	}
+	ns = lbd_cfg_push(ctx, &s->ns, &s->nns, sizeof(*ns));
+	if (!ns || (id && !(ns->id = lbd_cfg_strdup(ctx, id))))
+		return -1;
+	ns->addr = *addr;
+	if (!cpha_addr_port(&ns->addr))
+		cpha_addr_set_port(&ns->addr, 53);
+	ns->tcp = tcp;
+	ns->line = line;
+	return 0;
+}
+
+/* parse-resolv-conf: the C library's name servers, read now as HAProxy does. */
+static void cfg_resolv_conf(
+	struct cfg_ctx *ctx, struct lbd_resolvers_cfg *s, unsigned line, const char *where)
+{
+	char buf[512], word[64], addr[INET6_ADDRSTRLEN + 1];
+	struct cpha_addr a;
+	const char *why;
+	FILE *f;
+
+#ifdef LBD_CFG_NO_DNS
+	(void)s;
+	(void)line;
+	(void)where;
+	return; /* fuzzing builds read no system file */
+#endif
+	f = fopen("/etc/resolv.conf", "re");
+	if (!f) {
+		lbd_cfg_notice(
+			ctx, line, "parse-resolv-conf: cannot read /etc/resolv.conf (%s)", where);
+		return;
+	}
+	while (fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "%63s %46s", word, addr) == 2 && strcmp(word, "nameserver") == 0 &&
+			cpha_parse_addr(addr, CPHA_ADDR_PORT_NONE, &a, &why) == 0)
+			cfg_ns_add(ctx, s, line, NULL, &a, false, where);
+	fclose(f);
 }
 
 /* The directives of a resolvers section (HAProxy 2.6's resolvers keywords):
  * checked as HAProxy checks them. */
-void cfg_resolvers_line(struct cfg_ctx *ctx, const struct cfg_args *a)
+void lbd_cfg_resolvers_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 {
 	static const char *const holds[] = { "nx", "other", "refused", "timeout", "valid",
 		"obsolete", NULL };
 	const struct cfg_resolvers *r = ctx->res;
+	struct lbd_resolvers_cfg *s = &r->secs[r->nsecs - 1];
 	const char *kw = a->v[0], *addr;
 	char where[160];
 	unsigned long long v;
 	struct cpha_addr ns;
 	uint64_t t;
+	int k;
 
-	snprintf(where, sizeof(where), "resolvers '%s'", r->secs[r->nsecs - 1].name);
+	snprintf(where, sizeof(where), "resolvers '%s'", s->name);
 	if (strcmp(kw, "nameserver") == 0) {
-		if (cfg_nargs(ctx, a, 1, 2, 2, where) < 0)
+		if (lbd_cfg_nargs(ctx, a, 1, 2, 2, where) < 0)
 			return;
 		addr = a->v[2];
 		if (strncmp(addr, "udp@", 4) == 0 || strncmp(addr, "tcp@", 4) == 0)
 			addr += 4;
-		cfg_addr(ctx, a->line, "nameserver address", addr, CPHA_ADDR_PORT_OPTIONAL, &ns,
-			where);
+		if (lbd_cfg_addr(ctx, a->line, "nameserver address", addr, CPHA_ADDR_PORT_OPTIONAL,
+			    &ns, where) == 0)
+			cfg_ns_add(ctx, s, a->line, a->v[1], &ns, strncmp(a->v[2], "tcp@", 4) == 0,
+				where);
 	} else if (strcmp(kw, "parse-resolv-conf") == 0) {
-		cfg_nargs(ctx, a, 1, 0, 0, where);
+		if (lbd_cfg_nargs(ctx, a, 1, 0, 0, where) == 0) {
+			s->parse_resolv_conf = true;
+			cfg_resolv_conf(ctx, s, a->line, where);
+		}
 	} else if (strcmp(kw, "accepted_payload_size") == 0) {
-		if (cfg_nargs(ctx, a, 1, 1, 1, where) == 0)
-			cfg_uint(ctx, a->line, kw, a->v[1], 512, 65535, &v, where);
+		if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) == 0 &&
+			lbd_cfg_uint(ctx, a->line, kw, a->v[1], 512, 65535, &v, where) == 0)
+			s->payload = (unsigned)v;
 	} else if (strcmp(kw, "resolve_retries") == 0) {
-		if (cfg_nargs(ctx, a, 1, 1, 1, where) == 0)
-			cfg_uint(ctx, a->line, kw, a->v[1], 1, 2147483647ULL, &v, where);
+		if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) == 0 &&
+			lbd_cfg_uint(ctx, a->line, kw, a->v[1], 1, 2147483647ULL, &v, where) == 0)
+			s->retries = (unsigned)v;
 	} else if (strcmp(kw, "hold") == 0) {
-		if (cfg_nargs(ctx, a, 1, 2, 2, where) < 0)
+		if (lbd_cfg_nargs(ctx, a, 1, 2, 2, where) < 0)
 			return;
-		if (cfg_lookup(holds, a->v[1]) < 0)
-			cfg_err(ctx, a->line,
+		k = lbd_cfg_lookup(holds, a->v[1]);
+		if (k < 0)
+			lbd_cfg_err(ctx, a->line,
 				"'hold %s' is not a status (nx, other, refused, timeout, valid or "
 				"obsolete) (%s)",
 				a->v[1], where);
-		else
-			cfg_time(ctx, a->line, "hold", a->v[2], &t, where);
+		else if (lbd_cfg_time(ctx, a->line, "hold", a->v[2], &t, where) == 0)
+			s->hold[k] = t;
 	} else if (strcmp(kw, "timeout") == 0 && a->n >= 2 &&
 		   (strcmp(a->v[1], "resolve") == 0 || strcmp(a->v[1], "retry") == 0)) {
-		if (cfg_nargs(ctx, a, 2, 1, 1, where) == 0)
-			cfg_time(ctx, a->line,
+		if (lbd_cfg_nargs(ctx, a, 2, 1, 1, where) == 0 &&
+			lbd_cfg_time(ctx, a->line,
 				a->v[1][2] == 's' ? "timeout resolve" : "timeout retry", a->v[2],
-				&t, where);
+				&t, where) == 0) {
+			if (!t)
+				lbd_cfg_err(ctx, a->line, "'timeout %s' must be above 0 (%s)",
+					a->v[1], where);
+			else if (a->v[1][2] == 's')
+				s->timeout_resolve = t;
+			else
+				s->timeout_retry = t;
+		}
 	} else if (strcmp(kw, "resolution_pool_size") == 0) {
-		if (cfg_nargs(ctx, a, 1, 1, 1, where) == 0)
-			cfg_notice(ctx, a->line,
+		if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) == 0)
+			lbd_cfg_notice(ctx, a->line,
 				"'resolution_pool_size' is deprecated and has no effect (HAProxy "
 				"warns too) (%s)",
 				where);
 	} else {
-		cfg_err(ctx, a->line, "'%s' is not supported by lbd in %s", kw, where);
+		lbd_cfg_err(ctx, a->line, "'%s' is not supported by lbd in %s", kw, where);
 	}
 }
 
@@ -141,7 +218,7 @@ static void cfg_init_addr(struct cfg_ctx *ctx, unsigned line, const char *list,
 		comma = strchr(p, ',');
 		len = comma ? (size_t)(comma - p) : strlen(p);
 		if (!len || len >= sizeof(one) || o->ninit_addr == sizeof(o->init_addr)) {
-			cfg_err(ctx, line, "'init-addr %s': %s (%s)", list,
+			lbd_cfg_err(ctx, line, "'init-addr %s': %s (%s)", list,
 				len ? "too many or too long methods" : "empty method", where);
 			return;
 		}
@@ -153,13 +230,13 @@ static void cfg_init_addr(struct cfg_ctx *ctx, unsigned line, const char *list,
 			o->init_addr[o->ninit_addr++] = LBD_INIT_LIBC;
 		} else if (strcmp(one, "none") == 0) {
 			o->init_addr[o->ninit_addr++] = LBD_INIT_NONE;
-		} else if (!cfg_is_hostname(one) &&
-			   cfg_addr(ctx, line, "init-addr", one, CPHA_ADDR_PORT_NONE, &o->init_ip,
-				   where) == 0) {
+		} else if (!lbd_cfg_is_hostname(one) &&
+			   lbd_cfg_addr(ctx, line, "init-addr", one, CPHA_ADDR_PORT_NONE,
+				   &o->init_ip, where) == 0) {
 			o->init_addr[o->ninit_addr++] = LBD_INIT_IP;
 		} else {
-			if (cfg_is_hostname(one))
-				cfg_err(ctx, line,
+			if (lbd_cfg_is_hostname(one))
+				lbd_cfg_err(ctx, line,
 					"'init-addr': unsupported method '%s' (last, libc, none or "
 					"an IP address) (%s)",
 					one, where);
@@ -172,35 +249,74 @@ static void cfg_init_addr(struct cfg_ctx *ctx, unsigned line, const char *list,
 	o->set |= LBD_SO_INIT_ADDR;
 }
 
-int cfg_resolve_server_opt(struct cfg_ctx *ctx, const struct cfg_args *a, size_t *i,
+/* resolve-opts OPT[,OPT...]: allow-dup-ip, prevent-dup-ip, ignore-weight. */
+static void cfg_resolve_opts(struct cfg_ctx *ctx, unsigned line, const char *list,
+	struct lbd_server_opts *o, const char *where)
+{
+	char one[32];
+	const char *p = list, *comma;
+	size_t len;
+
+	for (;;) {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		snprintf(one, sizeof(one), "%.*s", (int)(len < sizeof(one) ? len : 0), p);
+		if (strcmp(one, "allow-dup-ip") == 0) {
+			o->resolve_allow_dup = 1;
+		} else if (strcmp(one, "prevent-dup-ip") == 0) {
+			o->resolve_allow_dup = 0;
+		} else if (strcmp(one, "ignore-weight") == 0) {
+			/* SRV records' weights: lbd resolves A and AAAA only */
+			lbd_cfg_notice(ctx, line,
+				"'resolve-opts ignore-weight' has no effect: lbd resolves A and "
+				"AAAA records, which carry no weight (%s)",
+				where);
+		} else {
+			lbd_cfg_err(ctx, line,
+				"'resolve-opts %s': unknown option '%s' (allow-dup-ip, "
+				"prevent-dup-ip or ignore-weight) (%s)",
+				list, len < sizeof(one) ? one : p, where);
+			return;
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	o->set |= LBD_SO_RESOLVE_OPTS;
+}
+
+int lbd_cfg_resolve_server_opt(struct cfg_ctx *ctx, const struct cfg_args *a, size_t *i,
 	struct lbd_server_opts *o, const char *where)
 {
 	const char *kw = a->v[*i], *val = *i + 1 < a->n ? a->v[*i + 1] : NULL;
 
-	if (strcmp(kw, "resolvers") && strcmp(kw, "resolve-prefer") && strcmp(kw, "init-addr"))
+	if (strcmp(kw, "resolvers") && strcmp(kw, "resolve-prefer") && strcmp(kw, "init-addr") &&
+		strcmp(kw, "resolve-opts"))
 		return 0;
 	if (!val) {
-		cfg_err(ctx, a->line, "'%s' needs a value (%s)", kw, where);
+		lbd_cfg_err(ctx, a->line, "'%s' needs a value (%s)", kw, where);
 		*i = a->n;
 		return 1;
 	}
 	(*i)++;
 	if (strcmp(kw, "resolvers") == 0) {
 		if (strlen(val) >= sizeof(o->resolvers)) {
-			cfg_err(ctx, a->line, "'resolvers %s': the name is too long for lbd (%s)",
-				val, where);
+			lbd_cfg_err(ctx, a->line,
+				"'resolvers %s': the name is too long for lbd (%s)", val, where);
 			return 1;
 		}
 		snprintf(o->resolvers, sizeof(o->resolvers), "%s", val);
 		o->set |= LBD_SO_RESOLVERS;
 	} else if (strcmp(kw, "resolve-prefer") == 0) {
 		if (strcmp(val, "ipv4") && strcmp(val, "ipv6")) {
-			cfg_err(ctx, a->line,
+			lbd_cfg_err(ctx, a->line,
 				"'resolve-prefer' must be ipv4 or ipv6, not '%s' (%s)", val, where);
 			return 1;
 		}
 		o->resolve_family = val[3] == '4' ? AF_INET : AF_INET6;
 		o->set |= LBD_SO_PREFER;
+	} else if (strcmp(kw, "resolve-opts") == 0) {
+		cfg_resolve_opts(ctx, a->line, val, o, where);
 	} else {
 		cfg_init_addr(ctx, a->line, val, o, where);
 	}
@@ -282,21 +398,22 @@ static void cfg_join(char *buf, size_t len, const char *ip, const char *port)
 		snprintf(buf, len, "%s", ip);
 }
 
-int cfg_resolve_bind(struct cfg_ctx *ctx, char *buf, size_t len, unsigned line, const char *where)
+int lbd_cfg_resolve_bind(
+	struct cfg_ctx *ctx, char *buf, size_t len, unsigned line, const char *where)
 {
 	char host[CPHA_ADDR_STRLEN], ip[INET6_ADDRSTRLEN], port[16] = "";
 	const char *p, *why = "";
 	int family;
 
-	if (!cfg_is_hostname(buf) || strchr(buf, '$'))
+	if (!lbd_cfg_is_hostname(buf) || strchr(buf, '$'))
 		return 0;
 	if (cfg_split(buf, &family, host, sizeof(host), &p) < 0 || (p && strlen(p) >= sizeof(port)))
-		return 0; /* cfg_addr() says what is wrong */
+		return 0; /* lbd_cfg_addr() says what is wrong */
 	if (p)
 		snprintf(port, sizeof(port), "%s", p);
 	/* HAProxy resolves a bind address once, when it reads the file */
 	if (cfg_getaddr(host, family, 0, ip, sizeof(ip), &why) < 0) {
-		cfg_err(ctx, line, "bind address '%s': cannot resolve '%s': %s (%s)", buf, host,
+		lbd_cfg_err(ctx, line, "bind address '%s': cannot resolve '%s': %s (%s)", buf, host,
 			why, where);
 		return -1;
 	}
@@ -309,14 +426,14 @@ static void cfg_resolve_ref(struct cfg_ctx *ctx, const struct lbd_server_cfg *s,
 	struct cfg_resolvers *r = cfg_res(ctx);
 	struct cfg_resolvers_ref *ref;
 
-	if (!r || !(ref = cfg_push(ctx, &r->refs, &r->nrefs, sizeof(*ref))))
+	if (!r || !(ref = lbd_cfg_push(ctx, &r->refs, &r->nrefs, sizeof(*ref))))
 		return;
 	snprintf(ref->name, sizeof(ref->name), "%s", s->o.resolvers);
 	snprintf(ref->where, sizeof(ref->where), "%s", where);
 	ref->line = s->line;
 }
 
-void cfg_resolve_server(
+void lbd_cfg_resolve_server(
 	struct cfg_ctx *ctx, struct lbd_server_cfg *s, const char *hostname, const char *where)
 {
 	static const uint8_t dflt[] = { LBD_INIT_LAST, LBD_INIT_LIBC };
@@ -330,27 +447,26 @@ void cfg_resolve_server(
 		cfg_resolve_ref(ctx, s, where);
 	if (!hostname)
 		return; /* an address: nothing to resolve, as in HAProxy */
-	if (s->o.resolvers[0]) {
-		cfg_err(ctx, s->line,
-			"server address '%s' with 'resolvers %s': lbd does not re-resolve server "
-			"names at run time yet; give an address, or drop 'resolvers' to resolve "
-			"'%s' once at start (%s)",
-			hostname, s->o.resolvers, hostname, where);
-		return;
-	}
 	if (cfg_split(hostname, &family, host, sizeof(host), &port) < 0) {
-		cfg_err(ctx, s->line, "server address '%s' is too long (%s)", hostname, where);
+		lbd_cfg_err(ctx, s->line, "server address '%s' is too long (%s)", hostname, where);
 		return;
 	}
 	for (i = 0; i < n; i++) {
 		if (m[i] == LBD_INIT_LAST)
 			continue; /* no server-state file in lbd: as HAProxy without one */
 		if (m[i] == LBD_INIT_NONE) {
-			cfg_err(ctx, s->line,
-				"server address '%s': 'init-addr none' would start it without an "
-				"address, which lbd does not support yet (%s)",
-				hostname, where);
-			return;
+			if (!s->o.resolvers[0]) {
+				lbd_cfg_err(ctx, s->line,
+					"server address '%s': 'init-addr none' without 'resolvers' "
+					"would leave it without an address for good (%s)",
+					hostname, where);
+				return;
+			}
+			/* in maintenance until its resolvers answer (resolver.c);
+			 * the address holds the port meanwhile */
+			snprintf(ip, sizeof(ip), "0.0.0.0");
+			s->unresolved = 1;
+			break;
 		}
 		if (m[i] == LBD_INIT_IP) {
 			cpha_addr_format(&s->o.init_ip, ip, sizeof(ip));
@@ -361,17 +477,17 @@ void cfg_resolve_server(
 			break;
 	}
 	if (i == n) {
-		cfg_err(ctx, s->line, "server address '%s': cannot resolve '%s': %s (%s)", hostname,
-			host, why, where);
+		lbd_cfg_err(ctx, s->line, "server address '%s': cannot resolve '%s': %s (%s)",
+			hostname, host, why, where);
 		return;
 	}
 	cfg_join(text, sizeof(text), ip, port);
-	if (cfg_addr(ctx, s->line, "server address", text, CPHA_ADDR_PORT_OPTIONAL, &s->addr,
+	if (lbd_cfg_addr(ctx, s->line, "server address", text, CPHA_ADDR_PORT_OPTIONAL, &s->addr,
 		    where) == 0)
-		s->hostname = cfg_strdup(ctx, hostname);
+		s->hostname = lbd_cfg_strdup(ctx, hostname);
 }
 
-void cfg_resolve_validate(struct cfg_ctx *ctx)
+void lbd_cfg_resolve_validate(struct cfg_ctx *ctx)
 {
 	const struct cfg_resolvers *r = ctx->res;
 	size_t i, j;
@@ -383,26 +499,58 @@ void cfg_resolve_validate(struct cfg_ctx *ctx)
 			if (strcmp(r->refs[i].name, r->secs[j].name) == 0)
 				break;
 		if (j == r->nsecs)
-			cfg_err(ctx, r->refs[i].line,
+			lbd_cfg_err(ctx, r->refs[i].line,
 				"resolvers '%s': no such resolvers section (%s)", r->refs[i].name,
 				r->refs[i].where);
 	}
-	for (j = 0; j < r->nsecs; j++)
-		cfg_notice(ctx, r->secs[j].line,
-			"resolvers '%s': lbd does no run-time DNS; servers given by address need "
-			"none (HAProxy resolves nothing for them either)",
-			r->secs[j].name);
 }
 
-void cfg_resolve_free(struct cfg_ctx *ctx)
+void lbd_cfg_resolve_build(struct cfg_ctx *ctx, struct lbd_config *c)
 {
-	size_t i;
+	struct cfg_resolvers *r = ctx->res;
+	size_t i, j;
 
+	if (!r)
+		return;
+	for (i = 0; i < r->nrefs; i++)
+		for (j = 0; j < r->nsecs; j++)
+			if (strcmp(r->refs[i].name, r->secs[j].name) == 0 && !r->secs[j].nns) {
+				lbd_cfg_err(ctx, r->refs[i].line,
+					"resolvers '%s' has no name server (%s)", r->refs[i].name,
+					r->refs[i].where);
+				return;
+			}
+	c->resolvers = r->secs;
+	c->nresolvers = r->nsecs;
+	r->secs = NULL;
+	r->nsecs = 0;
+}
+
+static void cfg_resolvers_free(struct lbd_resolvers_cfg *secs, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < secs[i].nns; j++)
+			free(secs[i].ns[j].id);
+		free(secs[i].ns);
+		free(secs[i].name);
+	}
+	free(secs);
+}
+
+void lbd_cfg_resolvers_config_free(struct lbd_config *c)
+{
+	cfg_resolvers_free(c->resolvers, c->nresolvers);
+	c->resolvers = NULL;
+	c->nresolvers = 0;
+}
+
+void lbd_cfg_resolve_free(struct cfg_ctx *ctx)
+{
 	if (!ctx->res)
 		return;
-	for (i = 0; i < ctx->res->nsecs; i++)
-		free(ctx->res->secs[i].name);
-	free(ctx->res->secs);
+	cfg_resolvers_free(ctx->res->secs, ctx->res->nsecs);
 	free(ctx->res->refs);
 	free(ctx->res);
 	ctx->res = NULL;

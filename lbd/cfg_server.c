@@ -19,7 +19,7 @@
 #include "cfg-internal.h"
 #include "logformat.h"
 
-int cfg_uint(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s,
+int lbd_cfg_uint(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s,
 	unsigned long long min, unsigned long long max, unsigned long long *out, const char *where)
 {
 	unsigned long long v = 0;
@@ -27,8 +27,9 @@ int cfg_uint(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s
 
 	for (p = s; *p; p++) {
 		if (*p < '0' || *p > '9') {
-			cfg_err(ctx, line, "'%s' needs a number from %llu to %llu, not '%s' (%s)",
-				what, min, max, s, where);
+			lbd_cfg_err(ctx, line,
+				"'%s' needs a number from %llu to %llu, not '%s' (%s)", what, min,
+				max, s, where);
 			return -1;
 		}
 		if (v > max)
@@ -36,31 +37,32 @@ int cfg_uint(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s
 		v = v * 10 + (unsigned long long)(*p - '0');
 	}
 	if (p == s) {
-		cfg_err(ctx, line, "'%s' needs a number from %llu to %llu (%s)", what, min, max,
+		lbd_cfg_err(ctx, line, "'%s' needs a number from %llu to %llu (%s)", what, min, max,
 			where);
 		return -1;
 	}
 	if (v < min || v > max) {
-		cfg_err(ctx, line, "'%s' must be %llu to %llu (%s)", what, min, max, where);
+		lbd_cfg_err(ctx, line, "'%s' must be %llu to %llu (%s)", what, min, max, where);
 		return -1;
 	}
 	*out = v;
 	return 0;
 }
 
-int cfg_time(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s, uint64_t *usec,
-	const char *where)
+int lbd_cfg_time(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s,
+	uint64_t *usec, const char *where)
 {
 	const char *why = NULL;
 	uint64_t v;
 
 	if (cpha_parse_duration(s, CPHA_USEC_PER_MSEC, &v, &why) < 0) {
-		cfg_err(ctx, line, "'%s': %s, not '%s' (%s)", what, why, s, where);
+		lbd_cfg_err(ctx, line, "'%s': %s, not '%s' (%s)", what, why, s, where);
 		return -1;
 	}
 	if (v > CFG_TIME_MAX) {
-		cfg_err(ctx, line, "'%s' is too large: at most 2147483647ms, about 24.8 days (%s)",
-			what, where);
+		lbd_cfg_err(ctx, line,
+			"'%s' is too large: at most 2147483647ms, about 24.8 days (%s)", what,
+			where);
 		return -1;
 	}
 	*usec = v;
@@ -68,7 +70,7 @@ int cfg_time(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s
 }
 
 /* The host part of an address has letters where an IP address has none. */
-int cfg_is_hostname(const char *s)
+int lbd_cfg_is_hostname(const char *s)
 {
 	const char *at = strchr(s, '@'), *c1, *c2;
 	size_t hl, i;
@@ -99,64 +101,64 @@ static const char *cfg_port_part(const char *s)
 	return c ? c + 1 : "";
 }
 
-int cfg_addr(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s, unsigned flags,
-	struct cpha_addr *a, const char *where)
+int lbd_cfg_addr(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s,
+	unsigned flags, struct cpha_addr *a, const char *where)
 {
 	const char *why = NULL, *port = cfg_port_part(s);
 
 	if (s[0] == '/' || (strchr(s, '@') && strncmp(s, "ipv4@", 5) && strncmp(s, "ipv6@", 5))) {
-		cfg_err(ctx, line, "%s '%s': lbd only supports IPv4 and IPv6 addresses (%s)", what,
-			s, where);
+		lbd_cfg_err(ctx, line, "%s '%s': lbd only supports IPv4 and IPv6 addresses (%s)",
+			what, s, where);
 		return -1;
 	}
 	if (strchr(s, '$')) {
-		cfg_err(ctx, line,
+		lbd_cfg_err(ctx, line,
 			"%s '%s': environment variables are only expanded inside double quotes "
 			"(%s)",
 			what, s, where);
 		return -1;
 	}
-	if (cfg_is_hostname(s)) {
-		cfg_err(ctx, line, "%s '%s' is a host name; lbd needs a numeric address (%s)", what,
-			s, where);
+	if (lbd_cfg_is_hostname(s)) {
+		lbd_cfg_err(ctx, line, "%s '%s' is a host name; lbd needs a numeric address (%s)",
+			what, s, where);
 		return -1;
 	}
 	if (strchr(port, '-') && port[0] != '-' && port[0] != '+') {
-		cfg_err(ctx, line, "%s '%s': port ranges are not supported by lbd (%s)", what, s,
-			where);
+		lbd_cfg_err(ctx, line, "%s '%s': port ranges are not supported by lbd (%s)", what,
+			s, where);
 		return -1;
 	}
 	if (port[0] == '+' || port[0] == '-') {
-		cfg_err(ctx, line, "%s '%s': port offsets are not supported by lbd (%s)", what, s,
-			where);
+		lbd_cfg_err(ctx, line, "%s '%s': port offsets are not supported by lbd (%s)", what,
+			s, where);
 		return -1;
 	}
 	if (cpha_parse_addr(s, flags, a, &why) < 0) {
-		cfg_err(ctx, line, "%s '%s': %s (%s)", what, s, why, where);
+		lbd_cfg_err(ctx, line, "%s '%s': %s (%s)", what, s, why, where);
 		return -1;
 	}
 	return 0;
 }
 
 /* HAProxy's invalid_char(): names hold letters, digits, '-', '_', '.', ':'. */
-int cfg_name_ok(struct cfg_ctx *ctx, unsigned line, const char *what, const char *name)
+int lbd_cfg_name_ok(struct cfg_ctx *ctx, unsigned line, const char *what, const char *name)
 {
 	const char *p;
 
 	if (!*name) {
-		cfg_err(ctx, line, "%s name is empty", what);
+		lbd_cfg_err(ctx, line, "%s name is empty", what);
 		return 0;
 	}
 	for (p = name; *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr("-_.:", *p)) {
-			cfg_err(ctx, line, "character '%c' is not permitted in %s name '%s'", *p,
-				what, name);
+			lbd_cfg_err(ctx, line, "character '%c' is not permitted in %s name '%s'",
+				*p, what, name);
 			return 0;
 		}
 	return 1;
 }
 
-void cfg_logs_free(struct lbd_log_target *logs, size_t n)
+void lbd_cfg_logs_free(struct lbd_log_target *logs, size_t n)
 {
 	size_t i;
 
@@ -165,19 +167,19 @@ void cfg_logs_free(struct lbd_log_target *logs, size_t n)
 	free(logs);
 }
 
-int cfg_logs_append(struct cfg_ctx *ctx, struct lbd_log_target **dst, size_t *n,
+int lbd_cfg_logs_append(struct cfg_ctx *ctx, struct lbd_log_target **dst, size_t *n,
 	const struct lbd_log_target *src, size_t nsrc)
 {
 	struct lbd_log_target *t;
 	size_t i;
 
 	for (i = 0; i < nsrc; i++) {
-		t = cfg_push(ctx, dst, n, sizeof(*t));
+		t = lbd_cfg_push(ctx, dst, n, sizeof(*t));
 		if (!t)
 			return -1;
 		*t = src[i];
 		t->path = NULL;
-		if (src[i].path && !(t->path = cfg_strdup(ctx, src[i].path)))
+		if (src[i].path && !(t->path = lbd_cfg_strdup(ctx, src[i].path)))
 			return -1;
 	}
 	return 0;
@@ -190,7 +192,7 @@ static const char *const cfg_levels[] = { "emerg", "alert", "crit", "err", "warn
 	"info", "debug", NULL };
 static const char *const cfg_log_formats[] = { "rfc3164", "rfc5424", "short", "raw", NULL };
 
-int cfg_lookup(const char *const *names, const char *s)
+int lbd_cfg_lookup(const char *const *names, const char *s)
 {
 	int i;
 
@@ -201,8 +203,8 @@ int cfg_lookup(const char *const *names, const char *s)
 }
 
 /* log TARGET [len N] [format F] FACILITY [LEVEL [MINLEVEL]] */
-void cfg_log(struct cfg_ctx *ctx, const struct cfg_args *a, struct lbd_log_target **logs, size_t *n,
-	const char *where)
+void lbd_cfg_log(struct cfg_ctx *ctx, const struct cfg_args *a, struct lbd_log_target **logs,
+	size_t *n, const char *where)
 {
 	struct lbd_log_target t, *p;
 	const char *tg;
@@ -217,7 +219,7 @@ void cfg_log(struct cfg_ctx *ctx, const struct cfg_args *a, struct lbd_log_targe
 	t.min_level = LOG_EMERG;
 	t.maxlen = 1024;
 	if (a->n < 3) {
-		cfg_err(ctx, a->line, "'log' needs a target and a facility (%s)", where);
+		lbd_cfg_err(ctx, a->line, "'log' needs a target and a facility (%s)", where);
 		return;
 	}
 	tg = a->v[1];
@@ -227,13 +229,13 @@ void cfg_log(struct cfg_ctx *ctx, const struct cfg_args *a, struct lbd_log_targe
 		t.kind = LBD_LOG_STDERR;
 	} else if (tg[0] == '/') {
 		if (strlen(tg) > CFG_UNIX_PATH_MAX) {
-			cfg_err(ctx, a->line, "log target '%s' is too long for a UNIX socket (%s)",
-				tg, where);
+			lbd_cfg_err(ctx, a->line,
+				"log target '%s' is too long for a UNIX socket (%s)", tg, where);
 			return;
 		}
 		t.kind = LBD_LOG_SYSLOG;
 	} else if (strlen(tg) >= sizeof(buf)) {
-		cfg_err(ctx, a->line, "log target '%s' is too long (%s)", tg, where);
+		lbd_cfg_err(ctx, a->line, "log target '%s' is too long (%s)", tg, where);
 		return;
 	} else {
 		if (strncmp(tg, "udp@", 4) == 0)
@@ -243,17 +245,17 @@ void cfg_log(struct cfg_ctx *ctx, const struct cfg_args *a, struct lbd_log_targe
 		else
 			snprintf(buf, sizeof(buf), "%s", tg);
 		if (strchr(buf, '@') && strncmp(buf, "ipv4@", 5) && strncmp(buf, "ipv6@", 5)) {
-			cfg_err(ctx, a->line,
+			lbd_cfg_err(ctx, a->line,
 				"log target '%s' is not supported by lbd (stdout, stderr, a UNIX "
 				"socket path or a UDP address) (%s)",
 				tg, where);
 			return;
 		}
-		if (cfg_addr(ctx, a->line, "log target", buf, CPHA_ADDR_PORT_OPTIONAL, &t.addr,
+		if (lbd_cfg_addr(ctx, a->line, "log target", buf, CPHA_ADDR_PORT_OPTIONAL, &t.addr,
 			    where) < 0)
 			return;
 		if (t.addr.flags & CPHA_ADDR_F_ANY) {
-			cfg_err(ctx, a->line, "log target '%s' is a wildcard address (%s)", tg,
+			lbd_cfg_err(ctx, a->line, "log target '%s' is a wildcard address (%s)", tg,
 				where);
 			return;
 		}
@@ -263,13 +265,14 @@ void cfg_log(struct cfg_ctx *ctx, const struct cfg_args *a, struct lbd_log_targe
 	}
 	for (; i + 1 < a->n; i += 2) {
 		if (strcmp(a->v[i], "len") == 0) {
-			if (cfg_uint(ctx, a->line, "log len", a->v[i + 1], 80, 65535, &v, where))
+			if (lbd_cfg_uint(
+				    ctx, a->line, "log len", a->v[i + 1], 80, 65535, &v, where))
 				return;
 			t.maxlen = (unsigned)v;
 		} else if (strcmp(a->v[i], "format") == 0) {
-			k = cfg_lookup(cfg_log_formats, a->v[i + 1]);
+			k = lbd_cfg_lookup(cfg_log_formats, a->v[i + 1]);
 			if (k < 0) {
-				cfg_err(ctx, a->line,
+				lbd_cfg_err(ctx, a->line,
 					"'log format %s' is not supported by lbd (raw, rfc3164, "
 					"rfc5424 or short) (%s)",
 					a->v[i + 1], where);
@@ -278,44 +281,44 @@ void cfg_log(struct cfg_ctx *ctx, const struct cfg_args *a, struct lbd_log_targe
 			t.format = (enum lbd_log_format)k;
 			t.format_raw = t.format == LBD_LOG_FMT_RAW;
 		} else if (strcmp(a->v[i], "sample") == 0 || strcmp(a->v[i], "profile") == 0) {
-			cfg_err(ctx, a->line, "'log ... %s' is not supported by lbd (%s)", a->v[i],
-				where);
+			lbd_cfg_err(ctx, a->line, "'log ... %s' is not supported by lbd (%s)",
+				a->v[i], where);
 			return;
 		} else {
 			break;
 		}
 	}
 	if (i >= a->n) {
-		cfg_err(ctx, a->line, "'log' needs a facility (%s)", where);
+		lbd_cfg_err(ctx, a->line, "'log' needs a facility (%s)", where);
 		return;
 	}
-	k = cfg_lookup(cfg_facilities, a->v[i]);
+	k = lbd_cfg_lookup(cfg_facilities, a->v[i]);
 	if (k < 0) {
-		cfg_err(ctx, a->line, "unknown log facility '%s' (%s)", a->v[i], where);
+		lbd_cfg_err(ctx, a->line, "unknown log facility '%s' (%s)", a->v[i], where);
 		return;
 	}
 	t.facility = k << 3;
 	if (++i < a->n) {
-		if ((k = cfg_lookup(cfg_levels, a->v[i])) < 0) {
-			cfg_err(ctx, a->line, "unknown log level '%s' (%s)", a->v[i], where);
+		if ((k = lbd_cfg_lookup(cfg_levels, a->v[i])) < 0) {
+			lbd_cfg_err(ctx, a->line, "unknown log level '%s' (%s)", a->v[i], where);
 			return;
 		}
 		t.max_level = k;
 	}
 	if (i < a->n && ++i < a->n) {
-		if ((k = cfg_lookup(cfg_levels, a->v[i])) < 0) {
-			cfg_err(ctx, a->line, "unknown log level '%s' (%s)", a->v[i], where);
+		if ((k = lbd_cfg_lookup(cfg_levels, a->v[i])) < 0) {
+			lbd_cfg_err(ctx, a->line, "unknown log level '%s' (%s)", a->v[i], where);
 			return;
 		}
 		t.min_level = k;
 	}
 	if (i < a->n && ++i < a->n) {
-		cfg_err(ctx, a->line, "'log': unexpected '%s' (%s)", a->v[i], where);
+		lbd_cfg_err(ctx, a->line, "'log': unexpected '%s' (%s)", a->v[i], where);
 		return;
 	}
-	if (t.kind == LBD_LOG_SYSLOG && tg[0] == '/' && !(t.path = cfg_strdup(ctx, tg)))
+	if (t.kind == LBD_LOG_SYSLOG && tg[0] == '/' && !(t.path = lbd_cfg_strdup(ctx, tg)))
 		return;
-	p = cfg_push(ctx, logs, n, sizeof(*p));
+	p = lbd_cfg_push(ctx, logs, n, sizeof(*p));
 	if (!p) {
 		free(t.path);
 		return;
@@ -325,7 +328,7 @@ void cfg_log(struct cfg_ctx *ctx, const struct cfg_args *a, struct lbd_log_targe
 
 static void cfg_bind_one(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *s, unsigned line)
 {
-	const char *where = cfg_where(ctx, px);
+	const char *where = lbd_cfg_where(ctx, px);
 	char buf[CPHA_ADDR_STRLEN + 16];
 	struct lbd_bind *b;
 	struct cpha_addr addr;
@@ -338,15 +341,16 @@ static void cfg_bind_one(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *
 		snprintf(buf, sizeof(buf), "%s", s);
 	if (s[0] == '/' ||
 		(strchr(buf, '@') && strncmp(buf, "ipv4@", 5) && strncmp(buf, "ipv6@", 5))) {
-		cfg_err(ctx, line,
+		lbd_cfg_err(ctx, line,
 			"bind address '%s': lbd only listens on TCP over IPv4 or IPv6 (%s)", s,
 			where);
 		return;
 	}
-	if (cfg_resolve_bind(ctx, buf, sizeof(buf), line, where) < 0 ||
-		cfg_addr(ctx, line, "bind address", buf, CPHA_ADDR_PORT_REQUIRED, &addr, where) < 0)
+	if (lbd_cfg_resolve_bind(ctx, buf, sizeof(buf), line, where) < 0 ||
+		lbd_cfg_addr(
+			ctx, line, "bind address", buf, CPHA_ADDR_PORT_REQUIRED, &addr, where) < 0)
 		return;
-	b = cfg_push(ctx, &px->fe.binds, &px->fe.nbinds, sizeof(*b));
+	b = lbd_cfg_push(ctx, &px->fe.binds, &px->fe.nbinds, sizeof(*b));
 	if (b) {
 		b->addr = addr;
 		b->line = line;
@@ -355,7 +359,7 @@ static void cfg_bind_one(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *
 }
 
 /* ADDR[,ADDR...] */
-void cfg_bind_list(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *list, unsigned line)
+void lbd_cfg_bind_list(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *list, unsigned line)
 {
 	const char *p = list, *comma;
 	char one[CPHA_ADDR_STRLEN + 16];
@@ -365,8 +369,8 @@ void cfg_bind_list(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *list, 
 		comma = strchr(p, ',');
 		len = comma ? (size_t)(comma - p) : strlen(p);
 		if (len == 0 || len >= sizeof(one)) {
-			cfg_err(ctx, line, "bind address list '%s' has %s address (%s)", list,
-				len ? "a too long" : "an empty", cfg_where(ctx, px));
+			lbd_cfg_err(ctx, line, "bind address list '%s' has %s address (%s)", list,
+				len ? "a too long" : "an empty", lbd_cfg_where(ctx, px));
 		} else {
 			memcpy(one, p, len);
 			one[len] = '\0';
@@ -378,17 +382,17 @@ void cfg_bind_list(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *list, 
 	}
 }
 
-void cfg_bind_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+void lbd_cfg_bind_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	size_t first, i;
 	int v6only = -1;
 
 	if (a->n < 2) {
-		cfg_err(ctx, a->line, "'bind' needs an address (%s)", cfg_where(ctx, px));
+		lbd_cfg_err(ctx, a->line, "'bind' needs an address (%s)", lbd_cfg_where(ctx, px));
 		return;
 	}
 	first = px->fe.nbinds;
-	cfg_bind_list(ctx, px, a->v[1], a->line);
+	lbd_cfg_bind_list(ctx, px, a->v[1], a->line);
 	/* HAProxy: v4v6 also accepts IPv4 on an IPv6 socket, v6only refuses
 	 * it; the last one written wins, and IPv4 sockets ignore both */
 	for (i = 2; i < a->n; i++) {
@@ -397,8 +401,9 @@ void cfg_bind_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_a
 		} else if (strcmp(a->v[i], "v6only") == 0) {
 			v6only = 1;
 		} else {
-			cfg_err(ctx, a->line, "'%s' is not supported by lbd on a bind line (%s)",
-				a->v[i], cfg_where(ctx, px));
+			lbd_cfg_err(ctx, a->line,
+				"'%s' is not supported by lbd on a bind line (%s)", a->v[i],
+				lbd_cfg_where(ctx, px));
 			return;
 		}
 	}
@@ -408,36 +413,36 @@ void cfg_bind_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_a
 
 /* log-format STRING: the string is checked when the section ends, against
  * its final mode, as HAProxy does. */
-void cfg_log_format_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+void lbd_cfg_log_format_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
-	const char *where = cfg_where(ctx, px);
+	const char *where = lbd_cfg_where(ctx, px);
 
 	if (a->n < 2) {
-		cfg_err(ctx, a->line, "'log-format' expects an argument (%s)", where);
+		lbd_cfg_err(ctx, a->line, "'log-format' expects an argument (%s)", where);
 		return;
 	}
 	if (a->n > 2) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'log-format' expects only one argument; put the format between "
 			"quotes or escape its spaces (%s)",
 			where);
 		return;
 	}
 	if (!(px->cap & (CFG_CAP_FE | CFG_CAP_DEF))) {
-		cfg_notice(ctx, a->line,
+		lbd_cfg_notice(ctx, a->line,
 			"'log-format' is ignored in backends (%s), as HAProxy does", where);
 		return;
 	}
 	if (px->cap == CFG_CAP_DEF && (px->fe.log_format || px->fe.tcplog))
-		cfg_notice(ctx, a->line, "'log-format' overrides previous '%s' in %s",
+		lbd_cfg_notice(ctx, a->line, "'log-format' overrides previous '%s' in %s",
 			px->fe.log_format ? "log-format" : "option tcplog", where);
 	free(px->fe.log_format);
-	px->fe.log_format = cfg_strdup(ctx, a->v[1]);
+	px->fe.log_format = lbd_cfg_strdup(ctx, a->v[1]);
 	px->fe.log_format_line = a->line;
 	px->fe.tcplog = 0;
 }
 
-void cfg_log_format_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px)
+void lbd_cfg_log_format_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
 	struct lf_format f;
 	char err[256], warn[256];
@@ -445,39 +450,40 @@ void cfg_log_format_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px)
 	if (!px->fe.log_format)
 		return;
 	if (lf_compile(px->fe.log_format, &f, err, sizeof(err), warn, sizeof(warn)) < 0) {
-		cfg_err(ctx, px->fe.log_format_line, "log-format of %s: %s", cfg_where(ctx, px),
-			err);
+		lbd_cfg_err(ctx, px->fe.log_format_line, "log-format of %s: %s",
+			lbd_cfg_where(ctx, px), err);
 		return;
 	}
 	if (warn[0])
-		cfg_notice(ctx, px->fe.log_format_line, "%s (%s)", warn, cfg_where(ctx, px));
+		lbd_cfg_notice(
+			ctx, px->fe.log_format_line, "%s (%s)", warn, lbd_cfg_where(ctx, px));
 	lf_free(&f);
 }
 
 /* log global | log TARGET ... in a proxy section */
-void cfg_log_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+void lbd_cfg_log_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
-	const char *where = cfg_where(ctx, px);
+	const char *where = lbd_cfg_where(ctx, px);
 	struct lbd_log_target *tmp = NULL;
 	size_t ntmp = 0;
 
 	if (px->cap == CFG_CAP_BE && !px->log_noticed) {
-		cfg_notice(ctx, a->line,
+		lbd_cfg_notice(ctx, a->line,
 			"'log' in %s has no effect: lbd writes server state changes to its own log",
 			where);
 		px->log_noticed = 1;
 	}
 	if (a->n == 2 && strcmp(a->v[1], "global") == 0)
-		cfg_logs_append(ctx, &tmp, &ntmp, ctx->global.logs, ctx->global.nlogs);
+		lbd_cfg_logs_append(ctx, &tmp, &ntmp, ctx->global.logs, ctx->global.nlogs);
 	else
-		cfg_log(ctx, a, &tmp, &ntmp, where);
+		lbd_cfg_log(ctx, a, &tmp, &ntmp, where);
 	if (px->cap != CFG_CAP_BE)
-		cfg_logs_append(ctx, &px->fe.logs, &px->fe.nlogs, tmp, ntmp);
-	cfg_logs_free(tmp, ntmp);
+		lbd_cfg_logs_append(ctx, &px->fe.logs, &px->fe.nlogs, tmp, ntmp);
+	lbd_cfg_logs_free(tmp, ntmp);
 }
 
 /* The same address bound twice, or bound and used by metrics-bind. */
-void cfg_bind_validate(struct cfg_ctx *ctx, const struct lbd_config *c)
+void lbd_cfg_bind_validate(struct cfg_ctx *ctx, const struct lbd_config *c)
 {
 	const struct lbd_frontend *f, *g;
 	char buf[CPHA_ADDR_STRLEN];
@@ -497,14 +503,14 @@ void cfg_bind_validate(struct cfg_ctx *ctx, const struct lbd_config *c)
 					break;
 			}
 			if (k <= i)
-				cfg_err(ctx, f->binds[j].line,
+				lbd_cfg_err(ctx, f->binds[j].line,
 					"bind address %s is already used by %s '%s' at %s:%u",
 					cpha_addr_format(&f->binds[j].addr, buf, sizeof(buf)),
 					g->from_listen ? "listen" : "frontend", g->name, ctx->file,
 					g->binds[l].line);
 			if (c->global.metrics_set &&
 				cpha_addr_equal(&f->binds[j].addr, &c->global.metrics))
-				cfg_err(ctx, ctx->metrics_line,
+				lbd_cfg_err(ctx, ctx->metrics_line,
 					"metrics-bind %s is already used by %s '%s' at %s:%u",
 					cpha_addr_format(&c->global.metrics, buf, sizeof(buf)),
 					f->from_listen ? "listen" : "frontend", f->name, ctx->file,
@@ -513,76 +519,79 @@ void cfg_bind_validate(struct cfg_ctx *ctx, const struct lbd_config *c)
 	}
 }
 
-void cfg_global_line(struct cfg_ctx *ctx, const struct cfg_args *a)
+void lbd_cfg_global_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 {
 	const char *kw = a->v[0], *where = "section 'global'";
 	struct lbd_global *g = &ctx->global;
 	unsigned long long v;
 	char **base;
 
-	if (cfg_global_table_line(ctx, a))
+	if (lbd_cfg_global_table_line(ctx, a))
 		return;
 	if (strcmp(kw, "log") == 0) {
 		if (a->n == 2 && strcmp(a->v[1], "global") == 0)
-			cfg_err(ctx, a->line, "'log global' is for proxies, not section 'global'");
+			lbd_cfg_err(
+				ctx, a->line, "'log global' is for proxies, not section 'global'");
 		else
-			cfg_log(ctx, a, &g->logs, &g->nlogs, where);
+			lbd_cfg_log(ctx, a, &g->logs, &g->nlogs, where);
 	} else if (strcmp(kw, "daemon") == 0) {
-		if (cfg_nargs(ctx, a, 1, 0, 0, where) == 0)
+		if (lbd_cfg_nargs(ctx, a, 1, 0, 0, where) == 0)
 			g->daemon = 1;
 	} else if (strcmp(kw, "maxconn") == 0) {
-		if (cfg_nargs(ctx, a, 1, 1, 1, where) == 0 &&
-			cfg_uint(ctx, a->line, kw, a->v[1], 1, CFG_MAXCONN_MAX, &v, where) == 0) {
+		if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) == 0 &&
+			lbd_cfg_uint(ctx, a->line, kw, a->v[1], 1, CFG_MAXCONN_MAX, &v, where) ==
+				0) {
 			g->maxconn = (unsigned)v;
 			g->maxconn_line = a->line;
 		}
 	} else if (strcmp(kw, "ulimit-n") == 0 || strcmp(kw, "fd-hard-limit") == 0) {
-		if (cfg_nargs(ctx, a, 1, 1, 1, where) == 0 &&
-			cfg_uint(ctx, a->line, kw, a->v[1], 1, 2147483647ULL, &v, where) == 0) {
+		if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) == 0 &&
+			lbd_cfg_uint(ctx, a->line, kw, a->v[1], 1, 2147483647ULL, &v, where) == 0) {
 			*(kw[0] == 'u' ? &g->ulimit_n : &g->fd_hard_limit) = (unsigned)v;
 			if (kw[0] == 'u')
 				g->ulimit_line = a->line;
 		}
 	} else if (strcmp(kw, "strict-limits") == 0 ||
 		   (strcmp(kw, "no") == 0 && a->n >= 2 && strcmp(a->v[1], "strict-limits") == 0)) {
-		if (cfg_nargs(ctx, a, kw[0] == 'n' ? 2 : 1, 0, 0, where) == 0)
+		if (lbd_cfg_nargs(ctx, a, kw[0] == 'n' ? 2 : 1, 0, 0, where) == 0)
 			g->no_strict_limits = kw[0] == 'n'; /* HAProxy 2.6: strict by default */
 	} else if (strcmp(kw, "nbthread") == 0) {
-		if (cfg_nargs(ctx, a, 1, 1, 1, where) == 0 &&
-			cfg_uint(ctx, a->line, kw, a->v[1], 1, 64, &v, where) == 0)
+		if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) == 0 &&
+			lbd_cfg_uint(ctx, a->line, kw, a->v[1], 1, 64, &v, where) == 0)
 			g->nbthread = (unsigned)v;
 	} else if (strcmp(kw, "hard-stop-after") == 0) {
-		if (cfg_nargs(ctx, a, 1, 1, 1, where) == 0)
-			cfg_time(ctx, a->line, kw, a->v[1], &g->hard_stop_after, where);
+		if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) == 0)
+			lbd_cfg_time(ctx, a->line, kw, a->v[1], &g->hard_stop_after, where);
 	} else if (strcmp(kw, "stats") == 0) {
-		cfg_stats(ctx, a, where);
+		lbd_cfg_stats(ctx, a, where);
 	} else if (strcmp(kw, "ssl-server-verify") == 0) {
-		if (cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
+		if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
 			return;
 		if (strcmp(a->v[1], "none") && strcmp(a->v[1], "required"))
-			cfg_err(ctx, a->line,
+			lbd_cfg_err(ctx, a->line,
 				"'ssl-server-verify' must be none or required, not '%s'", a->v[1]);
 		else
 			ctx->ssl_verify_none = strcmp(a->v[1], "none") == 0;
 	} else if (strcmp(kw, "ca-base") == 0 || strcmp(kw, "crt-base") == 0) {
 		base = kw[1] == 'a' ? &ctx->ca_base : &ctx->crt_base;
-		if (cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
+		if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
 			return;
 		free(*base);
-		*base = cfg_strdup(ctx, a->v[1]);
+		*base = lbd_cfg_strdup(ctx, a->v[1]);
 	} else if (strcmp(kw, "metrics-bind") == 0) {
-		if (cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
+		if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
 			return;
 		if (g->metrics_set)
-			cfg_err(ctx, a->line, "lbd has one 'metrics-bind'; the first is at %s:%u",
-				ctx->file, ctx->metrics_line);
-		else if (cfg_addr(ctx, a->line, "metrics-bind", a->v[1], CPHA_ADDR_PORT_REQUIRED,
-				 &g->metrics, where) == 0) {
+			lbd_cfg_err(ctx, a->line,
+				"lbd has one 'metrics-bind'; the first is at %s:%u", ctx->file,
+				ctx->metrics_line);
+		else if (lbd_cfg_addr(ctx, a->line, "metrics-bind", a->v[1],
+				 CPHA_ADDR_PORT_REQUIRED, &g->metrics, where) == 0) {
 			g->metrics_set = 1;
 			ctx->metrics_line = a->line;
 		}
 	} else {
-		cfg_err(ctx, a->line, "'%s' is not supported by lbd in %s", kw, where);
+		lbd_cfg_err(ctx, a->line, "'%s' is not supported by lbd in %s", kw, where);
 	}
 }
 
@@ -647,7 +656,7 @@ static void cfg_server_path(struct cfg_ctx *ctx, unsigned line, const char *opt,
 	char *p;
 
 	if (!val[0]) {
-		cfg_err(ctx, line, "'%s' needs a file name (%s)", opt, where);
+		lbd_cfg_err(ctx, line, "'%s' needs a file name (%s)", opt, where);
 		return;
 	}
 	if (val[0] != '/' && val[0] != '@' && base) {
@@ -659,12 +668,12 @@ static void cfg_server_path(struct cfg_ctx *ctx, unsigned line, const char *opt,
 		p = strdup(val);
 	}
 	if (!p) {
-		cfg_oom(ctx);
+		lbd_cfg_oom(ctx);
 		return;
 	}
 	/* "@system-ca" and the like name no file */
 	if (p[0] != '@' && access(p, R_OK) == -1)
-		cfg_err(ctx, line, "'%s' %s: %s (%s)", opt, p, strerror(errno), where);
+		lbd_cfg_err(ctx, line, "'%s' %s: %s (%s)", opt, p, strerror(errno), where);
 	free(*dst);
 	*dst = p;
 }
@@ -710,15 +719,15 @@ static void cfg_server_opts(struct cfg_ctx *ctx, const struct cfg_args *a, size_
 			o->set |= cfg_sflags[k].bit;
 			continue;
 		}
-		if (cfg_resolve_server_opt(ctx, a, &i, o, where))
+		if (lbd_cfg_resolve_server_opt(ctx, a, &i, o, where))
 			continue;
 		if (!cfg_server_valued(kw)) {
 			/* its value, if it takes one, is unknown: stop here */
-			cfg_err(ctx, a->line, "'%s' is not supported by lbd (%s)", kw, where);
+			lbd_cfg_err(ctx, a->line, "'%s' is not supported by lbd (%s)", kw, where);
 			return;
 		}
 		if (!val) {
-			cfg_err(ctx, a->line, "'%s' needs a value (%s)", kw, where);
+			lbd_cfg_err(ctx, a->line, "'%s' needs a value (%s)", kw, where);
 			return;
 		}
 		i++;
@@ -726,10 +735,11 @@ static void cfg_server_opts(struct cfg_ctx *ctx, const struct cfg_args *a, size_
 			if (strcmp(kw, cfg_stimes[k].name) == 0)
 				break;
 		if (k < CFG_N(cfg_stimes)) {
-			if (cfg_time(ctx, a->line, kw, val, &t, where) < 0)
+			if (lbd_cfg_time(ctx, a->line, kw, val, &t, where) < 0)
 				continue;
 			if (cfg_stimes[k].positive && t == 0) {
-				cfg_err(ctx, a->line, "'%s' must be more than 0 (%s)", kw, where);
+				lbd_cfg_err(
+					ctx, a->line, "'%s' must be more than 0 (%s)", kw, where);
 				continue;
 			}
 			*(uint64_t *)((char *)o + cfg_stimes[k].off) = t;
@@ -740,8 +750,8 @@ static void cfg_server_opts(struct cfg_ctx *ctx, const struct cfg_args *a, size_
 			if (strcmp(kw, cfg_suints[k].name) == 0)
 				break;
 		if (k < CFG_N(cfg_suints)) {
-			if (cfg_uint(ctx, a->line, kw, val, cfg_suints[k].min, cfg_suints[k].max,
-				    &v, where) < 0)
+			if (lbd_cfg_uint(ctx, a->line, kw, val, cfg_suints[k].min,
+				    cfg_suints[k].max, &v, where) < 0)
 				continue;
 			*(unsigned *)((char *)o + cfg_suints[k].off) = (unsigned)v;
 			o->set |= cfg_suints[k].bit;
@@ -749,7 +759,7 @@ static void cfg_server_opts(struct cfg_ctx *ctx, const struct cfg_args *a, size_
 		}
 		if (strcmp(kw, "verify") == 0) {
 			if (strcmp(val, "none") && strcmp(val, "required")) {
-				cfg_err(ctx, a->line,
+				lbd_cfg_err(ctx, a->line,
 					"'verify' must be none or required, not '%s' (%s)", val,
 					where);
 				continue;
@@ -764,7 +774,7 @@ static void cfg_server_opts(struct cfg_ctx *ctx, const struct cfg_args *a, size_
 			o->set |= LBD_SO_CRT;
 		} else if (strcmp(kw, "on-marked-down") == 0) {
 			if (strcmp(val, "shutdown-sessions") != 0) {
-				cfg_err(ctx, a->line,
+				lbd_cfg_err(ctx, a->line,
 					"'on-marked-down %s' is not supported by lbd (only "
 					"shutdown-sessions) (%s)",
 					val, where);
@@ -774,7 +784,7 @@ static void cfg_server_opts(struct cfg_ctx *ctx, const struct cfg_args *a, size_
 			o->set |= LBD_SO_ON_DOWN;
 		} else if (strcmp(kw, "on-marked-up") == 0) {
 			if (strcmp(val, "shutdown-backup-sessions") != 0) {
-				cfg_err(ctx, a->line,
+				lbd_cfg_err(ctx, a->line,
 					"'on-marked-up %s' is not supported by lbd (only "
 					"shutdown-backup-sessions) (%s)",
 					val, where);
@@ -783,11 +793,11 @@ static void cfg_server_opts(struct cfg_ctx *ctx, const struct cfg_args *a, size_
 			o->on_up_shutdown_backup = 1;
 			o->set |= LBD_SO_ON_UP;
 		} else if (strcmp(kw, "port") == 0) {
-			if (cfg_uint(ctx, a->line, kw, val, 1, 65535, &v, where) < 0)
+			if (lbd_cfg_uint(ctx, a->line, kw, val, 1, 65535, &v, where) < 0)
 				continue;
 			o->check_port = (uint16_t)v;
 			o->set |= LBD_SO_PORT;
-		} else if (cfg_addr(ctx, a->line, "'addr'", val, CPHA_ADDR_PORT_NONE,
+		} else if (lbd_cfg_addr(ctx, a->line, "'addr'", val, CPHA_ADDR_PORT_NONE,
 				   &o->check_addr, where) == 0) {
 			o->check_addr_set = 1;
 			o->set |= LBD_SO_ADDR;
@@ -795,54 +805,55 @@ static void cfg_server_opts(struct cfg_ctx *ctx, const struct cfg_args *a, size_
 	}
 }
 
-int cfg_server_opts_copy(
+int lbd_cfg_server_opts_copy(
 	struct cfg_ctx *ctx, struct lbd_server_opts *dst, const struct lbd_server_opts *src)
 {
 	*dst = *src;
 	dst->ca_file = dst->crt = NULL;
-	if (src->ca_file && !(dst->ca_file = cfg_strdup(ctx, src->ca_file)))
+	if (src->ca_file && !(dst->ca_file = lbd_cfg_strdup(ctx, src->ca_file)))
 		return -1;
-	if (src->crt && !(dst->crt = cfg_strdup(ctx, src->crt)))
+	if (src->crt && !(dst->crt = lbd_cfg_strdup(ctx, src->crt)))
 		return -1;
 	return 0;
 }
 
-void cfg_server_opts_free(struct lbd_server_opts *o)
+void lbd_cfg_server_opts_free(struct lbd_server_opts *o)
 {
 	free(o->ca_file);
 	free(o->crt);
 	o->ca_file = o->crt = NULL;
 }
 
-void cfg_server_free(struct lbd_server_cfg *s)
+void lbd_cfg_server_free(struct lbd_server_cfg *s)
 {
 	free(s->name);
 	free(s->hostname);
-	cfg_server_opts_free(&s->o);
+	lbd_cfg_server_opts_free(&s->o);
 }
 
 /* default-server OPTIONS... */
-void cfg_server_default_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+void lbd_cfg_server_default_line(
+	struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	char where[300];
 
-	snprintf(where, sizeof(where), "default-server in %s", cfg_where(ctx, px));
+	snprintf(where, sizeof(where), "default-server in %s", lbd_cfg_where(ctx, px));
 	cfg_server_opts(ctx, a, 1, &px->dsrv, where);
 }
 
 /* A server address that is a host name to resolve (cfg_resolve.c), not a
  * UNIX path, another protocol's prefix or an unexpanded variable, which
- * cfg_addr() refuses with the right message. */
+ * lbd_cfg_addr() refuses with the right message. */
 static int cfg_server_named(const char *s)
 {
 	const char *at = strchr(s, '@');
 
-	return cfg_is_hostname(s) && !strpbrk(s, "$/") &&
+	return lbd_cfg_is_hostname(s) && !strpbrk(s, "$/") &&
 	       (!at || !strncmp(s, "ipv4@", 5) || !strncmp(s, "ipv6@", 5));
 }
 
 /* server NAME ADDRESS[:PORT] OPTIONS... */
-void cfg_server_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+void lbd_cfg_server_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	struct lbd_server_cfg *s;
 	const char *name;
@@ -850,41 +861,42 @@ void cfg_server_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg
 	size_t i;
 
 	if (a->n < 3) {
-		cfg_err(ctx, a->line, "'server' needs a name and an address (%s)",
-			cfg_where(ctx, px));
+		lbd_cfg_err(ctx, a->line, "'server' needs a name and an address (%s)",
+			lbd_cfg_where(ctx, px));
 		return;
 	}
-	cfg_name_ok(ctx, a->line, "server", a->v[1]);
+	lbd_cfg_name_ok(ctx, a->line, "server", a->v[1]);
 	for (i = 0; i < px->be.nservers; i++)
 		if (strcmp(px->be.servers[i].name, a->v[1]) == 0) {
-			cfg_err(ctx, a->line, "server '%s' is already defined in %s at %s:%u",
-				a->v[1], cfg_where(ctx, px), ctx->file, px->be.servers[i].line);
+			lbd_cfg_err(ctx, a->line, "server '%s' is already defined in %s at %s:%u",
+				a->v[1], lbd_cfg_where(ctx, px), ctx->file, px->be.servers[i].line);
 			break; /* read on: its options may hold more errors */
 		}
-	s = cfg_push(ctx, &px->be.servers, &px->be.nservers, sizeof(*s));
+	s = lbd_cfg_push(ctx, &px->be.servers, &px->be.nservers, sizeof(*s));
 	if (!s)
 		return;
 	s->id = (unsigned)px->be.nservers;
 	s->line = a->line;
-	if (!(s->name = cfg_strdup(ctx, a->v[1])) || cfg_server_opts_copy(ctx, &s->o, &px->dsrv))
+	if (!(s->name = lbd_cfg_strdup(ctx, a->v[1])) ||
+		lbd_cfg_server_opts_copy(ctx, &s->o, &px->dsrv))
 		return;
 	snprintf(where, sizeof(where), "server %s/%s", px->name, a->v[1]);
 	/* a host name is resolved once its init-addr and resolve-prefer are known */
 	name = cfg_server_named(a->v[2]) ? a->v[2] : NULL;
 	if (!name &&
-		cfg_addr(ctx, a->line, "server address", a->v[2], CPHA_ADDR_PORT_OPTIONAL, &s->addr,
-			where) == 0 &&
+		lbd_cfg_addr(ctx, a->line, "server address", a->v[2], CPHA_ADDR_PORT_OPTIONAL,
+			&s->addr, where) == 0 &&
 		(s->addr.flags & CPHA_ADDR_F_ANY))
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"server address '%s' is a wildcard; lbd needs the server's own address "
 			"(%s)",
 			a->v[2], where);
 	cfg_server_opts(ctx, a, 3, &s->o, where);
-	cfg_resolve_server(ctx, s, name, where);
+	lbd_cfg_resolve_server(ctx, s, name, where);
 }
 
 /* Defaults for what was never written, then what needs the backend. */
-void cfg_server_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px)
+void lbd_cfg_server_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
 	struct lbd_server_cfg *s;
 	struct lbd_server_opts *o;
@@ -912,15 +924,15 @@ void cfg_server_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px)
 		if (o->verify == LBD_VERIFY_DEFAULT)
 			o->verify = ctx->ssl_verify_none ? LBD_VERIFY_NONE : LBD_VERIFY_REQUIRED;
 		if (o->check && !cpha_addr_port(&s->addr) && !o->check_port &&
-			!cfg_check_has_port(&px->be))
-			cfg_err(ctx, s->line,
+			!lbd_cfg_check_has_port(&px->be))
+			lbd_cfg_err(ctx, s->line,
 				"health checks need a port: %s has none (write ADDRESS:PORT or "
 				"'port N')",
 				where);
 		/* HAProxy refuses the same, even for a server without 'check' */
-		if ((o->check_ssl || cfg_check_uses_tls(&px->be)) &&
+		if ((o->check_ssl || lbd_cfg_check_uses_tls(&px->be)) &&
 			o->verify == LBD_VERIFY_REQUIRED && !o->ca_file)
-			cfg_err(ctx, s->line,
+			lbd_cfg_err(ctx, s->line,
 				"verify is %s but no CA file specified; set 'verify none' or "
 				"'ca-file' (%s)",
 				o->set & LBD_SO_VERIFY ? "required" : "enabled by default", where);

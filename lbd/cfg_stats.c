@@ -23,14 +23,15 @@ static int cfg_stats_owner(
 	if (numeric) {
 		*out = strtoul(val, &end, 10);
 		if (!val[0] || *end || !isdigit((unsigned char)val[0]) || *out >= 0xffffffffUL) {
-			cfg_err(ctx, line, "'stats socket' %s must be a number, not '%s'", kw, val);
+			lbd_cfg_err(
+				ctx, line, "'stats socket' %s must be a number, not '%s'", kw, val);
 			return -1;
 		}
 		return 0;
 	}
 	if (group ? getgrnam_r(val, &gr, buf, sizeof(buf), &grr) != 0 || !grr
 		  : getpwnam_r(val, &pw, buf, sizeof(buf), &pwr) != 0 || !pwr) {
-		cfg_err(ctx, line, "'stats socket' %s '%s': no such %s on this system", kw, val,
+		lbd_cfg_err(ctx, line, "'stats socket' %s '%s': no such %s on this system", kw, val,
 			group ? "group" : "user");
 		return -1;
 	}
@@ -40,7 +41,7 @@ static int cfg_stats_owner(
 
 /* stats socket PATH [mode OCTAL] [level admin|operator|user] [user NAME|uid N]
  * [group NAME|gid N] [expose-fd listeners] */
-void cfg_stats(struct cfg_ctx *ctx, const struct cfg_args *a, const char *where)
+void lbd_cfg_stats(struct cfg_ctx *ctx, const struct cfg_args *a, const char *where)
 {
 	static const char *const levels[] = { "user", "operator", "admin", NULL };
 	struct lbd_stats_socket *st = &ctx->global.stats;
@@ -49,19 +50,19 @@ void cfg_stats(struct cfg_ctx *ctx, const struct cfg_args *a, const char *where)
 	int k;
 
 	if (a->n < 2 || strcmp(a->v[1], "socket") != 0) {
-		cfg_err(ctx, a->line, "'stats %s' is not supported by lbd in %s",
+		lbd_cfg_err(ctx, a->line, "'stats %s' is not supported by lbd in %s",
 			a->n < 2 ? "" : a->v[1], where);
 		return;
 	}
-	if (cfg_nargs(ctx, a, 2, 1, (size_t)-1 / 2, where) < 0)
+	if (lbd_cfg_nargs(ctx, a, 2, 1, (size_t)-1 / 2, where) < 0)
 		return;
 	if (st->path) {
-		cfg_err(ctx, a->line, "lbd has one 'stats socket'; the first is at %s:%u",
+		lbd_cfg_err(ctx, a->line, "lbd has one 'stats socket'; the first is at %s:%u",
 			ctx->file, st->line);
 		return;
 	}
 	if (a->v[2][0] != '/' || strlen(a->v[2]) > CFG_UNIX_PATH_MAX) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'stats socket' needs a UNIX socket path starting with '/' of at most %d "
 			"bytes, not '%s'",
 			CFG_UNIX_PATH_MAX, a->v[2]);
@@ -73,14 +74,14 @@ void cfg_stats(struct cfg_ctx *ctx, const struct cfg_args *a, const char *where)
 		if (strcmp(a->v[i], "mode") == 0 && val) {
 			if (!val[0] || strspn(val, "01234567") != strlen(val) ||
 				(v = strtoul(val, NULL, 8)) > 07777) {
-				cfg_err(ctx, a->line, "'stats socket' mode must be octal, not '%s'",
-					val);
+				lbd_cfg_err(ctx, a->line,
+					"'stats socket' mode must be octal, not '%s'", val);
 				return;
 			}
 			st->mode = (mode_t)v;
 		} else if (strcmp(a->v[i], "level") == 0 && val) {
-			if ((k = cfg_lookup(levels, val)) < 0) {
-				cfg_err(ctx, a->line,
+			if ((k = lbd_cfg_lookup(levels, val)) < 0) {
+				lbd_cfg_err(ctx, a->line,
 					"'stats socket' level must be admin, operator or user, not "
 					"'%s'",
 					val);
@@ -96,12 +97,12 @@ void cfg_stats(struct cfg_ctx *ctx, const struct cfg_args *a, const char *where)
 				return;
 			st->gid = (gid_t)v;
 		} else if (strcmp(a->v[i], "expose-fd") == 0 && val && !strcmp(val, "listeners")) {
-			cfg_notice(ctx, a->line,
+			lbd_cfg_notice(ctx, a->line,
 				"'expose-fd listeners' is accepted but not needed: lbd's reload "
 				"keeps its listeners itself");
 		} else {
-			cfg_err(ctx, a->line, "'%s' %s on a 'stats socket' line", a->v[i],
-				!val && cfg_lookup(
+			lbd_cfg_err(ctx, a->line, "'%s' %s on a 'stats socket' line", a->v[i],
+				!val && lbd_cfg_lookup(
 						(const char *const[]){ "mode", "level", "user",
 							"uid", "group", "gid", "expose-fd", NULL },
 						a->v[i]) >= 0
@@ -110,6 +111,6 @@ void cfg_stats(struct cfg_ctx *ctx, const struct cfg_args *a, const char *where)
 			return;
 		}
 	}
-	st->path = cfg_strdup(ctx, a->v[2]);
+	st->path = lbd_cfg_strdup(ctx, a->v[2]);
 	st->line = a->line;
 }

@@ -26,7 +26,7 @@ static int cfg_stick_size(
 	else if (*p == 'g' || *p == 'G')
 		mul = 1024 * 1024 * 1024;
 	if (p == s || (mul == 1 && *p) || (mul > 1 && p[1])) {
-		cfg_err(ctx, line,
+		lbd_cfg_err(ctx, line,
 			"'stick-table size' needs a number with an optional k, m or g suffix, not "
 			"'%s' (%s)",
 			s, where);
@@ -34,7 +34,7 @@ static int cfg_stick_size(
 	}
 	v *= mul;
 	if (v == 0 || v > STICK_SIZE_MAX) {
-		cfg_err(ctx, line, "'stick-table size' must be 1 to %u entries, not '%s' (%s)",
+		lbd_cfg_err(ctx, line, "'stick-table size' must be 1 to %u entries, not '%s' (%s)",
 			STICK_SIZE_MAX, s, where);
 		return -1;
 	}
@@ -44,17 +44,17 @@ static int cfg_stick_size(
 
 /* stick-table type ip|ipv6 size N [expire T] [nopurge] [srvkey name|addr]
  * [store server_id] */
-void cfg_stick_table_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+void lbd_cfg_stick_table_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	struct lbd_stick_cfg *st = &px->be.stick;
-	const char *where = cfg_where(ctx, px);
+	const char *where = lbd_cfg_where(ctx, px);
 	struct lbd_stick_cfg n;
 	size_t i;
 	char *comma;
 	char buf[256];
 
 	if (st->line) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"only one 'stick-table' per section; the first is at %s:%u (%s)", ctx->file,
 			st->line, where);
 		return;
@@ -68,7 +68,7 @@ void cfg_stick_table_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struc
 			continue;
 		}
 		if (!v) {
-			cfg_err(ctx, a->line, "'stick-table %s' needs a value (%s)", k, where);
+			lbd_cfg_err(ctx, a->line, "'stick-table %s' needs a value (%s)", k, where);
 			return;
 		}
 		i++;
@@ -79,13 +79,13 @@ void cfg_stick_table_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struc
 				n.family = AF_INET6;
 			} else if (!strcmp(v, "integer") || !strcmp(v, "string") ||
 				   !strcmp(v, "binary")) {
-				cfg_err(ctx, a->line,
+				lbd_cfg_err(ctx, a->line,
 					"'stick-table type %s' is not supported by lbd: it sticks "
 					"on the client address only (type ip or ipv6) (%s)",
 					v, where);
 				return;
 			} else {
-				cfg_err(ctx, a->line,
+				lbd_cfg_err(ctx, a->line,
 					"'stick-table type' must be ip, ipv6, integer, string or "
 					"binary, not '%s' (%s)",
 					v, where);
@@ -95,13 +95,14 @@ void cfg_stick_table_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struc
 			if (cfg_stick_size(ctx, a->line, v, &n.size, where) < 0)
 				return;
 		} else if (strcmp(k, "expire") == 0) {
-			if (cfg_time(ctx, a->line, "stick-table expire", v, &n.expire, where) < 0)
+			if (lbd_cfg_time(ctx, a->line, "stick-table expire", v, &n.expire, where) <
+				0)
 				return;
 		} else if (strcmp(k, "srvkey") == 0) {
 			/* how peers name servers; each lbd keeps its own table, and a
 			 * server's name and address do not change while it runs */
 			if (strcmp(v, "name") != 0 && strcmp(v, "addr") != 0) {
-				cfg_err(ctx, a->line,
+				lbd_cfg_err(ctx, a->line,
 					"'stick-table srvkey' must be name or addr, not '%s' (%s)",
 					v, where);
 				return;
@@ -111,30 +112,30 @@ void cfg_stick_table_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struc
 			snprintf(buf, sizeof(buf), "%s", v);
 			for (k = strtok_r(buf, ",", &comma); k; k = strtok_r(NULL, ",", &comma))
 				if (strcmp(k, "server_id") != 0) {
-					cfg_err(ctx, a->line,
+					lbd_cfg_err(ctx, a->line,
 						"'stick-table store %s' is not supported by lbd: "
 						"it stores only server_id, for stick rules (%s)",
 						k, where);
 					return;
 				}
 		} else if (strcmp(k, "peers") == 0) {
-			cfg_err(ctx, a->line,
+			lbd_cfg_err(ctx, a->line,
 				"'stick-table peers %s' is not supported by lbd: it has no peers "
 				"sections; each lbd keeps its own table (%s)",
 				v, where);
 			return;
 		} else {
-			cfg_err(ctx, a->line, "'stick-table': unknown argument '%s' (%s)", k,
+			lbd_cfg_err(ctx, a->line, "'stick-table': unknown argument '%s' (%s)", k,
 				where);
 			return;
 		}
 	}
 	if (!n.family) {
-		cfg_err(ctx, a->line, "'stick-table' needs a type (ip or ipv6) (%s)", where);
+		lbd_cfg_err(ctx, a->line, "'stick-table' needs a type (ip or ipv6) (%s)", where);
 		return;
 	}
 	if (!n.size) {
-		cfg_err(ctx, a->line, "'stick-table' needs a size (%s)", where);
+		lbd_cfg_err(ctx, a->line, "'stick-table' needs a size (%s)", where);
 		return;
 	}
 	n.line = a->line;
@@ -159,39 +160,39 @@ static int cfg_stick_cond(const struct cfg_args *a, size_t i)
 }
 
 /* stick on|match|store-request src [table NAME] [if|unless TRUE|FALSE] */
-void cfg_stick_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+void lbd_cfg_stick_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	struct lbd_stick_cfg *st = &px->be.stick;
-	const char *where = cfg_where(ctx, px);
+	const char *where = lbd_cfg_where(ctx, px);
 	int match, store, on = 1;
 	size_t i = 3;
 
 	if (a->n < 2) {
-		cfg_err(ctx, a->line, "'stick' needs on, match or store-request (%s)", where);
+		lbd_cfg_err(ctx, a->line, "'stick' needs on, match or store-request (%s)", where);
 		return;
 	}
 	match = strcmp(a->v[1], "on") == 0 || strcmp(a->v[1], "match") == 0;
 	store = strcmp(a->v[1], "on") == 0 || strcmp(a->v[1], "store-request") == 0;
 	if (strcmp(a->v[1], "store-response") == 0) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'stick store-response' is not supported by lbd: it sticks on the client "
 			"address (stick on src) (%s)",
 			where);
 		return;
 	}
 	if (!match && !store) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'stick %s': unknown rule; expects on, match, store-request or "
 			"store-response (%s)",
 			a->v[1], where);
 		return;
 	}
 	if (a->n < 3) {
-		cfg_err(ctx, a->line, "'stick %s' needs a sample (%s)", a->v[1], where);
+		lbd_cfg_err(ctx, a->line, "'stick %s' needs a sample (%s)", a->v[1], where);
 		return;
 	}
 	if (strcmp(a->v[2], "src") != 0) {
-		cfg_err(ctx, a->line,
+		lbd_cfg_err(ctx, a->line,
 			"'stick %s %s' is not supported by lbd: it sticks on the client address "
 			"only (src) (%s)",
 			a->v[1], a->v[2], where);
@@ -199,12 +200,12 @@ void cfg_stick_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_
 	}
 	if (i < a->n && strcmp(a->v[i], "table") == 0) {
 		if (i + 1 >= a->n) {
-			cfg_err(ctx, a->line, "'stick %s src table' needs a name (%s)", a->v[1],
+			lbd_cfg_err(ctx, a->line, "'stick %s src table' needs a name (%s)", a->v[1],
 				where);
 			return;
 		}
 		if (strcmp(a->v[i + 1], px->name) != 0) {
-			cfg_err(ctx, a->line,
+			lbd_cfg_err(ctx, a->line,
 				"'stick %s src table %s' is not supported by lbd: a backend uses "
 				"only its own stick-table (%s)",
 				a->v[1], a->v[i + 1], where);
@@ -215,14 +216,14 @@ void cfg_stick_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_
 	if (i < a->n && (strcmp(a->v[i], "if") == 0 || strcmp(a->v[i], "unless") == 0)) {
 		on = cfg_stick_cond(a, i);
 		if (on < 0) {
-			cfg_err(ctx, a->line,
+			lbd_cfg_err(ctx, a->line,
 				"'stick %s src %s ...': conditions are not supported by lbd on "
 				"stick rules (only TRUE or FALSE) (%s)",
 				a->v[1], a->v[i], where);
 			return;
 		}
 	} else if (i < a->n) {
-		cfg_err(ctx, a->line, "'stick %s src': unexpected '%s' (%s)", a->v[1], a->v[i],
+		lbd_cfg_err(ctx, a->line, "'stick %s src': unexpected '%s' (%s)", a->v[1], a->v[i],
 			where);
 		return;
 	}
@@ -235,16 +236,16 @@ void cfg_stick_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_
 }
 
 /* At the end of a backend: rules need the table. */
-void cfg_stick_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px)
+void lbd_cfg_stick_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
 	struct lbd_stick_cfg *st = &px->be.stick;
 
 	if (st->rule_line && !st->line)
-		cfg_err(ctx, st->rule_line,
+		lbd_cfg_err(ctx, st->rule_line,
 			"'stick': %s '%s' has no stick-table (lbd uses the section's own table)",
 			px->kind, px->name);
 	else if (st->line && !st->rule_line)
-		cfg_notice(ctx, st->line,
+		lbd_cfg_notice(ctx, st->line,
 			"stick-table of %s '%s' is used by no 'stick' rule; it stays empty",
 			px->kind, px->name);
 }

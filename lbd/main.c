@@ -20,6 +20,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "privdrop.h"
+#include "resolver.h"
 #include "runtime.h"
 #include "server.h"
 #include "stats.h"
@@ -230,6 +231,7 @@ static void on_reload(void *userdata)
 		cpha_notify_ready("reload refused");
 		return;
 	}
+	resolver_apply(&m->rt); /* servers re-resolved at run time */
 	atomic_store(&m->rt.maxpipes, fdlimit_maxpipes(m->rt.maxconn));
 	m->rt.reloads++;
 	apply_interfaces(m);
@@ -416,6 +418,8 @@ int main(int argc, char **argv)
 		log_err("cannot start: %s", strerror(-r));
 		return 1;
 	}
+	if (resolver_apply(rt) < 0)
+		return 1;
 	atomic_store(&rt->maxpipes, fdlimit_maxpipes(rt->maxconn));
 	apply_interfaces(&m);
 	if (privdrop_apply(rt->cfg, m.config) < 0) /* chroot, user, group */
@@ -443,6 +447,7 @@ int main(int argc, char **argv)
 	http_close_all();
 	free(rt->admin_path);
 	sd_event_source_disable_unref(m.housekeeping);
+	resolver_free(rt);
 	runtime_free(rt);
 	check_http_shutdown();
 	free(rt->workers);

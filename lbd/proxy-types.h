@@ -60,6 +60,7 @@ struct lbd_server {
 	/* state: written by the main thread, read by everyone */
 	atomic_bool up; /* health checks pass (or no checks) */
 	_Atomic enum lbd_admin_state admin;
+	atomic_bool dns_maint; /* in maintenance until DNS gives it an address (resolver.c) */
 	_Atomic uint64_t up_since; /* CLOCK_MONOTONIC usec when it last came up */
 	atomic_uint_fast64_t state_changes;
 	char last_reason[128];    /* of the last state change (main thread) */
@@ -213,6 +214,7 @@ struct lbd_runtime {
 	struct lbd_server **doomed;
 	uint64_t *doomed_at;
 	size_t ndoomed;
+	struct lbd_resolver_rt *dns; /* run-time DNS of servers (resolver.c) */
 };
 
 #endif

@@ -24,6 +24,8 @@ const char *server_state_name(const struct lbd_server *srv)
 
 	if (a == LBD_ADMIN_MAINT)
 		return "MAINT";
+	if (atomic_load(&srv->dns_maint))
+		return "MAINT (resolution)";
 	if (!atomic_load(&srv->up))
 		return a == LBD_ADMIN_DRAIN ? "DOWN (DRAIN)" : "DOWN";
 	if (a == LBD_ADMIN_DRAIN)
@@ -108,4 +110,37 @@ void server_set_admin(struct lbd_runtime *rt, struct lbd_server *srv, enum lbd_a
 		check_resume(rt, srv);
 	if (st == LBD_ADMIN_READY)
 		backend_dispatch(srv->be);
+}
+
+void server_set_dns_maint(struct lbd_runtime *rt, struct lbd_server *srv, bool on, const char *why)
+{
+	unsigned active, backup;
+
+	if (atomic_load(&srv->dns_maint) == on)
+		return;
+	atomic_store(&srv->dns_maint, on);
+	atomic_fetch_add(&srv->state_changes, 1);
+	snprintf(srv->last_reason, sizeof(srv->last_reason), "%s", why);
+	server_count_usable(srv->be, &active, &backup);
+	if (on) {
+		log_warn("server %s/%s is going DOWN for maintenance (%s); %u active and %u "
+			 "backup servers left",
+			srv->be->name, srv->name, why, active, backup);
+		check_stop(srv);
+		if (active + backup == 0)
+			log_err("backend %s has no server available", srv->be->name);
+		return;
+	}
+	log_notice("server %s/%s is back from maintenance (%s); %u active and %u backup "
+		   "servers online",
+		srv->be->name, srv->name, why, active, backup);
+	if (atomic_load(&srv->admin) == LBD_ADMIN_MAINT)
+		return;
+	/* as HAProxy: up at once, checked at once (one failure takes it down) */
+	if (srv->o.check) {
+		health_init(&srv->health, srv->o.rise, srv->o.fall, true);
+		atomic_store(&srv->up, true);
+		check_resume(rt, srv);
+	}
+	backend_dispatch(srv->be);
 }

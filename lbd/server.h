@@ -19,6 +19,12 @@ void server_set_up(struct lbd_runtime *rt, struct lbd_server *srv, bool up, cons
 /* ready, drain or maint, as "set server B/S state" says. */
 void server_set_admin(struct lbd_runtime *rt, struct lbd_server *srv, enum lbd_admin_state st);
 
+/* Into or out of maintenance because of DNS (HAProxy's "resolution"
+ * maintenance): out of rotation and unchecked while on. Coming out, the
+ * server is up and checked at once, unless the administrator put it in
+ * maintenance too. why goes into the log line. */
+void server_set_dns_maint(struct lbd_runtime *rt, struct lbd_server *srv, bool on, const char *why);
+
 /* Cut the server's sessions (spread over its shutdown-sessions-spread). */
 void server_cut_sessions(
 	struct lbd_runtime *rt, struct lbd_server *srv, const char *term, bool spread);

@@ -9,7 +9,7 @@ packages=(
 	# build
 	build-essential cmake pkg-config git
 	libsystemd-dev libssl-dev libcurl4-openssl-dev libjansson-dev libyaml-dev
-	libnl-3-dev libnl-route-3-dev libcmocka-dev libmicrohttpd-dev
+	libnl-3-dev libnl-route-3-dev libcmocka-dev libmicrohttpd-dev libc-ares-dev
 	pacemaker-dev libcpg-dev libquorum-dev libvotequorum-dev libcmap-dev
 	libcorosync-common-dev
 	# fuzzing and sanitizers

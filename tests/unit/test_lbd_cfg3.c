@@ -190,7 +190,17 @@ static void test_resolvers_section(void **state)
 		"frontend f\n    bind :6443\n    default_backend b\n"
 		"backend b\n"
 		"  server s 198.18.0.11:6443 check resolvers docker resolve-prefer ipv4\n");
-	expect_in(notices(c), "t.cfg:1: resolvers 'docker': lbd does no run-time DNS");
+	assert_int_equal(c->nresolvers, 1);
+	assert_string_equal(c->resolvers[0].name, "docker");
+	assert_true(c->resolvers[0].nns >= 1); /* and /etc/resolv.conf's */
+	assert_string_equal(c->resolvers[0].ns[0].id, "dns");
+	assert_string_equal(addr(&c->resolvers[0].ns[0].addr), "198.18.0.53:53");
+	assert_true(c->resolvers[0].parse_resolv_conf);
+	assert_int_equal(c->resolvers[0].retries, 3);
+	assert_int_equal(c->resolvers[0].payload, 8192);
+	assert_int_equal(c->resolvers[0].hold[LBD_DNS_VALID], 10000000);
+	assert_int_equal(c->resolvers[0].hold[LBD_DNS_NX], 30000000); /* HAProxy's default */
+	assert_int_equal(c->resolvers[0].hold[LBD_DNS_OBSOLETE], 0);
 	assert_string_equal(addr(&c->backends[0].servers[0].addr), "198.18.0.11:6443");
 	assert_null(c->backends[0].servers[0].hostname);
 	assert_string_equal(c->backends[0].servers[0].o.resolvers, "docker");
@@ -245,14 +255,42 @@ static void test_host_names(void **state)
 	assert_string_equal(addr(&c->backends[0].servers[0].addr), "127.0.0.1:6443");
 	lbd_cfg_free(c);
 
+	/* resolved again at run time through its resolvers (resolver.c) */
+	c = load_ok("resolvers r\n  nameserver a udp@198.18.0.53:5353\n"
+		    "  nameserver b tcp@[2001:db8::53]\n  hold nx 5s\n  timeout resolve "
+		    "2s\n" TCP_DEFAULTS "backend b\n    server s localhost:6443 resolvers r\n"
+		    "    server t cpha-test-unresolved.invalid:6443 resolvers r init-addr none "
+		    "resolve-opts allow-dup-ip\n");
+	assert_true(is_loopback(&c->backends[0].servers[0].addr));
+	assert_string_equal(c->backends[0].servers[0].hostname, "localhost:6443");
+	assert_int_equal(c->backends[0].servers[0].unresolved, 0);
+	assert_string_equal(addr(&c->backends[0].servers[1].addr), "0.0.0.0:6443");
+	assert_int_equal(c->backends[0].servers[1].unresolved, 1);
+	assert_int_equal(c->backends[0].servers[1].o.resolve_allow_dup, 1);
+	assert_string_equal(
+		c->backends[0].servers[1].hostname, "cpha-test-unresolved.invalid:6443");
+	assert_int_equal(c->resolvers[0].nns, 2);
+	assert_string_equal(addr(&c->resolvers[0].ns[0].addr), "198.18.0.53:5353");
+	assert_false(c->resolvers[0].ns[0].tcp);
+	assert_string_equal(addr(&c->resolvers[0].ns[1].addr), "[2001:db8::53]:53");
+	assert_true(c->resolvers[0].ns[1].tcp);
+	assert_int_equal(c->resolvers[0].hold[LBD_DNS_NX], 5000000);
+	assert_int_equal(c->resolvers[0].timeout_resolve, 2000000);
+	lbd_cfg_free(c);
+
 	expect_error("resolvers r\n" TCP_DEFAULTS "backend b\n"
 		     "    server s localhost:6443 resolvers r\n",
-		"t.cfg:8: server address 'localhost:6443' with 'resolvers r': lbd does not "
-		"re-resolve server names at run time yet");
+		"t.cfg:8: resolvers 'r' has no name server (server b/s)");
+	expect_error("resolvers r\n  nameserver a 198.18.0.53\n  nameserver a 198.18.0.54\n",
+		"t.cfg:3: nameserver 'a' is already defined at t.cfg:2");
+	expect_error(
+		"resolvers r\n  timeout resolve 0\n", "t.cfg:2: 'timeout resolve' must be above 0");
+	expect_error(TCP_DEFAULTS "backend b\n    server s localhost:6443 resolve-opts nope\n",
+		"t.cfg:7: 'resolve-opts nope': unknown option 'nope'");
 	expect_error(TCP_DEFAULTS "backend b\n    server s localhost:6443 init-addr none\n",
-		"t.cfg:7: server address 'localhost:6443': 'init-addr none' would start it "
-		"without an address, which lbd does not support yet");
-	/* not host names: cfg_addr() says what they are, nothing is resolved */
+		"t.cfg:7: server address 'localhost:6443': 'init-addr none' without "
+		"'resolvers' would leave it without an address for good");
+	/* not host names: lbd_cfg_addr() says what they are, nothing is resolved */
 	expect_error(TCP_DEFAULTS "backend b\n    server s unix@/run/s.sock\n",
 		"t.cfg:7: server address 'unix@/run/s.sock': lbd only supports IPv4 and IPv6");
 	expect_error(TCP_DEFAULTS "backend b\n    server s ${HOST}:6443\n",

@@ -16,7 +16,9 @@ Everything here talks to lab hosts only (198.18.0.0/15) and stops only the
 processes it started (through the Lab, by PID).
 """
 
+import csv
 import ctypes
+import io
 import json
 import os
 import re
@@ -517,3 +519,49 @@ class Apiservers:
             return host.curl("https://%s:6443/readyz" % host.v4, cacert=self.ca,
                              cert=cert, key=key, timeout=2).status == 200
         util.wait_until(ready, timeout, 0.1, "apiserver on %s ready" % host.name)
+
+
+# ------------------------------------------------ real configurations --
+
+def csv_rows(text):
+    """{(pxname, svname): row} of HAProxy's CSV ("# " before the header)."""
+    lines = [x for x in text.splitlines() if x.strip()]
+    if not lines or not lines[0].startswith("# "):
+        raise AssertionError("not HAProxy CSV: %r" % text[:300])
+    lines[0] = lines[0][2:]
+    return {(r["pxname"], r["svname"]): r for r in csv.DictReader(io.StringIO("\n".join(lines)))}
+
+
+def masters_reached(host, ip, port, ca, n=6):
+    """Open n TLS connections from host to ip:port at once (held open, so
+    leastconn spreads them too); GET /readyz on each. Returns the list of
+    (master name or None, status or error text)."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.load_verify_locations(cafile=ca)
+    socks, out = [], []
+    try:
+        for _ in range(n):
+            try:
+                s = connect(host, ip, port, 3.0)
+                t = ctx.wrap_socket(s)
+                socks.append(t)
+                out.append([server_name_of(t.getpeercert() or {}), None])
+            except (OSError, ssl.SSLError) as e:
+                out.append([None, "%s: %s" % (type(e).__name__, e)])
+        i = 0
+        for rec in out:
+            if rec[0] is None:
+                continue
+            t = socks[i]
+            i += 1
+            try:
+                t.sendall(b"GET /readyz HTTP/1.1\r\nHost: kubernetes\r\nConnection: close\r\n\r\n")
+                head = util.recv_all(t).split(b"\r\n", 1)[0]
+                rec[1] = head.decode(errors="replace")
+            except (OSError, ssl.SSLError) as e:
+                rec[0], rec[1] = None, "%s: %s" % (type(e).__name__, e)
+    finally:
+        for t in socks:
+            t.close()
+    return [tuple(r) for r in out]

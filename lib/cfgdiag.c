@@ -1,0 +1,159 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfgdiag.h"
+#include "cfgmsg.h"
+
+static void cpha__cfgdiag_vadd(struct cpha_cfgdiag *d, struct cpha_cfgdiag_msg **arr, size_t *n,
+	unsigned loc, const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static void cpha__cfgdiag_vadd(struct cpha_cfgdiag *d, struct cpha_cfgdiag_msg **arr, size_t *n,
+	unsigned loc, const char *fmt, va_list ap)
+{
+	unsigned f = CPHA_CFGDIAG_LOC_FILE(loc);
+	const char *file = f < d->nfiles ? d->files[f] : "?";
+	char *s = cpha_cfgmsg_vformat(file, CPHA_CFGDIAG_LOC_LINE(loc), fmt, ap);
+	struct cpha_cfgdiag_msg *p = s ? cpha_array_push(arr, n, sizeof(*p)) : NULL;
+
+	if (!p) {
+		free(s);
+		d->stop = true; /* out of memory: nothing sensible can follow */
+		return;
+	}
+	p->loc = loc;
+	p->text = s;
+}
+
+int cpha_cfgdiag_file(struct cpha_cfgdiag *d, const char *name)
+{
+	char **p = realloc(d->files, (d->nfiles + 1) * sizeof(*p));
+
+	if (p)
+		d->files = p;
+	if (!p || !(p[d->nfiles] = strdup(name))) {
+		cpha_cfgdiag_oom(d);
+		return -ENOMEM;
+	}
+	return (int)d->nfiles++;
+}
+
+void cpha_cfgdiag_verr(struct cpha_cfgdiag *d, unsigned loc, const char *fmt, va_list ap)
+{
+	if (d->stop)
+		return;
+	if (d->max_errors && d->nerrs == d->max_errors) {
+		fmt = "too many errors; stopped here"; /* takes none of ap */
+		d->stop = true;
+	}
+	cpha__cfgdiag_vadd(d, &d->errv, &d->nerrs, loc, fmt, ap);
+}
+
+void cpha_cfgdiag_err(struct cpha_cfgdiag *d, unsigned loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cpha_cfgdiag_verr(d, loc, fmt, ap);
+	va_end(ap);
+}
+
+void cpha_cfgdiag_vnotice(struct cpha_cfgdiag *d, unsigned loc, const char *fmt, va_list ap)
+{
+	if (!d->stop)
+		cpha__cfgdiag_vadd(d, &d->notv, &d->nnotices, loc, fmt, ap);
+}
+
+void cpha_cfgdiag_notice(struct cpha_cfgdiag *d, unsigned loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cpha_cfgdiag_vnotice(d, loc, fmt, ap);
+	va_end(ap);
+}
+
+void cpha_cfgdiag_oom(struct cpha_cfgdiag *d)
+{
+	cpha_cfgdiag_err(d, 0, "out of memory");
+	d->stop = true;
+}
+
+char *cpha_cfgdiag_strdup(struct cpha_cfgdiag *d, const char *s)
+{
+	char *r = strdup(s);
+
+	if (!r)
+		cpha_cfgdiag_oom(d);
+	return r;
+}
+
+void *cpha_cfgdiag_push(struct cpha_cfgdiag *d, void *arrayp, size_t *n, size_t size)
+{
+	void *p = cpha_array_push(arrayp, n, size);
+
+	if (!p)
+		cpha_cfgdiag_oom(d);
+	return p;
+}
+
+int cpha_cfgdiag_take(struct cpha_cfgdiag_msg *m, size_t *n, char ***out, size_t *nout)
+{
+	struct cpha_cfgdiag_msg t;
+	size_t i, j;
+	char **p;
+
+	for (i = 1; i < *n; i++) {
+		t = m[i];
+		for (j = i; j > 0 && m[j - 1].loc > t.loc; j--)
+			m[j] = m[j - 1];
+		m[j] = t;
+	}
+	if (!*n)
+		return 0;
+	p = realloc(*out, (*nout + *n) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	for (i = 0; i < *n; i++)
+		p[(*nout)++] = m[i].text;
+	*out = p;
+	*n = 0;
+	return 0;
+}
+
+void cpha_cfgdiag_free(struct cpha_cfgdiag *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nerrs; i++)
+		free(d->errv[i].text);
+	free(d->errv);
+	for (i = 0; i < d->nnotices; i++)
+		free(d->notv[i].text);
+	free(d->notv);
+	for (i = 0; i < d->nfiles; i++)
+		free(d->files[i]);
+	free(d->files);
+	d->errv = d->notv = NULL;
+	d->files = NULL;
+	d->nerrs = d->nnotices = d->nfiles = 0;
+}
+
+int cpha_cfgkw_find(
+	const void *table, size_t n, size_t size, const char *name, unsigned caps, const void **row)
+{
+	const char *p = table;
+	const struct cpha_cfgkw *kw;
+	size_t i;
+
+	for (i = 0; i < n; i++, p += size) {
+		kw = (const struct cpha_cfgkw *)(const void *)p;
+		if (strcmp(kw->name, name) == 0) {
+			*row = kw;
+			return kw->caps & caps ? 0 : -EPERM;
+		}
+	}
+	*row = NULL;
+	return -ENOENT;
+}

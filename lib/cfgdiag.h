@@ -1,0 +1,86 @@
+/* What a configuration parser reports, collected instead of logged
+ * (STYLE.md): errors and notices, each "file:line: text" with the place it
+ * concerns, the names of the files read, and the rule that parsing stops
+ * after too many errors or when memory runs out. Also the lookup of a
+ * keyword in a parser's table, which tells an unknown keyword from one that
+ * is known but not allowed where it was written.
+ *
+ * A location ("loc") is a file index and a line in one unsigned:
+ * CPHA_CFGDIAG_LOC(file, line). Loc 0 is the first file without a line. */
+#ifndef CPHA_CFGDIAG_H
+#define CPHA_CFGDIAG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CPHA_CFGDIAG_LINE_BITS 25 /* a 16 MiB file has fewer lines than 2^25 */
+#define CPHA_CFGDIAG_LINE_MASK ((1u << CPHA_CFGDIAG_LINE_BITS) - 1)
+#define CPHA_CFGDIAG_LOC(f, l)                                                                     \
+	(((unsigned)(f) << CPHA_CFGDIAG_LINE_BITS) | ((unsigned)(l)&CPHA_CFGDIAG_LINE_MASK))
+#define CPHA_CFGDIAG_LOC_FILE(l) ((l) >> CPHA_CFGDIAG_LINE_BITS)
+#define CPHA_CFGDIAG_LOC_LINE(l) ((l)&CPHA_CFGDIAG_LINE_MASK)
+
+/* One message and the place it concerns. */
+struct cpha_cfgdiag_msg {
+	unsigned loc;
+	char *text; /* "file:line: text" */
+};
+
+/* Zero it, set max_errors, then add the first file. */
+struct cpha_cfgdiag {
+	char **files; /* names for messages, by file index; owned */
+	size_t nfiles;
+	struct cpha_cfgdiag_msg *errv, *notv;
+	size_t nerrs, nnotices;
+	size_t max_errors; /* after this many errors, one more says so and parsing stops; 0: no cap
+			    */
+	bool stop;         /* too many errors, or out of memory: nothing sensible can follow */
+};
+
+/* Add a file name for messages; returns its index, or -ENOMEM (then stop
+ * is set and an error says so). */
+int cpha_cfgdiag_file(struct cpha_cfgdiag *d, const char *name);
+
+/* An error at loc. After max_errors errors the next one is "too many errors;
+ * stopped here" and stop is set; once stop is set nothing more is added. */
+void cpha_cfgdiag_err(struct cpha_cfgdiag *d, unsigned loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cpha_cfgdiag_verr(struct cpha_cfgdiag *d, unsigned loc, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+/* A notice at loc (accepted, but worth saying); none once stop is set. */
+void cpha_cfgdiag_notice(struct cpha_cfgdiag *d, unsigned loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cpha_cfgdiag_vnotice(struct cpha_cfgdiag *d, unsigned loc, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+/* The error "out of memory", and stop. */
+void cpha_cfgdiag_oom(struct cpha_cfgdiag *d);
+
+/* strdup() and cpha_array_push() that report running out of memory. */
+char *cpha_cfgdiag_strdup(struct cpha_cfgdiag *d, const char *s);
+void *cpha_cfgdiag_push(struct cpha_cfgdiag *d, void *arrayp, size_t *n, size_t size);
+
+/* Sort m[0..*n) by place (stable) and move the texts to the end of the
+ * array *out of *nout. 0 with *n set to 0, or -ENOMEM with nothing moved. */
+int cpha_cfgdiag_take(struct cpha_cfgdiag_msg *m, size_t *n, char ***out, size_t *nout);
+
+/* Free the messages left and the file names; d may be reused after
+ * zeroing. */
+void cpha_cfgdiag_free(struct cpha_cfgdiag *d);
+
+/* The head of a row of a keyword table; a parser's row starts with it. */
+struct cpha_cfgkw {
+	const char *name;
+	unsigned caps; /* the sections it is allowed in, one bit each */
+};
+
+/* Find name in the n rows of size bytes at table. 0 with *row set when it
+ * is allowed in a section with the capability bits caps; -EPERM with *row
+ * set when it is known but allowed in none of them; -ENOENT when unknown
+ * (*row NULL). */
+int cpha_cfgkw_find(const void *table, size_t n, size_t size, const char *name, unsigned caps,
+	const void **row);
+
+#endif
