@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cfgdiag.h"
 #include "conf_lex.h"
 #include "cfg.h"
 
@@ -20,11 +21,10 @@
 #define CFG_MAX_INCLUDE  8   /* include nesting */
 #define CFG_MAX_FILES    100 /* files read in all, the first one included */
 #define CFG_MAX_NESTING  16  /* blocks inside blocks */
-#define CFG_LINE_BITS    25  /* a 16 MiB file has fewer lines than 2^25 */
-#define CFG_LINE_MASK    ((1u << CFG_LINE_BITS) - 1)
-#define CFG_LOC(f, l)    (((unsigned)(f) << CFG_LINE_BITS) | ((unsigned)(l)&CFG_LINE_MASK))
-#define CFG_LOC_FILE(l)  ((l) >> CFG_LINE_BITS)
-#define CFG_LOC_LINE(l)  ((l)&CFG_LINE_MASK)
+#define CFG_LINE_BITS    CPHA_CFGDIAG_LINE_BITS
+#define CFG_LOC(f, l)    CPHA_CFGDIAG_LOC(f, l)
+#define CFG_LOC_FILE(l)  CPHA_CFGDIAG_LOC_FILE(l)
+#define CFG_LOC_LINE(l)  CPHA_CFGDIAG_LOC_LINE(l)
 #define CFG_WEIGHT_FILE  254 /* track_file weights go one further (keepalived) */
 #define CFG_PRIO_OWNER   255 /* RFC 9568: the address owner */
 #define CFG_PRIO_DEFAULT 100 /* keepalived's default priority */
@@ -39,6 +39,9 @@ _Static_assert(CFG_MAX_FILES <= 1u << (32 - CFG_LINE_BITS), "file index does not
 #define CFG_KW_BLOCK (1u << 0) /* takes a { ... } block */
 #define CFG_KW_MULTI (1u << 1) /* may be given more than once */
 
+/* Keyword capability (struct cpha_cfgkw): each block has a table of its own. */
+#define CFG_KW_HERE (1u << 0) /* allowed in the block whose table holds it */
+
 /* One statement: words on a line, and the block that follows them. */
 struct cfg_node {
 	char **w; /* n words; n == 0 only for a '{' without a keyword */
@@ -49,18 +52,12 @@ struct cfg_node {
 	size_t nkids;
 };
 
-/* A message with the place it concerns, sorted by place at the end. */
-struct cfg_msg {
-	unsigned loc;
-	char *text; /* "file:line: message" */
-};
-
 /* What an instance needs beyond struct vipd_instance until it is checked:
  * where things were written, and what was written at all. */
 struct cfg_inst_x {
 	unsigned state_loc, prio_loc, version_loc, advert_loc, vrid_loc, iface_loc;
 	unsigned nopreempt_loc, preempt_delay_loc, auth_loc, auth_type_loc;
-	unsigned src_loc, vips_loc;
+	unsigned src_loc, vips_loc, mcast_dst_loc;
 	unsigned garp_delay_loc, garp_rep_loc, garp_refresh_loc, garp_refresh_rep_loc;
 	unsigned garp_interval_loc, v3_checksum_loc, state_bad_loc;
 	bool auth_pass_set;
@@ -76,13 +73,9 @@ struct cfg_group_x {
 
 struct cfg_ctx {
 	struct vipd_config *c;
-	struct cfg_msg *errv, *notv;
-	size_t nerrs, nnotices;
-	bool stop;     /* too many errors, or out of memory */
-	bool includes; /* 'include' allowed (read from a file) */
-	char **files;  /* names for messages, by file index */
-	size_t nfiles;
-	struct cfg_node root;           /* the top-level statements */
+	struct cpha_cfgdiag d; /* file names, errors and notices; d.stop: too many, or no memory */
+	bool includes;         /* 'include' allowed (read from a file) */
+	struct cfg_node root;  /* the top-level statements */
 	const struct cfg_node *cur_top; /* the one being read */
 	struct cfg_inst_x *ix;          /* one per instance, in the same order */
 	size_t nix;
@@ -101,7 +94,7 @@ struct cfg_ctx {
 struct cfg_src {
 	struct cpha_lex lx;
 	bool open;
-	unsigned file; /* index in ctx->files of the open one */
+	unsigned file; /* index in ctx->d.files of the open one */
 	char **paths;  /* files still to read, from next on */
 	size_t npaths, next;
 	unsigned inc_loc; /* the include line; 0 for the first file */
@@ -121,95 +114,94 @@ struct cfg_reader {
 
 /* A keyword of a block and what reads it. */
 struct cfg_kw {
-	const char *name;
+	struct cpha_cfgkw kw; /* name, and CFG_KW_HERE: tables are per block */
 	void (*fn)(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj);
 	unsigned flags; /* CFG_KW_* */
 };
 
-/* cfg.c: messages and memory. cfg_err() and cfg_notice() add
- * "file:line: text" for a loc (loc 0: "file: text"); after CFG_MAX_ERRORS
- * errors, or when memory runs out, ctx->stop is set and nothing more is
- * added. cfg_strdup() and cfg_push() report running out of memory
- * themselves; cfg_push() appends a zeroed element. cfg_at() names a loc as
- * "line N", or "file:N" when it is in another file than from. */
-void cfg_err(struct cfg_ctx *ctx, unsigned loc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void cfg_notice(struct cfg_ctx *ctx, unsigned loc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void cfg_oom(struct cfg_ctx *ctx);
-char *cfg_strdup(struct cfg_ctx *ctx, const char *s);
-void *cfg_push(struct cfg_ctx *ctx, void *arrayp, size_t *n, size_t size);
-const char *cfg_at(struct cfg_ctx *ctx, unsigned loc, unsigned from, char *buf, size_t len);
+/* Messages and memory through the collector of lib/cfgdiag.h (ctx->d):
+ * vipd_cfg_err() and vipd_cfg_notice() add "file:line: text" for a loc (loc
+ * 0: "file: text"); after CFG_MAX_ERRORS errors, or when memory runs out,
+ * ctx->d.stop is set and nothing more is added. vipd_cfg_strdup() and
+ * vipd_cfg_push() report running out of memory themselves. cfg.c:
+ * vipd_cfg_at() names a loc as "line N", or "file:N" when it is in another
+ * file than from. */
+#define vipd_cfg_err(ctx, ...)              cpha_cfgdiag_err(&(ctx)->d, __VA_ARGS__)
+#define vipd_cfg_notice(ctx, ...)           cpha_cfgdiag_notice(&(ctx)->d, __VA_ARGS__)
+#define vipd_cfg_oom(ctx)                   cpha_cfgdiag_oom(&(ctx)->d)
+#define vipd_cfg_strdup(ctx, s)             cpha_cfgdiag_strdup(&(ctx)->d, s)
+#define vipd_cfg_push(ctx, arrayp, n, size) cpha_cfgdiag_push(&(ctx)->d, arrayp, n, size)
+const char *vipd_cfg_at(struct cfg_ctx *ctx, unsigned loc, unsigned from, char *buf, size_t len);
 
-/* cfg.c: definitions. cfg_def_name() checks "KIND NAME {" (one name, not a
+/* cfg.c: definitions. vipd_cfg_def_name() checks "KIND NAME {" (one name, not a
  * duplicate) and returns 0 when the block can be read. */
-int cfg_def_name(struct cfg_ctx *ctx, const struct cfg_node *n, const char *kind, bool dup,
+int vipd_cfg_def_name(struct cfg_ctx *ctx, const struct cfg_node *n, const char *kind, bool dup,
 	unsigned dup_loc);
-void cfg_track_free(struct vipd_track *t, size_t n);
+void vipd_cfg_track_free(struct vipd_track *t, size_t n);
 
-/* cfg_read.c: cfg_read_start() registers the first file (its lexer is then
- * opened by the caller in rd->src[0].lx); cfg_read() reads everything into
- * ctx->root, following includes, and closes the files; cfg_read_end()
+/* cfg_read.c: vipd_cfg_read_start() registers the first file (its lexer is then
+ * opened by the caller in rd->src[0].lx); vipd_cfg_read() reads everything into
+ * ctx->root, following includes, and closes the files; vipd_cfg_read_end()
  * closes what an early stop left open. Return -1 only when out of memory. */
-int cfg_read_start(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *name);
-void cfg_read(struct cfg_ctx *ctx, struct cfg_reader *rd);
-void cfg_read_end(struct cfg_reader *rd);
-void cfg_node_free(struct cfg_node *n);
-void cfg_src_free(struct cfg_src *s);
+int vipd_cfg_read_start(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *name);
+void vipd_cfg_read(struct cfg_ctx *ctx, struct cfg_reader *rd);
+void vipd_cfg_read_end(struct cfg_reader *rd);
+void vipd_cfg_node_free(struct cfg_node *n);
+void vipd_cfg_src_free(struct cfg_src *s);
 
 /* cfg_value.c: values. Each reads word i of a statement (the keyword is
  * word 0) and returns 0, or reports an error naming the keyword and where
- * (e.g. "vrrp_instance 'VI_1'") and returns -1. cfg_nargs() checks the
- * number of values; cfg_secs() reads keepalived's decimal seconds;
- * cfg_bool() an optional on/off/true/false/yes/no (none: on); cfg_addr() a
+ * (e.g. "vrrp_instance 'VI_1'") and returns -1. vipd_cfg_nargs() checks the
+ * number of values; vipd_cfg_secs() reads keepalived's decimal seconds;
+ * vipd_cfg_bool() an optional on/off/true/false/yes/no (none: on); vipd_cfg_addr() a
  * numeric address with no port that is neither unspecified nor multicast;
- * cfg_ifname() what Linux accepts as an interface name. cfg_command() joins
+ * vipd_cfg_ifname() what Linux accepts as an interface name. vipd_cfg_command() joins
  * the words from one on into a command line that splits back into them
- * (NULL when out of memory). cfg_fmt_secs() writes seconds as keepalived. */
-int cfg_nargs(
+ * (NULL when out of memory). vipd_cfg_fmt_secs() writes seconds as keepalived. */
+int vipd_cfg_nargs(
 	struct cfg_ctx *ctx, const struct cfg_node *n, size_t min, size_t max, const char *where);
-int cfg_uint(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, unsigned long long min,
+int vipd_cfg_uint(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, unsigned long long min,
 	unsigned long long max, unsigned long long *out, const char *where);
-int cfg_int(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, long min, long max, long *out,
-	const char *where);
-int cfg_secs(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, uint64_t min, uint64_t max,
-	uint64_t *out, const char *where);
-int cfg_bool(struct cfg_ctx *ctx, const struct cfg_node *n, bool *out, const char *where);
-const char *cfg_fmt_secs(uint64_t usec, char *buf, size_t len);
-int cfg_addr(struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s,
+int vipd_cfg_int(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, long min, long max,
+	long *out, const char *where);
+int vipd_cfg_secs(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, uint64_t min,
+	uint64_t max, uint64_t *out, const char *where);
+int vipd_cfg_bool(struct cfg_ctx *ctx, const struct cfg_node *n, bool *out, const char *where);
+const char *vipd_cfg_fmt_secs(uint64_t usec, char *buf, size_t len);
+int vipd_cfg_addr(struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s,
 	struct cpha_addr *a, const char *where);
-int cfg_ifname(
+int vipd_cfg_ifname(
 	struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s, const char *where);
-char *cfg_command(struct cfg_ctx *ctx, const struct cfg_node *n, size_t from);
+char *vipd_cfg_command(struct cfg_ctx *ctx, const struct cfg_node *n, size_t from);
 
-/* cfg_value.c: blocks. cfg_block() calls the function of each statement's
+/* cfg_value.c: blocks. vipd_cfg_block() calls the function of each statement's
  * keyword with obj; an unknown keyword is "'X' is not supported by vipd",
  * a missing or extra block and a keyword given twice (unless
- * CFG_KW_MULTI) are errors. cfg_block_seen() keeps what was given in the
+ * CFG_KW_MULTI) are errors. vipd_cfg_block_seen() keeps what was given in the
  * caller's seen[CFG_MAX_KWS] (global_defs may come in several blocks).
- * cfg_no_block() is true for an entry of a list block that has words and no
- * block. cfg_defined_later() finds a top-level definition of one of kinds
+ * vipd_cfg_no_block() is true for an entry of a list block that has words and no
+ * block. vipd_cfg_defined_later() finds a top-level definition of one of kinds
  * named name after the statement being read: its loc, or 0. */
-void cfg_block(struct cfg_ctx *ctx, const struct cfg_node *n, const struct cfg_kw *kws, size_t nkws,
-	void *obj, const char *where);
-void cfg_block_seen(struct cfg_ctx *ctx, const struct cfg_node *n, const struct cfg_kw *kws,
+void vipd_cfg_block(struct cfg_ctx *ctx, const struct cfg_node *n, const struct cfg_kw *kws,
+	size_t nkws, void *obj, const char *where);
+void vipd_cfg_block_seen(struct cfg_ctx *ctx, const struct cfg_node *n, const struct cfg_kw *kws,
 	size_t nkws, void *obj, const char *where, unsigned *seen);
-bool cfg_no_block(struct cfg_ctx *ctx, const struct cfg_node *entry, const char *where);
-unsigned cfg_defined_later(struct cfg_ctx *ctx, const char *const *kinds, const char *name);
+bool vipd_cfg_no_block(struct cfg_ctx *ctx, const struct cfg_node *entry, const char *where);
+unsigned vipd_cfg_defined_later(struct cfg_ctx *ctx, const char *const *kinds, const char *name);
 
 /* cfg_instance.c: one vrrp_instance or vrrp_sync_group statement into
- * ctx->c (with ctx->ix, ctx->gx); cfg_tracks() a track_* list of a kind
+ * ctx->c (with ctx->ix, ctx->gx); vipd_cfg_tracks() a track_* list of a kind
  * into *arr, resolving names defined so far. */
-void cfg_instance(struct cfg_ctx *ctx, const struct cfg_node *n);
-void cfg_sync_group(struct cfg_ctx *ctx, const struct cfg_node *n);
-void cfg_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, int kind, struct vipd_track **arr,
-	size_t *cnt, const char *where);
+void vipd_cfg_instance_stmt(struct cfg_ctx *ctx, const struct cfg_node *n);
+void vipd_cfg_sync_group(struct cfg_ctx *ctx, const struct cfg_node *n);
+void vipd_cfg_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, int kind,
+	struct vipd_track **arr, size_t *cnt, const char *where);
 
 /* cfg_validate.c: the checks across the configuration, the defaults that
  * depend on them, and the notices (the tracking-weight warning among them). */
-void cfg_validate(struct cfg_ctx *ctx);
+void vipd_cfg_validate(struct cfg_ctx *ctx);
 
-/* Kinds for cfg_tracks(). */
+/* Kinds for vipd_cfg_tracks(). */
 enum cfg_track_kind {
 	CFG_TRACK_SCRIPT,
 	CFG_TRACK_INTERFACE,
@@ -219,6 +211,6 @@ enum cfg_track_kind {
 };
 
 /* cfg_process.c: a vrrp_track_process block into ctx->c. */
-void cfg_track_process_def(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj);
+void vipd_cfg_track_process_def(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj);
 
 #endif

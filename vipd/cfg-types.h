@@ -113,6 +113,10 @@ struct vipd_instance {
 	bool unicast;                 /* unicast_peer given */
 	struct cpha_addr unicast_src; /* unset: the interface's primary address */
 	bool unicast_src_set;
+	/* mcast_dst_ip: this instance's group, over global_defs'
+	 * vrrp_mcast_group4/6 */
+	struct cpha_addr mcast_dst;
+	bool mcast_dst_set;
 	struct cpha_addr *peers;
 	size_t npeers;
 	enum vipd_auth auth;
@@ -157,6 +161,9 @@ struct vipd_global {
 	struct cpha_addr metrics; /* vipd extension "vipd_metrics_bind ADDR:PORT" */
 	bool metrics_set;
 	bool strict; /* vrrp_strict */
+	/* vrrp_mcast_group4 / vrrp_mcast_group6: the groups multicast instances
+	 * send to and receive on; default 224.0.0.18 and ff02::12 */
+	struct cpha_addr mcast4, mcast6;
 };
 
 struct vipd_config {

@@ -33,8 +33,8 @@
  *   vrrp_skip_check_adv_addr [BOOL] notice: no effect (an optimisation)
  *   lvs_id NAME                     notice: no effect (obsolete; LVS only)
  *   dynamic_interfaces [allow_...]  notice: no effect
- *   vrrp_mcast_group4/6 ADDR        the RFC groups (224.0.0.18, ff02::12) are
- *                                   accepted; another group is an error
+ *   vrrp_mcast_group4/6 ADDR        kept: the group of every multicast instance
+ *                                   of that family (224.0.0.0/4, ff00::/8)
  *   vrrp_strict                     kept: the RFC rules of cfg_validate.c
  *   vrrp_min_garp [BOOL]            one gratuitous ARP / NA on becoming master
  *                                   (garp_master_repeat 1, garp_master_delay 0)
@@ -49,6 +49,7 @@
  *   anything else                   error: "'X' is not supported by vipd"
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,86 +61,15 @@
 #include "duration.h"
 #include "cfg-internal.h"
 
-static void cfg_vadd(struct cfg_ctx *ctx, struct cfg_msg **arr, size_t *n, unsigned loc,
-	const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
-
-static void cfg_vadd(struct cfg_ctx *ctx, struct cfg_msg **arr, size_t *n, unsigned loc,
-	const char *fmt, va_list ap)
-{
-	unsigned f = CFG_LOC_FILE(loc), line = CFG_LOC_LINE(loc);
-	const char *file = f < ctx->nfiles ? ctx->files[f] : "?";
-	char *s = cpha_cfgmsg_vformat(file, line, fmt, ap);
-	struct cfg_msg *p = s ? cpha_array_push(arr, n, sizeof(*p)) : NULL;
-
-	if (!p) {
-		free(s);
-		ctx->stop = true; /* out of memory: nothing sensible can follow */
-		return;
-	}
-	p->loc = loc;
-	p->text = s;
-}
-
-void cfg_err(struct cfg_ctx *ctx, unsigned loc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ctx->stop)
-		return;
-	if (ctx->nerrs == CFG_MAX_ERRORS) {
-		fmt = "too many errors; stopped here";
-		ctx->stop = true;
-	}
-	va_start(ap, fmt);
-	cfg_vadd(ctx, &ctx->errv, &ctx->nerrs, loc, fmt, ap);
-	va_end(ap);
-}
-
-void cfg_notice(struct cfg_ctx *ctx, unsigned loc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ctx->stop)
-		return;
-	va_start(ap, fmt);
-	cfg_vadd(ctx, &ctx->notv, &ctx->nnotices, loc, fmt, ap);
-	va_end(ap);
-}
-
-void cfg_oom(struct cfg_ctx *ctx)
-{
-	cfg_err(ctx, 0, "out of memory");
-	ctx->stop = true;
-}
-
-char *cfg_strdup(struct cfg_ctx *ctx, const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		cfg_oom(ctx);
-	return d;
-}
-
-/* Append one zeroed element of size bytes to the array *arrayp of *n. */
-void *cfg_push(struct cfg_ctx *ctx, void *arrayp, size_t *n, size_t size)
-{
-	void *p = cpha_array_push(arrayp, n, size);
-
-	if (!p)
-		cfg_oom(ctx);
-	return p;
-}
-
 /* "line 12" when loc is in the same file as from, else "file:12". */
-const char *cfg_at(struct cfg_ctx *ctx, unsigned loc, unsigned from, char *buf, size_t len)
+const char *vipd_cfg_at(struct cfg_ctx *ctx, unsigned loc, unsigned from, char *buf, size_t len)
 {
 	unsigned f = CFG_LOC_FILE(loc);
 
-	if (f == CFG_LOC_FILE(from) || f >= ctx->nfiles)
+	if (f == CFG_LOC_FILE(from) || f >= ctx->d.nfiles)
 		snprintf(buf, len, "line %u", CFG_LOC_LINE(loc));
 	else
-		snprintf(buf, len, "%s:%u", ctx->files[f], CFG_LOC_LINE(loc));
+		snprintf(buf, len, "%s:%u", ctx->d.files[f], CFG_LOC_LINE(loc));
 	return buf;
 }
 
@@ -149,31 +79,31 @@ const char *cfg_at(struct cfg_ctx *ctx, unsigned loc, unsigned from, char *buf, 
 
 static void cfg_g_router_id(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 1, 1, "global_defs") == 0)
-		G(obj)->router_id = cfg_strdup(ctx, n->w[1]);
+	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") == 0)
+		G(obj)->router_id = vipd_cfg_strdup(ctx, n->w[1]);
 }
 
 static void cfg_g_version(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
 	unsigned long long v;
 
-	if (cfg_nargs(ctx, n, 1, 1, "global_defs") == 0 &&
-		cfg_uint(ctx, n, 1, 2, 3, &v, "global_defs") == 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") == 0 &&
+		vipd_cfg_uint(ctx, n, 1, 2, 3, &v, "global_defs") == 0)
 		G(obj)->vrrp_version = (int)v;
 }
 
 static void cfg_g_script_user(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 1, 2, "global_defs") < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 2, "global_defs") < 0)
 		return;
-	G(obj)->script_user = cfg_strdup(ctx, n->w[1]);
+	G(obj)->script_user = vipd_cfg_strdup(ctx, n->w[1]);
 	if (n->n == 3)
-		G(obj)->script_group = cfg_strdup(ctx, n->w[2]);
+		G(obj)->script_group = vipd_cfg_strdup(ctx, n->w[2]);
 }
 
 static void cfg_g_security(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 0, 0, "global_defs") == 0)
+	if (vipd_cfg_nargs(ctx, n, 0, 0, "global_defs") == 0)
 		G(obj)->enable_script_security = true;
 }
 
@@ -184,29 +114,29 @@ static void cfg_g_garp(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 	unsigned long long v;
 	uint64_t t;
 
-	if (cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
 		return;
 	if (strcmp(kw, "garp_interval") == 0 || strcmp(kw, "gna_interval") == 0) {
 		/* keepalived's range is a microsecond to UINT_MAX microseconds,
 		 * but its own sample configuration writes 0, the default */
-		if (cfg_secs(ctx, n, 1, 0, 4294967295ULL, &t, "global_defs") < 0)
+		if (vipd_cfg_secs(ctx, n, 1, 0, 4294967295ULL, &t, "global_defs") < 0)
 			return;
 		if (kw[1] == 'a')
 			ctx->garp_interval = t;
 		else
 			ctx->gna_interval = t;
 	} else if (strcmp(kw, "garp_master_delay") == 0) {
-		if (cfg_uint(ctx, n, 1, 0, 4294, &v, "global_defs") == 0) {
+		if (vipd_cfg_uint(ctx, n, 1, 0, 4294, &v, "global_defs") == 0) {
 			ctx->garp_delay = v * CPHA_USEC_PER_SEC;
 			ctx->garp_delay_set = true;
 		}
 	} else if (strcmp(kw, "garp_master_refresh") == 0) {
-		if (cfg_uint(ctx, n, 1, 0, 4294967295ULL, &v, "global_defs") == 0) {
+		if (vipd_cfg_uint(ctx, n, 1, 0, 4294967295ULL, &v, "global_defs") == 0) {
 			G(obj)->vrrp_garp_master_refresh = v * CPHA_USEC_PER_SEC;
 			ctx->garp_refresh = v * CPHA_USEC_PER_SEC;
 			ctx->garp_refresh_set = true;
 		}
-	} else if (cfg_uint(ctx, n, 1, 1, 4294967295ULL, &v, "global_defs") == 0) {
+	} else if (vipd_cfg_uint(ctx, n, 1, 1, 4294967295ULL, &v, "global_defs") == 0) {
 		if (strcmp(kw, "garp_master_repeat") == 0) {
 			ctx->garp_rep = (unsigned)v;
 			ctx->garp_rep_set = true;
@@ -221,8 +151,8 @@ static void cfg_g_auto_prio(struct cfg_ctx *ctx, const struct cfg_node *n, void 
 {
 	long v = 99; /* sched_get_priority_max(SCHED_RR), as keepalived */
 
-	if (cfg_nargs(ctx, n, 0, 1, "global_defs") < 0 ||
-		(n->n == 2 && cfg_int(ctx, n, 1, -1, 99, &v, "global_defs") < 0))
+	if (vipd_cfg_nargs(ctx, n, 0, 1, "global_defs") < 0 ||
+		(n->n == 2 && vipd_cfg_int(ctx, n, 1, -1, 99, &v, "global_defs") < 0))
 		return;
 	/* -1 only silences keepalived's start-up warning: no increase, like 0 */
 	G(obj)->max_auto_priority = v < 0 ? 0 : (int)v;
@@ -230,59 +160,70 @@ static void cfg_g_auto_prio(struct cfg_ctx *ctx, const struct cfg_node *n, void 
 
 static void cfg_g_admin(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
 		return;
 	if (n->w[1][0] != '/' || strlen(n->w[1]) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-		cfg_err(ctx, n->loc,
+		vipd_cfg_err(ctx, n->loc,
 			"'vipd_admin_socket' needs an absolute path shorter than %zu bytes, not "
 			"'%s' (global_defs)",
 			sizeof(((struct sockaddr_un *)0)->sun_path), n->w[1]);
 		return;
 	}
 	free(G(obj)->admin_socket);
-	G(obj)->admin_socket = cfg_strdup(ctx, n->w[1]);
+	G(obj)->admin_socket = vipd_cfg_strdup(ctx, n->w[1]);
 }
 
 static void cfg_g_metrics(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
 	const char *why = NULL;
 
-	if (cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
 		return;
 	if (cpha_parse_addr(n->w[1], CPHA_ADDR_PORT_REQUIRED, &G(obj)->metrics, &why) < 0) {
-		cfg_err(ctx, n->loc, "'vipd_metrics_bind' '%s': %s (global_defs)", n->w[1], why);
+		vipd_cfg_err(
+			ctx, n->loc, "'vipd_metrics_bind' '%s': %s (global_defs)", n->w[1], why);
 		return;
 	}
 	G(obj)->metrics_set = true;
 }
 
-/* vrrp_mcast_group4 / vrrp_mcast_group6: vipd sends to RFC 9568's groups. */
+/* vrrp_mcast_group4 / vrrp_mcast_group6 ADDR: the group multicast instances
+ * of that family send to, join and accept adverts on. keepalived 2.2 only
+ * checks that the address parses; vipd also wants a multicast one. */
 static void cfg_g_mcast(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
 	bool v6 = n->w[0][16] == '6';
-	const char *rfc = v6 ? "ff02::12" : "224.0.0.18", *why = NULL;
-	struct cpha_addr a, want;
+	const char *why = NULL;
+	struct cpha_addr a;
+	const uint8_t *raw;
 
-	(void)obj;
-	if (cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
 		return;
 	if (cpha_parse_addr(n->w[1], CPHA_ADDR_PORT_NONE, &a, &why) < 0 ||
 		cpha_addr_family(&a) != (v6 ? AF_INET6 : AF_INET)) {
-		cfg_err(ctx, n->loc, "'%s' needs an %s multicast address, not '%s' (global_defs)",
-			n->w[0], v6 ? "IPv6" : "IPv4", n->w[1]);
+		vipd_cfg_err(ctx, n->loc,
+			"'%s' needs an %s multicast address, not '%s' (global_defs)", n->w[0],
+			v6 ? "IPv6" : "IPv4", n->w[1]);
 		return;
 	}
-	cpha_parse_addr(rfc, CPHA_ADDR_PORT_NONE, &want, &why);
-	if (!cpha_addr_equal(&a, &want))
-		cfg_err(ctx, n->loc,
-			"'%s %s' is not supported by vipd: it sends VRRP to %s, the group of RFC "
-			"9568 §5.1.%d.2 (global_defs)",
-			n->w[0], n->w[1], rfc, v6 ? 2 : 1);
+	raw = v6 ? ((const struct sockaddr_in6 *)&a.ss)->sin6_addr.s6_addr
+		 : (const uint8_t *)&((const struct sockaddr_in *)&a.ss)->sin_addr;
+	/* 224.0.0.0/4 (RFC 5771), ff00::/8 (RFC 4291 §2.7) */
+	if (v6 ? raw[0] != 0xff : (raw[0] & 0xf0) != 0xe0) {
+		vipd_cfg_err(ctx, n->loc, "'%s %s' is not a multicast address: %s (global_defs)",
+			n->w[0], n->w[1],
+			v6 ? "IPv6 multicast is ff00::/8" : "IPv4 multicast is 224.0.0.0/4");
+		return;
+	}
+	if (v6)
+		G(obj)->mcast6 = a;
+	else
+		G(obj)->mcast4 = a;
 }
 
 static void cfg_g_strict(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 0, 0, "global_defs") < 0)
+	if (vipd_cfg_nargs(ctx, n, 0, 0, "global_defs") < 0)
 		return;
 	G(obj)->strict = true;
 	ctx->strict_loc = n->loc;
@@ -294,7 +235,7 @@ static void cfg_g_min_garp(struct cfg_ctx *ctx, const struct cfg_node *n, void *
 	bool b;
 
 	(void)obj;
-	if (cfg_bool(ctx, n, &b, "global_defs") < 0 || !b)
+	if (vipd_cfg_bool(ctx, n, &b, "global_defs") < 0 || !b)
 		return;
 	if (!ctx->garp_rep_set) {
 		ctx->garp_rep = 1;
@@ -313,19 +254,19 @@ static void cfg_g_tuning(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 
 	(void)obj;
 	for (i = 0; i < n->nkids; i++)
-		cfg_no_block(ctx, &n->kids[i], "global_defs");
+		vipd_cfg_no_block(ctx, &n->kids[i], "global_defs");
 	if (strcmp(n->w[0], "vrrp_check_unicast_src") == 0)
-		cfg_notice(ctx, n->loc,
+		vipd_cfg_notice(ctx, n->loc,
 			"'%s' has no effect in vipd: it always drops unicast adverts from "
 			"addresses that are not unicast peers",
 			n->w[0]);
 	else if (strncmp(n->w[0], "enable_", 7) == 0)
-		cfg_notice(ctx, n->loc,
+		vipd_cfg_notice(ctx, n->loc,
 			"'%s' has no effect in vipd: it has no SNMP or D-Bus interface; use its "
 			"metrics and admin socket",
 			n->w[0]);
 	else
-		cfg_notice(ctx, n->loc,
+		vipd_cfg_notice(ctx, n->loc,
 			"'%s' has no effect in vipd: it tunes keepalived's own processes", n->w[0]);
 }
 
@@ -353,86 +294,87 @@ static void cfg_g_no_effect(struct cfg_ctx *ctx, const struct cfg_node *n, void 
 	for (k = 0; k < CFG_NELEM(t) - 1; k++)
 		if (strcmp(t[k].kw, n->w[0]) == 0)
 			break;
-	if (cfg_nargs(ctx, n, t[k].min, t[k].max, "global_defs") < 0)
+	if (vipd_cfg_nargs(ctx, n, t[k].min, t[k].max, "global_defs") < 0)
 		return;
-	if (strcmp(n->w[0], "vrrp_skip_check_adv_addr") == 0 && cfg_bool(ctx, n, &b, "global_defs"))
+	if (strcmp(n->w[0], "vrrp_skip_check_adv_addr") == 0 &&
+		vipd_cfg_bool(ctx, n, &b, "global_defs"))
 		return;
 	if (strcmp(n->w[0], "dynamic_interfaces") == 0 && n->n == 2 &&
 		strcmp(n->w[1], "allow_if_changes") != 0) {
-		cfg_err(ctx, n->loc, "'dynamic_interfaces': unexpected '%s' (global_defs)",
+		vipd_cfg_err(ctx, n->loc, "'dynamic_interfaces': unexpected '%s' (global_defs)",
 			n->w[1]);
 		return;
 	}
 	for (i = 0; i < n->nkids; i++) /* notification_email's addresses */
-		cfg_no_block(ctx, &n->kids[i], "notification_email");
-	cfg_notice(ctx, n->loc, "'%s' has no effect in vipd: %s", n->w[0], t[k].why);
+		vipd_cfg_no_block(ctx, &n->kids[i], "notification_email");
+	vipd_cfg_notice(ctx, n->loc, "'%s' has no effect in vipd: %s", n->w[0], t[k].why);
 }
 
 static const struct cfg_kw cfg_global_kws[] = {
-	{ "router_id", cfg_g_router_id, 0 },
-	{ "vrrp_version", cfg_g_version, 0 },
-	{ "script_user", cfg_g_script_user, 0 },
-	{ "enable_script_security", cfg_g_security, 0 },
-	{ "vrrp_garp_master_refresh", cfg_g_garp, 0 },
-	{ "vrrp_garp_master_delay", cfg_g_garp, 0 },
-	{ "vrrp_garp_master_repeat", cfg_g_garp, 0 },
-	{ "vrrp_garp_master_refresh_repeat", cfg_g_garp, 0 },
-	{ "vrrp_garp_interval", cfg_g_garp, 0 },
-	{ "vrrp_gna_interval", cfg_g_garp, 0 },
-	{ "max_auto_priority", cfg_g_auto_prio, 0 },
-	{ "vipd_admin_socket", cfg_g_admin, 0 },
-	{ "vipd_metrics_bind", cfg_g_metrics, 0 },
-	{ "notification_email", cfg_g_no_effect, CFG_KW_BLOCK },
-	{ "notification_email_from", cfg_g_no_effect, 0 },
-	{ "smtp_server", cfg_g_no_effect, 0 },
-	{ "smtp_connect_timeout", cfg_g_no_effect, 0 },
-	{ "enable_traps", cfg_g_no_effect, 0 },
-	{ "vrrp_skip_check_adv_addr", cfg_g_no_effect, 0 },
-	{ "lvs_id", cfg_g_no_effect, 0 },
-	{ "dynamic_interfaces", cfg_g_no_effect, 0 },
-	{ "vrrp_mcast_group4", cfg_g_mcast, 0 },
-	{ "vrrp_mcast_group6", cfg_g_mcast, 0 },
-	{ "vrrp_strict", cfg_g_strict, 0 },
-	{ "vrrp_min_garp", cfg_g_min_garp, 0 },
-	{ "vrrp_check_unicast_src", cfg_g_tuning, 0 },
-	{ "vrrp_priority", cfg_g_tuning, 0 },
-	{ "vrrp_no_swap", cfg_g_tuning, 0 },
-	{ "vrrp_rt_priority", cfg_g_tuning, 0 },
-	{ "vrrp_cpu_affinity", cfg_g_tuning, 0 },
-	{ "vrrp_rlimit_rttime", cfg_g_tuning, 0 },
-	{ "vrrp_rlimit_rtime", cfg_g_tuning, 0 },
-	{ "vrrp_process_name", cfg_g_tuning, 0 },
-	{ "vrrp_netlink_cmd_rcv_bufs", cfg_g_tuning, 0 },
-	{ "vrrp_netlink_cmd_rcv_bufs_force", cfg_g_tuning, 0 },
-	{ "vrrp_netlink_monitor_rcv_bufs", cfg_g_tuning, 0 },
-	{ "vrrp_netlink_monitor_rcv_bufs_force", cfg_g_tuning, 0 },
-	{ "checker_priority", cfg_g_tuning, 0 },
-	{ "checker_no_swap", cfg_g_tuning, 0 },
-	{ "checker_rt_priority", cfg_g_tuning, 0 },
-	{ "checker_cpu_affinity", cfg_g_tuning, 0 },
-	{ "checker_process_name", cfg_g_tuning, 0 },
-	{ "bfd_priority", cfg_g_tuning, 0 },
-	{ "bfd_no_swap", cfg_g_tuning, 0 },
-	{ "bfd_rt_priority", cfg_g_tuning, 0 },
-	{ "bfd_process_name", cfg_g_tuning, 0 },
-	{ "process_names", cfg_g_tuning, 0 },
-	{ "process_name", cfg_g_tuning, 0 },
-	{ "enable_snmp_vrrp", cfg_g_tuning, 0 },
-	{ "enable_snmp_keepalived", cfg_g_tuning, 0 },
-	{ "enable_snmp_rfc", cfg_g_tuning, 0 },
-	{ "enable_snmp_rfcv2", cfg_g_tuning, 0 },
-	{ "enable_snmp_rfcv3", cfg_g_tuning, 0 },
-	{ "enable_snmp_checker", cfg_g_tuning, 0 },
-	{ "enable_dbus", cfg_g_tuning, 0 },
+	{ { "router_id", CFG_KW_HERE }, cfg_g_router_id, 0 },
+	{ { "vrrp_version", CFG_KW_HERE }, cfg_g_version, 0 },
+	{ { "script_user", CFG_KW_HERE }, cfg_g_script_user, 0 },
+	{ { "enable_script_security", CFG_KW_HERE }, cfg_g_security, 0 },
+	{ { "vrrp_garp_master_refresh", CFG_KW_HERE }, cfg_g_garp, 0 },
+	{ { "vrrp_garp_master_delay", CFG_KW_HERE }, cfg_g_garp, 0 },
+	{ { "vrrp_garp_master_repeat", CFG_KW_HERE }, cfg_g_garp, 0 },
+	{ { "vrrp_garp_master_refresh_repeat", CFG_KW_HERE }, cfg_g_garp, 0 },
+	{ { "vrrp_garp_interval", CFG_KW_HERE }, cfg_g_garp, 0 },
+	{ { "vrrp_gna_interval", CFG_KW_HERE }, cfg_g_garp, 0 },
+	{ { "max_auto_priority", CFG_KW_HERE }, cfg_g_auto_prio, 0 },
+	{ { "vipd_admin_socket", CFG_KW_HERE }, cfg_g_admin, 0 },
+	{ { "vipd_metrics_bind", CFG_KW_HERE }, cfg_g_metrics, 0 },
+	{ { "notification_email", CFG_KW_HERE }, cfg_g_no_effect, CFG_KW_BLOCK },
+	{ { "notification_email_from", CFG_KW_HERE }, cfg_g_no_effect, 0 },
+	{ { "smtp_server", CFG_KW_HERE }, cfg_g_no_effect, 0 },
+	{ { "smtp_connect_timeout", CFG_KW_HERE }, cfg_g_no_effect, 0 },
+	{ { "enable_traps", CFG_KW_HERE }, cfg_g_no_effect, 0 },
+	{ { "vrrp_skip_check_adv_addr", CFG_KW_HERE }, cfg_g_no_effect, 0 },
+	{ { "lvs_id", CFG_KW_HERE }, cfg_g_no_effect, 0 },
+	{ { "dynamic_interfaces", CFG_KW_HERE }, cfg_g_no_effect, 0 },
+	{ { "vrrp_mcast_group4", CFG_KW_HERE }, cfg_g_mcast, 0 },
+	{ { "vrrp_mcast_group6", CFG_KW_HERE }, cfg_g_mcast, 0 },
+	{ { "vrrp_strict", CFG_KW_HERE }, cfg_g_strict, 0 },
+	{ { "vrrp_min_garp", CFG_KW_HERE }, cfg_g_min_garp, 0 },
+	{ { "vrrp_check_unicast_src", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "vrrp_priority", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "vrrp_no_swap", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "vrrp_rt_priority", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "vrrp_cpu_affinity", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "vrrp_rlimit_rttime", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "vrrp_rlimit_rtime", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "vrrp_process_name", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "vrrp_netlink_cmd_rcv_bufs", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "vrrp_netlink_cmd_rcv_bufs_force", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "vrrp_netlink_monitor_rcv_bufs", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "vrrp_netlink_monitor_rcv_bufs_force", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "checker_priority", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "checker_no_swap", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "checker_rt_priority", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "checker_cpu_affinity", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "checker_process_name", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "bfd_priority", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "bfd_no_swap", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "bfd_rt_priority", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "bfd_process_name", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "process_names", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "process_name", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "enable_snmp_vrrp", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "enable_snmp_keepalived", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "enable_snmp_rfc", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "enable_snmp_rfcv2", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "enable_snmp_rfcv3", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "enable_snmp_checker", CFG_KW_HERE }, cfg_g_tuning, 0 },
+	{ { "enable_dbus", CFG_KW_HERE }, cfg_g_tuning, 0 },
 };
 _Static_assert(CFG_NELEM(cfg_global_kws) <= CFG_MAX_KWS, "raise CFG_MAX_KWS");
 
 static void cfg_global_defs(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
 	(void)obj;
-	if (cfg_nargs(ctx, n, 0, 0, "top level") == 0)
-		cfg_block_seen(ctx, n, cfg_global_kws, CFG_NELEM(cfg_global_kws), &ctx->c->global,
-			"global_defs", ctx->global_seen);
+	if (vipd_cfg_nargs(ctx, n, 0, 0, "top level") == 0)
+		vipd_cfg_block_seen(ctx, n, cfg_global_kws, CFG_NELEM(cfg_global_kws),
+			&ctx->c->global, "global_defs", ctx->global_seen);
 }
 
 /* ---- vrrp_script ---- */
@@ -449,13 +391,13 @@ struct cfg_def {
 
 static void cfg_s_script(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 1, 4096, WHERE(obj)) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 4096, WHERE(obj)) < 0)
 		return;
 	if (!n->w[1][0]) {
-		cfg_err(ctx, n->loc, "'script' is empty (%s)", WHERE(obj));
+		vipd_cfg_err(ctx, n->loc, "'script' is empty (%s)", WHERE(obj));
 		return;
 	}
-	SCR(obj)->command = cfg_command(ctx, n, 1);
+	SCR(obj)->command = vipd_cfg_command(ctx, n, 1);
 }
 
 static void cfg_s_time(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
@@ -463,8 +405,8 @@ static void cfg_s_time(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 	unsigned long long v;
 
 	/* keepalived reads whole seconds, at least 1 */
-	if (cfg_nargs(ctx, n, 1, 1, WHERE(obj)) < 0 ||
-		cfg_uint(ctx, n, 1, 1, 4294, &v, WHERE(obj)) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, WHERE(obj)) < 0 ||
+		vipd_cfg_uint(ctx, n, 1, 1, 4294, &v, WHERE(obj)) < 0)
 		return;
 	if (n->w[0][0] == 'i') {
 		SCR(obj)->interval = v * CPHA_USEC_PER_SEC;
@@ -478,12 +420,13 @@ static void cfg_s_weight(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 {
 	long v;
 
-	if (cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0 ||
-		cfg_int(ctx, n, 1, -VIPD_WEIGHT_MAX, VIPD_WEIGHT_MAX, &v, WHERE(obj)) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0 ||
+		vipd_cfg_int(ctx, n, 1, -VIPD_WEIGHT_MAX, VIPD_WEIGHT_MAX, &v, WHERE(obj)) < 0)
 		return;
 	if (n->n == 3 && strcmp(n->w[2], "reverse") != 0) {
-		cfg_err(ctx, n->loc, "'weight': unexpected '%s'; only 'reverse' may follow (%s)",
-			n->w[2], WHERE(obj));
+		vipd_cfg_err(ctx, n->loc,
+			"'weight': unexpected '%s'; only 'reverse' may follow (%s)", n->w[2],
+			WHERE(obj));
 		return;
 	}
 	SCR(obj)->weight = (int)v;
@@ -494,8 +437,8 @@ static void cfg_s_count(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj
 {
 	unsigned long long v;
 
-	if (cfg_nargs(ctx, n, 1, 1, WHERE(obj)) < 0 ||
-		cfg_uint(ctx, n, 1, 1, 2147483647, &v, WHERE(obj)) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, WHERE(obj)) < 0 ||
+		vipd_cfg_uint(ctx, n, 1, 1, 2147483647, &v, WHERE(obj)) < 0)
 		return;
 	if (n->w[0][0] == 'r')
 		SCR(obj)->rise = (unsigned)v;
@@ -505,45 +448,45 @@ static void cfg_s_count(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj
 
 static void cfg_s_user(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0)
 		return;
-	SCR(obj)->user = cfg_strdup(ctx, n->w[1]);
+	SCR(obj)->user = vipd_cfg_strdup(ctx, n->w[1]);
 	if (n->n == 3)
-		SCR(obj)->group = cfg_strdup(ctx, n->w[2]);
+		SCR(obj)->group = vipd_cfg_strdup(ctx, n->w[2]);
 }
 
 static void cfg_s_init_fail(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 0, 0, WHERE(obj)) == 0)
+	if (vipd_cfg_nargs(ctx, n, 0, 0, WHERE(obj)) == 0)
 		SCR(obj)->init_fail = true;
 }
 
 static const struct cfg_kw cfg_script_kws[] = {
-	{ "script", cfg_s_script, 0 },
-	{ "interval", cfg_s_time, 0 },
-	{ "timeout", cfg_s_time, 0 },
-	{ "weight", cfg_s_weight, 0 },
-	{ "rise", cfg_s_count, 0 },
-	{ "fall", cfg_s_count, 0 },
-	{ "user", cfg_s_user, 0 },
-	{ "init_fail", cfg_s_init_fail, 0 },
+	{ { "script", CFG_KW_HERE }, cfg_s_script, 0 },
+	{ { "interval", CFG_KW_HERE }, cfg_s_time, 0 },
+	{ { "timeout", CFG_KW_HERE }, cfg_s_time, 0 },
+	{ { "weight", CFG_KW_HERE }, cfg_s_weight, 0 },
+	{ { "rise", CFG_KW_HERE }, cfg_s_count, 0 },
+	{ { "fall", CFG_KW_HERE }, cfg_s_count, 0 },
+	{ { "user", CFG_KW_HERE }, cfg_s_user, 0 },
+	{ { "init_fail", CFG_KW_HERE }, cfg_s_init_fail, 0 },
 };
 
 /* The name of a definition, unique among its kind. Returns 0 when the
  * definition can be read. */
-int cfg_def_name(
+int vipd_cfg_def_name(
 	struct cfg_ctx *ctx, const struct cfg_node *n, const char *kind, bool dup, unsigned dup_loc)
 {
 	char at[64];
 
 	if (n->n != 2) {
-		cfg_err(ctx, n->loc, n->n < 2 ? "'%s' needs a name" : "'%s' takes only a name",
+		vipd_cfg_err(ctx, n->loc, n->n < 2 ? "'%s' needs a name" : "'%s' takes only a name",
 			n->w[0]);
 		return -1;
 	}
 	if (dup) {
-		cfg_err(ctx, n->loc, "%s '%s' is defined twice (first at %s)", kind, n->w[1],
-			cfg_at(ctx, dup_loc, n->loc, at, sizeof(at)));
+		vipd_cfg_err(ctx, n->loc, "%s '%s' is defined twice (first at %s)", kind, n->w[1],
+			vipd_cfg_at(ctx, dup_loc, n->loc, at, sizeof(at)));
 		return -1;
 	}
 	return 0;
@@ -556,21 +499,21 @@ static void cfg_script(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 	struct vipd_script *s;
 
 	(void)obj;
-	if (cfg_def_name(ctx, n, "vrrp_script", old, old ? old->line : 0) < 0)
+	if (vipd_cfg_def_name(ctx, n, "vrrp_script", old, old ? old->line : 0) < 0)
 		return;
-	s = cfg_push(ctx, &ctx->c->scripts, &ctx->c->nscripts, sizeof(*s));
-	if (!s || !(s->name = cfg_strdup(ctx, n->w[1])))
+	s = vipd_cfg_push(ctx, &ctx->c->scripts, &ctx->c->nscripts, sizeof(*s));
+	if (!s || !(s->name = vipd_cfg_strdup(ctx, n->w[1])))
 		return;
 	s->line = n->loc;
 	s->interval = CPHA_USEC_PER_SEC;
 	s->rise = s->fall = 1;
 	d.p = s;
 	snprintf(d.where, sizeof(d.where), "vrrp_script '%s'", n->w[1]);
-	cfg_block(ctx, n, cfg_script_kws, CFG_NELEM(cfg_script_kws), &d, d.where);
+	vipd_cfg_block(ctx, n, cfg_script_kws, CFG_NELEM(cfg_script_kws), &d, d.where);
 	if (!d.timeout_set)
 		s->timeout = s->interval;
-	if (!s->command && !ctx->stop)
-		cfg_err(ctx, n->loc, "vrrp_script '%s' has no 'script' (keepalived drops it)",
+	if (!s->command && !ctx->d.stop)
+		vipd_cfg_err(ctx, n->loc, "vrrp_script '%s' has no 'script' (keepalived drops it)",
 			n->w[1]);
 }
 
@@ -580,25 +523,26 @@ static void cfg_script(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 
 static void cfg_tf_file(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 1, 1, WHERE(obj)) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, WHERE(obj)) < 0)
 		return;
 	if (!n->w[1][0]) {
-		cfg_err(ctx, n->loc, "'file' is empty (%s)", WHERE(obj));
+		vipd_cfg_err(ctx, n->loc, "'file' is empty (%s)", WHERE(obj));
 		return;
 	}
-	TF(obj)->path = cfg_strdup(ctx, n->w[1]);
+	TF(obj)->path = vipd_cfg_strdup(ctx, n->w[1]);
 }
 
 static void cfg_tf_weight(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
 	long v;
 
-	if (cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0 ||
-		cfg_int(ctx, n, 1, -CFG_WEIGHT_FILE, CFG_WEIGHT_FILE, &v, WHERE(obj)) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0 ||
+		vipd_cfg_int(ctx, n, 1, -CFG_WEIGHT_FILE, CFG_WEIGHT_FILE, &v, WHERE(obj)) < 0)
 		return;
 	if (n->n == 3 && strcmp(n->w[2], "reverse") != 0) {
-		cfg_err(ctx, n->loc, "'weight': unexpected '%s'; only 'reverse' may follow (%s)",
-			n->w[2], WHERE(obj));
+		vipd_cfg_err(ctx, n->loc,
+			"'weight': unexpected '%s'; only 'reverse' may follow (%s)", n->w[2],
+			WHERE(obj));
 		return;
 	}
 	TF(obj)->weight = (int)v;
@@ -611,21 +555,22 @@ static void cfg_tf_init(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj
 	size_t i;
 	long v;
 
-	if (cfg_nargs(ctx, n, 0, 2, WHERE(obj)) < 0)
+	if (vipd_cfg_nargs(ctx, n, 0, 2, WHERE(obj)) < 0)
 		return;
 	TF(obj)->init_file = true;
 	for (i = 1; i < n->n; i++) {
 		if (strcmp(n->w[i], "overwrite") == 0 && i == n->n - 1)
 			TF(obj)->init_overwrite = true;
-		else if (cfg_int(ctx, n, i, -CFG_WEIGHT_FILE, CFG_WEIGHT_FILE, &v, WHERE(obj)) == 0)
+		else if (vipd_cfg_int(
+				 ctx, n, i, -CFG_WEIGHT_FILE, CFG_WEIGHT_FILE, &v, WHERE(obj)) == 0)
 			TF(obj)->init_value = (int)v;
 	}
 }
 
 static const struct cfg_kw cfg_tf_kws[] = {
-	{ "file", cfg_tf_file, 0 },
-	{ "weight", cfg_tf_weight, 0 },
-	{ "init_file", cfg_tf_init, 0 },
+	{ { "file", CFG_KW_HERE }, cfg_tf_file, 0 },
+	{ { "weight", CFG_KW_HERE }, cfg_tf_weight, 0 },
+	{ { "init_file", CFG_KW_HERE }, cfg_tf_init, 0 },
 };
 
 static void cfg_track_file_def(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
@@ -636,18 +581,18 @@ static void cfg_track_file_def(struct cfg_ctx *ctx, const struct cfg_node *n, vo
 	struct cfg_def d = { 0 };
 
 	(void)obj;
-	if (cfg_def_name(ctx, n, "track_file", old, old ? old->line : 0) < 0)
+	if (vipd_cfg_def_name(ctx, n, "track_file", old, old ? old->line : 0) < 0)
 		return;
-	t = cfg_push(ctx, &ctx->c->track_files, &ctx->c->ntrack_files, sizeof(*t));
-	if (!t || !(t->name = cfg_strdup(ctx, n->w[1])))
+	t = vipd_cfg_push(ctx, &ctx->c->track_files, &ctx->c->ntrack_files, sizeof(*t));
+	if (!t || !(t->name = vipd_cfg_strdup(ctx, n->w[1])))
 		return;
 	t->line = n->loc;
 	t->weight = 1;
 	d.p = t;
 	snprintf(d.where, sizeof(d.where), "track_file '%s'", n->w[1]);
-	cfg_block(ctx, n, cfg_tf_kws, CFG_NELEM(cfg_tf_kws), &d, d.where);
-	if (!t->path && !ctx->stop)
-		cfg_err(ctx, n->loc, "track_file '%s' has no 'file'", n->w[1]);
+	vipd_cfg_block(ctx, n, cfg_tf_kws, CFG_NELEM(cfg_tf_kws), &d, d.where);
+	if (!t->path && !ctx->d.stop)
+		vipd_cfg_err(ctx, n->loc, "track_file '%s' has no 'file'", n->w[1]);
 }
 
 /* ---- the top level ---- */
@@ -655,23 +600,24 @@ static void cfg_track_file_def(struct cfg_ctx *ctx, const struct cfg_node *n, vo
 static void cfg_top_instance(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
 	(void)obj;
-	cfg_instance(ctx, n);
+	vipd_cfg_instance_stmt(ctx, n);
 }
 
 static void cfg_top_group(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
 	(void)obj;
-	cfg_sync_group(ctx, n);
+	vipd_cfg_sync_group(ctx, n);
 }
 
 static const struct cfg_kw cfg_top_kws[] = {
-	{ "global_defs", cfg_global_defs, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "vrrp_script", cfg_script, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "track_file", cfg_track_file_def, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "vrrp_track_file", cfg_track_file_def, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "vrrp_track_process", cfg_track_process_def, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "vrrp_instance", cfg_top_instance, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "vrrp_sync_group", cfg_top_group, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "global_defs", CFG_KW_HERE }, cfg_global_defs, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "vrrp_script", CFG_KW_HERE }, cfg_script, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "track_file", CFG_KW_HERE }, cfg_track_file_def, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "vrrp_track_file", CFG_KW_HERE }, cfg_track_file_def, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "vrrp_track_process", CFG_KW_HERE }, vipd_cfg_track_process_def,
+		CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "vrrp_instance", CFG_KW_HERE }, cfg_top_instance, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "vrrp_sync_group", CFG_KW_HERE }, cfg_top_group, CFG_KW_BLOCK | CFG_KW_MULTI },
 };
 
 static void cfg_top(struct cfg_ctx *ctx)
@@ -679,12 +625,12 @@ static void cfg_top(struct cfg_ctx *ctx)
 	struct cfg_node one = { 0 };
 	size_t i;
 
-	for (i = 0; i < ctx->root.nkids && !ctx->stop; i++) {
+	for (i = 0; i < ctx->root.nkids && !ctx->d.stop; i++) {
 		const struct cfg_node *t = &ctx->root.kids[i];
 
 		ctx->cur_top = t;
 		if (t->n && (t->w[0][0] == '$' || t->w[0][0] == '@')) {
-			cfg_err(ctx, t->loc,
+			vipd_cfg_err(ctx, t->loc,
 				t->w[0][0] == '$' ? "keepalived's parameter substitution ('%s') is "
 						    "not supported by vipd"
 						  : "keepalived's conditional configuration ('%s') "
@@ -695,14 +641,14 @@ static void cfg_top(struct cfg_ctx *ctx)
 		/* one statement at a time, so that definitions are read in order */
 		one.kids = (struct cfg_node *)t;
 		one.nkids = 1;
-		cfg_block(ctx, &one, cfg_top_kws, CFG_NELEM(cfg_top_kws), NULL, NULL);
+		vipd_cfg_block(ctx, &one, cfg_top_kws, CFG_NELEM(cfg_top_kws), NULL, NULL);
 	}
 	ctx->cur_top = NULL;
 }
 
 /* ---- building, freeing, looking up ---- */
 
-void cfg_track_free(struct vipd_track *t, size_t n)
+void vipd_cfg_track_free(struct vipd_track *t, size_t n)
 {
 	size_t i;
 
@@ -758,11 +704,11 @@ void vipd_cfg_free(struct vipd_config *c)
 			free(v->vips[j].label);
 		}
 		free(v->vips);
-		cfg_track_free(v->track_script, v->ntrack_script);
-		cfg_track_free(v->track_interface, v->ntrack_interface);
-		cfg_track_free(v->track_file, v->ntrack_file);
-		cfg_track_free(v->track_lbd, v->ntrack_lbd);
-		cfg_track_free(v->track_process, v->ntrack_process);
+		vipd_cfg_track_free(v->track_script, v->ntrack_script);
+		vipd_cfg_track_free(v->track_interface, v->ntrack_interface);
+		vipd_cfg_track_free(v->track_file, v->ntrack_file);
+		vipd_cfg_track_free(v->track_lbd, v->ntrack_lbd);
+		vipd_cfg_track_free(v->track_process, v->ntrack_process);
 		cfg_notify_free(notify);
 		free(v->sync_group);
 	}
@@ -776,10 +722,10 @@ void vipd_cfg_free(struct vipd_config *c)
 		for (j = 0; j < g->nmembers; j++)
 			free(g->members[j]);
 		free(g->members);
-		cfg_track_free(g->track_script, g->ntrack_script);
-		cfg_track_free(g->track_interface, g->ntrack_interface);
-		cfg_track_free(g->track_file, g->ntrack_file);
-		cfg_track_free(g->track_process, g->ntrack_process);
+		vipd_cfg_track_free(g->track_script, g->ntrack_script);
+		vipd_cfg_track_free(g->track_interface, g->ntrack_interface);
+		vipd_cfg_track_free(g->track_file, g->ntrack_file);
+		vipd_cfg_track_free(g->track_process, g->ntrack_process);
 		cfg_notify_free(notify);
 	}
 	free(c->groups);
@@ -826,27 +772,6 @@ const struct vipd_instance *vipd_cfg_instance(const struct vipd_config *c, const
 }
 
 /* Messages in the order of their places (stable), moved into *out. */
-static int cfg_msgs_out(struct cfg_msg *m, size_t n, char ***out, size_t *nout)
-{
-	char **p;
-	struct cfg_msg t;
-	size_t i, j;
-
-	for (i = 1; i < n; i++) {
-		t = m[i];
-		for (j = i; j > 0 && m[j - 1].loc > t.loc; j--)
-			m[j] = m[j - 1];
-		m[j] = t;
-	}
-	p = n ? realloc(*out, (*nout + n) * sizeof(*p)) : *out;
-	if (n && !p)
-		return -1;
-	for (i = 0; i < n; i++)
-		p[(*nout)++] = m[i].text;
-	*out = p;
-	return 0;
-}
-
 /* Locations back to line numbers, now that no message needs the file. */
 static void cfg_strip_locs(struct vipd_config *c)
 {
@@ -883,22 +808,14 @@ static void cfg_ctx_free(struct cfg_ctx *ctx)
 {
 	size_t i;
 
-	cfg_node_free(&ctx->root);
-	for (i = 0; i < ctx->nerrs; i++)
-		free(ctx->errv[i].text);
-	free(ctx->errv);
-	for (i = 0; i < ctx->nnotices; i++)
-		free(ctx->notv[i].text);
-	free(ctx->notv);
+	vipd_cfg_node_free(&ctx->root);
+	cpha_cfgdiag_free(&ctx->d);
 	for (i = 0; i < ctx->nix; i++)
 		free(ctx->ix[i].peer_locs);
 	free(ctx->ix);
 	for (i = 0; i < ctx->ngx; i++)
 		free(ctx->gx[i].locs);
 	free(ctx->gx);
-	for (i = 0; i < ctx->nfiles; i++)
-		free(ctx->files[i]);
-	free(ctx->files);
 }
 
 /* Parse what the reader's first source holds. */
@@ -910,25 +827,28 @@ static int cfg_run(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *file,
 	ctx->c = c;
 	if (!c || !(c->file = strdup(file)) ||
 		!(c->global.admin_socket = strdup("/run/vipd/admin.sock"))) {
-		cfg_oom(ctx);
+		vipd_cfg_oom(ctx);
 	} else {
 		c->global.vrrp_version = 2;
 		c->global.max_auto_priority = -1;
-		cfg_read(ctx, rd);
-		if (!ctx->stop)
+		const char *why;
+
+		/* RFC 9568 §5.1.1.2, §5.1.2.2 */
+		cpha_parse_addr("224.0.0.18", CPHA_ADDR_PORT_NONE, &c->global.mcast4, &why);
+		cpha_parse_addr("ff02::12", CPHA_ADDR_PORT_NONE, &c->global.mcast6, &why);
+		vipd_cfg_read(ctx, rd);
+		if (!ctx->d.stop)
 			cfg_top(ctx);
-		if (!ctx->stop)
-			cfg_validate(ctx);
+		if (!ctx->d.stop)
+			vipd_cfg_validate(ctx);
 	}
-	cfg_read_end(rd);
-	if (ctx->nerrs || ctx->stop || !c ||
-		cfg_msgs_out(ctx->notv, ctx->nnotices, &c->notices, &c->nnotices) < 0) {
-		if (cfg_msgs_out(ctx->errv, ctx->nerrs, &errs->msg, &errs->n) == 0)
-			ctx->nerrs = 0;
+	vipd_cfg_read_end(rd);
+	if (ctx->d.nerrs || ctx->d.stop || !c ||
+		cpha_cfgdiag_take(ctx->d.notv, &ctx->d.nnotices, &c->notices, &c->nnotices) < 0) {
+		cpha_cfgdiag_take(ctx->d.errv, &ctx->d.nerrs, &errs->msg, &errs->n);
 		vipd_cfg_free(c);
 		return -1;
 	}
-	ctx->nnotices = 0;
 	cfg_strip_locs(c);
 	*out = c;
 	return 0;
@@ -958,7 +878,7 @@ int vipd_cfg_load(const char *path, struct vipd_config **out, struct vipd_cfg_ms
 
 	*out = NULL;
 	memset(&ctx, 0, sizeof(ctx));
-	if (cfg_read_start(&ctx, &rd, path) < 0) {
+	if (vipd_cfg_read_start(&ctx, &rd, path) < 0) {
 		cfg_ctx_free(&ctx);
 		return cfg_open_failed(path, "out of memory", errs);
 	}
@@ -987,7 +907,7 @@ int vipd_cfg_load_mem(const char *name, const char *text, size_t len, struct vip
 	if (!name)
 		name = "(memory)";
 	memset(&ctx, 0, sizeof(ctx));
-	if (cfg_read_start(&ctx, &rd, name) < 0 ||
+	if (vipd_cfg_read_start(&ctx, &rd, name) < 0 ||
 		cpha_lex_open_mem(&rd.src[0].lx, name, text, len, CPHA_LEX_KEEPALIVED) < 0) {
 		cfg_ctx_free(&ctx);
 		return cfg_open_failed(name, "out of memory", errs);

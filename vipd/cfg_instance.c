@@ -4,6 +4,7 @@
  * track otherwise); checks that need the whole configuration are in
  * cfg_validate.c. */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,17 +39,19 @@ static int cfg_track_weight(struct cfg_ctx *ctx, const struct cfg_node *e, size_
 	if (e->n == i)
 		return 0;
 	if (strcmp(e->w[i], "weight") != 0) {
-		cfg_err(ctx, e->loc, "%s '%s': unexpected '%s'; only 'weight N' may follow (%s)",
-			what, e->w[0], e->w[i], where);
+		vipd_cfg_err(ctx, e->loc,
+			"%s '%s': unexpected '%s'; only 'weight N' may follow (%s)", what, e->w[0],
+			e->w[i], where);
 		return -1;
 	}
 	if (e->n == i + 1) {
-		cfg_err(ctx, e->loc, "%s '%s': 'weight' needs a value (%s)", what, e->w[0], where);
+		vipd_cfg_err(
+			ctx, e->loc, "%s '%s': 'weight' needs a value (%s)", what, e->w[0], where);
 		return -1;
 	}
 	one.w = (char **)e->w + i; /* messages name 'weight' */
 	one.n = e->n - i;
-	if (cfg_int(ctx, &one, 1, -max, max, &v, where) < 0)
+	if (vipd_cfg_int(ctx, &one, 1, -max, max, &v, where) < 0)
 		return -1;
 	t->weight = (int)v;
 	t->weight_set = true;
@@ -61,7 +64,7 @@ static int cfg_track_weight(struct cfg_ctx *ctx, const struct cfg_node *e, size_
 	}
 	if (e->n == i + 3 && noreverse_ok && strcmp(e->w[i + 2], "noreverse") == 0)
 		return 0;
-	cfg_err(ctx, e->loc, "%s '%s': unexpected '%s' after the weight (%s)", what, e->w[0],
+	vipd_cfg_err(ctx, e->loc, "%s '%s': unexpected '%s' after the weight (%s)", what, e->w[0],
 		e->w[i + 2], where);
 	return -1;
 }
@@ -71,15 +74,15 @@ static void cfg_undefined(struct cfg_ctx *ctx, const struct cfg_node *e, const c
 	const char *const *kinds, const char *where)
 {
 	char at[64];
-	unsigned later = cfg_defined_later(ctx, kinds, e->w[0]);
+	unsigned later = vipd_cfg_defined_later(ctx, kinds, e->w[0]);
 
 	if (later)
-		cfg_err(ctx, e->loc,
+		vipd_cfg_err(ctx, e->loc,
 			"%s '%s' is defined after its use, at %s; keepalived only sees definitions "
 			"that come first and would ignore this track (%s)",
-			kind, e->w[0], cfg_at(ctx, later, e->loc, at, sizeof(at)), where);
+			kind, e->w[0], vipd_cfg_at(ctx, later, e->loc, at, sizeof(at)), where);
 	else
-		cfg_err(ctx, e->loc, "no %s '%s' (%s)", kind, e->w[0], where);
+		vipd_cfg_err(ctx, e->loc, "no %s '%s' (%s)", kind, e->w[0], where);
 }
 
 static void cfg_track_entry(struct cfg_ctx *ctx, const struct cfg_node *e, int kind,
@@ -125,7 +128,7 @@ static void cfg_track_entry(struct cfg_ctx *ctx, const struct cfg_node *e, int k
 		if (cfg_track_weight(ctx, e, 1, CFG_WEIGHT_FILE, true, &t, what[kind], where) < 0)
 			return;
 	} else if (kind == CFG_TRACK_INTERFACE) {
-		if (cfg_ifname(ctx, e->loc, "track_interface", e->w[0], where) < 0 ||
+		if (vipd_cfg_ifname(ctx, e->loc, "track_interface", e->w[0], where) < 0 ||
 			cfg_track_weight(ctx, e, 1, VIPD_WEIGHT_MAX, false, &t, what[kind], where) <
 				0)
 			return;
@@ -134,14 +137,14 @@ static void cfg_track_entry(struct cfg_ctx *ctx, const struct cfg_node *e, int k
 		char *end = NULL;
 
 		if (e->n < 3) {
-			cfg_err(ctx, e->loc,
+			vipd_cfg_err(ctx, e->loc,
 				"track_lbd needs SOCKET BACKEND MIN_UP [weight N], not '%s' (%s)",
 				e->w[0], where);
 			return;
 		}
 		if (e->w[0][0] != '/' ||
 			strlen(e->w[0]) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-			cfg_err(ctx, e->loc,
+			vipd_cfg_err(ctx, e->loc,
 				"track_lbd: '%s' is not an absolute path to lbd's admin socket "
 				"(%s)",
 				e->w[0], where);
@@ -149,7 +152,7 @@ static void cfg_track_entry(struct cfg_ctx *ctx, const struct cfg_node *e, int k
 		}
 		v = e->w[2][0] >= '0' && e->w[2][0] <= '9' ? strtoull(e->w[2], &end, 10) : 0;
 		if (v < 1 || v > 65535 || *end) {
-			cfg_err(ctx, e->loc,
+			vipd_cfg_err(ctx, e->loc,
 				"track_lbd '%s %s': MIN_UP must be a whole number from 1 to 65535, "
 				"not '%s' (%s)",
 				e->w[0], e->w[1], e->w[2], where);
@@ -158,25 +161,26 @@ static void cfg_track_entry(struct cfg_ctx *ctx, const struct cfg_node *e, int k
 		if (cfg_track_weight(ctx, e, 3, VIPD_WEIGHT_MAX, false, &t, what[kind], where) < 0)
 			return;
 		if (t.weight_reverse) {
-			cfg_err(ctx, e->loc, "track_lbd: 'reverse' is not supported (%s)", where);
+			vipd_cfg_err(
+				ctx, e->loc, "track_lbd: 'reverse' is not supported (%s)", where);
 			return;
 		}
 		t.lbd_min_up = (unsigned)v;
-		if (!(t.lbd_socket = cfg_strdup(ctx, e->w[0])))
+		if (!(t.lbd_socket = vipd_cfg_strdup(ctx, e->w[0])))
 			return;
 	}
 	for (i = 0; i < *cnt; i++) {
 		if (strcmp((*arr)[i].name, kind == CFG_TRACK_LBD ? e->w[1] : e->w[0]) == 0 &&
 			(kind != CFG_TRACK_LBD || strcmp((*arr)[i].lbd_socket, e->w[0]) == 0)) {
-			cfg_err(ctx, e->loc, "%s '%s' is listed twice (%s; first at %s)",
+			vipd_cfg_err(ctx, e->loc, "%s '%s' is listed twice (%s; first at %s)",
 				what[kind], kind == CFG_TRACK_LBD ? e->w[1] : e->w[0], where,
-				cfg_at(ctx, (*arr)[i].line, e->loc, at, sizeof(at)));
+				vipd_cfg_at(ctx, (*arr)[i].line, e->loc, at, sizeof(at)));
 			free(t.lbd_socket);
 			return;
 		}
 	}
-	t.name = cfg_strdup(ctx, kind == CFG_TRACK_LBD ? e->w[1] : e->w[0]);
-	if (!t.name || !cfg_push(ctx, arr, cnt, sizeof(t))) {
+	t.name = vipd_cfg_strdup(ctx, kind == CFG_TRACK_LBD ? e->w[1] : e->w[0]);
+	if (!t.name || !vipd_cfg_push(ctx, arr, cnt, sizeof(t))) {
 		free(t.name);
 		free(t.lbd_socket);
 		return;
@@ -184,15 +188,15 @@ static void cfg_track_entry(struct cfg_ctx *ctx, const struct cfg_node *e, int k
 	(*arr)[*cnt - 1] = t;
 }
 
-void cfg_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, int kind, struct vipd_track **arr,
-	size_t *cnt, const char *where)
+void vipd_cfg_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, int kind,
+	struct vipd_track **arr, size_t *cnt, const char *where)
 {
 	size_t i;
 
-	if (cfg_nargs(ctx, n, 0, 0, where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 0, 0, where) < 0)
 		return;
-	for (i = 0; i < n->nkids && !ctx->stop; i++)
-		if (cfg_no_block(ctx, &n->kids[i], where))
+	for (i = 0; i < n->nkids && !ctx->d.stop; i++)
+		if (vipd_cfg_no_block(ctx, &n->kids[i], where))
 			cfg_track_entry(ctx, &n->kids[i], kind, arr, cnt, where);
 }
 
@@ -205,8 +209,8 @@ static bool cfg_once(
 	char at[64];
 
 	if (*loc) {
-		cfg_err(ctx, n->loc, "'%s' is given twice (%s; first at %s)", n->w[0], where,
-			cfg_at(ctx, *loc, n->loc, at, sizeof(at)));
+		vipd_cfg_err(ctx, n->loc, "'%s' is given twice (%s; first at %s)", n->w[0], where,
+			vipd_cfg_at(ctx, *loc, n->loc, at, sizeof(at)));
 		return false;
 	}
 	*loc = n->loc;
@@ -215,11 +219,11 @@ static bool cfg_once(
 
 static void cfg_i_state(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0)
 		return;
 	if (strcmp(n->w[1], "MASTER") != 0 && strcmp(n->w[1], "BACKUP") != 0) {
 		/* keepalived warns and starts as BACKUP; so does vipd */
-		cfg_notice(ctx, n->loc,
+		vipd_cfg_notice(ctx, n->loc,
 			"'state' is MASTER or BACKUP, not '%s': BACKUP is used, as keepalived "
 			"does (%s)",
 			n->w[1], I(obj)->where);
@@ -235,10 +239,10 @@ static void cfg_i_state(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj
 static void cfg_i_interface(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
 	I(obj)->x->iface_loc = n->loc; /* given, even if refused below */
-	if (cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0 ||
-		cfg_ifname(ctx, n->loc, "interface", n->w[1], I(obj)->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0 ||
+		vipd_cfg_ifname(ctx, n->loc, "interface", n->w[1], I(obj)->where) < 0)
 		return;
-	I(obj)->v->interface = cfg_strdup(ctx, n->w[1]);
+	I(obj)->v->interface = vipd_cfg_strdup(ctx, n->w[1]);
 }
 
 static void cfg_i_number(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
@@ -250,8 +254,8 @@ static void cfg_i_number(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 
 	if (vrid)
 		in->x->vrid_loc = n->loc; /* given, even if refused below */
-	if (cfg_nargs(ctx, n, 1, 1, in->where) < 0 ||
-		cfg_uint(ctx, n, 1, ver ? 2 : 1, ver ? 3 : 255, &v, in->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, in->where) < 0 ||
+		vipd_cfg_uint(ctx, n, 1, ver ? 2 : 1, ver ? 3 : 255, &v, in->where) < 0)
 		return;
 	if (vrid) {
 		in->v->vrid = (unsigned)v;
@@ -268,15 +272,15 @@ static void cfg_i_number(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 static void cfg_i_advert(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
 	/* keepalived reads 0.01 to 255 s; the version decides more, later */
-	if (cfg_nargs(ctx, n, 1, 1, I(obj)->where) == 0 &&
-		cfg_secs(ctx, n, 1, 10000, 255 * CPHA_USEC_PER_SEC, &I(obj)->v->advert_int,
+	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) == 0 &&
+		vipd_cfg_secs(ctx, n, 1, 10000, 255 * CPHA_USEC_PER_SEC, &I(obj)->v->advert_int,
 			I(obj)->where) == 0)
 		I(obj)->x->advert_loc = n->loc;
 }
 
 static void cfg_i_preempt(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 0, 0, I(obj)->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) < 0)
 		return;
 	/* "preempt" is keepalived's old spelling of the default */
 	I(obj)->v->nopreempt = n->w[0][0] == 'n';
@@ -285,8 +289,8 @@ static void cfg_i_preempt(struct cfg_ctx *ctx, const struct cfg_node *n, void *o
 
 static void cfg_i_preempt_delay(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 1, 1, I(obj)->where) == 0 &&
-		cfg_secs(ctx, n, 1, 0, 1000 * CPHA_USEC_PER_SEC, &I(obj)->v->preempt_delay,
+	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) == 0 &&
+		vipd_cfg_secs(ctx, n, 1, 0, 1000 * CPHA_USEC_PER_SEC, &I(obj)->v->preempt_delay,
 			I(obj)->where) == 0)
 		I(obj)->x->preempt_delay_loc = I(obj)->v->preempt_delay ? n->loc : 0;
 }
@@ -294,13 +298,48 @@ static void cfg_i_preempt_delay(struct cfg_ctx *ctx, const struct cfg_node *n, v
 /* unicast_src_ip ADDR, or its older name mcast_src_ip */
 static void cfg_i_src(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0 ||
+	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0 ||
 		!cfg_once(ctx, n, &I(obj)->x->src_loc, I(obj)->where))
 		return;
-	if (cfg_addr(ctx, n->loc, n->w[0], n->w[1], &I(obj)->v->unicast_src, I(obj)->where) == 0)
+	if (vipd_cfg_addr(ctx, n->loc, n->w[0], n->w[1], &I(obj)->v->unicast_src, I(obj)->where) ==
+		0)
 		I(obj)->v->unicast_src_set = true;
 	else
 		I(obj)->x->src_loc = 0;
+}
+
+/* mcast_dst_ip ADDR: the instance's own multicast group. As keepalived:
+ * IPv4 multicast, or IPv6 link-local multicast (ff02::/16 and the other
+ * ffX2:: flags). */
+static void cfg_i_mcast_dst(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	struct cpha_addr *a = &I(obj)->v->mcast_dst;
+	const char *why = NULL;
+	const uint8_t *raw;
+	bool v6, ok;
+
+	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0 ||
+		!cfg_once(ctx, n, &I(obj)->x->mcast_dst_loc, I(obj)->where))
+		return;
+	if (cpha_parse_addr(n->w[1], CPHA_ADDR_PORT_NONE, a, &why) < 0) {
+		vipd_cfg_err(
+			ctx, n->loc, "'mcast_dst_ip' '%s': %s (%s)", n->w[1], why, I(obj)->where);
+		I(obj)->x->mcast_dst_loc = 0;
+		return;
+	}
+	v6 = cpha_addr_family(a) == AF_INET6;
+	raw = v6 ? ((const struct sockaddr_in6 *)&a->ss)->sin6_addr.s6_addr
+		 : (const uint8_t *)&((const struct sockaddr_in *)&a->ss)->sin_addr;
+	ok = v6 ? raw[0] == 0xff && (raw[1] & 0x0f) == 2 : (raw[0] & 0xf0) == 0xe0;
+	if (!ok) {
+		vipd_cfg_err(ctx, n->loc, "'mcast_dst_ip %s' is not %s (%s)", n->w[1],
+			v6 ? "a link-local IPv6 multicast address (ff02::/16)"
+			   : "an IPv4 multicast address (224.0.0.0/4)",
+			I(obj)->where);
+		I(obj)->x->mcast_dst_loc = 0;
+		return;
+	}
+	I(obj)->v->mcast_dst_set = true;
 }
 
 static void cfg_i_peers(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
@@ -310,41 +349,41 @@ static void cfg_i_peers(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj
 	unsigned *l;
 	size_t i, cnt;
 
-	if (cfg_nargs(ctx, n, 0, 0, in->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 0, 0, in->where) < 0)
 		return;
 	if (!n->nkids) {
-		cfg_err(ctx, n->loc,
+		vipd_cfg_err(ctx, n->loc,
 			"'unicast_peer' is empty: an empty peer list is an error, never a silent "
 			"fallback to multicast (%s)",
 			in->where);
 		return;
 	}
-	for (i = 0; i < n->nkids && !ctx->stop; i++) {
+	for (i = 0; i < n->nkids && !ctx->d.stop; i++) {
 		const struct cfg_node *e = &n->kids[i];
 
-		if (!cfg_no_block(ctx, e, in->where))
+		if (!vipd_cfg_no_block(ctx, e, in->where))
 			continue;
 		if (e->n > 1 &&
 			(strcmp(e->w[1], "min_ttl") == 0 || strcmp(e->w[1], "max_ttl") == 0)) {
-			cfg_err(ctx, e->loc,
+			vipd_cfg_err(ctx, e->loc,
 				"unicast_peer '%s': '%s' is not supported by vipd (%s)", e->w[0],
 				e->w[1], in->where);
 			continue;
 		}
 		if (e->n > 1) {
-			cfg_err(ctx, e->loc,
+			vipd_cfg_err(ctx, e->loc,
 				"unicast_peer '%s': unexpected '%s'; one address per line (%s)",
 				e->w[0], e->w[1], in->where);
 			continue;
 		}
-		if (cfg_addr(ctx, e->loc, "unicast_peer", e->w[0], &a, in->where) < 0)
+		if (vipd_cfg_addr(ctx, e->loc, "unicast_peer", e->w[0], &a, in->where) < 0)
 			continue;
 		cnt = in->v->npeers;
-		p = cfg_push(ctx, &in->v->peers, &in->v->npeers, sizeof(*p));
+		p = vipd_cfg_push(ctx, &in->v->peers, &in->v->npeers, sizeof(*p));
 		if (!p)
 			return;
 		*p = a;
-		l = cfg_push(ctx, &in->x->peer_locs, &cnt, sizeof(*l));
+		l = vipd_cfg_push(ctx, &in->x->peer_locs, &cnt, sizeof(*l));
 		if (!l) {
 			in->v->npeers--;
 			return;
@@ -356,18 +395,18 @@ static void cfg_i_peers(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj
 
 static void cfg_a_type(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0)
 		return;
 	I(obj)->x->auth_type_loc = n->loc; /* given, even if refused below */
 	if (strcmp(n->w[1], "AH") == 0) {
-		cfg_err(ctx, n->loc,
+		vipd_cfg_err(ctx, n->loc,
 			"'auth_type AH' is not supported by vipd (%s): IPsec AH authentication is "
 			"deprecated; RFC 3768 removed authentication from VRRP",
 			I(obj)->where);
 		return;
 	}
 	if (strcmp(n->w[1], "PASS") != 0) {
-		cfg_err(ctx, n->loc, "'auth_type' must be PASS, not '%s' (%s)", n->w[1],
+		vipd_cfg_err(ctx, n->loc, "'auth_type' must be PASS, not '%s' (%s)", n->w[1],
 			I(obj)->where);
 		return;
 	}
@@ -379,14 +418,14 @@ static void cfg_a_pass(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 	struct vipd_instance *v = I(obj)->v;
 	size_t max = sizeof(v->auth_pass) - 1;
 
-	if (cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0)
 		return;
 	if (!n->w[1][0]) {
-		cfg_err(ctx, n->loc, "'auth_pass' is empty (%s)", I(obj)->where);
+		vipd_cfg_err(ctx, n->loc, "'auth_pass' is empty (%s)", I(obj)->where);
 		return;
 	}
 	if (strlen(n->w[1]) > max)
-		cfg_notice(ctx, n->loc,
+		vipd_cfg_notice(ctx, n->loc,
 			"'auth_pass' is longer than %zu characters: only '%.*s' is used, as "
 			"keepalived does (%s)",
 			max, (int)max, n->w[1], I(obj)->where);
@@ -396,16 +435,16 @@ static void cfg_a_pass(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 }
 
 static const struct cfg_kw cfg_auth_kws[] = {
-	{ "auth_type", cfg_a_type, 0 },
-	{ "auth_pass", cfg_a_pass, 0 },
+	{ { "auth_type", CFG_KW_HERE }, cfg_a_type, 0 },
+	{ { "auth_pass", CFG_KW_HERE }, cfg_a_pass, 0 },
 };
 
 static void cfg_i_auth(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 0, 0, I(obj)->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) < 0)
 		return;
 	I(obj)->x->auth_loc = n->loc;
-	cfg_block(ctx, n, cfg_auth_kws, CFG_NELEM(cfg_auth_kws), obj, I(obj)->where);
+	vipd_cfg_block(ctx, n, cfg_auth_kws, CFG_NELEM(cfg_auth_kws), obj, I(obj)->where);
 }
 
 /* ADDR[/LEN] [dev IF] [label LABEL] */
@@ -419,7 +458,7 @@ static void cfg_vip(struct cfg_ctx *ctx, const struct cfg_node *e, struct cfg_in
 	vip.line = e->loc;
 	if (in->v->nvips == CFG_MAX_VIPS) {
 		if (!in->x->vips_over)
-			cfg_err(ctx, e->loc,
+			vipd_cfg_err(ctx, e->loc,
 				"more than %d virtual_ipaddress entries: VRRP counts them in 8 "
 				"bits "
 				"(RFC 9568 §5.2.5) (%s)",
@@ -428,24 +467,25 @@ static void cfg_vip(struct cfg_ctx *ctx, const struct cfg_node *e, struct cfg_in
 		return;
 	}
 	if (slash && cpha_parse_prefix(e->w[0], &vip.addr, &vip.prefixlen, &why) < 0) {
-		cfg_err(ctx, e->loc, "virtual_ipaddress '%s': %s (%s)", e->w[0], why, in->where);
+		vipd_cfg_err(
+			ctx, e->loc, "virtual_ipaddress '%s': %s (%s)", e->w[0], why, in->where);
 		return;
 	}
 	/* the address alone, for the checks every address gets */
 	hl = slash ? (size_t)(slash - e->w[0]) : strlen(e->w[0]);
 	if (hl >= sizeof(host)) {
-		cfg_err(ctx, e->loc, "virtual_ipaddress '%s': address too long (%s)", e->w[0],
+		vipd_cfg_err(ctx, e->loc, "virtual_ipaddress '%s': address too long (%s)", e->w[0],
 			in->where);
 		return;
 	}
 	memcpy(host, e->w[0], hl);
 	host[hl] = '\0';
-	if (cfg_addr(ctx, e->loc, "virtual_ipaddress", host, &vip.addr, in->where) < 0)
+	if (vipd_cfg_addr(ctx, e->loc, "virtual_ipaddress", host, &vip.addr, in->where) < 0)
 		return;
 	if (!slash) {
 		vip.prefixlen = cpha_addr_family(&vip.addr) == AF_INET6 ? 128 : 32;
 	} else if (vip.prefixlen == 0) {
-		cfg_err(ctx, e->loc, "virtual_ipaddress '%s': prefix length 0 (%s)", e->w[0],
+		vipd_cfg_err(ctx, e->loc, "virtual_ipaddress '%s': prefix length 0 (%s)", e->w[0],
 			in->where);
 		return;
 	}
@@ -453,40 +493,40 @@ static void cfg_vip(struct cfg_ctx *ctx, const struct cfg_node *e, struct cfg_in
 		bool dev = strcmp(e->w[i], "dev") == 0;
 
 		if (!dev && strcmp(e->w[i], "label") != 0) {
-			cfg_err(ctx, e->loc,
+			vipd_cfg_err(ctx, e->loc,
 				"virtual_ipaddress '%s': '%s' is not supported by vipd (only dev "
 				"and label) (%s)",
 				e->w[0], e->w[i], in->where);
 			goto bad;
 		}
 		if (i + 1 == e->n || (dev ? vip.dev : vip.label) != NULL) {
-			cfg_err(ctx, e->loc, "virtual_ipaddress '%s': '%s' %s (%s)", e->w[0],
+			vipd_cfg_err(ctx, e->loc, "virtual_ipaddress '%s': '%s' %s (%s)", e->w[0],
 				e->w[i], i + 1 == e->n ? "needs a value" : "is given twice",
 				in->where);
 			goto bad;
 		}
-		if (dev && cfg_ifname(ctx, e->loc, "dev", e->w[i + 1], in->where) < 0)
+		if (dev && vipd_cfg_ifname(ctx, e->loc, "dev", e->w[i + 1], in->where) < 0)
 			goto bad;
 		if (!dev && (!e->w[i + 1][0] || strlen(e->w[i + 1]) >= IF_NAMESIZE)) {
-			cfg_err(ctx, e->loc,
+			vipd_cfg_err(ctx, e->loc,
 				"virtual_ipaddress '%s': label '%s' must have 1 to %d characters "
 				"(%s)",
 				e->w[0], e->w[i + 1], IF_NAMESIZE - 1, in->where);
 			goto bad;
 		}
-		if (!(*(dev ? &vip.dev : &vip.label) = cfg_strdup(ctx, e->w[i + 1])))
+		if (!(*(dev ? &vip.dev : &vip.label) = vipd_cfg_strdup(ctx, e->w[i + 1])))
 			goto bad;
 	}
 	if (vip.label && cpha_addr_family(&vip.addr) == AF_INET6) {
 		/* keepalived warns and drops the label; so does vipd */
-		cfg_notice(ctx, e->loc,
+		vipd_cfg_notice(ctx, e->loc,
 			"virtual_ipaddress '%s': IPv6 addresses have no label; 'label %s' is "
 			"ignored, as keepalived does (%s)",
 			e->w[0], vip.label, in->where);
 		free(vip.label);
 		vip.label = NULL;
 	}
-	if (!cfg_push(ctx, &in->v->vips, &in->v->nvips, sizeof(vip)))
+	if (!vipd_cfg_push(ctx, &in->v->vips, &in->v->nvips, sizeof(vip)))
 		goto bad;
 	in->v->vips[in->v->nvips - 1] = vip;
 	return;
@@ -499,14 +539,14 @@ static void cfg_i_vips(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
 	size_t i;
 
-	if (cfg_nargs(ctx, n, 0, 0, I(obj)->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) < 0)
 		return;
 	if (!I(obj)->x->vips_loc)
 		I(obj)->x->vips_loc = n->loc;
 	if (!n->nkids)
-		cfg_err(ctx, n->loc, "'virtual_ipaddress' is empty (%s)", I(obj)->where);
-	for (i = 0; i < n->nkids && !ctx->stop; i++)
-		if (cfg_no_block(ctx, &n->kids[i], I(obj)->where))
+		vipd_cfg_err(ctx, n->loc, "'virtual_ipaddress' is empty (%s)", I(obj)->where);
+	for (i = 0; i < n->nkids && !ctx->d.stop; i++)
+		if (vipd_cfg_no_block(ctx, &n->kids[i], I(obj)->where))
 			cfg_vip(ctx, &n->kids[i], I(obj));
 }
 
@@ -516,22 +556,24 @@ static void cfg_i_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 
 	switch (n->w[0][6]) { /* after "track_" */
 	case 's':
-		cfg_tracks(ctx, n, CFG_TRACK_SCRIPT, &v->track_script, &v->ntrack_script,
+		vipd_cfg_tracks(ctx, n, CFG_TRACK_SCRIPT, &v->track_script, &v->ntrack_script,
 			I(obj)->where);
 		break;
 	case 'i':
-		cfg_tracks(ctx, n, CFG_TRACK_INTERFACE, &v->track_interface, &v->ntrack_interface,
-			I(obj)->where);
+		vipd_cfg_tracks(ctx, n, CFG_TRACK_INTERFACE, &v->track_interface,
+			&v->ntrack_interface, I(obj)->where);
 		break;
 	case 'f':
-		cfg_tracks(ctx, n, CFG_TRACK_FILE, &v->track_file, &v->ntrack_file, I(obj)->where);
+		vipd_cfg_tracks(
+			ctx, n, CFG_TRACK_FILE, &v->track_file, &v->ntrack_file, I(obj)->where);
 		break;
 	case 'p':
-		cfg_tracks(ctx, n, CFG_TRACK_PROCESS, &v->track_process, &v->ntrack_process,
+		vipd_cfg_tracks(ctx, n, CFG_TRACK_PROCESS, &v->track_process, &v->ntrack_process,
 			I(obj)->where);
 		break;
 	default:
-		cfg_tracks(ctx, n, CFG_TRACK_LBD, &v->track_lbd, &v->ntrack_lbd, I(obj)->where);
+		vipd_cfg_tracks(
+			ctx, n, CFG_TRACK_LBD, &v->track_lbd, &v->ntrack_lbd, I(obj)->where);
 	}
 }
 
@@ -539,10 +581,10 @@ static void cfg_i_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
  * a sync group: keepalived reads further words as a user and group. */
 static void cfg_notify(struct cfg_ctx *ctx, const struct cfg_node *n, char **cmd, const char *where)
 {
-	if (cfg_nargs(ctx, n, 1, 3, where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 3, where) < 0)
 		return;
 	if (n->n > 2) {
-		cfg_err(ctx, n->loc,
+		vipd_cfg_err(ctx, n->loc,
 			"'%s': running it as user '%s' is not supported by vipd; notify scripts "
 			"run as script_user (quote the command if '%s' is one of its arguments) "
 			"(%s)",
@@ -550,10 +592,10 @@ static void cfg_notify(struct cfg_ctx *ctx, const struct cfg_node *n, char **cmd
 		return;
 	}
 	if (!n->w[1][0]) {
-		cfg_err(ctx, n->loc, "'%s' is empty (%s)", n->w[0], where);
+		vipd_cfg_err(ctx, n->loc, "'%s' is empty (%s)", n->w[0], where);
 		return;
 	}
-	*cmd = cfg_strdup(ctx, n->w[1]);
+	*cmd = vipd_cfg_strdup(ctx, n->w[1]);
 }
 
 static char **cfg_notify_slot(const char *kw, char **m, char **b, char **f, char **s, char **any)
@@ -580,23 +622,24 @@ static void cfg_i_garp(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 	const char *kw = n->w[0] + 12; /* after "garp_master_" */
 	unsigned long long v;
 
-	if (cfg_nargs(ctx, n, 1, 1, in->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, in->where) < 0)
 		return;
 	if (strcmp(n->w[0], "garp_interval") == 0) {
 		/* vipd extension: keepalived has it in global_defs and garp_group only */
-		if (cfg_secs(ctx, n, 1, 0, 2147483647ULL, &in->v->garp_interval, in->where) == 0)
+		if (vipd_cfg_secs(ctx, n, 1, 0, 2147483647ULL, &in->v->garp_interval, in->where) ==
+			0)
 			in->x->garp_interval_loc = n->loc;
 	} else if (strcmp(kw, "delay") == 0) {
-		if (cfg_uint(ctx, n, 1, 0, 4294, &v, in->where) == 0) {
+		if (vipd_cfg_uint(ctx, n, 1, 0, 4294, &v, in->where) == 0) {
 			in->v->garp_master_delay = v * CPHA_USEC_PER_SEC;
 			in->x->garp_delay_loc = n->loc;
 		}
 	} else if (strcmp(kw, "refresh") == 0) {
-		if (cfg_uint(ctx, n, 1, 0, 4294967295ULL, &v, in->where) == 0) {
+		if (vipd_cfg_uint(ctx, n, 1, 0, 4294967295ULL, &v, in->where) == 0) {
 			in->v->garp_master_refresh = v * CPHA_USEC_PER_SEC;
 			in->x->garp_refresh_loc = n->loc;
 		}
-	} else if (cfg_uint(ctx, n, 1, 1, 4294967295ULL, &v, in->where) == 0) {
+	} else if (vipd_cfg_uint(ctx, n, 1, 1, 4294967295ULL, &v, in->where) == 0) {
 		if (strcmp(kw, "repeat") == 0) {
 			in->v->garp_master_repeat = (unsigned)v;
 			in->x->garp_rep_loc = n->loc;
@@ -609,7 +652,7 @@ static void cfg_i_garp(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 
 static void cfg_i_checksum(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_bool(ctx, n, &I(obj)->v->v3_checksum_as_v2, I(obj)->where) == 0)
+	if (vipd_cfg_bool(ctx, n, &I(obj)->v->v3_checksum_as_v2, I(obj)->where) == 0)
 		I(obj)->x->v3_checksum_loc = n->loc;
 }
 
@@ -618,8 +661,8 @@ static void cfg_i_skip_check(struct cfg_ctx *ctx, const struct cfg_node *n, void
 {
 	bool b;
 
-	if (cfg_bool(ctx, n, &b, I(obj)->where) == 0)
-		cfg_notice(ctx, n->loc,
+	if (vipd_cfg_bool(ctx, n, &b, I(obj)->where) == 0)
+		vipd_cfg_notice(ctx, n->loc,
 			"'skip_check_adv_addr' has no effect in vipd: it is an optimisation of "
 			"keepalived's (%s)",
 			I(obj)->where);
@@ -627,7 +670,7 @@ static void cfg_i_skip_check(struct cfg_ctx *ctx, const struct cfg_node *n, void
 
 static void cfg_i_dont_track(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 0, 0, I(obj)->where) == 0)
+	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) == 0)
 		I(obj)->v->dont_track_primary = true;
 }
 
@@ -636,63 +679,64 @@ static void cfg_i_dont_track(struct cfg_ctx *ctx, const struct cfg_node *n, void
  * vrrp_strict. */
 static void cfg_i_accept(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 0, 0, I(obj)->where) == 0)
-		cfg_notice(ctx, n->loc,
+	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) == 0)
+		vipd_cfg_notice(ctx, n->loc,
 			"'accept' is what vipd always does: the addresses it holds accept "
 			"traffic (%s)",
 			I(obj)->where);
 }
 
 static const struct cfg_kw cfg_inst_kws[] = {
-	{ "state", cfg_i_state, 0 },
-	{ "interface", cfg_i_interface, 0 },
-	{ "virtual_router_id", cfg_i_number, 0 },
-	{ "priority", cfg_i_number, 0 },
-	{ "version", cfg_i_number, 0 },
-	{ "advert_int", cfg_i_advert, 0 },
-	{ "nopreempt", cfg_i_preempt, 0 },
-	{ "preempt", cfg_i_preempt, 0 },
-	{ "preempt_delay", cfg_i_preempt_delay, 0 },
-	{ "unicast_src_ip", cfg_i_src, 0 },
-	{ "mcast_src_ip", cfg_i_src, 0 },
-	{ "unicast_peer", cfg_i_peers, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "authentication", cfg_i_auth, CFG_KW_BLOCK },
-	{ "virtual_ipaddress", cfg_i_vips, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "track_script", cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "track_interface", cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "track_file", cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "track_lbd", cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "track_process", cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "dont_track_primary", cfg_i_dont_track, 0 },
-	{ "accept", cfg_i_accept, 0 },
-	{ "notify_master", cfg_i_notify, 0 },
-	{ "notify_backup", cfg_i_notify, 0 },
-	{ "notify_fault", cfg_i_notify, 0 },
-	{ "notify_stop", cfg_i_notify, 0 },
-	{ "notify", cfg_i_notify, 0 },
-	{ "garp_master_delay", cfg_i_garp, 0 },
-	{ "garp_master_repeat", cfg_i_garp, 0 },
-	{ "garp_master_refresh", cfg_i_garp, 0 },
-	{ "garp_master_refresh_repeat", cfg_i_garp, 0 },
-	{ "garp_interval", cfg_i_garp, 0 },
-	{ "v3_checksum_as_v2", cfg_i_checksum, 0 },
-	{ "skip_check_adv_addr", cfg_i_skip_check, 0 },
+	{ { "state", CFG_KW_HERE }, cfg_i_state, 0 },
+	{ { "interface", CFG_KW_HERE }, cfg_i_interface, 0 },
+	{ { "virtual_router_id", CFG_KW_HERE }, cfg_i_number, 0 },
+	{ { "priority", CFG_KW_HERE }, cfg_i_number, 0 },
+	{ { "version", CFG_KW_HERE }, cfg_i_number, 0 },
+	{ { "advert_int", CFG_KW_HERE }, cfg_i_advert, 0 },
+	{ { "nopreempt", CFG_KW_HERE }, cfg_i_preempt, 0 },
+	{ { "preempt", CFG_KW_HERE }, cfg_i_preempt, 0 },
+	{ { "preempt_delay", CFG_KW_HERE }, cfg_i_preempt_delay, 0 },
+	{ { "unicast_src_ip", CFG_KW_HERE }, cfg_i_src, 0 },
+	{ { "mcast_src_ip", CFG_KW_HERE }, cfg_i_src, 0 },
+	{ { "mcast_dst_ip", CFG_KW_HERE }, cfg_i_mcast_dst, 0 },
+	{ { "unicast_peer", CFG_KW_HERE }, cfg_i_peers, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "authentication", CFG_KW_HERE }, cfg_i_auth, CFG_KW_BLOCK },
+	{ { "virtual_ipaddress", CFG_KW_HERE }, cfg_i_vips, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "track_script", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "track_interface", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "track_file", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "track_lbd", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "track_process", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "dont_track_primary", CFG_KW_HERE }, cfg_i_dont_track, 0 },
+	{ { "accept", CFG_KW_HERE }, cfg_i_accept, 0 },
+	{ { "notify_master", CFG_KW_HERE }, cfg_i_notify, 0 },
+	{ { "notify_backup", CFG_KW_HERE }, cfg_i_notify, 0 },
+	{ { "notify_fault", CFG_KW_HERE }, cfg_i_notify, 0 },
+	{ { "notify_stop", CFG_KW_HERE }, cfg_i_notify, 0 },
+	{ { "notify", CFG_KW_HERE }, cfg_i_notify, 0 },
+	{ { "garp_master_delay", CFG_KW_HERE }, cfg_i_garp, 0 },
+	{ { "garp_master_repeat", CFG_KW_HERE }, cfg_i_garp, 0 },
+	{ { "garp_master_refresh", CFG_KW_HERE }, cfg_i_garp, 0 },
+	{ { "garp_master_refresh_repeat", CFG_KW_HERE }, cfg_i_garp, 0 },
+	{ { "garp_interval", CFG_KW_HERE }, cfg_i_garp, 0 },
+	{ { "v3_checksum_as_v2", CFG_KW_HERE }, cfg_i_checksum, 0 },
+	{ { "skip_check_adv_addr", CFG_KW_HERE }, cfg_i_skip_check, 0 },
 };
 _Static_assert(CFG_NELEM(cfg_inst_kws) <= CFG_MAX_KWS, "raise CFG_MAX_KWS");
 
-void cfg_instance(struct cfg_ctx *ctx, const struct cfg_node *n)
+void vipd_cfg_instance_stmt(struct cfg_ctx *ctx, const struct cfg_node *n)
 {
 	const struct vipd_instance *old = n->n == 2 ? vipd_cfg_instance(ctx->c, n->w[1]) : NULL;
 	struct cfg_inst in;
 	size_t nix = ctx->nix;
 
-	if (cfg_def_name(ctx, n, "vrrp_instance", old, old ? old->line : 0) < 0)
+	if (vipd_cfg_def_name(ctx, n, "vrrp_instance", old, old ? old->line : 0) < 0)
 		return;
-	in.v = cfg_push(ctx, &ctx->c->instances, &ctx->c->ninstances, sizeof(*in.v));
+	in.v = vipd_cfg_push(ctx, &ctx->c->instances, &ctx->c->ninstances, sizeof(*in.v));
 	if (!in.v)
 		return;
-	in.x = cfg_push(ctx, &ctx->ix, &ctx->nix, sizeof(*in.x));
-	if (!in.x || !(in.v->name = cfg_strdup(ctx, n->w[1]))) {
+	in.x = vipd_cfg_push(ctx, &ctx->ix, &ctx->nix, sizeof(*in.x));
+	if (!in.x || !(in.v->name = vipd_cfg_strdup(ctx, n->w[1]))) {
 		ctx->c->ninstances--;
 		ctx->nix = nix;
 		return;
@@ -700,15 +744,15 @@ void cfg_instance(struct cfg_ctx *ctx, const struct cfg_node *n)
 	in.v->line = n->loc;
 	in.v->advert_int = CPHA_USEC_PER_SEC;
 	snprintf(in.where, sizeof(in.where), "vrrp_instance '%s'", n->w[1]);
-	cfg_block(ctx, n, cfg_inst_kws, CFG_NELEM(cfg_inst_kws), &in, in.where);
-	if (ctx->stop)
+	vipd_cfg_block(ctx, n, cfg_inst_kws, CFG_NELEM(cfg_inst_kws), &in, in.where);
+	if (ctx->d.stop)
 		return;
 	if (!in.x->iface_loc)
-		cfg_err(ctx, n->loc, "vrrp_instance '%s' has no 'interface'", n->w[1]);
+		vipd_cfg_err(ctx, n->loc, "vrrp_instance '%s' has no 'interface'", n->w[1]);
 	if (!in.x->vrid_loc)
-		cfg_err(ctx, n->loc, "vrrp_instance '%s' has no 'virtual_router_id'", n->w[1]);
+		vipd_cfg_err(ctx, n->loc, "vrrp_instance '%s' has no 'virtual_router_id'", n->w[1]);
 	if (!in.x->vips_loc)
-		cfg_err(ctx, n->loc,
+		vipd_cfg_err(ctx, n->loc,
 			"vrrp_instance '%s' has no virtual_ipaddress: an instance needs at least "
 			"one address to move",
 			n->w[1]);
@@ -732,37 +776,37 @@ static void cfg_g_members(struct cfg_ctx *ctx, const struct cfg_node *n, void *o
 	char **m;
 	size_t i, j, k;
 
-	if (cfg_nargs(ctx, n, 0, 0, GR(obj)->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 0, 0, GR(obj)->where) < 0)
 		return;
 	GR(obj)->group_loc = n->loc;
-	for (i = 0; i < n->nkids && !ctx->stop; i++) {
+	for (i = 0; i < n->nkids && !ctx->d.stop; i++) {
 		const struct cfg_node *e = &n->kids[i];
 
-		if (!cfg_no_block(ctx, e, GR(obj)->where))
+		if (!vipd_cfg_no_block(ctx, e, GR(obj)->where))
 			continue;
 		for (j = 0; j < e->n; j++) {
 			for (k = 0; k < g->nmembers; k++)
 				if (strcmp(g->members[k], e->w[j]) == 0)
 					break;
 			if (k < g->nmembers) {
-				cfg_err(ctx, e->loc, "vrrp_instance '%s' is listed twice (%s)",
+				vipd_cfg_err(ctx, e->loc, "vrrp_instance '%s' is listed twice (%s)",
 					e->w[j], GR(obj)->where);
 				continue;
 			}
-			m = cfg_push(ctx, &g->members, &g->nmembers, sizeof(*m));
-			if (!m || !(*m = cfg_strdup(ctx, e->w[j]))) {
+			m = vipd_cfg_push(ctx, &g->members, &g->nmembers, sizeof(*m));
+			if (!m || !(*m = vipd_cfg_strdup(ctx, e->w[j]))) {
 				if (m)
 					g->nmembers--;
 				return;
 			}
-			l = cfg_push(ctx, &GR(obj)->x->locs, &GR(obj)->x->nlocs, sizeof(*l));
+			l = vipd_cfg_push(ctx, &GR(obj)->x->locs, &GR(obj)->x->nlocs, sizeof(*l));
 			if (!l)
 				return;
 			*l = e->loc;
 		}
 	}
-	if (!g->nmembers && !ctx->stop)
-		cfg_err(ctx, n->loc, "'group' is empty (%s)", GR(obj)->where);
+	if (!g->nmembers && !ctx->d.stop)
+		vipd_cfg_err(ctx, n->loc, "'group' is empty (%s)", GR(obj)->where);
 }
 
 static void cfg_g_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
@@ -770,16 +814,17 @@ static void cfg_g_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 	struct vipd_sync_group *g = GR(obj)->g;
 
 	if (n->w[0][6] == 's')
-		cfg_tracks(ctx, n, CFG_TRACK_SCRIPT, &g->track_script, &g->ntrack_script,
+		vipd_cfg_tracks(ctx, n, CFG_TRACK_SCRIPT, &g->track_script, &g->ntrack_script,
 			GR(obj)->where);
 	else if (n->w[0][6] == 'p')
-		cfg_tracks(ctx, n, CFG_TRACK_PROCESS, &g->track_process, &g->ntrack_process,
+		vipd_cfg_tracks(ctx, n, CFG_TRACK_PROCESS, &g->track_process, &g->ntrack_process,
 			GR(obj)->where);
 	else if (n->w[0][6] == 'i')
-		cfg_tracks(ctx, n, CFG_TRACK_INTERFACE, &g->track_interface, &g->ntrack_interface,
-			GR(obj)->where);
+		vipd_cfg_tracks(ctx, n, CFG_TRACK_INTERFACE, &g->track_interface,
+			&g->ntrack_interface, GR(obj)->where);
 	else
-		cfg_tracks(ctx, n, CFG_TRACK_FILE, &g->track_file, &g->ntrack_file, GR(obj)->where);
+		vipd_cfg_tracks(
+			ctx, n, CFG_TRACK_FILE, &g->track_file, &g->ntrack_file, GR(obj)->where);
 }
 
 static void cfg_g_notify(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
@@ -793,19 +838,19 @@ static void cfg_g_notify(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 }
 
 static const struct cfg_kw cfg_group_kws[] = {
-	{ "group", cfg_g_members, CFG_KW_BLOCK },
-	{ "track_script", cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "track_interface", cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "track_file", cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "track_process", cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ "notify_master", cfg_g_notify, 0 },
-	{ "notify_backup", cfg_g_notify, 0 },
-	{ "notify_fault", cfg_g_notify, 0 },
-	{ "notify_stop", cfg_g_notify, 0 },
-	{ "notify", cfg_g_notify, 0 },
+	{ { "group", CFG_KW_HERE }, cfg_g_members, CFG_KW_BLOCK },
+	{ { "track_script", CFG_KW_HERE }, cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "track_interface", CFG_KW_HERE }, cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "track_file", CFG_KW_HERE }, cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "track_process", CFG_KW_HERE }, cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "notify_master", CFG_KW_HERE }, cfg_g_notify, 0 },
+	{ { "notify_backup", CFG_KW_HERE }, cfg_g_notify, 0 },
+	{ { "notify_fault", CFG_KW_HERE }, cfg_g_notify, 0 },
+	{ { "notify_stop", CFG_KW_HERE }, cfg_g_notify, 0 },
+	{ { "notify", CFG_KW_HERE }, cfg_g_notify, 0 },
 };
 
-void cfg_sync_group(struct cfg_ctx *ctx, const struct cfg_node *n)
+void vipd_cfg_sync_group(struct cfg_ctx *ctx, const struct cfg_node *n)
 {
 	struct vipd_sync_group *old = NULL;
 	struct cfg_group gr = { 0 };
@@ -814,13 +859,13 @@ void cfg_sync_group(struct cfg_ctx *ctx, const struct cfg_node *n)
 	for (i = 0; n->n == 2 && i < ctx->c->ngroups; i++)
 		if (strcmp(ctx->c->groups[i].name, n->w[1]) == 0)
 			old = &ctx->c->groups[i];
-	if (cfg_def_name(ctx, n, "vrrp_sync_group", old, old ? old->line : 0) < 0)
+	if (vipd_cfg_def_name(ctx, n, "vrrp_sync_group", old, old ? old->line : 0) < 0)
 		return;
-	gr.g = cfg_push(ctx, &ctx->c->groups, &ctx->c->ngroups, sizeof(*gr.g));
+	gr.g = vipd_cfg_push(ctx, &ctx->c->groups, &ctx->c->ngroups, sizeof(*gr.g));
 	if (!gr.g)
 		return;
-	gr.x = cfg_push(ctx, &ctx->gx, &ctx->ngx, sizeof(*gr.x));
-	if (!gr.x || !(gr.g->name = cfg_strdup(ctx, n->w[1]))) {
+	gr.x = vipd_cfg_push(ctx, &ctx->gx, &ctx->ngx, sizeof(*gr.x));
+	if (!gr.x || !(gr.g->name = vipd_cfg_strdup(ctx, n->w[1]))) {
 		ctx->c->ngroups--; /* nothing of it to free yet */
 		if (gr.x)
 			ctx->ngx--;
@@ -828,7 +873,8 @@ void cfg_sync_group(struct cfg_ctx *ctx, const struct cfg_node *n)
 	}
 	gr.g->line = n->loc;
 	snprintf(gr.where, sizeof(gr.where), "vrrp_sync_group '%s'", n->w[1]);
-	cfg_block(ctx, n, cfg_group_kws, CFG_NELEM(cfg_group_kws), &gr, gr.where);
-	if (!gr.group_loc && !ctx->stop)
-		cfg_err(ctx, n->loc, "vrrp_sync_group '%s' has no 'group' of instances", n->w[1]);
+	vipd_cfg_block(ctx, n, cfg_group_kws, CFG_NELEM(cfg_group_kws), &gr, gr.where);
+	if (!gr.group_loc && !ctx->d.stop)
+		vipd_cfg_err(
+			ctx, n->loc, "vrrp_sync_group '%s' has no 'group' of instances", n->w[1]);
 }

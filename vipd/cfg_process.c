@@ -31,21 +31,21 @@ static void cfg_tp_process(struct cfg_ctx *ctx, const struct cfg_node *n, void *
 	size_t i, len = 0;
 	char *q;
 
-	if (cfg_nargs(ctx, n, 1, 4096, TP(obj)->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 4096, TP(obj)->where) < 0)
 		return;
 	if (!n->w[1][0]) {
-		cfg_err(ctx, n->loc, "'process' is empty (%s)", TP(obj)->where);
+		vipd_cfg_err(ctx, n->loc, "'process' is empty (%s)", TP(obj)->where);
 		return;
 	}
 	TP(obj)->process_loc = n->loc;
-	if (!(p->process = cfg_strdup(ctx, n->w[1])))
+	if (!(p->process = vipd_cfg_strdup(ctx, n->w[1])))
 		return;
 	for (i = 2; i < n->n; i++)
 		len += strlen(n->w[i]) + 1;
 	if (!len)
 		return;
 	if (!(p->params = malloc(len))) {
-		cfg_oom(ctx);
+		vipd_cfg_oom(ctx);
 		return;
 	}
 	for (q = p->params, i = 2; i < n->n; i++) {
@@ -62,7 +62,7 @@ static void cfg_tp_match(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 {
 	struct vipd_track_process_def *p = TP(obj)->p;
 
-	if (cfg_nargs(ctx, n, 0, 1, TP(obj)->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 0, 1, TP(obj)->where) < 0)
 		return;
 	if (n->n == 1)
 		p->param_match = VIPD_PARAM_EXACT;
@@ -71,7 +71,7 @@ static void cfg_tp_match(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 	else if (strcmp(n->w[1], "partial") == 0)
 		p->param_match = VIPD_PARAM_PARTIAL;
 	else {
-		cfg_err(ctx, n->loc,
+		vipd_cfg_err(ctx, n->loc,
 			"'param_match' takes nothing, 'initial' or 'partial', not '%s' (%s)",
 			n->w[1], TP(obj)->where);
 		return;
@@ -83,12 +83,13 @@ static void cfg_tp_weight(struct cfg_ctx *ctx, const struct cfg_node *n, void *o
 {
 	long v;
 
-	if (cfg_nargs(ctx, n, 1, 2, TP(obj)->where) < 0 ||
-		cfg_int(ctx, n, 1, -CFG_WEIGHT_FILE, CFG_WEIGHT_FILE, &v, TP(obj)->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 2, TP(obj)->where) < 0 ||
+		vipd_cfg_int(ctx, n, 1, -CFG_WEIGHT_FILE, CFG_WEIGHT_FILE, &v, TP(obj)->where) < 0)
 		return;
 	if (n->n == 3 && strcmp(n->w[2], "reverse") != 0) {
-		cfg_err(ctx, n->loc, "'weight': unexpected '%s'; only 'reverse' may follow (%s)",
-			n->w[2], TP(obj)->where);
+		vipd_cfg_err(ctx, n->loc,
+			"'weight': unexpected '%s'; only 'reverse' may follow (%s)", n->w[2],
+			TP(obj)->where);
 		return;
 	}
 	TP(obj)->p->weight = (int)v;
@@ -100,8 +101,8 @@ static void cfg_tp_quorum(struct cfg_ctx *ctx, const struct cfg_node *n, void *o
 	bool max = strcmp(n->w[0], "quorum_max") == 0;
 	unsigned long long v;
 
-	if (cfg_nargs(ctx, n, 1, 1, TP(obj)->where) < 0 ||
-		cfg_uint(ctx, n, 1, max ? 0 : 1, 65535, &v, TP(obj)->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, TP(obj)->where) < 0 ||
+		vipd_cfg_uint(ctx, n, 1, max ? 0 : 1, 65535, &v, TP(obj)->where) < 0)
 		return;
 	if (max) {
 		TP(obj)->p->quorum_max = (unsigned)v;
@@ -117,8 +118,8 @@ static void cfg_tp_delay(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 {
 	uint64_t t;
 
-	if (cfg_nargs(ctx, n, 1, 1, TP(obj)->where) < 0 ||
-		cfg_secs(ctx, n, 1, 1, 3600 * CPHA_USEC_PER_SEC, &t, TP(obj)->where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 1, 1, TP(obj)->where) < 0 ||
+		vipd_cfg_secs(ctx, n, 1, 1, 3600 * CPHA_USEC_PER_SEC, &t, TP(obj)->where) < 0)
 		return;
 	if (n->w[0][0] != 'f')
 		TP(obj)->p->terminate_delay = t;
@@ -128,20 +129,20 @@ static void cfg_tp_delay(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 
 static void cfg_tp_full(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (cfg_nargs(ctx, n, 0, 0, TP(obj)->where) == 0)
+	if (vipd_cfg_nargs(ctx, n, 0, 0, TP(obj)->where) == 0)
 		TP(obj)->p->full_command = true;
 }
 
 static const struct cfg_kw cfg_tp_kws[] = {
-	{ "process", cfg_tp_process, 0 },
-	{ "param_match", cfg_tp_match, 0 },
-	{ "weight", cfg_tp_weight, 0 },
-	{ "quorum", cfg_tp_quorum, 0 },
-	{ "quorum_max", cfg_tp_quorum, 0 },
-	{ "delay", cfg_tp_delay, 0 },
-	{ "terminate_delay", cfg_tp_delay, 0 },
-	{ "fork_delay", cfg_tp_delay, 0 },
-	{ "full_command", cfg_tp_full, 0 },
+	{ { "process", CFG_KW_HERE }, cfg_tp_process, 0 },
+	{ { "param_match", CFG_KW_HERE }, cfg_tp_match, 0 },
+	{ { "weight", CFG_KW_HERE }, cfg_tp_weight, 0 },
+	{ { "quorum", CFG_KW_HERE }, cfg_tp_quorum, 0 },
+	{ { "quorum_max", CFG_KW_HERE }, cfg_tp_quorum, 0 },
+	{ { "delay", CFG_KW_HERE }, cfg_tp_delay, 0 },
+	{ { "terminate_delay", CFG_KW_HERE }, cfg_tp_delay, 0 },
+	{ { "fork_delay", CFG_KW_HERE }, cfg_tp_delay, 0 },
+	{ { "full_command", CFG_KW_HERE }, cfg_tp_full, 0 },
 };
 
 /* The checks of a whole definition, as keepalived's, but refusing what it
@@ -151,47 +152,48 @@ static void cfg_tp_check(struct cfg_ctx *ctx, const struct cfg_node *n, struct c
 	struct vipd_track_process_def *p = tp->p;
 
 	if (!p->process) {
-		cfg_err(ctx, n->loc, "%s has no 'process'", tp->where);
+		vipd_cfg_err(ctx, n->loc, "%s has no 'process'", tp->where);
 		return;
 	}
 	if (tp->quorum_max_loc && p->quorum_max == 0 && tp->quorum_loc) {
-		cfg_err(ctx, tp->quorum_max_loc,
+		vipd_cfg_err(ctx, tp->quorum_max_loc,
 			"'quorum_max 0' means the process must not run, which needs no 'quorum' "
 			"(%s)",
 			tp->where);
 	} else if (tp->quorum_max_loc && p->quorum_max == 0) {
 		p->quorum = 0; /* quorum while none runs */
 	} else if (p->quorum > p->quorum_max) {
-		cfg_err(ctx, tp->quorum_loc ? tp->quorum_loc : n->loc,
+		vipd_cfg_err(ctx, tp->quorum_loc ? tp->quorum_loc : n->loc,
 			"'quorum' %u is above 'quorum_max' %u (%s)", p->quorum, p->quorum_max,
 			tp->where);
 	}
 	if (!p->full_command && strlen(p->process) > CFG_COMM_MAX)
-		cfg_notice(ctx, tp->process_loc,
+		vipd_cfg_notice(ctx, tp->process_loc,
 			"process '%s' is longer than the %d characters of a process name "
 			"(/proc/PID/comm), so it never matches: add 'full_command' to match the "
 			"command line (%s)",
 			p->process, CFG_COMM_MAX, tp->where);
 }
 
-void cfg_track_process_def(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+void vipd_cfg_track_process_def(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
 	const struct vipd_track_process_def *old =
 		n->n == 2 ? vipd_cfg_track_process(ctx->c, n->w[1]) : NULL;
 	struct cfg_tp tp = { 0 };
 
 	(void)obj;
-	if (cfg_def_name(ctx, n, "vrrp_track_process", old, old ? old->line : 0) < 0)
+	if (vipd_cfg_def_name(ctx, n, "vrrp_track_process", old, old ? old->line : 0) < 0)
 		return;
-	tp.p = cfg_push(ctx, &ctx->c->track_processes, &ctx->c->ntrack_processes, sizeof(*tp.p));
-	if (!tp.p || !(tp.p->name = cfg_strdup(ctx, n->w[1])))
+	tp.p = vipd_cfg_push(
+		ctx, &ctx->c->track_processes, &ctx->c->ntrack_processes, sizeof(*tp.p));
+	if (!tp.p || !(tp.p->name = vipd_cfg_strdup(ctx, n->w[1])))
 		return;
 	tp.p->line = n->loc;
 	tp.p->quorum = 1;
 	tp.p->quorum_max = UINT_MAX;
 	snprintf(tp.where, sizeof(tp.where), "vrrp_track_process '%s'", n->w[1]);
-	cfg_block(ctx, n, cfg_tp_kws, CFG_NELEM(cfg_tp_kws), &tp, tp.where);
-	if (!ctx->stop)
+	vipd_cfg_block(ctx, n, cfg_tp_kws, CFG_NELEM(cfg_tp_kws), &tp, tp.where);
+	if (!ctx->d.stop)
 		cfg_tp_check(ctx, n, &tp);
 }
 

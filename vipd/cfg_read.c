@@ -14,7 +14,7 @@
 
 #include "cfg-internal.h"
 
-void cfg_node_free(struct cfg_node *n)
+void vipd_cfg_node_free(struct cfg_node *n)
 {
 	size_t i;
 
@@ -22,7 +22,7 @@ void cfg_node_free(struct cfg_node *n)
 		free(n->w[i]);
 	free(n->w);
 	for (i = 0; i < n->nkids; i++)
-		cfg_node_free(&n->kids[i]);
+		vipd_cfg_node_free(&n->kids[i]);
 	free(n->kids);
 }
 
@@ -37,7 +37,7 @@ static struct cfg_node *cfg_stmt_end(
 {
 	struct cfg_node *list = cfg_list(ctx, rd), *n;
 
-	n = cfg_push(ctx, &list->kids, &list->nkids, sizeof(*n));
+	n = vipd_cfg_push(ctx, &list->kids, &list->nkids, sizeof(*n));
 	if (!n)
 		return NULL;
 	n->w = rd->w;
@@ -52,8 +52,9 @@ static struct cfg_node *cfg_stmt_end(
 static void cfg_open_block(struct cfg_ctx *ctx, struct cfg_reader *rd, struct cfg_node *n)
 {
 	if (rd->depth == CFG_MAX_NESTING) {
-		cfg_err(ctx, n->loc, "blocks are nested deeper than %d levels", CFG_MAX_NESTING);
-		ctx->stop = true;
+		vipd_cfg_err(
+			ctx, n->loc, "blocks are nested deeper than %d levels", CFG_MAX_NESTING);
+		ctx->d.stop = true;
 		return;
 	}
 	n->block = true;
@@ -67,7 +68,7 @@ static void cfg_src_close(struct cfg_src *s)
 	s->open = false;
 }
 
-void cfg_src_free(struct cfg_src *s)
+void vipd_cfg_src_free(struct cfg_src *s)
 {
 	size_t i;
 
@@ -82,34 +83,30 @@ void cfg_src_free(struct cfg_src *s)
 static int cfg_src_next(struct cfg_ctx *ctx, struct cfg_src *s)
 {
 	const char *path;
-	char **nf;
 	int r;
 
 	while (s->next < s->npaths) {
 		path = s->paths[s->next++];
-		if (ctx->nfiles >= CFG_MAX_FILES) {
-			cfg_err(ctx, s->inc_loc, "include '%s': more than %d configuration files",
-				path, CFG_MAX_FILES);
-			ctx->stop = true;
+		if (ctx->d.nfiles >= CFG_MAX_FILES) {
+			vipd_cfg_err(ctx, s->inc_loc,
+				"include '%s': more than %d configuration files", path,
+				CFG_MAX_FILES);
+			ctx->d.stop = true;
 			return -1;
 		}
 		r = cpha_lex_open(&s->lx, path, CPHA_LEX_KEEPALIVED);
 		if (r < 0) {
-			cfg_err(ctx, s->inc_loc, "include '%s': cannot read: %s", path,
+			vipd_cfg_err(ctx, s->inc_loc, "include '%s': cannot read: %s", path,
 				s->lx.err[0] ? s->lx.err : strerror(-r));
 			cpha_lex_free(&s->lx);
 			continue;
 		}
-		nf = realloc(ctx->files, (ctx->nfiles + 1) * sizeof(*nf));
-		if (!nf || !(nf[ctx->nfiles] = strdup(path))) {
-			if (nf)
-				ctx->files = nf;
+		r = cpha_cfgdiag_file(&ctx->d, path);
+		if (r < 0) {
 			cpha_lex_free(&s->lx);
-			cfg_oom(ctx);
 			return -1;
 		}
-		ctx->files = nf;
-		s->file = (unsigned)ctx->nfiles++;
+		s->file = (unsigned)r;
 		s->open = true;
 		return 0;
 	}
@@ -142,26 +139,27 @@ static void cfg_include(
 	int r;
 
 	if (!ctx->includes) {
-		cfg_err(ctx, loc, "'include' works only in a configuration read from a file");
+		vipd_cfg_err(ctx, loc, "'include' works only in a configuration read from a file");
 		return;
 	}
 	if (l->n != 2 || l->tok[1].kind != CPHA_TOK_WORD) {
-		cfg_err(ctx, loc, "'include' takes one file name or pattern");
+		vipd_cfg_err(ctx, loc, "'include' takes one file name or pattern");
 		return;
 	}
 	if (rd->nsrc > CFG_MAX_INCLUDE) {
-		cfg_err(ctx, loc, "includes are nested deeper than %d levels (an include loop?)",
+		vipd_cfg_err(ctx, loc,
+			"includes are nested deeper than %d levels (an include loop?)",
 			CFG_MAX_INCLUDE);
 		return;
 	}
 	pat = l->tok[1].text;
-	dir = cfg_dirname(ctx->files[cur->file]);
+	dir = cfg_dirname(ctx->d.files[cur->file]);
 	full = NULL;
 	if (dir && asprintf(&full, "%s%s", pat[0] == '/' ? "" : dir, pat) < 0)
 		full = NULL;
 	free(dir);
 	if (!full) {
-		cfg_oom(ctx);
+		vipd_cfg_oom(ctx);
 		return;
 	}
 	s = &rd->src[rd->nsrc];
@@ -171,7 +169,7 @@ static void cfg_include(
 		s->paths = malloc(sizeof(*s->paths));
 		if (!s->paths) {
 			free(full);
-			cfg_oom(ctx);
+			vipd_cfg_oom(ctx);
 			return;
 		}
 		s->paths[0] = full;
@@ -179,9 +177,9 @@ static void cfg_include(
 	} else {
 		r = glob(full, GLOB_BRACE, NULL, &g); /* unreadable directories match nothing */
 		if (r == GLOB_NOMATCH) {
-			cfg_notice(ctx, loc, "include '%s' matches no file", full);
+			vipd_cfg_notice(ctx, loc, "include '%s' matches no file", full);
 		} else if (r != 0) {
-			cfg_err(ctx, loc, "include '%s': %s", full,
+			vipd_cfg_err(ctx, loc, "include '%s': %s", full,
 				r == GLOB_NOSPACE ? "out of memory" : "cannot be expanded");
 		} else {
 			s->paths = calloc(g.gl_pathc, sizeof(*s->paths));
@@ -191,7 +189,7 @@ static void cfg_include(
 				s->npaths++;
 			}
 			if (!s->paths || i < g.gl_pathc)
-				cfg_oom(ctx);
+				vipd_cfg_oom(ctx);
 		}
 		if (r != GLOB_NOMATCH)
 			globfree(&g);
@@ -200,7 +198,7 @@ static void cfg_include(
 	if (s->npaths)
 		rd->nsrc++;
 	else
-		cfg_src_free(s);
+		vipd_cfg_src_free(s);
 }
 
 /* After a lexer error, go on with the next line. */
@@ -221,10 +219,10 @@ static int cfg_next_line(
 	struct cfg_src *s;
 	int r;
 
-	while (rd->nsrc > 0 && !ctx->stop) {
+	while (rd->nsrc > 0 && !ctx->d.stop) {
 		s = &rd->src[rd->nsrc - 1];
 		if (!s->open && cfg_src_next(ctx, s) < 0) {
-			cfg_src_free(s);
+			vipd_cfg_src_free(s);
 			rd->nsrc--;
 			continue;
 		}
@@ -236,9 +234,9 @@ static int cfg_next_line(
 		if (r == 0) {
 			cfg_src_close(s);
 		} else if (r == -ENOMEM) {
-			cfg_oom(ctx);
+			vipd_cfg_oom(ctx);
 		} else {
-			cfg_err(ctx, CFG_LOC(s->file, s->lx.err_line), "%s", s->lx.err);
+			vipd_cfg_err(ctx, CFG_LOC(s->file, s->lx.err_line), "%s", s->lx.err);
 			cfg_lex_skip_line(&s->lx);
 		}
 	}
@@ -263,7 +261,7 @@ static int cfg_word(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *text
 	rd->nw++;
 	return 0;
 oom:
-	cfg_oom(ctx);
+	vipd_cfg_oom(ctx);
 	return -1;
 }
 
@@ -274,7 +272,7 @@ static void cfg_tree_line(
 	struct cfg_node *list, *n;
 	size_t i;
 
-	for (i = 0; i < l->n && !ctx->stop; i++) {
+	for (i = 0; i < l->n && !ctx->d.stop; i++) {
 		const struct cpha_token *t = &l->tok[i];
 
 		if (t->kind == CPHA_TOK_WORD) {
@@ -287,7 +285,7 @@ static void cfg_tree_line(
 			} else if (i == 0 && rd->attach >= 0 && (size_t)rd->attach < list->nkids) {
 				n = &list->kids[rd->attach]; /* "keyword" NL "{" */
 			} else {
-				cfg_err(ctx, loc, "'{' without a keyword before it");
+				vipd_cfg_err(ctx, loc, "'{' without a keyword before it");
 				n = cfg_stmt_end(ctx, rd, true, loc);
 			}
 			rd->attach = -1;
@@ -298,12 +296,12 @@ static void cfg_tree_line(
 				cfg_stmt_end(ctx, rd, false, loc);
 			rd->attach = -1;
 			if (rd->depth == 0)
-				cfg_err(ctx, loc, "'}' without a block to close");
+				vipd_cfg_err(ctx, loc, "'}' without a block to close");
 			else
 				rd->depth--;
 		}
 	}
-	if (rd->nw && !ctx->stop) {
+	if (rd->nw && !ctx->d.stop) {
 		list = cfg_list(ctx, rd);
 		if (cfg_stmt_end(ctx, rd, false, loc))
 			rd->attach = (long)list->nkids - 1;
@@ -311,14 +309,14 @@ static void cfg_tree_line(
 }
 
 /* Read everything into ctx->root. The first source is set up by the caller. */
-void cfg_read(struct cfg_ctx *ctx, struct cfg_reader *rd)
+void vipd_cfg_read(struct cfg_ctx *ctx, struct cfg_reader *rd)
 {
 	struct cpha_lex_line l;
 	unsigned loc;
 	int d;
 
 	rd->attach = -1;
-	while (!ctx->stop && cfg_next_line(ctx, rd, &l, &loc) == 1) {
+	while (!ctx->d.stop && cfg_next_line(ctx, rd, &l, &loc) == 1) {
 		if (l.tok[0].kind == CPHA_TOK_WORD && !l.tok[0].quoted &&
 			strcmp(l.tok[0].text, "include") == 0) {
 			rd->attach = -1;
@@ -328,34 +326,33 @@ void cfg_read(struct cfg_ctx *ctx, struct cfg_reader *rd)
 		cfg_tree_line(ctx, rd, &l, loc);
 	}
 	/* what follows an unclosed '{' is in its block: nothing more to say */
-	for (d = 0; d < rd->depth && !ctx->stop; d++) {
-		cfg_err(ctx, rd->open[d]->loc, "'%s' block is not closed (a '}' is missing)",
+	for (d = 0; d < rd->depth && !ctx->d.stop; d++) {
+		vipd_cfg_err(ctx, rd->open[d]->loc, "'%s' block is not closed (a '}' is missing)",
 			rd->open[d]->n ? rd->open[d]->w[0] : "{");
-		ctx->stop = true;
+		ctx->d.stop = true;
 	}
 	while (rd->nsrc > 0)
-		cfg_src_free(&rd->src[--rd->nsrc]);
+		vipd_cfg_src_free(&rd->src[--rd->nsrc]);
 	for (d = 0; (size_t)d < rd->nw; d++)
 		free(rd->w[d]);
 	free(rd->w);
 }
 
 /* Start reading with a lexer that is open: the first file. */
-int cfg_read_start(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *name)
+int vipd_cfg_read_start(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *name)
 {
 	memset(rd, 0, sizeof(*rd));
-	ctx->files = malloc(sizeof(*ctx->files));
-	if (!ctx->files || !(ctx->files[0] = strdup(name)))
+	ctx->d.max_errors = CFG_MAX_ERRORS;
+	if (cpha_cfgdiag_file(&ctx->d, name) < 0)
 		return -1;
-	ctx->nfiles = 1;
 	rd->nsrc = 1;
 	rd->src[0].open = true;
 	return 0;
 }
 
 /* Close whatever is still open (after an early stop). */
-void cfg_read_end(struct cfg_reader *rd)
+void vipd_cfg_read_end(struct cfg_reader *rd)
 {
 	while (rd->nsrc > 0)
-		cfg_src_free(&rd->src[--rd->nsrc]);
+		vipd_cfg_src_free(&rd->src[--rd->nsrc]);
 }

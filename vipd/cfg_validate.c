@@ -65,13 +65,13 @@ static void cfg_check_family(struct cfg_ctx *ctx, struct vipd_instance *v)
 					 : AF_INET;
 	for (i = 1; i < v->nvips; i++)
 		if (cpha_addr_family(&v->vips[i].addr) != v->family)
-			cfg_err(ctx, v->vips[i].line,
+			vipd_cfg_err(ctx, v->vips[i].line,
 				"virtual_ipaddress %s is %s but %s at %s is %s: an instance has "
 				"one address family; use a second instance (vrrp_instance '%s')",
 				cfg_fmt(&v->vips[i].addr, a, sizeof(a)),
 				cfg_fam(cpha_addr_family(&v->vips[i].addr)),
 				cfg_fmt(&v->vips[0].addr, b, sizeof(b)),
-				cfg_at(ctx, v->vips[0].line, v->vips[i].line, at, sizeof(at)),
+				vipd_cfg_at(ctx, v->vips[0].line, v->vips[i].line, at, sizeof(at)),
 				cfg_fam(v->family), v->name);
 }
 
@@ -84,21 +84,21 @@ static void cfg_check_version(struct cfg_ctx *ctx, struct vipd_instance *v, stru
 	if (!x->version_loc)
 		v->version = v->family == AF_INET6 ? 3 : ctx->c->global.vrrp_version;
 	else if (v->version == 2 && v->family == AF_INET6)
-		cfg_err(ctx, x->version_loc,
+		vipd_cfg_err(ctx, x->version_loc,
 			"VRRP version 2 carries only IPv4 addresses (RFC 3768) but the VIPs of "
 			"vrrp_instance '%s' are IPv6: use version 3",
 			v->name);
 	if (!x->advert_loc)
 		return;
-	cfg_fmt_secs(a, s, sizeof(s));
+	vipd_cfg_fmt_secs(a, s, sizeof(s));
 	/* RFC 3768 §5.3.7: whole seconds; RFC 9568 §5.2.7: 12 bits of centiseconds */
 	if (v->version == 2 && a % CPHA_USEC_PER_SEC)
-		cfg_err(ctx, x->advert_loc,
+		vipd_cfg_err(ctx, x->advert_loc,
 			"'advert_int' must be whole seconds with VRRP version 2, not %s "
 			"(vrrp_instance '%s'; keepalived would round it)",
 			s, v->name);
 	else if (v->version == 3 && (a % CFG_CENTISEC || a > 4095 * CFG_CENTISEC))
-		cfg_err(ctx, x->advert_loc,
+		vipd_cfg_err(ctx, x->advert_loc,
 			"'advert_int' must be 0.01 to 40.95 seconds in steps of 0.01 with VRRP "
 			"version 3, not %s (vrrp_instance '%s')",
 			s, v->name);
@@ -112,7 +112,7 @@ static void cfg_check_state(struct cfg_ctx *ctx, struct vipd_instance *v, struct
 		v->priority = x->state_loc && v->state == VIPD_INIT_MASTER ? CFG_PRIO_OWNER
 									   : CFG_PRIO_DEFAULT;
 		if (v->priority == CFG_PRIO_OWNER)
-			cfg_notice(ctx, x->state_loc,
+			vipd_cfg_notice(ctx, x->state_loc,
 				"state MASTER without 'priority' makes vrrp_instance '%s' the "
 				"address owner (priority 255), as keepalived does; give it a "
 				"priority below 255 unless this node owns the address",
@@ -124,21 +124,21 @@ static void cfg_check_state(struct cfg_ctx *ctx, struct vipd_instance *v, struct
 		(v->state == VIPD_INIT_MASTER) != (v->priority == CFG_PRIO_OWNER)) {
 		/* RFC 9568 §6.4.1: only the owner starts as master */
 		v->state = v->priority == CFG_PRIO_OWNER ? VIPD_INIT_MASTER : VIPD_INIT_BACKUP;
-		cfg_notice(ctx, x->state_loc,
+		vipd_cfg_notice(ctx, x->state_loc,
 			"with vrrp_strict only the address owner (priority 255) starts as MASTER: "
 			"vrrp_instance '%s' starts as %s, as keepalived does",
 			v->name, v->state == VIPD_INIT_MASTER ? "MASTER" : "BACKUP");
 	}
 	/* keepalived clears these with a warning; so does vipd */
 	if (x->nopreempt_loc && v->priority == CFG_PRIO_OWNER) {
-		cfg_notice(ctx, x->nopreempt_loc,
+		vipd_cfg_notice(ctx, x->nopreempt_loc,
 			"'nopreempt' does not apply to the address owner (priority 255): ignored, "
 			"as keepalived does (vrrp_instance '%s')",
 			v->name);
 		v->nopreempt = false;
 		x->nopreempt_loc = 0;
 	} else if (x->nopreempt_loc && v->state == VIPD_INIT_MASTER) {
-		cfg_notice(ctx, x->nopreempt_loc,
+		vipd_cfg_notice(ctx, x->nopreempt_loc,
 			"'nopreempt' does not work with state MASTER: ignored, as keepalived does; "
 			"use state BACKUP on every node (vrrp_instance '%s')",
 			v->name);
@@ -152,7 +152,7 @@ static void cfg_check_state(struct cfg_ctx *ctx, struct vipd_instance *v, struct
 							       : NULL;
 
 		if (why) {
-			cfg_notice(ctx, x->preempt_delay_loc,
+			vipd_cfg_notice(ctx, x->preempt_delay_loc,
 				"'preempt_delay' %s: ignored, as keepalived does (vrrp_instance "
 				"'%s')",
 				why, v->name);
@@ -167,22 +167,22 @@ static void cfg_check_auth(struct cfg_ctx *ctx, struct vipd_instance *v, struct 
 		return;
 	/* keepalived ignores authentication it cannot use, with a warning */
 	if (!x->auth_type_loc) {
-		cfg_err(ctx, x->auth_loc,
+		vipd_cfg_err(ctx, x->auth_loc,
 			"'authentication' has no 'auth_type PASS' (vrrp_instance '%s')", v->name);
 	} else if (ctx->c->global.strict) {
-		cfg_notice(ctx, x->auth_loc,
+		vipd_cfg_notice(ctx, x->auth_loc,
 			"'authentication' is ignored with vrrp_strict (RFC 3768 and RFC 9568 have "
 			"none), as keepalived does (vrrp_instance '%s')",
 			v->name);
 		v->auth = VIPD_AUTH_NONE;
 	} else if (v->version == 3) {
-		cfg_notice(ctx, x->auth_loc,
+		vipd_cfg_notice(ctx, x->auth_loc,
 			"'authentication' is ignored: VRRP version 3%s has no authentication (RFC "
 			"9568), as keepalived does (vrrp_instance '%s')",
 			v->family == AF_INET6 ? ", the version of IPv6 instances," : "", v->name);
 		v->auth = VIPD_AUTH_NONE;
 	} else if (v->auth == VIPD_AUTH_PASS && !x->auth_pass_set) {
-		cfg_notice(ctx, x->auth_type_loc,
+		vipd_cfg_notice(ctx, x->auth_type_loc,
 			"'auth_type PASS' has no 'auth_pass': no authentication is sent, as in "
 			"keepalived (vrrp_instance '%s')",
 			v->name);
@@ -196,26 +196,31 @@ static void cfg_check_unicast(struct cfg_ctx *ctx, struct vipd_instance *v, stru
 	size_t i, j;
 
 	if (ctx->c->global.strict && v->npeers)
-		cfg_err(ctx, x->peer_locs[0],
+		vipd_cfg_err(ctx, x->peer_locs[0],
 			"unicast peers are not allowed with vrrp_strict (VRRP is multicast: RFC "
 			"9568 §5.1); keepalived refuses vrrp_instance '%s' too",
 			v->name);
 	if (v->unicast_src_set && cpha_addr_family(&v->unicast_src) != v->family)
-		cfg_err(ctx, x->src_loc,
+		vipd_cfg_err(ctx, x->src_loc,
 			"unicast_src_ip %s is %s but the VIPs are %s (vrrp_instance '%s')",
 			cfg_fmt(&v->unicast_src, a, sizeof(a)),
 			cfg_fam(cpha_addr_family(&v->unicast_src)), cfg_fam(v->family), v->name);
+	if (v->mcast_dst_set && cpha_addr_family(&v->mcast_dst) != v->family)
+		vipd_cfg_err(ctx, x->mcast_dst_loc,
+			"mcast_dst_ip %s is %s but the VIPs are %s (vrrp_instance '%s')",
+			cfg_fmt(&v->mcast_dst, a, sizeof(a)),
+			cfg_fam(cpha_addr_family(&v->mcast_dst)), cfg_fam(v->family), v->name);
 	for (i = 0; i < v->npeers; i++) {
 		cfg_fmt(&v->peers[i], a, sizeof(a));
 		if (cpha_addr_family(&v->peers[i]) != v->family) {
-			cfg_err(ctx, x->peer_locs[i],
+			vipd_cfg_err(ctx, x->peer_locs[i],
 				"unicast_peer %s is %s but the VIPs are %s (vrrp_instance '%s')", a,
 				cfg_fam(cpha_addr_family(&v->peers[i])), cfg_fam(v->family),
 				v->name);
 			continue;
 		}
 		if (v->unicast_src_set && cpha_addr_equal(&v->peers[i], &v->unicast_src)) {
-			cfg_err(ctx, x->peer_locs[i],
+			vipd_cfg_err(ctx, x->peer_locs[i],
 				"unicast_peer %s is this node's own unicast_src_ip (vrrp_instance "
 				"'%s')",
 				a, v->name);
@@ -225,10 +230,10 @@ static void cfg_check_unicast(struct cfg_ctx *ctx, struct vipd_instance *v, stru
 			if (cpha_addr_equal(&v->peers[i], &v->peers[j]))
 				break;
 		if (j < i)
-			cfg_err(ctx, x->peer_locs[i],
+			vipd_cfg_err(ctx, x->peer_locs[i],
 				"unicast_peer %s is listed twice (vrrp_instance '%s'; first at %s)",
 				a, v->name,
-				cfg_at(ctx, x->peer_locs[j], x->peer_locs[i], at, sizeof(at)));
+				vipd_cfg_at(ctx, x->peer_locs[j], x->peer_locs[i], at, sizeof(at)));
 	}
 }
 
@@ -249,11 +254,11 @@ static void cfg_check_vips(struct cfg_ctx *ctx, size_t vi)
 				if (cpha_addr_equal(&w->vips[k].addr, &p->addr))
 					break;
 			if (k < (j == vi ? i : w->nvips)) {
-				cfg_err(ctx, p->line,
+				vipd_cfg_err(ctx, p->line,
 					"virtual_ipaddress %s is already at %s (vrrp_instance "
 					"'%s'): one address, one instance",
 					cfg_fmt(&p->addr, a, sizeof(a)),
-					cfg_at(ctx, w->vips[k].line, p->line, at, sizeof(at)),
+					vipd_cfg_at(ctx, w->vips[k].line, p->line, at, sizeof(at)),
 					w->name);
 				break;
 			}
@@ -262,7 +267,7 @@ static void cfg_check_vips(struct cfg_ctx *ctx, size_t vi)
 	if (v->nvips && v->family == AF_INET6 && !v->unicast) {
 		s6 = (const struct sockaddr_in6 *)&v->vips[0].addr.ss;
 		if (!IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr))
-			cfg_notice(ctx, v->vips[0].line,
+			vipd_cfg_notice(ctx, v->vips[0].line,
 				"the first IPv6 virtual_ipaddress should be link-local (RFC 9568 "
 				"§5.2.9; vrrp_instance '%s')",
 				v->name);
@@ -285,7 +290,7 @@ static void cfg_defaults(struct cfg_ctx *ctx, struct vipd_instance *v, struct cf
 	if (!x->garp_interval_loc)
 		v->garp_interval = v->family == AF_INET6 ? ctx->gna_interval : ctx->garp_interval;
 	if (x->v3_checksum_loc && v->v3_checksum_as_v2 && (v->version != 3 || v->family != AF_INET))
-		cfg_notice(ctx, x->v3_checksum_loc,
+		vipd_cfg_notice(ctx, x->v3_checksum_loc,
 			"'v3_checksum_as_v2' only changes VRRP version 3 over IPv4; it has no "
 			"effect on vrrp_instance '%s'",
 			v->name);
@@ -317,12 +322,12 @@ static void cfg_check_vrids(struct cfg_ctx *ctx)
 			}
 			if (a->unicast && k == a->npeers)
 				continue;
-			cfg_err(ctx, ctx->ix[i].vrid_loc,
+			vipd_cfg_err(ctx, ctx->ix[i].vrid_loc,
 				"vrrp_instance '%s' and vrrp_instance '%s' (%s) both use VRID %u "
 				"for %s on %s%s",
 				a->name, b->name,
-				cfg_at(ctx, b->line, ctx->ix[i].vrid_loc, at, sizeof(at)), a->vrid,
-				cfg_fam(a->family), a->interface,
+				vipd_cfg_at(ctx, b->line, ctx->ix[i].vrid_loc, at, sizeof(at)),
+				a->vrid, cfg_fam(a->family), a->interface,
 				a->unicast ? " with the same unicast peers" : "");
 			break;
 		}
@@ -349,7 +354,7 @@ static void cfg_check_track_list(struct cfg_ctx *ctx, const struct vipd_instance
 		if (strcmp(what, "track_interface") == 0 && v->interface &&
 			strcmp(t[i].name, v->interface) == 0) {
 			/* keepalived ignores the entry with a warning; so does vipd */
-			cfg_notice(ctx, t[i].line,
+			vipd_cfg_notice(ctx, t[i].line,
 				"track_interface '%s' is the interface of vrrp_instance '%s', "
 				"which is tracked anyway: the entry is ignored, as keepalived "
 				"does",
@@ -360,7 +365,7 @@ static void cfg_check_track_list(struct cfg_ctx *ctx, const struct vipd_instance
 			n--;
 			i--;
 		} else if (t[i].weight && why)
-			cfg_err(ctx, t[i].line,
+			vipd_cfg_err(ctx, t[i].line,
 				"%s '%s' has weight %d but vrrp_instance '%s' %s (keepalived "
 				"ignores the track): use weight 0%s",
 				what, t[i].name, t[i].weight, v->name, why,
@@ -384,13 +389,14 @@ static void cfg_check_group_dups(
 			if (strcmp(v->track_interface[j].name, t->name) == 0)
 				break;
 		if (j < v->ntrack_interface || (v->interface && strcmp(v->interface, t->name) == 0))
-			cfg_err(ctx, t->line,
+			vipd_cfg_err(ctx, t->line,
 				"track_interface '%s' of vrrp_sync_group '%s' is also tracked by "
 				"member vrrp_instance '%s' (%s); keepalived refuses that: keep one",
 				t->name, g->name, v->name,
-				j < v->ntrack_interface ? cfg_at(ctx, v->track_interface[j].line,
-								  t->line, at, sizeof(at))
-							: "its interface");
+				j < v->ntrack_interface
+					? vipd_cfg_at(ctx, v->track_interface[j].line, t->line, at,
+						  sizeof(at))
+					: "its interface");
 	}
 	for (i = 0; i < g->ntrack_script + g->ntrack_file; i++) {
 		bool scr = i < g->ntrack_script;
@@ -401,13 +407,13 @@ static void cfg_check_group_dups(
 
 		for (j = 0; j < n; j++)
 			if (strcmp(mine[j].name, t->name) == 0)
-				cfg_notice(ctx, mine[j].line,
+				vipd_cfg_notice(ctx, mine[j].line,
 					"%s '%s' is tracked by vrrp_instance '%s' and by its "
 					"vrrp_sync_group '%s' (%s); the group's weight applies, as "
 					"in keepalived",
 					scr ? "track_script" : "track_file", t->name, v->name,
 					g->name,
-					cfg_at(ctx, t->line, mine[j].line, at, sizeof(at)));
+					vipd_cfg_at(ctx, t->line, mine[j].line, at, sizeof(at)));
 	}
 }
 
@@ -426,7 +432,8 @@ static void cfg_check_groups(struct cfg_ctx *ctx)
 
 			v = (struct vipd_instance *)vipd_cfg_instance(ctx->c, g->members[j]);
 			if (!v) {
-				cfg_err(ctx, loc, "no vrrp_instance '%s' (vrrp_sync_group '%s')",
+				vipd_cfg_err(ctx, loc,
+					"no vrrp_instance '%s' (vrrp_sync_group '%s')",
 					g->members[j], g->name);
 				continue;
 			}
@@ -434,19 +441,20 @@ static void cfg_check_groups(struct cfg_ctx *ctx)
 				for (k = 0; k < i; k++)
 					if (strcmp(ctx->c->groups[k].name, v->sync_group) == 0)
 						break;
-				cfg_err(ctx, loc,
+				vipd_cfg_err(ctx, loc,
 					"vrrp_instance '%s' is already in vrrp_sync_group '%s' "
 					"(%s); an instance is in one group",
 					v->name, v->sync_group,
-					cfg_at(ctx, ctx->c->groups[k].line, loc, at, sizeof(at)));
+					vipd_cfg_at(
+						ctx, ctx->c->groups[k].line, loc, at, sizeof(at)));
 				continue;
 			}
-			if (!(v->sync_group = cfg_strdup(ctx, g->name)))
+			if (!(v->sync_group = vipd_cfg_strdup(ctx, g->name)))
 				return;
 			cfg_check_group_dups(ctx, g, v);
 		}
 		if (g->nmembers == 1)
-			cfg_notice(ctx, g->line,
+			vipd_cfg_notice(ctx, g->line,
 				"vrrp_sync_group '%s' has only one instance (keepalived warns too)",
 				g->name);
 		for (j = 0; j < g->nmembers; j++) {
@@ -463,7 +471,7 @@ static void cfg_check_groups(struct cfg_ctx *ctx)
 								 g->ntrack_interface];
 
 				if (t->weight)
-					cfg_err(ctx, t->line,
+					vipd_cfg_err(ctx, t->line,
 						"'%s' has weight %d but member vrrp_instance '%s' "
 						"is the address owner (priority 255): use weight 0 "
 						"(vrrp_sync_group '%s')",
@@ -493,7 +501,7 @@ static void cfg_warn_weight(struct cfg_ctx *ctx, const struct vipd_instance *v,
 		snprintf(fix, sizeof(fix), "a weight of at least %u, or 0 for FAULT", need);
 	else
 		snprintf(fix, sizeof(fix), "weight 0 for FAULT");
-	cfg_notice(ctx, t->line,
+	vipd_cfg_notice(ctx, t->line,
 		"%s '%s' (weight %d%s%s) cannot move the VIP: when it fails alone, vrrp_instance "
 		"'%s' drops from priority %u to %u, not below %u, %s; use %s",
 		what, t->name, t->weight, group ? ", vrrp_sync_group " : "", group ? group : "",
@@ -535,13 +543,13 @@ static void cfg_warn_weights(struct cfg_ctx *ctx)
 	}
 }
 
-void cfg_validate(struct cfg_ctx *ctx)
+void vipd_cfg_validate(struct cfg_ctx *ctx)
 {
 	struct vipd_instance *v;
 	struct cfg_inst_x *x;
 	size_t i;
 
-	for (i = 0; i < ctx->c->ninstances && !ctx->stop; i++) {
+	for (i = 0; i < ctx->c->ninstances && !ctx->d.stop; i++) {
 		v = &ctx->c->instances[i];
 		x = &ctx->ix[i];
 		cfg_check_family(ctx, v);
@@ -552,11 +560,11 @@ void cfg_validate(struct cfg_ctx *ctx)
 		cfg_check_vips(ctx, i);
 		cfg_defaults(ctx, v, x);
 	}
-	if (ctx->stop)
+	if (ctx->d.stop)
 		return;
 	cfg_check_vrids(ctx);
 	cfg_check_groups(ctx);
-	for (i = 0; i < ctx->c->ninstances && !ctx->stop; i++) {
+	for (i = 0; i < ctx->c->ninstances && !ctx->d.stop; i++) {
 		v = &ctx->c->instances[i];
 		cfg_check_track_list(ctx, v, v->track_script, &v->ntrack_script, "track_script");
 		cfg_check_track_list(
@@ -566,9 +574,9 @@ void cfg_validate(struct cfg_ctx *ctx)
 		cfg_check_track_list(ctx, v, v->track_process, &v->ntrack_process, "track_process");
 	}
 	if (ctx->strict_loc)
-		cfg_notice(ctx, ctx->strict_loc,
+		vipd_cfg_notice(ctx, ctx->strict_loc,
 			"vrrp_strict: vipd adds no firewall rules, so backup nodes' addresses "
 			"keep accepting traffic (keepalived's no_accept rules are not installed)");
-	if (!ctx->stop && !ctx->nerrs)
+	if (!ctx->d.stop && !ctx->d.nerrs)
 		cfg_warn_weights(ctx);
 }

@@ -10,22 +10,23 @@
 #include "duration.h"
 #include "cfg-internal.h"
 
-int cfg_nargs(
+int vipd_cfg_nargs(
 	struct cfg_ctx *ctx, const struct cfg_node *n, size_t min, size_t max, const char *where)
 {
 	if (n->n - 1 < min) {
-		cfg_err(ctx, n->loc, "'%s' needs %s (%s)", n->w[0],
+		vipd_cfg_err(ctx, n->loc, "'%s' needs %s (%s)", n->w[0],
 			min == 1 ? "a value" : "more values", where);
 		return -1;
 	}
 	if (n->n - 1 > max) {
-		cfg_err(ctx, n->loc, "'%s': unexpected '%s' (%s)", n->w[0], n->w[max + 1], where);
+		vipd_cfg_err(
+			ctx, n->loc, "'%s': unexpected '%s' (%s)", n->w[0], n->w[max + 1], where);
 		return -1;
 	}
 	return 0;
 }
 
-int cfg_uint(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, unsigned long long min,
+int vipd_cfg_uint(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, unsigned long long min,
 	unsigned long long max, unsigned long long *out, const char *where)
 {
 	const char *s = n->w[i], *p;
@@ -34,16 +35,17 @@ int cfg_uint(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, unsigned l
 	for (p = s; *p >= '0' && *p <= '9' && v <= max; p++)
 		v = v * 10 + (unsigned long long)(*p - '0');
 	if (p == s || *p || v < min || v > max) {
-		cfg_err(ctx, n->loc, "'%s' must be a whole number from %llu to %llu, not '%s' (%s)",
-			n->w[0], min, max, s, where);
+		vipd_cfg_err(ctx, n->loc,
+			"'%s' must be a whole number from %llu to %llu, not '%s' (%s)", n->w[0],
+			min, max, s, where);
 		return -1;
 	}
 	*out = v;
 	return 0;
 }
 
-int cfg_int(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, long min, long max, long *out,
-	const char *where)
+int vipd_cfg_int(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, long min, long max,
+	long *out, const char *where)
 {
 	const char *s = n->w[i], *p = s;
 	unsigned long long v = 0, lim = (unsigned long long)(max > -min ? max : -min);
@@ -54,8 +56,9 @@ int cfg_int(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, long min, l
 	for (s = p; *p >= '0' && *p <= '9' && v <= lim; p++)
 		v = v * 10 + (unsigned long long)(*p - '0');
 	if (p == s || *p || v > lim || (neg ? -(long)v < min : (long)v > max)) {
-		cfg_err(ctx, n->loc, "'%s' must be a whole number from %ld to %ld, not '%s' (%s)",
-			n->w[0], min, max, n->w[i], where);
+		vipd_cfg_err(ctx, n->loc,
+			"'%s' must be a whole number from %ld to %ld, not '%s' (%s)", n->w[0], min,
+			max, n->w[i], where);
 		return -1;
 	}
 	*out = neg ? -(long)v : (long)v;
@@ -63,7 +66,7 @@ int cfg_int(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, long min, l
 }
 
 /* "0.01", "40.95", "1000": seconds as keepalived writes them. */
-const char *cfg_fmt_secs(uint64_t usec, char *buf, size_t len)
+const char *vipd_cfg_fmt_secs(uint64_t usec, char *buf, size_t len)
 {
 	uint64_t frac = usec % CPHA_USEC_PER_SEC;
 	int digits = 6;
@@ -81,18 +84,18 @@ const char *cfg_fmt_secs(uint64_t usec, char *buf, size_t len)
 	return buf;
 }
 
-int cfg_secs(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, uint64_t min, uint64_t max,
-	uint64_t *out, const char *where)
+int vipd_cfg_secs(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, uint64_t min,
+	uint64_t max, uint64_t *out, const char *where)
 {
 	char lo[32], hi[32];
 	const char *why = NULL;
 	uint64_t v;
 
 	if (cpha_parse_seconds(n->w[i], &v, &why) < 0 || v < min || v > max) {
-		cfg_err(ctx, n->loc,
+		vipd_cfg_err(ctx, n->loc,
 			"'%s' must be a number of seconds from %s to %s, not '%s' (%s)", n->w[0],
-			cfg_fmt_secs(min, lo, sizeof(lo)), cfg_fmt_secs(max, hi, sizeof(hi)),
-			n->w[i], where);
+			vipd_cfg_fmt_secs(min, lo, sizeof(lo)),
+			vipd_cfg_fmt_secs(max, hi, sizeof(hi)), n->w[i], where);
 		return -1;
 	}
 	*out = v;
@@ -100,13 +103,13 @@ int cfg_secs(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, uint64_t m
 }
 
 /* KEYWORD [on|off|true|false|yes|no]; no value means on. */
-int cfg_bool(struct cfg_ctx *ctx, const struct cfg_node *n, bool *out, const char *where)
+int vipd_cfg_bool(struct cfg_ctx *ctx, const struct cfg_node *n, bool *out, const char *where)
 {
 	static const char *const yes[] = { "on", "true", "yes" };
 	static const char *const no[] = { "off", "false", "no" };
 	size_t i;
 
-	if (cfg_nargs(ctx, n, 0, 1, where) < 0)
+	if (vipd_cfg_nargs(ctx, n, 0, 1, where) < 0)
 		return -1;
 	if (n->n == 1) {
 		*out = true;
@@ -118,13 +121,13 @@ int cfg_bool(struct cfg_ctx *ctx, const struct cfg_node *n, bool *out, const cha
 			return 0;
 		}
 	}
-	cfg_err(ctx, n->loc, "'%s' takes on, off, true, false, yes or no, not '%s' (%s)", n->w[0],
-		n->w[1], where);
+	vipd_cfg_err(ctx, n->loc, "'%s' takes on, off, true, false, yes or no, not '%s' (%s)",
+		n->w[0], n->w[1], where);
 	return -1;
 }
 
 /* A unicast address as keepalived writes it: no port, no brackets. */
-int cfg_addr(struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s,
+int vipd_cfg_addr(struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s,
 	struct cpha_addr *a, const char *where)
 {
 	const char *why = "not a numeric IP address";
@@ -146,14 +149,14 @@ int cfg_addr(struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s,
 		bad = 1;
 	}
 	if (bad) {
-		cfg_err(ctx, loc, "%s '%s': %s (%s)", what, s, why, where);
+		vipd_cfg_err(ctx, loc, "%s '%s': %s (%s)", what, s, why, where);
 		return -1;
 	}
 	return 0;
 }
 
 /* What Linux accepts as an interface name (dev_valid_name). */
-int cfg_ifname(
+int vipd_cfg_ifname(
 	struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s, const char *where)
 {
 	size_t i, len = strlen(s);
@@ -162,7 +165,8 @@ int cfg_ifname(
 		if (s[i] == '/' || s[i] == ':' || isspace((unsigned char)s[i]))
 			break;
 	if (!len || len >= IF_NAMESIZE || i < len || strcmp(s, ".") == 0 || strcmp(s, "..") == 0) {
-		cfg_err(ctx, loc, "%s '%s' is not a valid interface name (%s)", what, s, where);
+		vipd_cfg_err(
+			ctx, loc, "%s '%s' is not a valid interface name (%s)", what, s, where);
 		return -1;
 	}
 	return 0;
@@ -171,7 +175,7 @@ int cfg_ifname(
 /* The words from index from on as one command line: a word that the
  * lexer's quoting kept together is quoted again, so splitting the result
  * the same way gives the same words back. */
-char *cfg_command(struct cfg_ctx *ctx, const struct cfg_node *n, size_t from)
+char *vipd_cfg_command(struct cfg_ctx *ctx, const struct cfg_node *n, size_t from)
 {
 	struct cpha_buf b = { 0 };
 	const char *w, *p;
@@ -180,7 +184,7 @@ char *cfg_command(struct cfg_ctx *ctx, const struct cfg_node *n, size_t from)
 	char *s;
 
 	if (n->n == from + 1)
-		return cfg_strdup(ctx, n->w[from]);
+		return vipd_cfg_strdup(ctx, n->w[from]);
 	for (i = from; i < n->n && r == 0; i++) {
 		w = n->w[i];
 		if (i > from)
@@ -203,7 +207,7 @@ char *cfg_command(struct cfg_ctx *ctx, const struct cfg_node *n, size_t from)
 	s = r == 0 ? cpha_buf_steal(&b) : NULL;
 	cpha_buf_free(&b);
 	if (!s)
-		cfg_oom(ctx);
+		vipd_cfg_oom(ctx);
 	return s;
 }
 
@@ -244,58 +248,59 @@ static void cfg_unsupported(struct cfg_ctx *ctx, const struct cfg_node *n, const
 		if (strcmp(cfg_hints[i].kw, n->w[0]) == 0)
 			why = cfg_hints[i].why;
 	if (where && why)
-		cfg_err(ctx, n->loc, "'%s' is not supported by vipd (%s): %s", n->w[0], where, why);
+		vipd_cfg_err(
+			ctx, n->loc, "'%s' is not supported by vipd (%s): %s", n->w[0], where, why);
 	else if (where || why)
-		cfg_err(ctx, n->loc, "'%s' is not supported by vipd (%s)", n->w[0],
+		vipd_cfg_err(ctx, n->loc, "'%s' is not supported by vipd (%s)", n->w[0],
 			where ? where : why);
 	else
-		cfg_err(ctx, n->loc, "'%s' is not supported by vipd", n->w[0]);
+		vipd_cfg_err(ctx, n->loc, "'%s' is not supported by vipd", n->w[0]);
 }
 
 /* Read the statements of a block with a keyword table. */
-void cfg_block(struct cfg_ctx *ctx, const struct cfg_node *n, const struct cfg_kw *kws, size_t nkws,
-	void *obj, const char *where)
+void vipd_cfg_block(struct cfg_ctx *ctx, const struct cfg_node *n, const struct cfg_kw *kws,
+	size_t nkws, void *obj, const char *where)
 {
 	unsigned seen[CFG_MAX_KWS];
 
 	memset(seen, 0, sizeof(seen));
-	cfg_block_seen(ctx, n, kws, nkws, obj, where, seen);
+	vipd_cfg_block_seen(ctx, n, kws, nkws, obj, where, seen);
 }
 
 /* The same, with what was seen kept by the caller (global_defs, which may
  * come in several blocks). */
-void cfg_block_seen(struct cfg_ctx *ctx, const struct cfg_node *n, const struct cfg_kw *kws,
+void vipd_cfg_block_seen(struct cfg_ctx *ctx, const struct cfg_node *n, const struct cfg_kw *kws,
 	size_t nkws, void *obj, const char *where, unsigned *seen)
 {
+	const void *row;
 	char at[64];
 	size_t i, k;
 
-	for (i = 0; i < n->nkids && !ctx->stop; i++) {
+	for (i = 0; i < n->nkids && !ctx->d.stop; i++) {
 		const struct cfg_node *kid = &n->kids[i];
 
 		if (!kid->n)
 			continue; /* a '{' without keyword: reported already */
-		for (k = 0; k < nkws && k < CFG_MAX_KWS; k++)
-			if (strcmp(kws[k].name, kid->w[0]) == 0)
-				break;
-		if (k == nkws || k == CFG_MAX_KWS) {
+		if (cpha_cfgkw_find(kws, nkws < CFG_MAX_KWS ? nkws : CFG_MAX_KWS, sizeof(*kws),
+			    kid->w[0], CFG_KW_HERE, &row) < 0) {
 			cfg_unsupported(ctx, kid, where);
 			continue;
 		}
+		k = (size_t)((const struct cfg_kw *)row - kws);
 		if ((kws[k].flags & CFG_KW_BLOCK) && !kid->block) {
-			cfg_err(ctx, kid->loc, "'%s' needs a block: %s { ... } (%s)", kid->w[0],
-				kid->w[0], where ? where : "top level");
+			vipd_cfg_err(ctx, kid->loc, "'%s' needs a block: %s { ... } (%s)",
+				kid->w[0], kid->w[0], where ? where : "top level");
 			continue;
 		}
 		if (!(kws[k].flags & CFG_KW_BLOCK) && kid->block) {
-			cfg_err(ctx, kid->loc, "'%s' takes no block (%s)", kid->w[0],
+			vipd_cfg_err(ctx, kid->loc, "'%s' takes no block (%s)", kid->w[0],
 				where ? where : "top level");
 			continue;
 		}
 		if (seen[k] && !(kws[k].flags & CFG_KW_MULTI)) {
-			cfg_err(ctx, kid->loc, "'%s' is given twice (%s; first at %s)", kid->w[0],
-				where ? where : "top level",
-				cfg_at(ctx, seen[k], kid->loc, at, sizeof(at)));
+			vipd_cfg_err(ctx, kid->loc, "'%s' is given twice (%s; first at %s)",
+				kid->w[0], where ? where : "top level",
+				vipd_cfg_at(ctx, seen[k], kid->loc, at, sizeof(at)));
 			continue;
 		}
 		seen[k] = kid->loc;
@@ -304,12 +309,12 @@ void cfg_block_seen(struct cfg_ctx *ctx, const struct cfg_node *n, const struct 
 }
 
 /* An entry of a list block (a VIP, a peer, a tracked name) has no block. */
-bool cfg_no_block(struct cfg_ctx *ctx, const struct cfg_node *entry, const char *where)
+bool vipd_cfg_no_block(struct cfg_ctx *ctx, const struct cfg_node *entry, const char *where)
 {
 	if (!entry->n)
 		return false;
 	if (entry->block) {
-		cfg_err(ctx, entry->loc, "'%s' takes no block here (%s)", entry->w[0], where);
+		vipd_cfg_err(ctx, entry->loc, "'%s' takes no block here (%s)", entry->w[0], where);
 		return false;
 	}
 	return true;
@@ -317,7 +322,7 @@ bool cfg_no_block(struct cfg_ctx *ctx, const struct cfg_node *entry, const char 
 
 /* Where a definition of a kind with this name is, if it comes after the
  * top-level statement being read. */
-unsigned cfg_defined_later(struct cfg_ctx *ctx, const char *const *kinds, const char *name)
+unsigned vipd_cfg_defined_later(struct cfg_ctx *ctx, const char *const *kinds, const char *name)
 {
 	const struct cfg_node *t;
 	size_t i;

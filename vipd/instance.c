@@ -383,6 +383,7 @@ static const char *const drop_reason[VRRP_DROP_MAX] = {
 	[VRRP_DROP_ADDR_LIST] = "vrrp: address list",
 };
 #define REASON_UNKNOWN_PEER "vrrp: not a unicast_peer" /* unicast, sender not listed */
+#define REASON_OTHER_GROUP  "vrrp: another group"      /* multicast, not to our group */
 #define REASON_RECEIVE      "vrrp: receive"            /* unreadable packet */
 
 static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -397,7 +398,7 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	struct vrrp_adv adv;
 	struct vrrp_out out;
 	enum vrrp_drop drop;
-	char a[CPHA_ADDR_STRLEN];
+	char a[CPHA_ADDR_STRLEN], g[CPHA_ADDR_STRLEN];
 	int r, k;
 
 	(void)s;
@@ -426,6 +427,18 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		 * virtual router's are none of our business */
 		if (rx.len >= 2 && ((const uint8_t *)payload)[1] != c->vrid)
 			continue;
+		/* the socket also sees adverts to groups joined by others on
+		 * this host (keepalived on another group, the RFC one): only
+		 * our group's are for this instance */
+		if (!c->unicast && memcmp(addr_raw(&rx.dst), addr_raw(&in->group),
+					   c->family == AF_INET6 ? 16 : 4)) {
+			in->other_group++;
+			cpha_log_reason(LOG_WARNING, REASON_OTHER_GROUP,
+				"instance %s: dropped an advertisement from %s: not sent to %s",
+				in->name, cpha_addr_format(&rx.src, a, sizeof(a)),
+				cpha_addr_format(&in->group, g, sizeof(g)));
+			continue;
+		}
 		ipinfo(&ip, c->family, &rx.src, &rx.dst, rx.ttl);
 		drop = vrrp_packet_decode(payload, rx.len, &ip, &exp, &adv);
 		if (drop != VRRP_OK) {
@@ -605,7 +618,10 @@ int inst_start(struct vipd *d, struct vipd_instance *c, struct vipd_inst **out)
 	for (i = 0; i < c->nvips; i++)
 		memcpy(in->vip_bytes + i * n, addr_raw(&c->vips[i].addr), n);
 	in->nvip_bytes = (unsigned)(c->nvips * n);
-	vrrp_group(c->family, &in->group);
+	/* the instance's mcast_dst_ip, else global_defs vrrp_mcast_group4 / 6 */
+	in->group = c->mcast_dst_set        ? c->mcast_dst
+		    : c->family == AF_INET6 ? d->cfg->global.mcast6
+					    : d->cfg->global.mcast4;
 
 	/* an earlier vipd that crashed may have left our VIPs behind */
 	vips_del(in, true);
@@ -624,7 +640,7 @@ int inst_start(struct vipd *d, struct vipd_instance *c, struct vipd_inst **out)
 			goto fail;
 		}
 	}
-	r = vrrp_sock_open(&in->sock, c->family, in->ifindex, !c->unicast);
+	r = vrrp_sock_open(&in->sock, c->family, in->ifindex, c->unicast ? NULL : &in->group);
 	if (r < 0) {
 		log_err("instance %s: VRRP socket on %s: %s", c->name, c->interface, strerror(-r));
 		goto fail;

@@ -50,6 +50,8 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 	if (in->unknown_peer)
 		json_object_set_new(
 			bad, "unknown_peer", json_integer((json_int_t)in->unknown_peer));
+	if (in->other_group)
+		json_object_set_new(bad, "other_group", json_integer((json_int_t)in->other_group));
 	for (i = 0; i < in->ntracks; i++) {
 		const struct vipd_track_state *t = &in->tracks[i];
 
@@ -163,5 +165,7 @@ void stats_prometheus(struct vipd *d, struct cpha_buf *o)
 				vrrp_packet_drop_str((enum vrrp_drop)k), NULL);
 		cpha_prom_sample(o, "vipd_bad_packets_total", (double)d->inst[i]->unknown_peer,
 			"instance", d->inst[i]->name, "reason", "unknown_peer", NULL);
+		cpha_prom_sample(o, "vipd_bad_packets_total", (double)d->inst[i]->other_group,
+			"instance", d->inst[i]->name, "reason", "other_group", NULL);
 	}
 }

@@ -76,6 +76,7 @@ struct vipd_inst {
 	uint64_t adverts_sent, adverts_received, transitions, became_master;
 	uint64_t bad[VRRP_DROP_MAX];
 	uint64_t unknown_peer, vip_restored;
+	uint64_t other_group; /* multicast adverts to another group, dropped */
 	uint64_t last_change; /* CLOCK_REALTIME usec */
 	struct vipd_peer_seen peers[VIPD_MAX_PEERS_SEEN];
 	size_t npeers_seen;

@@ -18,7 +18,7 @@ void vrrp_group(int family, struct cpha_addr *out)
 		family == AF_INET6 ? "ff02::12" : "224.0.0.18", CPHA_ADDR_PORT_NONE, out, &why);
 }
 
-int vrrp_sock_open(struct vrrp_sock *s, int family, int ifindex, bool multicast)
+int vrrp_sock_open(struct vrrp_sock *s, int family, int ifindex, const struct cpha_addr *group)
 {
 	char ifname[IF_NAMESIZE];
 	int fd, one = 1, zero = 0, ttl = 255, r;
@@ -43,8 +43,8 @@ int vrrp_sock_open(struct vrrp_sock *s, int family, int ifindex, bool multicast)
 			setsockopt(fd, IPPROTO_IP, IP_MULTICAST_IF, &mr, sizeof(mr)) == -1 ||
 			setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)) == -1)
 			goto fail;
-		if (multicast) {
-			inet_pton(AF_INET, "224.0.0.18", &mr.imr_multiaddr);
+		if (group) {
+			mr.imr_multiaddr = ((const struct sockaddr_in *)&group->ss)->sin_addr;
 			if (setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mr, sizeof(mr)) == -1)
 				goto fail;
 		}
@@ -62,8 +62,8 @@ int vrrp_sock_open(struct vrrp_sock *s, int family, int ifindex, bool multicast)
 			setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &one, sizeof(one)) == -1 ||
 			setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one)) == -1)
 			goto fail;
-		if (multicast) {
-			inet_pton(AF_INET6, "ff02::12", &mr.ipv6mr_multiaddr);
+		if (group) {
+			mr.ipv6mr_multiaddr = ((const struct sockaddr_in6 *)&group->ss)->sin6_addr;
 			if (setsockopt(fd, IPPROTO_IPV6, IPV6_JOIN_GROUP, &mr, sizeof(mr)) == -1)
 				goto fail;
 		}

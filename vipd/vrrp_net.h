@@ -27,9 +27,9 @@ struct vrrp_rx {
 /* The VRRP multicast group of a family. */
 void vrrp_group(int family, struct cpha_addr *out);
 
-/* Open a socket on an interface; with multicast, join the group.
- * Returns 0 or a negative errno. */
-int vrrp_sock_open(struct vrrp_sock *s, int family, int ifindex, bool multicast);
+/* Open a socket on an interface; with group (of the family) not NULL,
+ * join that multicast group on it. Returns 0 or a negative errno. */
+int vrrp_sock_open(struct vrrp_sock *s, int family, int ifindex, const struct cpha_addr *group);
 
 void vrrp_sock_close(struct vrrp_sock *s);
 

@@ -82,11 +82,9 @@ static void test_unsupported(void **state)
 			"t.conf:1: 'bfd_instance' is not supported by vipd" },
 		{ "linkbeat_use_polling\n", "t.conf:1: 'linkbeat_use_polling' is not supported" },
 		{ "global_defs {\n"
-		  "  vrrp_mcast_group4 224.0.0.19\n"
+		  "  vrrp_mcast_group4 198.18.0.1\n"
 		  "}\n",
-			"t.conf:2: 'vrrp_mcast_group4 224.0.0.19' is not supported by vipd: it "
-			"sends "
-			"VRRP to 224.0.0.18" },
+			"t.conf:2: 'vrrp_mcast_group4 198.18.0.1' is not a multicast address" },
 		{ INST("  use_vmac\n"), "t.conf:4: 'use_vmac' is not supported by vipd "
 					"(vrrp_instance 'VI_1'): no virtual MAC" },
 		{ INST("  virtual_routes {\n"

@@ -138,12 +138,73 @@ static void test_dont_track_primary_and_globals(void **state)
 	assert_null(strstr(joined, "mcast_group"));
 	vipd_cfg_free(c);
 
-	assert_has(load_bad("global_defs {\n  vrrp_mcast_group6 ff02::13\n}\n" INST("")),
-		"t.conf:2: 'vrrp_mcast_group6 ff02::13' is not supported by vipd: it sends VRRP "
-		"to ff02::12");
 	assert_has(load_bad("global_defs {\n  vrrp_mcast_group4 2001:db8::1\n}\n" INST("")),
 		"t.conf:2: 'vrrp_mcast_group4' needs an IPv4 multicast address");
+	assert_has(load_bad("global_defs {\n  vrrp_mcast_group6 224.0.0.100\n}\n" INST("")),
+		"t.conf:2: 'vrrp_mcast_group6' needs an IPv6 multicast address");
 	assert_has(load_bad(INST("  no_accept\n")), "t.conf:4: 'no_accept' is not supported");
+}
+
+/* vrrp_mcast_group4/6: any multicast group, kept; the RFC ones by default */
+static void test_mcast_group(void **state)
+{
+	struct vipd_config *c;
+	const struct vipd_instance *v;
+	char a[CPHA_ADDR_STRLEN];
+
+	(void)state;
+	c = load_ok(INST(""));
+	assert_string_equal(cpha_addr_format(&c->global.mcast4, a, sizeof(a)), "224.0.0.18");
+	assert_string_equal(cpha_addr_format(&c->global.mcast6, a, sizeof(a)), "ff02::12");
+	vipd_cfg_free(c);
+
+	c = load_ok("global_defs {\n"
+		    "  vrrp_mcast_group4 224.0.0.100\n"
+		    "  vrrp_mcast_group6 ff02::1:ff\n"
+		    "}\n" INST(""));
+	assert_string_equal(cpha_addr_format(&c->global.mcast4, a, sizeof(a)), "224.0.0.100");
+	assert_string_equal(cpha_addr_format(&c->global.mcast6, a, sizeof(a)), "ff02::1:ff");
+	vipd_cfg_free(c);
+
+	c = load_ok("global_defs {\n"
+		    "  vrrp_mcast_group4 239.255.255.255\n"
+		    "  vrrp_mcast_group6 ff05::100\n"
+		    "}\n" INST(""));
+	assert_string_equal(cpha_addr_format(&c->global.mcast4, a, sizeof(a)), "239.255.255.255");
+	vipd_cfg_free(c);
+
+	assert_has(load_bad("global_defs {\n  vrrp_mcast_group4 223.255.255.255\n}\n" INST("")),
+		"t.conf:2: 'vrrp_mcast_group4 223.255.255.255' is not a multicast address: IPv4 "
+		"multicast is 224.0.0.0/4 (global_defs)");
+	assert_has(load_bad("global_defs {\n  vrrp_mcast_group4 240.0.0.1\n}\n" INST("")),
+		"t.conf:2: 'vrrp_mcast_group4 240.0.0.1' is not a multicast address");
+	assert_has(load_bad("global_defs {\n  vrrp_mcast_group6 fe80::12\n}\n" INST("")),
+		"t.conf:2: 'vrrp_mcast_group6 fe80::12' is not a multicast address: IPv6 "
+		"multicast is ff00::/8 (global_defs)");
+	assert_has(load_bad("global_defs {\n\n  vrrp_mcast_group4\n}\n" INST("")), "t.conf:3: ");
+	assert_has(load_bad("global_defs {\n  vrrp_mcast_group4 nonsense\n}\n" INST("")),
+		"t.conf:2: 'vrrp_mcast_group4' needs an IPv4 multicast address, not 'nonsense'");
+
+	/* mcast_dst_ip: the instance's own group, as keepalived 2.2.7 */
+	c = load_ok("global_defs {\n  vrrp_mcast_group4 224.0.0.100\n}\n" INST(
+		"  mcast_dst_ip 239.1.2.3\n"));
+	v = vipd_cfg_instance(c, "VI_1");
+	assert_true(v->mcast_dst_set);
+	assert_string_equal(cpha_addr_format(&v->mcast_dst, a, sizeof(a)), "239.1.2.3");
+	assert_string_equal(cpha_addr_format(&c->global.mcast4, a, sizeof(a)), "224.0.0.100");
+	vipd_cfg_free(c);
+	c = load_ok(INST(""));
+	assert_false(vipd_cfg_instance(c, "VI_1")->mcast_dst_set);
+	vipd_cfg_free(c);
+	assert_has(load_bad(INST("  mcast_dst_ip 198.18.0.1\n")),
+		"t.conf:4: 'mcast_dst_ip 198.18.0.1' is not an IPv4 multicast address "
+		"(224.0.0.0/4) (vrrp_instance 'VI_1')");
+	assert_has(load_bad(INST("  mcast_dst_ip ff05::12\n")),
+		"t.conf:4: 'mcast_dst_ip ff05::12' is not a link-local IPv6 multicast address");
+	assert_has(load_bad(INST("  mcast_dst_ip ff02::12\n")),
+		"t.conf:4: mcast_dst_ip ff02::12 is IPv6 but the VIPs are IPv4");
+	assert_has(load_bad(INST("  mcast_dst_ip 224.0.0.100\n  mcast_dst_ip 224.0.0.101\n")),
+		"t.conf:5: 'mcast_dst_ip' is given twice");
 }
 
 static void test_strict(void **state)
@@ -292,6 +353,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_warn_and_ignore),
 		cmocka_unit_test(test_dont_track_primary_and_globals),
+		cmocka_unit_test(test_mcast_group),
 		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_track_process),
 	};

@@ -479,6 +479,79 @@ static enum vrrp_drop fx_decode(struct fx *f)
 	return vrrp_packet_decode(f->pkt, f->len, &f->ip, &f->x, &f->out);
 }
 
+/* vrrp_mcast_group4/6: a group other than the RFC one is in the
+ * pseudo-header as the real destination, as keepalived computes it; the
+ * same packet checked against 224.0.0.18 / ff02::12 does not pass. */
+static void test_checksum_other_group(void **state)
+{
+	static const struct {
+		int family;
+		const char *src, *group, *rfc, *vip;
+	} t[] = {
+		{ AF_INET, "198.18.0.1", "224.0.0.100", "224.0.0.18", "198.18.0.100" },
+		{ AF_INET6, "fe80::1", "ff02::1:ff", "ff02::12", "2001:db8::100" },
+	};
+	uint8_t vip[16], buf[VRRP_PKT_MAX], ph[40 + VRRP_PKT_MAX];
+	struct vrrp_ipinfo ip, rfc;
+	struct vrrp_expect exp;
+	struct vrrp_adv a, out;
+	size_t i, n, al, phl;
+	int len;
+
+	(void)state;
+	for (i = 0; i < NELEM(t); i++) {
+		al = alen(t[i].family);
+		assert_int_equal(inet_pton(t[i].family, t[i].vip, vip), 1);
+		memset(&a, 0, sizeof(a));
+		a.version = 3;
+		a.family = t[i].family;
+		a.vrid = 51;
+		a.priority = 150;
+		a.naddrs = 1;
+		a.adver_int = 100;
+		a.addrs = vip;
+		a.csum = VRRP_CSUM_PHDR;
+		ipinfo(&ip, t[i].family, t[i].src, t[i].group, VRRP_TTL);
+		ipinfo(&rfc, t[i].family, t[i].src, t[i].rfc, VRRP_TTL);
+		len = vrrp_packet_encode(&a, &ip, buf, sizeof(buf));
+		assert_int_equal(len, (int)vrrp_packet_len(3, t[i].family, 1));
+		n = (size_t)len;
+
+		/* the checksum over pseudo-header (src, the group, ...) and
+		 * packet, computed here apart from the code under test */
+		memset(ph, 0, sizeof(ph));
+		memcpy(ph, ip.src, al);
+		memcpy(ph + al, ip.dst, al);
+		if (t[i].family == AF_INET) {
+			ph[9] = VRRP_IPPROTO;
+			ph[10] = (uint8_t)(n >> 8);
+			ph[11] = (uint8_t)n;
+			phl = 12;
+		} else {
+			ph[34] = (uint8_t)(n >> 8);
+			ph[35] = (uint8_t)n;
+			ph[39] = VRRP_IPPROTO;
+			phl = 40;
+		}
+		memcpy(ph + phl, buf, n);
+		ph[phl + 6] = ph[phl + 7] = 0;
+		assert_int_equal(plain_sum(ph, phl + n), buf[6] << 8 | buf[7]);
+
+		memset(&exp, 0, sizeof(exp));
+		exp.version = 3;
+		exp.family = t[i].family;
+		exp.vrid = 51;
+		exp.csum_accept = VRRP_CSUM_ACCEPT_ALL;
+		exp.addrs = vip;
+		exp.naddrs = 1;
+		assert_int_equal(vrrp_packet_decode(buf, n, &ip, &exp, &out), VRRP_OK);
+		assert_int_equal(out.csum, VRRP_CSUM_PHDR);
+		assert_int_equal(out.priority, 150);
+		/* with the RFC group in the pseudo-header: not this packet */
+		assert_int_equal(vrrp_packet_decode(buf, n, &rfc, &exp, &out), VRRP_DROP_CHECKSUM);
+	}
+}
+
 static void test_fixture_ok(void **state)
 {
 	struct fx f;
@@ -857,6 +930,7 @@ int main(void)
 		cmocka_unit_test(test_vectors_encode),
 		cmocka_unit_test(test_checksum_forms),
 		cmocka_unit_test(test_checksum_plain),
+		cmocka_unit_test(test_checksum_other_group),
 		cmocka_unit_test(test_fixture_ok),
 		cmocka_unit_test(test_drop_ttl),
 		cmocka_unit_test(test_drop_short),
