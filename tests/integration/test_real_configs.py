@@ -31,7 +31,8 @@ What is asserted:
   shows every server DOWN within inter * (fall + 1) + slack, traffic
   fails, and the monitor keeps answering 200: neither file has a 'monitor
   fail' condition, and HAProxy's monitor-uri then reports the proxy alive,
-  not its servers (lbd.cfg(5) says the same). Started again -> UP within
+  not its servers (lbd.cfg(5) says the same; test_real_monitor_fail.py
+  adds the condition and sees 503 move the VIP). Started again -> UP within
   inter * rise + slack and traffic reaches two masters again;
 - VIP moves by the track scripts, three times each:
   OpenShift: first the VIP holder is cut off from the masters (blackhole
