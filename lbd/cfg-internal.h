@@ -59,6 +59,21 @@ struct cfg_proxy {
 	struct cfg_http_only *http_only;
 	size_t nhttp_only;
 	struct cfg_http_px *http; /* built-in HTTP services' directives (cfg_http.c) */
+	uint32_t opts;            /* CFG_PXO_*: the option lines so far, inherited whole */
+};
+
+/* Bits of cfg_proxy.opts, one per boolean option of cfg_option.c's table
+ * (HAProxy's PR_O_* of cfg_opts). A traffic section takes its defaults'
+ * bits in one step; lbd_cfg_option_apply() writes them into fe and be at
+ * the section's end. */
+enum {
+	CFG_PXO_TCPLOG = 1u << 0,
+	CFG_PXO_DONTLOGNULL = 1u << 1,
+	CFG_PXO_DONTLOG_NORMAL = 1u << 2,
+	CFG_PXO_SMART_ACCEPT = 1u << 3,
+	CFG_PXO_SMART_CONNECT = 1u << 4,
+	CFG_PXO_REDISPATCH = 1u << 5,
+	CFG_PXO_LOG_HEALTH_CHECKS = 1u << 6,
 };
 
 enum cfg_section {
@@ -170,6 +185,7 @@ void lbd_cfg_stick_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
 
 /* cfg_option.c */
 void lbd_cfg_option_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void lbd_cfg_option_apply(struct cfg_proxy *px);
 
 /* cfg_check.c */
 void lbd_cfg_check_option_ssl_hello(

@@ -229,6 +229,7 @@ struct lbd_backend {
 	size_t nservers;
 	int from_listen;       /* declared by a listen section */
 	int log_health_checks; /* option log-health-checks: a line per check result change */
+	int smart_connect;     /* option tcp-smart-connect: no quick ACK of the SYN-ACK */
 	struct lbd_stick_cfg stick;
 };
 

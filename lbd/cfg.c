@@ -350,10 +350,7 @@ static void cfg_proxy_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const s
 	px->mode_line = d->mode_line;
 	px->to = d->to;
 	px->fe.maxconn = d->fe.maxconn;
-	px->fe.tcplog = d->fe.tcplog;
-	px->fe.dontlognull = d->fe.dontlognull;
-	px->fe.dontlog_normal = d->fe.dontlog_normal;
-	px->fe.smart_accept = d->fe.smart_accept;
+	px->opts = d->opts; /* every option line, in one step */
 	if (d->fe.log_format && (px->cap & (CFG_CAP_FE | CFG_CAP_DEF))) {
 		px->fe.log_format = lbd_cfg_strdup(ctx, d->fe.log_format);
 		px->fe.log_format_line = d->fe.log_format_line;
@@ -365,8 +362,6 @@ static void cfg_proxy_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const s
 	lbd_cfg_logs_append(ctx, &px->fe.logs, &px->fe.nlogs, d->fe.logs, d->fe.nlogs);
 	px->be.balance = d->be.balance;
 	px->be.retries = d->be.retries;
-	px->be.redispatch = d->be.redispatch;
-	px->be.log_health_checks = d->be.log_health_checks;
 	px->tcpchk_opt_line = d->tcpchk_opt_line;
 	if (lbd_cfg_check_copy(ctx, &px->be, &d->be) == 0)
 		lbd_cfg_server_opts_copy(ctx, &px->dsrv, &d->dsrv);
@@ -453,8 +448,10 @@ static void cfg_section_end(struct cfg_ctx *ctx)
 				"servers",
 				px->name, px->fe.backend_name, ctx->file, px->fe.backend_line);
 	}
-	if (ctx->sec == CFG_SEC_PROXY && px)
+	if (ctx->sec == CFG_SEC_PROXY && px) {
+		lbd_cfg_option_apply(px);
 		lbd_cfg_check_section_end(ctx, px);
+	}
 	ctx->cur = NULL;
 	ctx->sec = CFG_SEC_NONE;
 }

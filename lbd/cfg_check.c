@@ -785,7 +785,7 @@ int lbd_cfg_check_http_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const str
 		/* HAProxy warns and ignores HTTP options in a TCP proxy; option
 		 * httplog falls back to option tcplog there */
 		if (strcmp(kw, "option httplog") == 0 && !no && (px->cap & CFG_CAP_FE)) {
-			px->fe.tcplog = 1;
+			px->opts |= CFG_PXO_TCPLOG;
 			free(px->fe.log_format);
 			px->fe.log_format = NULL;
 			lbd_cfg_notice(ctx, a->line,

@@ -433,13 +433,13 @@ void lbd_cfg_log_format_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const st
 			"'log-format' is ignored in backends (%s), as HAProxy does", where);
 		return;
 	}
-	if (px->cap == CFG_CAP_DEF && (px->fe.log_format || px->fe.tcplog))
+	if (px->cap == CFG_CAP_DEF && (px->fe.log_format || (px->opts & CFG_PXO_TCPLOG)))
 		lbd_cfg_notice(ctx, a->line, "'log-format' overrides previous '%s' in %s",
 			px->fe.log_format ? "log-format" : "option tcplog", where);
 	free(px->fe.log_format);
 	px->fe.log_format = lbd_cfg_strdup(ctx, a->v[1]);
 	px->fe.log_format_line = a->line;
-	px->fe.tcplog = 0;
+	px->opts &= ~(uint32_t)CFG_PXO_TCPLOG;
 }
 
 void lbd_cfg_log_format_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px)

@@ -553,13 +553,59 @@ static void test_log_options(void **state)
 	lbd_cfg_free(c);
 }
 
+/* Every boolean option is one row and one bit: a section takes all of its
+ * defaults' bits at once, "no option" clears one, a new defaults section
+ * starts again from none. */
+static void test_option_table(void **state)
+{
+	struct lbd_config *c;
+	const struct lbd_frontend *f;
+	const struct lbd_backend *b;
+
+	(void)state;
+	c = load_ok(TCP_DEFAULTS "    option tcplog\n    option dontlognull\n"
+				 "    option dontlog-normal\n    option tcp-smart-accept\n"
+				 "    option redispatch\n    option tcp-smart-connect\n"
+				 "    option log-health-checks\n"
+				 "listen all\n    bind :1\n    server s 198.18.0.1:1\n"
+				 "listen some\n    bind :2\n    no option dontlognull\n"
+				 "    no option tcp-smart-connect\n    server s 198.18.0.1:1\n"
+				 "defaults\n    mode tcp\n    timeout connect 5s\n"
+				 "    timeout client 30s\n    timeout server 30s\n"
+				 "listen none\n    bind :3\n    option tcp-smart-connect\n"
+				 "    server s 198.18.0.1:1\n");
+	assert_int_equal(c->nfrontends, 3);
+	f = &c->frontends[0];
+	b = f->backend;
+	assert_true(f->tcplog && f->dontlognull && f->dontlog_normal && f->smart_accept);
+	assert_true(b->redispatch && b->smart_connect && b->log_health_checks);
+	f = &c->frontends[1];
+	b = f->backend;
+	assert_true(f->tcplog && !f->dontlognull && f->dontlog_normal && f->smart_accept);
+	assert_true(b->redispatch && !b->smart_connect && b->log_health_checks);
+	f = &c->frontends[2];
+	b = f->backend;
+	assert_false(f->tcplog || f->dontlognull || f->dontlog_normal || f->smart_accept);
+	assert_false(b->redispatch || b->log_health_checks);
+	assert_true(b->smart_connect);
+	lbd_cfg_free(c);
+
+	/* where HAProxy's capabilities do not reach: said and ignored */
+	expect_notice(TCP_DEFAULTS "frontend f\n    bind :1\n    option tcp-smart-connect\n" LF_BE,
+		"t.cfg:8: 'option tcp-smart-connect' has no effect in a frontend section");
+	expect_error(TCP_DEFAULTS "backend b\n    option tcp-smart-connect 1\n",
+		"t.cfg:7:");
+	expect_error(TCP_DEFAULTS "backend b\n    no option httpchk\n",
+		"t.cfg:7: 'no option httpchk' is not supported by lbd in backend 'b'");
+	expect_error(TCP_DEFAULTS "backend b\n    option nosuch\n",
+		"t.cfg:7: 'option nosuch' is not supported by lbd in backend 'b'");
+}
+
 static void test_still_refused(void **state)
 {
 	(void)state;
 	expect_error(TCP_DEFAULTS "frontend f\n    bind :80 v4v6 transparent\n",
 		"t.cfg:7: 'transparent' is not supported by lbd on a bind line");
-	expect_error(TCP_DEFAULTS "backend b\n    no option tcp-smart-connect\n",
-		"t.cfg:7: 'no option tcp-smart-connect' is not supported by lbd yet");
 	expect_error("global\n    nbproc 2\n" TCP_PAIR,
 		"t.cfg:2: 'nbproc' is not supported: HAProxy 2.5 and later refuse it too");
 }
@@ -584,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_bind_v6only),
 		cmocka_unit_test(test_log_format),
 		cmocka_unit_test(test_log_options),
+		cmocka_unit_test(test_option_table),
 		cmocka_unit_test(test_still_refused),
 	};
 
