@@ -160,7 +160,6 @@ void lbd_cfg_server_free(struct lbd_server_cfg *s);
 void lbd_cfg_server_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
 
 /* cfg_global.c: 1 when the table knows the keyword (it said what to say) */
-int lbd_cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a);
 /* cfg_global.c: the servers' TLS defaults against the checks that use them */
 void lbd_cfg_global_tls_validate(struct cfg_ctx *ctx, const struct lbd_config *c);
 

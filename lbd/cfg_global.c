@@ -1,7 +1,7 @@
-/* Keywords of the global section that cfg_server.c's older chain does not
- * read, one table row each (HAProxy's cfg_kws): those lbd implements, those
- * that have no effect in lbd (said once, at their line) and those lbd does
- * not implement yet (a clear error). */
+/* The global section: one table row per keyword (HAProxy's cfg_kws), with
+ * the number of values it takes and the function that reads it. Rows say
+ * what lbd implements, what has no effect in lbd (said once, at its line)
+ * and what lbd does not implement (a clear error). */
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -13,54 +13,23 @@
 
 #include "cfg-internal.h"
 
-enum cfg_gkind {
-	CFG_G_PIDFILE,  /* pidfile PATH */
-	CFG_G_OWNER,    /* user NAME, uid N, group NAME, gid N (privdrop.c) */
-	CFG_G_CHROOT,   /* chroot DIR (privdrop.c) */
-	CFG_G_SPREAD,   /* spread-checks PERCENT (check.c) */
-	CFG_G_CIPHERS,  /* ssl-default-server-ciphers[uites] LIST (check.c) */
-	CFG_G_TLSOPTS,  /* ssl-default-server-options OPTIONS... (check.c) */
-	CFG_G_STATE,    /* server-state-file, server-state-base */
-	CFG_G_NOEFFECT, /* accepted; a notice says why it changes nothing in lbd */
-	CFG_G_TODO,     /* refused: HAProxy implements it, lbd not yet */
-	CFG_G_REFUSED,  /* refused by HAProxy 2.6 too */
-};
+struct cfg_gkw;
+typedef void cfg_gfn(struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k);
 
 struct cfg_gkw {
-	const char *kw;
-	int prefix; /* kw is a prefix: "ssl-default-bind-" */
-	enum cfg_gkind kind;
-	size_t min, max; /* number of values */
-	const char *why;
+	struct cpha_cfgkw kw; /* every row has CFG_GLOBAL: one kind of section */
+	size_t min, max;      /* number of values, checked before fn */
+	cfg_gfn *fn;
+	const char *why; /* of a row that has no effect or is refused */
 };
 
-static const struct cfg_gkw cfg_gkws[] = {
-	{ "pidfile", 0, CFG_G_PIDFILE, 1, 1, NULL },
-	{ "master-worker", 0, CFG_G_NOEFFECT, 0, 1,
-		"lbd is always one process that reloads in place on SIGHUP" },
-	{ "ssl-default-bind-", 1, CFG_G_NOEFFECT, 1, (size_t)-1 / 2,
-		"lbd terminates no TLS on its bind lines" },
-	{ "tune.ssl.default-dh-param", 0, CFG_G_NOEFFECT, 1, 1,
-		"it only concerns TLS on bind lines, which lbd does not terminate" },
-	{ "ssl-default-server-ciphers", 0, CFG_G_CIPHERS, 1, 1, NULL },
-	{ "ssl-default-server-ciphersuites", 0, CFG_G_CIPHERS, 1, 1, NULL },
-	{ "ssl-default-server-options", 0, CFG_G_TLSOPTS, 1, (size_t)-1 / 2, NULL },
-	{ "ssl-default-server-", 1, CFG_G_TODO, 1, (size_t)-1 / 2,
-		"lbd's TLS health checks do not take these settings yet" },
-	{ "user", 0, CFG_G_OWNER, 1, 1, NULL },
-	{ "uid", 0, CFG_G_OWNER, 1, 1, NULL },
-	{ "group", 0, CFG_G_OWNER, 1, 1, NULL },
-	{ "gid", 0, CFG_G_OWNER, 1, 1, NULL },
-	{ "chroot", 0, CFG_G_CHROOT, 1, 1, NULL },
-	{ "spread-checks", 0, CFG_G_SPREAD, 1, 1, NULL },
-	{ "server-state-file", 0, CFG_G_STATE, 1, 1, NULL },
-	{ "server-state-base", 0, CFG_G_STATE, 1, 1, NULL },
-	{ "nbproc", 0, CFG_G_REFUSED, 1, 1, "HAProxy 2.5 and later refuse it too; use nbthread" },
-};
+#define CFG_GLOBAL 1u
+#define CFG_ANY    ((size_t)-1 / 2)
+#define WHERE      "section 'global'"
 
 /* user NAME | uid N | group NAME | gid N: names must exist now, as in
  * HAProxy; the later of two lines wins, with a notice (HAProxy warns). */
-static void cfg_global_owner(struct cfg_ctx *ctx, const struct cfg_args *a)
+static void cfg_global_owner(struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
 {
 	const char *kw = a->v[0], *val = a->v[1];
 	int group = kw[0] == 'g', numeric = kw[1] == 'i';
@@ -71,6 +40,7 @@ static void cfg_global_owner(struct cfg_ctx *ctx, const struct cfg_args *a)
 	unsigned long long v;
 	char buf[4096];
 
+	(void)k;
 	if (numeric) {
 		if (lbd_cfg_uint(ctx, a->line, kw, val, 0, 0xfffffffeULL, &v, "section 'global'") <
 			0)
@@ -98,7 +68,8 @@ static void cfg_global_owner(struct cfg_ctx *ctx, const struct cfg_args *a)
 /* ssl-default-server-options: HAProxy's server TLS options that choose
  * versions (no-sslv3 ... no-tlsv13, force-*, ssl-min-ver, ssl-max-ver)
  * and no-tls-tickets, turned into the range of versions left. */
-static void cfg_global_tls_options(struct cfg_ctx *ctx, const struct cfg_args *a)
+static void cfg_global_tls_options(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *row)
 {
 	static const char *const vers[] = { "SSLv3", "TLSv1.0", "TLSv1.1", "TLSv1.2", "TLSv1.3",
 		NULL };
@@ -110,6 +81,7 @@ static void cfg_global_tls_options(struct cfg_ctx *ctx, const struct cfg_args *a
 	int off[5] = { 0 }, lo = 0, hi = 4, k, v, versions = 0;
 	size_t i;
 
+	(void)row;
 	g->srv_no_tickets = 0;
 	for (i = 1; i < a->n; i++) {
 		if ((k = lbd_cfg_lookup(nos, a->v[i])) >= 0) {
@@ -157,97 +129,272 @@ static void cfg_global_tls_options(struct cfg_ctx *ctx, const struct cfg_args *a
 
 /* stats timeout TIME: HAProxy's idle timeout of the CLI. lbd's admin
  * socket takes one command per connection and gives a client a fixed time
- * to send it, so the value is checked and has no effect. */
-static int cfg_global_stats_timeout(struct cfg_ctx *ctx, const struct cfg_args *a)
+ * to send it, so the value is checked and has no effect. Other stats lines
+ * (stats socket) are cfg_stats.c's. */
+static void cfg_global_stats(struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
 {
 	uint64_t t;
 
-	if (a->n < 2 || strcmp(a->v[0], "stats") != 0 || strcmp(a->v[1], "timeout") != 0)
-		return 0;
-	if (lbd_cfg_nargs(ctx, a, 2, 1, 1, "section 'global'") == 0 &&
-		lbd_cfg_time(ctx, a->line, "stats timeout", a->v[2], &t, "section 'global'") == 0)
+	(void)k;
+	if (a->n < 2 || strcmp(a->v[1], "timeout") != 0) {
+		lbd_cfg_stats(ctx, a, WHERE);
+		return;
+	}
+	if (lbd_cfg_nargs(ctx, a, 2, 1, 1, WHERE) == 0 &&
+		lbd_cfg_time(ctx, a->line, "stats timeout", a->v[2], &t, WHERE) == 0)
 		lbd_cfg_notice(ctx, a->line,
 			"'stats timeout' has no effect in lbd: its admin socket answers one "
 			"command per connection and gives each client 2 s to send it");
-	return 1;
 }
 
-int lbd_cfg_global_table_line(struct cfg_ctx *ctx, const struct cfg_args *a)
+static void cfg_global_noeffect(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
 {
-	const char *where = "section 'global'";
-	const struct cfg_gkw *k = NULL;
-	size_t i, nargs = 1;
+	lbd_cfg_notice(ctx, a->line, "'%s' has no effect in lbd: %s", a->v[0], k->why);
+}
 
-	for (i = 0; i < sizeof(cfg_gkws) / sizeof(cfg_gkws[0]) && !k; i++)
-		if (cfg_gkws[i].prefix
-				? strncmp(a->v[0], cfg_gkws[i].kw, strlen(cfg_gkws[i].kw)) == 0
-				: strcmp(a->v[0], cfg_gkws[i].kw) == 0)
-			k = &cfg_gkws[i];
-	if (!k)
-		return cfg_global_stats_timeout(ctx, a);
-	if (k->kind == CFG_G_TODO) {
-		lbd_cfg_err(ctx, a->line, "'%s' is not supported by lbd yet: %s", a->v[0], k->why);
-		return 1;
-	}
-	if (k->kind == CFG_G_REFUSED) {
-		lbd_cfg_err(ctx, a->line, "'%s' is not supported: %s", a->v[0], k->why);
-		return 1;
-	}
-	if (lbd_cfg_nargs(ctx, a, nargs, k->min, k->max, where) < 0)
-		return 1;
-	if (k->kind == CFG_G_NOEFFECT) {
-		lbd_cfg_notice(ctx, a->line, "'%s' has no effect in lbd: %s", a->v[0], k->why);
-		return 1;
-	}
-	if (k->kind == CFG_G_OWNER) {
-		cfg_global_owner(ctx, a);
-		return 1;
-	}
-	if (k->kind == CFG_G_TLSOPTS) {
-		cfg_global_tls_options(ctx, a);
-		return 1;
-	}
-	if (k->kind == CFG_G_STATE) {
-		/* HAProxy reads the file only for proxies with
-		 * load-server-state-from-file (refused by lbd) and never writes it */
-		lbd_cfg_notice(ctx, a->line,
-			"'%s' has no effect: no backend can set 'load-server-state-from-file' "
-			"in lbd yet (HAProxy reads the file only for those, and never writes "
-			"it)",
-			a->v[0]);
-		return 1;
-	}
-	if (k->kind == CFG_G_CIPHERS) {
-		int suites = strlen(a->v[0]) > strlen("ssl-default-server-ciphers");
-		char **dst = suites ? &ctx->global.srv_ciphersuites : &ctx->global.srv_ciphers;
+static void cfg_global_todo(struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	lbd_cfg_err(ctx, a->line, "'%s' is not supported by lbd yet: %s", a->v[0], k->why);
+}
 
-		free(*dst);
-		*dst = lbd_cfg_strdup(ctx, a->v[1]);
-		*(suites ? &ctx->global.srv_ciphersuites_line : &ctx->global.srv_ciphers_line) =
-			a->line;
-		return 1;
-	}
-	if (k->kind == CFG_G_SPREAD) {
-		unsigned long long v;
+static void cfg_global_refused(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	lbd_cfg_err(ctx, a->line, "'%s' is not supported: %s", a->v[0], k->why);
+}
 
-		if (lbd_cfg_uint(ctx, a->line, a->v[0], a->v[1], 0, 50, &v, where) == 0)
-			ctx->global.spread_checks = (unsigned)v;
-		return 1;
-	}
-	if (k->kind == CFG_G_CHROOT) {
-		/* as HAProxy, the directory is looked at when lbd starts, not by -c */
-		free(ctx->global.chroot);
-		ctx->global.chroot = lbd_cfg_strdup(ctx, a->v[1]);
-		ctx->global.chroot_line = a->line;
-		return 1;
-	}
-	/* CFG_G_PIDFILE */
+/* server-state-file, server-state-base: HAProxy reads the file only for
+ * proxies with load-server-state-from-file and never writes it */
+static void cfg_global_state(struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	(void)k;
+	lbd_cfg_notice(ctx, a->line,
+		"'%s' has no effect: no backend can set 'load-server-state-from-file' "
+		"in lbd yet (HAProxy reads the file only for those, and never writes "
+		"it)",
+		a->v[0]);
+}
+
+static void cfg_global_ciphers(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	int suites = strlen(a->v[0]) > strlen("ssl-default-server-ciphers");
+	char **dst = suites ? &ctx->global.srv_ciphersuites : &ctx->global.srv_ciphers;
+
+	(void)k;
+	free(*dst);
+	*dst = lbd_cfg_strdup(ctx, a->v[1]);
+	*(suites ? &ctx->global.srv_ciphersuites_line : &ctx->global.srv_ciphers_line) = a->line;
+}
+
+static void cfg_global_spread(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	unsigned long long v;
+
+	(void)k;
+	if (lbd_cfg_uint(ctx, a->line, a->v[0], a->v[1], 0, 50, &v, WHERE) == 0)
+		ctx->global.spread_checks = (unsigned)v;
+}
+
+/* as HAProxy, the directory is looked at when lbd starts, not by -c */
+static void cfg_global_chroot(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	(void)k;
+	free(ctx->global.chroot);
+	ctx->global.chroot = lbd_cfg_strdup(ctx, a->v[1]);
+	ctx->global.chroot_line = a->line;
+}
+
+static void cfg_global_pidfile(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	(void)k;
 	if (ctx->global.pidfile) {
 		lbd_cfg_err(ctx, a->line, "'pidfile' is set twice");
-		return 1;
+		return;
 	}
 	ctx->global.pidfile = lbd_cfg_strdup(ctx, a->v[1]);
-	return 1;
+}
+
+static void cfg_global_log(struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	(void)k;
+	if (a->n == 2 && strcmp(a->v[1], "global") == 0)
+		lbd_cfg_err(ctx, a->line, "'log global' is for proxies, not section 'global'");
+	else
+		lbd_cfg_log(ctx, a, &ctx->global.logs, &ctx->global.nlogs, WHERE);
+}
+
+static void cfg_global_daemon(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	(void)a, (void)k;
+	ctx->global.daemon = 1;
+}
+
+static void cfg_global_maxconn(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	unsigned long long v;
+
+	(void)k;
+	if (lbd_cfg_uint(ctx, a->line, a->v[0], a->v[1], 1, CFG_MAXCONN_MAX, &v, WHERE) == 0) {
+		ctx->global.maxconn = (unsigned)v;
+		ctx->global.maxconn_line = a->line;
+	}
+}
+
+/* ulimit-n N | fd-hard-limit N */
+static void cfg_global_fds(struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	struct lbd_global *g = &ctx->global;
+	unsigned long long v;
+	int ulimit = a->v[0][0] == 'u';
+
+	(void)k;
+	if (lbd_cfg_uint(ctx, a->line, a->v[0], a->v[1], 1, 2147483647ULL, &v, WHERE) < 0)
+		return;
+	*(ulimit ? &g->ulimit_n : &g->fd_hard_limit) = (unsigned)v;
+	if (ulimit)
+		g->ulimit_line = a->line;
+}
+
+/* strict-limits | no strict-limits (HAProxy 2.6: strict by default) */
+static void cfg_global_strict(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	int no = strcmp(a->v[0], "no") == 0;
+
+	(void)k;
+	if (no && (a->n < 2 || strcmp(a->v[1], "strict-limits") != 0)) {
+		lbd_cfg_err(ctx, a->line, "'no %s' is not supported by lbd in %s",
+			a->n < 2 ? "" : a->v[1], WHERE);
+		return;
+	}
+	if (lbd_cfg_nargs(ctx, a, no ? 2 : 1, 0, 0, WHERE) == 0)
+		ctx->global.no_strict_limits = no;
+}
+
+static void cfg_global_nbthread(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	unsigned long long v;
+
+	(void)k;
+	if (lbd_cfg_uint(ctx, a->line, a->v[0], a->v[1], 1, 64, &v, WHERE) == 0)
+		ctx->global.nbthread = (unsigned)v;
+}
+
+static void cfg_global_hard_stop(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	(void)k;
+	lbd_cfg_time(ctx, a->line, a->v[0], a->v[1], &ctx->global.hard_stop_after, WHERE);
+}
+
+static void cfg_global_verify(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	(void)k;
+	if (strcmp(a->v[1], "none") && strcmp(a->v[1], "required"))
+		lbd_cfg_err(ctx, a->line, "'ssl-server-verify' must be none or required, not '%s'",
+			a->v[1]);
+	else
+		ctx->ssl_verify_none = strcmp(a->v[1], "none") == 0;
+}
+
+/* ca-base DIR | crt-base DIR */
+static void cfg_global_base(struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	char **base = a->v[0][1] == 'a' ? &ctx->ca_base : &ctx->crt_base;
+
+	(void)k;
+	free(*base);
+	*base = lbd_cfg_strdup(ctx, a->v[1]);
+}
+
+/* metrics-bind ADDR:PORT (lbd's own: the Prometheus endpoint) */
+static void cfg_global_metrics(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	struct lbd_global *g = &ctx->global;
+
+	(void)k;
+	if (g->metrics_set)
+		lbd_cfg_err(ctx, a->line, "lbd has one 'metrics-bind'; the first is at %s:%u",
+			ctx->file, ctx->metrics_line);
+	else if (lbd_cfg_addr(ctx, a->line, "metrics-bind", a->v[1], CPHA_ADDR_PORT_REQUIRED,
+			 &g->metrics, WHERE) == 0) {
+		g->metrics_set = 1;
+		ctx->metrics_line = a->line;
+	}
+}
+
+#define ROW(name, min, max, fn)                                                                    \
+	{                                                                                          \
+		{ name, CFG_GLOBAL }, min, max, fn, NULL                                           \
+	}
+#define SAID(name, min, max, fn, why)                                                              \
+	{                                                                                          \
+		{ name, CFG_GLOBAL }, min, max, fn, why                                            \
+	}
+
+static const struct cfg_gkw cfg_gkws[] = {
+	ROW("log", 1, CFG_ANY, cfg_global_log),
+	ROW("daemon", 0, 0, cfg_global_daemon),
+	ROW("maxconn", 1, 1, cfg_global_maxconn),
+	ROW("ulimit-n", 1, 1, cfg_global_fds),
+	ROW("fd-hard-limit", 1, 1, cfg_global_fds),
+	ROW("strict-limits", 0, 0, cfg_global_strict),
+	ROW("no", 1, 1, cfg_global_strict), /* no strict-limits */
+	ROW("nbthread", 1, 1, cfg_global_nbthread),
+	ROW("hard-stop-after", 1, 1, cfg_global_hard_stop),
+	ROW("stats", 1, CFG_ANY, cfg_global_stats),
+	ROW("ssl-server-verify", 1, 1, cfg_global_verify),
+	ROW("ca-base", 1, 1, cfg_global_base),
+	ROW("crt-base", 1, 1, cfg_global_base),
+	ROW("metrics-bind", 1, 1, cfg_global_metrics),
+	ROW("pidfile", 1, 1, cfg_global_pidfile),
+	SAID("master-worker", 0, 1, cfg_global_noeffect,
+		"lbd is always one process that reloads in place on SIGHUP"),
+	SAID("ssl-default-bind-*", 1, CFG_ANY, cfg_global_noeffect,
+		"lbd terminates no TLS on its bind lines"),
+	SAID("tune.ssl.default-dh-param", 1, 1, cfg_global_noeffect,
+		"it only concerns TLS on bind lines, which lbd does not terminate"),
+	ROW("ssl-default-server-ciphers", 1, 1, cfg_global_ciphers),
+	ROW("ssl-default-server-ciphersuites", 1, 1, cfg_global_ciphers),
+	ROW("ssl-default-server-options", 1, CFG_ANY, cfg_global_tls_options),
+	SAID("ssl-default-server-*", 0, CFG_ANY, cfg_global_todo,
+		"lbd's TLS health checks do not take these settings yet"),
+	ROW("user", 1, 1, cfg_global_owner),
+	ROW("uid", 1, 1, cfg_global_owner),
+	ROW("group", 1, 1, cfg_global_owner),
+	ROW("gid", 1, 1, cfg_global_owner),
+	ROW("chroot", 1, 1, cfg_global_chroot),
+	ROW("spread-checks", 1, 1, cfg_global_spread),
+	ROW("server-state-file", 1, 1, cfg_global_state),
+	ROW("server-state-base", 1, 1, cfg_global_state),
+	SAID("nbproc", 0, CFG_ANY, cfg_global_refused,
+		"HAProxy 2.5 and later refuse it too; use nbthread"),
+};
+
+void lbd_cfg_global_line(struct cfg_ctx *ctx, const struct cfg_args *a)
+{
+	const struct cfg_gkw *k;
+	const void *row;
+
+	if (cpha_cfgkw_find(cfg_gkws, sizeof(cfg_gkws) / sizeof(cfg_gkws[0]), sizeof(cfg_gkws[0]),
+		    a->v[0], CFG_GLOBAL, &row) < 0) {
+		lbd_cfg_err(ctx, a->line, "'%s' is not supported by lbd in %s", a->v[0], WHERE);
+		return;
+	}
+	k = row;
+	if (k->fn == cfg_global_todo || k->fn == cfg_global_refused ||
+		lbd_cfg_nargs(ctx, a, 1, k->min, k->max, WHERE) == 0)
+		k->fn(ctx, a, k);
 }
 
 /* HAProxy applies ssl-default-server-ciphers and -ciphersuites to every

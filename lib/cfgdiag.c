@@ -145,11 +145,13 @@ int cpha_cfgkw_find(
 {
 	const char *p = table;
 	const struct cpha_cfgkw *kw;
-	size_t i;
+	size_t i, len;
 
 	for (i = 0; i < n; i++, p += size) {
 		kw = (const struct cpha_cfgkw *)(const void *)p;
-		if (strcmp(kw->name, name) == 0) {
+		len = strlen(kw->name);
+		if (len > 0 && kw->name[len - 1] == '*' ? strncmp(kw->name, name, len - 1) == 0
+							: strcmp(kw->name, name) == 0) {
 			*row = kw;
 			return kw->caps & caps ? 0 : -EPERM;
 		}

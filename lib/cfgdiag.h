@@ -72,14 +72,15 @@ void cpha_cfgdiag_free(struct cpha_cfgdiag *d);
 
 /* The head of a row of a keyword table; a parser's row starts with it. */
 struct cpha_cfgkw {
-	const char *name;
+	const char *name; /* "ssl-default-bind-*": every keyword with that prefix */
 	unsigned caps; /* the sections it is allowed in, one bit each */
 };
 
 /* Find name in the n rows of size bytes at table. 0 with *row set when it
  * is allowed in a section with the capability bits caps; -EPERM with *row
  * set when it is known but allowed in none of them; -ENOENT when unknown
- * (*row NULL). */
+ * (*row NULL). Rows are tried in order: put a prefix row after the exact
+ * rows it covers. */
 int cpha_cfgkw_find(const void *table, size_t n, size_t size, const char *name, unsigned caps,
 	const void **row);
 

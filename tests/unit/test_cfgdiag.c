@@ -118,6 +118,39 @@ static void test_cfgkw_find(void **state)
 	assert_null(row);
 }
 
+/* A row ending in '*' takes every keyword with its prefix; an exact row
+ * before it wins. */
+static void test_cfgkw_prefix(void **state)
+{
+	static const struct row table[] = {
+		{ { "ssl-default-server-ciphers", CAP_FE }, 1 },
+		{ { "ssl-default-server-*", CAP_FE }, 2 },
+		{ { "x*", CAP_BE }, 3 },
+	};
+	const void *row;
+
+	(void)state;
+	assert_int_equal(cpha_cfgkw_find(table, 3, sizeof(table[0]), "ssl-default-server-ciphers",
+				 CAP_FE, &row),
+		0);
+	assert_ptr_equal(row, &table[0]);
+	assert_int_equal(cpha_cfgkw_find(table, 3, sizeof(table[0]), "ssl-default-server-sigalgs",
+				 CAP_FE, &row),
+		0);
+	assert_ptr_equal(row, &table[1]);
+	assert_int_equal(
+		cpha_cfgkw_find(table, 3, sizeof(table[0]), "ssl-default-server-", CAP_FE, &row),
+		0);
+	assert_int_equal(
+		cpha_cfgkw_find(table, 3, sizeof(table[0]), "ssl-default-server", CAP_FE, &row),
+		-ENOENT);
+	assert_int_equal(cpha_cfgkw_find(table, 3, sizeof(table[0]), "xyz", CAP_FE, &row), -EPERM);
+	assert_ptr_equal(row, &table[2]);
+	assert_int_equal(
+		cpha_cfgkw_find(table, 3, sizeof(table[0]), "ssl-default-server-*x", CAP_FE, &row),
+		0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -125,6 +158,7 @@ int main(void)
 		cmocka_unit_test(test_cfgdiag_cap),
 		cmocka_unit_test(test_cfgdiag_oom),
 		cmocka_unit_test(test_cfgkw_find),
+		cmocka_unit_test(test_cfgkw_prefix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -593,12 +593,42 @@ static void test_option_table(void **state)
 	/* where HAProxy's capabilities do not reach: said and ignored */
 	expect_notice(TCP_DEFAULTS "frontend f\n    bind :1\n    option tcp-smart-connect\n" LF_BE,
 		"t.cfg:8: 'option tcp-smart-connect' has no effect in a frontend section");
-	expect_error(TCP_DEFAULTS "backend b\n    option tcp-smart-connect 1\n",
-		"t.cfg:7:");
+	expect_error(TCP_DEFAULTS "backend b\n    option tcp-smart-connect 1\n", "t.cfg:7:");
 	expect_error(TCP_DEFAULTS "backend b\n    no option httpchk\n",
 		"t.cfg:7: 'no option httpchk' is not supported by lbd in backend 'b'");
 	expect_error(TCP_DEFAULTS "backend b\n    option nosuch\n",
 		"t.cfg:7: 'option nosuch' is not supported by lbd in backend 'b'");
+}
+
+/* The global section's table: one row per keyword, prefix rows after the
+ * exact rows they cover, values counted before a row's function runs. */
+static void test_global_table(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok("global\n    daemon\n    maxconn 77\n    no strict-limits\n"
+		    "    ssl-default-bind-ciphers ECDHE\n    ssl-default-server-ciphers ECDHE\n"
+		    "    nbthread 3\n    hard-stop-after 5s\n" TCP_PAIR);
+	assert_int_equal(c->global.daemon, 1);
+	assert_int_equal(c->global.maxconn, 77);
+	assert_int_equal(c->global.no_strict_limits, 1);
+	assert_string_equal(c->global.srv_ciphers, "ECDHE");
+	assert_int_equal(c->global.nbthread, 3);
+	assert_true(c->global.hard_stop_after == 5000000);
+	expect_in(notices(c), "t.cfg:5: 'ssl-default-bind-ciphers' has no effect in lbd");
+	lbd_cfg_free(c);
+	expect_error("global\n    daemon now\n" TCP_PAIR, "t.cfg:2:");
+	expect_error("global\n    nosuch 1\n" TCP_PAIR,
+		"t.cfg:2: 'nosuch' is not supported by lbd in section 'global'");
+	expect_error("global\n    no daemon\n" TCP_PAIR,
+		"t.cfg:2: 'no daemon' is not supported by lbd in section 'global'");
+	expect_error("global\n    ssl-default-server-sigalgs RSA\n" TCP_PAIR,
+		"t.cfg:2: 'ssl-default-server-sigalgs' is not supported by lbd yet");
+	expect_error("global\n    nbproc\n" TCP_PAIR,
+		"t.cfg:2: 'nbproc' is not supported: HAProxy 2.5 and later refuse it too");
+	expect_error("global\n    log global\n" TCP_PAIR,
+		"t.cfg:2: 'log global' is for proxies, not section 'global'");
 }
 
 static void test_still_refused(void **state)
@@ -631,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_log_format),
 		cmocka_unit_test(test_log_options),
 		cmocka_unit_test(test_option_table),
+		cmocka_unit_test(test_global_table),
 		cmocka_unit_test(test_still_refused),
 	};
 
