@@ -196,7 +196,12 @@ static void send_handed(struct cpha_list *handed)
 		s = cpha_container_of(pos, struct lbd_session, qlink);
 		cpha_list_del(pos);
 		srv = s->srv;
-		worker_post(s->w, LBD_MSG_DEQUEUE, s, srv, 0);
+		s->dq_msg.type = LBD_MSG_DEQUEUE;
+		s->dq_msg.arg = s;
+		s->dq_msg.arg2 = srv;
+		s->dq_msg.usec = 0;
+		s->dq_msg.owned = true;
+		worker_post_msg(s->w, &s->dq_msg);
 	}
 }
 

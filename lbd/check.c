@@ -461,6 +461,31 @@ static int on_check_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	return 0;
 }
 
+struct lbd_check *check_new(struct lbd_runtime *rt)
+{
+	struct lbd_check *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->fd = -1;
+	c->stopped = true;
+	if (rt->e && (sd_event_add_time_relative(
+			      rt->e, &c->timer, CLOCK_MONOTONIC, 0, 1000, on_check_timer, c) < 0 ||
+			     sd_event_source_set_enabled(c->timer, SD_EVENT_OFF) < 0)) {
+		check_discard(c);
+		return NULL;
+	}
+	return c;
+}
+
+void check_discard(struct lbd_check *c)
+{
+	if (!c)
+		return;
+	sd_event_source_disable_unref(c->timer);
+	free(c);
+}
+
 int check_start(struct lbd_runtime *rt, struct lbd_server *srv, const struct lbd_backend *bcfg,
 	uint64_t first_delay)
 {

@@ -18,6 +18,12 @@
 int check_start(struct lbd_runtime *rt, struct lbd_server *srv, const struct lbd_backend *bcfg,
 	uint64_t first_delay);
 
+/* A check object with its timer (off), for check_start() to arm: made
+ * when a configuration is prepared, so that applying it cannot fail.
+ * NULL when out of memory. check_discard() frees one never started. */
+struct lbd_check *check_new(struct lbd_runtime *rt);
+void check_discard(struct lbd_check *c);
+
 /* Stop checking (an in-flight check is abandoned). */
 void check_stop(struct lbd_server *srv);
 

@@ -145,6 +145,7 @@ struct lbd_msg {
 	enum lbd_msg_type type;
 	void *arg, *arg2;
 	uint64_t usec;
+	bool owned; /* part of another object (a session's): the worker does not free it */
 };
 
 /* A socket registered in a worker's own epoll set: fn gets its events. */

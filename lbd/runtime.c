@@ -53,6 +53,7 @@ struct lbd_runtime_plan {
 	struct lbd_server **doomed; /* NULL: no server is doomed by this reload */
 	uint64_t *doomed_at;
 	size_t doomed_cap;
+	struct lbd_msg *msgs; /* for the workers: one per worker and listener started or stopped */
 };
 
 static void backend_free(struct lbd_backend_rt *be)
@@ -185,16 +186,6 @@ static struct lbd_backend_rt *backend_new(const char *name)
 	return be;
 }
 
-/* A check object for a server, armed later by check_start(). */
-static struct lbd_check *check_new(void)
-{
-	struct lbd_check *c = calloc(1, sizeof(*c));
-
-	if (c)
-		c->fd = -1;
-	return c;
-}
-
 /* The running server of be named name that no earlier server of the plan
  * has taken, or NULL. */
 static struct lbd_server *server_take(const struct lbd_backend_rt *be,
@@ -266,7 +257,7 @@ static int prepare_backend(struct lbd_runtime *rt, struct plan_backend *pb,
 		if (copy_opts(&ps->o, &sc->o) < 0)
 			return -ENOMEM;
 		if (sc->o.check && !ps->srv->check) {
-			ps->check = check_new();
+			ps->check = check_new(rt);
 			if (!ps->check)
 				return -ENOMEM;
 		}
@@ -287,7 +278,7 @@ static void unprepare_backend(struct plan_backend *pb)
 
 		free(ps->o.ca_file);
 		free(ps->o.crt);
-		free(ps->check);
+		check_discard(ps->check);
 		if (ps->fresh)
 			server_free(ps->srv);
 	}
@@ -427,6 +418,7 @@ void runtime_abandon(struct lbd_runtime *rt, struct lbd_runtime_plan *p)
 	free(p->listeners);
 	free(p->doomed);
 	free(p->doomed_at);
+	worker_pool_free(&p->msgs);
 	free(p);
 }
 
@@ -464,7 +456,8 @@ int runtime_prepare(struct lbd_runtime *rt, struct lbd_config *cfg, struct lbd_r
 	p->backends = array_new(rt->nbackends + nfreshbe, sizeof(*p->backends));
 	p->frontends = array_new(rt->nfrontends + nfreshfe, sizeof(*p->frontends));
 	p->listeners = array_new(rt->nlisteners + p->nnewl, sizeof(*p->listeners));
-	if (!p->backends || !p->frontends || !p->listeners)
+	if (!p->backends || !p->frontends || !p->listeners ||
+		worker_pool_fill(&p->msgs, rt->nworkers * (rt->nlisteners + p->nnewl)) < 0)
 		goto fail;
 	if (cfg->global.hard_stop_after && ngone) {
 		p->doomed_cap = rt->ndoomed + ngone;
@@ -694,7 +687,7 @@ static void commit_listeners(struct lbd_runtime *rt, struct lbd_runtime_plan *p)
 			continue;
 		}
 		for (w = 0; w < rt->nworkers; w++)
-			worker_post(&rt->workers[w], LBD_MSG_UNLISTEN, l, NULL, 0);
+			worker_post_pooled(&rt->workers[w], &p->msgs, LBD_MSG_UNLISTEN, l, NULL, 0);
 		listener_unref(l); /* the runtime's reference */
 	}
 	for (j = 0; j < p->nnewl; j++) {
@@ -704,7 +697,7 @@ static void commit_listeners(struct lbd_runtime *rt, struct lbd_runtime_plan *p)
 		l->keep = true;
 		atomic_store(&l->refs, (int)rt->nworkers + 1);
 		for (w = 0; w < rt->nworkers; w++)
-			worker_post(&rt->workers[w], LBD_MSG_LISTEN, l, NULL, 0);
+			worker_post_pooled(&rt->workers[w], &p->msgs, LBD_MSG_LISTEN, l, NULL, 0);
 	}
 	p->nnewl = 0;
 	free(rt->listeners);
@@ -737,8 +730,8 @@ static void commit_checks(struct lbd_runtime *rt)
 					srv->check->bcfg = bc;
 				continue;
 			}
-			/* only sd-event's timer source may be missing: logged,
-			 * and the server keeps its state */
+			/* the check object and its timer were made by
+			 * prepare: this cannot fail */
 			r = check_start(rt, srv, bc, check_first_delay(srv));
 			if (r < 0)
 				log_err("server %s/%s: cannot start checks: %s", be->name,

@@ -40,7 +40,8 @@ struct lbd_session {
 	unsigned attempts_left;
 	uint8_t tried[32]; /* servers (by id) that refused this session */
 	bool queued;       /* in be->queue (under be->lock) */
-	bool dequeued;     /* a slot was handed over; the message is on its way */
+	bool dequeued;     /* a slot was handed over; dq_msg is on its way */
+	struct lbd_msg dq_msg; /* LBD_MSG_DEQUEUE: no allocation to hand a slot over */
 	bool zombie;       /* closed while that message was on its way */
 	bool dead;         /* closed; the memory goes after the current batch */
 	bool counted_retry;

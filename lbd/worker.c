@@ -326,30 +326,83 @@ static int on_mbox(sd_event_source *src, int fd, uint32_t revents, void *userdat
 	for (m = rev; m; m = next) {
 		next = m->next;
 		handle(w, m);
-		free(m);
+		if (!m->owned)
+			free(m);
 	}
 	return 0;
 }
 
-void worker_post(struct lbd_worker *w, enum lbd_msg_type type, void *arg, void *arg2, uint64_t usec)
+void worker_post_msg(struct lbd_worker *w, struct lbd_msg *m)
 {
-	struct lbd_msg *m = malloc(sizeof(*m));
 	uint64_t one = 1;
 
-	if (!m) {
-		log_err("worker %u: out of memory for a message", w->id);
-		return;
-	}
-	m->type = type;
-	m->arg = arg;
-	m->arg2 = arg2;
-	m->usec = usec;
 	pthread_mutex_lock(&w->mbox_lock);
 	m->next = w->mbox;
 	w->mbox = m;
 	pthread_mutex_unlock(&w->mbox_lock);
 	if (write(w->efd, &one, sizeof(one)) == -1 && errno != EAGAIN)
 		log_err("worker %u: mailbox doorbell: %m", w->id);
+}
+
+static void msg_fill(
+	struct lbd_msg *m, enum lbd_msg_type type, void *arg, void *arg2, uint64_t usec)
+{
+	m->type = type;
+	m->arg = arg;
+	m->arg2 = arg2;
+	m->usec = usec;
+	m->owned = false;
+}
+
+void worker_post(struct lbd_worker *w, enum lbd_msg_type type, void *arg, void *arg2, uint64_t usec)
+{
+	struct lbd_msg *m = malloc(sizeof(*m));
+
+	if (!m) {
+		log_err("worker %u: out of memory for a message", w->id);
+		return;
+	}
+	msg_fill(m, type, arg, arg2, usec);
+	worker_post_msg(w, m);
+}
+
+int worker_pool_fill(struct lbd_msg **pool, size_t n)
+{
+	struct lbd_msg *m;
+
+	for (; n > 0; n--) {
+		m = malloc(sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		m->next = *pool;
+		*pool = m;
+	}
+	return 0;
+}
+
+void worker_post_pooled(struct lbd_worker *w, struct lbd_msg **pool, enum lbd_msg_type type,
+	void *arg, void *arg2, uint64_t usec)
+{
+	struct lbd_msg *m = *pool;
+
+	if (!m) {
+		worker_post(w, type, arg, arg2, usec);
+		return;
+	}
+	*pool = m->next;
+	msg_fill(m, type, arg, arg2, usec);
+	worker_post_msg(w, m);
+}
+
+void worker_pool_free(struct lbd_msg **pool)
+{
+	struct lbd_msg *m, *next;
+
+	for (m = *pool; m; m = next) {
+		next = m->next;
+		free(m);
+	}
+	*pool = NULL;
 }
 
 int worker_init(struct lbd_worker *w, struct lbd_runtime *rt, unsigned id)
@@ -426,7 +479,8 @@ void worker_join(struct lbd_worker *w)
 		next = m->next;
 		if (m->type == LBD_MSG_LISTEN || m->type == LBD_MSG_UNLISTEN)
 			listener_unref(m->arg);
-		free(m);
+		if (!m->owned)
+			free(m);
 	}
 	w->mbox = NULL;
 	close(w->efd);

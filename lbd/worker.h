@@ -14,9 +14,25 @@ int worker_start(struct lbd_worker *w);
 /* Wait for the thread to end and free what the worker holds. */
 void worker_join(struct lbd_worker *w);
 
-/* Queue a message for w's thread (any thread may call it). */
+/* Queue a message for w's thread (any thread may call it). Out of memory,
+ * the message is lost and logged: steps that must not fail use a pool. */
 void worker_post(
 	struct lbd_worker *w, enum lbd_msg_type type, void *arg, void *arg2, uint64_t usec);
+
+/* Queue m, filled by the caller; cannot fail. */
+void worker_post_msg(struct lbd_worker *w, struct lbd_msg *m);
+
+/* Messages made in advance for a step that must not fail: add n to *pool.
+ * Returns 0 or -ENOMEM (what was added stays in *pool). */
+int worker_pool_fill(struct lbd_msg **pool, size_t n);
+
+/* worker_post() with a message of *pool (malloc'ed if the pool ran dry,
+ * which a caller that counted right never sees). */
+void worker_post_pooled(struct lbd_worker *w, struct lbd_msg **pool, enum lbd_msg_type type,
+	void *arg, void *arg2, uint64_t usec);
+
+/* Free the messages left in *pool. */
+void worker_pool_free(struct lbd_msg **pool);
 
 /* Called by sessions when they end: descriptors were freed, so sessions
  * waiting for one retry and accepting may resume. */

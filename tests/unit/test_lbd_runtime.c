@@ -368,7 +368,7 @@ static unsigned long apply_failing(struct lbd_runtime *rt, struct lbd_config *ne
 		assert_int_equal(count_fds(), fds);
 	}
 	assert_int_equal(r, 0);
-	assert_true(calls >= at); /* the last round failed nothing */
+	assert_true(calls < at); /* the last round failed nothing */
 	return at - 1;
 }
 
@@ -466,8 +466,9 @@ static void test_reload_bind_fails(void **state)
 	rt_stop(&rt);
 }
 
-/* Commit allocates nothing of its own: what it allocates is the workers'
- * messages (worker_post), one per worker and listener started or stopped. */
+/* Commit allocates nothing: the workers' messages (one per worker and
+ * listener started or stopped) and the check objects with their timers were
+ * made by prepare, so there is nothing left in commit that could fail. */
 static void test_commit_allocations(void **state)
 {
 	struct lbd_runtime rt;
@@ -482,8 +483,7 @@ static void test_commit_allocations(void **state)
 	arm(0);
 	runtime_commit(&rt, p);
 	disarm();
-	/* fe2's two new listeners start, fe3's stops */
-	assert_int_equal(calls, 3 * NWORKERS);
+	assert_int_equal(calls, 0);
 	/* a prepared plan may be dropped instead */
 	assert_int_equal(runtime_prepare(&rt, b = cfg_a(), &p), 0);
 	runtime_abandon(&rt, p);
