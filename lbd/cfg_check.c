@@ -252,7 +252,7 @@ void lbd_cfg_check_option_ssl_hello(
 	r[1].action = LBD_TCPCHK_EXPECT_RSTRING;
 	r[1].len = 5;
 	r[1].line = a->line;
-	r[0].data = malloc(r[0].len);
+	r[0].data = malloc(r[0].len + 1); /* a NUL after, as every rule's data has */
 	r[1].data = lbd_cfg_strdup(ctx, "^[\x15\x16]");
 	if (!r[0].data || !r[1].data) {
 		free(r[0].data);
@@ -261,6 +261,7 @@ void lbd_cfg_check_option_ssl_hello(
 		return;
 	}
 	memcpy(r[0].data, hello, r[0].len);
+	r[0].data[r[0].len] = '\0';
 	e = regcomp(&r[1].re, r[1].data, REG_EXTENDED | REG_NOSUB);
 	if (e != 0) {
 		free(r[0].data);

@@ -33,9 +33,15 @@ static void check_backend(const struct lbd_backend *b)
 	if (b->check_kind == LBD_CHECK_HTTP &&
 		(!b->http.method || !b->http.uri || !b->http.version))
 		__builtin_trap();
+	/* what is sent may be binary (option ssl-hello-chk's CLIENT HELLO);
+	 * what is expected is text */
 	for (i = 0; i < b->ntcpcheck; i++)
-		if (b->tcpcheck[i].action != LBD_TCPCHK_CONNECT &&
-			(!b->tcpcheck[i].data || strlen(b->tcpcheck[i].data) != b->tcpcheck[i].len))
+		if ((b->tcpcheck[i].action == LBD_TCPCHK_SEND &&
+			    (!b->tcpcheck[i].data || b->tcpcheck[i].len == 0)) ||
+			((b->tcpcheck[i].action == LBD_TCPCHK_EXPECT_STRING ||
+				 b->tcpcheck[i].action == LBD_TCPCHK_EXPECT_RSTRING) &&
+				(!b->tcpcheck[i].data ||
+					strlen(b->tcpcheck[i].data) != b->tcpcheck[i].len)))
 			__builtin_trap();
 }
 

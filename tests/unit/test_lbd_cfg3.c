@@ -631,6 +631,27 @@ static void test_global_table(void **state)
 		"t.cfg:2: 'log global' is for proxies, not section 'global'");
 }
 
+/* option ssl-hello-chk in defaults: its binary CLIENT HELLO is copied into
+ * each backend that inherits it (the ASan build reads past a short copy) */
+static void test_ssl_hello_inherited(void **state)
+{
+	struct lbd_config *c;
+	const struct lbd_backend *b;
+
+	(void)state;
+	c = load_ok(TCP_DEFAULTS "    option ssl-hello-chk\n"
+				 "frontend f\n    bind :1\n" LF_BE "    server t 198.18.0.2:1 check\n");
+	b = &c->backends[0];
+	assert_int_equal(b->check_kind, LBD_CHECK_TCP);
+	assert_int_equal(b->ntcpcheck, 3);
+	assert_int_equal(b->tcpcheck[0].action, LBD_TCPCHK_CONNECT);
+	assert_int_equal(b->tcpcheck[1].action, LBD_TCPCHK_SEND);
+	assert_int_equal(b->tcpcheck[1].len, 126);
+	assert_memory_equal(b->tcpcheck[1].data, "\x16\x03\x00\x00\x79\x01", 6);
+	assert_int_equal(b->tcpcheck[2].action, LBD_TCPCHK_EXPECT_RSTRING);
+	lbd_cfg_free(c);
+}
+
 static void test_still_refused(void **state)
 {
 	(void)state;
@@ -662,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_log_options),
 		cmocka_unit_test(test_option_table),
 		cmocka_unit_test(test_global_table),
+		cmocka_unit_test(test_ssl_hello_inherited),
 		cmocka_unit_test(test_still_refused),
 	};
 
