@@ -214,6 +214,23 @@ struct lbd_stick_cfg {
 	unsigned rule_line; /* of the first stick rule */
 };
 
+/* Server-state file of a backend (HAProxy's load-server-state-from-file
+ * and server-state-file-name; server_state.c). */
+enum lbd_state_load {
+	LBD_STATE_NONE,   /* HAProxy's default: no file */
+	LBD_STATE_GLOBAL, /* the global server-state-file */
+	LBD_STATE_LOCAL,  /* the backend's own file, under server-state-base */
+};
+
+#define LBD_STATE_NAME_MAX 256  /* server-state-file-name, with its NUL */
+#define LBD_STATE_PATH_MAX 1024 /* server-state-file and -base, with their NUL */
+
+struct lbd_state_cfg {
+	enum lbd_state_load load;
+	char name[LBD_STATE_NAME_MAX]; /* local file: "" for the backend's name */
+	unsigned line;                 /* of load-server-state-from-file; 0: not written */
+};
+
 struct lbd_backend {
 	char *name;
 	unsigned line;
@@ -231,6 +248,7 @@ struct lbd_backend {
 	int log_health_checks; /* option log-health-checks: a line per check result change */
 	int smart_connect;     /* option tcp-smart-connect: no quick ACK of the SYN-ACK */
 	struct lbd_stick_cfg stick;
+	struct lbd_state_cfg state; /* load-server-state-from-file, server-state-file-name */
 };
 
 struct lbd_frontend {
@@ -302,6 +320,10 @@ struct lbd_global {
 	int srv_tls_min, srv_tls_max;
 	int srv_no_tickets; /* no-tls-tickets */
 	unsigned srv_options_line;
+	/* server-state-file, server-state-base (server_state.c): "" when unset */
+	char state_file[LBD_STATE_PATH_MAX];
+	char state_base[LBD_STATE_PATH_MAX];
+	unsigned state_file_line, state_base_line;
 };
 
 struct lbd_http_service; /* lbd/http-types.h: a frontend serving built-in HTTP services */

@@ -232,25 +232,45 @@ static void cfg_px_tcp_request(struct cfg_ctx *ctx, struct cfg_proxy *px, const 
 }
 
 /* load-server-state-from-file global|local|none: HAProxy's default is none;
- * reading a state file at start is not implemented yet. */
+ * server_state.c reads (and writes) the file. */
 static void cfg_px_state_load(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
+	static const char *const modes[] = { "none", "global", "local", NULL };
 	const char *where = lbd_cfg_where(ctx, px);
+	int k;
 
 	if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
 		return;
-	if (strcmp(a->v[1], "none") == 0)
-		return; /* what HAProxy and lbd do without it */
-	if (strcmp(a->v[1], "global") && strcmp(a->v[1], "local"))
+	k = lbd_cfg_lookup(modes, a->v[1]);
+	if (k < 0) {
 		lbd_cfg_err(ctx, a->line,
 			"'load-server-state-from-file' must be global, local or none, not '%s' "
 			"(%s)",
 			a->v[1], where);
-	else
+		return;
+	}
+	px->be.state.load = (enum lbd_state_load)k;
+	px->be.state.line = a->line;
+}
+
+/* server-state-file-name [use-backend-name|FILE]: the local file; without
+ * an argument or with use-backend-name, the backend's name (HAProxy). */
+static void cfg_px_state_name(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	const char *where = lbd_cfg_where(ctx, px);
+	const char *v = a->n >= 2 ? a->v[1] : "use-backend-name";
+
+	if (lbd_cfg_nargs(ctx, a, 1, 0, 1, where) < 0)
+		return;
+	if (strcmp(v, "use-backend-name") == 0)
+		v = "";
+	if (strlen(v) >= LBD_STATE_NAME_MAX) {
 		lbd_cfg_err(ctx, a->line,
-			"'load-server-state-from-file %s' is not supported by lbd yet: it does not "
-			"read server states at start (%s)",
-			a->v[1], where);
+			"'server-state-file-name': the name must have at most %d characters (%s)",
+			LBD_STATE_NAME_MAX - 1, where);
+		return;
+	}
+	snprintf(px->be.state.name, sizeof(px->be.state.name), "%s", v);
 }
 
 static void cfg_px_no(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
@@ -282,6 +302,7 @@ static const struct cfg_px_kw {
 	{ { "use_backend", CFG_CAP_FE }, cfg_px_use_backend, NULL },
 	{ { "tcp-request", CFG_ALL }, cfg_px_tcp_request, NULL },
 	{ { "load-server-state-from-file", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_state_load, NULL },
+	{ { "server-state-file-name", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_state_name, NULL },
 	{ { "balance", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_balance, NULL },
 	{ { "maxconn", CFG_CAP_DEF | CFG_CAP_FE }, cfg_px_number,
 		" (set it on the frontend, or on each server)" },
@@ -362,6 +383,7 @@ static void cfg_proxy_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const s
 	lbd_cfg_logs_append(ctx, &px->fe.logs, &px->fe.nlogs, d->fe.logs, d->fe.nlogs);
 	px->be.balance = d->be.balance;
 	px->be.retries = d->be.retries;
+	px->be.state = d->be.state; /* server-state file: fixed-size, no strings */
 	px->tcpchk_opt_line = d->tcpchk_opt_line;
 	if (lbd_cfg_check_copy(ctx, &px->be, &d->be) == 0)
 		lbd_cfg_server_opts_copy(ctx, &px->dsrv, &d->dsrv);

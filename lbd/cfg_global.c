@@ -164,16 +164,22 @@ static void cfg_global_refused(
 	lbd_cfg_err(ctx, a->line, "'%s' is not supported: %s", a->v[0], k->why);
 }
 
-/* server-state-file, server-state-base: HAProxy reads the file only for
- * proxies with load-server-state-from-file and never writes it */
+/* server-state-file FILE, server-state-base DIR: where server_state.c
+ * reads the states at start and writes them at stop and before a reload
+ * (HAProxy only reads them) */
 static void cfg_global_state(struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
 {
+	int base = strcmp(a->v[0], "server-state-base") == 0;
+	char *dst = base ? ctx->global.state_base : ctx->global.state_file;
+
 	(void)k;
-	lbd_cfg_notice(ctx, a->line,
-		"'%s' has no effect: no backend can set 'load-server-state-from-file' "
-		"in lbd yet (HAProxy reads the file only for those, and never writes "
-		"it)",
-		a->v[0]);
+	if (!a->v[1][0] || strlen(a->v[1]) >= LBD_STATE_PATH_MAX) {
+		lbd_cfg_err(ctx, a->line, "'%s': the path must have 1 to %d characters (%s)",
+			a->v[0], LBD_STATE_PATH_MAX - 1, WHERE);
+		return;
+	}
+	snprintf(dst, LBD_STATE_PATH_MAX, "%s", a->v[1]);
+	*(base ? &ctx->global.state_base_line : &ctx->global.state_file_line) = a->line;
 }
 
 static void cfg_global_ciphers(

@@ -433,6 +433,16 @@ static void cfg_resolve_ref(struct cfg_ctx *ctx, const struct lbd_server_cfg *s,
 	ref->line = s->line;
 }
 
+/* Whether the section being read loads a server-state file that may hold
+ * the address of an unresolvable "init-addr last" server. */
+static int cfg_resolve_has_state(const struct cfg_ctx *ctx)
+{
+	const struct lbd_state_cfg *st = ctx->cur ? &ctx->cur->be.state : NULL;
+
+	return st && (st->load == LBD_STATE_LOCAL ||
+			     (st->load == LBD_STATE_GLOBAL && ctx->global.state_file[0]));
+}
+
 void lbd_cfg_resolve_server(
 	struct cfg_ctx *ctx, struct lbd_server_cfg *s, const char *hostname, const char *where)
 {
@@ -441,7 +451,7 @@ void lbd_cfg_resolve_server(
 	size_t n = s->o.ninit_addr ? s->o.ninit_addr : sizeof(dflt), i;
 	char host[CPHA_ADDR_STRLEN], ip[CPHA_ADDR_STRLEN], text[CPHA_ADDR_STRLEN + 16];
 	const char *port, *why = "no method succeeded";
-	int family;
+	int family, last = 0;
 
 	if (s->o.resolvers[0])
 		cfg_resolve_ref(ctx, s, where);
@@ -452,8 +462,13 @@ void lbd_cfg_resolve_server(
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		if (m[i] == LBD_INIT_LAST)
-			continue; /* no server-state file in lbd: as HAProxy without one */
+		if (m[i] == LBD_INIT_LAST) {
+			/* the address is the server-state file's, which is read
+			 * after the configuration (server_state.c): try the next
+			 * method, and without one wait for the file */
+			last = 1;
+			continue;
+		}
 		if (m[i] == LBD_INIT_NONE) {
 			if (!s->o.resolvers[0]) {
 				lbd_cfg_err(ctx, s->line,
@@ -476,7 +491,16 @@ void lbd_cfg_resolve_server(
 			    ip, sizeof(ip), &why) == 0)
 			break;
 	}
-	if (i == n) {
+	if (i == n && last && cfg_resolve_has_state(ctx)) {
+		/* as init-addr none until server_state_load() gives it the
+		 * address it had (or its resolvers do) */
+		lbd_cfg_notice(ctx, s->line,
+			"server address '%s': cannot resolve '%s' (%s): it starts in maintenance "
+			"until the server-state file or its resolvers give its address (%s)",
+			hostname, host, why, where);
+		snprintf(ip, sizeof(ip), "0.0.0.0");
+		s->unresolved = 1;
+	} else if (i == n) {
 		lbd_cfg_err(ctx, s->line, "server address '%s': cannot resolve '%s': %s (%s)",
 			hostname, host, why, where);
 		return;

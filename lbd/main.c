@@ -23,6 +23,7 @@
 #include "resolver.h"
 #include "runtime.h"
 #include "server.h"
+#include "server_state.h"
 #include "stats.h"
 #include "worker.h"
 
@@ -223,6 +224,8 @@ static void on_reload(void *userdata)
 		cpha_notify_ready("reload refused");
 		return;
 	}
+	/* the states as they are, should the reload be followed by a restart */
+	server_state_save(&m->rt, "before a reload");
 	r = runtime_apply(&m->rt, c);
 	if (r < 0) {
 		log_err("reload refused: %s; still running the previous configuration",
@@ -232,6 +235,9 @@ static void on_reload(void *userdata)
 		return;
 	}
 	resolver_apply(&m->rt); /* servers re-resolved at run time */
+	/* states are carried in-process: the file is not read again, only
+	 * the directories of new file names are opened */
+	server_state_prepare(&m->rt);
 	atomic_store(&m->rt.maxpipes, fdlimit_maxpipes(m->rt.maxconn));
 	m->rt.reloads++;
 	apply_interfaces(m);
@@ -418,10 +424,13 @@ int main(int argc, char **argv)
 		log_err("cannot start: %s", strerror(-r));
 		return 1;
 	}
+	server_state_load(rt); /* before DNS: init-addr last */
 	if (resolver_apply(rt) < 0)
 		return 1;
 	atomic_store(&rt->maxpipes, fdlimit_maxpipes(rt->maxconn));
 	apply_interfaces(&m);
+	/* the state files' directories, while a chroot does not hide them */
+	server_state_prepare(rt);
 	if (privdrop_apply(rt->cfg, m.config) < 0) /* chroot, user, group */
 		return 1;
 	for (i = 0; i < (int)rt->nworkers; i++) {
@@ -442,6 +451,8 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < (int)rt->nworkers; i++)
 		worker_join(&rt->workers[i]);
+	server_state_save(rt, "stopping");
+	server_state_close();
 	cpha_admin_close(rt->admin);
 	cpha_metrics_close(rt->metrics);
 	http_close_all();

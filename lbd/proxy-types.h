@@ -63,6 +63,8 @@ struct lbd_server {
 	atomic_bool dns_maint; /* in maintenance until DNS gives it an address (resolver.c) */
 	_Atomic uint64_t up_since; /* CLOCK_MONOTONIC usec when it last came up */
 	atomic_uint_fast64_t state_changes;
+	/* CLOCK_MONOTONIC usec of the last state change; 0: none since start */
+	_Atomic uint64_t last_change;
 	char last_reason[128];    /* of the last state change (main thread) */
 	char last_check[128];     /* result of the last check (main thread) */
 	struct lbd_health health; /* main thread only */

@@ -57,6 +57,7 @@ void server_set_up(struct lbd_runtime *rt, struct lbd_server *srv, bool up, cons
 		atomic_store(&srv->up_since, srv->o.slowstart ? lbd_now() : 0);
 	atomic_store(&srv->up, up);
 	atomic_fetch_add(&srv->state_changes, 1);
+	atomic_store(&srv->last_change, lbd_now());
 	snprintf(srv->last_reason, sizeof(srv->last_reason), "%s", reason);
 	health_force(&srv->health, up);
 	server_count_usable(be, &active, &backup);
@@ -102,6 +103,7 @@ void server_set_admin(struct lbd_runtime *rt, struct lbd_server *srv, enum lbd_a
 		return;
 	atomic_store(&srv->admin, st);
 	atomic_fetch_add(&srv->state_changes, 1);
+	atomic_store(&srv->last_change, lbd_now());
 	log_notice("server %s/%s: administrative state %s (was %s)", srv->be->name, srv->name,
 		names[st], names[old]);
 	if (st == LBD_ADMIN_MAINT)
@@ -120,6 +122,7 @@ void server_set_dns_maint(struct lbd_runtime *rt, struct lbd_server *srv, bool o
 		return;
 	atomic_store(&srv->dns_maint, on);
 	atomic_fetch_add(&srv->state_changes, 1);
+	atomic_store(&srv->last_change, lbd_now());
 	snprintf(srv->last_reason, sizeof(srv->last_reason), "%s", why);
 	server_count_usable(srv->be, &active, &backup);
 	if (on) {

@@ -14,6 +14,7 @@
 #include "metrics.h"
 #include "runtime.h"
 #include "server.h"
+#include "server_state.h"
 #include "stats.h"
 #include "stick.h"
 
@@ -160,44 +161,28 @@ static json_t *server_json(struct lbd_server *srv)
 		srv->last_reason, "last_check", srv->last_check);
 }
 
+/* show servers state [BACKEND]: HAProxy 2.6's version 1 text
+ * (server_state.c), or lbd's JSON. */
 static void show_servers_state(
 	struct lbd_runtime *rt, const char *only, struct cpha_buf *reply, bool json)
 {
-	json_t *arr = json ? json_array() : NULL;
+	json_t *arr;
 	size_t i, j;
 
-	if (!json)
-		cpha_buf_puts(reply, "1\n# be_id be_name srv_id srv_name srv_addr srv_op_state "
-				     "srv_admin_state srv_uweight srv_iweight srv_check_health "
-				     "srv_port srv_state_name\n");
+	if (!json) {
+		server_state_show(rt, only, reply);
+		return;
+	}
+	arr = json_array();
 	for (i = 0; i < rt->nbackends; i++) {
 		struct lbd_backend_rt *be = rt->backends[i];
 
-		if (only && strcmp(only, be->name) != 0)
+		if (be->removed || (only && strcmp(only, be->name) != 0))
 			continue;
-		for (j = 0; j < be->nservers; j++) {
-			struct lbd_server *srv = be->servers[j];
-			char addr[CPHA_ADDR_STRLEN];
-			struct cpha_addr a = srv->addr;
-
-			if (json) {
-				json_array_append_new(arr, server_json(srv));
-				continue;
-			}
-			cpha_addr_set_port(&a, 0);
-			cpha_addr_format(&a, addr, sizeof(addr));
-			/* srv_op_state: 0 stopped, 2 running (HAProxy's values) */
-			cpha_buf_printf(reply, "%zu %s %u %s %s %d %d %u %u %u %u %s\n", i + 1,
-				be->name, srv->id, srv->name, addr, atomic_load(&srv->up) ? 2 : 0,
-				atomic_load(&srv->admin) == LBD_ADMIN_MAINT   ? 1
-				: atomic_load(&srv->admin) == LBD_ADMIN_DRAIN ? 8
-									      : 0,
-				srv->o.weight, srv->o.weight, srv->health.health,
-				cpha_addr_port(&srv->addr), server_state_name(srv));
-		}
+		for (j = 0; j < be->nservers; j++)
+			json_array_append_new(arr, server_json(be->servers[j]));
 	}
-	if (json)
-		put_json(reply, arr);
+	put_json(reply, arr);
 }
 
 #define CSV_HEADER                                                                                 \

@@ -422,21 +422,50 @@ static void test_server_tls_options(void **state)
 		"checks");
 }
 
+#define LONG_NAME_100                                                                              \
+	"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" \
+	"xx"                                                                                       \
+	"xxxxxxxxxx"
+#define LONG_NAME_1100                                                                             \
+	LONG_NAME_100 LONG_NAME_100 LONG_NAME_100 LONG_NAME_100 LONG_NAME_100 LONG_NAME_100        \
+		LONG_NAME_100 LONG_NAME_100 LONG_NAME_100 LONG_NAME_100 LONG_NAME_100
+
 static void test_server_state(void **state)
 {
 	struct lbd_config *c;
 
 	(void)state;
 	c = load_ok("global\n    server-state-file state\n    server-state-base /tmp\n" TCP_PAIR);
-	expect_in(notices(c), "t.cfg:2: 'server-state-file' has no effect: no backend can set "
-			      "'load-server-state-from-file' in lbd yet");
-	expect_in(notices(c), "t.cfg:3: 'server-state-base' has no effect");
+	assert_string_equal(c->global.state_file, "state");
+	assert_string_equal(c->global.state_base, "/tmp");
+	assert_int_equal(c->global.state_file_line, 2);
+	assert_int_equal(c->backends[0].state.load, LBD_STATE_NONE);
 	lbd_cfg_free(c);
 	c = load_ok(TCP_DEFAULTS "    load-server-state-from-file none\n"
 				 "listen l\n    bind :80\n    server s 198.18.0.11:80\n");
 	lbd_cfg_free(c);
-	expect_error(TCP_DEFAULTS "backend b\n    load-server-state-from-file global\n",
-		"t.cfg:7: 'load-server-state-from-file global' is not supported by lbd yet");
+	/* from defaults, as HAProxy; server-state-file-name names the local file */
+	c = load_ok(
+		TCP_DEFAULTS "    load-server-state-from-file local\n"
+			     "    server-state-file-name use-backend-name\n"
+			     "backend b\n    server s 198.18.0.11:80\n"
+			     "backend c\n    load-server-state-from-file global\n"
+			     "    server-state-file-name c.state\n    server s 198.18.0.11:80\n");
+	assert_int_equal(c->backends[0].state.load, LBD_STATE_LOCAL);
+	assert_string_equal(c->backends[0].state.name, "");
+	assert_int_equal(c->backends[1].state.load, LBD_STATE_GLOBAL);
+	assert_string_equal(c->backends[1].state.name, "c.state");
+	lbd_cfg_free(c);
+	/* init-addr last with a state file to give the address: in
+	 * maintenance until it does (no DNS query from the test) */
+	c = load_ok("global\n    server-state-file /tmp/s\n" TCP_DEFAULTS
+		    "backend b\n    load-server-state-from-file global\n"
+		    "    server s cpha-test.invalid:1 init-addr last\n");
+	assert_true(c->backends[0].servers[0].unresolved);
+	expect_in(notices(c), "t.cfg:10: server address 'cpha-test.invalid:1': cannot resolve");
+	lbd_cfg_free(c);
+	expect_error("global\n    server-state-file " LONG_NAME_1100 "\n" TCP_PAIR,
+		"t.cfg:2: 'server-state-file': the path must have 1 to 1023 characters");
 	expect_error(TCP_DEFAULTS "backend b\n    load-server-state-from-file all\n",
 		"t.cfg:7: 'load-server-state-from-file' must be global, local or none");
 	expect_error(TCP_DEFAULTS "frontend f\n    load-server-state-from-file none\n",
