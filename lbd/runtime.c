@@ -499,6 +499,19 @@ static bool doom(struct lbd_runtime *rt, const struct lbd_runtime_plan *p, struc
 	return true;
 }
 
+/* The weight the running configuration gives srv (~0u: none), as HAProxy
+ * compares the state file's srv_iweight with the new configuration's. */
+static unsigned old_weight(
+	const struct lbd_runtime *rt, const struct lbd_backend_rt *be, const struct lbd_server *srv)
+{
+	const struct lbd_backend *obc = rt->cfg ? lbd_cfg_backend(rt->cfg, be->name) : NULL;
+
+	if (!obc || srv->id < 1 || srv->id > obc->nservers ||
+		strcmp(obc->servers[srv->id - 1].name, srv->name) != 0)
+		return ~0u;
+	return obc->servers[srv->id - 1].o.weight;
+}
+
 /* Update one backend (running, or made for the plan) under its lock;
  * servers gone from the configuration are cut at hard-stop-after or
  * dropped. */
@@ -509,6 +522,8 @@ static void commit_backend(
 	struct lbd_backend_rt *be = pb->be;
 	struct stick_table *old_st = be->stick != pb->stick ? be->stick : NULL;
 	uint64_t hard_stop_after = p->cfg->global.hard_stop_after;
+	bool keep_weight;
+	unsigned weight;
 	size_t i;
 
 	pthread_mutex_lock(&be->lock);
@@ -535,11 +550,15 @@ static void commit_backend(
 			if (srv->health.health > sc->o.rise + sc->o.fall - 1)
 				srv->health.health = sc->o.rise + sc->o.fall - 1;
 		}
+		weight = srv->o.weight;
+		keep_weight = !ps->fresh && old_weight(rt, be, srv) == sc->o.weight;
 		ps->fresh = false; /* the backend's now */
 		free(srv->o.ca_file);
 		free(srv->o.crt);
 		srv->o = ps->o;
 		ps->o.ca_file = ps->o.crt = NULL;
+		if (keep_weight) /* set at run time; a new configured weight wins */
+			srv->o.weight = weight;
 		srv->addr = sc->addr;
 		srv->id = sc->id;
 		if (!srv->check) {
