@@ -21,7 +21,9 @@ servers on :8000). Exit 0 pass, 77 skip, else fail.
     sudo python3 tests/integration/test_lbd_server_state.py [-v]
 """
 
+import grp
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -204,6 +206,46 @@ class ServerState(unittest.TestCase):
                 print("SKIP part: haproxy is not installed: no interop steps", flush=True)
                 return
             self.interop(lab, t, lb)
+
+    def test_privdrop_chroot(self):
+        """user nobody, group nogroup, chroot: lbd reads the file as root at
+        start and writes it at stop as nobody, through the directory it
+        opened before the chroot; the file is nobody's, 0600."""
+        try:
+            uid = pwd.getpwnam("nobody").pw_uid
+            gid = grp.getgrnam("nogroup").gr_gid
+        except KeyError:
+            print("SKIP part: no user nobody or group nogroup", flush=True)
+            return
+        with cphatest.Lab("lbd-srvstate-priv") as lab:
+            self.t = t = lbd.Topology(lab, nservers=3)
+            t.start_tagservers(8000)
+            self.state = lab.path("state", "servers.state")
+            os.makedirs(os.path.dirname(self.state), exist_ok=True)
+            os.chown(os.path.dirname(self.state), uid, gid)
+            jail = os.path.join(lab.dir, "jail")
+            os.mkdir(jail, 0o755)
+            extra = ["chroot " + jail, "user nobody", "group nogroup",
+                     "server-state-file " + self.state]
+            lb = lbd.Lbd(lab, t.lb, body(), global_extra=extra)
+            lb.start()
+            lb.wait_all_up("be", 0.3)
+
+            step("as nobody in a chroot: maint s2, stop; the file is nobody's")
+            lb.set_state("be", "s2", "maint")
+            self.stop(lb)
+            st = os.stat(self.state)
+            self.assertEqual((st.st_uid, st.st_gid), (uid, gid))
+            self.assertEqual(stat.S_IMODE(st.st_mode), 0o600)
+            self.assertEqual(self.file_state()["s2"][6], "1")
+
+            step("start again: s2 in maintenance, no traffic to it")
+            lb.start()
+            lb.wait_status("be", "s2", "MAINT", 5)
+            self.assertNotIn("s2", self.tags(9))
+            lb.set_state("be", "s2", "ready")
+            self.stop(lb)
+            self.assertEqual(self.file_state()["s2"][6], "0", "rewritten as nobody")
 
     def haproxy(self, lab, t, name):
         """haproxy in the lb host on the same body (port PORT + 1), its
