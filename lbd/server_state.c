@@ -509,8 +509,9 @@ static bool read_state(const char *path, const char *who, struct srvstate_file *
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd == -1) {
-		/* HAProxy 2.6 warns even when the file does not exist */
-		log_warn("%s: can't open server state file '%s': %m", who, path);
+		/* HAProxy 2.6's words; it warns even when the file does not exist */
+		log_warn("%s: Can't open %sserver state file '%s': %m", who,
+			strcmp(who, "config") == 0 ? "global " : "", path);
 		return false;
 	}
 	while ((n = read(fd, chunk, sizeof(chunk))) > 0)

@@ -116,7 +116,8 @@ class ServerState(unittest.TestCase):
             step("no file yet: a warning as HAProxy's, every server UP")
             lb.start()
             lb.wait_all_up("be", 0.5)
-            self.assertTrue(lb.log_lines("can't open server state file '%s'" % self.state))
+            self.assertTrue(lb.log_lines("config: Can't open global server state file '%s'"
+                                         % self.state))
 
             step("maint s1, drain s2, weight 7 on s3: 'show servers state' says so")
             lb.set_state("be", "s1", "maint")
