@@ -208,6 +208,70 @@ class ServerState(unittest.TestCase):
                 return
             self.interop(lab, t, lb)
 
+    def test_local_init_addr_last(self):
+        """load-server-state-from-file local with server-state-file-name, and
+        a server given by host name (localhost) whose init-addr tries last
+        first: the address in the file wins, traffic goes there; lbd
+        writes the local file back; haproxy reads the same file alike."""
+        with cphatest.Lab("lbd-srvstate-local") as lab:
+            self.t = t = lbd.Topology(lab, nservers=3)
+            t.start_tagservers(8000)
+            base = lab.path("statedir")
+            os.makedirs(base, exist_ok=True)
+            self.state = os.path.join(base, "api.state")
+            local = """
+defaults
+    mode tcp
+    timeout connect 1s
+    timeout client 30s
+    timeout server 30s
+
+frontend fe
+    bind 198.18.0.10:%d
+    default_backend api
+
+backend api
+    load-server-state-from-file local
+    server-state-file-name api.state
+    server a localhost:8000 check inter 200ms init-addr last,libc
+"""
+            with open(self.state, "w") as f:
+                f.write("1\n%s\n3 api 1 a 198.18.0.12 2 0 1 1 30 6 3 2 6 0 0 0 localhost 8000 "
+                        "- 0 0 - - 0\n" % HEADER)
+            lb = lbd.Lbd(lab, t.lb, local % PORT, global_extra=["server-state-base " + base])
+
+            step("init-addr last: the file's 198.18.0.12, not localhost's address")
+            lb.start()
+            lb.wait_status("api", "a", "UP", 5)
+            time.sleep(0.5)  # checks against the file's address pass
+            self.assertEqual(lb.status("api", "a"), "UP")
+            self.assertEqual(set(self.tags(6)), {"s2"})
+            st = parse_state(lb.admin("show servers state"))["a"]
+            self.assertEqual((st[4], st[17], st[18]), ("198.18.0.12", "localhost", "8000"))
+            self.assertGreaterEqual(int(st[9]), 30, "time since the last change carried")
+
+            step("stop: the local file is rewritten with the address")
+            lb.set_state("api", "a", "drain")
+            self.stop(lb)
+            fs = self.file_state()["a"]
+            self.assertEqual((fs[1], fs[4], fs[6]), ("api", "198.18.0.12", "8"))
+
+            if not shutil.which("haproxy"):
+                print("SKIP part: haproxy is not installed", flush=True)
+                return
+            step("haproxy reads the same local file: same address, drained")
+            sock = lab.path("hl", "admin.sock")
+            cfg = lab.path("hl", "haproxy.cfg")
+            os.makedirs(os.path.dirname(cfg), exist_ok=True)
+            with open(cfg, "w") as f:
+                f.write("global\n    stats socket %s level admin\n"
+                        "    server-state-base %s\n%s" % (sock, base, local % (PORT + 1)))
+            hp = t.lb.spawn(["haproxy", "-db", "-f", cfg], name="haproxy")
+            util.wait_until(lambda: os.path.exists(sock), 10, 0.05, "haproxy's socket")
+            st = parse_state(util.unix_request(sock, "show servers state"))["a"]
+            hp.terminate_and_wait()
+            self.assertEqual((st[4], st[6]), ("198.18.0.12", "8"))
+
     def test_privdrop_chroot(self):
         """user nobody, group nogroup, chroot: lbd reads the file as root at
         start and writes it at stop as nobody, through the directory it
