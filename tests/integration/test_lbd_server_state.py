@@ -94,10 +94,14 @@ class ServerState(unittest.TestCase):
                 out.append(None)
         return out
 
-    def stop(self, lb):
-        """SIGTERM lbd and wait for it to exit."""
+    def stop(self, lb, chroot=False):
+        """SIGTERM lbd and wait for it to exit (status 0; in a chroot, an
+        ASan build's leak check cannot read /proc, which is no failure)."""
         lb.proc.kill(signal.SIGTERM)
-        self.assertEqual(lb.proc.wait(10), 0, util.tail(lb.proc.log_path, 20))
+        rc = lb.proc.wait(10)
+        if rc != 0 and chroot and "LeakSanitizer has encountered a fatal error" in lb.log_text():
+            return
+        self.assertEqual(rc, 0, util.tail(lb.proc.log_path, 20))
 
     def file_state(self):
         with open(self.state) as f:
@@ -298,7 +302,7 @@ backend api
 
             step("as nobody in a chroot: maint s2, stop; the file is nobody's")
             lb.set_state("be", "s2", "maint")
-            self.stop(lb)
+            self.stop(lb, chroot=True)
             st = os.stat(self.state)
             self.assertEqual((st.st_uid, st.st_gid), (uid, gid))
             self.assertEqual(stat.S_IMODE(st.st_mode), 0o600)
@@ -309,7 +313,7 @@ backend api
             lb.wait_status("be", "s2", "MAINT", 5)
             self.assertNotIn("s2", self.tags(9))
             lb.set_state("be", "s2", "ready")
-            self.stop(lb)
+            self.stop(lb, chroot=True)
             self.assertEqual(self.file_state()["s2"][6], "0", "rewritten as nobody")
 
     def haproxy(self, lab, t, name):
