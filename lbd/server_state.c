@@ -407,8 +407,8 @@ static void fqdn_of(const char *hostname, char *out, size_t len)
 }
 
 /* One server's line, as HAProxy 2.6's srv_state_dump_one(). */
-static void put_server(struct lbd_runtime *rt, const struct lbd_backend *bc, unsigned uuid,
-	struct lbd_server *srv, const struct lbd_server_cfg *sc, struct cpha_buf *b)
+static void put_server(struct lbd_runtime *rt, unsigned uuid, struct lbd_server *srv,
+	const struct lbd_server_cfg *sc, struct cpha_buf *b)
 {
 	char addr[CPHA_ADDR_STRLEN], caddr[CPHA_ADDR_STRLEN], fqdn[256];
 	uint64_t now = lbd_now(), last = atomic_load(&srv->last_change);
@@ -449,7 +449,6 @@ static void put_server(struct lbd_runtime *rt, const struct lbd_backend *bc, uns
 		uuid, srv->be->name, srv->id, srv->name, addr, srv_op_state(srv, now),
 		srv_admin_state(srv), weight, sc ? sc->o.weight : weight, since, status,
 		srvstate_status_result(status), health, chk, fqdn, port, srv->o.check_port, caddr);
-	(void)bc;
 }
 
 static void put_backend(struct lbd_runtime *rt, struct lbd_backend_rt *be, struct cpha_buf *b)
@@ -459,7 +458,7 @@ static void put_backend(struct lbd_runtime *rt, struct lbd_backend_rt *be, struc
 	size_t j;
 
 	for (j = 0; j < be->nservers; j++)
-		put_server(rt, bc, uuid, be->servers[j], srv_cfg(bc, j), b);
+		put_server(rt, uuid, be->servers[j], srv_cfg(bc, j), b);
 }
 
 void server_state_show(struct lbd_runtime *rt, const char *only, struct cpha_buf *reply)

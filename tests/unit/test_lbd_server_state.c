@@ -235,6 +235,41 @@ static void test_status_codes(void **state)
 	assert_null(srvstate_status_text(99));
 }
 
+/* Garbage of every shape: the parser and the field checks stay in bounds
+ * (run under ASan) and never accept a file without the version line. */
+static void test_garbage(void **state)
+{
+	static const char alphabet[] = "0123456789 \t\n#-ab.:";
+	struct srvstate_file f;
+	struct srvstate_vals v;
+	unsigned seed = 12345, bad, i, k, len;
+	char err[512], *text;
+	size_t j;
+	int r;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		len = (seed = seed * 1103515245u + 12345u) % 700;
+		text = malloc(len + 3);
+		assert_non_null(text);
+		memcpy(text, "1\n", 2);
+		for (k = 2; k < len + 2; k++) {
+			seed = seed * 1103515245u + 12345u;
+			text[k] = (seed >> 16) % 50 == 0
+					  ? (char)(seed >> 8)
+					  : alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
+		}
+		text[len + 2] = '\0';
+		r = srvstate_parse(text, len + 2, &f, &bad);
+		assert_true(r == 0 || r == -3);
+		for (j = 0; r == 0 && j < f.nlines; j++) {
+			assert_in_range(f.lines[j].n, SRVSTATE_FIELDS_MIN, SRVSTATE_FIELDS_MAX);
+			srvstate_values(&f.lines[j], &v, err, sizeof(err));
+		}
+		srvstate_file_free(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_status_codes),
+		cmocka_unit_test(test_garbage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
