@@ -88,6 +88,8 @@ struct cfg_ctx {
 	bool garp_delay_set, garp_rep_set, garp_refresh_set, garp_refresh_rep_set;
 	unsigned global_seen[CFG_MAX_KWS]; /* global_defs keywords given */
 	unsigned strict_loc;               /* vrrp_strict */
+	struct cfg_param *params;          /* $NAME=VALUE definitions (cfg_subst.c) */
+	size_t nparams;
 };
 
 /* A file being read; several when an include pattern matched several. */
@@ -98,6 +100,9 @@ struct cfg_src {
 	char **paths;  /* files still to read, from next on */
 	size_t npaths, next;
 	unsigned inc_loc; /* the include line; 0 for the first file */
+	bool subst_done;  /* cfg_subst.c has seen this file's text */
+	unsigned *lmap;   /* its lines' lines in the file, when it rewrote it */
+	size_t nlmap;
 };
 
 /* The files being read and the blocks open. */
@@ -148,6 +153,14 @@ void vipd_cfg_read(struct cfg_ctx *ctx, struct cfg_reader *rd);
 void vipd_cfg_read_end(struct cfg_reader *rd);
 void vipd_cfg_node_free(struct cfg_node *n);
 void vipd_cfg_src_free(struct cfg_src *s);
+
+/* cfg_subst.c: keepalived's @ID conditions and $NAME parameters on a
+ * source's text, once it is open (rewritten only when used; the lines then
+ * map back with vipd_cfg_subst_line()). Returns 0, or -1 after reporting. */
+struct cfg_param;
+int vipd_cfg_subst(struct cfg_ctx *ctx, struct cfg_src *s);
+unsigned vipd_cfg_subst_line(const struct cfg_src *s, unsigned line);
+void vipd_cfg_params_free(struct cfg_ctx *ctx);
 
 /* cfg_value.c: values. Each reads word i of a statement (the keyword is
  * word 0) and returns 0, or reports an error naming the keyword and where

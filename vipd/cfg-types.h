@@ -149,6 +149,14 @@ struct vipd_sync_group {
 	unsigned line;
 };
 
+/* notify_fifo / vrrp_notify_fifo PATH [USER [GROUP]] and their _script. */
+struct vipd_fifo_cfg {
+	char *path;   /* NULL: none */
+	char *user;   /* owner of a fifo vipd creates; NULL: as vipd runs */
+	char *group;  /* its group; NULL: the user's */
+	char *script; /* run at start with the fifo's path as last argument */
+};
+
 struct vipd_global {
 	char *router_id;
 	int vrrp_version; /* default 2, as keepalived */
@@ -164,6 +172,14 @@ struct vipd_global {
 	/* vrrp_mcast_group4 / vrrp_mcast_group6: the groups multicast instances
 	 * send to and receive on; default 224.0.0.18 and ff02::12 */
 	struct cpha_addr mcast4, mcast6;
+	/* notify_fifo and vrrp_notify_fifo: both get every instance and group
+	 * line, keepalived's 'INSTANCE "VI_1" MASTER 100' */
+	struct vipd_fifo_cfg fifo[2];
+	bool fifo_states_on_reload;  /* fifo_write_vrrp_states_on_reload */
+	bool notify_priority_changes; /* vrrp_notify_priority_changes */
+	/* vrrp_startup_delay and vrrp_delay_after_boot (since boot, from
+	 * CLOCK_BOOTTIME): no instance becomes master before the later */
+	uint64_t startup_delay, delay_after_boot;
 };
 
 struct vipd_config {

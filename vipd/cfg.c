@@ -36,6 +36,14 @@
  *   vrrp_mcast_group4/6 ADDR        kept: the group of every multicast instance
  *                                   of that family (224.0.0.0/4, ff00::/8)
  *   vrrp_strict                     kept: the RFC rules of cfg_validate.c
+ *   notify_fifo, vrrp_notify_fifo   kept: every instance and group state line
+ *     PATH [USER [GROUP]]           goes to both (notify.c)
+ *   [vrrp_]notify_fifo_script CMD   kept: started with the fifo's path
+ *   fifo_write_vrrp_states_on_reload kept
+ *   vrrp_notify_priority_changes    kept: MASTER_PRIORITY / BACKUP_PRIORITY lines
+ *   lvs_notify_fifo[_script]        notice: no effect (no LVS)
+ *   vrrp_startup_delay SECS         kept: no master before it (vrrp_state.h)
+ *   vrrp_delay_after_boot SECS      kept: the same, counted from boot
  *   vrrp_min_garp [BOOL]            one gratuitous ARP / NA on becoming master
  *                                   (garp_master_repeat 1, garp_master_delay 0)
  *   vrrp_check_unicast_src [BOOL]   notice: vipd always drops unicast adverts
@@ -229,6 +237,90 @@ static void cfg_g_strict(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 	ctx->strict_loc = n->loc;
 }
 
+/* notify_fifo / vrrp_notify_fifo PATH [USER [GROUP]]: keepalived creates
+ * the fifo if it is missing, owned by USER. */
+static void cfg_g_fifo(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	struct vipd_fifo_cfg *f = &G(obj)->fifo[n->w[0][0] == 'v'];
+	const struct vipd_fifo_cfg *other = &G(obj)->fifo[n->w[0][0] != 'v'];
+
+	if (vipd_cfg_nargs(ctx, n, 1, 3, "global_defs") < 0)
+		return;
+	if (other->path && strcmp(other->path, n->w[1]) == 0) {
+		vipd_cfg_err(ctx, n->loc,
+			"'%s %s': notify_fifo and vrrp_notify_fifo must be different fifos "
+			"(global_defs)",
+			n->w[0], n->w[1]);
+		return;
+	}
+	if (n->w[1][0] != '/') {
+		vipd_cfg_err(ctx, n->loc, "'%s' needs an absolute path, not '%s' (global_defs)",
+			n->w[0], n->w[1]);
+		return;
+	}
+	f->path = vipd_cfg_strdup(ctx, n->w[1]);
+	if (n->n > 2)
+		f->user = vipd_cfg_strdup(ctx, n->w[2]);
+	if (n->n > 3)
+		f->group = vipd_cfg_strdup(ctx, n->w[3]);
+}
+
+/* notify_fifo_script / vrrp_notify_fifo_script CMD: started with vipd, the
+ * fifo's path as its last argument; like notify scripts, as script_user. */
+static void cfg_g_fifo_script(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	struct vipd_fifo_cfg *f = &G(obj)->fifo[n->w[0][0] == 'v'];
+
+	if (vipd_cfg_nargs(ctx, n, 1, 3, "global_defs") < 0)
+		return;
+	if (n->n > 2) {
+		vipd_cfg_err(ctx, n->loc,
+			"'%s': running it as user '%s' is not supported by vipd; it runs as "
+			"script_user (quote the command if '%s' is one of its arguments) "
+			"(global_defs)",
+			n->w[0], n->w[2], n->w[2]);
+		return;
+	}
+	if (!n->w[1][0]) {
+		vipd_cfg_err(ctx, n->loc, "'%s' is empty (global_defs)", n->w[0]);
+		return;
+	}
+	f->script = vipd_cfg_strdup(ctx, n->w[1]);
+}
+
+/* fifo_write_vrrp_states_on_reload, vrrp_notify_priority_changes [BOOL] */
+static void cfg_g_fifo_flag(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	bool b;
+
+	if (n->w[0][0] == 'f') {
+		if (vipd_cfg_nargs(ctx, n, 0, 0, "global_defs") == 0)
+			G(obj)->fifo_states_on_reload = true;
+	} else if (vipd_cfg_bool(ctx, n, &b, "global_defs") == 0) {
+		G(obj)->notify_priority_changes = b;
+	}
+}
+
+/* vrrp_startup_delay / vrrp_delay_after_boot SECS (decimals; keepalived's
+ * read_timer takes up to UINT_MAX microseconds) */
+static void cfg_g_startup_delay(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	uint64_t v;
+
+	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") < 0 ||
+		vipd_cfg_secs(ctx, n, 1, 0, 4294967295ull, &v, "global_defs") < 0)
+		return;
+	if (n->w[0][5] == 's')
+		G(obj)->startup_delay = v;
+	else
+		G(obj)->delay_after_boot = v;
+	if (v >= 60 * CPHA_USEC_PER_SEC)
+		vipd_cfg_notice(ctx, n->loc,
+			"'%s %s': no instance becomes master for a minute or more after vipd "
+			"starts",
+			n->w[0], n->w[1]);
+}
+
 /* vrrp_min_garp [BOOL]: one gratuitous ARP or NA and no second burst. */
 static void cfg_g_min_garp(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
@@ -286,6 +378,8 @@ static void cfg_g_no_effect(struct cfg_ctx *ctx, const struct cfg_node *n, void 
 		{ "lvs_id", "it is obsolete and names an LVS router; keepalived 2.2 rejects it too",
 			1, 1 },
 		{ "dynamic_interfaces", "it only tunes keepalived's interface handling", 0, 1 },
+		{ "lvs_notify_fifo", "it has no LVS checker to report on", 1, 3 },
+		{ "lvs_notify_fifo_script", "it has no LVS checker to report on", 1, 3 },
 	};
 	size_t i, k;
 	bool b;
@@ -332,6 +426,16 @@ static const struct cfg_kw cfg_global_kws[] = {
 	{ { "vrrp_skip_check_adv_addr", CFG_KW_HERE }, cfg_g_no_effect, 0 },
 	{ { "lvs_id", CFG_KW_HERE }, cfg_g_no_effect, 0 },
 	{ { "dynamic_interfaces", CFG_KW_HERE }, cfg_g_no_effect, 0 },
+	{ { "lvs_notify_fifo", CFG_KW_HERE }, cfg_g_no_effect, 0 },
+	{ { "lvs_notify_fifo_script", CFG_KW_HERE }, cfg_g_no_effect, 0 },
+	{ { "notify_fifo", CFG_KW_HERE }, cfg_g_fifo, 0 },
+	{ { "vrrp_notify_fifo", CFG_KW_HERE }, cfg_g_fifo, 0 },
+	{ { "notify_fifo_script", CFG_KW_HERE }, cfg_g_fifo_script, 0 },
+	{ { "vrrp_notify_fifo_script", CFG_KW_HERE }, cfg_g_fifo_script, 0 },
+	{ { "fifo_write_vrrp_states_on_reload", CFG_KW_HERE }, cfg_g_fifo_flag, 0 },
+	{ { "vrrp_notify_priority_changes", CFG_KW_HERE }, cfg_g_fifo_flag, 0 },
+	{ { "vrrp_startup_delay", CFG_KW_HERE }, cfg_g_startup_delay, 0 },
+	{ { "vrrp_delay_after_boot", CFG_KW_HERE }, cfg_g_startup_delay, 0 },
 	{ { "vrrp_mcast_group4", CFG_KW_HERE }, cfg_g_mcast, 0 },
 	{ { "vrrp_mcast_group6", CFG_KW_HERE }, cfg_g_mcast, 0 },
 	{ { "vrrp_strict", CFG_KW_HERE }, cfg_g_strict, 0 },
@@ -629,15 +733,6 @@ static void cfg_top(struct cfg_ctx *ctx)
 		const struct cfg_node *t = &ctx->root.kids[i];
 
 		ctx->cur_top = t;
-		if (t->n && (t->w[0][0] == '$' || t->w[0][0] == '@')) {
-			vipd_cfg_err(ctx, t->loc,
-				t->w[0][0] == '$' ? "keepalived's parameter substitution ('%s') is "
-						    "not supported by vipd"
-						  : "keepalived's conditional configuration ('%s') "
-						    "is not supported by vipd",
-				t->w[0]);
-			continue;
-		}
 		/* one statement at a time, so that definitions are read in order */
 		one.kids = (struct cfg_node *)t;
 		one.nkids = 1;
@@ -733,6 +828,12 @@ void vipd_cfg_free(struct vipd_config *c)
 	free(c->global.script_user);
 	free(c->global.script_group);
 	free(c->global.admin_socket);
+	for (i = 0; i < 2; i++) {
+		free(c->global.fifo[i].path);
+		free(c->global.fifo[i].user);
+		free(c->global.fifo[i].group);
+		free(c->global.fifo[i].script);
+	}
 	for (i = 0; i < c->nnotices; i++)
 		free(c->notices[i]);
 	free(c->notices);
@@ -816,6 +917,7 @@ static void cfg_ctx_free(struct cfg_ctx *ctx)
 	for (i = 0; i < ctx->ngx; i++)
 		free(ctx->gx[i].locs);
 	free(ctx->gx);
+	vipd_cfg_params_free(ctx);
 }
 
 /* Parse what the reader's first source holds. */

@@ -19,6 +19,11 @@ int vipd_cfg_load(const char *path, struct vipd_config **out, struct vipd_cfg_ms
 int vipd_cfg_load_mem(const char *name, const char *text, size_t len, struct vipd_config **out,
 	struct vipd_cfg_msgs *errs);
 
+/* keepalived's config id for '@ID' lines (vipd -i); NULL: the host name up
+ * to its first '.', the default. */
+void vipd_cfg_set_config_id(const char *id);
+const char *vipd_cfg_config_id(void);
+
 void vipd_cfg_free(struct vipd_config *c);
 void vipd_cfg_msgs_free(struct vipd_cfg_msgs *m);
 

@@ -686,6 +686,19 @@ static void cfg_i_accept(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 			I(obj)->where);
 }
 
+/* no_accept: keepalived drops traffic to the addresses of a master that
+ * does not own them with firewall rules; built without firewall support it
+ * warns and carries on, as vipd does (it adds no firewall rules). */
+static void cfg_i_no_accept(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+{
+	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) == 0)
+		vipd_cfg_notice(ctx, n->loc,
+			"'no_accept' is ignored: vipd adds no firewall rules, so the addresses "
+			"it holds accept traffic (keepalived built without firewall support "
+			"does the same) (%s)",
+			I(obj)->where);
+}
+
 static const struct cfg_kw cfg_inst_kws[] = {
 	{ { "state", CFG_KW_HERE }, cfg_i_state, 0 },
 	{ { "interface", CFG_KW_HERE }, cfg_i_interface, 0 },
@@ -709,6 +722,7 @@ static const struct cfg_kw cfg_inst_kws[] = {
 	{ { "track_process", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ { "dont_track_primary", CFG_KW_HERE }, cfg_i_dont_track, 0 },
 	{ { "accept", CFG_KW_HERE }, cfg_i_accept, 0 },
+	{ { "no_accept", CFG_KW_HERE }, cfg_i_no_accept, 0 },
 	{ { "notify_master", CFG_KW_HERE }, cfg_i_notify, 0 },
 	{ { "notify_backup", CFG_KW_HERE }, cfg_i_notify, 0 },
 	{ { "notify_fault", CFG_KW_HERE }, cfg_i_notify, 0 },

@@ -66,6 +66,10 @@ static void cfg_src_close(struct cfg_src *s)
 	if (s->open)
 		cpha_lex_free(&s->lx);
 	s->open = false;
+	s->subst_done = false;
+	free(s->lmap);
+	s->lmap = NULL;
+	s->nlmap = 0;
 }
 
 void vipd_cfg_src_free(struct cfg_src *s)
@@ -226,8 +230,16 @@ static int cfg_next_line(
 			rd->nsrc--;
 			continue;
 		}
+		if (!s->subst_done) {
+			s->subst_done = true;
+			if (vipd_cfg_subst(ctx, s) < 0) {
+				cfg_src_close(s);
+				continue;
+			}
+		}
 		r = cpha_lex_next(&s->lx, l);
 		if (r == 1) {
+			l->line = vipd_cfg_subst_line(s, l->line);
 			*loc = CFG_LOC(s->file, l->line);
 			return 1;
 		}
@@ -236,7 +248,8 @@ static int cfg_next_line(
 		} else if (r == -ENOMEM) {
 			vipd_cfg_oom(ctx);
 		} else {
-			vipd_cfg_err(ctx, CFG_LOC(s->file, s->lx.err_line), "%s", s->lx.err);
+			vipd_cfg_err(ctx, CFG_LOC(s->file, vipd_cfg_subst_line(s, s->lx.err_line)),
+				"%s", s->lx.err);
 			cfg_lex_skip_line(&s->lx);
 		}
 	}

@@ -234,9 +234,6 @@ static const struct {
 	{ "smtp_alert", "it sends no mail; use notify scripts" },
 	{ "sync_group_tracking_weight", "members' tracks must be unweighted" },
 	{ "global_tracking", "deprecated: track on the sync group instead" },
-	{ "no_accept", "it adds no firewall rules: addresses it holds accept traffic" },
-	{ "vrrp_startup_delay", "it starts VRRP at once; order units with systemd" },
-	{ "vrrp_notify_fifo", "use notify scripts" },
 };
 
 static void cfg_unsupported(struct cfg_ctx *ctx, const struct cfg_node *n, const char *where)
@@ -247,6 +244,10 @@ static void cfg_unsupported(struct cfg_ctx *ctx, const struct cfg_node *n, const
 	for (i = 0; i < CFG_NELEM(cfg_hints); i++)
 		if (strcmp(cfg_hints[i].kw, n->w[0]) == 0)
 			why = cfg_hints[i].why;
+	if (n->w[0][0] == '$')
+		why = "a parameter that is not defined above ($NAME=VALUE) stays as written";
+	if (n->w[0][0] == '@')
+		why = "a condition ('@ID') is only read at the start of a line";
 	if (where && why)
 		vipd_cfg_err(
 			ctx, n->loc, "'%s' is not supported by vipd (%s): %s", n->w[0], where, why);

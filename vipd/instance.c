@@ -18,7 +18,7 @@
 
 #define RX_BUF 2048
 
-static uint64_t mono_now(struct vipd *d)
+uint64_t inst_now(const struct vipd *d)
 {
 	uint64_t t = 0;
 
@@ -90,49 +90,11 @@ static void send_advert(struct vipd_inst *in, int priority)
 	}
 }
 
-/* Run a notify command (split like a vrrp_script, no shell). With state,
- * keepalived's "notify" arguments follow: INSTANCE NAME STATE PRIORITY. */
-static void run_notify(struct vipd_inst *in, const char *cmd, const char *state)
-{
-	struct cpha_spawn_opts o = { .timeout_usec = 30 * 1000000ULL };
-	const char *argv[64];
-	char prio[16];
-	char **words;
-	size_t n = 0;
-	int r;
-
-	if (!cmd)
-		return;
-	words = vipd_split_command(cmd);
-	if (!words) {
-		log_warn("instance %s: notify command '%s' cannot be split into words", in->name,
-			cmd);
-		return;
-	}
-	while (words[n] && n < 58) {
-		argv[n] = words[n];
-		n++;
-	}
-	if (state) {
-		snprintf(prio, sizeof(prio), "%d", in->priority);
-		argv[n++] = "INSTANCE";
-		argv[n++] = in->name;
-		argv[n++] = state;
-		argv[n++] = prio;
-	}
-	argv[n] = NULL;
-	o.argv = argv;
-	o.user = in->d->cfg->global.script_user;
-	r = cpha_spawn(in->d->e, &o, NULL, NULL, NULL);
-	if (r < 0)
-		log_warn("instance %s: notify command %s: %s", in->name, argv[0], strerror(-r));
-	vipd_free_words(words);
-}
-
 static void notify(struct vipd_inst *in, const char *state)
 {
 	const struct vipd_instance *c = in->cfg;
 	const char *specific = NULL;
+	char who[160];
 
 	if (strcmp(state, "MASTER") == 0)
 		specific = c->notify_master;
@@ -142,8 +104,10 @@ static void notify(struct vipd_inst *in, const char *state)
 		specific = c->notify_fault;
 	else if (strcmp(state, "STOP") == 0)
 		specific = c->notify_stop;
-	run_notify(in, specific, NULL);
-	run_notify(in, c->notify, state);
+	snprintf(who, sizeof(who), "instance %s", in->name);
+	vipd_notify_run(in->d, who, specific, NULL, NULL, NULL, 0);
+	vipd_notify_run(in->d, who, c->notify, "INSTANCE", in->name, state, in->priority);
+	vipd_fifo_write(in->d, "INSTANCE", in->name, state, in->priority);
 	cpha_notify_status("%s %s", in->name, state);
 }
 
@@ -261,8 +225,6 @@ static void start_announcing(struct vipd_inst *in)
 	sd_event_source_set_enabled(in->garp_timer, SD_EVENT_ONESHOT);
 }
 
-static void apply(struct vipd_inst *in, const struct vrrp_out *out);
-
 static void arm(struct vipd_inst *in, uint64_t deadline)
 {
 	if (deadline == VRRP_NEVER) {
@@ -282,7 +244,7 @@ static void transition(struct vipd_inst *in, const char *to, enum vrrp_sm_state 
 	notify(in, to);
 }
 
-static void apply(struct vipd_inst *in, const struct vrrp_out *out)
+void inst_apply(struct vipd_inst *in, const struct vrrp_out *out)
 {
 	unsigned i;
 
@@ -311,9 +273,12 @@ static void apply(struct vipd_inst *in, const struct vrrp_out *out)
 			vips_del(in, false);
 			transition(in, "STOP", a->from);
 			break;
+		case VRRP_ACT_WANT_MASTER: /* the sync group decides */
+			break;
 		}
 	}
 	arm(in, out->deadline);
+	sync_member_changed(in, out);
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
@@ -323,7 +288,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)s;
 	vrrp_state_timer(&in->sm, usec, &out);
-	apply(in, &out);
+	inst_apply(in, &out);
 	return 0;
 }
 
@@ -459,9 +424,9 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		in->adverts_received++;
 		record_peer(in, &rx.src, adv.csum);
 		memset(&out, 0, sizeof(out));
-		vrrp_state_advert(&in->sm, mono_now(in->d), adv.priority, adv.adver_int,
+		vrrp_state_advert(&in->sm, inst_now(in->d), adv.priority, adv.adver_int,
 			addr_raw(&rx.src), addr_raw(&in->src), &out);
-		apply(in, &out);
+		inst_apply(in, &out);
 	}
 	return 0;
 }
@@ -469,7 +434,7 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 void inst_track_changed(struct vipd_inst *in)
 {
 	struct vrrp_out out = { 0 };
-	bool fault, self;
+	bool fault, self, lead = false;
 	size_t i;
 	int prio;
 
@@ -478,32 +443,41 @@ void inst_track_changed(struct vipd_inst *in)
 	track_evaluate(in, &prio, &self);
 	fault = self;
 	if (in->sync) {
-		bool changed = self != in->fault_self;
-
+		/* this member leads when its own fault changed: it moves first,
+		 * the rest of the group follows, then the group's state is told
+		 * (keepalived's order of notifications) */
+		lead = self != in->fault_self && !in->sync->propagating;
 		in->fault_self = self;
 		for (i = 0; i < in->sync->n; i++)
 			fault |= in->sync->members[i]->fault_self;
-		if (changed && !in->sync->propagating) {
-			/* the rest of the group follows this member's fault */
+		if (lead)
 			in->sync->propagating = true;
-			for (i = 0; i < in->sync->n; i++)
-				if (in->sync->members[i] != in)
-					inst_track_changed(in->sync->members[i]);
-			in->sync->propagating = false;
-		}
 	}
 	in->fault_self = self;
 	if (prio != in->priority) {
 		log_notice("instance %s: priority %d -> %d", in->name, in->priority, prio);
 		in->priority = prio;
-		vrrp_state_set_priority(&in->sm, mono_now(in->d), prio, &out);
-		apply(in, &out);
+		if (in->d->cfg->global.notify_priority_changes &&
+			(in->sm.state == VRRP_STATE_MASTER || in->sm.state == VRRP_STATE_BACKUP))
+			vipd_fifo_write(in->d, "INSTANCE", in->name,
+				in->sm.state == VRRP_STATE_MASTER ? "MASTER_PRIORITY"
+								  : "BACKUP_PRIORITY",
+				prio);
+		vrrp_state_set_priority(&in->sm, inst_now(in->d), prio, &out);
+		inst_apply(in, &out);
 	}
 	if (fault != in->fault) {
 		in->fault = fault;
 		memset(&out, 0, sizeof(out));
-		vrrp_state_fault(&in->sm, mono_now(in->d), fault, &out);
-		apply(in, &out);
+		vrrp_state_fault(&in->sm, inst_now(in->d), fault, &out);
+		inst_apply(in, &out);
+	}
+	if (lead) {
+		for (i = 0; i < in->sync->n; i++)
+			if (in->sync->members[i] != in)
+				inst_track_changed(in->sync->members[i]);
+		in->sync->propagating = false;
+		sync_group_changed(in->sync);
 	}
 }
 
@@ -659,6 +633,8 @@ int inst_start(struct vipd *d, struct vipd_instance *c, struct vipd_inst **out)
 	sc.adver_int = c->advert_int;
 	sc.preempt = !c->nopreempt;
 	sc.preempt_delay = c->preempt_delay;
+	sc.sync = c->sync_group != NULL;
+	sc.hold_until = d->hold_until;
 	r = vrrp_state_init(&in->sm, &sc);
 	if (r < 0) {
 		log_err("instance %s: VRRP settings out of range", c->name);
@@ -673,14 +649,14 @@ int inst_start(struct vipd *d, struct vipd_instance *c, struct vipd_inst **out)
 	in->fault_self = in->fault;
 	in->running = true;
 	if (in->priority != (int)c->priority)
-		vrrp_state_set_priority(&in->sm, mono_now(d), in->priority, &o);
+		vrrp_state_set_priority(&in->sm, inst_now(d), in->priority, &o);
 	if (in->fault)
-		vrrp_state_fault(&in->sm, mono_now(d), true, &o);
-	vrrp_state_start(&in->sm, mono_now(d), &o);
+		vrrp_state_fault(&in->sm, inst_now(d), true, &o);
+	vrrp_state_start(&in->sm, inst_now(d), &o);
 	log_notice("instance %s: started on %s, VRID %u, priority %d, VRRPv%d %s", c->name,
 		c->interface, c->vrid, in->priority, c->version,
 		c->unicast ? "unicast" : "multicast");
-	apply(in, &o);
+	inst_apply(in, &o);
 	*out = in;
 	return 0;
 fail:
@@ -696,8 +672,8 @@ void inst_stop(struct vipd_inst *in, bool graceful)
 		return;
 	if (graceful) {
 		/* a master sends priority 0 so a backup takes over after Skew_Time */
-		vrrp_state_stop(&in->sm, mono_now(in->d), &out);
-		apply(in, &out);
+		vrrp_state_stop(&in->sm, inst_now(in->d), &out);
+		inst_apply(in, &out);
 	}
 	vips_del(in, false);
 	in->running = false;
@@ -716,49 +692,4 @@ void inst_free(struct vipd_inst *in)
 	free(in->tracks);
 	free(in->name);
 	free(in);
-}
-
-int sync_setup(struct vipd *d)
-{
-	size_t g, m, i;
-
-	sync_teardown(d);
-	d->syncs = calloc(d->cfg->ngroups ? d->cfg->ngroups : 1, sizeof(*d->syncs));
-	if (!d->syncs)
-		return -ENOMEM;
-	d->nsyncs = d->cfg->ngroups;
-	for (g = 0; g < d->cfg->ngroups; g++) {
-		struct vipd_sync *sy = &d->syncs[g];
-
-		sy->cfg = &d->cfg->groups[g];
-		sy->members =
-			calloc(sy->cfg->nmembers ? sy->cfg->nmembers : 1, sizeof(*sy->members));
-		if (!sy->members)
-			return -ENOMEM;
-		for (m = 0; m < sy->cfg->nmembers; m++)
-			for (i = 0; i < d->ninst; i++)
-				if (strcmp(d->inst[i]->name, sy->cfg->members[m]) == 0) {
-					sy->members[sy->n++] = d->inst[i];
-					d->inst[i]->sync = sy;
-				}
-	}
-	/* a member that started in FAULT takes the group with it */
-	for (g = 0; g < d->nsyncs; g++)
-		for (m = 0; m < d->syncs[g].n; m++)
-			inst_track_changed(d->syncs[g].members[m]);
-	return 0;
-}
-
-void sync_teardown(struct vipd *d)
-{
-	size_t g, m;
-
-	for (g = 0; g < d->nsyncs; g++) {
-		for (m = 0; m < d->syncs[g].n; m++)
-			d->syncs[g].members[m]->sync = NULL;
-		free(d->syncs[g].members);
-	}
-	free(d->syncs);
-	d->syncs = NULL;
-	d->nsyncs = 0;
 }

@@ -10,6 +10,7 @@
 
 #include "admin.h"
 #include "cfg.h"
+#include "duration.h"
 #include "event.h"
 #include "garp.h"
 #include "log.h"
@@ -22,9 +23,11 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: vipd [-f FILE] [-c] [-q] [-d] [-v]\n"
+		"usage: vipd [-f FILE] [-i ID] [-c] [-q] [-d] [-v]\n"
 		"  -f FILE  configuration file, keepalived's language (default " VIPD_DEFAULT_CONFIG
 		")\n"
+		"  -i ID    config id for keepalived's '@ID' lines (default: the host name up\n"
+		"           to its first '.')\n"
 		"  -c       check the configuration, print every error and warning, exit 0 or 1\n"
 		"  -q       quiet: with -c, print nothing when the file is valid\n"
 		"  -d       debug logging\n"
@@ -159,17 +162,54 @@ static int start_instances(struct vipd *d, struct vipd_inst **keep, size_t nkeep
 	return failed ? -EINVAL : 0;
 }
 
+static int on_exit_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct vipd *d = userdata;
+
+	(void)s;
+	(void)usec;
+	log_warn("notify fifo scripts still running after 2 s: stopping them");
+	sd_event_exit(d->e, 0);
+	return 0;
+}
+
 static void on_stop(void *userdata, int signo)
 {
 	struct vipd *d = userdata;
-	size_t i;
 
+	if (d->stopping)
+		return;
 	log_notice("stopping on signal %d", signo);
 	cpha_notify_stopping();
 	d->stopping = true;
-	for (i = 0; i < d->ninst; i++)
-		inst_stop(d->inst[i], true);
+	sync_stop_all(d);
+	/* the fifo scripts read the STOP lines, then end of file */
+	vipd_fifo_shutdown(d, true);
+	if (vipd_fifo_scripts_running(d) &&
+		sd_event_add_time_relative(d->e, &d->exit_timer, CLOCK_MONOTONIC,
+			2 * CPHA_USEC_PER_SEC, 0, on_exit_timer, d) >= 0)
+		return;
 	sd_event_exit(d->e, 0);
+}
+
+/* vrrp_startup_delay and vrrp_delay_after_boot: the later end. */
+static void startup_hold(struct vipd *d)
+{
+	const struct vipd_global *g = &d->cfg->global;
+	uint64_t now = cpha_now_usec(CLOCK_MONOTONIC), boot = cpha_now_usec(CLOCK_BOOTTIME);
+	uint64_t until = 0;
+
+	if (g->startup_delay)
+		until = now + g->startup_delay;
+	if (g->delay_after_boot > boot && now + (g->delay_after_boot - boot) > until)
+		until = now + (g->delay_after_boot - boot);
+	d->hold_until = until;
+	if (until)
+		log_notice("no instance becomes master for %.3f s (%s)",
+			(double)(until - now) / CPHA_USEC_PER_SEC,
+			g->startup_delay && until == now + g->startup_delay
+				? "vrrp_startup_delay"
+				: "vrrp_delay_after_boot");
 }
 
 static void on_reload(void *userdata)
@@ -198,9 +238,10 @@ static void on_reload(void *userdata)
 	track_teardown(d);
 	old = d->cfg;
 	d->cfg = c;
+	vipd_fifo_setup(d, old);
 	if (track_setup(d) < 0)
 		log_err("reload: tracking could not be set up");
-	sync_teardown(d);
+	sync_freeze(d);
 	if (start_instances(d, keep, nkeep) < 0)
 		log_err("reload: some instances did not start (see above)");
 	if (sync_setup(d) < 0)
@@ -213,6 +254,8 @@ static void on_reload(void *userdata)
 		}
 	free(keep);
 	vipd_cfg_free(old);
+	if (d->cfg->global.fifo_states_on_reload)
+		sync_write_states(d);
 	open_interfaces(d);
 	d->reloads++;
 	log_notice("reloaded %s", d->config_path);
@@ -231,6 +274,9 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-f") == 0 && i + 1 < argc)
 			d.config_path = argv[++i];
+		else if ((strcmp(argv[i], "-i") == 0 || strcmp(argv[i], "--config-id") == 0) &&
+			 i + 1 < argc)
+			vipd_cfg_set_config_id(argv[++i]);
 		else if (strcmp(argv[i], "-c") == 0)
 			check = 1;
 		else if (strcmp(argv[i], "-q") == 0)
@@ -271,14 +317,18 @@ int main(int argc, char **argv)
 		log_err("cannot start: %s", strerror(-r));
 		return 1;
 	}
+	vipd_fifo_setup(&d, NULL);
+	startup_hold(&d);
 	if (start_instances(&d, NULL, 0) < 0) {
 		log_err("cannot start every instance; stopping");
 		for (k = 0; k < d.ninst; k++)
 			inst_stop(d.inst[k], true);
+		vipd_fifo_shutdown(&d, false);
 		return 1;
 	}
 	if (sync_setup(&d) < 0) {
 		log_err("cannot set up sync groups");
+		vipd_fifo_shutdown(&d, false);
 		return 1;
 	}
 	open_interfaces(&d);
@@ -288,6 +338,8 @@ int main(int argc, char **argv)
 	for (k = 0; k < d.ninst; k++)
 		inst_free(d.inst[k]);
 	sync_teardown(&d);
+	vipd_fifo_shutdown(&d, false);
+	sd_event_source_disable_unref(d.exit_timer);
 	free(d.inst);
 	track_teardown(&d);
 	cpha_admin_close(d.admin);

@@ -84,6 +84,25 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 		"tracks", tracks);
 }
 
+static json_t *groups_json(struct vipd *d)
+{
+	json_t *arr = json_array(), *m;
+	size_t g, i;
+
+	for (g = 0; g < d->nsyncs; g++) {
+		const struct vipd_sync *sy = &d->syncs[g];
+
+		m = json_array();
+		for (i = 0; i < sy->n; i++)
+			json_array_append_new(m, json_string(sy->members[i]->name));
+		json_array_append_new(
+			arr, json_pack("{s:s,s:s,s:I,s:o}", "name", sy->cfg->name, "state",
+				     sy->state ? sy->state : "INIT", "transitions",
+				     (json_int_t)sy->transitions, "members", m));
+	}
+	return arr;
+}
+
 void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply)
 {
 	json_t *arr, *root;
@@ -95,8 +114,10 @@ void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply)
 		for (i = 0; i < d->ninst; i++)
 			json_array_append_new(arr, inst_json(d, d->inst[i]));
 		/* "o" hands arr to root (even on failure); root is ours to free */
-		root = json_pack("{s:s,s:i,s:I,s:o}", "version", CPHA_VERSION, "pid", (int)getpid(),
-			"reloads", (json_int_t)d->reloads, "instances", arr);
+		root = json_pack("{s:s,s:i,s:I,s:o,s:o,s:I}", "version", CPHA_VERSION, "pid",
+			(int)getpid(), "reloads", (json_int_t)d->reloads, "instances", arr,
+			"sync_groups", groups_json(d), "fifo_lines_lost",
+			(json_int_t)(d->fifo[0].lost + d->fifo[1].lost));
 		s = root ? json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 		json_decref(root);
 		if (s) {
@@ -131,6 +152,15 @@ void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply)
 					cpha_addr_format(&in->peers[j].addr, a, sizeof(a)),
 					(unsigned long long)in->peers[j].adverts,
 					vrrp_packet_csum_str(in->peers[j].csum));
+		}
+		for (i = 0; i < d->nsyncs; i++) {
+			const struct vipd_sync *sy = &d->syncs[i];
+
+			cpha_buf_printf(reply, "sync group %s: %s, members", sy->cfg->name,
+				sy->state ? sy->state : "INIT");
+			for (j = 0; j < sy->n; j++)
+				cpha_buf_printf(reply, "%s %s", j ? "," : "", sy->members[j]->name);
+			cpha_buf_puts(reply, "\n");
 		}
 		return;
 	}

@@ -90,7 +90,20 @@ struct vipd_sync {
 	const struct vipd_sync_group *cfg;
 	struct vipd_inst **members;
 	size_t n;
-	bool propagating;
+	bool propagating; /* the group is moving its members: they do not react */
+	const char *state; /* "MASTER", "BACKUP", "FAULT", "STOP"; NULL: not known yet */
+	uint64_t transitions;
+};
+
+/* A notify fifo at run time (notify.c). */
+struct vipd_fifo {
+	struct vipd *d;
+	unsigned which; /* 0 notify_fifo, 1 vrrp_notify_fifo */
+	char *path;
+	int fd; /* -1: none */
+	bool created;
+	struct cpha_spawn *script;
+	uint64_t lost; /* lines the full pipe did not take */
 };
 
 struct vipd {
@@ -110,6 +123,9 @@ struct vipd {
 	uint64_t started;
 	uint64_t reloads;
 	bool stopping;
+	struct vipd_fifo fifo[2];
+	uint64_t hold_until; /* vrrp_startup_delay: no master before (monotonic us) */
+	sd_event_source *exit_timer; /* stopping: waits for the fifo scripts */
 };
 
 /* instance.c */
@@ -118,6 +134,9 @@ void inst_stop(struct vipd_inst *in, bool graceful);
 void inst_free(struct vipd_inst *in);
 void inst_netlink_event(
 	struct vipd *d, enum vipd_nl_event ev, int ifindex, bool up, const struct cpha_addr *a);
+/* Do what the state machine asked (the sync group's moves use it too). */
+void inst_apply(struct vipd_inst *in, const struct vrrp_out *out);
+uint64_t inst_now(const struct vipd *d);
 /* Tracking changed: recompute priority and fault, and tell the state machine. */
 void inst_track_changed(struct vipd_inst *in);
 const char *inst_state_name(const struct vipd_inst *in);
@@ -136,10 +155,35 @@ int track_attach(struct vipd_inst *in);
 void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault);
 void track_netlink_link(struct vipd *d, int ifindex, bool up);
 
-/* Link the running instances of d to their sync groups (after starting
- * them, and after a reload). */
+/* sync.c: link the running instances of d to their sync groups (after
+ * starting them, and after a reload: a group of the same name keeps its
+ * state). sync_member_changed() is called by an instance after its actions:
+ * the group follows keepalived's rules (all members master or none; a
+ * member leaving MASTER takes the others to BACKUP; a fault takes them all)
+ * and runs its notify commands when its state changes. sync_stop_all()
+ * stops every instance, then says STOP for every group. */
 int sync_setup(struct vipd *d);
 void sync_teardown(struct vipd *d);
+/* A reload: the groups stop reacting until sync_setup() replaces them. */
+void sync_freeze(struct vipd *d);
+void sync_member_changed(struct vipd_inst *in, const struct vrrp_out *out);
+void sync_stop_all(struct vipd *d);
+/* Members moved while the group was propagating: tell its state. */
+void sync_group_changed(struct vipd_sync *sy);
+/* Write every instance's and group's state to the fifos (on reload). */
+void sync_write_states(struct vipd *d);
+
+/* notify.c: a notify command (type NULL: no arguments added), and the
+ * fifos: opened at start, reopened on reload when changed (old: the
+ * previous configuration), written, closed at stop (keep_scripts: the
+ * scripts may read what is left). */
+void vipd_notify_run(struct vipd *d, const char *who, const char *cmd, const char *type,
+	const char *name, const char *state, int prio);
+void vipd_fifo_setup(struct vipd *d, const struct vipd_config *old);
+void vipd_fifo_write(
+	struct vipd *d, const char *type, const char *name, const char *state, int prio);
+bool vipd_fifo_scripts_running(const struct vipd *d);
+void vipd_fifo_shutdown(struct vipd *d, bool keep_scripts);
 
 /* stats.c */
 void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply);

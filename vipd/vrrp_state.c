@@ -12,6 +12,13 @@ static uint64_t add(uint64_t t, uint64_t d)
 	return t > VRRP_NEVER - d ? VRRP_NEVER : t + d;
 }
 
+/* Where Master_Down_Timer counts from: now, or the end of the start-up
+ * hold (vrrp_startup_delay) while it lasts. */
+static uint64_t base(const struct vrrp_sm *sm, uint64_t now)
+{
+	return now < sm->cfg.hold_until ? sm->cfg.hold_until : now;
+}
+
 static size_t addr_len(const struct vrrp_sm *sm)
 {
 	return sm->cfg.family == AF_INET6 ? 16 : 4;
@@ -67,6 +74,7 @@ static void to_master(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 	sm->master_down_timer = VRRP_NEVER;
 	sm->adver_timer = add(now, sm->cfg.adver_int);
 	sm->master_seen = false;
+	sm->want_master = false;
 }
 
 /* RFC 9568 §6.4.1: Master_Adver_Interval to Advertisement_Interval,
@@ -79,9 +87,24 @@ static void to_backup_fresh(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *o
 	recompute(sm);
 	sm->state = VRRP_STATE_BACKUP;
 	sm->adver_timer = VRRP_NEVER;
-	sm->master_down_timer = add(now, sm->master_down_int);
+	sm->master_down_timer = add(base(sm, now), sm->master_down_int);
 	sm->master_seen = false;
+	sm->want_master = false;
 	emit(out, VRRP_ACT_BECOME_BACKUP, sm->priority, from);
+}
+
+/* Start-up and the end of FAULT: the owner takes over at once (RFC 9568
+ * §6.4.1) unless the start-up hold lasts, when it waits for its end;
+ * anyone else is backup for Master_Down_Interval after now or the hold. */
+static void to_first_state(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
+{
+	if (owner(sm) && now >= sm->cfg.hold_until) {
+		to_master(sm, now, out);
+	} else {
+		to_backup_fresh(sm, now, out);
+		if (owner(sm))
+			sm->master_down_timer = sm->cfg.hold_until;
+	}
 }
 
 int vrrp_state_init(struct vrrp_sm *sm, const struct vrrp_sm_config *cfg)
@@ -123,10 +146,8 @@ void vrrp_state_start(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 		if (sm->faulted) {
 			sm->state = VRRP_STATE_FAULT;
 			emit(out, VRRP_ACT_BECOME_FAULT, sm->priority, VRRP_STATE_INIT);
-		} else if (owner(sm)) {
-			to_master(sm, now, out); /* RFC 9568 §6.4.1 */
 		} else {
-			to_backup_fresh(sm, now, out);
+			to_first_state(sm, now, out);
 		}
 	}
 	finish(sm, out);
@@ -170,7 +191,7 @@ static void backup_advert(
 	struct vrrp_sm *sm, uint64_t now, int priority, unsigned adver_int, const uint8_t *src)
 {
 	if (priority == 0) {
-		sm->master_down_timer = add(now, sm->skew_time);
+		sm->master_down_timer = add(base(sm, now), sm->skew_time);
 		return;
 	}
 	if (!sm->cfg.preempt || priority >= sm->priority || preempt_delayed(sm, now)) {
@@ -179,8 +200,9 @@ static void backup_advert(
 		if (sm->cfg.version == 3)
 			sm->master_adver_int = adver_int * CENTISEC;
 		recompute(sm);
-		sm->master_down_timer = add(now, sm->master_down_int);
+		sm->master_down_timer = add(base(sm, now), sm->master_down_int);
 		sm->master_seen = true;
+		sm->want_master = false; /* keepalived: wantstate back to BACKUP */
 		sm->master_priority = priority;
 		memcpy(sm->master_addr, src, addr_len(sm));
 	}
@@ -205,7 +227,7 @@ static void master_advert(struct vrrp_sm *sm, uint64_t now, int priority, unsign
 			sm->master_adver_int = adver_int * CENTISEC;
 		recompute(sm);
 		sm->adver_timer = VRRP_NEVER;
-		sm->master_down_timer = add(now, sm->master_down_int);
+		sm->master_down_timer = add(base(sm, now), sm->master_down_int);
 		sm->state = VRRP_STATE_BACKUP;
 		sm->master_seen = true;
 		sm->master_priority = priority;
@@ -243,9 +265,47 @@ void vrrp_state_timer(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 		sm->adver_timer = add(now, sm->cfg.adver_int);
 	} else if (sm->state == VRRP_STATE_BACKUP && now >= sm->master_down_timer) {
 		/* RFC 9568 §6.4.2: Master_Down_Timer fires */
-		to_master(sm, now, out);
+		if (sm->cfg.sync) {
+			/* keepalived: the group goes master only when every
+			 * member wants to; ask, and ask again after another
+			 * Master_Down_Interval */
+			sm->want_master = true;
+			sm->master_down_timer = add(now, sm->master_down_int);
+			emit(out, VRRP_ACT_WANT_MASTER, sm->priority, sm->state);
+		} else {
+			to_master(sm, now, out);
+		}
 	}
 	finish(sm, out);
+}
+
+void vrrp_state_goto_master(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
+{
+	begin(out);
+	if (sm->state == VRRP_STATE_BACKUP)
+		to_master(sm, now, out);
+	finish(sm, out);
+}
+
+void vrrp_state_goto_backup(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
+{
+	begin(out);
+	if (sm->state == VRRP_STATE_MASTER) {
+		sm->state = VRRP_STATE_BACKUP;
+		sm->adver_timer = VRRP_NEVER;
+		sm->master_down_timer = add(base(sm, now), sm->master_down_int);
+		sm->master_seen = false;
+		sm->want_master = false;
+		emit(out, VRRP_ACT_BECOME_BACKUP, sm->priority, VRRP_STATE_MASTER);
+	}
+	finish(sm, out);
+}
+
+void vrrp_state_set_sync(struct vrrp_sm *sm, bool sync)
+{
+	sm->cfg.sync = sync;
+	if (!sync)
+		sm->want_master = false;
 }
 
 void vrrp_state_set_priority(struct vrrp_sm *sm, uint64_t now, int priority, struct vrrp_out *out)
@@ -284,13 +344,11 @@ void vrrp_state_fault(struct vrrp_sm *sm, uint64_t now, bool fault, struct vrrp_
 		sm->adver_timer = VRRP_NEVER;
 		sm->master_down_timer = VRRP_NEVER;
 		sm->master_seen = false;
+		sm->want_master = false;
 	} else if (!fault && from == VRRP_STATE_FAULT) {
-		if (owner(sm)) {
-			to_master(sm, now, out);
-		} else {
-			to_backup_fresh(sm, now, out);
+		to_first_state(sm, now, out);
+		if (sm->state == VRRP_STATE_BACKUP)
 			sm->preempt_armed = false; /* keepalived clears preempt_time here */
-		}
 	}
 	finish(sm, out);
 }
@@ -335,6 +393,8 @@ const char *vrrp_state_action_name(enum vrrp_action_type t)
 		return "become_fault";
 	case VRRP_ACT_BECOME_INIT:
 		return "become_init";
+	case VRRP_ACT_WANT_MASTER:
+		return "want_master";
 	}
 	return "unknown";
 }

@@ -55,6 +55,15 @@ struct vrrp_sm_config {
 	uint64_t adver_int;
 	bool preempt;           /* false: keepalived's nopreempt */
 	uint64_t preempt_delay; /* us, up to 1000 s; 0: none */
+	/* A member of a sync group: when Master_Down_Timer fires it asks
+	 * (VRRP_ACT_WANT_MASTER) instead of taking over, and the daemon moves
+	 * the whole group with vrrp_state_goto_master() once every member
+	 * wants to (keepalived's vrrp_sync_can_goto_master) */
+	bool sync;
+	/* keepalived's vrrp_startup_delay: nobody becomes master before this
+	 * time (monotonic us; 0: no delay). Master_Down_Timer counts from it,
+	 * the owner waits for it; adverts are heard meanwhile. */
+	uint64_t hold_until;
 };
 
 struct vrrp_sm {
@@ -69,6 +78,7 @@ struct vrrp_sm {
 	uint64_t master_down_timer; /* BACKUP: when to take over; else VRRP_NEVER */
 	bool preempt_armed;         /* preempt_delay is running... */
 	uint64_t preempt_until;     /* ...and lower-priority masters are followed until then */
+	bool want_master;           /* sync: Master_Down_Timer fired, waiting for the group */
 	bool master_seen;           /* a master's advert was accepted in BACKUP */
 	int master_priority;        /* its priority */
 	uint8_t master_addr[16];    /* its primary address */
@@ -80,6 +90,7 @@ enum vrrp_action_type {
 	VRRP_ACT_BECOME_BACKUP, /* remove the VIPs if held */
 	VRRP_ACT_BECOME_FAULT,  /* remove the VIPs if held */
 	VRRP_ACT_BECOME_INIT,   /* stopped: remove the VIPs if held */
+	VRRP_ACT_WANT_MASTER,   /* sync: this member would take over; ask the group */
 };
 
 struct vrrp_action {
@@ -105,7 +116,9 @@ int vrrp_state_init(struct vrrp_sm *sm, const struct vrrp_sm_config *cfg);
 
 /* Startup event (RFC 9568 §6.4.1): the owner (priority 255) becomes master
  * and advertises at once; anyone else becomes backup with Master_Down_Timer
- * at now + Master_Down_Interval (and preempt_delay starts). With the fault
+ * at now + Master_Down_Interval (and preempt_delay starts). With
+ * cfg.hold_until ahead, everyone starts as backup: the owner's timer is
+ * hold_until, anyone else's hold_until + Master_Down_Interval. With the fault
  * condition set, goes to FAULT instead. No-op unless in INIT. */
 void vrrp_state_start(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out);
 
@@ -125,6 +138,17 @@ int vrrp_state_advert(struct vrrp_sm *sm, uint64_t now, int priority, unsigned a
 /* The deadline from the last vrrp_out came (or passed): a master
  * advertises, a backup takes over. Calls before the deadline do nothing. */
 void vrrp_state_timer(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out);
+
+/* Sync groups: the daemon moves a BACKUP member to MASTER (the group
+ * goes master: every member wants to) or a MASTER member to BACKUP (another
+ * member left MASTER), as keepalived's vrrp_sync_master / vrrp_sync_backup.
+ * Going to backup sends no priority 0: the member's peer is still master.
+ * No-op in any other state. */
+void vrrp_state_goto_master(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out);
+void vrrp_state_goto_backup(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out);
+
+/* Membership of a sync group changed (a reload): sets cfg.sync. */
+void vrrp_state_set_sync(struct vrrp_sm *sm, bool sync);
 
 /* Tracking changed the priority: base + weights, as keepalived clamped to
  * 1..254; the owner (configured 255) stays 255. Takes effect in the next
@@ -147,7 +171,8 @@ uint64_t vrrp_state_deadline(const struct vrrp_sm *sm);
 /* "INIT", "BACKUP", "MASTER", "FAULT" */
 const char *vrrp_state_name(enum vrrp_sm_state s);
 
-/* "send_advert", "become_master", "become_backup", "become_fault", "become_init" */
+/* "send_advert", "become_master", "become_backup", "become_fault", "become_init",
+ * "want_master" */
 const char *vrrp_state_action_name(enum vrrp_action_type t);
 
 #endif

@@ -134,11 +134,8 @@ static void test_unsupported(void **state)
 		  "  global_tracking\n"
 		  "}\n" INST(""),
 			"t.conf:5: 'global_tracking' is not supported by vipd" },
-		{ "$IF=eth0\n", "t.conf:1: keepalived's parameter substitution ('$IF=eth0') is not "
-				"supported by vipd" },
-		{ "@node1 global_defs {\n"
-		  "}\n",
-			"t.conf:1: keepalived's conditional configuration" },
+		{ "$IF\n", "t.conf:1: '$IF' is not supported by vipd (a parameter that is not "
+			    "defined above ($NAME=VALUE) stays as written)" },
 		{ "includea other.conf\n", "t.conf:1: 'includea' is not supported by vipd" },
 	};
 

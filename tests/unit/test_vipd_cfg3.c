@@ -142,7 +142,11 @@ static void test_dont_track_primary_and_globals(void **state)
 		"t.conf:2: 'vrrp_mcast_group4' needs an IPv4 multicast address");
 	assert_has(load_bad("global_defs {\n  vrrp_mcast_group6 224.0.0.100\n}\n" INST("")),
 		"t.conf:2: 'vrrp_mcast_group6' needs an IPv6 multicast address");
-	assert_has(load_bad(INST("  no_accept\n")), "t.conf:4: 'no_accept' is not supported");
+	/* no_accept: keepalived without firewall support warns and carries on */
+	c = load_ok(INST("  no_accept\n"));
+	join(c->notices, c->nnotices);
+	assert_has(joined, "t.conf:4: 'no_accept' is ignored: vipd adds no firewall rules");
+	vipd_cfg_free(c);
 }
 
 /* vrrp_mcast_group4/6: any multicast group, kept; the RFC ones by default */
@@ -348,6 +352,138 @@ static void test_track_process(void **state)
 		"t.conf:5: vrrp_track_process 'late' is defined after its use, at line 11");
 }
 
+/* notify fifos, their scripts and flags, vrrp_startup_delay,
+ * vrrp_delay_after_boot: one table row each */
+static void test_fifo_and_delay(void **state)
+{
+	struct vipd_config *c;
+
+	(void)state;
+	c = load_ok("global_defs {\n"
+		    "  notify_fifo /run/ka.fifo root root\n"
+		    "  notify_fifo_script \"/usr/local/bin/reader --x\"\n"
+		    "  vrrp_notify_fifo /run/vrrp.fifo\n"
+		    "  vrrp_notify_fifo_script /bin/cat\n"
+		    "  fifo_write_vrrp_states_on_reload\n"
+		    "  vrrp_notify_priority_changes\n"
+		    "  lvs_notify_fifo /run/lvs.fifo\n"
+		    "  vrrp_startup_delay 5.5\n"
+		    "  vrrp_delay_after_boot 90\n"
+		    "}\n" INST(""));
+	assert_string_equal(c->global.fifo[0].path, "/run/ka.fifo");
+	assert_string_equal(c->global.fifo[0].user, "root");
+	assert_string_equal(c->global.fifo[0].group, "root");
+	assert_string_equal(c->global.fifo[0].script, "/usr/local/bin/reader --x");
+	assert_string_equal(c->global.fifo[1].path, "/run/vrrp.fifo");
+	assert_null(c->global.fifo[1].user);
+	assert_string_equal(c->global.fifo[1].script, "/bin/cat");
+	assert_true(c->global.fifo_states_on_reload);
+	assert_true(c->global.notify_priority_changes);
+	assert_int_equal(c->global.startup_delay, 5500000);
+	assert_int_equal(c->global.delay_after_boot, 90000000);
+	join(c->notices, c->nnotices);
+	assert_has(joined, "t.conf:8: 'lvs_notify_fifo' has no effect in vipd: it has no LVS");
+	assert_has(joined, "t.conf:10: 'vrrp_delay_after_boot 90': no instance becomes master "
+			   "for a minute or more");
+	vipd_cfg_free(c);
+
+	assert_has(load_bad("global_defs {\n  notify_fifo ka.fifo\n}\n" INST("")),
+		"t.conf:2: 'notify_fifo' needs an absolute path, not 'ka.fifo'");
+	assert_has(load_bad("global_defs {\n  notify_fifo /run/f\n  vrrp_notify_fifo /run/f\n}\n"
+			    INST("")),
+		"t.conf:3: 'vrrp_notify_fifo /run/f': notify_fifo and vrrp_notify_fifo must be "
+		"different fifos");
+	assert_has(load_bad("global_defs {\n  notify_fifo_script /bin/cat nobody\n}\n" INST("")),
+		"t.conf:2: 'notify_fifo_script': running it as user 'nobody' is not supported");
+	assert_has(load_bad("global_defs {\n  vrrp_startup_delay -1\n}\n" INST("")),
+		"t.conf:2: 'vrrp_startup_delay' must be a number of seconds");
+	assert_has(load_bad("global_defs {\n  vrrp_notify_priority_changes maybe\n}\n" INST("")),
+		"t.conf:2: 'vrrp_notify_priority_changes' takes on, off");
+}
+
+/* keepalived's @ID / @^ID lines and $NAME parameters (cfg_subst.c) */
+static const char subst_conf[] =
+	"$VIPBASE=198.18.0\n"                    /* 1 */
+	"@main $PRIO=200\n"                      /* 2 */
+	"@^main $PRIO=100\n"                     /* 3 */
+	"$INST= \\\n"                            /* 4 */
+	"vrrp_instance VI_${N} { \\\n"           /* 5 */
+	"    interface eth0 \\\n"                /* 6 */
+	"    virtual_router_id 5${N} \\\n"       /* 7 */
+	"    priority $PRIO \\\n"                /* 8 */
+	"    @main state MASTER \\\n"            /* 9 */
+	"    virtual_ipaddress { \\\n"           /* 10 */
+	"        ${VIPBASE}.1${N}/24 \\\n"       /* 11 */
+	"    } \\\n"                             /* 12 */
+	"}\n"                                    /* 13 */
+	"vrrp_script chk {\n"                    /* 14 */
+	"    script \"/bin/test -e $HOME/x${UNDEF}\"\n" /* 15 */
+	"}\n"                                    /* 16 */
+	"$N=0\n"                                 /* 17 */
+	"$INST\n"                                /* 18 */
+	"$N=1\n"                                 /* 19 */
+	"$INST\n";                               /* 20 */
+
+static void test_subst(void **state)
+{
+	const struct vipd_instance *v;
+	struct vipd_config *c;
+
+	(void)state;
+	vipd_cfg_set_config_id("main");
+	c = load_ok(subst_conf);
+	assert_int_equal(c->ninstances, 2);
+	v = vipd_cfg_instance(c, "VI_0");
+	assert_non_null(v);
+	assert_int_equal(v->vrid, 50);
+	assert_int_equal(v->priority, 200);
+	assert_int_equal(v->state, VIPD_INIT_MASTER);
+	v = vipd_cfg_instance(c, "VI_1");
+	assert_non_null(v);
+	assert_int_equal(v->vrid, 51);
+	/* undefined parameters stay as written */
+	assert_string_equal(c->scripts[0].command, "/bin/test -e $HOME/x${UNDEF}");
+	vipd_cfg_free(c);
+
+	vipd_cfg_set_config_id("backup");
+	c = load_ok(subst_conf);
+	v = vipd_cfg_instance(c, "VI_1");
+	assert_int_equal(v->priority, 100);
+	assert_int_equal(v->state, VIPD_INIT_BACKUP);
+	vipd_cfg_free(c);
+
+	/* messages name the line of the file: a multi-line value's lines are
+	 * the line that used it; lines after a definition keep their number */
+	assert_has(load_bad("$P=300\n"
+			    "$I= \\\n"
+			    "vrrp_instance A { \\\n"
+			    " interface eth0 \\\n"
+			    " virtual_router_id 5 \\\n"
+			    " priority $P \\\n"
+			    " virtual_ipaddress { \\\n"
+			    " 198.18.0.1 \\\n"
+			    " } \\\n"
+			    "}\n"
+			    "\n"
+			    "$I\n"
+			    "vrrp_instance B {\n"
+			    " bogus\n"
+			    "}\n"),
+		"t.conf:12: 'priority' must be a whole number from 1 to 255, not '300'");
+	assert_has(joined, "t.conf:14: 'bogus' is not supported by vipd");
+	/* an undefined parameter as a keyword, a parameter holding itself */
+	assert_has(load_bad(INST("  $PRIO\n")),
+		"t.conf:4: '$PRIO' is not supported by vipd (vrrp_instance 'VI_1'): a parameter "
+		"that is not defined above");
+	assert_has(load_bad("$A=x${A}\n" INST("  priority $A\n")),
+		"t.conf:5: parameter substitution nests more than 32 deep");
+	/* a $ with no definition anywhere: the text is read as it is */
+	c = load_ok(INST("  notify \"/bin/echo $1 ${2}\"\n"));
+	assert_string_equal(c->instances[0].notify, "/bin/echo $1 ${2}");
+	vipd_cfg_free(c);
+	vipd_cfg_set_config_id(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +492,8 @@ int main(void)
 		cmocka_unit_test(test_mcast_group),
 		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_track_process),
+		cmocka_unit_test(test_fifo_and_delay),
+		cmocka_unit_test(test_subst),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -741,6 +741,101 @@ static void test_invalid(void **state)
 	assert_false(sm.master_seen);
 }
 
+/* A sync group member asks instead of taking over, asks again every
+ * Master_Down_Interval, stops asking when it hears a master, and is moved
+ * by the group: to MASTER (advert first), to BACKUP without priority 0. */
+static void test_sync_member(void **state)
+{
+	struct vrrp_sm_config c = cfg3(100);
+	struct vrrp_sm sm;
+	struct vrrp_out out;
+	uint64_t t;
+	int i;
+
+	(void)state;
+	c.sync = true;
+	backup_at_t0(&sm, c);
+	t = T0 + 3609375;
+	for (i = 0; i < 10; i++) { /* the tenth time as the first */
+		vrrp_state_timer(&sm, t, &out);
+		acts(&out, VRRP_ACT_WANT_MASTER, 100, END);
+		assert_int_equal(sm.state, VRRP_STATE_BACKUP);
+		assert_true(sm.want_master);
+		assert_int_equal(out.deadline, t + 3609375);
+		t += 3609375;
+	}
+	/* a master's advert: no longer asking, the timer starts over */
+	assert_int_equal(vrrp_state_advert(&sm, t - S, 150, 100, A2, A1, &out), 0);
+	acts(&out, END);
+	assert_false(sm.want_master);
+	vrrp_state_goto_backup(&sm, t, &out); /* not master: nothing */
+	acts(&out, END);
+	vrrp_state_goto_master(&sm, t, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 100, VRRP_ACT_BECOME_MASTER, 100, END);
+	assert_int_equal(out.act[1].from, VRRP_STATE_BACKUP);
+	assert_int_equal(out.deadline, t + S);
+	vrrp_state_goto_master(&sm, t, &out); /* already: nothing */
+	acts(&out, END);
+	vrrp_state_goto_backup(&sm, t + S / 2, &out);
+	acts(&out, VRRP_ACT_BECOME_BACKUP, 100, END);
+	assert_int_equal(out.act[0].from, VRRP_STATE_MASTER);
+	assert_int_equal(sm.state, VRRP_STATE_BACKUP);
+	assert_int_equal(out.deadline, t + S / 2 + 3609375);
+	/* out of the group (a reload): the timer takes over again */
+	vrrp_state_set_sync(&sm, false);
+	vrrp_state_timer(&sm, t + S / 2 + 3609375, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 100, VRRP_ACT_BECOME_MASTER, 100, END);
+}
+
+/* vrrp_startup_delay: backup until the hold ends plus Master_Down_Interval,
+ * adverts heard meanwhile never bring the timer before that; the owner
+ * waits for the end of the hold only; after it, nothing changes. */
+static void test_startup_hold(void **state)
+{
+	struct vrrp_sm_config c = cfg3(100);
+	struct vrrp_sm sm;
+	struct vrrp_out out;
+	uint64_t hold = T0 + 5 * S;
+
+	(void)state;
+	c.hold_until = hold;
+	backup_at_t0(&sm, c);
+	assert_int_equal(sm.master_down_timer, hold + 3609375);
+	vrrp_state_timer(&sm, hold + 3609374, &out);
+	acts(&out, END);
+	/* a master heard during the hold: Master_Down_Interval from its end */
+	assert_int_equal(vrrp_state_advert(&sm, T0 + S, 150, 100, A2, A1, &out), 0);
+	assert_int_equal(out.deadline, hold + 3609375);
+	/* priority 0 during the hold: Skew_Time after its end */
+	assert_int_equal(vrrp_state_advert(&sm, T0 + 2 * S, 0, 100, A2, A1, &out), 0);
+	assert_int_equal(out.deadline, hold + sm.skew_time);
+	/* after the hold: from now, as ever */
+	assert_int_equal(vrrp_state_advert(&sm, hold + S, 150, 100, A2, A1, &out), 0);
+	assert_int_equal(out.deadline, hold + S + 3609375);
+
+	/* the owner: backup, master when the hold ends */
+	c = cfg3(255);
+	c.hold_until = hold;
+	init(&sm, c);
+	vrrp_state_start(&sm, T0, &out);
+	acts(&out, VRRP_ACT_BECOME_BACKUP, 255, END);
+	assert_int_equal(out.deadline, hold);
+	vrrp_state_timer(&sm, hold, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 255, VRRP_ACT_BECOME_MASTER, 255, END);
+	/* a fault that ends after the hold: master at once */
+	vrrp_state_fault(&sm, hold + S, true, &out);
+	vrrp_state_fault(&sm, hold + 2 * S, false, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 255, VRRP_ACT_BECOME_MASTER, 255, END);
+	/* a fault that ends during the hold: waits for its end */
+	init(&sm, c);
+	vrrp_state_fault(&sm, T0, true, &out);
+	vrrp_state_start(&sm, T0, &out);
+	acts(&out, VRRP_ACT_BECOME_FAULT, 255, END);
+	vrrp_state_fault(&sm, T0 + S, false, &out);
+	acts(&out, VRRP_ACT_BECOME_BACKUP, 255, END);
+	assert_int_equal(out.deadline, hold);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -754,6 +849,7 @@ static void test_names(void **state)
 	assert_string_equal(vrrp_state_action_name(VRRP_ACT_BECOME_BACKUP), "become_backup");
 	assert_string_equal(vrrp_state_action_name(VRRP_ACT_BECOME_FAULT), "become_fault");
 	assert_string_equal(vrrp_state_action_name(VRRP_ACT_BECOME_INIT), "become_init");
+	assert_string_equal(vrrp_state_action_name(VRRP_ACT_WANT_MASTER), "want_master");
 	assert_string_equal(vrrp_state_action_name((enum vrrp_action_type)9), "unknown");
 }
 
@@ -779,6 +875,8 @@ int main(void)
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_v2),
 		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_sync_member),
+		cmocka_unit_test(test_startup_hold),
 		cmocka_unit_test(test_names),
 	};
 
