@@ -201,8 +201,30 @@ static int on_timeout(sd_event_source *src, uint64_t usec, void *userdata)
 	return 0;
 }
 
-static int lookup_user(const char *user, struct spawn_cred *c)
+static int lookup_group(const char *group, gid_t *gid)
 {
+	struct group gr, *res = NULL;
+	char buf[4096], *end;
+	unsigned long v;
+	int r;
+
+	r = getgrnam_r(group, &gr, buf, sizeof(buf), &res);
+	if (r == 0 && res) {
+		*gid = gr.gr_gid;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(group, &end, 10);
+	if (group[0] >= '0' && group[0] <= '9' && !*end && !errno && v < (gid_t)-1) {
+		*gid = (gid_t)v;
+		return 0;
+	}
+	return r ? -r : -ESRCH;
+}
+
+static int lookup_user(const struct cpha_spawn_opts *o, struct spawn_cred *c)
+{
+	const char *user = o->user;
 	struct passwd pw, *res = NULL;
 	char buf[4096];
 	int r;
@@ -215,9 +237,18 @@ static int lookup_user(const char *user, struct spawn_cred *c)
 	c->set = 1;
 	c->uid = pw.pw_uid;
 	c->gid = pw.pw_gid;
+	if (o->group) {
+		r = lookup_group(o->group, &c->gid);
+		if (r < 0)
+			return r;
+	}
 	c->ngroups = SPAWN_GROUPS_MAX;
-	if (getgrouplist(user, pw.pw_gid, c->groups, &c->ngroups) == -1)
+	if (o->only_primary) {
+		c->groups[0] = c->gid;
+		c->ngroups = 1;
+	} else if (getgrouplist(user, c->gid, c->groups, &c->ngroups) == -1) {
 		c->ngroups = 0;
+	}
 	return 0;
 }
 
@@ -261,7 +292,7 @@ int cpha_spawn(sd_event *e, const struct cpha_spawn_opts *o, cpha_spawn_done_fn 
 	if (!o->argv || !o->argv[0])
 		return -EINVAL;
 	if (o->user) {
-		r = lookup_user(o->user, &cred);
+		r = lookup_user(o, &cred);
 		if (r < 0)
 			return r;
 	}

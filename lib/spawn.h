@@ -18,6 +18,9 @@ struct cpha_spawn_opts {
 	size_t stdin_len;        /* bytes of stdin_text; 0: strlen(stdin_text) */
 	uint64_t timeout_usec;   /* 0: none; else the process group is killed then */
 	const char *user;        /* run as this user (and its groups); NULL: as we are */
+	const char *group;       /* with user: this primary group (name or number)
+				  * instead of the user's */
+	int only_primary;        /* with user: no supplementary groups */
 	size_t output_max;       /* bytes kept of stdout and of stderr; 0: default */
 };
 

@@ -186,6 +186,8 @@ int vipd_cfg_addr(struct cfg_ctx *ctx, unsigned loc, const char *what, const cha
 int vipd_cfg_ifname(
 	struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s, const char *where);
 char *vipd_cfg_command(struct cfg_ctx *ctx, const struct cfg_node *n, size_t from);
+int vipd_cfg_runas(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i,
+	struct vipd_runas *as, bool notice_only, const char *where);
 
 /* cfg_value.c: blocks. vipd_cfg_block() calls the function of each statement's
  * keyword with obj; an unknown keyword is "'X' is not supported by vipd",

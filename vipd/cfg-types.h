@@ -98,6 +98,17 @@ enum vipd_init_state {
 	VIPD_INIT_MASTER, /* "state MASTER": only a hint, as in keepalived */
 };
 
+/* Who a command runs as, keepalived's "USER [GROUP]": GROUP instead of
+ * USER's primary group; ":GROUP" or ":" also with USER's supplementary
+ * groups. user NULL: global script_user's, else as vipd runs. */
+struct vipd_runas {
+	char *user, *group;
+};
+
+/* Slots of notify_as[]: notify_master, _backup, _fault, _stop, notify. */
+enum { VIPD_NOTIFY_MASTER, VIPD_NOTIFY_BACKUP, VIPD_NOTIFY_FAULT, VIPD_NOTIFY_STOP,
+	VIPD_NOTIFY_ANY, VIPD_NOTIFY_N };
+
 struct vipd_instance {
 	char *name;
 	unsigned line;
@@ -131,6 +142,7 @@ struct vipd_instance {
 	size_t ntrack_process;
 	bool dont_track_primary; /* the interface going down is no FAULT */
 	char *notify_master, *notify_backup, *notify_fault, *notify_stop, *notify;
+	struct vipd_runas notify_as[VIPD_NOTIFY_N];
 	uint64_t garp_master_delay;          /* default 5 s: second burst after becoming master */
 	unsigned garp_master_repeat;         /* default 5: packets per burst */
 	uint64_t garp_master_refresh;        /* 0: none; else re-announce this often */
@@ -146,6 +158,7 @@ struct vipd_sync_group {
 	struct vipd_track *track_script, *track_interface, *track_file, *track_process;
 	size_t ntrack_script, ntrack_interface, ntrack_file, ntrack_process;
 	char *notify_master, *notify_backup, *notify_fault, *notify_stop, *notify;
+	struct vipd_runas notify_as[VIPD_NOTIFY_N];
 	unsigned line;
 };
 
@@ -155,6 +168,7 @@ struct vipd_fifo_cfg {
 	char *user;   /* owner of a fifo vipd creates; NULL: as vipd runs */
 	char *group;  /* its group; NULL: the user's */
 	char *script; /* run at start with the fifo's path as last argument */
+	struct vipd_runas script_as;
 };
 
 struct vipd_global {

@@ -102,11 +102,13 @@ static void cfg_g_version(struct cfg_ctx *ctx, const struct cfg_node *n, void *o
 
 static void cfg_g_script_user(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 1, 2, "global_defs") < 0)
+	struct vipd_runas as = { 0 };
+
+	if (vipd_cfg_nargs(ctx, n, 1, 2, "global_defs") < 0 ||
+		vipd_cfg_runas(ctx, n, 1, &as, false, "global_defs") < 0)
 		return;
-	G(obj)->script_user = vipd_cfg_strdup(ctx, n->w[1]);
-	if (n->n == 3)
-		G(obj)->script_group = vipd_cfg_strdup(ctx, n->w[2]);
+	G(obj)->script_user = as.user;
+	G(obj)->script_group = as.group;
 }
 
 static void cfg_g_security(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
@@ -265,27 +267,20 @@ static void cfg_g_fifo(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 		f->group = vipd_cfg_strdup(ctx, n->w[3]);
 }
 
-/* notify_fifo_script / vrrp_notify_fifo_script CMD: started with vipd, the
- * fifo's path as its last argument; like notify scripts, as script_user. */
+/* notify_fifo_script / vrrp_notify_fifo_script CMD [USER [GROUP]]: started
+ * with vipd, the fifo's path as its last argument. */
 static void cfg_g_fifo_script(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
 	struct vipd_fifo_cfg *f = &G(obj)->fifo[n->w[0][0] == 'v'];
 
 	if (vipd_cfg_nargs(ctx, n, 1, 3, "global_defs") < 0)
 		return;
-	if (n->n > 2) {
-		vipd_cfg_err(ctx, n->loc,
-			"'%s': running it as user '%s' is not supported by vipd; it runs as "
-			"script_user (quote the command if '%s' is one of its arguments) "
-			"(global_defs)",
-			n->w[0], n->w[2], n->w[2]);
-		return;
-	}
 	if (!n->w[1][0]) {
 		vipd_cfg_err(ctx, n->loc, "'%s' is empty (global_defs)", n->w[0]);
 		return;
 	}
-	f->script = vipd_cfg_strdup(ctx, n->w[1]);
+	if (vipd_cfg_runas(ctx, n, 2, &f->script_as, true, "global_defs") == 0)
+		f->script = vipd_cfg_strdup(ctx, n->w[1]);
 }
 
 /* fifo_write_vrrp_states_on_reload, vrrp_notify_priority_changes [BOOL] */
@@ -552,11 +547,13 @@ static void cfg_s_count(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj
 
 static void cfg_s_user(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0)
+	struct vipd_runas as = { 0 };
+
+	if (vipd_cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0 ||
+		vipd_cfg_runas(ctx, n, 1, &as, false, WHERE(obj)) < 0)
 		return;
-	SCR(obj)->user = vipd_cfg_strdup(ctx, n->w[1]);
-	if (n->n == 3)
-		SCR(obj)->group = vipd_cfg_strdup(ctx, n->w[2]);
+	SCR(obj)->user = as.user;
+	SCR(obj)->group = as.group;
 }
 
 static void cfg_s_init_fail(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
@@ -754,6 +751,16 @@ void vipd_cfg_track_free(struct vipd_track *t, size_t n)
 	free(t);
 }
 
+static void cfg_runas_free(struct vipd_runas *as, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(as[i].user);
+		free(as[i].group);
+	}
+}
+
 static void cfg_notify_free(char **n[5])
 {
 	int i;
@@ -805,6 +812,7 @@ void vipd_cfg_free(struct vipd_config *c)
 		vipd_cfg_track_free(v->track_lbd, v->ntrack_lbd);
 		vipd_cfg_track_free(v->track_process, v->ntrack_process);
 		cfg_notify_free(notify);
+		cfg_runas_free(v->notify_as, VIPD_NOTIFY_N);
 		free(v->sync_group);
 	}
 	free(c->instances);
@@ -822,6 +830,7 @@ void vipd_cfg_free(struct vipd_config *c)
 		vipd_cfg_track_free(g->track_file, g->ntrack_file);
 		vipd_cfg_track_free(g->track_process, g->ntrack_process);
 		cfg_notify_free(notify);
+		cfg_runas_free(g->notify_as, VIPD_NOTIFY_N);
 	}
 	free(c->groups);
 	free(c->global.router_id);
@@ -833,6 +842,7 @@ void vipd_cfg_free(struct vipd_config *c)
 		free(c->global.fifo[i].user);
 		free(c->global.fifo[i].group);
 		free(c->global.fifo[i].script);
+		cfg_runas_free(&c->global.fifo[i].script_as, 1);
 	}
 	for (i = 0; i < c->nnotices; i++)
 		free(c->notices[i]);

@@ -577,43 +577,41 @@ static void cfg_i_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 	}
 }
 
-/* notify_master / _backup / _fault / _stop / notify "CMD" in an instance or
- * a sync group: keepalived reads further words as a user and group. */
-static void cfg_notify(struct cfg_ctx *ctx, const struct cfg_node *n, char **cmd, const char *where)
+/* notify_master / _backup / _fault / _stop / notify "CMD" [USER [GROUP]] in
+ * an instance or a sync group. */
+static void cfg_notify(struct cfg_ctx *ctx, const struct cfg_node *n, char **cmd,
+	struct vipd_runas *as, const char *where)
 {
 	if (vipd_cfg_nargs(ctx, n, 1, 3, where) < 0)
 		return;
-	if (n->n > 2) {
-		vipd_cfg_err(ctx, n->loc,
-			"'%s': running it as user '%s' is not supported by vipd; notify scripts "
-			"run as script_user (quote the command if '%s' is one of its arguments) "
-			"(%s)",
-			n->w[0], n->w[2], n->w[2], where);
-		return;
-	}
 	if (!n->w[1][0]) {
 		vipd_cfg_err(ctx, n->loc, "'%s' is empty (%s)", n->w[0], where);
 		return;
 	}
+	if (vipd_cfg_runas(ctx, n, 2, as, true, where) < 0)
+		return;
 	*cmd = vipd_cfg_strdup(ctx, n->w[1]);
 }
 
-static char **cfg_notify_slot(const char *kw, char **m, char **b, char **f, char **s, char **any)
+static unsigned cfg_notify_slot(const char *kw)
 {
 	if (strcmp(kw, "notify") == 0)
-		return any;
+		return VIPD_NOTIFY_ANY;
 	kw += 7; /* after "notify_" */
-	return *kw == 'm' ? m : *kw == 'b' ? b : *kw == 'f' ? f : s;
+	return *kw == 'm'   ? VIPD_NOTIFY_MASTER
+	       : *kw == 'b' ? VIPD_NOTIFY_BACKUP
+	       : *kw == 'f' ? VIPD_NOTIFY_FAULT
+			    : VIPD_NOTIFY_STOP;
 }
 
 static void cfg_i_notify(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
 	struct vipd_instance *v = I(obj)->v;
+	char **cmds[VIPD_NOTIFY_N] = { &v->notify_master, &v->notify_backup, &v->notify_fault,
+		&v->notify_stop, &v->notify };
+	unsigned k = cfg_notify_slot(n->w[0]);
 
-	cfg_notify(ctx, n,
-		cfg_notify_slot(n->w[0], &v->notify_master, &v->notify_backup, &v->notify_fault,
-			&v->notify_stop, &v->notify),
-		I(obj)->where);
+	cfg_notify(ctx, n, cmds[k], &v->notify_as[k], I(obj)->where);
 }
 
 static void cfg_i_garp(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
@@ -844,11 +842,11 @@ static void cfg_g_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 static void cfg_g_notify(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 {
 	struct vipd_sync_group *g = GR(obj)->g;
+	char **cmds[VIPD_NOTIFY_N] = { &g->notify_master, &g->notify_backup, &g->notify_fault,
+		&g->notify_stop, &g->notify };
+	unsigned k = cfg_notify_slot(n->w[0]);
 
-	cfg_notify(ctx, n,
-		cfg_notify_slot(n->w[0], &g->notify_master, &g->notify_backup, &g->notify_fault,
-			&g->notify_stop, &g->notify),
-		GR(obj)->where);
+	cfg_notify(ctx, n, cmds[k], &g->notify_as[k], GR(obj)->where);
 }
 
 static const struct cfg_kw cfg_group_kws[] = {

@@ -2,6 +2,8 @@
  * decimal seconds, booleans, addresses, interface names, commands) and
  * the reading of a block with a keyword table. */
 #include <ctype.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +211,45 @@ char *vipd_cfg_command(struct cfg_ctx *ctx, const struct cfg_node *n, size_t fro
 	if (!s)
 		vipd_cfg_oom(ctx);
 	return s;
+}
+
+/* Words i and i+1 of a command statement, USER [GROUP], as keepalived's
+ * set_script_uid_gid reads them: both must exist ("GROUP" may be ":GROUP"
+ * or ":"). Nothing there: as leaves both NULL. A user or group that does
+ * not exist is an error, or with notice_only (notify commands, which
+ * keepalived then ignores) a notice; -1 either way. */
+int vipd_cfg_runas(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, struct vipd_runas *as,
+	bool notice_only, const char *where)
+{
+	const char *g = NULL, *what = "user";
+
+	if (n->n <= i)
+		return 0;
+	if (n->n > i + 1)
+		g = n->w[i + 1][0] == ':' ? n->w[i + 1] + 1 : n->w[i + 1];
+	if (!getpwnam(n->w[i]))
+		g = n->w[i];
+	else if (g && *g && !getgrnam(g))
+		what = "group";
+	else
+		g = NULL;
+	if (g && notice_only) {
+		vipd_cfg_notice(ctx, n->loc,
+			"'%s': no %s '%s' to run it as: ignored, as keepalived does "
+			"(keepalived reads the words after the command as USER [GROUP]: quote "
+			"the command if '%s' is one of its arguments) (%s)",
+			n->w[0], what, g, g, where);
+		return -1;
+	}
+	if (g) {
+		vipd_cfg_err(
+			ctx, n->loc, "'%s': no %s '%s' to run it as (%s)", n->w[0], what, g, where);
+		return -1;
+	}
+	if (n->n > i + 1)
+		as->group = vipd_cfg_strdup(ctx, n->w[i + 1]);
+	as->user = vipd_cfg_strdup(ctx, n->w[i]);
+	return 0;
 }
 
 /* Why some keywords are not there. */

@@ -1,8 +1,8 @@
 /* Telling the world about state changes: notify commands and keepalived's
  * notify fifos.
  *
- * A notify command is split like a vrrp_script (no shell) and run as
- * script_user; the generic "notify" gets keepalived's four arguments
+ * A notify command is split like a vrrp_script (no shell) and run as its
+ * USER [GROUP], else script_user's; the generic "notify" gets keepalived's four arguments
  * (INSTANCE|GROUP NAME STATE PRIORITY, priority 0 for a group).
  *
  * notify_fifo and vrrp_notify_fifo get the same events, one line each, as
@@ -30,8 +30,26 @@
 
 #define NOTIFY_TIMEOUT (30 * 1000000ULL)
 
-void vipd_notify_run(struct vipd *d, const char *who, const char *cmd, const char *type,
-	const char *name, const char *state, int prio)
+void vipd_runas_opts(
+	const struct vipd *d, const char *user, const char *group, struct cpha_spawn_opts *o)
+{
+	if (!user) {
+		user = d->cfg->global.script_user;
+		group = d->cfg->global.script_group;
+	}
+	o->user = user;
+	o->group = NULL;
+	o->only_primary = 1;
+	if (group && group[0] == ':') {
+		o->only_primary = 0;
+		group++;
+	}
+	if (group && *group)
+		o->group = group;
+}
+
+void vipd_notify_run(struct vipd *d, const char *who, const char *cmd, const struct vipd_runas *as,
+	const char *type, const char *name, const char *state, int prio)
 {
 	struct cpha_spawn_opts o = { .timeout_usec = NOTIFY_TIMEOUT };
 	const char *argv[64];
@@ -60,7 +78,7 @@ void vipd_notify_run(struct vipd *d, const char *who, const char *cmd, const cha
 	}
 	argv[n] = NULL;
 	o.argv = argv;
-	o.user = d->cfg->global.script_user;
+	vipd_runas_opts(d, as ? as->user : NULL, as ? as->group : NULL, &o);
 	r = cpha_spawn(d->e, &o, NULL, NULL, NULL);
 	if (r < 0)
 		log_warn("%s: notify command %s: %s", who, argv[0], strerror(-r));
@@ -111,7 +129,8 @@ static int fifo_owner(const struct vipd_fifo_cfg *c, uid_t *uid, gid_t *gid)
 	return 0;
 }
 
-static void fifo_start_script(struct vipd *d, struct vipd_fifo *f, const char *cmd)
+static void fifo_start_script(
+	struct vipd *d, struct vipd_fifo *f, const char *cmd, const struct vipd_runas *as)
 {
 	struct cpha_spawn_opts o = { 0 };
 	const char *argv[64];
@@ -129,7 +148,7 @@ static void fifo_start_script(struct vipd *d, struct vipd_fifo *f, const char *c
 	argv[n++] = f->path;
 	argv[n] = NULL;
 	o.argv = argv;
-	o.user = d->cfg->global.script_user;
+	vipd_runas_opts(d, as->user, as->group, &o);
 	r = cpha_spawn(d->e, &o, on_fifo_script, f, &f->script);
 	if (r < 0)
 		log_err("%s_script %s: %s", fifo_kw[f->which], argv[0], strerror(-r));
@@ -175,7 +194,7 @@ static void fifo_open(struct vipd *d, unsigned which)
 	}
 	log_info("%s %s open", fifo_kw[which], c->path);
 	if (c->script)
-		fifo_start_script(d, f, c->script);
+		fifo_start_script(d, f, c->script, &c->script_as);
 	return;
 fail:
 	if (f->fd >= 0)
@@ -223,7 +242,9 @@ void vipd_fifo_setup(struct vipd *d, const struct vipd_config *old)
 		if (old && f->fd >= 0 && str_eq(c->path, old->global.fifo[i].path) &&
 			str_eq(c->user, old->global.fifo[i].user) &&
 			str_eq(c->group, old->global.fifo[i].group) &&
-			str_eq(c->script, old->global.fifo[i].script))
+			str_eq(c->script, old->global.fifo[i].script) &&
+			str_eq(c->script_as.user, old->global.fifo[i].script_as.user) &&
+			str_eq(c->script_as.group, old->global.fifo[i].script_as.group))
 			continue; /* unchanged: keep it, and its script */
 		if (old)
 			fifo_close(f, false);

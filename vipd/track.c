@@ -137,7 +137,7 @@ static int on_script_timer(sd_event_source *s, uint64_t usec, void *userdata)
 		return 0;
 	o.argv = (const char *const *)sr->argv;
 	o.timeout_usec = sr->cfg->timeout ? sr->cfg->timeout : sr->cfg->interval;
-	o.user = sr->cfg->user ? sr->cfg->user : sr->d->cfg->global.script_user;
+	vipd_runas_opts(sr->d, sr->cfg->user, sr->cfg->group, &o);
 	r = cpha_spawn(sr->d->e, &o, script_done, sr, &sr->running);
 	if (r < 0) {
 		struct cpha_spawn_result fake = { .exited = 1, .exit_code = 127 };

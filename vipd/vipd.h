@@ -177,8 +177,13 @@ void sync_write_states(struct vipd *d);
  * fifos: opened at start, reopened on reload when changed (old: the
  * previous configuration), written, closed at stop (keep_scripts: the
  * scripts may read what is left). */
-void vipd_notify_run(struct vipd *d, const char *who, const char *cmd, const char *type,
-	const char *name, const char *state, int prio);
+void vipd_notify_run(struct vipd *d, const char *who, const char *cmd,
+	const struct vipd_runas *as, const char *type, const char *name, const char *state,
+	int prio);
+/* Who a command runs as (user NULL: script_user's, else vipd's own). */
+struct cpha_spawn_opts;
+void vipd_runas_opts(const struct vipd *d, const char *user, const char *group,
+	struct cpha_spawn_opts *o);
 void vipd_fifo_setup(struct vipd *d, const struct vipd_config *old);
 void vipd_fifo_write(
 	struct vipd *d, const char *type, const char *name, const char *state, int prio);

@@ -19,7 +19,8 @@ group; advert_int A = 0.2 s):
    takes both VIPs back.
 4. VI_1's track script fails (weight 0): the whole group is FAULT, r2
    holds both; it recovers and the group is MASTER again.
-5. SIGTERM: the fifo and the group's notify scripts saw BACKUP (start),
+5. VI_2's notify runs as `nobody nogroup` (USER GROUP after the command).
+6. SIGTERM: the fifo and the group's notify scripts saw BACKUP (start),
    MASTER, BACKUP, MASTER, FAULT, BACKUP, MASTER, as keepalived's do; with
    vipd the fifo reader also gets the STOP lines (keepalived 2.2.7 stops
    its reader first).
@@ -60,6 +61,19 @@ def recorder(lab, name):
     return path, log
 
 
+def id_recorder(lab):
+    """An executable that appends `id -u`, `id -g` and its arguments to a
+    log, in a directory the user nobody can reach: (path, log)."""
+    os.chmod(lab.dir, 0o711)
+    d = os.path.dirname(lab.path("shared", "x"))
+    os.chmod(d, 0o1777)
+    path, log = os.path.join(d, "id.sh"), os.path.join(d, "id.log")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\necho \"$(id -u) $(id -g) $*\" >> %s\n" % log)
+    os.chmod(path, 0o755)
+    return path, log
+
+
 def fifo_reader(lab):
     """A notify_fifo_script that copies the fifo (its last argument) to a
     log until end of file: (path, log)."""
@@ -92,12 +106,13 @@ def steady_both(hs, names, duration):
         time.sleep(0.05)
 
 
-def group_body(rec, flag):
+def group_body(rec, flag, idrec):
     test_cmd = "/usr/bin/test ! -e %s" % flag
     return (vipd.script("chk", test_cmd, interval=1)
             + vipd.instance("VI_1", 51, 150, vips=(VIP1 + "/24",), advert=A,
                             track_script=["chk"])
-            + vipd.instance("VI_2", 52, 150, vips=(VIP2 + "/24",), advert=A)
+            + vipd.instance("VI_2", 52, 150, vips=(VIP2 + "/24",), advert=A,
+                            extra=["notify %s nobody nogroup" % idrec])
             + "vrrp_sync_group G {\n    group {\n        VI_1\n        VI_2\n    }\n"
             + "    notify_master \"%s gm\"\n    notify_backup \"%s gb\"\n" % (rec, rec)
             + "    notify_fault \"%s gf\"\n    notify \"%s any\"\n}\n" % (rec, rec))
@@ -115,12 +130,13 @@ class Sync(unittest.TestCase):
             r1, r2 = vipd.hosts(lab, 2, client=False)
             rec, rec_log = recorder(lab, "notify")
             reader, fifo_log = fifo_reader(lab)
+            idrec, id_log = id_recorder(lab)
             fifo = lab.path("run", "notify.fifo")
             flag = lab.path("flags", "chk")
             extra = ["script_user root", "notify_fifo %s" % fifo,
                      "notify_fifo_script %s" % reader]
             cls = vipd.Vipd if kind == "vipd" else vipd.Keepalived
-            a = cls(lab, r1, group_body(rec, flag), global_extra=extra)
+            a = cls(lab, r1, group_body(rec, flag, idrec), global_extra=extra)
             b = vipd.Vipd(lab, r2, plain_body(100))
             both = [r1, r2]
             mdi150 = vipd.master_down(150, A)
@@ -188,6 +204,10 @@ class Sync(unittest.TestCase):
                              ["gm", "gb", "gm", "gf", "gb", "gm"], notes)
             self.assertIn("any GROUP G FAULT 0", notes)
             self.assertIn("any GROUP G MASTER 0", notes)
+            # notify CMD USER GROUP: run as nobody:nogroup
+            ids = lines(id_log)
+            step("VI_2's notify as nobody: %s" % " | ".join(ids))
+            self.assertIn("65534 65534 INSTANCE VI_2 MASTER 150", ids)
             b.stop()
 
     def delay_case(self, kind):

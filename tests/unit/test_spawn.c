@@ -209,6 +209,35 @@ static void test_runs_as_user(void **state)
 	sd_event_unref(e);
 }
 
+/* keepalived's "user USER GROUP": the primary group given, by name or
+ * number, and (only_primary) no supplementary groups */
+static void test_runs_as_user_and_group(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c", "id -u; id -g; id -G", NULL };
+	struct cpha_spawn_opts o = { .argv = argv, .user = "nobody", .group = "daemon" };
+	struct outcome oc = { 0 };
+	struct outcome oc2 = { 0 };
+	sd_event *e = loop_new();
+
+	(void)state;
+	if (geteuid() != 0) {
+		printf("skipped: running as another user needs root\n");
+		sd_event_unref(e);
+		skip();
+	}
+	o.only_primary = 1;
+	assert_int_equal(cpha_spawn(e, &o, done, &oc, NULL), 0);
+	run_until_done(e, &oc);
+	assert_string_equal(oc.out, "65534\n1\n1\n");
+	o.group = "12345";
+	assert_int_equal(cpha_spawn(e, &o, done, &oc2, NULL), 0);
+	run_until_done(e, &oc2);
+	assert_string_equal(oc2.out, "65534\n12345\n12345\n");
+	o.group = "no-such-group-cpha";
+	assert_int_equal(cpha_spawn(e, &o, done, &oc2, NULL), -ESRCH);
+	sd_event_unref(e);
+}
+
 static void test_signal_mask_reset_and_fds_closed(void **state)
 {
 	/* SigBlk of the child must be empty although the parent blocks signals,
@@ -288,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_output_capped),
 		cmocka_unit_test(test_exec_failure_is_synchronous),
 		cmocka_unit_test(test_runs_as_user),
+		cmocka_unit_test(test_runs_as_user_and_group),
 		cmocka_unit_test(test_signal_mask_reset_and_fds_closed),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_fire_and_forget),

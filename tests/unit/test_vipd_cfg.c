@@ -189,7 +189,7 @@ static void test_everything(void **state)
 	struct vipd_config *c = load_ok("global_defs {\n"
 					"  router_id lb-2\n"
 					"  vrrp_version 3\n"
-					"  script_user keepalived_script nogroup\n"
+					"  script_user nobody nogroup\n"
 					"  enable_script_security\n"
 					"  vrrp_garp_master_refresh 60\n"
 					"  vrrp_garp_master_delay 2\n"
@@ -272,7 +272,7 @@ static void test_everything(void **state)
 	(void)state;
 	assert_string_equal(c->global.router_id, "lb-2");
 	assert_int_equal(c->global.vrrp_version, 3);
-	assert_string_equal(c->global.script_user, "keepalived_script");
+	assert_string_equal(c->global.script_user, "nobody");
 	assert_string_equal(c->global.script_group, "nogroup");
 	assert_true(c->global.enable_script_security);
 	assert_int_equal(c->global.vrrp_garp_master_refresh, 60 * SEC);

@@ -125,8 +125,10 @@ static void test_unsupported(void **state)
 		       "    198.18.0.2 min_ttl 1\n"
 		       "  }\n"),
 			"t.conf:5: unicast_peer '198.18.0.2': 'min_ttl' is not supported by vipd" },
-		{ INST("  notify_master /bin/n root\n"), "t.conf:4: 'notify_master': running it as "
-							 "user 'root' is not supported by vipd" },
+		{ "global_defs {\n  script_user no-such-user-cpha\n}\n" INST(""),
+			"t.conf:2: 'script_user': no user 'no-such-user-cpha' to run it as" },
+		{ "vrrp_script s {\n  script /bin/true\n  user root no-such-group-cpha\n}\n" INST(""),
+			"t.conf:3: 'user': no group 'no-such-group-cpha' to run it as" },
 		{ "vrrp_sync_group G {\n"
 		  "  group {\n"
 		  "    VI_1\n"

@@ -393,8 +393,41 @@ static void test_fifo_and_delay(void **state)
 			    INST("")),
 		"t.conf:3: 'vrrp_notify_fifo /run/f': notify_fifo and vrrp_notify_fifo must be "
 		"different fifos");
-	assert_has(load_bad("global_defs {\n  notify_fifo_script /bin/cat nobody\n}\n" INST("")),
-		"t.conf:2: 'notify_fifo_script': running it as user 'nobody' is not supported");
+	/* a notify command for a user that does not exist: keepalived ignores it */
+	c = load_ok("global_defs {\n  notify_fifo_script /bin/cat nobody-cpha\n}\n" INST(
+		"  notify_master /etc/keepalived/notify.sh master\n"));
+	assert_null(c->global.fifo[0].script);
+	assert_null(c->instances[0].notify_master);
+	join(c->notices, c->nnotices);
+	assert_has(joined, "t.conf:2: 'notify_fifo_script': no user 'nobody-cpha' to run it as: "
+			   "ignored, as keepalived does");
+	assert_has(joined, "t.conf:7: 'notify_master': no user 'master' to run it as: ignored, "
+			   "as keepalived does (keepalived reads the words after the command as USER "
+			   "[GROUP]: quote the command if 'master' is one of its arguments)");
+	vipd_cfg_free(c);
+	/* commands as USER [GROUP], ":GROUP" or ":" with the supplementary groups */
+	c = load_ok("global_defs {\n"
+		    "  script_user nobody :\n"
+		    "  notify_fifo /run/f\n"
+		    "  notify_fifo_script /bin/cat nobody daemon\n"
+		    "}\n"
+		    "vrrp_script s {\n"
+		    "  script /bin/true\n"
+		    "  user root :daemon\n"
+		    "}\n" INST("  notify_backup /bin/b nobody\n"
+			     "  notify \"/bin/n x\" root root\n"));
+	assert_string_equal(c->global.script_user, "nobody");
+	assert_string_equal(c->global.script_group, ":");
+	assert_string_equal(c->global.fifo[0].script_as.user, "nobody");
+	assert_string_equal(c->global.fifo[0].script_as.group, "daemon");
+	assert_string_equal(c->scripts[0].group, ":daemon");
+	assert_string_equal(c->instances[0].notify_backup, "/bin/b");
+	assert_string_equal(c->instances[0].notify_as[VIPD_NOTIFY_BACKUP].user, "nobody");
+	assert_null(c->instances[0].notify_as[VIPD_NOTIFY_BACKUP].group);
+	assert_string_equal(c->instances[0].notify, "/bin/n x");
+	assert_string_equal(c->instances[0].notify_as[VIPD_NOTIFY_ANY].group, "root");
+	assert_null(c->instances[0].notify_as[VIPD_NOTIFY_MASTER].user);
+	vipd_cfg_free(c);
 	assert_has(load_bad("global_defs {\n  vrrp_startup_delay -1\n}\n" INST("")),
 		"t.conf:2: 'vrrp_startup_delay' must be a number of seconds");
 	assert_has(load_bad("global_defs {\n  vrrp_notify_priority_changes maybe\n}\n" INST("")),
