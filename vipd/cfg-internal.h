@@ -15,12 +15,10 @@
 
 #include "cfgdiag.h"
 #include "conf_lex.h"
+#include "conf_tree.h"
 #include "cfg.h"
 
 #define CFG_MAX_ERRORS   100 /* stop after this many errors */
-#define CFG_MAX_INCLUDE  8   /* include nesting */
-#define CFG_MAX_FILES    100 /* files read in all, the first one included */
-#define CFG_MAX_NESTING  16  /* blocks inside blocks */
 #define CFG_LINE_BITS    CPHA_CFGDIAG_LINE_BITS
 #define CFG_LOC(f, l)    CPHA_CFGDIAG_LOC(f, l)
 #define CFG_LOC_FILE(l)  CPHA_CFGDIAG_LOC_FILE(l)
@@ -30,7 +28,7 @@
 #define CFG_PRIO_DEFAULT 100 /* keepalived's default priority */
 #define CFG_MAX_VIPS     255 /* RFC 9568 §5.2.5: Count IPvX Addr is 8 bits */
 
-_Static_assert(CFG_MAX_FILES <= 1u << (32 - CFG_LINE_BITS), "file index does not fit a loc");
+_Static_assert(CPHA_CONF_MAX_FILES <= 1u << (32 - CFG_LINE_BITS), "file index does not fit a loc");
 
 #define CFG_NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define CFG_MAX_KWS  80 /* keywords of one block */
@@ -43,14 +41,6 @@ _Static_assert(CFG_MAX_FILES <= 1u << (32 - CFG_LINE_BITS), "file index does not
 #define CFG_KW_HERE (1u << 0) /* allowed in the block whose table holds it */
 
 /* One statement: words on a line, and the block that follows them. */
-struct cfg_node {
-	char **w; /* n words; n == 0 only for a '{' without a keyword */
-	size_t n;
-	unsigned loc;
-	bool block; /* followed by { ... } */
-	struct cfg_node *kids;
-	size_t nkids;
-};
 
 /* What an instance needs beyond struct vipd_instance until it is checked:
  * where things were written, and what was written at all. */
@@ -74,10 +64,9 @@ struct cfg_group_x {
 struct cfg_ctx {
 	struct vipd_config *c;
 	struct cpha_cfgdiag d; /* file names, errors and notices; d.stop: too many, or no memory */
-	bool includes;         /* 'include' allowed (read from a file) */
-	struct cfg_node root;  /* the top-level statements */
-	const struct cfg_node *cur_top; /* the one being read */
-	struct cfg_inst_x *ix;          /* one per instance, in the same order */
+	struct cpha_conf_tree t;              /* the statements read (t.root), and how */
+	const struct cpha_conf_node *cur_top; /* the one being read */
+	struct cfg_inst_x *ix;                /* one per instance, in the same order */
 	size_t nix;
 	struct cfg_group_x *gx; /* one per sync group, in the same order */
 	size_t ngx;
@@ -92,35 +81,10 @@ struct cfg_ctx {
 	size_t nparams;
 };
 
-/* A file being read; several when an include pattern matched several. */
-struct cfg_src {
-	struct cpha_lex lx;
-	bool open;
-	unsigned file; /* index in ctx->d.files of the open one */
-	char **paths;  /* files still to read, from next on */
-	size_t npaths, next;
-	unsigned inc_loc; /* the include line; 0 for the first file */
-	bool subst_done;  /* cfg_subst.c has seen this file's text */
-	unsigned *lmap;   /* its lines' lines in the file, when it rewrote it */
-	size_t nlmap;
-};
-
-/* The files being read and the blocks open. */
-struct cfg_reader {
-	struct cfg_src src[CFG_MAX_INCLUDE + 1];
-	int nsrc;
-	struct cfg_node *open[CFG_MAX_NESTING];
-	int depth;
-	long attach; /* a statement that ended its line without '{', or -1 */
-	char **w;    /* words of the statement being read */
-	size_t nw, capw;
-	unsigned wloc;
-};
-
 /* A keyword of a block and what reads it. */
 struct cfg_kw {
 	struct cpha_cfgkw kw; /* name, and CFG_KW_HERE: tables are per block */
-	void (*fn)(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj);
+	void (*fn)(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj);
 	unsigned flags; /* CFG_KW_* */
 };
 
@@ -140,26 +104,16 @@ const char *vipd_cfg_at(struct cfg_ctx *ctx, unsigned loc, unsigned from, char *
 
 /* cfg.c: definitions. vipd_cfg_def_name() checks "KIND NAME {" (one name, not a
  * duplicate) and returns 0 when the block can be read. */
-int vipd_cfg_def_name(struct cfg_ctx *ctx, const struct cfg_node *n, const char *kind, bool dup,
-	unsigned dup_loc);
+int vipd_cfg_def_name(struct cfg_ctx *ctx, const struct cpha_conf_node *n, const char *kind,
+	bool dup, unsigned dup_loc);
 void vipd_cfg_track_free(struct vipd_track *t, size_t n);
 
-/* cfg_read.c: vipd_cfg_read_start() registers the first file (its lexer is then
- * opened by the caller in rd->src[0].lx); vipd_cfg_read() reads everything into
- * ctx->root, following includes, and closes the files; vipd_cfg_read_end()
- * closes what an early stop left open. Return -1 only when out of memory. */
-int vipd_cfg_read_start(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *name);
-void vipd_cfg_read(struct cfg_ctx *ctx, struct cfg_reader *rd);
-void vipd_cfg_read_end(struct cfg_reader *rd);
-void vipd_cfg_node_free(struct cfg_node *n);
-void vipd_cfg_src_free(struct cfg_src *s);
-
 /* cfg_subst.c: keepalived's @ID conditions and $NAME parameters on a
- * source's text, once it is open (rewritten only when used; the lines then
- * map back with vipd_cfg_subst_line()). Returns 0, or -1 after reporting. */
+ * source's text, once it is open (rewritten only when used, with its line
+ * map: cpha_conf_src_line()). The conf_tree prepare hook (ctx as ud).
+ * Returns 0, or -1 after reporting. */
 struct cfg_param;
-int vipd_cfg_subst(struct cfg_ctx *ctx, struct cfg_src *s);
-unsigned vipd_cfg_subst_line(const struct cfg_src *s, unsigned line);
+int vipd_cfg_subst(void *ctx, struct cpha_conf_src *s);
 void vipd_cfg_params_free(struct cfg_ctx *ctx);
 
 /* cfg_value.c: values. Each reads word i of a statement (the keyword is
@@ -171,22 +125,23 @@ void vipd_cfg_params_free(struct cfg_ctx *ctx);
  * vipd_cfg_ifname() what Linux accepts as an interface name. vipd_cfg_command() joins
  * the words from one on into a command line that splits back into them
  * (NULL when out of memory). vipd_cfg_fmt_secs() writes seconds as keepalived. */
-int vipd_cfg_nargs(
-	struct cfg_ctx *ctx, const struct cfg_node *n, size_t min, size_t max, const char *where);
-int vipd_cfg_uint(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, unsigned long long min,
-	unsigned long long max, unsigned long long *out, const char *where);
-int vipd_cfg_int(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, long min, long max,
+int vipd_cfg_nargs(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t min, size_t max,
+	const char *where);
+int vipd_cfg_uint(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i,
+	unsigned long long min, unsigned long long max, unsigned long long *out, const char *where);
+int vipd_cfg_int(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i, long min, long max,
 	long *out, const char *where);
-int vipd_cfg_secs(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, uint64_t min,
+int vipd_cfg_secs(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i, uint64_t min,
 	uint64_t max, uint64_t *out, const char *where);
-int vipd_cfg_bool(struct cfg_ctx *ctx, const struct cfg_node *n, bool *out, const char *where);
+int vipd_cfg_bool(
+	struct cfg_ctx *ctx, const struct cpha_conf_node *n, bool *out, const char *where);
 const char *vipd_cfg_fmt_secs(uint64_t usec, char *buf, size_t len);
 int vipd_cfg_addr(struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s,
 	struct cpha_addr *a, const char *where);
 int vipd_cfg_ifname(
 	struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s, const char *where);
-char *vipd_cfg_command(struct cfg_ctx *ctx, const struct cfg_node *n, size_t from);
-int vipd_cfg_runas(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i,
+char *vipd_cfg_command(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t from);
+int vipd_cfg_runas(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i,
 	struct vipd_runas *as, bool notice_only, const char *where);
 
 /* cfg_value.c: blocks. vipd_cfg_block() calls the function of each statement's
@@ -197,19 +152,19 @@ int vipd_cfg_runas(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i,
  * vipd_cfg_no_block() is true for an entry of a list block that has words and no
  * block. vipd_cfg_defined_later() finds a top-level definition of one of kinds
  * named name after the statement being read: its loc, or 0. */
-void vipd_cfg_block(struct cfg_ctx *ctx, const struct cfg_node *n, const struct cfg_kw *kws,
+void vipd_cfg_block(struct cfg_ctx *ctx, const struct cpha_conf_node *n, const struct cfg_kw *kws,
 	size_t nkws, void *obj, const char *where);
-void vipd_cfg_block_seen(struct cfg_ctx *ctx, const struct cfg_node *n, const struct cfg_kw *kws,
-	size_t nkws, void *obj, const char *where, unsigned *seen);
-bool vipd_cfg_no_block(struct cfg_ctx *ctx, const struct cfg_node *entry, const char *where);
+void vipd_cfg_block_seen(struct cfg_ctx *ctx, const struct cpha_conf_node *n,
+	const struct cfg_kw *kws, size_t nkws, void *obj, const char *where, unsigned *seen);
+bool vipd_cfg_no_block(struct cfg_ctx *ctx, const struct cpha_conf_node *entry, const char *where);
 unsigned vipd_cfg_defined_later(struct cfg_ctx *ctx, const char *const *kinds, const char *name);
 
 /* cfg_instance.c: one vrrp_instance or vrrp_sync_group statement into
  * ctx->c (with ctx->ix, ctx->gx); vipd_cfg_tracks() a track_* list of a kind
  * into *arr, resolving names defined so far. */
-void vipd_cfg_instance_stmt(struct cfg_ctx *ctx, const struct cfg_node *n);
-void vipd_cfg_sync_group(struct cfg_ctx *ctx, const struct cfg_node *n);
-void vipd_cfg_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, int kind,
+void vipd_cfg_instance_stmt(struct cfg_ctx *ctx, const struct cpha_conf_node *n);
+void vipd_cfg_sync_group(struct cfg_ctx *ctx, const struct cpha_conf_node *n);
+void vipd_cfg_tracks(struct cfg_ctx *ctx, const struct cpha_conf_node *n, int kind,
 	struct vipd_track **arr, size_t *cnt, const char *where);
 
 /* cfg_validate.c: the checks across the configuration, the defaults that
@@ -226,6 +181,6 @@ enum cfg_track_kind {
 };
 
 /* cfg_process.c: a vrrp_track_process block into ctx->c. */
-void vipd_cfg_track_process_def(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj);
+void vipd_cfg_track_process_def(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj);
 
 #endif

@@ -1,7 +1,8 @@
 /* vipd's configuration: keepalived's language, the VRRP part. This file
  * holds the messages, global_defs, vrrp_script, track_file, the top level,
  * and the public functions. The files are read into a tree of statements
- * by cfg_read.c; values and keyword tables are in cfg_value.c; instances
+ * by lib/conf_tree.c (cfg_subst.c first applies keepalived's @ID lines and
+ * $NAME parameters); values and keyword tables are in cfg_value.c; instances
  * and sync groups in cfg_instance.c; the checks across the configuration
  * in cfg_validate.c. Nothing logs: every problem becomes a
  * "file:line: message", collected, sorted by place.
@@ -85,13 +86,13 @@ const char *vipd_cfg_at(struct cfg_ctx *ctx, unsigned loc, unsigned from, char *
 
 #define G(obj) ((struct vipd_global *)(obj))
 
-static void cfg_g_router_id(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_router_id(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") == 0)
 		G(obj)->router_id = vipd_cfg_strdup(ctx, n->w[1]);
 }
 
-static void cfg_g_version(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_version(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	unsigned long long v;
 
@@ -100,7 +101,7 @@ static void cfg_g_version(struct cfg_ctx *ctx, const struct cfg_node *n, void *o
 		G(obj)->vrrp_version = (int)v;
 }
 
-static void cfg_g_script_user(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_script_user(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct vipd_runas as = { 0 };
 
@@ -111,14 +112,14 @@ static void cfg_g_script_user(struct cfg_ctx *ctx, const struct cfg_node *n, voi
 	G(obj)->script_group = as.group;
 }
 
-static void cfg_g_security(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_security(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 0, 0, "global_defs") == 0)
 		G(obj)->enable_script_security = true;
 }
 
 /* vrrp_garp_master_* and vrrp_g[ar|n]a_interval: defaults for instances. */
-static void cfg_g_garp(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_garp(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	const char *kw = n->w[0] + 5; /* after "vrrp_" */
 	unsigned long long v;
@@ -157,7 +158,7 @@ static void cfg_g_garp(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 	}
 }
 
-static void cfg_g_auto_prio(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_auto_prio(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	long v = 99; /* sched_get_priority_max(SCHED_RR), as keepalived */
 
@@ -168,7 +169,7 @@ static void cfg_g_auto_prio(struct cfg_ctx *ctx, const struct cfg_node *n, void 
 	G(obj)->max_auto_priority = v < 0 ? 0 : (int)v;
 }
 
-static void cfg_g_admin(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_admin(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
 		return;
@@ -183,7 +184,7 @@ static void cfg_g_admin(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj
 	G(obj)->admin_socket = vipd_cfg_strdup(ctx, n->w[1]);
 }
 
-static void cfg_g_metrics(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_metrics(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	const char *why = NULL;
 
@@ -200,7 +201,7 @@ static void cfg_g_metrics(struct cfg_ctx *ctx, const struct cfg_node *n, void *o
 /* vrrp_mcast_group4 / vrrp_mcast_group6 ADDR: the group multicast instances
  * of that family send to, join and accept adverts on. keepalived 2.2 only
  * checks that the address parses; vipd also wants a multicast one. */
-static void cfg_g_mcast(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_mcast(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	bool v6 = n->w[0][16] == '6';
 	const char *why = NULL;
@@ -231,7 +232,7 @@ static void cfg_g_mcast(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj
 		G(obj)->mcast4 = a;
 }
 
-static void cfg_g_strict(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_strict(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 0, 0, "global_defs") < 0)
 		return;
@@ -241,7 +242,7 @@ static void cfg_g_strict(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 
 /* notify_fifo / vrrp_notify_fifo PATH [USER [GROUP]]: keepalived creates
  * the fifo if it is missing, owned by USER. */
-static void cfg_g_fifo(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_fifo(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct vipd_fifo_cfg *f = &G(obj)->fifo[n->w[0][0] == 'v'];
 	const struct vipd_fifo_cfg *other = &G(obj)->fifo[n->w[0][0] != 'v'];
@@ -269,7 +270,7 @@ static void cfg_g_fifo(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 
 /* notify_fifo_script / vrrp_notify_fifo_script CMD [USER [GROUP]]: started
  * with vipd, the fifo's path as its last argument. */
-static void cfg_g_fifo_script(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_fifo_script(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct vipd_fifo_cfg *f = &G(obj)->fifo[n->w[0][0] == 'v'];
 
@@ -284,7 +285,7 @@ static void cfg_g_fifo_script(struct cfg_ctx *ctx, const struct cfg_node *n, voi
 }
 
 /* fifo_write_vrrp_states_on_reload, vrrp_notify_priority_changes [BOOL] */
-static void cfg_g_fifo_flag(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_fifo_flag(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	bool b;
 
@@ -298,7 +299,7 @@ static void cfg_g_fifo_flag(struct cfg_ctx *ctx, const struct cfg_node *n, void 
 
 /* vrrp_startup_delay / vrrp_delay_after_boot SECS (decimals; keepalived's
  * read_timer takes up to UINT_MAX microseconds) */
-static void cfg_g_startup_delay(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_startup_delay(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	uint64_t v;
 
@@ -317,7 +318,7 @@ static void cfg_g_startup_delay(struct cfg_ctx *ctx, const struct cfg_node *n, v
 }
 
 /* vrrp_min_garp [BOOL]: one gratuitous ARP or NA and no second burst. */
-static void cfg_g_min_garp(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_min_garp(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	bool b;
 
@@ -335,7 +336,7 @@ static void cfg_g_min_garp(struct cfg_ctx *ctx, const struct cfg_node *n, void *
 }
 
 /* Tuning of keepalived's own processes: accepted, no effect. */
-static void cfg_g_tuning(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_tuning(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	size_t i;
 
@@ -358,7 +359,7 @@ static void cfg_g_tuning(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 }
 
 /* Accepted for compatibility; says why nothing happens. */
-static void cfg_g_no_effect(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_no_effect(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	static const struct {
 		const char *kw, *why;
@@ -468,7 +469,7 @@ static const struct cfg_kw cfg_global_kws[] = {
 };
 _Static_assert(CFG_NELEM(cfg_global_kws) <= CFG_MAX_KWS, "raise CFG_MAX_KWS");
 
-static void cfg_global_defs(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_global_defs(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	(void)obj;
 	if (vipd_cfg_nargs(ctx, n, 0, 0, "top level") == 0)
@@ -488,7 +489,7 @@ struct cfg_def {
 #define SCR(obj)   ((struct vipd_script *)((struct cfg_def *)(obj))->p)
 #define WHERE(obj) (((struct cfg_def *)(obj))->where)
 
-static void cfg_s_script(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_s_script(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 1, 4096, WHERE(obj)) < 0)
 		return;
@@ -499,7 +500,7 @@ static void cfg_s_script(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 	SCR(obj)->command = vipd_cfg_command(ctx, n, 1);
 }
 
-static void cfg_s_time(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_s_time(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	unsigned long long v;
 
@@ -515,7 +516,7 @@ static void cfg_s_time(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 	}
 }
 
-static void cfg_s_weight(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_s_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	long v;
 
@@ -532,7 +533,7 @@ static void cfg_s_weight(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 	SCR(obj)->weight_reverse = n->n == 3;
 }
 
-static void cfg_s_count(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_s_count(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	unsigned long long v;
 
@@ -545,7 +546,7 @@ static void cfg_s_count(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj
 		SCR(obj)->fall = (unsigned)v;
 }
 
-static void cfg_s_user(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_s_user(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct vipd_runas as = { 0 };
 
@@ -556,7 +557,7 @@ static void cfg_s_user(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 	SCR(obj)->group = as.group;
 }
 
-static void cfg_s_init_fail(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_s_init_fail(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 0, 0, WHERE(obj)) == 0)
 		SCR(obj)->init_fail = true;
@@ -575,8 +576,8 @@ static const struct cfg_kw cfg_script_kws[] = {
 
 /* The name of a definition, unique among its kind. Returns 0 when the
  * definition can be read. */
-int vipd_cfg_def_name(
-	struct cfg_ctx *ctx, const struct cfg_node *n, const char *kind, bool dup, unsigned dup_loc)
+int vipd_cfg_def_name(struct cfg_ctx *ctx, const struct cpha_conf_node *n, const char *kind,
+	bool dup, unsigned dup_loc)
 {
 	char at[64];
 
@@ -593,7 +594,7 @@ int vipd_cfg_def_name(
 	return 0;
 }
 
-static void cfg_script(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_script(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	const struct vipd_script *old = n->n == 2 ? vipd_cfg_script(ctx->c, n->w[1]) : NULL;
 	struct cfg_def d = { 0 };
@@ -622,7 +623,7 @@ static void cfg_script(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 
 #define TF(obj) ((struct vipd_track_file_def *)((struct cfg_def *)(obj))->p)
 
-static void cfg_tf_file(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_tf_file(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 1, 1, WHERE(obj)) < 0)
 		return;
@@ -633,7 +634,7 @@ static void cfg_tf_file(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj
 	TF(obj)->path = vipd_cfg_strdup(ctx, n->w[1]);
 }
 
-static void cfg_tf_weight(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_tf_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	long v;
 
@@ -651,7 +652,7 @@ static void cfg_tf_weight(struct cfg_ctx *ctx, const struct cfg_node *n, void *o
 }
 
 /* init_file [VALUE] [overwrite] */
-static void cfg_tf_init(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_tf_init(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	size_t i;
 	long v;
@@ -674,7 +675,7 @@ static const struct cfg_kw cfg_tf_kws[] = {
 	{ { "init_file", CFG_KW_HERE }, cfg_tf_init, 0 },
 };
 
-static void cfg_track_file_def(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_track_file_def(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	const struct vipd_track_file_def *old =
 		n->n == 2 ? vipd_cfg_track_file(ctx->c, n->w[1]) : NULL;
@@ -698,13 +699,13 @@ static void cfg_track_file_def(struct cfg_ctx *ctx, const struct cfg_node *n, vo
 
 /* ---- the top level ---- */
 
-static void cfg_top_instance(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_top_instance(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	(void)obj;
 	vipd_cfg_instance_stmt(ctx, n);
 }
 
-static void cfg_top_group(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_top_group(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	(void)obj;
 	vipd_cfg_sync_group(ctx, n);
@@ -723,15 +724,15 @@ static const struct cfg_kw cfg_top_kws[] = {
 
 static void cfg_top(struct cfg_ctx *ctx)
 {
-	struct cfg_node one = { 0 };
+	struct cpha_conf_node one = { 0 };
 	size_t i;
 
-	for (i = 0; i < ctx->root.nkids && !ctx->d.stop; i++) {
-		const struct cfg_node *t = &ctx->root.kids[i];
+	for (i = 0; i < ctx->t.root.nkids && !ctx->d.stop; i++) {
+		const struct cpha_conf_node *t = &ctx->t.root.kids[i];
 
 		ctx->cur_top = t;
 		/* one statement at a time, so that definitions are read in order */
-		one.kids = (struct cfg_node *)t;
+		one.kids = (struct cpha_conf_node *)t;
 		one.nkids = 1;
 		vipd_cfg_block(ctx, &one, cfg_top_kws, CFG_NELEM(cfg_top_kws), NULL, NULL);
 	}
@@ -919,7 +920,7 @@ static void cfg_ctx_free(struct cfg_ctx *ctx)
 {
 	size_t i;
 
-	vipd_cfg_node_free(&ctx->root);
+	cpha_conf_node_free(&ctx->t.root);
 	cpha_cfgdiag_free(&ctx->d);
 	for (i = 0; i < ctx->nix; i++)
 		free(ctx->ix[i].peer_locs);
@@ -930,8 +931,18 @@ static void cfg_ctx_free(struct cfg_ctx *ctx)
 	vipd_cfg_params_free(ctx);
 }
 
+/* Set the reader up for the first file, name. */
+static int cfg_read_start(struct cfg_ctx *ctx, struct cpha_conf_reader *rd, const char *name)
+{
+	ctx->d.max_errors = CFG_MAX_ERRORS;
+	ctx->t.d = &ctx->d;
+	ctx->t.prepare = vipd_cfg_subst;
+	ctx->t.ud = ctx;
+	return cpha_conf_read_start(&ctx->t, rd, name);
+}
+
 /* Parse what the reader's first source holds. */
-static int cfg_run(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *file,
+static int cfg_run(struct cfg_ctx *ctx, struct cpha_conf_reader *rd, const char *file,
 	struct vipd_config **out, struct vipd_cfg_msgs *errs)
 {
 	struct vipd_config *c = calloc(1, sizeof(*c));
@@ -948,13 +959,13 @@ static int cfg_run(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *file,
 		/* RFC 9568 §5.1.1.2, §5.1.2.2 */
 		cpha_parse_addr("224.0.0.18", CPHA_ADDR_PORT_NONE, &c->global.mcast4, &why);
 		cpha_parse_addr("ff02::12", CPHA_ADDR_PORT_NONE, &c->global.mcast6, &why);
-		vipd_cfg_read(ctx, rd);
+		cpha_conf_read(&ctx->t, rd);
 		if (!ctx->d.stop)
 			cfg_top(ctx);
 		if (!ctx->d.stop)
 			vipd_cfg_validate(ctx);
 	}
-	vipd_cfg_read_end(rd);
+	cpha_conf_read_end(rd);
 	if (ctx->d.nerrs || ctx->d.stop || !c ||
 		cpha_cfgdiag_take(ctx->d.notv, &ctx->d.nnotices, &c->notices, &c->nnotices) < 0) {
 		cpha_cfgdiag_take(ctx->d.errv, &ctx->d.nerrs, &errs->msg, &errs->n);
@@ -984,13 +995,13 @@ static int cfg_open_failed(const char *file, const char *why, struct vipd_cfg_ms
 
 int vipd_cfg_load(const char *path, struct vipd_config **out, struct vipd_cfg_msgs *errs)
 {
-	struct cfg_reader rd;
+	struct cpha_conf_reader rd;
 	struct cfg_ctx ctx;
 	int r;
 
 	*out = NULL;
 	memset(&ctx, 0, sizeof(ctx));
-	if (vipd_cfg_read_start(&ctx, &rd, path) < 0) {
+	if (cfg_read_start(&ctx, &rd, path) < 0) {
 		cfg_ctx_free(&ctx);
 		return cfg_open_failed(path, "out of memory", errs);
 	}
@@ -1002,7 +1013,7 @@ int vipd_cfg_load(const char *path, struct vipd_config **out, struct vipd_cfg_ms
 		cfg_ctx_free(&ctx);
 		return r;
 	}
-	ctx.includes = true;
+	ctx.t.includes = true;
 	r = cfg_run(&ctx, &rd, path, out, errs);
 	cfg_ctx_free(&ctx);
 	return r;
@@ -1011,7 +1022,7 @@ int vipd_cfg_load(const char *path, struct vipd_config **out, struct vipd_cfg_ms
 int vipd_cfg_load_mem(const char *name, const char *text, size_t len, struct vipd_config **out,
 	struct vipd_cfg_msgs *errs)
 {
-	struct cfg_reader rd;
+	struct cpha_conf_reader rd;
 	struct cfg_ctx ctx;
 	int r;
 
@@ -1019,7 +1030,7 @@ int vipd_cfg_load_mem(const char *name, const char *text, size_t len, struct vip
 	if (!name)
 		name = "(memory)";
 	memset(&ctx, 0, sizeof(ctx));
-	if (vipd_cfg_read_start(&ctx, &rd, name) < 0 ||
+	if (cfg_read_start(&ctx, &rd, name) < 0 ||
 		cpha_lex_open_mem(&rd.src[0].lx, name, text, len, CPHA_LEX_KEEPALIVED) < 0) {
 		cfg_ctx_free(&ctx);
 		return cfg_open_failed(name, "out of memory", errs);

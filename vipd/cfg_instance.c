@@ -30,10 +30,10 @@ static const char *const cfg_process_kinds[] = { "vrrp_track_process", NULL };
 /* ---- track_script / track_interface / track_file / track_lbd ---- */
 
 /* "weight N [reverse|noreverse]" from word i on. Returns 0 or -1. */
-static int cfg_track_weight(struct cfg_ctx *ctx, const struct cfg_node *e, size_t i, long max,
+static int cfg_track_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *e, size_t i, long max,
 	bool noreverse_ok, struct vipd_track *t, const char *what, const char *where)
 {
-	struct cfg_node one = *e;
+	struct cpha_conf_node one = *e;
 	long v;
 
 	if (e->n == i)
@@ -70,7 +70,7 @@ static int cfg_track_weight(struct cfg_ctx *ctx, const struct cfg_node *e, size_
 }
 
 /* A name defined by a top-level block that must come before its use. */
-static void cfg_undefined(struct cfg_ctx *ctx, const struct cfg_node *e, const char *kind,
+static void cfg_undefined(struct cfg_ctx *ctx, const struct cpha_conf_node *e, const char *kind,
 	const char *const *kinds, const char *where)
 {
 	char at[64];
@@ -85,7 +85,7 @@ static void cfg_undefined(struct cfg_ctx *ctx, const struct cfg_node *e, const c
 		vipd_cfg_err(ctx, e->loc, "no %s '%s' (%s)", kind, e->w[0], where);
 }
 
-static void cfg_track_entry(struct cfg_ctx *ctx, const struct cfg_node *e, int kind,
+static void cfg_track_entry(struct cfg_ctx *ctx, const struct cpha_conf_node *e, int kind,
 	struct vipd_track **arr, size_t *cnt, const char *where)
 {
 	static const char *const what[] = { "track_script", "track_interface", "track_file",
@@ -188,7 +188,7 @@ static void cfg_track_entry(struct cfg_ctx *ctx, const struct cfg_node *e, int k
 	(*arr)[*cnt - 1] = t;
 }
 
-void vipd_cfg_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, int kind,
+void vipd_cfg_tracks(struct cfg_ctx *ctx, const struct cpha_conf_node *n, int kind,
 	struct vipd_track **arr, size_t *cnt, const char *where)
 {
 	size_t i;
@@ -204,7 +204,7 @@ void vipd_cfg_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, int kind,
 
 /* The first time a keyword that two names share is given; else an error. */
 static bool cfg_once(
-	struct cfg_ctx *ctx, const struct cfg_node *n, unsigned *loc, const char *where)
+	struct cfg_ctx *ctx, const struct cpha_conf_node *n, unsigned *loc, const char *where)
 {
 	char at[64];
 
@@ -217,7 +217,7 @@ static bool cfg_once(
 	return true;
 }
 
-static void cfg_i_state(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_state(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0)
 		return;
@@ -236,7 +236,7 @@ static void cfg_i_state(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj
 	I(obj)->x->state_loc = n->loc;
 }
 
-static void cfg_i_interface(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_interface(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	I(obj)->x->iface_loc = n->loc; /* given, even if refused below */
 	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0 ||
@@ -245,7 +245,7 @@ static void cfg_i_interface(struct cfg_ctx *ctx, const struct cfg_node *n, void 
 	I(obj)->v->interface = vipd_cfg_strdup(ctx, n->w[1]);
 }
 
-static void cfg_i_number(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_number(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct cfg_inst *in = I(obj);
 	unsigned long long v;
@@ -269,7 +269,7 @@ static void cfg_i_number(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 	}
 }
 
-static void cfg_i_advert(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_advert(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	/* keepalived reads 0.01 to 255 s; the version decides more, later */
 	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) == 0 &&
@@ -278,7 +278,7 @@ static void cfg_i_advert(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 		I(obj)->x->advert_loc = n->loc;
 }
 
-static void cfg_i_preempt(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_preempt(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) < 0)
 		return;
@@ -287,7 +287,7 @@ static void cfg_i_preempt(struct cfg_ctx *ctx, const struct cfg_node *n, void *o
 	I(obj)->x->nopreempt_loc = I(obj)->v->nopreempt ? n->loc : 0;
 }
 
-static void cfg_i_preempt_delay(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_preempt_delay(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) == 0 &&
 		vipd_cfg_secs(ctx, n, 1, 0, 1000 * CPHA_USEC_PER_SEC, &I(obj)->v->preempt_delay,
@@ -296,7 +296,7 @@ static void cfg_i_preempt_delay(struct cfg_ctx *ctx, const struct cfg_node *n, v
 }
 
 /* unicast_src_ip ADDR, or its older name mcast_src_ip */
-static void cfg_i_src(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_src(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0 ||
 		!cfg_once(ctx, n, &I(obj)->x->src_loc, I(obj)->where))
@@ -311,7 +311,7 @@ static void cfg_i_src(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 /* mcast_dst_ip ADDR: the instance's own multicast group. As keepalived:
  * IPv4 multicast, or IPv6 link-local multicast (ff02::/16 and the other
  * ffX2:: flags). */
-static void cfg_i_mcast_dst(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_mcast_dst(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct cpha_addr *a = &I(obj)->v->mcast_dst;
 	const char *why = NULL;
@@ -342,7 +342,7 @@ static void cfg_i_mcast_dst(struct cfg_ctx *ctx, const struct cfg_node *n, void 
 	I(obj)->v->mcast_dst_set = true;
 }
 
-static void cfg_i_peers(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_peers(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct cfg_inst *in = I(obj);
 	struct cpha_addr a, *p;
@@ -359,7 +359,7 @@ static void cfg_i_peers(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj
 		return;
 	}
 	for (i = 0; i < n->nkids && !ctx->d.stop; i++) {
-		const struct cfg_node *e = &n->kids[i];
+		const struct cpha_conf_node *e = &n->kids[i];
 
 		if (!vipd_cfg_no_block(ctx, e, in->where))
 			continue;
@@ -393,7 +393,7 @@ static void cfg_i_peers(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj
 	in->v->unicast = in->v->npeers > 0;
 }
 
-static void cfg_a_type(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_a_type(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0)
 		return;
@@ -413,7 +413,7 @@ static void cfg_a_type(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 	I(obj)->v->auth = VIPD_AUTH_PASS;
 }
 
-static void cfg_a_pass(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_a_pass(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct vipd_instance *v = I(obj)->v;
 	size_t max = sizeof(v->auth_pass) - 1;
@@ -439,7 +439,7 @@ static const struct cfg_kw cfg_auth_kws[] = {
 	{ { "auth_pass", CFG_KW_HERE }, cfg_a_pass, 0 },
 };
 
-static void cfg_i_auth(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_auth(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) < 0)
 		return;
@@ -448,7 +448,7 @@ static void cfg_i_auth(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 }
 
 /* ADDR[/LEN] [dev IF] [label LABEL] */
-static void cfg_vip(struct cfg_ctx *ctx, const struct cfg_node *e, struct cfg_inst *in)
+static void cfg_vip(struct cfg_ctx *ctx, const struct cpha_conf_node *e, struct cfg_inst *in)
 {
 	const char *slash = strchr(e->w[0], '/'), *why = NULL;
 	struct vipd_vip vip = { 0 };
@@ -535,7 +535,7 @@ bad:
 	free(vip.label);
 }
 
-static void cfg_i_vips(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_vips(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	size_t i;
 
@@ -550,7 +550,7 @@ static void cfg_i_vips(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 			cfg_vip(ctx, &n->kids[i], I(obj));
 }
 
-static void cfg_i_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_tracks(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct vipd_instance *v = I(obj)->v;
 
@@ -579,7 +579,7 @@ static void cfg_i_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 
 /* notify_master / _backup / _fault / _stop / notify "CMD" [USER [GROUP]] in
  * an instance or a sync group. */
-static void cfg_notify(struct cfg_ctx *ctx, const struct cfg_node *n, char **cmd,
+static void cfg_notify(struct cfg_ctx *ctx, const struct cpha_conf_node *n, char **cmd,
 	struct vipd_runas *as, const char *where)
 {
 	if (vipd_cfg_nargs(ctx, n, 1, 3, where) < 0)
@@ -604,7 +604,7 @@ static unsigned cfg_notify_slot(const char *kw)
 			    : VIPD_NOTIFY_STOP;
 }
 
-static void cfg_i_notify(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_notify(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct vipd_instance *v = I(obj)->v;
 	char **cmds[VIPD_NOTIFY_N] = { &v->notify_master, &v->notify_backup, &v->notify_fault,
@@ -614,7 +614,7 @@ static void cfg_i_notify(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 	cfg_notify(ctx, n, cmds[k], &v->notify_as[k], I(obj)->where);
 }
 
-static void cfg_i_garp(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_garp(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct cfg_inst *in = I(obj);
 	const char *kw = n->w[0] + 12; /* after "garp_master_" */
@@ -648,14 +648,14 @@ static void cfg_i_garp(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
 	}
 }
 
-static void cfg_i_checksum(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_checksum(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_bool(ctx, n, &I(obj)->v->v3_checksum_as_v2, I(obj)->where) == 0)
 		I(obj)->x->v3_checksum_loc = n->loc;
 }
 
 /* The instance-level twin of global_defs' vrrp_skip_check_adv_addr. */
-static void cfg_i_skip_check(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_skip_check(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	bool b;
 
@@ -666,7 +666,7 @@ static void cfg_i_skip_check(struct cfg_ctx *ctx, const struct cfg_node *n, void
 			I(obj)->where);
 }
 
-static void cfg_i_dont_track(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_dont_track(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) == 0)
 		I(obj)->v->dont_track_primary = true;
@@ -675,7 +675,7 @@ static void cfg_i_dont_track(struct cfg_ctx *ctx, const struct cfg_node *n, void
 /* accept: the addresses take traffic for the host, which is what vipd
  * always does (it adds no firewall rules); keepalived's default too unless
  * vrrp_strict. */
-static void cfg_i_accept(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_accept(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) == 0)
 		vipd_cfg_notice(ctx, n->loc,
@@ -687,7 +687,7 @@ static void cfg_i_accept(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 /* no_accept: keepalived drops traffic to the addresses of a master that
  * does not own them with firewall rules; built without firewall support it
  * warns and carries on, as vipd does (it adds no firewall rules). */
-static void cfg_i_no_accept(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_i_no_accept(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) == 0)
 		vipd_cfg_notice(ctx, n->loc,
@@ -736,7 +736,7 @@ static const struct cfg_kw cfg_inst_kws[] = {
 };
 _Static_assert(CFG_NELEM(cfg_inst_kws) <= CFG_MAX_KWS, "raise CFG_MAX_KWS");
 
-void vipd_cfg_instance_stmt(struct cfg_ctx *ctx, const struct cfg_node *n)
+void vipd_cfg_instance_stmt(struct cfg_ctx *ctx, const struct cpha_conf_node *n)
 {
 	const struct vipd_instance *old = n->n == 2 ? vipd_cfg_instance(ctx->c, n->w[1]) : NULL;
 	struct cfg_inst in;
@@ -781,7 +781,7 @@ struct cfg_group {
 
 #define GR(obj) ((struct cfg_group *)(obj))
 
-static void cfg_g_members(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_members(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct vipd_sync_group *g = GR(obj)->g;
 	unsigned *l;
@@ -792,7 +792,7 @@ static void cfg_g_members(struct cfg_ctx *ctx, const struct cfg_node *n, void *o
 		return;
 	GR(obj)->group_loc = n->loc;
 	for (i = 0; i < n->nkids && !ctx->d.stop; i++) {
-		const struct cfg_node *e = &n->kids[i];
+		const struct cpha_conf_node *e = &n->kids[i];
 
 		if (!vipd_cfg_no_block(ctx, e, GR(obj)->where))
 			continue;
@@ -821,7 +821,7 @@ static void cfg_g_members(struct cfg_ctx *ctx, const struct cfg_node *n, void *o
 		vipd_cfg_err(ctx, n->loc, "'group' is empty (%s)", GR(obj)->where);
 }
 
-static void cfg_g_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_tracks(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct vipd_sync_group *g = GR(obj)->g;
 
@@ -839,7 +839,7 @@ static void cfg_g_tracks(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 			ctx, n, CFG_TRACK_FILE, &g->track_file, &g->ntrack_file, GR(obj)->where);
 }
 
-static void cfg_g_notify(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_g_notify(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct vipd_sync_group *g = GR(obj)->g;
 	char **cmds[VIPD_NOTIFY_N] = { &g->notify_master, &g->notify_backup, &g->notify_fault,
@@ -862,7 +862,7 @@ static const struct cfg_kw cfg_group_kws[] = {
 	{ { "notify", CFG_KW_HERE }, cfg_g_notify, 0 },
 };
 
-void vipd_cfg_sync_group(struct cfg_ctx *ctx, const struct cfg_node *n)
+void vipd_cfg_sync_group(struct cfg_ctx *ctx, const struct cpha_conf_node *n)
 {
 	struct vipd_sync_group *old = NULL;
 	struct cfg_group gr = { 0 };

@@ -25,7 +25,7 @@ struct cfg_tp {
 
 /* process PATH [ARGS...]: ARGS turn on full_command and, unless
  * param_match says otherwise, an exact match of them. */
-static void cfg_tp_process(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_tp_process(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct vipd_track_process_def *p = TP(obj)->p;
 	size_t i, len = 0;
@@ -58,7 +58,7 @@ static void cfg_tp_process(struct cfg_ctx *ctx, const struct cfg_node *n, void *
 		p->param_match = VIPD_PARAM_EXACT;
 }
 
-static void cfg_tp_match(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_tp_match(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	struct vipd_track_process_def *p = TP(obj)->p;
 
@@ -79,7 +79,7 @@ static void cfg_tp_match(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 	p->full_command = true;
 }
 
-static void cfg_tp_weight(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_tp_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	long v;
 
@@ -96,7 +96,7 @@ static void cfg_tp_weight(struct cfg_ctx *ctx, const struct cfg_node *n, void *o
 	TP(obj)->p->weight_reverse = n->n == 3;
 }
 
-static void cfg_tp_quorum(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_tp_quorum(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	bool max = strcmp(n->w[0], "quorum_max") == 0;
 	unsigned long long v;
@@ -114,7 +114,7 @@ static void cfg_tp_quorum(struct cfg_ctx *ctx, const struct cfg_node *n, void *o
 }
 
 /* delay sets both; keepalived reads 0.000001 to 3600 seconds */
-static void cfg_tp_delay(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_tp_delay(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	uint64_t t;
 
@@ -127,7 +127,7 @@ static void cfg_tp_delay(struct cfg_ctx *ctx, const struct cfg_node *n, void *ob
 		TP(obj)->p->fork_delay = t;
 }
 
-static void cfg_tp_full(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+static void cfg_tp_full(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (vipd_cfg_nargs(ctx, n, 0, 0, TP(obj)->where) == 0)
 		TP(obj)->p->full_command = true;
@@ -147,7 +147,7 @@ static const struct cfg_kw cfg_tp_kws[] = {
 
 /* The checks of a whole definition, as keepalived's, but refusing what it
  * would ignore with an error. */
-static void cfg_tp_check(struct cfg_ctx *ctx, const struct cfg_node *n, struct cfg_tp *tp)
+static void cfg_tp_check(struct cfg_ctx *ctx, const struct cpha_conf_node *n, struct cfg_tp *tp)
 {
 	struct vipd_track_process_def *p = tp->p;
 
@@ -175,7 +175,7 @@ static void cfg_tp_check(struct cfg_ctx *ctx, const struct cfg_node *n, struct c
 			p->process, CFG_COMM_MAX, tp->where);
 }
 
-void vipd_cfg_track_process_def(struct cfg_ctx *ctx, const struct cfg_node *n, void *obj)
+void vipd_cfg_track_process_def(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	const struct vipd_track_process_def *old =
 		n->n == 2 ? vipd_cfg_track_process(ctx->c, n->w[1]) : NULL;

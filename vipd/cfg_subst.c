@@ -128,7 +128,7 @@ void vipd_cfg_params_free(struct cfg_ctx *ctx)
 /* The text being rebuilt and where each of its lines came from. */
 struct subst {
 	struct cfg_ctx *ctx;
-	struct cfg_src *s;
+	struct cpha_conf_src *s;
 	struct cpha_buf out;
 	unsigned *map;
 	size_t nmap;
@@ -389,8 +389,9 @@ static bool uses_subst(struct cfg_ctx *ctx, const char *t, size_t len)
 	return false;
 }
 
-int vipd_cfg_subst(struct cfg_ctx *ctx, struct cfg_src *s)
+int vipd_cfg_subst(void *ud, struct cpha_conf_src *s)
 {
+	struct cfg_ctx *ctx = ud;
 	struct subst st = { .ctx = ctx, .s = s };
 	const char *p, *slash;
 	char *pwd;
@@ -432,11 +433,4 @@ int vipd_cfg_subst(struct cfg_ctx *ctx, struct cfg_src *s)
 	s->lmap = st.map;
 	s->nlmap = st.nmap;
 	return 0;
-}
-
-unsigned vipd_cfg_subst_line(const struct cfg_src *s, unsigned line)
-{
-	if (!s->lmap || !line)
-		return line;
-	return line <= s->nlmap ? s->lmap[line - 1] : s->lmap[s->nlmap ? s->nlmap - 1 : 0];
 }

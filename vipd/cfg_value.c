@@ -12,8 +12,8 @@
 #include "duration.h"
 #include "cfg-internal.h"
 
-int vipd_cfg_nargs(
-	struct cfg_ctx *ctx, const struct cfg_node *n, size_t min, size_t max, const char *where)
+int vipd_cfg_nargs(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t min, size_t max,
+	const char *where)
 {
 	if (n->n - 1 < min) {
 		vipd_cfg_err(ctx, n->loc, "'%s' needs %s (%s)", n->w[0],
@@ -28,8 +28,8 @@ int vipd_cfg_nargs(
 	return 0;
 }
 
-int vipd_cfg_uint(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, unsigned long long min,
-	unsigned long long max, unsigned long long *out, const char *where)
+int vipd_cfg_uint(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i,
+	unsigned long long min, unsigned long long max, unsigned long long *out, const char *where)
 {
 	const char *s = n->w[i], *p;
 	unsigned long long v = 0;
@@ -46,7 +46,7 @@ int vipd_cfg_uint(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, unsig
 	return 0;
 }
 
-int vipd_cfg_int(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, long min, long max,
+int vipd_cfg_int(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i, long min, long max,
 	long *out, const char *where)
 {
 	const char *s = n->w[i], *p = s;
@@ -86,7 +86,7 @@ const char *vipd_cfg_fmt_secs(uint64_t usec, char *buf, size_t len)
 	return buf;
 }
 
-int vipd_cfg_secs(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, uint64_t min,
+int vipd_cfg_secs(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i, uint64_t min,
 	uint64_t max, uint64_t *out, const char *where)
 {
 	char lo[32], hi[32];
@@ -105,7 +105,7 @@ int vipd_cfg_secs(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, uint6
 }
 
 /* KEYWORD [on|off|true|false|yes|no]; no value means on. */
-int vipd_cfg_bool(struct cfg_ctx *ctx, const struct cfg_node *n, bool *out, const char *where)
+int vipd_cfg_bool(struct cfg_ctx *ctx, const struct cpha_conf_node *n, bool *out, const char *where)
 {
 	static const char *const yes[] = { "on", "true", "yes" };
 	static const char *const no[] = { "off", "false", "no" };
@@ -177,7 +177,7 @@ int vipd_cfg_ifname(
 /* The words from index from on as one command line: a word that the
  * lexer's quoting kept together is quoted again, so splitting the result
  * the same way gives the same words back. */
-char *vipd_cfg_command(struct cfg_ctx *ctx, const struct cfg_node *n, size_t from)
+char *vipd_cfg_command(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t from)
 {
 	struct cpha_buf b = { 0 };
 	const char *w, *p;
@@ -218,8 +218,8 @@ char *vipd_cfg_command(struct cfg_ctx *ctx, const struct cfg_node *n, size_t fro
  * or ":"). Nothing there: as leaves both NULL. A user or group that does
  * not exist is an error, or with notice_only (notify commands, which
  * keepalived then ignores) a notice; -1 either way. */
-int vipd_cfg_runas(struct cfg_ctx *ctx, const struct cfg_node *n, size_t i, struct vipd_runas *as,
-	bool notice_only, const char *where)
+int vipd_cfg_runas(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i,
+	struct vipd_runas *as, bool notice_only, const char *where)
 {
 	const char *g = NULL, *what = "user";
 
@@ -277,7 +277,7 @@ static const struct {
 	{ "global_tracking", "deprecated: track on the sync group instead" },
 };
 
-static void cfg_unsupported(struct cfg_ctx *ctx, const struct cfg_node *n, const char *where)
+static void cfg_unsupported(struct cfg_ctx *ctx, const struct cpha_conf_node *n, const char *where)
 {
 	const char *why = NULL;
 	size_t i;
@@ -300,7 +300,7 @@ static void cfg_unsupported(struct cfg_ctx *ctx, const struct cfg_node *n, const
 }
 
 /* Read the statements of a block with a keyword table. */
-void vipd_cfg_block(struct cfg_ctx *ctx, const struct cfg_node *n, const struct cfg_kw *kws,
+void vipd_cfg_block(struct cfg_ctx *ctx, const struct cpha_conf_node *n, const struct cfg_kw *kws,
 	size_t nkws, void *obj, const char *where)
 {
 	unsigned seen[CFG_MAX_KWS];
@@ -311,15 +311,15 @@ void vipd_cfg_block(struct cfg_ctx *ctx, const struct cfg_node *n, const struct 
 
 /* The same, with what was seen kept by the caller (global_defs, which may
  * come in several blocks). */
-void vipd_cfg_block_seen(struct cfg_ctx *ctx, const struct cfg_node *n, const struct cfg_kw *kws,
-	size_t nkws, void *obj, const char *where, unsigned *seen)
+void vipd_cfg_block_seen(struct cfg_ctx *ctx, const struct cpha_conf_node *n,
+	const struct cfg_kw *kws, size_t nkws, void *obj, const char *where, unsigned *seen)
 {
 	const void *row;
 	char at[64];
 	size_t i, k;
 
 	for (i = 0; i < n->nkids && !ctx->d.stop; i++) {
-		const struct cfg_node *kid = &n->kids[i];
+		const struct cpha_conf_node *kid = &n->kids[i];
 
 		if (!kid->n)
 			continue; /* a '{' without keyword: reported already */
@@ -351,7 +351,7 @@ void vipd_cfg_block_seen(struct cfg_ctx *ctx, const struct cfg_node *n, const st
 }
 
 /* An entry of a list block (a VIP, a peer, a tracked name) has no block. */
-bool vipd_cfg_no_block(struct cfg_ctx *ctx, const struct cfg_node *entry, const char *where)
+bool vipd_cfg_no_block(struct cfg_ctx *ctx, const struct cpha_conf_node *entry, const char *where)
 {
 	if (!entry->n)
 		return false;
@@ -366,11 +366,11 @@ bool vipd_cfg_no_block(struct cfg_ctx *ctx, const struct cfg_node *entry, const 
  * top-level statement being read. */
 unsigned vipd_cfg_defined_later(struct cfg_ctx *ctx, const char *const *kinds, const char *name)
 {
-	const struct cfg_node *t;
+	const struct cpha_conf_node *t;
 	size_t i;
 
-	for (t = ctx->cur_top ? ctx->cur_top + 1 : ctx->root.kids;
-		t && t < ctx->root.kids + ctx->root.nkids; t++)
+	for (t = ctx->cur_top ? ctx->cur_top + 1 : ctx->t.root.kids;
+		t && t < ctx->t.root.kids + ctx->t.root.nkids; t++)
 		for (i = 0; kinds[i]; i++)
 			if (t->n == 2 && t->block && strcmp(t->w[0], kinds[i]) == 0 &&
 				strcmp(t->w[1], name) == 0)

@@ -1,10 +1,11 @@
-/* vipd's configuration: reading the files into a tree of statements.
+/* keepalived's configuration language read into a tree of statements
+ * (vipd, fenced).
  * The lexer gives logical lines; here braces open and close blocks (also
  * "keyword" on one line and "{" on the next, and one-line blocks such as
  * "track_script { chk }", whose body is one entry, as in keepalived), and
  * 'include FILE' reads other files in place: a path or a glob pattern
  * (with braces), relative to the including file, nested at most
- * CFG_MAX_INCLUDE deep. A pattern that matches nothing is a notice, like
+ * CPHA_CONF_MAX_INCLUDE deep. A pattern that matches nothing is a notice, like
  * keepalived's plain include; a named file that cannot be read is an error. */
 #include <errno.h>
 #include <glob.h>
@@ -12,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg-internal.h"
+#include "conf_tree.h"
 
-void vipd_cfg_node_free(struct cfg_node *n)
+void cpha_conf_node_free(struct cpha_conf_node *n)
 {
 	size_t i;
 
@@ -22,22 +23,22 @@ void vipd_cfg_node_free(struct cfg_node *n)
 		free(n->w[i]);
 	free(n->w);
 	for (i = 0; i < n->nkids; i++)
-		vipd_cfg_node_free(&n->kids[i]);
+		cpha_conf_node_free(&n->kids[i]);
 	free(n->kids);
 }
 
-static struct cfg_node *cfg_list(struct cfg_ctx *ctx, struct cfg_reader *rd)
+static struct cpha_conf_node *cfg_list(struct cpha_conf_tree *ctx, struct cpha_conf_reader *rd)
 {
 	return rd->depth ? rd->open[rd->depth - 1] : &ctx->root;
 }
 
 /* End the statement being read; it becomes the last node of the list. */
-static struct cfg_node *cfg_stmt_end(
-	struct cfg_ctx *ctx, struct cfg_reader *rd, bool block, unsigned loc)
+static struct cpha_conf_node *cfg_stmt_end(
+	struct cpha_conf_tree *ctx, struct cpha_conf_reader *rd, bool block, unsigned loc)
 {
-	struct cfg_node *list = cfg_list(ctx, rd), *n;
+	struct cpha_conf_node *list = cfg_list(ctx, rd), *n;
 
-	n = vipd_cfg_push(ctx, &list->kids, &list->nkids, sizeof(*n));
+	n = cpha_cfgdiag_push(ctx->d, &list->kids, &list->nkids, sizeof(*n));
 	if (!n)
 		return NULL;
 	n->w = rd->w;
@@ -49,30 +50,31 @@ static struct cfg_node *cfg_stmt_end(
 	return n;
 }
 
-static void cfg_open_block(struct cfg_ctx *ctx, struct cfg_reader *rd, struct cfg_node *n)
+static void cfg_open_block(
+	struct cpha_conf_tree *ctx, struct cpha_conf_reader *rd, struct cpha_conf_node *n)
 {
-	if (rd->depth == CFG_MAX_NESTING) {
-		vipd_cfg_err(
-			ctx, n->loc, "blocks are nested deeper than %d levels", CFG_MAX_NESTING);
-		ctx->d.stop = true;
+	if (rd->depth == CPHA_CONF_MAX_NESTING) {
+		cpha_cfgdiag_err(ctx->d, n->loc, "blocks are nested deeper than %d levels",
+			CPHA_CONF_MAX_NESTING);
+		ctx->d->stop = true;
 		return;
 	}
 	n->block = true;
 	rd->open[rd->depth++] = n;
 }
 
-static void cfg_src_close(struct cfg_src *s)
+static void cfg_src_close(struct cpha_conf_src *s)
 {
 	if (s->open)
 		cpha_lex_free(&s->lx);
 	s->open = false;
-	s->subst_done = false;
+	s->prepared = false;
 	free(s->lmap);
 	s->lmap = NULL;
 	s->nlmap = 0;
 }
 
-void vipd_cfg_src_free(struct cfg_src *s)
+void cpha_conf_src_free(struct cpha_conf_src *s)
 {
 	size_t i;
 
@@ -84,28 +86,28 @@ void vipd_cfg_src_free(struct cfg_src *s)
 }
 
 /* Open the next file of a source. Returns 0, or -1 when none is left. */
-static int cfg_src_next(struct cfg_ctx *ctx, struct cfg_src *s)
+static int cfg_src_next(struct cpha_conf_tree *ctx, struct cpha_conf_src *s)
 {
 	const char *path;
 	int r;
 
 	while (s->next < s->npaths) {
 		path = s->paths[s->next++];
-		if (ctx->d.nfiles >= CFG_MAX_FILES) {
-			vipd_cfg_err(ctx, s->inc_loc,
+		if (ctx->d->nfiles >= CPHA_CONF_MAX_FILES) {
+			cpha_cfgdiag_err(ctx->d, s->inc_loc,
 				"include '%s': more than %d configuration files", path,
-				CFG_MAX_FILES);
-			ctx->d.stop = true;
+				CPHA_CONF_MAX_FILES);
+			ctx->d->stop = true;
 			return -1;
 		}
 		r = cpha_lex_open(&s->lx, path, CPHA_LEX_KEEPALIVED);
 		if (r < 0) {
-			vipd_cfg_err(ctx, s->inc_loc, "include '%s': cannot read: %s", path,
+			cpha_cfgdiag_err(ctx->d, s->inc_loc, "include '%s': cannot read: %s", path,
 				s->lx.err[0] ? s->lx.err : strerror(-r));
 			cpha_lex_free(&s->lx);
 			continue;
 		}
-		r = cpha_cfgdiag_file(&ctx->d, path);
+		r = cpha_cfgdiag_file(ctx->d, path);
 		if (r < 0) {
 			cpha_lex_free(&s->lx);
 			return -1;
@@ -132,10 +134,10 @@ static char *cfg_dirname(const char *path)
 }
 
 /* include FILE: a path or a glob pattern, relative to the including file. */
-static void cfg_include(
-	struct cfg_ctx *ctx, struct cfg_reader *rd, const struct cpha_lex_line *l, unsigned loc)
+static void cfg_include(struct cpha_conf_tree *ctx, struct cpha_conf_reader *rd,
+	const struct cpha_lex_line *l, unsigned loc)
 {
-	struct cfg_src *s, *cur = &rd->src[rd->nsrc - 1];
+	struct cpha_conf_src *s, *cur = &rd->src[rd->nsrc - 1];
 	const char *pat;
 	char *dir, *full;
 	glob_t g;
@@ -143,27 +145,28 @@ static void cfg_include(
 	int r;
 
 	if (!ctx->includes) {
-		vipd_cfg_err(ctx, loc, "'include' works only in a configuration read from a file");
+		cpha_cfgdiag_err(
+			ctx->d, loc, "'include' works only in a configuration read from a file");
 		return;
 	}
 	if (l->n != 2 || l->tok[1].kind != CPHA_TOK_WORD) {
-		vipd_cfg_err(ctx, loc, "'include' takes one file name or pattern");
+		cpha_cfgdiag_err(ctx->d, loc, "'include' takes one file name or pattern");
 		return;
 	}
-	if (rd->nsrc > CFG_MAX_INCLUDE) {
-		vipd_cfg_err(ctx, loc,
+	if (rd->nsrc > CPHA_CONF_MAX_INCLUDE) {
+		cpha_cfgdiag_err(ctx->d, loc,
 			"includes are nested deeper than %d levels (an include loop?)",
-			CFG_MAX_INCLUDE);
+			CPHA_CONF_MAX_INCLUDE);
 		return;
 	}
 	pat = l->tok[1].text;
-	dir = cfg_dirname(ctx->d.files[cur->file]);
+	dir = cfg_dirname(ctx->d->files[cur->file]);
 	full = NULL;
 	if (dir && asprintf(&full, "%s%s", pat[0] == '/' ? "" : dir, pat) < 0)
 		full = NULL;
 	free(dir);
 	if (!full) {
-		vipd_cfg_oom(ctx);
+		cpha_cfgdiag_oom(ctx->d);
 		return;
 	}
 	s = &rd->src[rd->nsrc];
@@ -173,7 +176,7 @@ static void cfg_include(
 		s->paths = malloc(sizeof(*s->paths));
 		if (!s->paths) {
 			free(full);
-			vipd_cfg_oom(ctx);
+			cpha_cfgdiag_oom(ctx->d);
 			return;
 		}
 		s->paths[0] = full;
@@ -181,9 +184,9 @@ static void cfg_include(
 	} else {
 		r = glob(full, GLOB_BRACE, NULL, &g); /* unreadable directories match nothing */
 		if (r == GLOB_NOMATCH) {
-			vipd_cfg_notice(ctx, loc, "include '%s' matches no file", full);
+			cpha_cfgdiag_notice(ctx->d, loc, "include '%s' matches no file", full);
 		} else if (r != 0) {
-			vipd_cfg_err(ctx, loc, "include '%s': %s", full,
+			cpha_cfgdiag_err(ctx->d, loc, "include '%s': %s", full,
 				r == GLOB_NOSPACE ? "out of memory" : "cannot be expanded");
 		} else {
 			s->paths = calloc(g.gl_pathc, sizeof(*s->paths));
@@ -193,7 +196,7 @@ static void cfg_include(
 				s->npaths++;
 			}
 			if (!s->paths || i < g.gl_pathc)
-				vipd_cfg_oom(ctx);
+				cpha_cfgdiag_oom(ctx->d);
 		}
 		if (r != GLOB_NOMATCH)
 			globfree(&g);
@@ -202,7 +205,7 @@ static void cfg_include(
 	if (s->npaths)
 		rd->nsrc++;
 	else
-		vipd_cfg_src_free(s);
+		cpha_conf_src_free(s);
 }
 
 /* After a lexer error, go on with the next line. */
@@ -217,38 +220,39 @@ static void cfg_lex_skip_line(struct cpha_lex *lx)
 }
 
 /* Next logical line of whichever file is being read: 1, or 0 at the end. */
-static int cfg_next_line(
-	struct cfg_ctx *ctx, struct cfg_reader *rd, struct cpha_lex_line *l, unsigned *loc)
+static int cfg_next_line(struct cpha_conf_tree *ctx, struct cpha_conf_reader *rd,
+	struct cpha_lex_line *l, unsigned *loc)
 {
-	struct cfg_src *s;
+	struct cpha_conf_src *s;
 	int r;
 
-	while (rd->nsrc > 0 && !ctx->d.stop) {
+	while (rd->nsrc > 0 && !ctx->d->stop) {
 		s = &rd->src[rd->nsrc - 1];
 		if (!s->open && cfg_src_next(ctx, s) < 0) {
-			vipd_cfg_src_free(s);
+			cpha_conf_src_free(s);
 			rd->nsrc--;
 			continue;
 		}
-		if (!s->subst_done) {
-			s->subst_done = true;
-			if (vipd_cfg_subst(ctx, s) < 0) {
+		if (!s->prepared) {
+			s->prepared = true;
+			if (ctx->prepare && ctx->prepare(ctx->ud, s) < 0) {
 				cfg_src_close(s);
 				continue;
 			}
 		}
 		r = cpha_lex_next(&s->lx, l);
 		if (r == 1) {
-			l->line = vipd_cfg_subst_line(s, l->line);
-			*loc = CFG_LOC(s->file, l->line);
+			l->line = cpha_conf_src_line(s, l->line);
+			*loc = CPHA_CFGDIAG_LOC(s->file, l->line);
 			return 1;
 		}
 		if (r == 0) {
 			cfg_src_close(s);
 		} else if (r == -ENOMEM) {
-			vipd_cfg_oom(ctx);
+			cpha_cfgdiag_oom(ctx->d);
 		} else {
-			vipd_cfg_err(ctx, CFG_LOC(s->file, vipd_cfg_subst_line(s, s->lx.err_line)),
+			cpha_cfgdiag_err(ctx->d,
+				CPHA_CFGDIAG_LOC(s->file, cpha_conf_src_line(s, s->lx.err_line)),
 				"%s", s->lx.err);
 			cfg_lex_skip_line(&s->lx);
 		}
@@ -256,7 +260,8 @@ static int cfg_next_line(
 	return 0;
 }
 
-static int cfg_word(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *text, unsigned loc)
+static int cfg_word(
+	struct cpha_conf_tree *ctx, struct cpha_conf_reader *rd, const char *text, unsigned loc)
 {
 	char **nw;
 
@@ -274,18 +279,18 @@ static int cfg_word(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *text
 	rd->nw++;
 	return 0;
 oom:
-	vipd_cfg_oom(ctx);
+	cpha_cfgdiag_oom(ctx->d);
 	return -1;
 }
 
 /* One logical line: words, and braces that open and close blocks. */
-static void cfg_tree_line(
-	struct cfg_ctx *ctx, struct cfg_reader *rd, const struct cpha_lex_line *l, unsigned loc)
+static void cfg_tree_line(struct cpha_conf_tree *ctx, struct cpha_conf_reader *rd,
+	const struct cpha_lex_line *l, unsigned loc)
 {
-	struct cfg_node *list, *n;
+	struct cpha_conf_node *list, *n;
 	size_t i;
 
-	for (i = 0; i < l->n && !ctx->d.stop; i++) {
+	for (i = 0; i < l->n && !ctx->d->stop; i++) {
 		const struct cpha_token *t = &l->tok[i];
 
 		if (t->kind == CPHA_TOK_WORD) {
@@ -298,7 +303,7 @@ static void cfg_tree_line(
 			} else if (i == 0 && rd->attach >= 0 && (size_t)rd->attach < list->nkids) {
 				n = &list->kids[rd->attach]; /* "keyword" NL "{" */
 			} else {
-				vipd_cfg_err(ctx, loc, "'{' without a keyword before it");
+				cpha_cfgdiag_err(ctx->d, loc, "'{' without a keyword before it");
 				n = cfg_stmt_end(ctx, rd, true, loc);
 			}
 			rd->attach = -1;
@@ -309,12 +314,12 @@ static void cfg_tree_line(
 				cfg_stmt_end(ctx, rd, false, loc);
 			rd->attach = -1;
 			if (rd->depth == 0)
-				vipd_cfg_err(ctx, loc, "'}' without a block to close");
+				cpha_cfgdiag_err(ctx->d, loc, "'}' without a block to close");
 			else
 				rd->depth--;
 		}
 	}
-	if (rd->nw && !ctx->d.stop) {
+	if (rd->nw && !ctx->d->stop) {
 		list = cfg_list(ctx, rd);
 		if (cfg_stmt_end(ctx, rd, false, loc))
 			rd->attach = (long)list->nkids - 1;
@@ -322,14 +327,14 @@ static void cfg_tree_line(
 }
 
 /* Read everything into ctx->root. The first source is set up by the caller. */
-void vipd_cfg_read(struct cfg_ctx *ctx, struct cfg_reader *rd)
+void cpha_conf_read(struct cpha_conf_tree *ctx, struct cpha_conf_reader *rd)
 {
 	struct cpha_lex_line l;
 	unsigned loc;
 	int d;
 
 	rd->attach = -1;
-	while (!ctx->d.stop && cfg_next_line(ctx, rd, &l, &loc) == 1) {
+	while (!ctx->d->stop && cfg_next_line(ctx, rd, &l, &loc) == 1) {
 		if (l.tok[0].kind == CPHA_TOK_WORD && !l.tok[0].quoted &&
 			strcmp(l.tok[0].text, "include") == 0) {
 			rd->attach = -1;
@@ -339,33 +344,40 @@ void vipd_cfg_read(struct cfg_ctx *ctx, struct cfg_reader *rd)
 		cfg_tree_line(ctx, rd, &l, loc);
 	}
 	/* what follows an unclosed '{' is in its block: nothing more to say */
-	for (d = 0; d < rd->depth && !ctx->d.stop; d++) {
-		vipd_cfg_err(ctx, rd->open[d]->loc, "'%s' block is not closed (a '}' is missing)",
+	for (d = 0; d < rd->depth && !ctx->d->stop; d++) {
+		cpha_cfgdiag_err(ctx->d, rd->open[d]->loc,
+			"'%s' block is not closed (a '}' is missing)",
 			rd->open[d]->n ? rd->open[d]->w[0] : "{");
-		ctx->d.stop = true;
+		ctx->d->stop = true;
 	}
 	while (rd->nsrc > 0)
-		vipd_cfg_src_free(&rd->src[--rd->nsrc]);
+		cpha_conf_src_free(&rd->src[--rd->nsrc]);
 	for (d = 0; (size_t)d < rd->nw; d++)
 		free(rd->w[d]);
 	free(rd->w);
 }
 
 /* Start reading with a lexer that is open: the first file. */
-int vipd_cfg_read_start(struct cfg_ctx *ctx, struct cfg_reader *rd, const char *name)
+int cpha_conf_read_start(struct cpha_conf_tree *ctx, struct cpha_conf_reader *rd, const char *name)
 {
 	memset(rd, 0, sizeof(*rd));
-	ctx->d.max_errors = CFG_MAX_ERRORS;
-	if (cpha_cfgdiag_file(&ctx->d, name) < 0)
+	if (cpha_cfgdiag_file(ctx->d, name) < 0)
 		return -1;
 	rd->nsrc = 1;
 	rd->src[0].open = true;
 	return 0;
 }
 
+unsigned cpha_conf_src_line(const struct cpha_conf_src *s, unsigned line)
+{
+	if (!s->lmap || !line)
+		return line;
+	return line <= s->nlmap ? s->lmap[line - 1] : s->lmap[s->nlmap ? s->nlmap - 1 : 0];
+}
+
 /* Close whatever is still open (after an early stop). */
-void vipd_cfg_read_end(struct cfg_reader *rd)
+void cpha_conf_read_end(struct cpha_conf_reader *rd)
 {
 	while (rd->nsrc > 0)
-		vipd_cfg_src_free(&rd->src[--rd->nsrc]);
+		cpha_conf_src_free(&rd->src[--rd->nsrc]);
 }
