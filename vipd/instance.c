@@ -93,23 +93,13 @@ static void send_advert(struct vipd_inst *in, int priority)
 static void notify(struct vipd_inst *in, const char *state)
 {
 	const struct vipd_instance *c = in->cfg;
-	const char *specific = NULL;
-	unsigned k = VIPD_NOTIFY_ANY;
+	char *const cmds[VIPD_NOTIFY_N] = { c->notify_master, c->notify_backup, c->notify_fault,
+		c->notify_stop, c->notify };
 	char who[160];
 
-	if (strcmp(state, "MASTER") == 0)
-		specific = c->notify_master, k = VIPD_NOTIFY_MASTER;
-	else if (strcmp(state, "BACKUP") == 0)
-		specific = c->notify_backup, k = VIPD_NOTIFY_BACKUP;
-	else if (strcmp(state, "FAULT") == 0)
-		specific = c->notify_fault, k = VIPD_NOTIFY_FAULT;
-	else if (strcmp(state, "STOP") == 0)
-		specific = c->notify_stop, k = VIPD_NOTIFY_STOP;
 	snprintf(who, sizeof(who), "instance %s", in->name);
-	vipd_notify_run(in->d, who, specific, &c->notify_as[k], NULL, NULL, NULL, 0);
-	vipd_notify_run(in->d, who, c->notify, &c->notify_as[VIPD_NOTIFY_ANY], "INSTANCE", in->name,
-		state, in->priority);
-	vipd_fifo_write(in->d, "INSTANCE", in->name, state, in->priority);
+	vipd_notify_state(
+		in->d, who, cmds, c->notify_as, "INSTANCE", in->name, state, in->priority);
 	cpha_notify_status("%s %s", in->name, state);
 }
 

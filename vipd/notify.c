@@ -85,6 +85,21 @@ void vipd_notify_run(struct vipd *d, const char *who, const char *cmd, const str
 	vipd_free_words(words);
 }
 
+void vipd_notify_state(struct vipd *d, const char *who, char *const cmds[VIPD_NOTIFY_N],
+	const struct vipd_runas *as, const char *type, const char *name, const char *state,
+	int prio)
+{
+	static const char *const states[VIPD_NOTIFY_ANY] = { "MASTER", "BACKUP", "FAULT", "STOP" };
+	unsigned k;
+
+	for (k = 0; k < VIPD_NOTIFY_ANY; k++)
+		if (strcmp(state, states[k]) == 0)
+			vipd_notify_run(d, who, cmds[k], &as[k], NULL, NULL, NULL, 0);
+	vipd_notify_run(
+		d, who, cmds[VIPD_NOTIFY_ANY], &as[VIPD_NOTIFY_ANY], type, name, state, prio);
+	vipd_fifo_write(d, type, name, state, prio);
+}
+
 /* ---- fifos ---- */
 
 static const char *const fifo_kw[2] = { "notify_fifo", "vrrp_notify_fifo" };

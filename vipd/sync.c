@@ -50,23 +50,12 @@ static const char *group_state(const struct vipd_sync *sy)
 static void group_notify(struct vipd *d, struct vipd_sync *sy, const char *state)
 {
 	const struct vipd_sync_group *g = sy->cfg;
-	const char *specific = NULL;
-	unsigned k = VIPD_NOTIFY_ANY;
+	char *const cmds[VIPD_NOTIFY_N] = { g->notify_master, g->notify_backup, g->notify_fault,
+		g->notify_stop, g->notify };
 	char who[160];
 
-	if (strcmp(state, "MASTER") == 0)
-		specific = g->notify_master, k = VIPD_NOTIFY_MASTER;
-	else if (strcmp(state, "BACKUP") == 0)
-		specific = g->notify_backup, k = VIPD_NOTIFY_BACKUP;
-	else if (strcmp(state, "FAULT") == 0)
-		specific = g->notify_fault, k = VIPD_NOTIFY_FAULT;
-	else if (strcmp(state, "STOP") == 0)
-		specific = g->notify_stop, k = VIPD_NOTIFY_STOP;
 	snprintf(who, sizeof(who), "sync group %s", g->name);
-	vipd_notify_run(d, who, specific, &g->notify_as[k], NULL, NULL, NULL, 0);
-	vipd_notify_run(
-		d, who, g->notify, &g->notify_as[VIPD_NOTIFY_ANY], "GROUP", g->name, state, 0);
-	vipd_fifo_write(d, "GROUP", g->name, state, 0);
+	vipd_notify_state(d, who, cmds, g->notify_as, "GROUP", g->name, state, 0);
 }
 
 /* The group's state after its members moved: log and notify a change. */

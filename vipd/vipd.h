@@ -90,7 +90,7 @@ struct vipd_sync {
 	const struct vipd_sync_group *cfg;
 	struct vipd_inst **members;
 	size_t n;
-	bool propagating; /* the group is moving its members: they do not react */
+	bool propagating;  /* the group is moving its members: they do not react */
 	const char *state; /* "MASTER", "BACKUP", "FAULT", "STOP"; NULL: not known yet */
 	uint64_t transitions;
 };
@@ -124,7 +124,7 @@ struct vipd {
 	uint64_t reloads;
 	bool stopping;
 	struct vipd_fifo fifo[2];
-	uint64_t hold_until; /* vrrp_startup_delay: no master before (monotonic us) */
+	uint64_t hold_until;         /* vrrp_startup_delay: no master before (monotonic us) */
 	sd_event_source *exit_timer; /* stopping: waits for the fifo scripts */
 };
 
@@ -177,13 +177,18 @@ void sync_write_states(struct vipd *d);
  * fifos: opened at start, reopened on reload when changed (old: the
  * previous configuration), written, closed at stop (keep_scripts: the
  * scripts may read what is left). */
-void vipd_notify_run(struct vipd *d, const char *who, const char *cmd,
+void vipd_notify_run(struct vipd *d, const char *who, const char *cmd, const struct vipd_runas *as,
+	const char *type, const char *name, const char *state, int prio);
+/* A state change of an instance or group (type "INSTANCE" or "GROUP"):
+ * its notify_<state> command (cmds and as in VIPD_NOTIFY_* order), the
+ * generic notify with TYPE NAME STATE PRIO, and the fifos' line. */
+void vipd_notify_state(struct vipd *d, const char *who, char *const cmds[VIPD_NOTIFY_N],
 	const struct vipd_runas *as, const char *type, const char *name, const char *state,
 	int prio);
 /* Who a command runs as (user NULL: script_user's, else vipd's own). */
 struct cpha_spawn_opts;
-void vipd_runas_opts(const struct vipd *d, const char *user, const char *group,
-	struct cpha_spawn_opts *o);
+void vipd_runas_opts(
+	const struct vipd *d, const char *user, const char *group, struct cpha_spawn_opts *o);
 void vipd_fifo_setup(struct vipd *d, const struct vipd_config *old);
 void vipd_fifo_write(
 	struct vipd *d, const char *type, const char *name, const char *state, int prio);
