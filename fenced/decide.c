@@ -1,0 +1,306 @@
+/* fenced's decisions: see decide.h for the rules. */
+#include <string.h>
+
+#include "decide.h"
+
+static void emit(struct fd_out *out, enum fd_action_type type, size_t node, unsigned level,
+	uint32_t by, uint64_t at)
+{
+	if (out->n < FD_MAX_OUT) {
+		out->act[out->n].type = type;
+		out->act[out->n].node = node;
+		out->act[out->n].level = level;
+		out->act[out->n].by = by;
+		out->act[out->n].at = at;
+		out->n++;
+	}
+}
+
+static uint64_t add(uint64_t t, uint64_t d)
+{
+	return t > FD_NEVER - d ? FD_NEVER : t + d;
+}
+
+/* xorshift64*: delay_max only needs to differ between the two sides */
+static uint64_t rnd(struct fd_state *st, uint64_t max)
+{
+	uint64_t x = st->rnd;
+
+	if (!max)
+		return 0;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	st->rnd = x;
+	return (x * 2685821657736338717ull) % (max + 1);
+}
+
+size_t fd_find(const struct fd_state *st, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < st->nnodes; i++)
+		if (st->nodes[i].cfg.id == id)
+			return i;
+	return (size_t)-1;
+}
+
+void fd_init(struct fd_state *st, const struct fd_config *cfg, struct fd_node *nodes, size_t nnodes,
+	uint32_t our_id, uint64_t now, uint64_t seed)
+{
+	size_t i;
+
+	memset(st, 0, sizeof(*st));
+	st->cfg = *cfg;
+	st->nodes = nodes;
+	st->nnodes = nnodes;
+	st->our_id = our_id;
+	st->join_deadline = add(now, cfg->post_join_delay);
+	st->rnd = seed ? seed : 0x9e3779b97f4a7c15ull;
+	for (i = 0; i < nnodes; i++) {
+		struct fd_node_cfg c = nodes[i].cfg;
+
+		memset(&nodes[i], 0, sizeof(nodes[i]));
+		nodes[i].cfg = c;
+		nodes[i].state = FD_OK;
+		nodes[i].due = FD_NEVER;
+	}
+}
+
+/* Node i becomes a victim now; after_fail: post_fail_delay applies (a
+ * failure, not the start-up rule). */
+static void make_victim(
+	struct fd_state *st, size_t i, uint64_t now, bool after_fail, uint64_t fail_gen)
+{
+	struct fd_node *n = &st->nodes[i];
+	uint64_t d = 0;
+
+	if (n->state != FD_OK)
+		return; /* already a victim: its first failure counts */
+	if (after_fail)
+		d = add(d, st->cfg.post_fail_delay);
+	d = add(d, n->cfg.delay);
+	d = add(d, rnd(st, n->cfg.delay_max));
+	if (st->vip_holder && st->vip_holder == n->cfg.id)
+		d = add(d, n->cfg.priority_delay_vip);
+	/* no device: its watchdog has reset it 2 x timeout after it lost us */
+	if (!n->cfg.nlevels && d < 2 * st->cfg.watchdog_timeout)
+		d = 2 * st->cfg.watchdog_timeout;
+	n->state = FD_VICTIM;
+	n->failed_at = now;
+	n->fail_gen = fail_gen;
+	n->due = add(now, d);
+	n->delay = d;
+	n->level = 0;
+	n->rounds = 0;
+	n->deferred_to = 0;
+}
+
+uint32_t fd_fencer(const struct fd_state *st, size_t i)
+{
+	uint32_t best = 0, any = 0;
+	size_t k;
+
+	for (k = 0; k < st->nnodes; k++) {
+		const struct fd_node *m = &st->nodes[k];
+
+		if (!m->member || k == i)
+			continue;
+		if (!any || m->cfg.id < any)
+			any = m->cfg.id;
+		if (m->member_gen < st->nodes[i].fail_gen && (!best || m->cfg.id < best))
+			best = m->cfg.id;
+	}
+	/* nobody kept state across the failure (all restarted): someone must */
+	return best ? best : any;
+}
+
+uint64_t fd_deadline(const struct fd_state *st)
+{
+	uint64_t d = st->join_deadline;
+	size_t i;
+
+	if (!st->quorate)
+		return d; /* victims wait for quorum, whatever their time */
+	for (i = 0; i < st->nnodes; i++)
+		if (st->nodes[i].state == FD_VICTIM && st->nodes[i].due < d)
+			d = st->nodes[i].due;
+	return d;
+}
+
+static void begin(struct fd_out *out)
+{
+	out->n = 0;
+}
+
+static void finish(const struct fd_state *st, struct fd_out *out)
+{
+	out->deadline = fd_deadline(st);
+}
+
+static void done(struct fd_state *st, size_t i, uint32_t by, uint64_t now)
+{
+	struct fd_node *n = &st->nodes[i];
+
+	n->state = FD_OK;
+	n->fenced_by = by;
+	n->fenced_at = now;
+	n->due = FD_NEVER;
+	n->level = 0;
+	n->deferred_to = 0;
+}
+
+/* What is due now. */
+static void run_due(struct fd_state *st, uint64_t now, struct fd_out *out)
+{
+	uint32_t by;
+	size_t i;
+
+	if (st->join_deadline != FD_NEVER && now >= st->join_deadline) {
+		st->join_deadline = FD_NEVER;
+		for (i = 0; i < st->nnodes && !st->cfg.clean_start; i++)
+			if (!st->nodes[i].member && st->nodes[i].cfg.id != st->our_id)
+				make_victim(st, i, now, false, st->gen + 1);
+	}
+	if (!st->quorate)
+		return;
+	for (i = 0; i < st->nnodes; i++) {
+		struct fd_node *n = &st->nodes[i];
+
+		if (n->state != FD_VICTIM || now < n->due)
+			continue;
+		by = fd_fencer(st, i);
+		if (by != st->our_id) {
+			if (by && by != n->deferred_to)
+				emit(out, FD_ACT_DEFER, i, 0, by, now);
+			n->deferred_to = by;
+			continue;
+		}
+		if (!n->cfg.nlevels) {
+			/* watchdog only: it has reset itself by now */
+			done(st, i, 0, now);
+			emit(out, FD_ACT_FENCED, i, 0, 0, now);
+			continue;
+		}
+		n->state = FD_FENCING;
+		emit(out, FD_ACT_FENCE, i, n->level, st->our_id, now);
+	}
+}
+
+void fd_membership(struct fd_state *st, uint64_t now, const uint32_t *members, size_t nmembers,
+	const struct fd_left *left, size_t nleft, const struct fd_joined *joined, size_t njoined,
+	struct fd_out *out)
+{
+	size_t i, k;
+	bool in;
+
+	begin(out);
+	st->gen++;
+	for (i = 0; i < st->nnodes; i++) {
+		struct fd_node *n = &st->nodes[i];
+
+		in = false;
+		for (k = 0; k < nmembers && !in; k++)
+			in = members[k] == n->cfg.id;
+		if (in && !n->member) {
+			bool clean = false;
+
+			for (k = 0; k < njoined; k++)
+				if (joined[k].id == n->cfg.id)
+					clean = joined[k].clean;
+			n->member = true;
+			n->member_gen = st->gen;
+			/* back before being fenced: a fresh start means it was reset
+			 * (RHCS skips it); with its old state it is still fenced. An
+			 * agent already running is not stopped. */
+			if (n->state == FD_VICTIM && clean) {
+				n->state = FD_OK;
+				n->due = FD_NEVER;
+				n->deferred_to = 0;
+				emit(out, FD_ACT_SKIPPED, i, 0, 0, now);
+			}
+		} else if (!in && n->member) {
+			enum fd_left_reason why = FD_LEFT_NODEDOWN; /* vanished: a failure */
+
+			for (k = 0; k < nleft; k++)
+				if (left[k].id == n->cfg.id)
+					why = left[k].reason;
+			n->member = false;
+			if (why != FD_LEFT_CLEAN && n->cfg.id != st->our_id)
+				make_victim(st, i, now, true, st->gen);
+		}
+	}
+	run_due(st, now, out);
+	finish(st, out);
+}
+
+void fd_quorum(struct fd_state *st, uint64_t now, bool quorate, struct fd_out *out)
+{
+	begin(out);
+	st->quorate = quorate;
+	run_due(st, now, out);
+	finish(st, out);
+}
+
+void fd_vip(struct fd_state *st, uint32_t holder)
+{
+	st->vip_holder = holder;
+}
+
+void fd_timer(struct fd_state *st, uint64_t now, struct fd_out *out)
+{
+	begin(out);
+	run_due(st, now, out);
+	finish(st, out);
+}
+
+void fd_result(
+	struct fd_state *st, uint64_t now, size_t i, unsigned level, bool ok, struct fd_out *out)
+{
+	struct fd_node *n;
+
+	begin(out);
+	if (i >= st->nnodes || st->nodes[i].state != FD_FENCING || st->nodes[i].level != level) {
+		finish(st, out); /* stale: someone else's outcome came first */
+		return;
+	}
+	n = &st->nodes[i];
+	if (ok) {
+		done(st, i, st->our_id, now);
+		emit(out, FD_ACT_FENCED, i, level, st->our_id, now);
+	} else if (level + 1 < n->cfg.nlevels) {
+		n->level = level + 1; /* the next level, at once */
+		emit(out, FD_ACT_FENCE, i, n->level, st->our_id, now);
+	} else {
+		n->level = 0;
+		n->rounds++;
+		n->state = FD_VICTIM;
+		n->due = add(now, st->cfg.retry_interval);
+		emit(out, FD_ACT_ALL_FAILED, i, level, st->our_id, n->due);
+	}
+	finish(st, out);
+}
+
+void fd_remote_fenced(
+	struct fd_state *st, uint64_t now, uint32_t id, uint32_t by, struct fd_out *out)
+{
+	size_t i = fd_find(st, id);
+
+	begin(out);
+	if (i != (size_t)-1 && st->nodes[i].state != FD_OK)
+		done(st, i, by, now);
+	finish(st, out);
+}
+
+const char *fd_node_state_name(enum fd_node_state s)
+{
+	switch (s) {
+	case FD_OK:
+		return "ok";
+	case FD_VICTIM:
+		return "victim";
+	case FD_FENCING:
+		return "fencing";
+	}
+	return "unknown";
+}

@@ -1,0 +1,161 @@
+/* fenced's decisions, pure: no I/O, no clock, no randomness of its own. The
+ * daemon feeds in what corosync says (CPG membership changes with their
+ * reasons, votequorum's quorate flag), who holds the VIP (vipd), the
+ * results of its agent runs and the outcomes other members broadcast, and
+ * the time (monotonic microseconds); it gets back what to do (struct
+ * fd_out: actions, then the next deadline at which to call fd_timer()).
+ *
+ * The rules, after RHCS's fenced:
+ * - A member that leaves by failure (node down, process down) becomes a
+ *   victim; a clean leave does not. A node of the nodelist that has not
+ *   joined by post_join_delay after start-up is a victim too, unless
+ *   clean_start.
+ * - A victim is due post_fail_delay after it failed, plus its node's delay,
+ *   a random part up to its delay_max, and its priority_delay_vip when it
+ *   holds the VIP (the side of a split that holds the VIP fences first).
+ * - Nothing is fenced without quorum: victims wait, their deadlines kept.
+ * - One member fences: the lowest node id among the members that were
+ *   members when the victim failed ("complete" state). The others defer.
+ *   If that member leaves, the next one takes over.
+ * - The fencer walks the node's levels in order; a failed level falls
+ *   through to the next; when all failed, it starts over after
+ *   retry_interval (attempt counted, never silently pending).
+ * - A victim that rejoins clean (its fenced restarted: the host rebooted)
+ *   before it was fenced is skipped; one that rejoins with its old state is
+ *   still fenced.
+ * - Any member's broadcast outcome ends the victim's entry everywhere. */
+#ifndef FENCED_DECIDE_H
+#define FENCED_DECIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FD_NEVER   UINT64_MAX
+#define FD_MAX_OUT 16
+
+struct fd_node_cfg {
+	uint32_t id;                                   /* corosync node id, > 0 */
+	uint64_t delay, delay_max, priority_delay_vip; /* us */
+	unsigned nlevels;                              /* 0: watchdog only */
+};
+
+struct fd_config {
+	uint64_t post_join_delay, post_fail_delay, retry_interval; /* us */
+	uint64_t watchdog_timeout;                                 /* us; 0: no watchdog */
+	bool clean_start;
+};
+
+enum fd_node_state {
+	FD_OK,      /* nothing to do: a member, or gone cleanly, or fenced */
+	FD_VICTIM,  /* to be fenced when due */
+	FD_FENCING, /* we run its level `level` now */
+};
+
+enum fd_left_reason {
+	FD_LEFT_CLEAN,    /* CPG_REASON_LEAVE: the process left the group */
+	FD_LEFT_NODEDOWN, /* CPG_REASON_NODEDOWN */
+	FD_LEFT_PROCDOWN, /* CPG_REASON_PROCDOWN */
+};
+
+struct fd_node {
+	struct fd_node_cfg cfg;
+	enum fd_node_state state;
+	bool member;          /* in the fence domain now */
+	uint64_t member_gen;  /* the membership generation it joined in */
+	uint64_t fail_gen;    /* victim: the generation it failed in */
+	uint64_t failed_at;   /* victim: when */
+	uint64_t due;         /* victim: when to fence it */
+	uint64_t delay;       /* victim: the delay applied (for the history) */
+	unsigned level;       /* the level tried next (FENCING: being tried) */
+	unsigned rounds;      /* rounds of every level that failed */
+	uint32_t fenced_by;   /* the last outcome: who fenced it (0: none, or its watchdog) */
+	uint64_t fenced_at;   /* and when (0: never) */
+	uint32_t deferred_to; /* victim: the member we said would fence it */
+};
+
+enum fd_action_type {
+	FD_ACT_FENCE,      /* run level .level of node .node (index) */
+	FD_ACT_FENCED,     /* we fenced .node (.by 0: its watchdog has by now): broadcast it */
+	FD_ACT_ALL_FAILED, /* every level of .node failed: say it loudly; retry at .at */
+	FD_ACT_SKIPPED,    /* .node rejoined clean before being fenced */
+	FD_ACT_DEFER,      /* .node is due, .by (another member) fences it */
+};
+
+struct fd_action {
+	enum fd_action_type type;
+	size_t node;
+	unsigned level;
+	uint32_t by;
+	uint64_t at;
+};
+
+struct fd_out {
+	struct fd_action act[FD_MAX_OUT];
+	unsigned n;
+	uint64_t deadline; /* call fd_timer() then; FD_NEVER: no timer */
+};
+
+struct fd_state {
+	struct fd_config cfg;
+	struct fd_node *nodes; /* the nodelist; owned by the caller */
+	size_t nnodes;
+	uint32_t our_id;
+	bool quorate;
+	uint32_t vip_holder;    /* node id holding the VIP; 0: none known */
+	uint64_t gen;           /* membership generation */
+	uint64_t join_deadline; /* start-up: post_join_delay ends; FD_NEVER once done */
+	uint64_t rnd;           /* xorshift state for delay_max */
+};
+
+/* Set up with nodes[] (ids from corosync's nodelist, configs filled; the
+ * rest is set here), our id, the time and a random seed. Every node starts
+ * as no member until the first membership. */
+void fd_init(struct fd_state *st, const struct fd_config *cfg, struct fd_node *nodes, size_t nnodes,
+	uint32_t our_id, uint64_t now, uint64_t seed);
+
+/* A CPG configuration change: the members now, those that left with their
+ * reasons, and whether each one that joined joined clean (a fresh fenced:
+ * the host restarted; an id not listed in joined counts as not clean). A
+ * member missing from members that is not in left failed. Ids not in the
+ * nodelist are ignored. */
+struct fd_left {
+	uint32_t id;
+	enum fd_left_reason reason;
+};
+struct fd_joined {
+	uint32_t id;
+	bool clean;
+};
+void fd_membership(struct fd_state *st, uint64_t now, const uint32_t *members, size_t nmembers,
+	const struct fd_left *left, size_t nleft, const struct fd_joined *joined, size_t njoined,
+	struct fd_out *out);
+
+/* votequorum's quorate flag changed. */
+void fd_quorum(struct fd_state *st, uint64_t now, bool quorate, struct fd_out *out);
+
+/* vipd says who holds the VIP (0: nobody). */
+void fd_vip(struct fd_state *st, uint32_t holder);
+
+/* The deadline came: start what is due (start-up victims, due victims). */
+void fd_timer(struct fd_state *st, uint64_t now, struct fd_out *out);
+
+/* Our run of level `level` of node i ended. */
+void fd_result(
+	struct fd_state *st, uint64_t now, size_t i, unsigned level, bool ok, struct fd_out *out);
+
+/* Another member broadcast that node id was fenced (by `by`). */
+void fd_remote_fenced(
+	struct fd_state *st, uint64_t now, uint32_t id, uint32_t by, struct fd_out *out);
+
+/* The member that fences victim i: the lowest id among the members that
+ * were members when it failed; 0 when none. */
+uint32_t fd_fencer(const struct fd_state *st, size_t i);
+
+/* The node index of an id, or (size_t)-1. */
+size_t fd_find(const struct fd_state *st, uint32_t id);
+
+uint64_t fd_deadline(const struct fd_state *st);
+const char *fd_node_state_name(enum fd_node_state s);
+
+#endif

@@ -1,0 +1,362 @@
+/* fenced's decisions, scenario by scenario, with explicit times (us). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "decide.h"
+
+#define S  1000000ull
+#define T0 (100 * S)
+
+static struct fd_node nodes[4];
+static struct fd_state st;
+static struct fd_out out;
+
+/* Nodes 1, 2, 3 (index 0, 1, 2), two levels each; we are `me`. */
+static void setup3(uint32_t me, uint64_t post_fail, bool clean_start)
+{
+	struct fd_config c = { .post_join_delay = 6 * S,
+		.post_fail_delay = post_fail,
+		.retry_interval = 10 * S,
+		.clean_start = clean_start };
+	unsigned i;
+
+	memset(nodes, 0, sizeof(nodes));
+	for (i = 0; i < 3; i++) {
+		nodes[i].cfg.id = i + 1;
+		nodes[i].cfg.nlevels = 2;
+	}
+	fd_init(&st, &c, nodes, 3, me, T0, 42);
+}
+
+static void members(uint64_t now, const uint32_t *m, size_t n, const struct fd_left *l, size_t nl,
+	const struct fd_joined *j, size_t nj)
+{
+	fd_membership(&st, now, m, n, l, nl, j, nj, &out);
+}
+
+/* All three join at T0, quorate. */
+static void all_up(void)
+{
+	static const uint32_t m[] = { 1, 2, 3 };
+	static const struct fd_joined j[] = { { 1, true }, { 2, true }, { 3, true } };
+
+	members(T0, m, 3, NULL, 0, j, 3);
+	assert_int_equal(out.n, 0);
+	fd_quorum(&st, T0, true, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(out.deadline, T0 + 6 * S); /* post_join_delay */
+	fd_timer(&st, T0 + 6 * S, &out);
+	assert_int_equal(out.n, 0); /* everyone joined: nobody to fence */
+	assert_int_equal(out.deadline, FD_NEVER);
+}
+
+static void act(unsigned k, enum fd_action_type t, size_t node, unsigned level)
+{
+	assert_true(k < out.n);
+	assert_int_equal(out.act[k].type, t);
+	assert_int_equal(out.act[k].node, node);
+	assert_int_equal(out.act[k].level, level);
+}
+
+static void test_failure_fenced_by_lowest(void **state)
+{
+	static const uint32_t m[] = { 2, 3 };
+	static const struct fd_left l[] = { { 1, FD_LEFT_NODEDOWN } };
+
+	(void)state;
+	setup3(2, 0, false);
+	all_up();
+	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
+	assert_int_equal(out.n, 1);
+	act(0, FD_ACT_FENCE, 0, 0);
+	assert_int_equal(nodes[0].state, FD_FENCING);
+	fd_result(&st, T0 + 12 * S, 0, 0, true, &out);
+	act(0, FD_ACT_FENCED, 0, 0);
+	assert_int_equal(out.act[0].by, 2);
+	assert_int_equal(nodes[0].state, FD_OK);
+	assert_int_equal(nodes[0].fenced_by, 2);
+	assert_int_equal(nodes[0].fenced_at, T0 + 12 * S);
+
+	/* node 3 defers to 2, once */
+	setup3(3, 0, false);
+	all_up();
+	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
+	act(0, FD_ACT_DEFER, 0, 0);
+	assert_int_equal(out.act[0].by, 2);
+	fd_timer(&st, T0 + 11 * S, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[0].state, FD_VICTIM);
+	fd_remote_fenced(&st, T0 + 12 * S, 1, 2, &out);
+	assert_int_equal(nodes[0].state, FD_OK);
+	assert_int_equal(nodes[0].fenced_by, 2);
+}
+
+static void test_clean_leave_and_procdown(void **state)
+{
+	static const uint32_t m[] = { 1, 3 };
+	static const struct fd_left clean[] = { { 2, FD_LEFT_CLEAN } };
+	static const struct fd_left proc[] = { { 2, FD_LEFT_PROCDOWN } };
+
+	(void)state;
+	setup3(1, 0, false);
+	all_up();
+	members(T0 + 10 * S, m, 2, clean, 1, NULL, 0);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[1].state, FD_OK);
+
+	setup3(1, 0, false);
+	all_up();
+	members(T0 + 10 * S, m, 2, proc, 1, NULL, 0);
+	act(0, FD_ACT_FENCE, 1, 0); /* fenced died: the node is not trusted */
+	/* a member that vanished without a reason failed */
+	setup3(1, 0, false);
+	all_up();
+	members(T0 + 10 * S, m, 2, NULL, 0, NULL, 0);
+	act(0, FD_ACT_FENCE, 1, 0);
+}
+
+static void test_no_quorum_no_fencing(void **state)
+{
+	static const uint32_t m[] = { 3 };
+	static const struct fd_left l[] = { { 1, FD_LEFT_NODEDOWN }, { 2, FD_LEFT_NODEDOWN } };
+
+	(void)state;
+	setup3(3, 0, false);
+	all_up();
+	fd_quorum(&st, T0 + 9 * S, false, &out);
+	members(T0 + 10 * S, m, 1, l, 2, NULL, 0);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(out.deadline, FD_NEVER);
+	fd_timer(&st, T0 + 100 * S, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[0].state, FD_VICTIM);
+	/* quorum back (a third node, say): both due long ago, fenced now */
+	fd_quorum(&st, T0 + 200 * S, true, &out);
+	assert_int_equal(out.n, 2);
+	act(0, FD_ACT_FENCE, 0, 0);
+	act(1, FD_ACT_FENCE, 1, 0);
+}
+
+static void test_levels_and_retry(void **state)
+{
+	static const uint32_t m[] = { 1, 2 };
+	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
+	uint64_t t = T0 + 10 * S;
+	unsigned round;
+
+	(void)state;
+	setup3(1, 0, false);
+	all_up();
+	members(t, m, 2, l, 1, NULL, 0);
+	act(0, FD_ACT_FENCE, 2, 0);
+	for (round = 1; round <= 10; round++) { /* the tenth round as the first */
+		fd_result(&st, t + S, 2, 0, false, &out);
+		act(0, FD_ACT_FENCE, 2, 1); /* level 1 failed: level 2 at once */
+		fd_result(&st, t + 2 * S, 2, 1, false, &out);
+		act(0, FD_ACT_ALL_FAILED, 2, 1);
+		assert_int_equal(out.act[0].at, t + 12 * S);
+		assert_int_equal(out.deadline, t + 12 * S);
+		assert_int_equal(nodes[2].rounds, round);
+		assert_int_equal(nodes[2].state, FD_VICTIM);
+		fd_timer(&st, t + 12 * S - 1, &out);
+		assert_int_equal(out.n, 0);
+		t += 12 * S;
+		fd_timer(&st, t, &out);
+		act(0, FD_ACT_FENCE, 2, 0);
+	}
+	fd_result(&st, t + S, 2, 0, true, &out);
+	act(0, FD_ACT_FENCED, 2, 0);
+	/* a result for an attempt that is over changes nothing */
+	fd_result(&st, t + S, 2, 1, false, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[2].state, FD_OK);
+}
+
+static void test_post_join_delay(void **state)
+{
+	static const uint32_t m[] = { 1, 2 };
+	static const struct fd_joined j[] = { { 1, true }, { 2, true } };
+
+	(void)state;
+	setup3(1, 0, false);
+	members(T0, m, 2, NULL, 0, j, 2);
+	fd_quorum(&st, T0, true, &out);
+	fd_timer(&st, T0 + 6 * S - 1, &out);
+	assert_int_equal(out.n, 0);
+	fd_timer(&st, T0 + 6 * S, &out);
+	act(0, FD_ACT_FENCE, 2, 0);          /* node 3 never joined */
+	assert_int_equal(nodes[2].delay, 0); /* no post_fail_delay at start-up */
+
+	setup3(1, 0, true); /* clean_start */
+	members(T0, m, 2, NULL, 0, j, 2);
+	fd_quorum(&st, T0, true, &out);
+	fd_timer(&st, T0 + 6 * S, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[2].state, FD_OK);
+}
+
+static void test_rejoin_before_fenced(void **state)
+{
+	static const uint32_t two[] = { 1, 2 }, three[] = { 1, 2, 3 };
+	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
+	static const struct fd_joined clean[] = { { 3, true } }, stale[] = { { 3, false } };
+
+	(void)state;
+	/* post_fail_delay 5 s: node 3 comes back rebooted after 2 s */
+	setup3(1, 5 * S, false);
+	all_up();
+	members(T0 + 10 * S, two, 2, l, 1, NULL, 0);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(out.deadline, T0 + 15 * S);
+	members(T0 + 12 * S, three, 3, NULL, 0, clean, 1);
+	act(0, FD_ACT_SKIPPED, 2, 0);
+	assert_int_equal(nodes[2].state, FD_OK);
+	fd_timer(&st, T0 + 15 * S, &out);
+	assert_int_equal(out.n, 0);
+
+	/* the same, but it comes back with its old state: still fenced */
+	setup3(1, 5 * S, false);
+	all_up();
+	members(T0 + 10 * S, two, 2, l, 1, NULL, 0);
+	members(T0 + 12 * S, three, 3, NULL, 0, stale, 1);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[2].state, FD_VICTIM);
+	fd_timer(&st, T0 + 15 * S, &out);
+	act(0, FD_ACT_FENCE, 2, 0);
+}
+
+static void test_delays(void **state)
+{
+	static const uint32_t m[] = { 1, 2 };
+	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
+	uint64_t seen[2];
+	int k;
+
+	(void)state;
+	/* static delay plus post_fail_delay */
+	setup3(1, 2 * S, false);
+	nodes[2].cfg.delay = 3 * S;
+	all_up();
+	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
+	assert_int_equal(out.deadline, T0 + 15 * S);
+
+	/* priority_delay_vip only while the victim holds the VIP */
+	setup3(1, 0, false);
+	nodes[2].cfg.priority_delay_vip = 5 * S;
+	all_up();
+	fd_vip(&st, 1);
+	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
+	act(0, FD_ACT_FENCE, 2, 0);
+	setup3(1, 0, false);
+	nodes[2].cfg.priority_delay_vip = 5 * S;
+	all_up();
+	fd_vip(&st, 3);
+	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(out.deadline, T0 + 15 * S);
+
+	/* delay_max: within bounds, and two seeds disagree */
+	for (k = 0; k < 2; k++) {
+		struct fd_config c = { .post_join_delay = 6 * S, .retry_interval = 10 * S };
+
+		memset(nodes, 0, sizeof(nodes));
+		nodes[0].cfg = (struct fd_node_cfg){ .id = 1, .nlevels = 1 };
+		nodes[1].cfg = (struct fd_node_cfg){ .id = 2, .nlevels = 1 };
+		nodes[2].cfg = (struct fd_node_cfg){ .id = 3, .nlevels = 1, .delay_max = 10 * S };
+		fd_init(&st, &c, nodes, 3, 1, T0, (uint64_t)k + 1);
+		all_up();
+		members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
+		seen[k] = nodes[2].delay;
+		assert_true(seen[k] <= 10 * S);
+	}
+	assert_true(seen[0] != seen[1]);
+}
+
+static void test_fencer_succession(void **state)
+{
+	static const uint32_t m1[] = { 2, 3 }, m2[] = { 3 }, m3[] = { 1, 3 };
+	static const struct fd_left l1[] = { { 1, FD_LEFT_NODEDOWN } };
+	static const struct fd_left l2[] = { { 2, FD_LEFT_NODEDOWN } };
+	static const struct fd_joined j1[] = { { 1, true } };
+
+	(void)state;
+	/* we are 3; 1 fails with post_fail_delay 5 s; 2, the fencer, fails
+	 * before: 3 fences both */
+	setup3(3, 5 * S, false);
+	all_up();
+	members(T0 + 10 * S, m1, 2, l1, 1, NULL, 0);
+	assert_int_equal(fd_fencer(&st, 0), 2);
+	members(T0 + 11 * S, m2, 1, l2, 1, NULL, 0);
+	assert_int_equal(fd_fencer(&st, 0), 3);
+	fd_timer(&st, T0 + 16 * S, &out);
+	assert_int_equal(out.n, 2);
+	act(0, FD_ACT_FENCE, 0, 0);
+	act(1, FD_ACT_FENCE, 1, 0);
+
+	/* a member that joined after the failure has no complete state: we
+	 * (3) fence 2 although 1 has the lower id */
+	setup3(3, 5 * S, true);
+	members(T0, (const uint32_t[]){ 2, 3 }, 2, NULL, 0, NULL, 0);
+	fd_quorum(&st, T0, true, &out);
+	members(T0 + 10 * S, m2, 1, l2, 1, NULL, 0);
+	members(T0 + 11 * S, m3, 2, NULL, 0, j1, 1);
+	assert_int_equal(fd_fencer(&st, 1), 3);
+	fd_timer(&st, T0 + 15 * S, &out);
+	act(0, FD_ACT_FENCE, 1, 0);
+}
+
+static void test_watchdog_only(void **state)
+{
+	static const uint32_t m[] = { 1, 2 };
+	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
+	struct fd_config c = {
+		.post_join_delay = 6 * S, .retry_interval = 10 * S, .watchdog_timeout = 5 * S
+	};
+
+	(void)state;
+	memset(nodes, 0, sizeof(nodes));
+	nodes[0].cfg = (struct fd_node_cfg){ .id = 1, .nlevels = 1 };
+	nodes[1].cfg = (struct fd_node_cfg){ .id = 2, .nlevels = 1 };
+	nodes[2].cfg = (struct fd_node_cfg){ .id = 3, .nlevels = 0 };
+	fd_init(&st, &c, nodes, 3, 1, T0, 7);
+	all_up();
+	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(out.deadline, T0 + 20 * S); /* 2 x timeout */
+	fd_timer(&st, T0 + 20 * S, &out);
+	act(0, FD_ACT_FENCED, 2, 0);
+	assert_int_equal(out.act[0].by, 0);
+	assert_int_equal(nodes[2].state, FD_OK);
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(fd_node_state_name(FD_OK), "ok");
+	assert_string_equal(fd_node_state_name(FD_VICTIM), "victim");
+	assert_string_equal(fd_node_state_name(FD_FENCING), "fencing");
+	assert_string_equal(fd_node_state_name((enum fd_node_state)9), "unknown");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_failure_fenced_by_lowest),
+		cmocka_unit_test(test_clean_leave_and_procdown),
+		cmocka_unit_test(test_no_quorum_no_fencing),
+		cmocka_unit_test(test_levels_and_retry),
+		cmocka_unit_test(test_post_join_delay),
+		cmocka_unit_test(test_rejoin_before_fenced),
+		cmocka_unit_test(test_delays),
+		cmocka_unit_test(test_fencer_succession),
+		cmocka_unit_test(test_watchdog_only),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
