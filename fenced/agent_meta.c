@@ -135,14 +135,31 @@ static void add(
 	*arr = p;
 }
 
-/* One parameter against the agent's metadata; 1 for an error. */
-static size_t check_param(struct fenced_config *c, const struct fenced_param *p,
+/* One parameter against the agent's metadata; 1 for an error. X_file is
+ * the agent's own parameter when it has one of that name (a path it
+ * reads), else the secret file of parameter X, which must be readable. */
+static size_t check_param(struct fenced_config *c, struct fenced_param *p,
 	const struct fenced_agent_meta *m, const char *agent, const char *where,
 	struct fenced_cfg_msgs *errs)
 {
-	const struct fenced_agent_param *ap = meta_find(m, p->key);
+	const struct fenced_agent_param *ap;
 	const char *repl;
+	char full[96], *k;
 
+	if (p->from_file) {
+		snprintf(full, sizeof(full), "%s_file", p->key);
+		if (meta_find(m, full) && (k = strdup(full)) != NULL) {
+			free(p->key);
+			p->key = k;
+			p->from_file = false;
+		}
+	}
+	ap = meta_find(m, p->key);
+	if (ap && p->from_file && access(p->value, R_OK) < 0)
+		add(&c->notices, &c->nnotices, c, p->line,
+			"'%s_file %s': cannot read it (%s): fenced will not start until it can "
+			"(%s)",
+			p->key, p->value, strerror(errno), where);
 	if (!ap) {
 		add(&errs->msg, &errs->n, c, p->line, "'%s%s' is not a parameter of %s (%s)",
 			p->key, p->from_file ? "_file" : "", agent, where);
@@ -192,12 +209,13 @@ size_t fenced_cfg_check_agents(
 		}
 		snprintf(where, sizeof(where), "fence_device '%s'", dv->name);
 		for (j = 0; j < dv->nparams; j++)
-			nerr += check_param(c, &dv->params[j], &metas[i], dv->agent, where, errs);
+			nerr += check_param(
+				c, &c->devices[i].params[j], &metas[i], dv->agent, where, errs);
 	}
 	for (i = 0; i < c->nnodes; i++)
 		for (j = 0; j < c->nodes[i].nlevels; j++)
 			for (u = 0; u < c->nodes[i].levels[j].nuses; u++) {
-				const struct fenced_use *use = &c->nodes[i].levels[j].uses[u];
+				struct fenced_use *use = &c->nodes[i].levels[j].uses[u];
 				const struct fenced_device *dv = &c->devices[use->device];
 
 				if (!ok[use->device])

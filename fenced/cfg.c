@@ -239,8 +239,9 @@ static const struct kw global_kws[] = {
 
 /* A parameter: "KEY VALUE" or "KEY_file PATH" in a device, "key=value" in
  * a level. The value of a _file is read when the agent runs; here it must
- * be an absolute path, and one that cannot be read is a notice (an error
- * at start-up). */
+ * be an absolute path. Whether X_file is a secret for X or a parameter of
+ * the agent that ends in _file (status_file, identity_file) only the
+ * agent's metadata tells: fenced_cfg_check_agents() decides. */
 static int param(struct ctx *x, unsigned loc, const char *key, size_t keylen, const char *value,
 	struct fenced_param **arr, size_t *n, const char *where)
 {
@@ -277,9 +278,6 @@ static int param(struct ctx *x, unsigned loc, const char *key, size_t keylen, co
 			where);
 		return -1;
 	}
-	if (from_file && access(value, R_OK) < 0)
-		notice(x, loc, "'%.*s %s': cannot read it (%s): fenced will not start until it can",
-			(int)keylen, key, value, strerror(errno));
 	p = cpha_cfgdiag_push(&x->d, arr, n, sizeof(*p));
 	if (!p)
 		return -1;

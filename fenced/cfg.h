@@ -132,7 +132,9 @@ typedef int (*fenced_meta_fn)(
 
 /* Check every device's and level entry's parameters against its agent's
  * metadata: an unknown parameter is an error naming it and the agent, a
- * deprecated one a notice naming its replacement. Errors and notices are
+ * deprecated one a notice naming its replacement. X_file becomes the
+ * agent's parameter X_file when it has one (status_file), else stays the
+ * secret file of X, which is a notice when it cannot be read. Errors and notices are
  * added to errs and c->notices, each "file:line: text". Returns the number
  * of errors. */
 size_t fenced_cfg_check_agents(

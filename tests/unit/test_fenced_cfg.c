@@ -131,8 +131,6 @@ static void test_sample(void **state)
 	assert_true(c->watchdog.set);
 	assert_string_equal(c->watchdog.device, "/dev/watchdog0");
 	assert_int_equal(c->watchdog.timeout, 5000000);
-	join(c->notices, c->nnotices);
-	assert_has(joined, "f.conf:23: 'password_file /nonexistent/secret': cannot read it");
 	fenced_cfg_free(c);
 
 	/* defaults */
@@ -240,6 +238,7 @@ static const char ipmilan_meta[] =
 	"\t<parameter name=\"username\" unique=\"0\" required=\"0\" obsoletes=\"login\">\n"
 	"\t<parameter name=\"lanplus\" unique=\"0\" required=\"0\">\n"
 	"\t<parameter name=\"plug\" unique=\"0\" required=\"0\">\n"
+	"\t<parameter name=\"identity_file\" unique=\"0\" required=\"0\">\n"
 	"</parameters>\n</resource-agent>\n";
 
 static int fake_meta(
@@ -263,7 +262,7 @@ static void test_agents(void **state)
 
 	(void)state;
 	assert_int_equal(fenced_agent_meta_parse(ipmilan_meta, &m), 0);
-	assert_int_equal(m.nparams, 7);
+	assert_int_equal(m.nparams, 8);
 	assert_string_equal(m.params[1].name, "ip");
 	assert_string_equal(m.params[1].obsoletes, "ipaddr");
 	assert_true(m.params[2].deprecated);
@@ -271,36 +270,47 @@ static void test_agents(void **state)
 	fenced_agent_meta_free(&m);
 	assert_int_equal(fenced_agent_meta_parse("<html>nothing</html>", &m), -22);
 
-	c = load_ok("fence_device a {\n"              /* 1 */
-		    "  agent fence_ipmilan\n"         /* 2 */
-		    "  ipaddr 198.18.0.1\n"           /* 3 */
-		    "  lanplus 1\n"                   /* 4 */
-		    "  cipher 3\n"                    /* 5 */
-		    "}\n"                             /* 6 */
-		    "fence_device b {\n"              /* 7 */
-		    "  agent fence_ipmilan\n"         /* 8 */
-		    "  token_file /etc/passwd\n"      /* 9 */
-		    "}\n"                             /* 10 */
-		    "fence_device x {\n"              /* 11 */
-		    "  agent fence_nosuch\n"          /* 12 */
-		    "}\n"                             /* 13 */
-		    "fence_node n {\n"                /* 14 */
-		    "  level 1 { a plug=3 port=4 }\n" /* 15 */
-		    "  level 2 { b }\n"               /* 16 */
-		    "  level 3 { x }\n"               /* 17 */
+	c = load_ok("fence_device a {\n"                /* 1 */
+		    "  agent fence_ipmilan\n"           /* 2 */
+		    "  ipaddr 198.18.0.1\n"             /* 3 */
+		    "  lanplus 1\n"                     /* 4 */
+		    "  cipher 3\n"                      /* 5 */
+		    "  password_file /nonexistent/pw\n" /* 6 */
+		    "  identity_file /root/.ssh/id\n"   /* 7 */
+		    "}\n"                               /* 8 */
+		    "fence_device b {\n"                /* 9 */
+		    "  agent fence_ipmilan\n"           /* 10 */
+		    "  token_file /etc/passwd\n"        /* 11 */
+		    "}\n"                               /* 12 */
+		    "fence_device x {\n"                /* 13 */
+		    "  agent fence_nosuch\n"            /* 14 */
+		    "}\n"                               /* 15 */
+		    "fence_node n {\n"                  /* 16 */
+		    "  level 1 { a plug=3 port=4 }\n"   /* 17 */
+		    "  level 2 { b }\n"                 /* 18 */
+		    "  level 3 { x }\n"                 /* 19 */
 		    "}\n");
+	assert_true(c->devices[0].params[4].from_file); /* identity_file: not known yet */
 	assert_int_equal(fenced_cfg_check_agents(c, fake_meta, &calls, &errs), 4);
 	assert_int_equal(calls, 2); /* fence_ipmilan asked once */
 	join(errs.msg, errs.n);
 	assert_has(joined,
 		"f.conf:5: 'cipher' is not a parameter of fence_ipmilan (fence_device 'a')");
-	assert_has(joined, "f.conf:9: 'token_file' is not a parameter of fence_ipmilan");
-	assert_has(joined, "f.conf:11: fence_device 'x': agent fence_nosuch: not installed");
-	assert_has(joined, "f.conf:15: 'port' is not a parameter of fence_ipmilan (fence_node 'n', "
+	assert_has(joined, "f.conf:11: 'token_file' is not a parameter of fence_ipmilan");
+	assert_has(joined, "f.conf:13: fence_device 'x': agent fence_nosuch: not installed");
+	assert_has(joined, "f.conf:17: 'port' is not a parameter of fence_ipmilan (fence_node 'n', "
 			   "level 1, a)");
 	fenced_cfg_msgs_free(&errs);
 	join(c->notices, c->nnotices);
 	assert_has(joined, "f.conf:3: 'ipaddr' is deprecated in fence_ipmilan: use ip");
+	/* password_file: the secret of password, which cannot be read */
+	assert_has(joined, "f.conf:6: 'password_file /nonexistent/pw': cannot read it");
+	assert_true(c->devices[0].params[3].from_file);
+	assert_string_equal(c->devices[0].params[3].key, "password");
+	/* identity_file: the agent's own parameter, a path it reads */
+	assert_false(c->devices[0].params[4].from_file);
+	assert_string_equal(c->devices[0].params[4].key, "identity_file");
+	assert_null(strstr(joined, "identity"));
 	fenced_cfg_free(c);
 }
 
