@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """fenced -c with the real fence-agents.
 
-Good files (tests/fenced-configs/good: the shared sample, copied unchanged,
-and more) must pass `fenced -c` with exit status 0: their parameters are
+Good files (the project's sample tests/samples/fenced.conf, unchanged, and
+tests/fenced-configs/good) must pass `fenced -c` with exit status 0: their parameters are
 checked against each agent's own metadata (`AGENT -o metadata`, Debian 12's
 fence-agents). Bad files (tests/fenced-configs/bad) must be refused with
 exit status 1 and the message their first line names:
@@ -29,6 +29,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 BUILD = os.environ.get("CPHA_BUILD_DIR", os.path.join(REPO, "build"))
 FENCED = os.path.join(BUILD, "fenced", "fenced")
 CONFIGS = os.path.join(REPO, "tests", "fenced-configs")
+SAMPLE = os.path.join(REPO, "tests", "samples", "fenced.conf")
 EXPECT = re.compile(r"^#\s*expect:\s*(\d+):\s*(.+?)\s*$")
 AGENTS = ("fence_ipmilan", "fence_apc_snmp", "fence_dummy")
 
@@ -51,7 +52,7 @@ def skip_reason():
 class FencedConfig(unittest.TestCase):
 
     def test_good(self):
-        files = sorted(glob.glob(os.path.join(CONFIGS, "good", "*.conf")))
+        files = [SAMPLE] + sorted(glob.glob(os.path.join(CONFIGS, "good", "*.conf")))
         self.assertGreaterEqual(len(files), 2)
         for f in files:
             with self.subTest(file=os.path.basename(f)):
@@ -82,8 +83,8 @@ class FencedConfig(unittest.TestCase):
                 self.assertIn("%s:%s: %s" % (f, m.group(1), m.group(2)), out)
 
     def test_sample_unchanged(self):
-        # the copy is the shared sample as given: no edits to make it pass
-        with open(os.path.join(CONFIGS, "good", "shared-sample.conf")) as fh:
+        # the copy is the sample as given: no edits to make it pass
+        with open(SAMPLE) as fh:
             text = fh.read()
         self.assertIn("fence_device ipmi-kubem00", text)
         self.assertIn("priority_delay_vip 5s", text)

@@ -27,7 +27,7 @@ BUILD = os.environ.get("CPHA_BUILD_DIR", os.path.join(REPO, "build"))
 LBD = os.path.join(BUILD, "lbd", "lbd")
 HAPROXY = "/usr/sbin/haproxy"
 CONFIGS = os.path.join(REPO, "tests", "lbd-configs")
-SAMPLES = os.path.normpath(os.path.join(REPO, "..", "shared", "samples"))
+SAMPLES = os.path.join(REPO, "tests", "samples")
 SAMPLE_NAMES = ("haproxy-seed.cfg", "haproxy-https-readyz.cfg")
 EXPECT = re.compile(r"^#\s*expect:\s*(\d+):\s*(.+?)\s*$")
 
