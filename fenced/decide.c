@@ -158,8 +158,11 @@ static void run_due(struct fd_state *st, uint64_t now, struct fd_out *out)
 
 	if (st->join_deadline != FD_NEVER && now >= st->join_deadline) {
 		st->join_deadline = FD_NEVER;
+		/* only nodes never seen since we started: one that was a member
+		 * and failed is a victim already, one that was fenced is off */
 		for (i = 0; i < st->nnodes && !st->cfg.clean_start; i++)
-			if (!st->nodes[i].member && st->nodes[i].cfg.id != st->our_id)
+			if (!st->nodes[i].member && !st->nodes[i].member_gen &&
+				!st->nodes[i].fenced_at && st->nodes[i].cfg.id != st->our_id)
 				make_victim(st, i, now, false, st->gen + 1);
 	}
 	if (!st->quorate)
@@ -174,6 +177,14 @@ static void run_due(struct fd_state *st, uint64_t now, struct fd_out *out)
 			if (by && by != n->deferred_to)
 				emit(out, FD_ACT_DEFER, i, 0, by, now);
 			n->deferred_to = by;
+			continue;
+		}
+		if (!n->cfg.nlevels && !st->cfg.watchdog_timeout) {
+			/* no device and no watchdog: nothing can fence it; say so
+			 * every retry_interval until an administrator acks it */
+			n->rounds++;
+			n->due = add(now, st->cfg.retry_interval);
+			emit(out, FD_ACT_ALL_FAILED, i, 0, st->our_id, n->due);
 			continue;
 		}
 		if (!n->cfg.nlevels) {

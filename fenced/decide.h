@@ -23,6 +23,12 @@
  * - A victim that rejoins clean (its fenced restarted: the host rebooted)
  *   before it was fenced is skipped; one that rejoins with its old state is
  *   still fenced.
+ * - A node with no level is fenced by its watchdog: treated as fenced
+ *   2 x watchdog timeout after it failed. With no watchdog either, nothing
+ *   can fence it: every retry_interval it is reported (ALL_FAILED) until an
+ *   administrator's ack arrives as a broadcast outcome.
+ * - A node fenced, or seen as a member, before post_join_delay ends is not
+ *   a start-up victim: the rule is for nodes never seen.
  * - Any member's broadcast outcome ends the victim's entry everywhere. */
 #ifndef FENCED_DECIDE_H
 #define FENCED_DECIDE_H

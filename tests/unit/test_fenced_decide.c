@@ -334,6 +334,55 @@ static void test_watchdog_only(void **state)
 	assert_int_equal(nodes[2].state, FD_OK);
 }
 
+/* Found by integration.fenced_cluster: a node that failed and was fenced
+ * before post_join_delay ended was made a victim again at its end (it was
+ * not a member then: it was off). */
+static void test_join_deadline_spares_seen_nodes(void **state)
+{
+	static const uint32_t m[] = { 1, 2 };
+	static const uint32_t m3[] = { 1, 2, 3 };
+	static const struct fd_joined j3[] = { { 1, true }, { 2, true }, { 3, true } };
+	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
+
+	(void)state;
+	setup3(1, 0, false);
+	members(T0, m3, 3, NULL, 0, j3, 3);
+	fd_quorum(&st, T0, true, &out);
+	members(T0 + 1 * S, m, 2, l, 1, NULL, 0);
+	act(0, FD_ACT_FENCE, 2, 0);
+	fd_result(&st, T0 + 2 * S, 2, 0, true, &out);
+	act(0, FD_ACT_FENCED, 2, 0);
+	fd_timer(&st, T0 + 6 * S, &out); /* post_join_delay ends: node 3 is off */
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[2].state, FD_OK);
+	assert_int_equal(out.deadline, FD_NEVER);
+}
+
+/* No level and no watchdog: never "fenced" by itself; reported every
+ * retry_interval until acked. */
+static void test_unfenceable(void **state)
+{
+	static const uint32_t m[] = { 1, 2 };
+	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
+	unsigned round;
+
+	(void)state;
+	setup3(1, 0, false);
+	nodes[2].cfg.nlevels = 0;
+	all_up();
+	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
+	for (round = 1; round <= 10; round++) {
+		act(0, FD_ACT_ALL_FAILED, 2, 0);
+		assert_int_equal(nodes[2].rounds, round);
+		assert_int_equal(nodes[2].state, FD_VICTIM);
+		assert_int_equal(out.deadline, T0 + 10 * S + round * 10 * S);
+		fd_timer(&st, out.deadline, &out);
+	}
+	fd_remote_fenced(&st, T0 + 200 * S, 3, 1, &out); /* the ack */
+	assert_int_equal(nodes[2].state, FD_OK);
+	assert_int_equal(out.deadline, FD_NEVER);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -355,6 +404,8 @@ int main(void)
 		cmocka_unit_test(test_delays),
 		cmocka_unit_test(test_fencer_succession),
 		cmocka_unit_test(test_watchdog_only),
+		cmocka_unit_test(test_join_deadline_spares_seen_nodes),
+		cmocka_unit_test(test_unfenceable),
 		cmocka_unit_test(test_names),
 	};
 
