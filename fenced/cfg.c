@@ -4,7 +4,8 @@
  *   global_defs { post_join_delay D; post_fail_delay D; fence_action
  *                 off|reboot; agent_timeout D; retry_interval D;
  *                 clean_start [BOOL]; unfence [BOOL];
- *                 fenced_admin_socket PATH }
+ *                 fenced_admin_socket PATH; vip_admin_socket PATH;
+ *                 fenced_metrics_bind ADDR:PORT }
  *   fence_device NAME { agent AGENT; KEY VALUE; KEY_file PATH; ... }
  *   fence_node NAME { level N { DEVICE [key=value ...] ... } ...;
  *                     delay D; delay_max D; priority_delay_vip D;
@@ -220,8 +221,27 @@ static void g_socket(struct ctx *x, const struct cpha_conf_node *n, void *obj)
 		err(x, n->loc, "'%s' needs an absolute path (global_defs)", n->w[0]);
 		return;
 	}
-	free(g->admin_socket);
-	g->admin_socket = cpha_cfgdiag_strdup(&x->d, n->w[1]);
+	if (strcmp(n->w[0], "vip_admin_socket") == 0) {
+		free(g->vip_socket);
+		g->vip_socket = cpha_cfgdiag_strdup(&x->d, n->w[1]);
+	} else {
+		free(g->admin_socket);
+		g->admin_socket = cpha_cfgdiag_strdup(&x->d, n->w[1]);
+	}
+}
+
+static void g_metrics(struct ctx *x, const struct cpha_conf_node *n, void *obj)
+{
+	struct fenced_global *g = obj;
+	const char *why = NULL;
+
+	if (nargs(x, n, 1, 1, "global_defs") < 0)
+		return;
+	if (cpha_parse_addr(n->w[1], CPHA_ADDR_PORT_REQUIRED, &g->metrics, &why) < 0) {
+		err(x, n->loc, "'%s' '%s': %s (global_defs)", n->w[0], n->w[1], why);
+		return;
+	}
+	g->metrics_set = true;
 }
 
 static const struct kw global_kws[] = {
@@ -233,6 +253,8 @@ static const struct kw global_kws[] = {
 	{ { "clean_start", HERE }, g_flag, false },
 	{ { "unfence", HERE }, g_flag, false },
 	{ { "fenced_admin_socket", HERE }, g_socket, false },
+	{ { "vip_admin_socket", HERE }, g_socket, false },
+	{ { "fenced_metrics_bind", HERE }, g_metrics, false },
 };
 
 /* ---- fence_device ---- */
@@ -673,6 +695,7 @@ void fenced_cfg_free(struct fenced_config *c)
 	free(c->nodes);
 	free(c->watchdog.device);
 	free(c->global.admin_socket);
+	free(c->global.vip_socket);
 	for (i = 0; i < c->nnotices; i++)
 		free(c->notices[i]);
 	free(c->notices);

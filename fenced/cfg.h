@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "addr.h"
+
 enum fenced_action {
 	FENCED_ACTION_REBOOT, /* off, verify, on: the default, as Pacemaker's */
 	FENCED_ACTION_OFF,
@@ -65,11 +67,15 @@ struct fenced_global {
 	uint64_t post_join_delay; /* us, default 6 s (RHCS) */
 	uint64_t post_fail_delay; /* us, default 0 */
 	enum fenced_action action;
-	uint64_t agent_timeout;  /* us, default 60 s */
-	uint64_t retry_interval; /* us, default 10 s */
-	bool clean_start;        /* unsafe: nodes not joined at start-up are not fenced */
-	bool unfence;            /* "on" when a fenced node rejoins; default off */
-	char *admin_socket;      /* fenced_admin_socket; default /run/fenced/admin.sock */
+	uint64_t agent_timeout;   /* us, default 60 s */
+	uint64_t retry_interval;  /* us, default 10 s */
+	bool clean_start;         /* unsafe: nodes not joined at start-up are not fenced */
+	bool unfence;             /* "on" when a fenced node rejoins; default off */
+	char *admin_socket;       /* fenced_admin_socket; default /run/fenced/admin.sock */
+	char *vip_socket;         /* vip_admin_socket: vipd's, asked who holds the VIP;
+				   * default /run/vipd/admin.sock when it exists */
+	struct cpha_addr metrics; /* fenced_metrics_bind ADDR:PORT (Prometheus) */
+	bool metrics_set;
 };
 
 struct fenced_watchdog {

@@ -1,0 +1,739 @@
+/* The fenced daemon: corosync's view in (corosync.c), decisions in the
+ * middle (decide.c), agent runs (agent.c) and CPG broadcasts out.
+ *
+ * Messages in the group, one line each, in the group's agreed order:
+ *   FENCED <id> <by> <how>        node id was fenced by member by; how is
+ *                                 agent, watchdog or ack
+ *   ATTEMPT <id> <level> <ok|failed> <text>
+ *                                 the fencer's run of a level ended
+ *   VIP <0|1>                     the sender holds the VIP (1) or not
+ * Every member records FENCED and ATTEMPT lines in its history when they
+ * are delivered, so all histories agree. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "admin.h"
+#include "event.h"
+#include "fenced.h"
+#include "log.h"
+
+static uint64_t now_us(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static uint64_t mono(void)
+{
+	return now_us(CLOCK_MONOTONIC);
+}
+
+const char *fenced_node_name(const struct fenced *d, uint32_t id, char *buf, size_t len)
+{
+	size_t i = fd_find(&d->st, id);
+
+	if (i != (size_t)-1 && d->nd[i].name[0])
+		return d->nd[i].name;
+	snprintf(buf, len, "node %" PRIu32, id);
+	return buf;
+}
+
+void fenced_history(struct fenced *d, const char *node, const char *event, uint32_t by, int level,
+	uint64_t delay, bool ok, const char *fmt, ...)
+{
+	struct fenced_hist *h = &d->hist[d->nhist++ % FENCED_HISTORY];
+	va_list ap;
+
+	memset(h, 0, sizeof(*h));
+	h->wall = now_us(CLOCK_REALTIME);
+	snprintf(h->node, sizeof(h->node), "%s", node);
+	snprintf(h->event, sizeof(h->event), "%s", event);
+	h->by = by;
+	h->level = level;
+	h->delay = delay;
+	h->ok = ok;
+	va_start(ap, fmt);
+	vsnprintf(h->detail, sizeof(h->detail), fmt, ap);
+	va_end(ap);
+}
+
+static void send_line(struct fenced *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void send_line(struct fenced *d, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	int n, r;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		n = sizeof(msg) - 1;
+	r = d->cs ? fenced_cs_send(d->cs, msg, (size_t)n) : -ENOTCONN;
+	if (r < 0)
+		log_err("cannot tell the other members '%.*s': %s", n, msg, strerror(-r));
+}
+
+static void apply(struct fenced *d, struct fd_out *out);
+
+static void rearm(struct fenced *d, uint64_t deadline)
+{
+	if (deadline == FD_NEVER) {
+		sd_event_source_set_enabled(d->timer, SD_EVENT_OFF);
+		return;
+	}
+	sd_event_source_set_time(d->timer, deadline);
+	sd_event_source_set_enabled(d->timer, SD_EVENT_ONESHOT);
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *ud)
+{
+	struct fenced *d = ud;
+	struct fd_out out;
+
+	(void)s;
+	(void)usec;
+	fd_timer(&d->st, mono(), &out);
+	apply(d, &out);
+	return 0;
+}
+
+static const char *action_name(const struct fenced *d)
+{
+	return d->cfg->global.action == FENCED_ACTION_OFF ? "off" : "reboot";
+}
+
+static void on_level_done(void *ud, const struct fenced_agent_result *r);
+
+/* Run level index lvl of node i (decide.h said so). A level that cannot
+ * start counts as a failed attempt. */
+static void run_level(struct fenced *d, size_t i, unsigned lvl)
+{
+	struct fenced_nd *n = &d->nd[i];
+	struct fenced_agent_result r;
+	struct fd_out out;
+	int rc;
+
+	n->run_level = lvl;
+	n->run_started = mono();
+	log_notice("fencing %s: level %u, action %s", n->name, n->cfg->levels[lvl].number,
+		action_name(d));
+	rc = fenced_level_run(
+		d->e, d->cfg, &n->cfg->levels[lvl], action_name(d), on_level_done, n, &n->run, &r);
+	if (rc < 0) {
+		n->run = NULL;
+		log_err("fencing %s: level %u cannot start: %s", n->name,
+			n->cfg->levels[lvl].number, r.msg);
+		d->attempts_failed++;
+		send_line(d, "ATTEMPT %" PRIu32 " %u failed %s", d->nodes[i].cfg.id,
+			n->cfg->levels[lvl].number, r.msg);
+		fd_result(&d->st, mono(), i, lvl, false, &out);
+		apply(d, &out);
+	}
+}
+
+static void on_level_done(void *ud, const struct fenced_agent_result *r)
+{
+	struct fenced_nd *n = ud;
+	struct fenced *d = n->d;
+	size_t i = n->idx;
+	unsigned lvl = n->run_level, number = n->cfg->levels[lvl].number;
+	double secs = (double)(mono() - n->run_started) / 1e6;
+	struct fd_out out;
+
+	n->run = NULL; /* the run frees itself when this returns */
+	d->attempt_seconds += secs;
+	if (r->ok) {
+		d->attempts_ok++;
+		log_notice("fencing %s: level %u succeeded in %.1f s", n->name, number, secs);
+	} else {
+		if (r->timed_out)
+			d->attempts_timeout++;
+		else
+			d->attempts_failed++;
+		log_err("fencing %s: level %u failed after %.1f s: %s", n->name, number, secs,
+			r->msg);
+	}
+	send_line(d, "ATTEMPT %" PRIu32 " %u %s %.1fs %s", d->nodes[i].cfg.id, number,
+		r->ok ? "ok" : "failed", secs, r->ok ? "" : r->msg);
+	fd_result(&d->st, mono(), i, lvl, r->ok, &out);
+	apply(d, &out);
+	if (d->reload_pending && !n->run)
+		fenced_reload(d);
+}
+
+/* ---- unfencing: "on" for a fenced node that rejoins ---- */
+
+static void on_unfence_done(void *ud, const struct fenced_agent_result *r)
+{
+	struct fenced_nd *n = ud;
+
+	n->run = NULL;
+	if (r->ok)
+		log_notice("unfenced %s (level %u, action on)", n->name, n->cfg->levels[0].number);
+	else
+		log_err("unfencing %s failed: %s", n->name, r->msg);
+	fenced_history(n->d, n->name, "unfence", n->d->st.our_id, (int)n->cfg->levels[0].number, 0,
+		r->ok, "%s", r->ok ? "on" : r->msg);
+	if (n->d->reload_pending)
+		fenced_reload(n->d);
+}
+
+/* Node i rejoined after it was fenced: with unfence, the lowest-id member
+ * other than it turns its first level's devices on. */
+static void unfence(struct fenced *d, size_t i)
+{
+	struct fenced_nd *n = &d->nd[i];
+	struct fenced_agent_result r;
+	uint32_t lowest = 0;
+	size_t k;
+	int on;
+
+	if (!n->cfg || !n->cfg->nlevels || !d->nodes[i].fenced_at || n->run)
+		return;
+	on = n->cfg->unfence >= 0 ? n->cfg->unfence : d->cfg->global.unfence;
+	if (!on)
+		return;
+	for (k = 0; k < d->nnodes; k++)
+		if (k != i && d->nodes[k].member && (!lowest || d->nodes[k].cfg.id < lowest))
+			lowest = d->nodes[k].cfg.id;
+	if (lowest != d->st.our_id)
+		return;
+	n->run_level = 0;
+	n->run_started = mono();
+	if (fenced_level_run(
+		    d->e, d->cfg, &n->cfg->levels[0], "on", on_unfence_done, n, &n->run, &r) < 0) {
+		n->run = NULL;
+		log_err("unfencing %s cannot start: %s", n->name, r.msg);
+	}
+}
+
+/* ---- the actions decide.c asks for ---- */
+
+static void apply(struct fenced *d, struct fd_out *out)
+{
+	char b[32];
+	unsigned k;
+
+	for (k = 0; k < out->n; k++) {
+		const struct fd_action *a = &out->act[k];
+		struct fenced_nd *n = &d->nd[a->node];
+		struct fd_node *fn = &d->nodes[a->node];
+
+		switch (a->type) {
+		case FD_ACT_FENCE:
+			if (n->run) { /* unfencing it: fencing comes first */
+				fenced_level_cancel(n->run);
+				n->run = NULL;
+			}
+			run_level(d, a->node, a->level);
+			break;
+		case FD_ACT_FENCED:
+			/* by 0: a node without a device, reset by its watchdog by now */
+			send_line(d, "FENCED %" PRIu32 " %" PRIu32 " %s", fn->cfg.id, d->st.our_id,
+				a->by ? "agent" : "watchdog");
+			break;
+		case FD_ACT_ALL_FAILED:
+			cpha_log(LOG_CRIT,
+				"fencing %s: every level failed (round %u); retrying in %.1f s; "
+				"'fenced ack %s' once you know it is off",
+				n->name, fn->rounds, (double)d->cfg->global.retry_interval / 1e6,
+				n->name);
+			fenced_history(d, n->name, "all-failed", d->st.our_id, 0, 0, false,
+				"round %u failed; next round in %.1f s", fn->rounds,
+				(double)d->cfg->global.retry_interval / 1e6);
+			break;
+		case FD_ACT_SKIPPED:
+			log_notice("%s rejoined clean (its fenced restarted) before being fenced: "
+				   "not fenced",
+				n->name);
+			fenced_history(d, n->name, "skipped", 0, 0, 0, true,
+				"rejoined clean before fencing");
+			d->skipped++;
+			break;
+		case FD_ACT_DEFER:
+			log_notice("%s is due to be fenced; %s fences it (lowest id with complete "
+				   "state)",
+				n->name, fenced_node_name(d, a->by, b, sizeof(b)));
+			fenced_history(d, n->name, "deferred", a->by, 0, fn->delay, true,
+				"fenced by %s", fenced_node_name(d, a->by, b, sizeof(b)));
+			break;
+		}
+	}
+	rearm(d, out->deadline);
+}
+
+/* ---- what corosync says ---- */
+
+static void set_quorum(struct fenced *d, bool quorate);
+
+static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t nmembers,
+	const struct fd_left *left, size_t nleft, const struct fenced_cs_member *joined,
+	size_t njoined)
+{
+	static const char *const why[] = { "left cleanly", "node down", "fenced process down" };
+	struct fenced *d = ud;
+	struct fd_joined j[128];
+	enum fd_node_state was[128];
+	uint32_t ids[128];
+	struct fd_out out;
+	size_t k, i, nj = 0;
+	char b[32];
+	int q;
+
+	for (k = 0; k < nleft; k++) {
+		i = fd_find(&d->st, left[k].id);
+		if (i == (size_t)-1)
+			continue;
+		log_notice("%s left the fence domain: %s",
+			fenced_node_name(d, left[k].id, b, sizeof(b)), why[left[k].reason]);
+		/* a member that leaves no longer holds the VIP as far as we know,
+		 * but a victim keeps the flag it had: the race rule needs it */
+		if (left[k].reason == FD_LEFT_CLEAN)
+			d->nd[i].vip = false;
+	}
+	/* clean: a fenced process we have not seen before (the host or the
+	 * daemon restarted); the same pid coming back is a merge after a
+	 * partition: it kept its old state. */
+	for (k = 0; k < njoined && nj < 128; k++) {
+		i = fd_find(&d->st, joined[k].id);
+		j[nj].id = joined[k].id;
+		j[nj].clean = i != (size_t)-1 && d->nd[i].pid != joined[k].pid;
+		nj++;
+		if (i != (size_t)-1)
+			log_notice("%s joined the fence domain%s",
+				fenced_node_name(d, joined[k].id, b, sizeof(b)),
+				d->nd[i].pid && d->nd[i].pid == joined[k].pid
+					? " again with its old state (a merge)"
+					: "");
+	}
+	for (k = 0; k < nmembers && k < 128; k++) {
+		ids[k] = members[k].id;
+		i = fd_find(&d->st, members[k].id);
+		if (i != (size_t)-1)
+			d->nd[i].pid = members[k].pid;
+	}
+	d->nmembers = (uint32_t)(nmembers < 128 ? nmembers : 128);
+	/* the quorum of this membership, before it decides anything: a lost
+	 * quorum must never be learnt after the victims it forbids fencing */
+	q = fenced_cs_quorate_now(d->cs);
+	if (q >= 0 && (bool)q != d->quorate)
+		set_quorum(d, q);
+	for (i = 0; i < d->nnodes; i++)
+		was[i] = d->nodes[i].state;
+	fd_membership(&d->st, mono(), ids, d->nmembers, left, nleft, j, nj, &out);
+	for (i = 0; i < d->nnodes; i++) {
+		struct fd_node *fn = &d->nodes[i];
+		uint32_t by;
+
+		if (was[i] != FD_OK || fn->state == FD_OK)
+			continue;
+		by = fd_fencer(&d->st, i);
+		d->nd[i].victim_since = now_us(CLOCK_REALTIME);
+		log_warn("%s failed: to be fenced in %.1f s by %s%s", d->nd[i].name,
+			(double)fn->delay / 1e6, fenced_node_name(d, by, b, sizeof(b)),
+			d->quorate ? "" : ", once this partition is quorate");
+		fenced_history(d, d->nd[i].name, "victim", by, 0, fn->delay, true,
+			"failed; fenced in %.1f s by %s", (double)fn->delay / 1e6,
+			fenced_node_name(d, by, b, sizeof(b)));
+	}
+	for (k = 0; k < njoined; k++) {
+		i = fd_find(&d->st, joined[k].id);
+		if (i != (size_t)-1 && d->nodes[i].state == FD_OK)
+			unfence(d, i);
+	}
+	apply(d, &out);
+	cpha_notify_status("%s, %u members", d->quorate ? "quorate" : "not quorate", d->nmembers);
+}
+
+static void deliver_fenced(struct fenced *d, uint32_t from, const char *msg)
+{
+	uint32_t id = 0, by = 0;
+	char how[16] = "", b2[32];
+	struct fd_out out;
+	size_t i;
+
+	if (sscanf(msg, "FENCED %" SCNu32 " %" SCNu32 " %15s", &id, &by, how) != 3 ||
+		(i = fd_find(&d->st, id)) == (size_t)-1)
+		return;
+	if (d->nd[i].run && by != d->st.our_id) {
+		log_notice("fencing %s: %s reports it fenced; our agent is stopped", d->nd[i].name,
+			fenced_node_name(d, from, b2, sizeof(b2)));
+		fenced_level_cancel(d->nd[i].run);
+		d->nd[i].run = NULL;
+	}
+	fd_remote_fenced(&d->st, mono(), id, by, &out);
+	d->nodes[i].fenced_by = by;
+	d->nd[i].vip = false;
+	d->nd[i].victim_since = 0;
+	d->fenced++;
+	if (strcmp(how, "ack") == 0)
+		d->acks++;
+	cpha_log(strcmp(how, "ack") == 0 ? LOG_WARNING : LOG_NOTICE, "%s fenced by %s (%s)",
+		d->nd[i].name, fenced_node_name(d, by, b2, sizeof(b2)), how);
+	fenced_history(d, d->nd[i].name, strcmp(how, "ack") == 0 ? "ack" : "fenced", by, 0, 0, true,
+		"%s", how);
+	apply(d, &out);
+}
+
+static void deliver_attempt(struct fenced *d, uint32_t from, const char *msg)
+{
+	uint32_t id = 0;
+	unsigned level = 0;
+	char res[16] = "", secs[16] = "";
+	int off = 0;
+	size_t i;
+
+	if (sscanf(msg, "ATTEMPT %" SCNu32 " %u %15s %15s %n", &id, &level, res, secs, &off) < 4 ||
+		(i = fd_find(&d->st, id)) == (size_t)-1)
+		return;
+	fenced_history(d, d->nd[i].name, "attempt", from, (int)level, 0, strcmp(res, "ok") == 0,
+		"%s in %s%s%s", res, secs, off && msg[off] ? ": " : "", off ? msg + off : "");
+}
+
+static uint32_t vip_holder(const struct fenced *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nnodes; i++)
+		if (d->nd[i].vip)
+			return d->nodes[i].cfg.id;
+	return 0;
+}
+
+static void on_deliver(void *ud, uint32_t from, const char *data, size_t len)
+{
+	struct fenced *d = ud;
+	char msg[512];
+	size_t i;
+
+	if (!len || len >= sizeof(msg))
+		return;
+	memcpy(msg, data, len);
+	msg[len] = '\0';
+	if (strncmp(msg, "FENCED ", 7) == 0) {
+		deliver_fenced(d, from, msg);
+	} else if (strncmp(msg, "ATTEMPT ", 8) == 0) {
+		deliver_attempt(d, from, msg);
+	} else if (strncmp(msg, "VIP ", 4) == 0) {
+		i = fd_find(&d->st, from);
+		if (i == (size_t)-1)
+			return;
+		d->nd[i].vip = msg[4] == '1';
+		fd_vip(&d->st, vip_holder(d));
+	}
+}
+
+static void set_quorum(struct fenced *d, bool quorate)
+{
+	struct fd_out out;
+	int r;
+
+	if (quorate != d->quorate)
+		log_notice("the partition is %s", quorate ? "quorate" : "NOT quorate: no fencing");
+	d->quorate = quorate;
+	if (d->wd && (r = fenced_wd_set(d->wd, quorate)) < 0)
+		log_err("watchdog %s: %s", d->cfg->watchdog.device, strerror(-r));
+	fd_quorum(&d->st, mono(), quorate, &out);
+	apply(d, &out);
+	cpha_notify_status("%s, %u members", d->quorate ? "quorate" : "not quorate", d->nmembers);
+}
+
+static void on_quorum(void *ud, bool quorate)
+{
+	struct fenced *d = ud;
+	int q;
+
+	/* a notification may be older than what a configuration change
+	 * already asked for: ask again */
+	q = d->cs ? fenced_cs_quorate_now(d->cs) : -1;
+	set_quorum(d, q >= 0 ? q != 0 : quorate);
+}
+
+static void on_lost(void *ud, const char *why)
+{
+	struct fenced *d = ud;
+
+	/* Without corosync there is no membership and no quorum: stop petting
+	 * the watchdog (an armed one resets the node, as SBD does) and exit,
+	 * for the service manager to start us again after corosync. */
+	log_err("lost corosync (%s): stopping", why);
+	d->quorate = false;
+	if (d->wd)
+		fenced_wd_set(d->wd, false);
+	sd_event_exit(d->e, 1);
+}
+
+static const struct fenced_cs_ops cs_ops = {
+	.confchg = on_confchg,
+	.deliver = on_deliver,
+	.quorum = on_quorum,
+	.lost = on_lost,
+};
+
+/* ---- the VIP: ask the local vipd, tell the group when it changes ---- */
+
+static int vip_query(struct fenced *d)
+{
+	const char *path =
+		d->cfg->global.vip_socket ? d->cfg->global.vip_socket : FENCED_DEFAULT_VIP_SOCKET;
+	char *reply = NULL;
+	json_t *j, *insts, *in;
+	size_t k;
+	int holds = 0;
+
+	if (!d->cfg->global.vip_socket && access(path, F_OK) != 0)
+		return 0; /* no vipd here */
+	if (cpha_admin_query(path, "show json", 500000, &reply) < 0)
+		return -1;
+	j = json_loads(reply, 0, NULL);
+	free(reply);
+	insts = j ? json_object_get(j, "instances") : NULL;
+	json_array_foreach(insts, k, in)
+	{
+		const char *st = json_string_value(json_object_get(in, "state"));
+
+		if (st && strcmp(st, "MASTER") == 0)
+			holds = 1;
+	}
+	json_decref(j);
+	return holds;
+}
+
+static int on_vip_timer(sd_event_source *s, uint64_t usec, void *ud)
+{
+	struct fenced *d = ud;
+	int holds = vip_query(d);
+
+	(void)usec;
+	if (holds >= 0 && (bool)holds != d->self_vip) {
+		d->self_vip = holds;
+		log_info("this node %s the VIP", holds ? "holds" : "no longer holds");
+		send_line(d, "VIP %d", holds);
+	}
+	cpha_timer_rearm(s, 1000000);
+	return 0;
+}
+
+/* ---- ack, start, stop, reload ---- */
+
+int fenced_ack(struct fenced *d, const char *node, uid_t uid, char *why, size_t whylen)
+{
+	size_t i;
+
+	for (i = 0; i < d->nnodes; i++)
+		if (strcmp(d->nd[i].name, node) == 0)
+			break;
+	if (i == d->nnodes) {
+		snprintf(why, whylen, "no node '%s' in corosync's nodelist", node);
+		return -ENOENT;
+	}
+	if (d->nodes[i].state == FD_OK) {
+		snprintf(why, whylen, "%s is not waiting to be fenced", node);
+		return -EALREADY;
+	}
+	log_warn("%s acknowledged as fenced by the administrator (uid %u): fencing ends", node,
+		(unsigned)uid);
+	send_line(d, "FENCED %" PRIu32 " %" PRIu32 " ack", d->nodes[i].cfg.id, d->st.our_id);
+	return 0;
+}
+
+/* The nodelist with each node's fence_node. */
+static int load_nodes(struct fenced *d, char *why, size_t whylen)
+{
+	struct fenced_cs_node *cn = NULL;
+	size_t n = 0, i, k;
+	int r;
+
+	r = fenced_cs_nodelist(d->cs, &cn, &n, &d->qcfg, why, whylen);
+	if (r < 0)
+		return r;
+	d->nodes = calloc(n, sizeof(*d->nodes));
+	d->nd = calloc(n, sizeof(*d->nd));
+	if (!d->nodes || !d->nd) {
+		free(cn);
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	d->nnodes = n;
+	for (i = 0; i < n; i++) {
+		d->nd[i].d = d;
+		d->nd[i].idx = i;
+		snprintf(d->nd[i].name, sizeof(d->nd[i].name), "%s", cn[i].name);
+		d->nodes[i].cfg.id = cn[i].id;
+	}
+	free(cn);
+	for (k = 0; k < d->cfg->nnodes; k++) {
+		for (i = 0; i < n; i++)
+			if (strcmp(d->nd[i].name, d->cfg->nodes[k].name) == 0)
+				break;
+		if (i == n)
+			log_warn("%s: fence_node %s is not in corosync's nodelist", d->cfg->file,
+				d->cfg->nodes[k].name);
+	}
+	return 0;
+}
+
+/* Copy the configuration's per-node settings into the decisions' nodes. */
+static void node_settings(struct fenced *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nnodes; i++) {
+		const struct fenced_node *c = fenced_cfg_node(d->cfg, d->nd[i].name);
+		struct fd_node_cfg *fc = &d->nodes[i].cfg;
+
+		d->nd[i].cfg = c;
+		fc->delay = c ? c->delay : 0;
+		fc->delay_max = c ? c->delay_max : 0;
+		fc->priority_delay_vip = c ? c->priority_delay_vip : 0;
+		fc->nlevels = c ? (unsigned)c->nlevels : 0;
+		if (!c && !d->cfg->watchdog.set)
+			log_warn("%s has no fence_node and there is no watchdog: it cannot be "
+				 "fenced; only 'fenced ack %s' ends its wait",
+				d->nd[i].name, d->nd[i].name);
+	}
+}
+
+static void decide_config(const struct fenced *d, struct fd_config *fc)
+{
+	memset(fc, 0, sizeof(*fc));
+	fc->post_join_delay = d->cfg->global.post_join_delay;
+	fc->post_fail_delay = d->cfg->global.post_fail_delay;
+	fc->retry_interval = d->cfg->global.retry_interval;
+	fc->watchdog_timeout = d->cfg->watchdog.set ? d->cfg->watchdog.timeout : 0;
+	fc->clean_start = d->cfg->global.clean_start;
+}
+
+int fenced_start(struct fenced *d, char *why, size_t whylen)
+{
+	struct fd_config fc;
+	uint64_t seed;
+	size_t i;
+	int r;
+
+	r = fenced_cs_open(d->e, &cs_ops, d, &d->cs, why, whylen);
+	if (r < 0)
+		return r;
+	r = load_nodes(d, why, whylen);
+	if (r < 0)
+		return r;
+	if (fd_find(&(struct fd_state){ .nodes = d->nodes, .nnodes = d->nnodes },
+		    fenced_cs_our_id(d->cs)) == (size_t)-1) {
+		snprintf(why, whylen, "our node id %u is not in corosync's nodelist",
+			fenced_cs_our_id(d->cs));
+		return -ENOENT;
+	}
+	if (d->nnodes > 128) {
+		snprintf(why, whylen, "corosync's nodelist has %zu nodes; fenced takes 128",
+			d->nnodes);
+		return -E2BIG;
+	}
+	node_settings(d);
+	if (d->cfg->watchdog.set && d->qcfg.two_node && !d->qcfg.qdevice)
+		for (i = 0; i < d->nnodes; i++)
+			if (!d->nd[i].cfg) {
+				snprintf(why, whylen,
+					"%s is fenced by its watchdog only, in a two-node cluster "
+					"without a quorum device: both halves keep quorum in a "
+					"split, so neither resets; give it a fence_node or "
+					"corosync a quorum device",
+					d->nd[i].name);
+				return -EINVAL;
+			}
+	if (d->cfg->watchdog.set) {
+		r = fenced_wd_new(d->e, d->cfg->watchdog.device, d->cfg->watchdog.timeout, &d->wd);
+		if (r < 0)
+			return r;
+	}
+	decide_config(d, &fc);
+	seed = now_us(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32) ^ fenced_cs_our_id(d->cs);
+	fd_init(&d->st, &fc, d->nodes, d->nnodes, fenced_cs_our_id(d->cs), mono(), seed);
+	r = sd_event_add_time(d->e, &d->timer, CLOCK_MONOTONIC, FD_NEVER, 10000, on_timer, d);
+	if (r >= 0)
+		r = sd_event_add_time_relative(
+			d->e, &d->vip_timer, CLOCK_MONOTONIC, 0, 100000, on_vip_timer, d);
+	if (r < 0) {
+		snprintf(why, whylen, "event loop: %s", strerror(-r));
+		return r;
+	}
+	rearm(d, fd_deadline(&d->st));
+	log_notice("fenced %s started: node %s (id %u), %zu nodes in corosync's nodelist, "
+		   "post_join_delay %.1f s",
+		CPHA_VERSION, d->nd[fd_find(&d->st, d->st.our_id)].name, d->st.our_id, d->nnodes,
+		(double)fc.post_join_delay / 1e6);
+	return 0;
+}
+
+void fenced_stop(struct fenced *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nnodes; i++)
+		if (d->nd[i].run) {
+			log_warn("stopping while fencing %s: its agent is stopped", d->nd[i].name);
+			fenced_level_cancel(d->nd[i].run);
+			d->nd[i].run = NULL;
+		}
+	/* a clean stop of a healthy node: leave the group (the others do not
+	 * fence us) and disarm the watchdog */
+	fenced_cs_close(d->cs);
+	d->cs = NULL;
+	fenced_wd_free(d->wd, d->quorate);
+	d->wd = NULL;
+	sd_event_source_disable_unref(d->timer);
+	sd_event_source_disable_unref(d->vip_timer);
+	d->timer = d->vip_timer = NULL;
+	free(d->nodes);
+	free(d->nd);
+	d->nodes = NULL;
+	d->nd = NULL;
+	d->nnodes = 0;
+}
+
+void fenced_reload(struct fenced *d)
+{
+	struct fenced_cfg_msgs errs = { 0 };
+	struct fenced_config *c = NULL;
+	struct fd_config fc;
+	size_t i;
+
+	for (i = 0; i < d->nnodes; i++)
+		if (d->nd[i].run) {
+			log_notice("reload waits: fencing %s is in progress", d->nd[i].name);
+			d->reload_pending = true;
+			return;
+		}
+	d->reload_pending = false;
+	cpha_notify_reloading();
+	if (fenced_cfg_load(d->config_path, &c, &errs) < 0 ||
+		fenced_cfg_check_agents(c, fenced_agent_meta_run, NULL, &errs) > 0) {
+		for (i = 0; i < errs.n; i++)
+			log_err("%s", errs.msg[i]);
+		log_err("reload refused: the running configuration stays");
+		fenced_cfg_msgs_free(&errs);
+		fenced_cfg_free(c);
+		cpha_notify_ready("reload refused");
+		return;
+	}
+	fenced_cfg_msgs_free(&errs);
+	for (i = 0; i < c->nnotices; i++)
+		log_notice("%s", c->notices[i]);
+	fenced_cfg_free(d->cfg);
+	d->cfg = c;
+	node_settings(d);
+	decide_config(d, &fc);
+	d->st.cfg = fc; /* victims keep their deadlines; new ones use the new delays */
+	log_notice("configuration reloaded");
+	cpha_notify_ready("reloaded");
+}

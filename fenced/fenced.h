@@ -1,0 +1,85 @@
+/* The fenced daemon: corosync's view in, decisions (decide.h) in the
+ * middle, fence-agents runs and CPG broadcasts out. */
+#ifndef FENCED_FENCED_H
+#define FENCED_FENCED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "agent.h"
+#include "buf.h"
+#include "cfg.h"
+#include "corosync.h"
+#include "decide.h"
+#include "watchdog.h"
+
+#define FENCED_DEFAULT_SOCKET     "/run/fenced/admin.sock"
+#define FENCED_DEFAULT_VIP_SOCKET "/run/vipd/admin.sock"
+#define FENCED_HISTORY            256 /* entries kept (a ring) */
+
+/* One line of the history: what happened to a node, who decided it. */
+struct fenced_hist {
+	uint64_t wall;  /* CLOCK_REALTIME, us */
+	char node[64];  /* the victim */
+	char event[16]; /* victim, deferred, attempt, fenced, all-failed, skipped, ack... */
+	uint32_t by;    /* the member that decided or acted (0: none) */
+	int level;      /* the level number (attempts), else 0 */
+	uint64_t delay; /* victim: the delay applied, us */
+	bool ok;        /* attempt: its result */
+	char detail[200];
+};
+
+/* What fenced keeps per node of the nodelist, beside decide.h's fd_node. */
+struct fenced;
+struct fenced_nd {
+	struct fenced *d;
+	size_t idx; /* in nodes[] and nd[] */
+	char name[256];
+	const struct fenced_node *cfg; /* its fence_node; NULL: none (watchdog only) */
+	uint32_t pid;                  /* its fenced's pid in the group (0: none yet) */
+	bool vip;                      /* it said it holds the VIP */
+	struct fenced_level_run *run;  /* our run of one of its levels */
+	unsigned run_level;            /* index into cfg->levels */
+	uint64_t run_started;          /* monotonic us */
+	uint64_t victim_since;         /* wall us, for show */
+};
+
+struct fenced {
+	sd_event *e;
+	const char *config_path;
+	struct fenced_config *cfg;
+	struct fenced_cs *cs;
+	sd_event_source *timer, *vip_timer, *exit_timer;
+	struct fd_state st;
+	struct fd_node *nodes; /* corosync's nodelist, by id */
+	struct fenced_nd *nd;
+	size_t nnodes;
+	struct fenced_cs_quorum_cfg qcfg;
+	bool quorate, stopping, reload_pending, self_vip;
+	uint32_t nmembers;
+	struct fenced_wd *wd;
+	void *admin, *metrics;
+	char *admin_path;
+	struct fenced_hist hist[FENCED_HISTORY];
+	uint64_t nhist; /* entries ever written; the ring holds the last ones */
+	/* counters for metrics */
+	uint64_t attempts_ok, attempts_failed, attempts_timeout, fenced, acks, skipped;
+	double attempt_seconds;
+};
+
+/* daemon.c */
+int fenced_start(struct fenced *d, char *why, size_t whylen);
+void fenced_stop(struct fenced *d);
+void fenced_reload(struct fenced *d);
+/* The admin command "ack NODE": 0, or a negative errno with why. */
+int fenced_ack(struct fenced *d, const char *node, uid_t uid, char *why, size_t whylen);
+void fenced_history(struct fenced *d, const char *node, const char *event, uint32_t by, int level,
+	uint64_t delay, bool ok, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+const char *fenced_node_name(const struct fenced *d, uint32_t id, char *buf, size_t len);
+
+/* show.c: the admin socket and metrics */
+void fenced_command(struct fenced *d, uid_t uid, const char *line, struct cpha_buf *reply);
+void fenced_prometheus(struct fenced *d, struct cpha_buf *body);
+
+#endif
