@@ -18,7 +18,7 @@ packages=(
 	python3 openssl curl iproute2 iputils-ping procps psmisc util-linux
 	etcd-server etcd-client haproxy keepalived
 	pacemaker pacemaker-cli-utils corosync pcs resource-agents fence-agents
-	iperf3 wrk tcpdump nftables
+	iperf3 wrk tcpdump nftables openipmi ipmitool
 )
 
 if [ "$(id -u)" -ne 0 ]; then

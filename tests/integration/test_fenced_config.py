@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import sys
 import unittest
 
@@ -34,8 +35,9 @@ EXPECT = re.compile(r"^#\s*expect:\s*(\d+):\s*(.+?)\s*$")
 AGENTS = ("fence_ipmilan", "fence_apc_snmp", "fence_dummy")
 
 
-def fenced_c(path):
-    r = subprocess.run([FENCED, "-c", "-f", path], stdin=subprocess.DEVNULL,
+def fenced_c(path, corosync_conf=os.devnull):
+    # -C: never the test machine's own /etc/corosync/corosync.conf
+    r = subprocess.run([FENCED, "-c", "-f", path, "-C", corosync_conf], stdin=subprocess.DEVNULL,
                        capture_output=True, text=True, timeout=120)
     return r.returncode, r.stdout, r.stderr
 
@@ -81,6 +83,36 @@ class FencedConfig(unittest.TestCase):
                 rc, _, out = fenced_c(f)
                 self.assertEqual(rc, 1, out)
                 self.assertIn("%s:%s: %s" % (f, m.group(1), m.group(2)), out)
+
+    def test_two_node_watchdog_only(self):
+        # both halves of a two-node cluster keep quorum: a node left to its
+        # watchdog alone would never reset; with a quorum device it would
+        with tempfile.TemporaryDirectory() as d:
+            conf = os.path.join(d, "fenced.conf")
+            with open(conf, "w") as f:
+                f.write("global_defs {\n    post_join_delay 6s\n}\n"
+                        "fence_device ipmi-a {\n    agent fence_ipmilan\n"
+                        "    ip 198.18.0.80\n    username admin\n    password x\n}\n"
+                        "fence_node a {\n    level 1 {\n        ipmi-a\n    }\n}\n"
+                        "watchdog {\n    device /dev/watchdog\n    timeout 5s\n}\n")
+            cs = os.path.join(d, "corosync.conf")
+            body = ("totem {\n    version: 2\n}\nnodelist {\n"
+                    "    node {\n        name: a\n        nodeid: 1\n    }\n"
+                    "    node {\n        name: b\n        nodeid: 2\n    }\n}\n"
+                    "quorum {\n    provider: corosync_votequorum\n    two_node: 1\n%s}\n")
+            with open(cs, "w") as f:
+                f.write(body % "")
+            rc, _, err = fenced_c(conf, cs)
+            self.assertEqual(rc, 1, err)
+            self.assertIn("%s:15: node b would be fenced by its watchdog only" % conf, err)
+            with open(cs, "w") as f:
+                f.write(body % "    device {\n        model: net\n    }\n")
+            rc, _, err = fenced_c(conf, cs)
+            self.assertEqual(rc, 0, err)
+            with open(cs, "w") as f:
+                f.write((body % "").replace("two_node: 1", "two_node: 0"))
+            rc, _, err = fenced_c(conf, cs)
+            self.assertEqual(rc, 0, err)
 
     def test_sample_unchanged(self):
         # the copy is the sample as given: no edits to make it pass

@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""fenced on a real three-node corosync cluster, fencing through real BMCs.
+
+Three lab hosts n1-n3 run corosync (knet, token 1000 ms) and fenced; a
+fourth host runs one ipmi_sim BMC per node (cphatest.fencedlab), reached
+with the real fence_ipmilan. Level 2 of every node is fence_cpha_lab (the
+test agent that powers a lab node off). Watchdogs are FIFOs read by the
+test, which powers a node off when its armed watchdog goes silent.
+
+  1. n3 dies (every process killed, as a crash): the lowest-id survivor n1
+     fences it through its BMC (the BMC sees power off); n2 defers to n1;
+     both histories say n3 was fenced by n1. The time is printed. n3 boots
+     and rejoins, n1 unfences it (its BMC sees power on), and it is not
+     fenced again.
+  2. n2's BMC hangs (SIGSTOP) and n2 dies: level 1 fails (the agent is
+     killed at agent_timeout or gives up), level 2 powers n2 off; every
+     attempt is in the history of both members.
+  3. n1 is cut off the network (alive): it loses quorum, never runs an
+     agent, stops petting its watchdog and is reset within the watchdog
+     timeout; the majority (n2, lowest id) fences it after its delay.
+  4. A clean stop of fenced on a node is no failure: nobody fences it, and
+     its watchdog is disarmed.
+Exit 0 pass, 77 skip, 1 fail.
+    sudo python3 tests/integration/test_fenced_cluster.py
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import traceback
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
+import cphatest  # noqa: E402
+from cphatest import fencedlab, step, util  # noqa: E402
+
+NAMES = ("n1", "n2", "n3")
+IPS = ("198.18.0.11", "198.18.0.12", "198.18.0.13")
+BMC_IP = "198.18.0.40"
+AGENT_TIMEOUT = 8
+WD_TIMEOUT = 3.0
+N1_DELAY = 6
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def conf(cl, node):
+    devs = []
+    for n in cl.nodes:
+        devs.append("""fence_device bmc-%(n)s {
+    agent fence_ipmilan
+    ip %(ip)s
+    ipport %(port)d
+    username admin
+    password_file %(secret)s
+    lanplus 1
+    cipher 3
+}
+""" % {"n": n.name, "ip": BMC_IP, "port": cl.bmc_port(n), "secret": cl.secret})
+    nodes = []
+    for n in cl.nodes:
+        nodes.append("""fence_node %(n)s {
+    level 1 {
+        bmc-%(n)s
+    }
+    level 2 {
+        lab plug=%(n)s
+    }
+%(delay)s}
+""" % {"n": n.name, "delay": "    delay %ds\n" % N1_DELAY if n.name == "n1" else ""})
+    return """global_defs {
+    post_join_delay 30s
+    post_fail_delay 0s
+    fence_action off
+    agent_timeout %(to)ds
+    retry_interval 3s
+    unfence yes
+}
+%(devs)s
+fence_device lab {
+    agent %(agent)s
+    hosts_file %(hosts)s
+    log_file %(log)s
+}
+%(nodes)s
+watchdog {
+    device %(fifo)s
+    timeout %(wd)gs
+}
+""" % {"to": AGENT_TIMEOUT, "agent": os.path.join(cl.sbin, "fence_cpha_lab"), "devs": "".join(devs), "hosts": cl.hosts_file,
+       "log": cl.fence_log, "nodes": "".join(nodes), "fifo": node.wd_fifo, "wd": WD_TIMEOUT}
+
+
+def history(node, victim, event=None):
+    s = node.show()
+    check(s is not None, "fenced show json on %s failed" % node.name)
+    return [h for h in s["history"] if h["node"] == victim and (event is None or
+                                                                 h["event"] == event)]
+
+
+def wait_fenced(cl, via, victim, since_count, timeout):
+    return util.wait_until(
+        lambda: len(history(via, victim.name, "fenced")) > since_count, timeout, 0.2,
+        "%s to record %s fenced" % (via.name, victim.name))
+
+
+def crash(cl, node):
+    """Every process of the node dies at once; its BMC still says on."""
+    t = time.time()
+    cl.power_off(node)
+    check(not node.pids(), "processes of %s left after the crash" % node.name)
+    return t
+
+
+def reboot(cl, node):
+    cl.wait_left(node)
+    time.sleep(2)  # pitfall 4 of the namespace notes
+    # the BMC still says off: unfencing (unfence yes) turns it on
+    node.boot()
+    util.wait_until(lambda: all(cl.domain_ok(n) for n in cl.nodes), 60, 0.5,
+                    "%s back in every member's fence domain" % node.name)
+
+
+def scenario_crash(cl):
+    n1, n2, n3 = cl.nodes
+    step("1. n3 crashes: n1 fences it through its BMC")
+    before = len(history(n1, "n3", "fenced"))
+    t0 = crash(cl, n3)
+    wait_fenced(cl, n1, n3, before, 30)
+    took = time.time() - t0
+    ev = cl.bmc_events(n3, t0)
+    check(any(e == "set power 0" for _, e in ev), "n3's BMC saw no power off: %r" % ev)
+    h1 = history(n1, "n3", "fenced")[-1]
+    check(h1["by"] == "n1", "n3 fenced by %r, want n1" % h1["by"])
+    att = [h for h in history(n2, "n3", "attempt") if h["level"] == 1 and h["ok"]]
+    check(att and att[-1]["by"] == "n1", "n2's history lacks n1's level-1 attempt: %r"
+          % history(n2, "n3"))
+    check(history(n2, "n3", "fenced")[-1]["by"] == "n1", "n2's history disagrees")
+    check(history(n2, "n3", "deferred"), "n2 did not defer to n1: %r" % history(n2, "n3"))
+    check("fencing n3" not in n2.fenced_log(), "n2 ran an agent for n3")
+    print("  n3 fenced by n1 through fence_ipmilan %.1f s after it died" % took, flush=True)
+    t1 = time.time()
+    reboot(cl, n3)
+    util.wait_until(lambda: any(e == "set power 1" for _, e in cl.bmc_events(n3, t1)), 20, 0.2,
+                    "n1 to unfence n3 (its BMC to see power on)")
+    util.wait_until(lambda: [h for h in history(n1, "n3", "unfence") if h["ok"]], 20, 0.2,
+                    "n1's history to record n3 unfenced")
+    time.sleep(3)
+    check(len(history(n1, "n3", "fenced")) == before + 1, "n3 was fenced again after rejoining")
+
+
+def scenario_level2(cl):
+    n1, n2, n3 = cl.nodes
+    step("2. n2's BMC hangs and n2 dies: level 1 fails, level 2 fences")
+    bmc = cl.bmcs["n2"]
+    before = len(history(n1, "n2", "fenced"))
+    bmc.kill(signal.SIGSTOP)
+    try:
+        t0 = crash(cl, n2)
+        wait_fenced(cl, n1, n2, before, AGENT_TIMEOUT + 25)
+    finally:
+        bmc.kill(signal.SIGCONT)
+    took = time.time() - t0
+    att = [h for h in history(n3, "n2", "attempt") if h["by"] == "n1"]
+    check(len(att) >= 2, "n3's history lacks the attempts: %r" % att)
+    check(att[-2]["level"] == 1 and not att[-2]["ok"], "level 1 did not fail: %r" % att)
+    check(att[-1]["level"] == 2 and att[-1]["ok"], "level 2 did not succeed: %r" % att)
+    secs = float(att[-2]["detail"].split(" in ")[1].split("s")[0])
+    check(secs <= AGENT_TIMEOUT + 2, "level 1 ran %.1f s, past agent_timeout" % secs)
+    check(PASSWORD_NOT_IN_LOGS(cl), "the BMC password is in a log")
+    print("  n2 fenced at level 2 %.1f s after it died (level 1 failed in %.1f s)"
+          % (took, secs), flush=True)
+    reboot(cl, n2)
+
+
+def PASSWORD_NOT_IN_LOGS(cl):
+    for n in cl.nodes:
+        if fencedlab.PASSWORD in n.fenced_log():
+            return False
+    return True
+
+
+def scenario_partition(cl, lab):
+    n1, n2, n3 = cl.nodes
+    wd = cl.watchdogs["n1"]
+    step("3. n1 cut off: no quorum, no fencing by n1, its watchdog resets it, "
+         "n2 fences it")
+    check(wd.pets > 3 and wd.last is not None, "n1's watchdog is not petted: %d pets" % wd.pets)
+    before = len(history(n2, "n1", "fenced"))
+    log_before = len(n1.fenced_log())
+    t0 = time.time()
+    lab.link_down(n1.host)
+    try:
+        util.wait_until(lambda: wd.resets, WD_TIMEOUT + 10, 0.1,
+                        "n1's watchdog to reset it")
+        reset_after = wd.resets[0] - t0
+        wait_fenced(cl, n2, n1, before, N1_DELAY + 20)
+        fenced_after = time.time() - t0
+    finally:
+        lab.link_up(n1.host)
+    after = n1.fenced_log()[log_before:]
+    check("NOT quorate" in after, "n1 did not see its quorum go: %s" % after[-2000:])
+    check("fencing n" not in after, "n1 ran an agent without quorum:\n%s" % after[-2000:])
+    check(reset_after <= WD_TIMEOUT + 6, "the watchdog reset came %.1f s after the cut"
+          % reset_after)
+    check(fenced_after >= N1_DELAY, "n2 fenced n1 before its delay (%.1f s)" % fenced_after)
+    h = history(n3, "n1", "fenced")[-1]
+    check(h["by"] == "n2", "n1 fenced by %r, want n2" % h["by"])
+    print("  n1 reset by its watchdog %.1f s after the cut; fenced by n2 after %.1f s"
+          % (reset_after, fenced_after), flush=True)
+    reboot(cl, n1)
+
+
+def scenario_clean_stop(cl):
+    n1, n2, n3 = cl.nodes
+    step("4. a clean stop of fenced on n3 is not a failure")
+    wd = cl.watchdogs["n3"]
+    before = len(history(n1, "n3"))
+    disarmed, resets = wd.disarmed, len(wd.resets)
+    n3.fenced.kill(signal.SIGTERM)
+    n3.fenced.wait(15)
+    util.wait_until(lambda: cl.domain_ok(n1, ["n1", "n2"]), 15, 0.3, "n3 out of the domain")
+    time.sleep(4)
+    check(len(history(n1, "n3")) == before, "n3's clean stop made history: %r"
+          % history(n1, "n3")[before:])
+    check(wd.disarmed == disarmed + 1, "n3's watchdog was not disarmed")
+    time.sleep(WD_TIMEOUT)
+    check(len(wd.resets) == resets, "n3 was reset by its watchdog after a clean stop")
+    n3.start_fenced()
+    util.wait_until(lambda: all(cl.domain_ok(n) for n in cl.nodes), 30, 0.5, "n3 back")
+
+
+def main():
+    cphatest.require_root(tools=("corosync", "ipmi_sim", "fence_ipmilan", "ipmitool"))
+    if not os.access(fencedlab.FENCED, os.X_OK):
+        util.skip("%s not built (set CPHA_BUILD_DIR)" % fencedlab.FENCED)
+    with cphatest.Lab("fenced-cluster") as lab:
+        hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(NAMES, IPS)]
+        bmc = lab.add_host("bmc", v4=BMC_IP + "/24")
+        cl = fencedlab.Cluster(lab, hosts, list(NAMES), bmc)
+        try:
+            for n in cl.nodes:
+                n._prepare()
+                with open(n.fenced_conf, "w") as f:
+                    f.write(conf(cl, n))
+                cl.add_watchdog(n, WD_TIMEOUT)
+            r = subprocess.run([fencedlab.FENCED, "-c", "-f", cl.nodes[0].fenced_conf],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               timeout=60)
+            check(r.returncode == 0, "fenced -c: %s%s" % (r.stdout, r.stderr))
+            step("three nodes, corosync and fenced, quorate")
+            cl.start()
+            scenario_crash(cl)
+            scenario_level2(cl)
+            scenario_partition(cl, lab)
+            scenario_clean_stop(cl)
+        except BaseException:
+            traceback.print_exc()
+            lab.dump_logs(80)
+            raise
+        finally:
+            cl.close()
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except AssertionError:
+        sys.exit(1)

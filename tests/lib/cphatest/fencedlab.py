@@ -1,0 +1,274 @@
+"""corosync + fenced clusters in lab hosts, each host with its own BMC.
+
+Nodes are pcmk3 nodes (holder with private mount and UTS namespaces, one
+corosync.conf and authkey, fence_cpha_lab on /usr/sbin) that run corosync
+and fenced instead of Pacemaker. Every node has a BMC: an `ipmi_sim`
+(Debian's openipmi) on the lab host "bmc", one UDP port each, whose
+chassis_control script powers the node off through fence_cpha_lab (kills
+its processes by PID, wipes its /run) and reports its power from whether
+any process is left. fenced reaches it with the real fence_ipmilan
+(lanplus, cipher 3, which ipmi_sim answers at once).
+
+Watchdogs are FIFOs: fenced writes "pet" lines, "V" on a clean stop; a
+reader thread here powers the node off when an armed watchdog is silent
+for its timeout, as a hardware one would reset the host.
+
+    fl = fencedlab.Cluster(lab, hosts, names, bmc_host, conf_fn)
+    fl.start()                  # BMCs, corosync, fenced; quorate everywhere
+    fl.show(node)               # fenced show json of that node
+    fl.bmc_events(node)         # [(time, "set power 0"...)] from its BMC
+"""
+
+import json
+import os
+import shlex
+import subprocess
+import threading
+import time
+
+from . import pcmk3, util
+
+BUILD = os.environ.get("CPHA_BUILD_DIR", os.path.join(util.repo_root(), "build"))
+FENCED = os.path.join(BUILD, "fenced", "fenced")
+BMC_PORT0 = 6230
+PASSWORD = "bmc-Secret-9f3"  # IPMI 1.5 takes at most 16 bytes
+
+LAN_CONF = """name "%(name)s"
+set_working_mc 0x20
+  startlan 1
+    addr %(addr)s %(port)d
+    priv_limit admin
+    allowed_auths_callback none md2 md5 straight
+    allowed_auths_user none md2 md5 straight
+    allowed_auths_operator none md2 md5 straight
+    allowed_auths_admin none md2 md5 straight
+    guid a123456789abcdefa123456789abcdef
+  endlan
+  chassis_control "%(script)s 0x20"
+  user 2 true "admin" "%(password)s" admin 10 none md2 md5 straight
+"""
+
+BMC_CMDS = """mc_setbmc 0x20
+mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr
+mc_enable 0x20
+"""
+
+# chassis_control: "MC get power" prints "power:1|0"; "MC set power 0|1".
+# The power state is a file, as a real BMC keeps it: off kills the node,
+# on marks it on (the test boots the node, as the host would).
+CHASSIS = """#!/bin/sh
+agent=%(agent)s
+node=%(node)s
+log=%(log)s
+state=%(state)s
+[ -f "$state" ] || echo 1 >"$state"
+shift
+op=$1
+shift
+if [ "$op" = get ]; then
+    for p in "$@"; do
+        case $p in
+        power) echo "power:$(cat "$state")" ;;
+        esac
+    done
+    exit 0
+fi
+while [ $# -ge 2 ]; do
+    echo "$(date +%%s.%%N) set $1 $2" >>"$log"
+    if [ "$1" = power ]; then
+        echo "$2" >"$state"
+        if [ "$2" = 0 ]; then
+            "$agent" -o off -n "$node" --hosts-file=%(hosts)s --log-file=%(fence_log)s
+        fi
+    fi
+    shift 2
+done
+exit 0
+"""
+
+
+class Node(pcmk3.Node):
+    """A pcmk3 node that runs corosync and fenced (no Pacemaker)."""
+
+    def __init__(self, cluster, host, name):
+        super().__init__(cluster, host, name)
+        self.fenced = None
+        self.fenced_conf = os.path.join(self.dir, "fenced.conf")
+        self.wd_fifo = os.path.join(self.dir, "watchdog")
+
+    def boot(self):
+        self._prepare()
+        self.boots += 1
+        self.holder = self.host.spawn(
+            ["unshare", "--mount", "--uts", "--propagation", "private", "sh", "-c",
+             self._holder_script()], name="holder-" + self.name)
+        util.wait_until(lambda: self._alive(self.holder) and
+                        "holder ready" in self.holder.log_text(),
+                        15, 0.05, "the holder of %s" % self.name)
+        self.cluster.write_hosts_file()
+        self.corosync = self.spawn(["corosync", "-f"], "corosync")
+        util.wait_until(lambda: self.cmap("runtime.votequorum.this_node_id") is not None,
+                        20, 0.2, "corosync on %s" % self.name)
+        self.start_fenced()
+
+    def start_fenced(self):
+        self.fenced = self.spawn([FENCED, "-f", self.fenced_conf], "fenced")
+
+    def up(self):
+        return bool(self.corosync and self.corosync.running() and self.fenced
+                    and self.fenced.running())
+
+    def show(self):
+        """fenced's show json on this node, or None."""
+        r = self.run([FENCED, "-f", self.fenced_conf, "show", "json"], check=False, timeout=15)
+        if r.returncode != 0:
+            return None
+        try:
+            return json.loads(r.stdout)
+        except ValueError:
+            return None
+
+    def fenced_log(self):
+        return self.fenced.log_text() if self.fenced else ""
+
+
+class Watchdog:
+    """Reads a node's watchdog FIFO: powers the node off when an armed
+    watchdog is not petted for timeout seconds (a reset)."""
+
+    def __init__(self, cluster, node, timeout):
+        self.cluster = cluster
+        self.node = node
+        self.timeout = timeout
+        self.pets = 0
+        self.last = None
+        self.resets = []  # wall times
+        self.disarmed = 0
+        self.stop = threading.Event()
+        if os.path.exists(node.wd_fifo):
+            os.unlink(node.wd_fifo)
+        os.mkfifo(node.wd_fifo, 0o600)
+        # read-write keeps the FIFO open whatever fenced does
+        self.fd = os.open(node.wd_fifo, os.O_RDWR | os.O_NONBLOCK)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        buf = b""
+        while not self.stop.is_set():
+            try:
+                data = os.read(self.fd, 4096)
+            except BlockingIOError:
+                data = b""
+            buf += data
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                if line == b"pet":
+                    self.pets += 1
+                    self.last = time.monotonic()
+                elif line == b"V":
+                    self.disarmed += 1
+                    self.last = None
+            if self.last is not None and time.monotonic() - self.last > self.timeout:
+                self.resets.append(time.time())
+                self.last = None
+                try:
+                    self.cluster.power_off(self.node)
+                except Exception:  # the node may already be off
+                    pass
+            time.sleep(0.05)
+
+    def close(self):
+        self.stop.set()
+        self.thread.join(5)
+        os.close(self.fd)
+
+
+class Cluster(pcmk3.Cluster):
+    """corosync + fenced nodes with BMCs on bmc_host."""
+
+    def __init__(self, lab, hosts, names, bmc_host, cluster="cpha-fenced", two_node=False):
+        self.bmc_host = bmc_host
+        super().__init__(lab, hosts, names, cluster=cluster)
+        if two_node:
+            self.corosync_conf = self.corosync_conf.replace(
+                "provider: corosync_votequorum",
+                "provider: corosync_votequorum\n    two_node: 1")
+        self.nodes = [Node(self, h, n) for h, n in zip(hosts, names)]
+        self.bmcs = {}
+        self.watchdogs = {}
+        self.secret = os.path.join(self.dir, "bmc-password")
+        with open(self.secret, "w") as f:
+            f.write(PASSWORD + "\n")
+        os.chmod(self.secret, 0o600)
+
+    def bmc_port(self, node):
+        return BMC_PORT0 + self.nodes.index(node) + 1
+
+    def bmc_log(self, node):
+        return os.path.join(self.dir, "bmc-%s.log" % node.name)
+
+    def start_bmc(self, node):
+        d = os.path.join(self.dir, "bmc-" + node.name)
+        os.makedirs(os.path.join(d, "state"), exist_ok=True)
+        script = os.path.join(d, "chassis")
+        with open(script, "w") as f:
+            f.write(CHASSIS % {
+                "agent": shlex.quote(os.path.join(self.sbin, pcmk3.FENCE_AGENT)),
+                "node": shlex.quote(node.name), "log": shlex.quote(self.bmc_log(node)),
+                "hosts": shlex.quote(self.hosts_file),
+                "state": shlex.quote(os.path.join(d, "power")),
+                "fence_log": shlex.quote(self.fence_log)})
+        os.chmod(script, 0o755)
+        with open(os.path.join(d, "lan.conf"), "w") as f:
+            f.write(LAN_CONF % {"name": "bmc-" + node.name, "addr": self.bmc_host.v4,
+                                "port": self.bmc_port(node), "script": script,
+                                "password": PASSWORD})
+        with open(os.path.join(d, "cmds"), "w") as f:
+            f.write(BMC_CMDS)
+        open(self.bmc_log(node), "a").close()
+        p = self.bmc_host.spawn(["ipmi_sim", "-c", os.path.join(d, "lan.conf"), "-f",
+                                 os.path.join(d, "cmds"), "-s", os.path.join(d, "state"),
+                                 "-n"], name="bmc-" + node.name)
+        self.bmcs[node.name] = p
+        return p
+
+    def bmc_events(self, node, since=0.0):
+        out = []
+        with open(self.bmc_log(node)) as f:
+            for line in f:
+                w = line.split()
+                if len(w) >= 4 and float(w[0]) >= since:
+                    out.append((float(w[0]), " ".join(w[1:])))
+        return out
+
+    def add_watchdog(self, node, timeout):
+        self.watchdogs[node.name] = Watchdog(self, node, timeout)
+        return self.watchdogs[node.name]
+
+    def power_off(self, node):
+        """What a BMC or a watchdog does: every process of the node dies."""
+        agent = os.path.join(self.sbin, pcmk3.FENCE_AGENT)
+        subprocess.run([agent, "-o", "off", "-n", node.name,
+                        "--hosts-file=" + self.hosts_file, "--log-file=" + self.fence_log],
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+
+    def start(self, timeout=60):
+        for n in self.nodes:
+            n._prepare()
+            self.start_bmc(n)
+        for n in self.nodes:
+            n.boot()
+        util.wait_until(lambda: all(self.domain_ok(n) for n in self.nodes), timeout, 0.5,
+                        "every fenced quorate with every node a member")
+
+    def domain_ok(self, node, members=None):
+        s = node.show()
+        if not s or not s.get("quorate"):
+            return False
+        want = sorted(members or [n.name for n in self.nodes])
+        return sorted(s.get("members", [])) == want
+
+    def close(self):
+        for w in self.watchdogs.values():
+            w.close()
