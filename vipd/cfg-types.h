@@ -106,8 +106,14 @@ struct vipd_runas {
 };
 
 /* Slots of notify_as[]: notify_master, _backup, _fault, _stop, notify. */
-enum { VIPD_NOTIFY_MASTER, VIPD_NOTIFY_BACKUP, VIPD_NOTIFY_FAULT, VIPD_NOTIFY_STOP,
-	VIPD_NOTIFY_ANY, VIPD_NOTIFY_N };
+enum {
+	VIPD_NOTIFY_MASTER,
+	VIPD_NOTIFY_BACKUP,
+	VIPD_NOTIFY_FAULT,
+	VIPD_NOTIFY_STOP,
+	VIPD_NOTIFY_ANY,
+	VIPD_NOTIFY_N
+};
 
 struct vipd_instance {
 	char *name;
@@ -141,6 +147,11 @@ struct vipd_instance {
 	struct vipd_track *track_process;
 	size_t ntrack_process;
 	bool dont_track_primary; /* the interface going down is no FAULT */
+	/* track_fenced [SOCKET]: fenced's admin socket; NULL: not tracked.
+	 * No MASTER while fenced says the partition has no quorum; no takeover
+	 * while a node is waiting to be fenced. */
+	char *fenced_socket;
+#define VIPD_FENCED_SOCKET "/run/fenced/admin.sock"
 	char *notify_master, *notify_backup, *notify_fault, *notify_stop, *notify;
 	struct vipd_runas notify_as[VIPD_NOTIFY_N];
 	uint64_t garp_master_delay;          /* default 5 s: second burst after becoming master */
@@ -189,7 +200,7 @@ struct vipd_global {
 	/* notify_fifo and vrrp_notify_fifo: both get every instance and group
 	 * line, keepalived's 'INSTANCE "VI_1" MASTER 100' */
 	struct vipd_fifo_cfg fifo[2];
-	bool fifo_states_on_reload;  /* fifo_write_vrrp_states_on_reload */
+	bool fifo_states_on_reload;   /* fifo_write_vrrp_states_on_reload */
 	bool notify_priority_changes; /* vrrp_notify_priority_changes */
 	/* vrrp_startup_delay and vrrp_delay_after_boot (since boot, from
 	 * CLOCK_BOOTTIME): no instance becomes master before the later */

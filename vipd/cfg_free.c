@@ -75,6 +75,7 @@ void vipd_cfg_free(struct vipd_config *c)
 		vipd_cfg_track_free(v->track_file, v->ntrack_file);
 		vipd_cfg_track_free(v->track_lbd, v->ntrack_lbd);
 		vipd_cfg_track_free(v->track_process, v->ntrack_process);
+		free(v->fenced_socket);
 		cfg_notify_free(notify);
 		cfg_runas_free(v->notify_as, VIPD_NOTIFY_N);
 		free(v->sync_group);

@@ -672,6 +672,23 @@ static void cfg_i_dont_track(struct cfg_ctx *ctx, const struct cpha_conf_node *n
 		I(obj)->v->dont_track_primary = true;
 }
 
+/* track_fenced [SOCKET]: a cpha extension (keepalived has no fencing). */
+static void cfg_i_fenced(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
+{
+	const char *path = n->n > 1 ? n->w[1] : VIPD_FENCED_SOCKET;
+
+	if (vipd_cfg_nargs(ctx, n, 0, 1, I(obj)->where) < 0)
+		return;
+	if (path[0] != '/') {
+		vipd_cfg_err(ctx, n->loc,
+			"track_fenced: '%s' is not an absolute path to fenced's admin socket (%s)",
+			path, I(obj)->where);
+		return;
+	}
+	free(I(obj)->v->fenced_socket);
+	I(obj)->v->fenced_socket = vipd_cfg_strdup(ctx, path);
+}
+
 /* accept: the addresses take traffic for the host, which is what vipd
  * always does (it adds no firewall rules); keepalived's default too unless
  * vrrp_strict. */
@@ -719,6 +736,7 @@ static const struct cfg_kw cfg_inst_kws[] = {
 	{ { "track_lbd", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ { "track_process", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ { "dont_track_primary", CFG_KW_HERE }, cfg_i_dont_track, 0 },
+	{ { "track_fenced", CFG_KW_HERE }, cfg_i_fenced, 0 },
 	{ { "accept", CFG_KW_HERE }, cfg_i_accept, 0 },
 	{ { "no_accept", CFG_KW_HERE }, cfg_i_no_accept, 0 },
 	{ { "notify_master", CFG_KW_HERE }, cfg_i_notify, 0 },

@@ -265,7 +265,9 @@ void inst_apply(struct vipd_inst *in, const struct vrrp_out *out)
 			vips_del(in, false);
 			transition(in, "STOP", a->from);
 			break;
-		case VRRP_ACT_WANT_MASTER: /* the sync group decides */
+		case VRRP_ACT_WANT_MASTER: /* the sync group decides, or fenced */
+			if (!in->sync)
+				track_fenced_try_master(in);
 			break;
 		}
 	}
@@ -625,7 +627,8 @@ int inst_start(struct vipd *d, struct vipd_instance *c, struct vipd_inst **out)
 	sc.adver_int = c->advert_int;
 	sc.preempt = !c->nopreempt;
 	sc.preempt_delay = c->preempt_delay;
-	sc.sync = c->sync_group != NULL;
+	/* sync group or fenced: ask before taking over (WANT_MASTER) */
+	sc.sync = c->sync_group != NULL || c->fenced_socket != NULL;
 	sc.hold_until = d->hold_until;
 	r = vrrp_state_init(&in->sm, &sc);
 	if (r < 0) {

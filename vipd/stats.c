@@ -70,6 +70,12 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 						? t->up
 						: t->file_value == 0));
 	}
+	if (c->fenced_socket)
+		json_array_append_new(tracks,
+			json_pack("{s:s,s:s,s:b,s:b,s:b,s:i,s:b}", "name", c->fenced_socket, "kind",
+				"fenced", "ok", track_fenced_allows_master(in), "answers",
+				in->fenced_known, "quorate", in->fenced_quorate, "pending",
+				(int)in->fenced_pending, "takeover_held", in->fenced_held));
 	cpha_addr_format(&in->src, a, sizeof(a));
 	return json_pack(
 		"{s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:s,s:s,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o}",

@@ -89,6 +89,8 @@ static void group_try_master(struct vipd *d, struct vipd_sync *sy)
 	for (i = 0; i < sy->n; i++) {
 		const struct vrrp_sm *sm = &sy->members[i]->sm;
 
+		if (!track_fenced_allows_master(sy->members[i]))
+			return; /* fenced holds the takeover */
 		if (sm->state == VRRP_STATE_BACKUP && sm->want_master)
 			nbackup++;
 		else if (sm->state != VRRP_STATE_MASTER)
@@ -175,7 +177,7 @@ int sync_setup(struct vipd *d)
 	}
 	d->nsyncs = d->cfg->ngroups;
 	for (i = 0; i < d->ninst; i++)
-		vrrp_state_set_sync(&d->inst[i]->sm, false);
+		vrrp_state_set_sync(&d->inst[i]->sm, d->inst[i]->cfg->fenced_socket != NULL);
 	for (g = 0; g < d->cfg->ngroups; g++) {
 		struct vipd_sync *sy = &d->syncs[g];
 

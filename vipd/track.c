@@ -214,6 +214,75 @@ static bool lbd_healthy(const struct vipd_track *t)
 	return ok;
 }
 
+/* track_fenced: ask fenced. false when it does not answer. */
+static bool fenced_poll(struct vipd_inst *in)
+{
+	json_t *j, *q, *p;
+	char *reply = NULL;
+	bool known = false, quorate = false;
+	unsigned pending = 0;
+
+	if (cpha_admin_query(in->cfg->fenced_socket, "show json", LBD_QUERY_USEC, &reply) == 0 &&
+		(j = json_loads(reply, 0, NULL))) {
+		q = json_object_get(j, "quorate");
+		p = json_object_get(j, "pending");
+		if (json_is_boolean(q) && json_is_array(p)) {
+			known = true;
+			quorate = json_is_true(q);
+			pending = (unsigned)json_array_size(p);
+		}
+		json_decref(j);
+	}
+	free(reply);
+	if (known != in->fenced_known || quorate != in->fenced_quorate)
+		log_notice("instance %s: fenced %s", in->name,
+			!known    ? "does not answer: no takeover until it does"
+			: quorate ? "says this partition is quorate"
+				  : "says this partition has NO quorum: no MASTER here");
+	if (known && pending != in->fenced_pending)
+		log_info("instance %s: fenced has %u node%s waiting to be fenced", in->name,
+			pending, pending == 1 ? "" : "s");
+	in->fenced_pending = known ? pending : 0;
+	if (known != in->fenced_known || quorate != in->fenced_quorate) {
+		in->fenced_known = known;
+		in->fenced_quorate = quorate;
+		return true;
+	}
+	return false;
+}
+
+bool track_fenced_allows_master(const struct vipd_inst *in)
+{
+	if (!in->cfg->fenced_socket)
+		return true;
+	return in->fenced_known && in->fenced_quorate && in->fenced_pending == 0;
+}
+
+void track_fenced_try_master(struct vipd_inst *in)
+{
+	struct vrrp_out out = { 0 };
+
+	if (in->sm.state != VRRP_STATE_BACKUP || !in->sm.want_master)
+		return;
+	if (!track_fenced_allows_master(in)) {
+		if (!in->fenced_held)
+			log_notice(
+				"instance %s: the master is gone; waiting for fenced before taking "
+				"over (%s)",
+				in->name,
+				!in->fenced_known     ? "fenced does not answer"
+				: !in->fenced_quorate ? "no quorum"
+						      : "a node is waiting to be fenced");
+		in->fenced_held = true;
+		return;
+	}
+	if (in->fenced_held)
+		log_notice("instance %s: fenced has nobody left to fence: taking over", in->name);
+	in->fenced_held = false;
+	vrrp_state_goto_master(&in->sm, inst_now(in->d), &out);
+	inst_apply(in, &out);
+}
+
 /* How many processes match each vrrp_track_process, from one /proc scan;
  * NULL when none is tracked or /proc cannot be read (tracks keep their
  * state). */
@@ -298,8 +367,21 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 				}
 			}
 		}
+		if (in->cfg->fenced_socket) {
+			if (fenced_poll(in))
+				changed = true;
+		}
 		if (changed)
 			inst_track_changed(in);
+		if (in->cfg->fenced_socket && !in->sync)
+			track_fenced_try_master(in);
+		else if (in->cfg->fenced_socket && in->sm.want_master) {
+			/* ask the group again, now that fenced may allow it */
+			struct vrrp_out o = { .n = 1 };
+
+			o.act[0].type = VRRP_ACT_WANT_MASTER;
+			sync_member_changed(in, &o);
+		}
 	}
 	free(counts);
 	/* a one-shot source: moving its time alone would never fire it again */
@@ -445,6 +527,8 @@ int track_attach(struct vipd_inst *in)
 		if (r == 0)
 			r = add_tracks(in, sg->track_process, sg->ntrack_process, 'p');
 	}
+	if (r == 0 && c->fenced_socket)
+		fenced_poll(in);
 	/* the instance's own interface going down is a fault (keepalived) */
 	if (r == 0) {
 		struct vipd_track_state *ts = realloc(in->tracks, (in->ntracks + 1) * sizeof(*ts));
@@ -542,6 +626,11 @@ void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
 			}
 		}
 	}
+	/* fenced says no quorum: no MASTER here (an fenced that does not
+	 * answer only holds takeovers: dropping the VIP for it would be an
+	 * outage caused by a safety check) */
+	if (c->fenced_socket && in->fenced_known && !in->fenced_quorate)
+		*fault = true;
 	if (c->priority == 255)
 		prio = 255; /* the owner stays the owner */
 	else if (prio < 1)

@@ -81,6 +81,11 @@ struct vipd_inst {
 	struct vipd_peer_seen peers[VIPD_MAX_PEERS_SEEN];
 	size_t npeers_seen;
 	struct vipd_sync *sync;
+	/* track_fenced: what fenced said at the last poll */
+	bool fenced_known;       /* it answered */
+	bool fenced_quorate;     /* its partition has quorum */
+	unsigned fenced_pending; /* nodes waiting to be fenced */
+	bool fenced_held;        /* a takeover waits for fenced (logged once) */
 };
 
 /* A vrrp_sync_group at run time: its tracking applies to every member, and
@@ -153,6 +158,12 @@ void track_teardown(struct vipd *d);
 int track_attach(struct vipd_inst *in);
 /* Effective priority and fault from the tracking states (pure). */
 void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault);
+/* track_fenced: may this instance take over now (no fenced tracked, or
+ * fenced answers, is quorate and has nobody waiting to be fenced)? */
+bool track_fenced_allows_master(const struct vipd_inst *in);
+/* Master_Down_Timer fired on a tracked instance outside a sync group:
+ * take over if fenced allows it, else wait (asked again at each poll). */
+void track_fenced_try_master(struct vipd_inst *in);
 void track_netlink_link(struct vipd *d, int ifindex, bool up);
 
 /* sync.c: link the running instances of d to their sync groups (after

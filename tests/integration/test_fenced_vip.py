@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""vipd and fenced on two load-balancer hosts: the VIP moves only after its
+holder is fenced, and a split never leaves two holders.
+
+Two lab hosts lb1 and lb2 run corosync (two_node), fenced and vipd with
+`track_fenced`; a third host runs their BMCs (ipmi_sim, reached with the
+real fence_ipmilan; cphatest.fencedlab). Both fence_node blocks have
+`priority_delay_vip 8s`, so whoever holds the VIP is fenced last; lb2 has
+`delay 4s` too, so that in the split its vipd has long stopped hearing lb1
+(3.6 s) when lb1 fences it: only track_fenced keeps it from taking the VIP.
+
+  1. lb1 (priority 150) holds the VIP; both fenced know it.
+  2. lb1 loses power (every process killed, its address gone, its link
+     down): lb2's vipd stops hearing it after about 3.6 s but waits for
+     fenced; lb2's fenced waits priority_delay_vip (lb1 held the VIP), then
+     powers lb1 off through its BMC; only then does lb2 take the VIP.
+  3. lb1 boots again and takes the VIP back (preempt).
+  4. lb1 and lb2 are cut apart (nftables in lb2 drops lb1's packets; both
+     alive, the BMC network still reachable): both keep quorum (two_node)
+     and race; lb1, the VIP holder, waits least and fences lb2; lb2's vipd
+     never takes the VIP. Sampled every 0.1 s: never two holders, and
+     exactly one host survives.
+Exit 0 pass, 77 skip, 1 fail.
+    sudo python3 tests/integration/test_fenced_vip.py
+"""
+
+import os
+import subprocess
+import sys
+import time
+import traceback
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
+import cphatest  # noqa: E402
+from cphatest import fencedlab, step, util  # noqa: E402
+
+NAMES = ("lb1", "lb2")
+IPS = ("198.18.0.21", "198.18.0.22")
+BMC_IP = "198.18.0.40"
+VIP = "198.18.0.100"
+PRIO_DELAY = 8
+LB2_DELAY = 4  # lb1 fences lb2 after lb2's vipd stopped hearing lb1 (3.6 s)
+VIPD = os.path.join(fencedlab.BUILD, "vipd", "vipd")
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def fenced_conf(cl):
+    out = ["""global_defs {
+    post_join_delay 20s
+    post_fail_delay 0s
+    fence_action off
+    agent_timeout 8s
+    retry_interval 3s
+}
+"""]
+    for n in cl.nodes:
+        out.append("""fence_device bmc-%(n)s {
+    agent fence_ipmilan
+    ip %(ip)s
+    ipport %(port)d
+    username admin
+    password_file %(secret)s
+    lanplus 1
+    cipher 3
+}
+fence_node %(n)s {
+    level 1 {
+        bmc-%(n)s
+    }
+    priority_delay_vip %(d)ds
+%(delay)s}
+""" % {"n": n.name, "ip": BMC_IP, "port": cl.bmc_port(n), "secret": cl.secret,
+       "d": PRIO_DELAY, "delay": "    delay %ds\n" % LB2_DELAY if n.name == "lb2" else ""})
+    return "".join(out)
+
+
+def vipd_conf(prio):
+    return """global_defs {
+    router_id cpha
+}
+vrrp_instance VI_1 {
+    state BACKUP
+    interface eth0
+    virtual_router_id 51
+    priority %d
+    advert_int 1
+    virtual_ipaddress {
+        %s/24
+    }
+    track_fenced
+}
+""" % (prio, VIP)
+
+
+def holds(node):
+    r = subprocess.run(["ip", "-n", node.host.ns, "-o", "-4", "addr", "show", "dev", "eth0"],
+                       capture_output=True, text=True, timeout=10)
+    return (" %s/" % VIP) in r.stdout
+
+
+def start_vipd(node):
+    node.vipd = node.spawn([VIPD, "-f", node.vipd_conf], "vipd")
+
+
+def history(node, victim, event):
+    s = node.show()
+    check(s is not None, "fenced show json on %s failed" % node.name)
+    return [h for h in s["history"] if h["node"] == victim and h["event"] == event]
+
+
+def vip_holder_known(node, holder):
+    s = node.show()
+    return s and any(n["name"] == holder and n["vip"] for n in s["nodes"])
+
+
+def power_loss(cl, lab, node):
+    """Power gone: every process, the addresses with them, the link."""
+    cl.power_off(node)
+    subprocess.run(["ip", "-n", node.host.ns, "addr", "flush", "dev", "eth0", "to", VIP + "/32"],
+                   capture_output=True, timeout=10)
+    lab.link_down(node.host)
+
+
+def boot(cl, lab, node):
+    lab.link_up(node.host)
+    cl.wait_left(node)
+    time.sleep(2)
+    node.boot()
+    start_vipd(node)
+    util.wait_until(lambda: all(cl.domain_ok(n) for n in cl.nodes), 60, 0.5,
+                    "%s back in the fence domain" % node.name)
+
+
+def scenario_holder_dies(cl, lab):
+    lb1, lb2 = cl.nodes
+    step("2. lb1 (the VIP holder) loses power: lb2 takes the VIP only after fencing it")
+    before = len(history(lb2, "lb1", "fenced"))
+    t0 = time.time()
+    power_loss(cl, lab, lb1)
+    tv = util.wait_until(lambda: holds(lb2) and time.time(), PRIO_DELAY + 30, 0.05,
+                         "lb2 to take the VIP")
+    fenced = history(lb2, "lb1", "fenced")
+    check(len(fenced) == before + 1 and fenced[-1]["by"] == "lb2",
+          "lb2 holds the VIP but its fenced has not fenced lb1: %r" % fenced)
+    ev = [t for t, e in cl.bmc_events(lb1, t0) if e == "set power 0"]
+    check(ev, "lb1's BMC saw no power off")
+    check(tv >= ev[0], "lb2 took the VIP %.2f s before lb1's BMC powered it off" % (ev[0] - tv))
+    check(ev[0] - t0 >= PRIO_DELAY, "lb1 fenced %.1f s after the failure: priority_delay_vip "
+          "was not applied to the VIP holder" % (ev[0] - t0))
+    print("  lb1 powered off by lb2 %.1f s after the failure, VIP on lb2 after %.1f s"
+          % (ev[0] - t0, tv - t0), flush=True)
+
+
+def scenario_split(cl, lab):
+    lb1, lb2 = cl.nodes
+    step("4. lb1 and lb2 cut apart, both alive: lb1 (the holder) fences lb2; never two "
+         "holders")
+    util.wait_until(lambda: vip_holder_known(lb2, "lb1"), 20, 0.3,
+                    "lb2's fenced to know lb1 holds the VIP")
+    before = len(history(lb1, "lb2", "fenced"))
+    t0 = time.time()
+    rules = ("table inet cut {\n chain in {\n  type filter hook input priority 0;\n"
+             "  ip saddr %s drop\n }\n chain out {\n  type filter hook output priority 0;\n"
+             "  ip daddr %s drop\n }\n}\n" % (lb1.host.v4, lb1.host.v4))
+    r = subprocess.run(["ip", "netns", "exec", lb2.host.ns, "nft", "-f", "-"], input=rules,
+                       capture_output=True, text=True, timeout=10)
+    check(r.returncode == 0, "nft: %s" % r.stderr)
+    both = []
+    lb1_lost = []
+    end = time.time() + 20
+    while time.time() < end:
+        h1, h2 = holds(lb1), holds(lb2)
+        if h1 and h2:
+            both.append(time.time() - t0)
+        if not h1:
+            lb1_lost.append(time.time() - t0)
+        time.sleep(0.1)
+    check(not both, "two VIP holders at %s s after the cut" % ["%.1f" % t for t in both[:5]])
+    check(not lb1_lost, "lb1 (the holder) lost the VIP at %.1f s" % (lb1_lost[:1] or [0])[0])
+    held = [ln for ln in lb2.vipd.log_text().splitlines() if "waiting for fenced" in ln]
+    check(held, "lb2's vipd never waited for fenced: the check proved nothing")
+    fenced = history(lb1, "lb2", "fenced")
+    check(len(fenced) == before + 1 and fenced[-1]["by"] == "lb1",
+          "lb1 did not fence lb2: %r" % fenced)
+    check(not lb2.pids(), "lb2 survived the race")
+    check(lb1.up(), "lb1, the VIP holder, did not survive")
+    check(not [e for t, e in cl.bmc_events(lb1, t0) if e == "set power 0"],
+          "lb1 was powered off too")
+    off = [t for t, e in cl.bmc_events(lb2, t0) if e == "set power 0"]
+    check(off, "lb2's BMC saw no power off")
+    print("  lb2 powered off by lb1 %.1f s after the cut; lb1 kept the VIP throughout"
+          % (off[0] - t0), flush=True)
+
+
+def main():
+    cphatest.require_root(tools=("corosync", "ipmi_sim", "fence_ipmilan", "ipmitool", "nft"))
+    for b in (fencedlab.FENCED, VIPD):
+        if not os.access(b, os.X_OK):
+            util.skip("%s not built (set CPHA_BUILD_DIR)" % b)
+    with cphatest.Lab("fenced-vip") as lab:
+        hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(NAMES, IPS)]
+        bmc = lab.add_host("bmc", v4=BMC_IP + "/24")
+        cl = fencedlab.Cluster(lab, hosts, list(NAMES), bmc, two_node=True)
+        try:
+            conf = fenced_conf(cl)
+            for n, prio in zip(cl.nodes, (150, 100)):
+                n._prepare()
+                with open(n.fenced_conf, "w") as f:
+                    f.write(conf)
+                n.vipd_conf = os.path.join(n.dir, "vipd.conf")
+                with open(n.vipd_conf, "w") as f:
+                    f.write(vipd_conf(prio))
+                r = subprocess.run([VIPD, "-c", "-f", n.vipd_conf], capture_output=True,
+                                   text=True, timeout=30)
+                check(r.returncode == 0, "vipd -c: %s" % r.stderr)
+            step("1. two LB hosts: corosync (two_node), fenced, vipd with track_fenced")
+            cl.start()
+            for n in cl.nodes:
+                start_vipd(n)
+            lb1, lb2 = cl.nodes
+            util.wait_until(lambda: holds(lb1) and not holds(lb2), 30, 0.2, "lb1 to hold the VIP")
+            util.wait_until(lambda: vip_holder_known(lb2, "lb1"), 20, 0.3,
+                            "lb2's fenced to know lb1 holds the VIP")
+            scenario_holder_dies(cl, lab)
+            step("3. lb1 boots and takes the VIP back")
+            boot(cl, lab, lb1)
+            util.wait_until(lambda: holds(lb1) and not holds(lb2), 40, 0.2,
+                            "lb1 to take the VIP back")
+            scenario_split(cl, lab)
+        except BaseException:
+            traceback.print_exc()
+            lab.dump_logs(60)
+            raise
+        finally:
+            cl.close()
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except AssertionError:
+        sys.exit(1)
