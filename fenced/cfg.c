@@ -4,6 +4,7 @@
  *   global_defs { post_join_delay D; post_fail_delay D; fence_action
  *                 off|reboot; agent_timeout D; retry_interval D;
  *                 clean_start [BOOL]; unfence [BOOL];
+ *                 fence_via agents|pacemaker;
  *                 fenced_admin_socket PATH; vip_admin_socket PATH;
  *                 fenced_metrics_bind ADDR:PORT }
  *   fence_device NAME { agent AGENT; KEY VALUE; KEY_file PATH; ... }
@@ -191,6 +192,21 @@ static void g_action(struct ctx *x, const struct cpha_conf_node *n, void *obj)
 		err(x, n->loc, "'fence_action' is off or reboot, not '%s' (global_defs)", n->w[1]);
 }
 
+static void g_via(struct ctx *x, const struct cpha_conf_node *n, void *obj)
+{
+	struct fenced_global *g = obj;
+
+	if (nargs(x, n, 1, 1, "global_defs") < 0)
+		return;
+	if (strcmp(n->w[1], "agents") == 0)
+		g->via = FENCED_VIA_AGENTS;
+	else if (strcmp(n->w[1], "pacemaker") == 0)
+		g->via = FENCED_VIA_PACEMAKER;
+	else
+		err(x, n->loc, "'fence_via' is agents or pacemaker, not '%s' (global_defs)",
+			n->w[1]);
+}
+
 static void g_flag(struct ctx *x, const struct cpha_conf_node *n, void *obj)
 {
 	struct fenced_global *g = obj;
@@ -250,6 +266,7 @@ static const struct kw global_kws[] = {
 	{ { "agent_timeout", HERE }, g_delay, false },
 	{ { "retry_interval", HERE }, g_delay, false },
 	{ { "fence_action", HERE }, g_action, false },
+	{ { "fence_via", HERE }, g_via, false },
 	{ { "clean_start", HERE }, g_flag, false },
 	{ { "unfence", HERE }, g_flag, false },
 	{ { "fenced_admin_socket", HERE }, g_socket, false },
@@ -612,10 +629,19 @@ static void validate(struct ctx *x)
 				use->device = k;
 			}
 	for (k = 0; k < c->ndevices; k++)
-		if (!used[k])
+		if (!used[k] && c->global.via != FENCED_VIA_PACEMAKER)
 			notice(x, c->devices[k].line, "fence_device '%s' is used by no fence_node",
 				c->devices[k].name);
 	free(used);
+	if (c->global.via == FENCED_VIA_PACEMAKER) {
+		/* Pacemaker's devices and topology do the fencing */
+		for (k = 0; k < c->ndevices; k++)
+			notice(x, c->devices[k].line,
+				"fence_device '%s' is not used: fence_via pacemaker hands fencing "
+				"to pacemaker-fenced",
+				c->devices[k].name);
+		return;
+	}
 	for (i = 0; i < c->nnodes; i++)
 		if (!c->nodes[i].nlevels && !c->watchdog.set)
 			err(x, c->nodes[i].line,

@@ -12,6 +12,11 @@
 
 #include "addr.h"
 
+enum fenced_via {
+	FENCED_VIA_AGENTS,    /* fenced runs the agents of fenced.conf */
+	FENCED_VIA_PACEMAKER, /* pacemaker-fenced does (libstonithd) */
+};
+
 enum fenced_action {
 	FENCED_ACTION_REBOOT, /* off, verify, on: the default, as Pacemaker's */
 	FENCED_ACTION_OFF,
@@ -67,6 +72,7 @@ struct fenced_global {
 	uint64_t post_join_delay; /* us, default 6 s (RHCS) */
 	uint64_t post_fail_delay; /* us, default 0 */
 	enum fenced_action action;
+	enum fenced_via via;      /* fence_via agents|pacemaker */
 	uint64_t agent_timeout;   /* us, default 60 s */
 	uint64_t retry_interval;  /* us, default 10 s */
 	bool clean_start;         /* unsafe: nodes not joined at start-up are not fenced */

@@ -115,28 +115,71 @@ static const char *action_name(const struct fenced *d)
 
 static void on_level_done(void *ud, const struct fenced_agent_result *r);
 
-/* Run level index lvl of node i (decide.h said so). A level that cannot
- * start counts as a failed attempt. */
+/* How an attempt is named in the log: "level N", or the hand-off. */
+static const char *via_pcmk(const struct fenced *d)
+{
+	return d->cfg->global.via == FENCED_VIA_PACEMAKER ? "pacemaker-fenced request " : "level ";
+}
+
+static unsigned level_number(const struct fenced_nd *n, unsigned lvl)
+{
+	return n->cfg && lvl < n->cfg->nlevels ? n->cfg->levels[lvl].number : lvl + 1;
+}
+
+static void on_pcmk_done(void *ud, bool ok, const char *msg)
+{
+	struct fenced_agent_result r = { .ok = ok, .exit_code = ok ? 0 : 1 };
+
+	((struct fenced_nd *)ud)->pcmk_busy = false;
+	snprintf(r.msg, sizeof(r.msg), "%s", msg);
+	on_level_done(ud, &r);
+}
+
+/* Stop our run for node n, if any (another member fenced it, we stop). */
+static void cancel_run(struct fenced *d, struct fenced_nd *n)
+{
+	if (n->run) {
+		fenced_level_cancel(n->run);
+		n->run = NULL;
+	}
+	if (n->pcmk_busy) {
+		fenced_pcmk_forget(d->pcmk, n);
+		n->pcmk_busy = false;
+	}
+}
+
+/* Run level index lvl of node i (decide.h said so), or with fence_via
+ * pacemaker ask pacemaker-fenced. A level that cannot start counts as a
+ * failed attempt. */
 static void run_level(struct fenced *d, size_t i, unsigned lvl)
 {
 	struct fenced_nd *n = &d->nd[i];
-	struct fenced_agent_result r;
+	struct fenced_agent_result r = { 0 };
 	struct fd_out out;
 	int rc;
 
 	n->run_level = lvl;
 	n->run_started = mono();
-	log_notice("fencing %s: level %u, action %s", n->name, n->cfg->levels[lvl].number,
-		action_name(d));
-	rc = fenced_level_run(
-		d->e, d->cfg, &n->cfg->levels[lvl], action_name(d), on_level_done, n, &n->run, &r);
+	if (d->cfg->global.via == FENCED_VIA_PACEMAKER) {
+		log_notice(
+			"fencing %s: asking pacemaker-fenced, action %s", n->name, action_name(d));
+		rc = fenced_pcmk_fence(d->pcmk, n->name, action_name(d),
+			(unsigned)(d->cfg->global.agent_timeout / 1000000), on_pcmk_done, n, r.msg,
+			sizeof(r.msg));
+		n->pcmk_busy = rc == 0;
+	} else {
+		log_notice("fencing %s: level %u, action %s", n->name, level_number(n, lvl),
+			action_name(d));
+		rc = fenced_level_run(d->e, d->cfg, &n->cfg->levels[lvl], action_name(d),
+			on_level_done, n, &n->run, &r);
+	}
 	if (rc < 0) {
 		n->run = NULL;
-		log_err("fencing %s: level %u cannot start: %s", n->name,
-			n->cfg->levels[lvl].number, r.msg);
+		log_err("fencing %s: level %u cannot start: %s", n->name, level_number(n, lvl),
+			r.msg);
 		d->attempts_failed++;
-		send_line(d, "ATTEMPT %" PRIu32 " %u failed %s", d->nodes[i].cfg.id,
-			n->cfg->levels[lvl].number, r.msg);
+		send_line(d, "ATTEMPT %" PRIu32 " %u failed 0.0s %s", d->nodes[i].cfg.id,
+			level_number(n, lvl), r.msg);
 		fd_result(&d->st, mono(), i, lvl, false, &out);
 		apply(d, &out);
 	}
@@ -147,7 +190,7 @@ static void on_level_done(void *ud, const struct fenced_agent_result *r)
 	struct fenced_nd *n = ud;
 	struct fenced *d = n->d;
 	size_t i = n->idx;
-	unsigned lvl = n->run_level, number = n->cfg->levels[lvl].number;
+	unsigned lvl = n->run_level, number = level_number(n, lvl);
 	double secs = (double)(mono() - n->run_started) / 1e6;
 	struct fd_out out;
 
@@ -155,20 +198,21 @@ static void on_level_done(void *ud, const struct fenced_agent_result *r)
 	d->attempt_seconds += secs;
 	if (r->ok) {
 		d->attempts_ok++;
-		log_notice("fencing %s: level %u succeeded in %.1f s", n->name, number, secs);
+		log_notice(
+			"fencing %s: %s%u succeeded in %.1f s", n->name, via_pcmk(d), number, secs);
 	} else {
 		if (r->timed_out)
 			d->attempts_timeout++;
 		else
 			d->attempts_failed++;
-		log_err("fencing %s: level %u failed after %.1f s: %s", n->name, number, secs,
-			r->msg);
+		log_err("fencing %s: %s%u failed after %.1f s: %s", n->name, via_pcmk(d), number,
+			secs, r->msg);
 	}
 	send_line(d, "ATTEMPT %" PRIu32 " %u %s %.1fs %s", d->nodes[i].cfg.id, number,
 		r->ok ? "ok" : "failed", secs, r->ok ? "" : r->msg);
 	fd_result(&d->st, mono(), i, lvl, r->ok, &out);
 	apply(d, &out);
-	if (d->reload_pending && !n->run)
+	if (d->reload_pending && !n->run && !n->pcmk_busy)
 		fenced_reload(d);
 }
 
@@ -199,8 +243,9 @@ static void unfence(struct fenced *d, size_t i)
 	size_t k;
 	int on;
 
-	if (!n->cfg || !n->cfg->nlevels || !d->nodes[i].fenced_at || n->run)
-		return;
+	if (!n->cfg || !n->cfg->nlevels || !d->nodes[i].fenced_at || n->run ||
+		d->cfg->global.via == FENCED_VIA_PACEMAKER)
+		return; /* Pacemaker unfences by itself */
 	on = n->cfg->unfence >= 0 ? n->cfg->unfence : d->cfg->global.unfence;
 	if (!on)
 		return;
@@ -232,16 +277,15 @@ static void apply(struct fenced *d, struct fd_out *out)
 
 		switch (a->type) {
 		case FD_ACT_FENCE:
-			if (n->run) { /* unfencing it: fencing comes first */
-				fenced_level_cancel(n->run);
-				n->run = NULL;
-			}
+			cancel_run(d, n); /* unfencing it: fencing comes first */
 			run_level(d, a->node, a->level);
 			break;
 		case FD_ACT_FENCED:
 			/* by 0: a node without a device, reset by its watchdog by now */
 			send_line(d, "FENCED %" PRIu32 " %" PRIu32 " %s", fn->cfg.id, d->st.our_id,
-				a->by ? "agent" : "watchdog");
+				!a->by                                       ? "watchdog"
+				: d->cfg->global.via == FENCED_VIA_PACEMAKER ? "pacemaker"
+									     : "agent");
 			break;
 		case FD_ACT_ALL_FAILED:
 			cpha_log(LOG_CRIT,
@@ -366,11 +410,10 @@ static void deliver_fenced(struct fenced *d, uint32_t from, const char *msg)
 	if (sscanf(msg, "FENCED %" SCNu32 " %" SCNu32 " %15s", &id, &by, how) != 3 ||
 		(i = fd_find(&d->st, id)) == (size_t)-1)
 		return;
-	if (d->nd[i].run && by != d->st.our_id) {
+	if ((d->nd[i].run || d->nd[i].pcmk_busy) && by != d->st.our_id) {
 		log_notice("fencing %s: %s reports it fenced; our agent is stopped", d->nd[i].name,
 			fenced_node_name(d, from, b2, sizeof(b2)));
-		fenced_level_cancel(d->nd[i].run);
-		d->nd[i].run = NULL;
+		cancel_run(d, &d->nd[i]);
 	}
 	fd_remote_fenced(&d->st, mono(), id, by, &out);
 	d->nodes[i].fenced_by = by;
@@ -492,8 +535,8 @@ static int vip_query(struct fenced *d)
 	size_t k;
 	int holds = 0;
 
-	if (!d->cfg->global.vip_socket && access(path, F_OK) != 0)
-		return 0; /* no vipd here */
+	if (access(path, F_OK) != 0)
+		return 0; /* no vipd here, or it stopped (and removed its socket) */
 	if (cpha_admin_query(path, "show json", 500000, &reply) < 0)
 		return -1;
 	j = json_loads(reply, 0, NULL);
@@ -598,6 +641,10 @@ static void node_settings(struct fenced *d)
 		fc->delay_max = c ? c->delay_max : 0;
 		fc->priority_delay_vip = c ? c->priority_delay_vip : 0;
 		fc->nlevels = c ? (unsigned)c->nlevels : 0;
+		if (d->cfg->global.via == FENCED_VIA_PACEMAKER) {
+			fc->nlevels = 1; /* Pacemaker's topology has the levels */
+			continue;
+		}
 		if (!c && !d->cfg->watchdog.set)
 			log_warn("%s has no fence_node and there is no watchdog: it cannot be "
 				 "fenced; only 'fenced ack %s' ends its wait",
@@ -656,6 +703,15 @@ int fenced_start(struct fenced *d, char *why, size_t whylen)
 		if (r < 0)
 			return r;
 	}
+	if (d->cfg->global.via == FENCED_VIA_PACEMAKER) {
+		char pwhy[256];
+
+		/* pacemaker-fenced may come up after us: asked again per request */
+		if (fenced_pcmk_open(d->e, &d->pcmk, pwhy, sizeof(pwhy)) < 0)
+			log_warn("%s; asked again when a node must be fenced", pwhy);
+		else
+			log_notice("fencing is handed to pacemaker-fenced");
+	}
 	decide_config(d, &fc);
 	seed = now_us(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32) ^ fenced_cs_our_id(d->cs);
 	fd_init(&d->st, &fc, d->nodes, d->nnodes, fenced_cs_our_id(d->cs), mono(), seed);
@@ -680,11 +736,12 @@ void fenced_stop(struct fenced *d)
 	size_t i;
 
 	for (i = 0; i < d->nnodes; i++)
-		if (d->nd[i].run) {
+		if (d->nd[i].run || d->nd[i].pcmk_busy) {
 			log_warn("stopping while fencing %s: its agent is stopped", d->nd[i].name);
-			fenced_level_cancel(d->nd[i].run);
-			d->nd[i].run = NULL;
+			cancel_run(d, &d->nd[i]);
 		}
+	fenced_pcmk_close(d->pcmk);
+	d->pcmk = NULL;
 	/* a clean stop of a healthy node: leave the group (the others do not
 	 * fence us) and disarm the watchdog */
 	fenced_cs_close(d->cs);
@@ -709,7 +766,7 @@ void fenced_reload(struct fenced *d)
 	size_t i;
 
 	for (i = 0; i < d->nnodes; i++)
-		if (d->nd[i].run) {
+		if (d->nd[i].run || d->nd[i].pcmk_busy) {
 			log_notice("reload waits: fencing %s is in progress", d->nd[i].name);
 			d->reload_pending = true;
 			return;

@@ -12,6 +12,7 @@
 #include "cfg.h"
 #include "corosync.h"
 #include "decide.h"
+#include "pcmk.h"
 #include "watchdog.h"
 
 #define FENCED_DEFAULT_SOCKET     "/run/fenced/admin.sock"
@@ -40,6 +41,7 @@ struct fenced_nd {
 	uint32_t pid;                  /* its fenced's pid in the group (0: none yet) */
 	bool vip;                      /* it said it holds the VIP */
 	struct fenced_level_run *run;  /* our run of one of its levels */
+	bool pcmk_busy;                /* fence_via pacemaker: a request is out */
 	unsigned run_level;            /* index into cfg->levels */
 	uint64_t run_started;          /* monotonic us */
 	uint64_t victim_since;         /* wall us, for show */
@@ -59,6 +61,7 @@ struct fenced {
 	bool quorate, stopping, reload_pending, self_vip;
 	uint32_t nmembers;
 	struct fenced_wd *wd;
+	struct fenced_pcmk *pcmk; /* fence_via pacemaker */
 	void *admin, *metrics;
 	char *admin_path;
 	struct fenced_hist hist[FENCED_HISTORY];
