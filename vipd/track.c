@@ -217,10 +217,12 @@ static bool lbd_healthy(const struct vipd_track *t)
 /* track_fenced: ask fenced. false when it does not answer. */
 static bool fenced_poll(struct vipd_inst *in)
 {
-	json_t *j, *q, *p;
+	json_t *j, *q, *p, *nodes, *nd;
 	char *reply = NULL;
-	bool known = false, quorate = false;
+	bool known = false, quorate = false, other = false;
 	unsigned pending = 0;
+	const char *self;
+	size_t k;
 
 	if (cpha_admin_query(in->cfg->fenced_socket, "show json", LBD_QUERY_USEC, &reply) == 0 &&
 		(j = json_loads(reply, 0, NULL))) {
@@ -230,6 +232,18 @@ static bool fenced_poll(struct vipd_inst *in)
 			known = true;
 			quorate = json_is_true(q);
 			pending = (unsigned)json_array_size(p);
+			/* another node fenced says holds the VIP: its master may
+			 * still be alive even if corosync has not noticed yet */
+			self = json_string_value(json_object_get(j, "node"));
+			nodes = json_object_get(j, "nodes");
+			json_array_foreach(nodes, k, nd)
+			{
+				const char *name = json_string_value(json_object_get(nd, "name"));
+
+				if (json_is_true(json_object_get(nd, "vip")) && name &&
+					(!self || strcmp(name, self) != 0))
+					other = true;
+			}
 		}
 		json_decref(j);
 	}
@@ -243,6 +257,7 @@ static bool fenced_poll(struct vipd_inst *in)
 		log_info("instance %s: fenced has %u node%s waiting to be fenced", in->name,
 			pending, pending == 1 ? "" : "s");
 	in->fenced_pending = known ? pending : 0;
+	in->fenced_other_holder = known && other;
 	if (known != in->fenced_known || quorate != in->fenced_quorate) {
 		in->fenced_known = known;
 		in->fenced_quorate = quorate;
@@ -255,7 +270,8 @@ bool track_fenced_allows_master(const struct vipd_inst *in)
 {
 	if (!in->cfg->fenced_socket)
 		return true;
-	return in->fenced_known && in->fenced_quorate && in->fenced_pending == 0;
+	return in->fenced_known && in->fenced_quorate && in->fenced_pending == 0 &&
+	       !in->fenced_other_holder;
 }
 
 void track_fenced_try_master(struct vipd_inst *in)
@@ -272,7 +288,8 @@ void track_fenced_try_master(struct vipd_inst *in)
 				in->name,
 				!in->fenced_known     ? "fenced does not answer"
 				: !in->fenced_quorate ? "no quorum"
-						      : "a node is waiting to be fenced");
+				: in->fenced_pending  ? "a node is waiting to be fenced"
+						      : "another node still holds the VIP");
 		in->fenced_held = true;
 		return;
 	}
