@@ -367,6 +367,9 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 		if (i != (size_t)-1)
 			d->nd[i].pid = members[k].pid;
 	}
+	/* a member that joined learns who holds the VIP from the holder */
+	if (njoined && d->self_vip)
+		send_line(d, "VIP 1");
 	d->nmembers = (uint32_t)(nmembers < 128 ? nmembers : 128);
 	/* the quorum of this membership, before it decides anything: a lost
 	 * quorum must never be learnt after the victims it forbids fencing */
@@ -526,6 +529,10 @@ static const struct fenced_cs_ops cs_ops = {
 
 /* ---- the VIP: ask the local vipd, tell the group when it changes ---- */
 
+/* vipd with track_fenced asks us at the same time, waiting up to 500 ms:
+ * we wait much less, so two daemons asking each other never both time out */
+#define VIPD_QUERY_USEC 100000ULL
+
 static int vip_query(struct fenced *d)
 {
 	const char *path =
@@ -537,7 +544,7 @@ static int vip_query(struct fenced *d)
 
 	if (access(path, F_OK) != 0)
 		return 0; /* no vipd here, or it stopped (and removed its socket) */
-	if (cpha_admin_query(path, "show json", 500000, &reply) < 0)
+	if (cpha_admin_query(path, "show json", VIPD_QUERY_USEC, &reply) < 0)
 		return -1;
 	j = json_loads(reply, 0, NULL);
 	free(reply);

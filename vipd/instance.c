@@ -416,6 +416,8 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			continue;
 		}
 		in->adverts_received++;
+		if (adv.priority > 0 && adv.priority < in->priority)
+			in->last_lower_advert_at = inst_now(in->d); /* track_fenced: preempting */
 		record_peer(in, &rx.src, adv.csum);
 		memset(&out, 0, sizeof(out));
 		vrrp_state_advert(&in->sm, inst_now(in->d), adv.priority, adv.adver_int,
@@ -683,6 +685,7 @@ void inst_free(struct vipd_inst *in)
 	sd_event_source_disable_unref(in->timer);
 	sd_event_source_disable_unref(in->garp_timer);
 	sd_event_source_disable_unref(in->refresh_timer);
+	sd_event_source_disable_unref(in->fenced_timer);
 	vrrp_sock_close(&in->sock);
 	free(in->tracks);
 	free(in->name);

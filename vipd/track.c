@@ -270,17 +270,42 @@ bool track_fenced_allows_master(const struct vipd_inst *in)
 {
 	if (!in->cfg->fenced_socket)
 		return true;
+	/* preempting a master we still hear (a lower priority) is plain VRRP:
+	 * it is alive and steps down when it hears us; fenced matters only
+	 * when the master fell silent */
+	if (in->last_lower_advert_at &&
+		inst_now(in->d) - in->last_lower_advert_at < in->sm.master_down_int &&
+		in->sm.state == VRRP_STATE_BACKUP)
+		return in->fenced_known && in->fenced_quorate;
 	return in->fenced_known && in->fenced_quorate && in->fenced_pending == 0 &&
 	       !in->fenced_other_holder;
+}
+
+#define FENCED_HELD_POLL_USEC 100000ULL
+
+static int on_fenced_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct vipd_inst *in = userdata;
+
+	(void)s;
+	(void)usec;
+	if (fenced_poll(in))
+		inst_track_changed(in);
+	track_fenced_try_master(in);
+	return 0;
 }
 
 void track_fenced_try_master(struct vipd_inst *in)
 {
 	struct vrrp_out out = { 0 };
 
-	if (in->sm.state != VRRP_STATE_BACKUP || !in->sm.want_master)
+	if (in->sm.state != VRRP_STATE_BACKUP || !in->sm.want_master) {
+		in->fenced_held = false; /* a master was heard, or we are one */
+		in->fenced_open_at = 0;
 		return;
+	}
 	if (!track_fenced_allows_master(in)) {
+		in->fenced_open_at = 0;
 		if (!in->fenced_held)
 			log_notice(
 				"instance %s: the master is gone; waiting for fenced before taking "
@@ -291,11 +316,33 @@ void track_fenced_try_master(struct vipd_inst *in)
 				: in->fenced_pending  ? "a node is waiting to be fenced"
 						      : "another node still holds the VIP");
 		in->fenced_held = true;
+		/* the takeover waits on fenced: ask it often, not once a second */
+		if (!in->fenced_timer)
+			sd_event_add_time_relative(in->d->e, &in->fenced_timer, CLOCK_MONOTONIC,
+				FENCED_HELD_POLL_USEC, 10000, on_fenced_timer, in);
+		else
+			cpha_timer_rearm(in->fenced_timer, FENCED_HELD_POLL_USEC);
 		return;
 	}
-	if (in->fenced_held)
+	if (in->fenced_held) {
+		/* every held backup is let go at once: wait Skew_Time, as RFC 9568
+		 * staggers backups by priority, so the best one's advert reaches
+		 * the others first and only it takes over */
+		uint64_t now = inst_now(in->d),
+			 skew = in->sm.master_down_int > 3 * in->sm.master_adver_int
+					? in->sm.master_down_int - 3 * in->sm.master_adver_int
+					: 0;
+
+		if (!in->fenced_open_at)
+			in->fenced_open_at = now;
+		if (now < in->fenced_open_at + skew) {
+			cpha_timer_rearm(in->fenced_timer, in->fenced_open_at + skew - now);
+			return;
+		}
 		log_notice("instance %s: fenced has nobody left to fence: taking over", in->name);
+	}
 	in->fenced_held = false;
+	in->fenced_open_at = 0;
 	vrrp_state_goto_master(&in->sm, inst_now(in->d), &out);
 	inst_apply(in, &out);
 }

@@ -82,11 +82,14 @@ struct vipd_inst {
 	size_t npeers_seen;
 	struct vipd_sync *sync;
 	/* track_fenced: what fenced said at the last poll */
-	bool fenced_known;        /* it answered */
-	bool fenced_quorate;      /* its partition has quorum */
-	unsigned fenced_pending;  /* nodes waiting to be fenced */
-	bool fenced_other_holder; /* another node holds the VIP, as fenced knows */
-	bool fenced_held;         /* a takeover waits for fenced (logged once) */
+	bool fenced_known;             /* it answered */
+	bool fenced_quorate;           /* its partition has quorum */
+	unsigned fenced_pending;       /* nodes waiting to be fenced */
+	bool fenced_other_holder;      /* another node holds the VIP, as fenced knows */
+	bool fenced_held;              /* a takeover waits for fenced (logged once) */
+	sd_event_source *fenced_timer; /* while held: ask fenced every 100 ms */
+	uint64_t last_lower_advert_at; /* monotonic us: last advert of a lower priority */
+	uint64_t fenced_open_at;       /* held, then allowed: when (Skew_Time counts from it) */
 };
 
 /* A vrrp_sync_group at run time: its tracking applies to every member, and

@@ -187,9 +187,10 @@ class Watchdog:
 class Cluster(pcmk3.Cluster):
     """corosync + fenced nodes with BMCs on bmc_host."""
 
-    def __init__(self, lab, hosts, names, bmc_host, cluster="cpha-fenced", two_node=False):
+    def __init__(self, lab, hosts, names, bmc_host, cluster="cpha-fenced", two_node=False,
+                 subdir="pcmk3"):
         self.bmc_host = bmc_host
-        super().__init__(lab, hosts, names, cluster=cluster)
+        super().__init__(lab, hosts, names, cluster=cluster, subdir=subdir)
         if two_node:
             self.corosync_conf = self.corosync_conf.replace(
                 "provider: corosync_votequorum",
@@ -245,13 +246,6 @@ class Cluster(pcmk3.Cluster):
     def add_watchdog(self, node, timeout):
         self.watchdogs[node.name] = Watchdog(self, node, timeout)
         return self.watchdogs[node.name]
-
-    def power_off(self, node):
-        """What a BMC or a watchdog does: every process of the node dies."""
-        agent = os.path.join(self.sbin, pcmk3.FENCE_AGENT)
-        subprocess.run([agent, "-o", "off", "-n", node.name,
-                        "--hosts-file=" + self.hosts_file, "--log-file=" + self.fence_log],
-                       stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
 
     def start(self, timeout=60):
         for n in self.nodes:

@@ -375,9 +375,9 @@ class Node(pacemaker.Node):
 class Cluster:
     """Nodes on hosts, one corosync cluster, fencing through fence_cpha_lab."""
 
-    def __init__(self, lab, hosts, names, extra_mounts=(), cluster="cpha-lab"):
+    def __init__(self, lab, hosts, names, extra_mounts=(), cluster="cpha-lab", subdir="pcmk3"):
         self.lab = lab
-        self.dir = os.path.join(lab.dir, "pcmk3")
+        self.dir = os.path.join(lab.dir, subdir)
         os.makedirs(self.dir, exist_ok=True)
         self.extra_mounts = list(extra_mounts)
         self.sbin = os.path.join(self.dir, "sbin")
@@ -464,6 +464,15 @@ class Cluster:
         return r
 
     # -- failures --------------------------------------------------------------
+    def power_off(self, node, log=True):
+        """What a BMC or a watchdog does: every process of the node dies.
+        log: the power-off goes to the fence log (fence_events) too."""
+        agent = os.path.join(self.sbin, FENCE_AGENT)
+        argv = [agent, "-o", "off", "-n", node.name, "--hosts-file=" + self.hosts_file]
+        if log:
+            argv.append("--log-file=" + self.fence_log)
+        subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+
     def kill_corosync(self, node):
         """An unclean failure: SIGKILL the node's corosync (by PID)."""
         node.corosync.kill(signal.SIGKILL)
