@@ -141,6 +141,7 @@ static void cancel_run(struct fenced *d, struct fenced_nd *n)
 	if (n->run) {
 		fenced_level_cancel(n->run);
 		n->run = NULL;
+		n->unfencing = false;
 	}
 	if (n->pcmk_busy) {
 		fenced_pcmk_forget(d->pcmk, n);
@@ -256,9 +257,11 @@ static void unfence(struct fenced *d, size_t i)
 		return;
 	n->run_level = 0;
 	n->run_started = mono();
+	n->unfencing = true;
 	if (fenced_level_run(
 		    d->e, d->cfg, &n->cfg->levels[0], "on", on_unfence_done, n, &n->run, &r) < 0) {
 		n->run = NULL;
+		n->unfencing = false;
 		log_err("unfencing %s cannot start: %s", n->name, r.msg);
 	}
 }
@@ -744,7 +747,8 @@ void fenced_stop(struct fenced *d)
 
 	for (i = 0; i < d->nnodes; i++)
 		if (d->nd[i].run || d->nd[i].pcmk_busy) {
-			log_warn("stopping while fencing %s: its agent is stopped", d->nd[i].name);
+			log_warn("stopping while %s %s: its agent is stopped",
+				d->nd[i].unfencing ? "unfencing" : "fencing", d->nd[i].name);
 			cancel_run(d, &d->nd[i]);
 		}
 	fenced_pcmk_close(d->pcmk);

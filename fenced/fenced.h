@@ -42,6 +42,7 @@ struct fenced_nd {
 	bool vip;                      /* it said it holds the VIP */
 	struct fenced_level_run *run;  /* our run of one of its levels */
 	bool pcmk_busy;                /* fence_via pacemaker: a request is out */
+	bool unfencing;                /* run is an unfence ("on"), not a fencing */
 	unsigned run_level;            /* index into cfg->levels */
 	uint64_t run_started;          /* monotonic us */
 	uint64_t victim_since;         /* wall us, for show */
