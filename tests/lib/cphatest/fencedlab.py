@@ -97,16 +97,7 @@ class Node(pcmk3.Node):
         self.wd_fifo = os.path.join(self.dir, "watchdog")
 
     def boot(self):
-        self._prepare()
-        self.boots += 1
-        self.holder = self.host.spawn(
-            ["unshare", "--mount", "--uts", "--propagation", "private", "sh", "-c",
-             self._holder_script()], name="holder-" + self.name)
-        util.wait_until(lambda: self._alive(self.holder) and
-                        "holder ready" in self.holder.log_text(),
-                        15, 0.05, "the holder of %s" % self.name)
-        self.cluster.write_hosts_file()
-        self.corosync = self.spawn(["corosync", "-f"], "corosync")
+        self.power_on()
         util.wait_until(lambda: self.cmap("runtime.votequorum.this_node_id") is not None,
                         20, 0.2, "corosync on %s" % self.name)
         self.start_fenced()

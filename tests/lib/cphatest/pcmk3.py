@@ -330,9 +330,8 @@ class Node(pacemaker.Node):
                 f.write("%s %s\n" % (n.host.v4, n.name))
         self.prepared = True
 
-    def boot(self):
-        """Holder (fresh /run and /dev/shm), corosync and pacemakerd; no wait
-        for quorum or a DC (a node alone has neither)."""
+    def power_on(self):
+        """A fresh holder (empty /run and /dev/shm) and corosync."""
         self._prepare()
         self.boots += 1
         self.holder = self.host.spawn(
@@ -343,6 +342,11 @@ class Node(pacemaker.Node):
                         15, 0.05, "the holder of %s" % self.name)
         self.cluster.write_hosts_file()
         self.corosync = self.spawn(["corosync", "-f"], "corosync")
+
+    def boot(self):
+        """power_on() and pacemakerd; no wait for quorum or a DC (a node
+        alone has neither)."""
+        self.power_on()
         self.pacemakerd = self.spawn(["pacemakerd"], "pacemakerd",
                                      env={"PCMK_logfacility": "none", "PCMK_stderr": "no",
                                           "TMPDIR": self.lab.tmp_dir})
