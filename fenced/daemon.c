@@ -197,6 +197,9 @@ static void on_level_done(void *ud, const struct fenced_agent_result *r)
 
 	n->run = NULL; /* the run frees itself when this returns */
 	d->attempt_seconds += secs;
+	for (size_t b = 0; b < FENCED_BUCKETS; b++)
+		if (b == FENCED_BUCKETS - 1 || secs <= fenced_bucket_le[b])
+			d->attempt_buckets[b]++; /* cumulative, as Prometheus wants */
 	if (r->ok) {
 		d->attempts_ok++;
 		log_notice(

@@ -70,7 +70,12 @@ struct fenced {
 	/* counters for metrics */
 	uint64_t attempts_ok, attempts_failed, attempts_timeout, fenced, acks, skipped;
 	double attempt_seconds;
+#define FENCED_BUCKETS 7 /* attempt duration: 1, 2, 5, 10, 30, 60 s, +Inf */
+	uint64_t attempt_buckets[FENCED_BUCKETS];
 };
+
+/* the upper bounds of the attempt-duration buckets (the last is +Inf) */
+static const double fenced_bucket_le[FENCED_BUCKETS - 1] = { 1, 2, 5, 10, 30, 60 };
 
 /* daemon.c */
 int fenced_start(struct fenced *d, char *why, size_t whylen);

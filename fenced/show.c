@@ -205,9 +205,21 @@ void fenced_prometheus(struct fenced *d, struct cpha_buf *b)
 		b, "fenced_attempts_total", (double)d->attempts_failed, "result", "failed", NULL);
 	cpha_prom_sample(
 		b, "fenced_attempts_total", (double)d->attempts_timeout, "result", "timeout", NULL);
-	cpha_prom_family(
-		b, "fenced_attempt_seconds_total", "counter", "time spent running fence levels");
-	cpha_prom_sample(b, "fenced_attempt_seconds_total", d->attempt_seconds, NULL);
+	cpha_prom_family(b, "fenced_attempt_duration_seconds", "histogram",
+		"how long each fence level run (or pacemaker-fenced request) took");
+	for (i = 0; i < FENCED_BUCKETS; i++) {
+		char le[16];
+
+		if (i == FENCED_BUCKETS - 1)
+			snprintf(le, sizeof(le), "+Inf");
+		else
+			snprintf(le, sizeof(le), "%g", fenced_bucket_le[i]);
+		cpha_prom_sample(b, "fenced_attempt_duration_seconds_bucket",
+			(double)d->attempt_buckets[i], "le", le, NULL);
+	}
+	cpha_prom_sample(b, "fenced_attempt_duration_seconds_sum", d->attempt_seconds, NULL);
+	cpha_prom_sample(b, "fenced_attempt_duration_seconds_count",
+		(double)d->attempt_buckets[FENCED_BUCKETS - 1], NULL);
 	cpha_prom_family(b, "fenced_fenced_total", "counter",
 		"nodes fenced in the domain (any member's outcome, acks included)");
 	cpha_prom_sample(b, "fenced_fenced_total", (double)d->fenced, NULL);

@@ -79,6 +79,7 @@ def conf(cl, node):
 %(delay)s}
 """ % {"n": n.name, "delay": "    delay %ds\n" % N1_DELAY if n.name == "n1" else ""})
     return """global_defs {
+    fenced_metrics_bind 127.0.0.1:9131
     post_join_delay 30s
     post_fail_delay 0s
     fence_action off
@@ -106,6 +107,18 @@ def history(node, victim, event=None):
     check(s is not None, "fenced show json on %s failed" % node.name)
     return [h for h in s["history"] if h["node"] == victim and (event is None or
                                                                  h["event"] == event)]
+
+
+def metrics(node):
+    """fenced's Prometheus metrics on the node: {sample: value}."""
+    r = node.run(["curl", "-s", "-m", "5", "http://127.0.0.1:9131/metrics"], check=False,
+                 timeout=15)
+    out = {}
+    for line in r.stdout.splitlines():
+        if line and not line.startswith("#"):
+            k, v = line.rsplit(" ", 1)
+            out[k] = float(v)
+    return out
 
 
 def wait_fenced(cl, via, victim, since_count, timeout):
@@ -148,6 +161,12 @@ def scenario_crash(cl):
     check(history(n2, "n3", "fenced")[-1]["by"] == "n1", "n2's history disagrees")
     check(history(n2, "n3", "deferred"), "n2 did not defer to n1: %r" % history(n2, "n3"))
     check("fencing n3" not in n2.fenced_log(), "n2 ran an agent for n3")
+    m = metrics(n1)
+    check(m.get("fenced_quorate") == 1 and m.get("fenced_members") == 2,
+          "n1's metrics: %r" % m)
+    check(m.get('fenced_attempts_total{result="ok"}', 0) >= 1 and
+          m.get("fenced_fenced_total", 0) >= 1 and
+          m.get("fenced_attempt_duration_seconds_count", 0) >= 1, "n1's metrics: %r" % m)
     print("  n3 fenced by n1 through fence_ipmilan %.1f s after it died" % took, flush=True)
     t1 = time.time()
     reboot(cl, n3)
