@@ -20,13 +20,17 @@ test, which powers a node off when its armed watchdog goes silent.
      timeout; the majority (n2, lowest id) fences it after its delay.
   4. A clean stop of fenced on a node is no failure: nobody fences it, and
      its watchdog is disarmed.
-  5. n2's BMC hangs again and n2 dies; `fenced ack n2` on n3 ends it: every
-     member records the ack by n3, n1 stops its agent, level 2 never runs,
-     a second ack is refused.
+  5. n2 dies and every level fails (BMC hung, the lab agent refuses): n1
+     says so loudly and retries after retry_interval, n2 shows as pending
+     with its rounds; `fenced ack n2` on n3 ends it: every member records
+     the ack by n3, nothing runs any more, a second ack is refused.
+  6. SIGHUP: a good configuration is taken, one with an unknown agent
+     parameter is refused (named in the log) and fenced runs on.
 Exit 0 pass, 77 skip, 1 fail.
     sudo python3 tests/integration/test_fenced_cluster.py
 """
 
+import json
 import os
 import re
 import signal
@@ -262,14 +266,26 @@ def scenario_clean_stop(cl):
 
 def scenario_ack(cl):
     n1, n2, n3 = cl.nodes
-    step("5. n2's BMC hangs again and n2 dies; the administrator acks it from n3")
+    step("5. n2 dies and every level fails (BMC hung, lab agent refuses): retried "
+         "rounds, then the administrator acks it from n3")
     bmc = cl.bmcs["n2"]
     log_before = len(n1.fenced_log())
+    crash(cl, n2)
+    with open(cl.hosts_file) as f:
+        hosts = json.load(f)
+    del hosts["n2"]  # fence_cpha_lab now fails for n2: "unknown node"
+    with open(cl.hosts_file, "w") as f:
+        json.dump(hosts, f)
     bmc.kill(signal.SIGSTOP)
     try:
-        crash(cl, n2)
-        util.wait_until(lambda: "fencing n2: level 1" in n1.fenced_log()[log_before:], 20, 0.1,
-                        "n1 to start fencing n2")
+        util.wait_until(
+            lambda: n1.fenced_log()[log_before:].count("fencing n2: level 1, action") >= 2,
+            2 * AGENT_TIMEOUT + 20, 0.2, "n1 to retry every level of n2")
+        after = n1.fenced_log()[log_before:]
+        check("every level failed (round 1)" in after, "no loud all-failed line:\n%s" % after)
+        s = n1.show()
+        p = [x for x in s["pending"] if x["node"] == "n2"]
+        check(p and p[0]["rounds"] >= 1, "n2 is not pending with its rounds: %r" % s["pending"])
         r = n3.run([fencedlab.FENCED, "-f", n3.fenced_conf, "ack", "n2"], check=False,
                    timeout=15)
         check(r.returncode == 0 and "acknowledged" in r.stdout, "ack: %s%s" % (r.stdout,
@@ -277,22 +293,49 @@ def scenario_ack(cl):
         util.wait_until(lambda: history(n1, "n2", "ack"), 10, 0.1, "n1 to record the ack")
     finally:
         bmc.kill(signal.SIGCONT)
+        cl.write_hosts_file()
     h = history(n1, "n2", "ack")[-1]
     check(h["by"] == "n3", "the ack is recorded as by %r, want n3" % h["by"])
-    check("our agent is stopped" in n1.fenced_log()[log_before:],
-          "n1 did not stop its agent after the ack")
-    time.sleep(3)
-    # (the fence log may show the hung BMC's late power-off once it runs again:
-    # that is the stopped fence_ipmilan's request, not level 2)
-    check("fencing n2: level 2" not in n1.fenced_log()[log_before:],
-          "level 2 ran after the ack")
+    check(history(n3, "n2", "ack"), "n3's history lacks the ack")
+    att = [x for x in history(n1, "n2", "attempt") if not x["ok"]]
+    check(len(att) >= 2, "the failed attempts are not in the history: %r" % att)
+    n = n1.fenced_log()[log_before:].count("action off")
+    time.sleep(5)  # past retry_interval (3 s): nothing may start any more
+    check(n1.fenced_log()[log_before:].count("action off") == n,
+          "fencing went on after the ack")
     r = n3.run([fencedlab.FENCED, "-f", n3.fenced_conf, "ack", "n2"], check=False, timeout=15)
     check(r.returncode != 0 and "not waiting" in r.stdout, "a second ack was taken: %s"
           % r.stdout)
     s = n1.show()
     check(not s["pending"], "still pending after the ack: %r" % s["pending"])
-    print("  n2 acked from n3: n1's agent stopped, nothing else ran", flush=True)
+    print("  every level of n2 failed twice, reported loudly; acked from n3, fencing "
+          "stopped", flush=True)
     reboot(cl, n2)
+
+
+def scenario_reload(cl):
+    n1, n2, n3 = cl.nodes
+    step("6. SIGHUP: a good configuration is taken, a bad one refused, fenced runs on")
+    with open(n2.fenced_conf) as f:
+        good = f.read()
+    log_before = len(n2.fenced_log())
+    try:
+        with open(n2.fenced_conf, "w") as f:
+            f.write(good.replace("retry_interval 3s", "retry_interval 4s"))
+        n2.fenced.kill(signal.SIGHUP)
+        util.wait_until(lambda: "configuration reloaded" in n2.fenced_log()[log_before:], 30,
+                        0.2, "n2 to reload")
+        with open(n2.fenced_conf, "w") as f:
+            f.write(good.replace("agent fence_ipmilan", "agent fence_ipmilan\n    bogus 1", 1))
+        n2.fenced.kill(signal.SIGHUP)
+        util.wait_until(lambda: "reload refused" in n2.fenced_log()[log_before:], 30, 0.2,
+                        "n2 to refuse the bad configuration")
+        after = n2.fenced_log()[log_before:]
+        check("bogus" in after, "the refusal does not name the bad parameter:\n%s" % after)
+    finally:
+        with open(n2.fenced_conf, "w") as f:
+            f.write(good)
+    check(n2.fenced.running() and cl.domain_ok(n2), "n2's fenced is not running after reloads")
 
 
 def main():
@@ -320,6 +363,7 @@ def main():
             scenario_partition(cl, lab)
             scenario_clean_stop(cl)
             scenario_ack(cl)
+            scenario_reload(cl)
         except BaseException:
             traceback.print_exc()
             lab.dump_logs(80)
