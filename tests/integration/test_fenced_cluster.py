@@ -102,7 +102,8 @@ watchdog {
     device %(fifo)s
     timeout %(wd)gs
 }
-""" % {"to": AGENT_TIMEOUT, "agent": os.path.join(cl.sbin, "fence_cpha_lab"), "devs": "".join(devs), "hosts": cl.hosts_file,
+""" % {"to": AGENT_TIMEOUT, "agent": os.path.join(cl.sbin, "fence_cpha_lab"),
+       "devs": "".join(devs), "hosts": cl.hosts_file,
        "log": cl.fence_log, "nodes": "".join(nodes), "fifo": node.wd_fifo, "wd": WD_TIMEOUT}
 
 
