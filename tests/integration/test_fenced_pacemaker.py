@@ -42,7 +42,9 @@ def check(cond, msg):
 
 
 def start_fenced(node):
-    node.fenced = node.spawn([fencedlab.FENCED, "-f", node.fenced_conf], "fenced")
+    # with the capabilities of its systemd unit only (fencedlab.unit_caps)
+    node.fenced = node.spawn(["setpriv", "--bounding-set", fencedlab.unit_caps(), "--inh-caps",
+                              "-all", fencedlab.FENCED, "-f", node.fenced_conf], "fenced")
 
 
 def show(node):

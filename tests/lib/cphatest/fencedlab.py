@@ -87,6 +87,16 @@ exit 0
 """
 
 
+def unit_caps():
+    """setpriv's --bounding-set for the unit's CapabilityBoundingSet."""
+    caps = []
+    with open(os.path.join(util.repo_root(), "etc", "systemd", "fenced.service")) as f:
+        for line in f:
+            if line.startswith("CapabilityBoundingSet="):
+                caps = line.split("=", 1)[1].split()
+    return ",".join(["-all"] + ["+" + c[4:].lower() for c in caps if c.startswith("CAP_")])
+
+
 class Node(pcmk3.Node):
     """A pcmk3 node that runs corosync and fenced (no Pacemaker)."""
 
@@ -103,7 +113,11 @@ class Node(pcmk3.Node):
         self.start_fenced()
 
     def start_fenced(self):
-        self.fenced = self.spawn([FENCED, "-f", self.fenced_conf], "fenced")
+        """fenced with no more capabilities than its systemd unit gives it
+        (etc/systemd/fenced.service's CapabilityBoundingSet), so the tests
+        prove that set works: corosync's IPC, the agents, the watchdog."""
+        self.fenced = self.spawn(["setpriv", "--bounding-set", unit_caps(), "--inh-caps",
+                                  "-all", FENCED, "-f", self.fenced_conf], "fenced")
 
     def up(self):
         return bool(self.corosync and self.corosync.running() and self.fenced
