@@ -3,6 +3,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -414,4 +415,56 @@ void cpha_spawn_cancel(struct cpha_spawn *s)
 			;
 	}
 	spawn_free(s);
+}
+
+struct run_state {
+	bool done;
+	struct cpha_run_result *res;
+	int err;
+};
+
+static void run_done(void *userdata, const struct cpha_spawn_result *r)
+{
+	struct run_state *st = userdata;
+
+	st->done = true;
+	st->res->exited = r->exited;
+	st->res->exit_code = r->exit_code;
+	st->res->signo = r->signo;
+	st->res->timed_out = r->timed_out;
+	st->res->out = strdup(r->out ? r->out : "");
+	st->res->err = strdup(r->err ? r->err : "");
+	if (!st->res->out || !st->res->err)
+		st->err = -ENOMEM;
+}
+
+int cpha_run(const struct cpha_spawn_opts *o, struct cpha_run_result *res)
+{
+	struct run_state st = { .res = res };
+	sd_event *e = NULL;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	r = sd_event_new(&e);
+	if (r < 0)
+		return r;
+	r = cpha_spawn(e, o, run_done, &st, NULL);
+	while (r == 0 && !st.done) {
+		r = sd_event_run(e, UINT64_MAX);
+		if (r > 0)
+			r = 0;
+	}
+	sd_event_unref(e);
+	if (r == 0)
+		r = st.err;
+	if (r < 0)
+		cpha_run_free(res);
+	return r;
+}
+
+void cpha_run_free(struct cpha_run_result *res)
+{
+	free(res->out);
+	free(res->err);
+	res->out = res->err = NULL;
 }

@@ -60,4 +60,18 @@ pid_t cpha_spawn_pid(const struct cpha_spawn *s);
  * handle without calling done (shutdown, reload). */
 void cpha_spawn_cancel(struct cpha_spawn *s);
 
+/* What cpha_run() gives back; out and err are owned (cpha_run_free). */
+struct cpha_run_result {
+	int exited, exit_code, signo, timed_out;
+	char *out, *err;
+};
+
+/* Run a child to its end on a private event loop (for commands, not
+ * daemons): the same options and limits as cpha_spawn(). Returns 0 with res
+ * filled (whatever the child's status), or a negative errno when it could
+ * not be started. */
+int cpha_run(const struct cpha_spawn_opts *o, struct cpha_run_result *res);
+
+void cpha_run_free(struct cpha_run_result *res);
+
 #endif

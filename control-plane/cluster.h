@@ -1,0 +1,168 @@
+/* The cluster description (/etc/cpha/cluster.yaml) as cpha reads it: every
+ * value with the place it was written, so that plan, pki and render can say
+ * "file:line:column: what is wrong". Defaults are filled in by
+ * cluster_load() (desc.c); cluster_free() releases everything.
+ *
+ * Hosts live in one array (masters first, then load-balancer hosts, then
+ * external etcd hosts); roles say what each runs. */
+#ifndef CPHA_CLUSTER_H
+#define CPHA_CLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "addr.h"
+
+/* A place in the description: 1-based line and column; 0/0 for a default. */
+struct cp_pos {
+	unsigned line, col;
+};
+
+/* Roles a host plays (cp_host.roles). */
+#define CP_ROLE_MASTER (1u << 0) /* apiserver, controller-manager, scheduler */
+#define CP_ROLE_LB     (1u << 1) /* load balancer + VIP */
+#define CP_ROLE_ETCD   (1u << 2) /* an etcd member */
+
+enum cp_lb { CP_LB_LBD, CP_LB_HAPROXY };
+enum cp_vip { CP_VIP_VIPD, CP_VIP_KEEPALIVED, CP_VIP_PACEMAKER };
+enum cp_mgr { CP_MGR_PACEMAKER, CP_MGR_SYSTEMD, CP_MGR_STATIC_PODS };
+
+/* One key: value of a fence device's params. */
+struct cp_param {
+	char *key, *value;
+	struct cp_pos pos;
+};
+
+struct cp_fence_device {
+	char *name;
+	char *agent;    /* fence_ipmilan, ... */
+	char *host;     /* the host it fences */
+	unsigned level; /* 1 = tried first; devices of one host on one level must all succeed */
+	struct cp_param *params;
+	size_t nparams;
+	struct cp_pos pos, name_pos, host_pos, agent_pos;
+};
+
+struct cp_host {
+	char *name;
+	struct cpha_addr addr; /* no port */
+	char *address;         /* as written */
+	char *zone;            /* failure domain (rack, room); NULL when not given */
+	unsigned roles;        /* CP_ROLE_* */
+	unsigned node_id;      /* corosync nodeid: given, or the position in its corosync cluster */
+	unsigned priority;     /* VRRP priority on LB hosts (given, or 150 - 10 x index) */
+	struct cp_pos pos, name_pos, addr_pos;
+};
+
+struct cp_cluster {
+	char *file; /* as given to cluster_load() */
+
+	/* cluster: */
+	char *name, *domain;
+	struct cp_pos name_pos;
+
+	/* api: */
+	char *api_name;
+	struct cpha_addr vip;
+	unsigned vip_prefix;
+	char *vip_text; /* as written, "10.10.10.2/24" */
+	unsigned api_port;
+	char *interface;
+	unsigned vrid;     /* 1..255 */
+	bool vrid_derived; /* not written: derived from the cluster name */
+	struct cp_pos vip_pos, vrid_pos;
+
+	/* kubernetes: */
+	char *k8s_version; /* "1.31": the flags rendered are the ones it accepts */
+	char *service_cidr, *cluster_cidr, *node_port_range;
+	char **admission, **authorization; /* NULL-terminated */
+	bool leader_elect;
+	char *bin_dir;          /* where the kube-* and etcd binaries are (/usr/bin) */
+	char *image_repository; /* static pods: registry.k8s.io */
+	char *etcd_image;       /* static pods: registry.k8s.io/etcd:3.5.x-0 */
+	struct cp_pos service_cidr_pos;
+
+	/* hosts (masters, then LB hosts, then external etcd hosts) */
+	struct cp_host *hosts;
+	size_t nhosts;
+	size_t nmasters, nlbs; /* counts by role */
+	bool lb_on_masters;    /* load_balancers: left out */
+	struct cp_pos masters_pos, lbs_pos;
+
+	/* etcd: */
+	size_t *etcd; /* indexes into hosts of the members, in order */
+	size_t netcd;
+	char *etcd_token;
+	char *etcd_data_dir;
+	struct cp_pos etcd_pos;
+
+	/* components: */
+	enum cp_lb lb;
+	enum cp_vip vipd;
+	enum cp_mgr manager;
+	struct cp_pos components_pos;
+
+	/* fencing: */
+	struct cp_fence_device *devices;
+	size_t ndevices;
+	uint64_t fence_delay_usec; /* static delay for the first node of a two-node cluster */
+	bool fence_delay_set;
+	uint64_t priority_delay_usec; /* the VIP holder's edge in a fence race (LB tier) */
+	char *watchdog_device;        /* NULL: none */
+	uint64_t watchdog_timeout_usec;
+	struct cp_pos fencing_pos;
+
+	/* pki: */
+	unsigned ca_days, cert_days;
+	unsigned renew_days; /* `cpha pki renew` re-issues what expires within this */
+};
+
+/* A message about the description, "file:line:col: text". */
+struct cp_diag {
+	char **errs, **warns;
+	size_t nerrs, nwarns;
+};
+
+/* Read and check FILE. Returns 0 with *out set, or -1 with the reasons in
+ * d->errs (syntax, unknown keys, bad values, references to unknown hosts).
+ * Design rules that need the whole picture are plan's (plan.c). */
+int cluster_load(const char *file, struct cp_cluster **out, struct cp_diag *d);
+
+void cluster_free(struct cp_cluster *c);
+
+/* Lookup by name; NULL when none. */
+struct cp_host *cluster_host(const struct cp_cluster *c, const char *name);
+
+/* The i-th host with role r (0-based), or NULL. */
+struct cp_host *cluster_role_host(const struct cp_cluster *c, unsigned r, size_t i);
+
+/* Hosts with role r. */
+size_t cluster_role_count(const struct cp_cluster *c, unsigned r);
+
+/* The hosts that run the load balancer and VIP: the LB hosts, or the masters
+ * when load_balancers is left out. */
+size_t cluster_lb_count(const struct cp_cluster *c);
+struct cp_host *cluster_lb_host(const struct cp_cluster *c, size_t i);
+
+/* Names for the enums as written in the description. */
+const char *cluster_lb_name(enum cp_lb v);
+const char *cluster_vip_name(enum cp_vip v);
+const char *cluster_mgr_name(enum cp_mgr v);
+
+/* The first address of service_cidr plus one (10.32.0.1): the in-cluster
+ * "kubernetes" service IP. Returns 0 or -EINVAL. */
+int cluster_first_service_ip(const struct cp_cluster *c, char *buf, size_t len);
+
+/* The VRID derived from a cluster name (1..255): stable, and spread so that
+ * two clusters on one segment rarely share it. */
+unsigned cluster_derive_vrid(const char *name);
+
+/* Diagnostics. */
+void cp_diag_err(struct cp_diag *d, const char *file, struct cp_pos p, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void cp_diag_warn(struct cp_diag *d, const char *file, struct cp_pos p, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void cp_diag_free(struct cp_diag *d);
+
+#endif

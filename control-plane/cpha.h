@@ -1,0 +1,31 @@
+/* The cpha command's subcommands. Each takes the arguments after its name
+ * (argv[0] is the subcommand) and the description file given with -f before
+ * it, and returns the exit status. */
+#ifndef CPHA_CPHA_H
+#define CPHA_CPHA_H
+
+#include "cluster.h"
+
+#define CPHA_DEFAULT_FILE "/etc/cpha/cluster.yaml"
+
+/* Exit statuses shared by the subcommands. */
+#define CPHA_EXIT_OK       0 /* done; nothing wrong */
+#define CPHA_EXIT_FAIL     1 /* an error, a refused design, drift ("degraded") */
+#define CPHA_EXIT_WARN     2 /* plan --strict: warnings only */
+#define CPHA_EXIT_USAGE    64
+#define CPHA_EXIT_SOFTWARE 70
+
+int cmd_plan(int argc, char **argv, const char *file);
+int cmd_pki(int argc, char **argv, const char *file);
+int cmd_render(int argc, char **argv, const char *file);
+int cmd_check(int argc, char **argv, const char *file);
+int cmd_restart(int argc, char **argv, const char *file);
+int cmd_logs(int argc, char **argv, const char *file);
+
+/* Load the description, printing every error (and, unless quiet, every
+ * warning) to stderr. Returns the model or NULL. */
+struct cp_cluster *cpha_load(const char *file);
+
+/* Parse "-f FILE" among a subcommand's options: getopt-style, for the
+ * subcommands that take no other short options with arguments. */
+#endif

@@ -1,0 +1,1209 @@
+/* Reading /etc/cpha/cluster.yaml with libyaml's document API: each mapping
+ * is walked through a table of the keys it may hold, so an unknown key, a
+ * wrong type or a bad value is an error at its own line and column. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <yaml.h>
+
+#include "cluster.h"
+#include "duration.h"
+
+struct rd {
+	yaml_document_t *doc;
+	const char *file;
+	struct cp_diag *d;
+	struct cp_cluster *c;
+};
+
+static struct cp_pos pos_of(const yaml_node_t *n)
+{
+	struct cp_pos p = { (unsigned)n->start_mark.line + 1, (unsigned)n->start_mark.column + 1 };
+	return p;
+}
+
+static void err(struct rd *r, const yaml_node_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void err(struct rd *r, const yaml_node_t *n, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	cp_diag_err(r->d, r->file, pos_of(n), "%s", buf);
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz);
+	if (!p) {
+		fputs("cpha: out of memory\n", stderr);
+		exit(70);
+	}
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p) {
+		fputs("cpha: out of memory\n", stderr);
+		exit(70);
+	}
+	return p;
+}
+
+static const char *type_name(const yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_SCALAR_NODE:
+		return "a scalar";
+	case YAML_SEQUENCE_NODE:
+		return "a list";
+	case YAML_MAPPING_NODE:
+		return "a mapping";
+	default:
+		return "nothing";
+	}
+}
+
+static const char *scalar(struct rd *r, const yaml_node_t *n, const char *key)
+{
+	if (n->type != YAML_SCALAR_NODE) {
+		err(r, n, "%s: expected a value, found %s", key, type_name(n));
+		return NULL;
+	}
+	return (const char *)n->data.scalar.value;
+}
+
+/* A scalar written as null ("~", "null", or nothing). */
+static bool is_null(const yaml_node_t *n)
+{
+	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	const char *v = (const char *)n->data.scalar.value;
+	return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
+	       !strcmp(v, "NULL");
+}
+
+static int get_str(struct rd *r, const yaml_node_t *n, const char *key, char **out)
+{
+	const char *v = scalar(r, n, key);
+	if (!v)
+		return -1;
+	if (!*v) {
+		err(r, n, "%s: empty value", key);
+		return -1;
+	}
+	free(*out);
+	*out = xstrdup(v);
+	return 0;
+}
+
+static int get_uint(struct rd *r, const yaml_node_t *n, const char *key, unsigned lo, unsigned hi,
+	unsigned *out)
+{
+	const char *v = scalar(r, n, key);
+	char *end;
+	unsigned long x;
+
+	if (!v)
+		return -1;
+	errno = 0;
+	x = strtoul(v, &end, 10);
+	if (!*v || *end || errno || *v == '-' || x < lo || x > hi) {
+		err(r, n, "%s: '%s' is not a whole number from %u to %u", key, v, lo, hi);
+		return -1;
+	}
+	*out = (unsigned)x;
+	return 0;
+}
+
+static int get_bool(struct rd *r, const yaml_node_t *n, const char *key, bool *out)
+{
+	static const char *const yes[] = { "true", "True", "TRUE", "yes", "Yes", "on", NULL };
+	static const char *const no[] = { "false", "False", "FALSE", "no", "No", "off", NULL };
+	const char *v = scalar(r, n, key);
+
+	if (!v)
+		return -1;
+	for (size_t i = 0; yes[i]; i++)
+		if (!strcmp(v, yes[i]))
+			return *out = true, 0;
+	for (size_t i = 0; no[i]; i++)
+		if (!strcmp(v, no[i]))
+			return *out = false, 0;
+	err(r, n, "%s: '%s' is not true or false", key, v);
+	return -1;
+}
+
+static int get_duration(struct rd *r, const yaml_node_t *n, const char *key, uint64_t *out)
+{
+	const char *v = scalar(r, n, key), *why = NULL;
+
+	if (!v)
+		return -1;
+	if (cpha_parse_seconds(v, out, &why) < 0) {
+		err(r, n, "%s: '%s': %s", key, v, why ? why : "not a duration");
+		return -1;
+	}
+	return 0;
+}
+
+static int get_enum(
+	struct rd *r, const yaml_node_t *n, const char *key, const char *const *names, int *out)
+{
+	const char *v = scalar(r, n, key);
+	char list[256] = "";
+
+	if (!v)
+		return -1;
+	for (int i = 0; names[i]; i++) {
+		if (!strcmp(v, names[i]))
+			return *out = i, 0;
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+			names[i]);
+	}
+	err(r, n, "%s: '%s' is not one of %s", key, v, list);
+	return -1;
+}
+
+/* A list of strings, NULL-terminated. */
+static int get_strv(struct rd *r, const yaml_node_t *n, const char *key, char ***out)
+{
+	size_t len, i = 0;
+	char **v;
+
+	if (n->type != YAML_SEQUENCE_NODE) {
+		err(r, n, "%s: expected a list, found %s", key, type_name(n));
+		return -1;
+	}
+	len = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	v = xcalloc(len + 1, sizeof(*v));
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+		it++) {
+		yaml_node_t *e = yaml_document_get_node(r->doc, *it);
+		const char *s = scalar(r, e, key);
+		if (!s || !*s) {
+			if (s)
+				err(r, e, "%s: empty entry", key);
+			continue;
+		}
+		v[i++] = xstrdup(s);
+	}
+	if (*out)
+		for (char **p = *out; *p; p++)
+			free(*p);
+	free(*out);
+	*out = v;
+	return 0;
+}
+
+/* One key a mapping may hold, and what reads its value. */
+struct key {
+	const char *name;
+	int (*fn)(struct rd *r, const yaml_node_t *v, void *obj, const char *key);
+};
+
+/* Walk a mapping: every key must be in keys (an error otherwise, naming the
+ * ones allowed); a key given twice is an error. */
+static int walk(
+	struct rd *r, const yaml_node_t *m, const char *what, const struct key *keys, void *obj)
+{
+	unsigned seen = 0;
+	int rc = 0;
+
+	if (m->type != YAML_MAPPING_NODE) {
+		err(r, m, "%s: expected a mapping, found %s", what, type_name(m));
+		return -1;
+	}
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top;
+		p++) {
+		yaml_node_t *k = yaml_document_get_node(r->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(r->doc, p->value);
+		const char *name;
+		size_t i;
+
+		if (k->type != YAML_SCALAR_NODE) {
+			err(r, k, "%s: a key must be a plain name", what);
+			rc = -1;
+			continue;
+		}
+		name = (const char *)k->data.scalar.value;
+		for (i = 0; keys[i].name && strcmp(keys[i].name, name); i++)
+			;
+		if (!keys[i].name) {
+			char list[512] = "";
+			for (size_t j = 0; keys[j].name; j++)
+				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+					j ? ", " : "", keys[j].name);
+			err(r, k, "%s: unknown key '%s' (known: %s)", what, name, list);
+			rc = -1;
+			continue;
+		}
+		if (seen & (1u << i)) {
+			err(r, k, "%s: '%s' given twice", what, name);
+			rc = -1;
+			continue;
+		}
+		seen |= 1u << i;
+		if (keys[i].fn(r, v, obj, name) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+/* ---- cluster: ---- */
+
+static int k_cluster_name(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	c->name_pos = pos_of(v);
+	if (get_str(r, v, k, &c->name) < 0)
+		return -1;
+	for (const char *p = c->name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-')) {
+			err(r, v,
+				"name: '%s': use lower-case letters, digits and '-' (it names "
+				"corosync clusters and certificates)",
+				c->name);
+			return -1;
+		}
+	return 0;
+}
+
+static int k_domain(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_str(r, v, k, &((struct cp_cluster *)o)->domain);
+}
+
+static const struct key cluster_keys[] = {
+	{ "name", k_cluster_name },
+	{ "domain", k_domain },
+	{ NULL, NULL },
+};
+
+static int s_cluster(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	(void)k;
+	return walk(r, v, "cluster", cluster_keys, o);
+}
+
+/* ---- api: ---- */
+
+static int k_api_name(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_str(r, v, k, &((struct cp_cluster *)o)->api_name);
+}
+
+static int k_vip(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	const char *s = scalar(r, v, k), *why = NULL;
+
+	if (!s)
+		return -1;
+	c->vip_pos = pos_of(v);
+	if (!strchr(s, '/')) {
+		err(r, v,
+			"vip: '%s': give the prefix length too (10.10.10.2/24): the VIP is "
+			"added with it",
+			s);
+		return -1;
+	}
+	if (cpha_parse_prefix(s, &c->vip, &c->vip_prefix, &why) < 0) {
+		err(r, v, "vip: '%s': %s", s, why);
+		return -1;
+	}
+	free(c->vip_text);
+	c->vip_text = xstrdup(s);
+	return 0;
+}
+
+static int k_port(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_uint(r, v, k, 1, 65535, &((struct cp_cluster *)o)->api_port);
+}
+
+static int k_interface(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	if (get_str(r, v, k, &c->interface) < 0)
+		return -1;
+	if (strlen(c->interface) >= 16) {
+		err(r, v, "interface: '%s' is longer than an interface name can be", c->interface);
+		return -1;
+	}
+	return 0;
+}
+
+static int k_vrid(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	c->vrid_pos = pos_of(v);
+	c->vrid_derived = false;
+	return get_uint(r, v, k, 1, 255, &c->vrid);
+}
+
+static const struct key api_keys[] = {
+	{ "name", k_api_name },
+	{ "vip", k_vip },
+	{ "port", k_port },
+	{ "interface", k_interface },
+	{ "vrid", k_vrid },
+	{ NULL, NULL },
+};
+
+static int s_api(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	(void)k;
+	return walk(r, v, "api", api_keys, o);
+}
+
+/* ---- kubernetes: ---- */
+
+static int k_version(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	unsigned maj, min;
+	char tail;
+
+	if (get_str(r, v, k, &c->k8s_version) < 0)
+		return -1;
+	if (sscanf(c->k8s_version, "%u.%u%c", &maj, &min, &tail) != 2 || maj != 1 || min < 24 ||
+		min > 40) {
+		err(r, v, "version: '%s': give a Kubernetes minor version from 1.24 on, as 1.31",
+			c->k8s_version);
+		return -1;
+	}
+	return 0;
+}
+
+static int k_cidr(struct rd *r, const yaml_node_t *v, char **out, const char *k)
+{
+	const char *s = scalar(r, v, k), *why = NULL;
+	struct cpha_addr a;
+	unsigned len;
+
+	if (!s)
+		return -1;
+	if (!strchr(s, '/') || cpha_parse_prefix(s, &a, &len, &why) < 0) {
+		err(r, v, "%s: '%s' is not a network address/prefix-length", k, s);
+		return -1;
+	}
+	free(*out);
+	*out = xstrdup(s);
+	return 0;
+}
+
+static int k_service_cidr(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	c->service_cidr_pos = pos_of(v);
+	return k_cidr(r, v, &c->service_cidr, k);
+}
+
+static int k_cluster_cidr(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return k_cidr(r, v, &((struct cp_cluster *)o)->cluster_cidr, k);
+}
+
+static int k_node_port_range(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	const char *s = scalar(r, v, k);
+	unsigned lo, hi;
+	char tail;
+
+	if (!s)
+		return -1;
+	if (sscanf(s, "%u-%u%c", &lo, &hi, &tail) != 2 || !lo || lo > hi || hi > 65535) {
+		err(r, v, "node_port_range: '%s' is not FIRST-LAST (30000-32767)", s);
+		return -1;
+	}
+	free(c->node_port_range);
+	c->node_port_range = xstrdup(s);
+	return 0;
+}
+
+static int k_admission(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_strv(r, v, k, &((struct cp_cluster *)o)->admission);
+}
+
+static int k_authorization(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_strv(r, v, k, &((struct cp_cluster *)o)->authorization);
+}
+
+static int k_leader_elect(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_bool(r, v, k, &((struct cp_cluster *)o)->leader_elect);
+}
+
+static int k_bin_dir(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	if (get_str(r, v, k, &c->bin_dir) < 0)
+		return -1;
+	if (c->bin_dir[0] != '/') {
+		err(r, v, "bin_dir: '%s' is not an absolute path", c->bin_dir);
+		return -1;
+	}
+	return 0;
+}
+
+static int k_image_repository(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_str(r, v, k, &((struct cp_cluster *)o)->image_repository);
+}
+
+static int k_etcd_image(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_str(r, v, k, &((struct cp_cluster *)o)->etcd_image);
+}
+
+static const struct key k8s_keys[] = {
+	{ "version", k_version },
+	{ "service_cidr", k_service_cidr },
+	{ "cluster_cidr", k_cluster_cidr },
+	{ "node_port_range", k_node_port_range },
+	{ "admission", k_admission },
+	{ "authorization", k_authorization },
+	{ "leader_elect", k_leader_elect },
+	{ "bin_dir", k_bin_dir },
+	{ "image_repository", k_image_repository },
+	{ "etcd_image", k_etcd_image },
+	{ NULL, NULL },
+};
+
+static int s_kubernetes(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	(void)k;
+	return walk(r, v, "kubernetes", k8s_keys, o);
+}
+
+/* ---- masters: / load_balancers: ---- */
+
+static int k_host_name(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_host *h = o;
+	h->name_pos = pos_of(v);
+	if (get_str(r, v, k, &h->name) < 0)
+		return -1;
+	for (const char *p = h->name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.')) {
+			err(r, v, "name: '%s' is not a host name", h->name);
+			return -1;
+		}
+	return 0;
+}
+
+static int k_host_address(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_host *h = o;
+	const char *s = scalar(r, v, k), *why = NULL;
+	unsigned len;
+
+	if (!s)
+		return -1;
+	h->addr_pos = pos_of(v);
+	if (strchr(s, '/') || cpha_parse_prefix(s, &h->addr, &len, &why) < 0) {
+		err(r, v, "address: '%s' is not an IPv4 or IPv6 address", s);
+		return -1;
+	}
+	free(h->address);
+	h->address = xstrdup(s);
+	return 0;
+}
+
+static int k_host_zone(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_str(r, v, k, &((struct cp_host *)o)->zone);
+}
+
+static int k_host_node_id(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_uint(r, v, k, 1, 0x7fffffff, &((struct cp_host *)o)->node_id);
+}
+
+static int k_host_priority(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_uint(r, v, k, 1, 254, &((struct cp_host *)o)->priority);
+}
+
+static const struct key host_keys[] = {
+	{ "name", k_host_name },
+	{ "address", k_host_address },
+	{ "zone", k_host_zone },
+	{ "node_id", k_host_node_id },
+	{ "priority", k_host_priority },
+	{ NULL, NULL },
+};
+
+/* Append the hosts of a list with roles. */
+static int read_hosts(struct rd *r, const yaml_node_t *v, const char *what, unsigned roles)
+{
+	struct cp_cluster *c = r->c;
+	size_t n, base = c->nhosts;
+	int rc = 0;
+
+	if (v->type != YAML_SEQUENCE_NODE) {
+		err(r, v, "%s: expected a list of hosts, found %s", what, type_name(v));
+		return -1;
+	}
+	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	if (!n) {
+		err(r, v, "%s: the list is empty", what);
+		return -1;
+	}
+	struct cp_host *hv = realloc(c->hosts, (c->nhosts + n) * sizeof(*hv));
+	if (!hv) {
+		fputs("cpha: out of memory\n", stderr);
+		exit(70);
+	}
+	c->hosts = hv;
+	memset(c->hosts + base, 0, n * sizeof(*hv));
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *e = yaml_document_get_node(r->doc, v->data.sequence.items.start[i]);
+		struct cp_host *h = &c->hosts[base + i];
+
+		h->roles = roles;
+		h->pos = pos_of(e);
+		c->nhosts++;
+		if (walk(r, e, what, host_keys, h) < 0) {
+			rc = -1;
+			continue;
+		}
+		if (!h->name) {
+			err(r, e, "%s: a host needs a name", what);
+			rc = -1;
+		}
+		if (!h->address) {
+			err(r, e, "%s: host %s needs an address", what, h->name ? h->name : "");
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+static int s_masters(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	(void)k;
+	c->masters_pos = pos_of(v);
+	return read_hosts(r, v, "masters", CP_ROLE_MASTER);
+}
+
+static int s_load_balancers(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	(void)k;
+	c->lbs_pos = pos_of(v);
+	c->lb_on_masters = false;
+	return read_hosts(r, v, "load_balancers", CP_ROLE_LB);
+}
+
+/* ---- etcd: ---- */
+
+/* The etcd hosts are read after every host list: keep the node. */
+struct etcd_read {
+	struct cp_cluster *c;
+	const yaml_node_t *hosts;
+};
+
+static int k_etcd_hosts(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	(void)r;
+	(void)k;
+	((struct etcd_read *)o)->hosts = v;
+	return 0;
+}
+
+static int k_etcd_token(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_str(r, v, k, &((struct etcd_read *)o)->c->etcd_token);
+}
+
+static int k_etcd_data_dir(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = ((struct etcd_read *)o)->c;
+	if (get_str(r, v, k, &c->etcd_data_dir) < 0)
+		return -1;
+	if (c->etcd_data_dir[0] != '/') {
+		err(r, v, "data_dir: '%s' is not an absolute path", c->etcd_data_dir);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct key etcd_keys[] = {
+	{ "hosts", k_etcd_hosts },
+	{ "token", k_etcd_token },
+	{ "data_dir", k_etcd_data_dir },
+	{ NULL, NULL },
+};
+
+/* etcd.hosts: "masters", or a list whose entries are master names or
+ * {name, address} mappings for hosts that run only etcd. */
+static int read_etcd_hosts(struct rd *r, const yaml_node_t *v)
+{
+	struct cp_cluster *c = r->c;
+	size_t n;
+	int rc = 0;
+
+	if (!v || (v->type == YAML_SCALAR_NODE &&
+			  !strcmp((const char *)v->data.scalar.value, "masters"))) {
+		c->etcd = xcalloc(c->nmasters, sizeof(*c->etcd));
+		for (size_t i = 0; i < c->nhosts; i++)
+			if (c->hosts[i].roles & CP_ROLE_MASTER) {
+				c->hosts[i].roles |= CP_ROLE_ETCD;
+				c->etcd[c->netcd++] = i;
+			}
+		return 0;
+	}
+	if (v->type != YAML_SEQUENCE_NODE) {
+		err(r, v, "etcd.hosts: give 'masters' or a list of host names");
+		return -1;
+	}
+	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	if (!n) {
+		err(r, v, "etcd.hosts: the list is empty");
+		return -1;
+	}
+	c->etcd = xcalloc(n, sizeof(*c->etcd));
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *e = yaml_document_get_node(r->doc, v->data.sequence.items.start[i]);
+		struct cp_host *h;
+
+		if (e->type == YAML_MAPPING_NODE) {
+			size_t before = c->nhosts;
+			yaml_node_t one;
+			yaml_node_item_t item = v->data.sequence.items.start[i];
+
+			/* a one-entry list of it, read as a host list */
+			memset(&one, 0, sizeof(one));
+			one.type = YAML_SEQUENCE_NODE;
+			one.data.sequence.items.start = &item;
+			one.data.sequence.items.top = &item + 1;
+			one.start_mark = e->start_mark;
+			if (read_hosts(r, &one, "etcd.hosts", CP_ROLE_ETCD) < 0) {
+				rc = -1;
+				continue;
+			}
+			c->etcd[c->netcd++] = before;
+			continue;
+		}
+		const char *name = scalar(r, e, "etcd.hosts");
+		if (!name) {
+			rc = -1;
+			continue;
+		}
+		h = cluster_host(c, name);
+		if (!h || !(h->roles & CP_ROLE_MASTER)) {
+			err(r, e,
+				"etcd.hosts: '%s' is not a master; a host that runs only etcd is "
+				"written as {name: NAME, address: ADDRESS}",
+				name);
+			rc = -1;
+			continue;
+		}
+		if (h->roles & CP_ROLE_ETCD) {
+			err(r, e, "etcd.hosts: '%s' is listed twice", name);
+			rc = -1;
+			continue;
+		}
+		h->roles |= CP_ROLE_ETCD;
+		c->etcd[c->netcd++] = (size_t)(h - c->hosts);
+	}
+	return rc;
+}
+
+/* ---- components: ---- */
+
+static const char *const lb_names[] = { "lbd", "haproxy", NULL };
+static const char *const vip_names[] = { "vipd", "keepalived", "pacemaker", NULL };
+static const char *const mgr_names[] = { "pacemaker", "systemd", "static-pods", NULL };
+
+static int k_comp_lb(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	int x;
+	if (get_enum(r, v, k, lb_names, &x) < 0)
+		return -1;
+	((struct cp_cluster *)o)->lb = (enum cp_lb)x;
+	return 0;
+}
+
+static int k_comp_vip(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	int x;
+	if (get_enum(r, v, k, vip_names, &x) < 0)
+		return -1;
+	((struct cp_cluster *)o)->vipd = (enum cp_vip)x;
+	return 0;
+}
+
+static int k_comp_mgr(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	int x;
+	if (get_enum(r, v, k, mgr_names, &x) < 0)
+		return -1;
+	((struct cp_cluster *)o)->manager = (enum cp_mgr)x;
+	return 0;
+}
+
+static const struct key comp_keys[] = {
+	{ "load_balancer", k_comp_lb },
+	{ "vip", k_comp_vip },
+	{ "manager", k_comp_mgr },
+	{ NULL, NULL },
+};
+
+static int s_components(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	(void)k;
+	c->components_pos = pos_of(v);
+	return walk(r, v, "components", comp_keys, o);
+}
+
+/* ---- fencing: ---- */
+
+static int k_dev_name(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_fence_device *f = o;
+	f->name_pos = pos_of(v);
+	return get_str(r, v, k, &f->name);
+}
+
+static int k_dev_agent(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_fence_device *f = o;
+	f->agent_pos = pos_of(v);
+	if (get_str(r, v, k, &f->agent) < 0)
+		return -1;
+	if (strncmp(f->agent, "fence_", 6) || strchr(f->agent, '/')) {
+		err(r, v, "agent: '%s' is not a fence agent name (fence_ipmilan, ...)", f->agent);
+		return -1;
+	}
+	return 0;
+}
+
+static int k_dev_host(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_fence_device *f = o;
+	f->host_pos = pos_of(v);
+	return get_str(r, v, k, &f->host);
+}
+
+static int k_dev_level(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_uint(r, v, k, 1, 9, &((struct cp_fence_device *)o)->level);
+}
+
+static int k_dev_params(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_fence_device *f = o;
+	size_t n;
+	int rc = 0;
+
+	if (v->type != YAML_MAPPING_NODE) {
+		err(r, v, "%s: expected a mapping of agent parameters, found %s", k, type_name(v));
+		return -1;
+	}
+	n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+	f->params = xcalloc(n, sizeof(*f->params));
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_pair_t *p = &v->data.mapping.pairs.start[i];
+		yaml_node_t *kn = yaml_document_get_node(r->doc, p->key);
+		yaml_node_t *vn = yaml_document_get_node(r->doc, p->value);
+		const char *ks = scalar(r, kn, "params"), *vs = scalar(r, vn, "params");
+
+		if (!ks || !vs) {
+			rc = -1;
+			continue;
+		}
+		for (size_t j = 0; j < f->nparams; j++)
+			if (!strcmp(f->params[j].key, ks)) {
+				err(r, kn, "params: '%s' given twice", ks);
+				rc = -1;
+			}
+		if (!strcmp(ks, "password") || !strcmp(ks, "community") || !strcmp(ks, "passwd")) {
+			err(r, kn,
+				"params: '%s' would put a secret in cluster.yaml and on a command "
+				"line; give %s_file: PATH",
+				ks, ks);
+			rc = -1;
+			continue;
+		}
+		f->params[f->nparams].key = xstrdup(ks);
+		f->params[f->nparams].value = xstrdup(vs);
+		f->params[f->nparams].pos = pos_of(kn);
+		f->nparams++;
+	}
+	return rc;
+}
+
+static const struct key dev_keys[] = {
+	{ "name", k_dev_name },
+	{ "agent", k_dev_agent },
+	{ "host", k_dev_host },
+	{ "level", k_dev_level },
+	{ "params", k_dev_params },
+	{ NULL, NULL },
+};
+
+static int k_devices(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	size_t n;
+	int rc = 0;
+
+	if (v->type != YAML_SEQUENCE_NODE) {
+		err(r, v, "%s: expected a list of devices, found %s", k, type_name(v));
+		return -1;
+	}
+	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	c->devices = xcalloc(n, sizeof(*c->devices));
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *e = yaml_document_get_node(r->doc, v->data.sequence.items.start[i]);
+		struct cp_fence_device *f = &c->devices[c->ndevices++];
+
+		f->pos = pos_of(e);
+		f->level = 1;
+		if (walk(r, e, "fencing.devices", dev_keys, f) < 0) {
+			rc = -1;
+			continue;
+		}
+		if (!f->name || !f->agent || !f->host) {
+			err(r, e, "fencing.devices: a device needs name, agent and host");
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+static int k_fence_delay(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	c->fence_delay_set = true;
+	return get_duration(r, v, k, &c->fence_delay_usec);
+}
+
+static int k_priority_delay(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_duration(r, v, k, &((struct cp_cluster *)o)->priority_delay_usec);
+}
+
+static int k_watchdog_device(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	if (get_str(r, v, k, &c->watchdog_device) < 0)
+		return -1;
+	if (c->watchdog_device[0] != '/') {
+		err(r, v, "watchdog: '%s' is not a device path", c->watchdog_device);
+		return -1;
+	}
+	return 0;
+}
+
+static int k_watchdog_timeout(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_duration(r, v, k, &((struct cp_cluster *)o)->watchdog_timeout_usec);
+}
+
+static const struct key fencing_keys[] = {
+	{ "devices", k_devices },
+	{ "delay", k_fence_delay },
+	{ "priority_delay_vip", k_priority_delay },
+	{ "watchdog", k_watchdog_device },
+	{ "watchdog_timeout", k_watchdog_timeout },
+	{ NULL, NULL },
+};
+
+static int s_fencing(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	(void)k;
+	c->fencing_pos = pos_of(v);
+	return walk(r, v, "fencing", fencing_keys, o);
+}
+
+/* ---- pki: ---- */
+
+static int k_ca_days(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_uint(r, v, k, 1, 36500, &((struct cp_cluster *)o)->ca_days);
+}
+
+static int k_cert_days(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_uint(r, v, k, 1, 36500, &((struct cp_cluster *)o)->cert_days);
+}
+
+static int k_renew_days(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return get_uint(r, v, k, 1, 36500, &((struct cp_cluster *)o)->renew_days);
+}
+
+static const struct key pki_keys[] = {
+	{ "ca_days", k_ca_days },
+	{ "cert_days", k_cert_days },
+	{ "renew_days", k_renew_days },
+	{ NULL, NULL },
+};
+
+static int s_pki(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	(void)k;
+	return walk(r, v, "pki", pki_keys, o);
+}
+
+/* ---- the document ---- */
+
+struct top {
+	struct cp_cluster *c;
+	struct etcd_read etcd;
+	bool have_etcd;
+};
+
+static int t_cluster(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return s_cluster(r, v, ((struct top *)o)->c, k);
+}
+static int t_api(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return s_api(r, v, ((struct top *)o)->c, k);
+}
+static int t_kubernetes(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return s_kubernetes(r, v, ((struct top *)o)->c, k);
+}
+static int t_masters(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return s_masters(r, v, ((struct top *)o)->c, k);
+}
+static int t_lbs(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	if (is_null(v))
+		return 0;
+	return s_load_balancers(r, v, ((struct top *)o)->c, k);
+}
+static int t_etcd(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct top *t = o;
+	(void)k;
+	t->have_etcd = true;
+	t->c->etcd_pos = pos_of(v);
+	return walk(r, v, "etcd", etcd_keys, &t->etcd);
+}
+static int t_components(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return s_components(r, v, ((struct top *)o)->c, k);
+}
+static int t_fencing(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return s_fencing(r, v, ((struct top *)o)->c, k);
+}
+static int t_pki(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return s_pki(r, v, ((struct top *)o)->c, k);
+}
+
+static const struct key top_keys[] = {
+	{ "cluster", t_cluster },
+	{ "api", t_api },
+	{ "kubernetes", t_kubernetes },
+	{ "masters", t_masters },
+	{ "load_balancers", t_lbs },
+	{ "etcd", t_etcd },
+	{ "components", t_components },
+	{ "fencing", t_fencing },
+	{ "pki", t_pki },
+	{ NULL, NULL },
+};
+
+static void set_defaults(struct cp_cluster *c)
+{
+	c->domain = xstrdup("cluster.local");
+	c->api_port = 6443;
+	c->interface = xstrdup("eth0");
+	c->vrid_derived = true;
+	c->k8s_version = xstrdup("1.31");
+	c->service_cidr = xstrdup("10.96.0.0/12");
+	c->cluster_cidr = xstrdup("10.244.0.0/16");
+	c->node_port_range = xstrdup("30000-32767");
+	c->leader_elect = true;
+	c->bin_dir = xstrdup("/usr/bin");
+	c->image_repository = xstrdup("registry.k8s.io");
+	c->etcd_image = xstrdup("registry.k8s.io/etcd:3.5.15-0");
+	c->lb_on_masters = true;
+	c->etcd_token = NULL;
+	c->etcd_data_dir = xstrdup("/var/lib/etcd");
+	c->lb = CP_LB_LBD;
+	c->vipd = CP_VIP_VIPD;
+	c->manager = CP_MGR_PACEMAKER;
+	c->priority_delay_usec = 5000000;
+	c->watchdog_timeout_usec = 5000000;
+	c->ca_days = 3650;
+	c->cert_days = 365;
+	c->renew_days = 30;
+}
+
+static char **strv_of(const char *const *v)
+{
+	size_t n = 0;
+	char **out;
+
+	while (v[n])
+		n++;
+	out = xcalloc(n + 1, sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		out[i] = xstrdup(v[i]);
+	return out;
+}
+
+/* What is filled in once everything has been read. */
+static int finish(struct rd *r, const yaml_node_t *root, struct top *t)
+{
+	struct cp_cluster *c = r->c;
+	unsigned next_master = 1, next_lb = 1;
+	size_t lb_i = 0;
+	int rc = 0;
+
+	if (!c->name) {
+		err(r, root, "cluster.name is required");
+		rc = -1;
+	}
+	if (!c->api_name) {
+		err(r, root, "api.name is required (the name every kubeconfig uses)");
+		rc = -1;
+	}
+	if (!c->vip_text) {
+		err(r, root, "api.vip is required (the floating address of the apiservers)");
+		rc = -1;
+	}
+	if (!c->admission) {
+		static const char *const adm[] = { "NodeRestriction", NULL };
+		c->admission = strv_of(adm);
+	}
+	if (!c->authorization) {
+		static const char *const az[] = { "Node", "RBAC", NULL };
+		c->authorization = strv_of(az);
+	}
+	for (size_t i = 0; i < c->nhosts; i++) {
+		if (c->hosts[i].roles & CP_ROLE_MASTER)
+			c->nmasters++;
+		if (c->hosts[i].roles & CP_ROLE_LB)
+			c->nlbs++;
+	}
+	if (!c->nmasters) {
+		err(r, root, "masters: at least one master is required");
+		rc = -1;
+	}
+	if (read_etcd_hosts(r, t->have_etcd ? t->etcd.hosts : NULL) < 0)
+		rc = -1;
+	if (!c->etcd_token && c->name) {
+		size_t len = strlen(c->name) + sizeof("-etcd");
+		c->etcd_token = xcalloc(len, 1);
+		snprintf(c->etcd_token, len, "%s-etcd", c->name);
+	}
+	if (c->vrid_derived && c->name)
+		c->vrid = cluster_derive_vrid(c->name);
+	/* node ids: the LB tier is its own corosync cluster unless on the masters */
+	for (size_t i = 0; i < c->nhosts; i++) {
+		struct cp_host *h = &c->hosts[i];
+		bool lb_tier = (h->roles & CP_ROLE_LB) && !(h->roles & CP_ROLE_MASTER);
+
+		if (!h->node_id)
+			h->node_id = lb_tier ? next_lb : next_master;
+		if (lb_tier)
+			next_lb = h->node_id + 1;
+		else if (h->roles & CP_ROLE_MASTER)
+			next_master = h->node_id + 1;
+	}
+	for (size_t i = 0; i < cluster_lb_count(c); i++) {
+		struct cp_host *h = cluster_lb_host(c, i);
+		if (!h->priority)
+			h->priority = lb_i < 10 ? 150 - 10 * (unsigned)lb_i : 50;
+		lb_i++;
+	}
+	for (size_t i = 0; i < c->ndevices; i++) {
+		struct cp_fence_device *f = &c->devices[i];
+		if (f->host && !cluster_host(c, f->host)) {
+			cp_diag_err(r->d, r->file, f->host_pos,
+				"fencing.devices: device %s fences '%s', which is no host of this "
+				"cluster",
+				f->name ? f->name : "", f->host);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+int cluster_load(const char *file, struct cp_cluster **out, struct cp_diag *d)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct cp_cluster *c;
+	struct rd r;
+	struct top t;
+	FILE *f;
+	int rc = -1;
+
+	*out = NULL;
+	f = fopen(file, "re");
+	if (!f) {
+		cp_diag_err(d, file, (struct cp_pos){ 0, 0 }, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	c = xcalloc(1, sizeof(*c));
+	c->file = xstrdup(file);
+	set_defaults(c);
+	if (!yaml_parser_initialize(&parser)) {
+		fclose(f);
+		cluster_free(c);
+		cp_diag_err(d, file, (struct cp_pos){ 0, 0 }, "out of memory");
+		return -1;
+	}
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &doc)) {
+		struct cp_pos p = { (unsigned)parser.problem_mark.line + 1,
+			(unsigned)parser.problem_mark.column + 1 };
+		cp_diag_err(d, file, p, "YAML: %s%s%s", parser.problem ? parser.problem : "error",
+			parser.context ? " " : "", parser.context ? parser.context : "");
+		yaml_parser_delete(&parser);
+		fclose(f);
+		cluster_free(c);
+		return -1;
+	}
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	r = (struct rd){ &doc, file, d, c };
+	memset(&t, 0, sizeof(t));
+	t.c = c;
+	t.etcd.c = c;
+	if (!root) {
+		cp_diag_err(d, file, (struct cp_pos){ 1, 1 }, "the file is empty");
+		goto out;
+	}
+	if (walk(&r, root, "top level", top_keys, &t) < 0 || finish(&r, root, &t) < 0)
+		goto out;
+	if (d->nerrs)
+		goto out;
+	*out = c;
+	c = NULL;
+	rc = 0;
+out:
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	fclose(f);
+	cluster_free(c);
+	return rc;
+}

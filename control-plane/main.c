@@ -1,0 +1,79 @@
+/* cpha: one cluster description, /etc/cpha/cluster.yaml, to a checked plan,
+ * the PKI and every configuration file of an HA control plane; drift
+ * checks and the right restart for the manager in use. See cpha(1). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpha.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: cpha [-f FILE] COMMAND [options]\n"
+		   "  plan [--json] [--allow-even] [--strict]   roles, failure tolerance, design "
+		   "checks\n"
+		   "  pki [--dir DIR] [check|renew|add-san NAME...]  certificates and keys\n"
+		   "  render [--out DIR] [--host NAME]          every configuration file, checked\n"
+		   "  check [--host NAME] [--root DIR]          installed files against render\n"
+		   "  restart ROLE                              restart a role the manager's way\n"
+		   "  logs ROLE [-f]                            a role's logs\n"
+		   "  -f FILE  the cluster description (default " CPHA_DEFAULT_FILE "); also "
+		   "accepted after COMMAND\n");
+}
+
+struct cp_cluster *cpha_load(const char *file)
+{
+	struct cp_diag d = { 0 };
+	struct cp_cluster *c = NULL;
+
+	if (cluster_load(file, &c, &d) < 0)
+		c = NULL;
+	for (size_t i = 0; i < d.nerrs; i++)
+		fprintf(stderr, "%s\n", d.errs[i]);
+	cp_diag_free(&d);
+	return c;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **, const char *);
+	} cmds[] = {
+		{ "plan", cmd_plan },
+		{ "pki", cmd_pki },
+		{ "render", cmd_render },
+		{ "check", cmd_check },
+		{ "restart", cmd_restart },
+		{ "logs", cmd_logs },
+	};
+	const char *file = CPHA_DEFAULT_FILE;
+	int i = 1;
+
+	while (i < argc && argv[i][0] == '-') {
+		if (!strcmp(argv[i], "-f") && i + 1 < argc) {
+			file = argv[i + 1];
+			i += 2;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--version")) {
+			printf("cpha %s\n", CPHA_VERSION);
+			return 0;
+		} else {
+			usage(stderr);
+			return CPHA_EXIT_USAGE;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return CPHA_EXIT_USAGE;
+	}
+	for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++)
+		if (!strcmp(argv[i], cmds[k].name))
+			return cmds[k].fn(argc - i, argv + i, file);
+	fprintf(stderr, "cpha: unknown command '%s'\n", argv[i]);
+	usage(stderr);
+	return CPHA_EXIT_USAGE;
+}

@@ -1,0 +1,357 @@
+/* `cpha plan`: the availability matrix of the seeds (role, hosts, style,
+ * failure tolerance) and the design rules, checked with no I/O. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+
+#include "plan.h"
+#include "quorum.h"
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, f);
+	if (vasprintf(&s, f, ap) < 0) {
+		fputs("cpha: out of memory\n", stderr);
+		exit(70);
+	}
+	va_end(ap);
+	return s;
+}
+
+static void add_role(struct plan *p, char *role, char *hosts, char *style, unsigned members,
+	unsigned tolerates, char *tolerance)
+{
+	struct plan_role *v = realloc(p->roles, (p->nroles + 1) * sizeof(*v));
+	if (!v) {
+		fputs("cpha: out of memory\n", stderr);
+		exit(70);
+	}
+	p->roles = v;
+	p->roles[p->nroles++] =
+		(struct plan_role){ role, hosts, style, tolerance, members, tolerates };
+}
+
+static void add_note(struct plan *p, char *note)
+{
+	char **v = realloc(p->notes, (p->nnotes + 1) * sizeof(*v));
+	if (!v) {
+		fputs("cpha: out of memory\n", stderr);
+		exit(70);
+	}
+	p->notes = v;
+	p->notes[p->nnotes++] = note;
+}
+
+/* Names of the hosts with a role, space-separated. */
+static char *names(const struct cp_cluster *c, unsigned role)
+{
+	size_t len = 1;
+	char *s;
+
+	for (size_t i = 0; i < c->nhosts; i++)
+		if (c->hosts[i].roles & role)
+			len += strlen(c->hosts[i].name) + 1;
+	s = calloc(1, len);
+	if (!s) {
+		fputs("cpha: out of memory\n", stderr);
+		exit(70);
+	}
+	for (size_t i = 0; i < c->nhosts; i++)
+		if (c->hosts[i].roles & role) {
+			if (*s)
+				strcat(s, " ");
+			strcat(s, c->hosts[i].name);
+		}
+	return s;
+}
+
+static const char *plural(unsigned n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* True when a lies in the network net/prefix (same family). */
+static bool in_subnet(const struct cpha_addr *a, const struct cpha_addr *net, unsigned prefix)
+{
+	const unsigned char *x, *y;
+	unsigned bytes, bits;
+
+	if (cpha_addr_family(a) != cpha_addr_family(net))
+		return false;
+	if (cpha_addr_family(a) == AF_INET) {
+		x = (const unsigned char *)&((const struct sockaddr_in *)&a->ss)->sin_addr;
+		y = (const unsigned char *)&((const struct sockaddr_in *)&net->ss)->sin_addr;
+	} else {
+		x = (const unsigned char *)&((const struct sockaddr_in6 *)&a->ss)->sin6_addr;
+		y = (const unsigned char *)&((const struct sockaddr_in6 *)&net->ss)->sin6_addr;
+	}
+	bytes = prefix / 8;
+	bits = prefix % 8;
+	if (memcmp(x, y, bytes))
+		return false;
+	if (bits && ((x[bytes] ^ y[bytes]) & (0xffu << (8 - bits)) & 0xffu))
+		return false;
+	return true;
+}
+
+static bool same_addr(const struct cpha_addr *a, const struct cpha_addr *b)
+{
+	return in_subnet(a, b, cpha_addr_family(a) == AF_INET ? 32 : 128);
+}
+
+/* VRIDs that examples and defaults use: keepalived's sample (51), the
+ * ends of the range, round numbers. */
+static bool common_vrid(unsigned v)
+{
+	static const unsigned common[] = { 1, 2, 10, 50, 51, 52, 100, 101, 200, 254, 255 };
+	for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
+		if (common[i] == v)
+			return true;
+	return false;
+}
+
+static void check_hosts(const struct cp_cluster *c, struct cp_diag *d)
+{
+	const char *f = c->file;
+
+	for (size_t i = 0; i < c->nhosts; i++) {
+		const struct cp_host *a = &c->hosts[i];
+		for (size_t j = 0; j < i; j++) {
+			const struct cp_host *b = &c->hosts[j];
+			if (!strcmp(a->name, b->name))
+				cp_diag_err(d, f, a->name_pos,
+					"host name '%s' is used twice (first at line %u)", a->name,
+					b->name_pos.line);
+			if (same_addr(&a->addr, &b->addr))
+				cp_diag_err(d, f, a->addr_pos,
+					"address %s of %s is also the address of %s (line %u)",
+					a->address, a->name, b->name, b->addr_pos.line);
+		}
+		if (same_addr(&a->addr, &c->vip))
+			cp_diag_err(d, f, c->vip_pos,
+				"the VIP %s is the address of host %s: it must be an address no "
+				"host owns, or the holder changes nothing",
+				c->vip_text, a->name);
+	}
+}
+
+static void check_vip(const struct cp_cluster *c, struct cp_diag *d)
+{
+	for (size_t i = 0; i < cluster_lb_count(c); i++) {
+		const struct cp_host *h = cluster_lb_host(c, i);
+		if (!in_subnet(&h->addr, &c->vip, c->vip_prefix))
+			cp_diag_err(d, c->file, c->vip_pos,
+				"the VIP %s is outside the subnet of %s (%s): VRRP only moves an "
+				"address between hosts of one segment",
+				c->vip_text, h->name, h->address);
+	}
+	if (c->vipd == CP_VIP_PACEMAKER && (c->manager != CP_MGR_PACEMAKER || !c->lb_on_masters))
+		cp_diag_err(d, c->file, c->components_pos,
+			"components.vip: pacemaker needs manager: pacemaker and the load "
+			"balancer on the masters (leave load_balancers out): the VIP is a "
+			"resource of the masters' Pacemaker cluster");
+}
+
+static void check_fencing(const struct cp_cluster *c, struct cp_diag *d)
+{
+	for (size_t i = 0; i < c->ndevices; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(c->devices[i].name, c->devices[j].name))
+				cp_diag_err(d, c->file, c->devices[i].name_pos,
+					"fence device '%s' is defined twice (first at line %u)",
+					c->devices[i].name, c->devices[j].name_pos.line);
+	for (size_t i = 0; i < c->nhosts; i++) {
+		const struct cp_host *h = &c->hosts[i];
+		bool found = false;
+
+		if (!(h->roles & (CP_ROLE_MASTER | CP_ROLE_LB)))
+			continue; /* an etcd-only host is in no corosync cluster */
+		for (size_t j = 0; j < c->ndevices; j++)
+			if (!strcmp(c->devices[j].host, h->name))
+				found = true;
+		if (!found)
+			cp_diag_warn(d, c->file, h->pos,
+				"host %s has no fence device: %s cannot power it off when it stops "
+				"answering%s",
+				h->name,
+				(h->roles & CP_ROLE_MASTER) && c->manager == CP_MGR_PACEMAKER
+					? "Pacemaker"
+					: "fenced",
+				c->watchdog_device ? ", only its own watchdog stops it"
+						   : ", and there is no watchdog");
+	}
+}
+
+/* The corosync clusters: the masters, and the LB tier when separate. */
+static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cp_diag *d)
+{
+	struct {
+		unsigned role;
+		const char *what;
+		bool lb;
+	} tiers[2] = { { CP_ROLE_MASTER, "masters", c->lb_on_masters },
+		{ CP_ROLE_LB, "load balancers", true } };
+
+	for (size_t t = 0; t < 2; t++) {
+		unsigned n = (unsigned)cluster_role_count(c, tiers[t].role);
+		bool delay;
+
+		if (!n || (t == 1 && c->lb_on_masters))
+			continue;
+		for (size_t i = 0; i < c->nhosts; i++)
+			for (size_t j = 0; j < i; j++)
+				if ((c->hosts[i].roles & tiers[t].role) &&
+					(c->hosts[j].roles & tiers[t].role) &&
+					c->hosts[i].node_id == c->hosts[j].node_id)
+					cp_diag_err(d, c->file, c->hosts[i].pos,
+						"node_id %u of %s is also the node id of %s in the "
+						"same corosync cluster",
+						c->hosts[i].node_id, c->hosts[i].name,
+						c->hosts[j].name);
+		if (n == 2) {
+			delay = c->fence_delay_set && c->fence_delay_usec;
+			if (tiers[t].lb && c->priority_delay_usec)
+				delay = true;
+			add_role(p, fmt("corosync (%s)", tiers[t].what), names(c, tiers[t].role),
+				fmt("two_node: each keeps quorum alone; the fence race decides"), 2,
+				1,
+				fmt("2 nodes, tolerates 1 failure only if it fences the other "
+				    "first"));
+			if (!delay)
+				cp_diag_warn(d, c->file,
+					tiers[t].role == CP_ROLE_LB ? c->lbs_pos : c->masters_pos,
+					"two-node corosync cluster (%s) without a fence delay: on "
+					"a "
+					"split both sides fence each other at once and both may go "
+					"down; set fencing.delay%s",
+					tiers[t].what,
+					tiers[t].lb ? " or fencing.priority_delay_vip" : "");
+		} else {
+			add_role(p, fmt("corosync (%s)", tiers[t].what), names(c, tiers[t].role),
+				fmt("votequorum membership"), n, cpha_quorum_tolerance(n),
+				fmt("%u node%s, quorum %u, tolerates %u failure%s", n, plural(n),
+					cpha_quorum_majority(n), cpha_quorum_tolerance(n),
+					plural(cpha_quorum_tolerance(n))));
+		}
+	}
+}
+
+int plan_build(
+	const struct cp_cluster *c, const struct plan_opts *o, struct plan *p, struct cp_diag *d)
+{
+	unsigned ne = (unsigned)c->netcd, nm = (unsigned)c->nmasters;
+	unsigned nl = (unsigned)cluster_lb_count(c);
+	size_t errs = d->nerrs;
+	char why[512];
+
+	memset(p, 0, sizeof(*p));
+
+	/* etcd: Raft quorum */
+	if (cpha_quorum_check(ne, o->allow_even, why, sizeof(why)) < 0)
+		cp_diag_err(d, c->file, c->etcd_pos.line ? c->etcd_pos : c->masters_pos,
+			"etcd: %u member%s refused: %s (--allow-even accepts it)", ne, plural(ne),
+			why);
+	add_role(p, fmt("etcd"), names(c, CP_ROLE_ETCD), fmt("active-active, Raft quorum"), ne,
+		cpha_quorum_tolerance(ne),
+		fmt("%u member%s, quorum %u, tolerates %u failure%s", ne, plural(ne),
+			cpha_quorum_majority(ne), cpha_quorum_tolerance(ne),
+			plural(cpha_quorum_tolerance(ne))));
+
+	add_role(p, fmt("kube-apiserver"), names(c, CP_ROLE_MASTER),
+		fmt("active-active behind the VIP"), nm, nm ? nm - 1 : 0,
+		fmt("%u instance%s, tolerates %u failure%s (while etcd keeps quorum)", nm,
+			plural(nm), nm ? nm - 1 : 0, plural(nm ? nm - 1 : 0)));
+	for (int k = 0; k < 2; k++) {
+		const char *role = k ? "kube-scheduler" : "kube-controller-manager";
+		const char *style;
+		if (c->manager == CP_MGR_PACEMAKER)
+			style = c->leader_elect ? "active-passive: one Pacemaker instance, Lease "
+						  "leader election"
+						: "active-passive: one Pacemaker instance";
+		else
+			style = c->leader_elect ? "active-passive: Lease leader election"
+						: "ACTIVE ON EVERY MASTER (leader_elect: false)";
+		add_role(p, fmt("%s", role), names(c, CP_ROLE_MASTER), fmt("%s", style), nm,
+			nm ? nm - 1 : 0,
+			fmt("%u candidate%s, 1 active, tolerates %u failure%s", nm, plural(nm),
+				nm ? nm - 1 : 0, plural(nm ? nm - 1 : 0)));
+	}
+	if (c->manager != CP_MGR_PACEMAKER && !c->leader_elect)
+		cp_diag_err(d, c->file, c->components_pos,
+			"kubernetes.leader_elect: false with manager: %s would run a "
+			"controller-manager and a scheduler on every master at once",
+			cluster_mgr_name(c->manager));
+
+	add_role(p, fmt("load balancer (%s)", cluster_lb_name(c->lb)),
+		names(c, c->lb_on_masters ? CP_ROLE_MASTER : CP_ROLE_LB),
+		fmt("active-active; the VIP holder's instance takes the traffic"), nl,
+		nl ? nl - 1 : 0,
+		fmt("%u instance%s, tolerates %u failure%s", nl, plural(nl), nl ? nl - 1 : 0,
+			plural(nl ? nl - 1 : 0)));
+	add_role(p, fmt("VIP %s (%s, VRID %u)", c->vip_text, cluster_vip_name(c->vipd), c->vrid),
+		names(c, c->lb_on_masters ? CP_ROLE_MASTER : CP_ROLE_LB),
+		fmt("active-passive: one holder"), nl, nl ? nl - 1 : 0,
+		fmt("%u host%s, tolerates %u failure%s", nl, plural(nl), nl ? nl - 1 : 0,
+			plural(nl ? nl - 1 : 0)));
+	if (c->vipd != CP_VIP_PACEMAKER && c->vrid_derived)
+		add_note(p, fmt("VRID %u is derived from the cluster name '%s' (api.vrid sets it)",
+				    c->vrid, c->name));
+	if (c->vipd != CP_VIP_PACEMAKER && common_vrid(c->vrid))
+		cp_diag_warn(d, c->file, c->vrid_pos.line ? c->vrid_pos : c->vip_pos,
+			"VRID %u is one that examples and other clusters on a segment often use; "
+			"two VRRP clusters with one VRID on one segment fight over it (leave "
+			"api.vrid out to derive one from the cluster name)",
+			c->vrid);
+
+	check_corosync(c, p, d);
+	check_hosts(c, d);
+	check_vip(c, d);
+	check_fencing(c, d);
+
+	if (nl == 1)
+		cp_diag_warn(d, c->file, c->lb_on_masters ? c->masters_pos : c->lbs_pos,
+			"a single load-balancer host: the VIP and every client of the API "
+			"depend on it");
+	if (nm > 1) {
+		const char *z0 = cluster_role_host(c, CP_ROLE_MASTER, 0)->zone;
+		bool all_same = z0 != NULL, none = true;
+		for (size_t i = 0; i < nm; i++) {
+			const char *z = cluster_role_host(c, CP_ROLE_MASTER, i)->zone;
+			if (z)
+				none = false;
+			if (!z || !z0 || strcmp(z, z0))
+				all_same = false;
+		}
+		if (all_same)
+			cp_diag_warn(d, c->file, c->masters_pos,
+				"all %u masters are in zone '%s': losing it loses the control "
+				"plane",
+				nm, z0);
+		else if (none)
+			add_note(p, fmt("no master names a zone: cpha cannot tell whether one "
+					"rack or room holds them all"));
+	}
+	return d->nerrs > errs ? -1 : 0;
+}
+
+void plan_free(struct plan *p)
+{
+	for (size_t i = 0; i < p->nroles; i++) {
+		free(p->roles[i].role);
+		free(p->roles[i].hosts);
+		free(p->roles[i].style);
+		free(p->roles[i].tolerance);
+	}
+	free(p->roles);
+	for (size_t i = 0; i < p->nnotes; i++)
+		free(p->notes[i]);
+	free(p->notes);
+	memset(p, 0, sizeof(*p));
+}

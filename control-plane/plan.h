@@ -1,0 +1,40 @@
+/* `cpha plan`: the availability of each role of the control plane, and the
+ * design rules that a cluster description must meet before anything runs.
+ * Pure: it reads the model and returns rows and findings, no I/O. */
+#ifndef CPHA_PLAN_H
+#define CPHA_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cluster.h"
+
+/* One row of the availability matrix. */
+struct plan_role {
+	char *role;      /* "etcd", "kube-apiserver", "load balancer (lbd)", ... */
+	char *hosts;     /* "kubem00 kubem01 kubem02" */
+	char *style;     /* "active-active, Raft quorum" */
+	char *tolerance; /* "3 members, quorum 2, tolerates 1 failure" */
+	unsigned members, tolerates;
+};
+
+struct plan {
+	struct plan_role *roles;
+	size_t nroles;
+	char **notes; /* things worth saying that are neither errors nor warnings */
+	size_t nnotes;
+};
+
+struct plan_opts {
+	bool allow_even; /* accept an even etcd member count */
+};
+
+/* Build the matrix and check every rule: errors and warnings go into d
+ * with the place in the description they concern. Returns 0, or -1 when an
+ * error was found. */
+int plan_build(
+	const struct cp_cluster *c, const struct plan_opts *o, struct plan *p, struct cp_diag *d);
+
+void plan_free(struct plan *p);
+
+#endif

@@ -1,0 +1,139 @@
+/* `cpha plan`: print the plan (a table, or JSON) and the findings. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cpha.h"
+#include "plan.h"
+
+static void print_table(const struct cp_cluster *c, const struct plan *p)
+{
+	size_t w0 = 4, w1 = 5;
+
+	for (size_t i = 0; i < p->nroles; i++) {
+		if (strlen(p->roles[i].role) > w0)
+			w0 = strlen(p->roles[i].role);
+		if (strlen(p->roles[i].hosts) > w1)
+			w1 = strlen(p->roles[i].hosts);
+	}
+	printf("cluster %s: API https://%s:%u at VIP %s; load balancer %s, VIP by %s, "
+	       "managed by %s\n\n",
+		c->name, c->api_name, c->api_port, c->vip_text, cluster_lb_name(c->lb),
+		cluster_vip_name(c->vipd), cluster_mgr_name(c->manager));
+	printf("%-*s  %-*s  %s\n", (int)w0, "role", (int)w1, "hosts", "style; tolerance");
+	for (size_t i = 0; i < p->nroles; i++) {
+		const struct plan_role *r = &p->roles[i];
+		printf("%-*s  %-*s  %s; %s\n", (int)w0, r->role, (int)w1, r->hosts, r->style,
+			r->tolerance);
+	}
+	/* the sentence the seeds' matrix asks for, per role */
+	printf("\n");
+	for (size_t i = 0; i < p->nroles; i++)
+		printf("%s: %s\n", p->roles[i].role, p->roles[i].tolerance);
+	for (size_t i = 0; i < p->nnotes; i++)
+		printf("note: %s\n", p->notes[i]);
+}
+
+static int print_json(const struct cp_cluster *c, const struct plan *p, const struct cp_diag *d)
+{
+	json_t *o = json_object(), *roles = json_array(), *errs = json_array(),
+	       *warns = json_array(), *notes = json_array();
+	int rc;
+
+	for (size_t i = 0; i < p->nroles; i++) {
+		const struct plan_role *r = &p->roles[i];
+		json_array_append_new(roles,
+			json_pack("{s:s, s:s, s:s, s:s, s:I, s:I}", "role", r->role, "hosts",
+				r->hosts, "style", r->style, "tolerance", r->tolerance, "members",
+				(json_int_t)r->members, "tolerates", (json_int_t)r->tolerates));
+	}
+	for (size_t i = 0; i < d->nerrs; i++)
+		json_array_append_new(errs, json_string(d->errs[i]));
+	for (size_t i = 0; i < d->nwarns; i++)
+		json_array_append_new(warns, json_string(d->warns[i]));
+	for (size_t i = 0; i < p->nnotes; i++)
+		json_array_append_new(notes, json_string(p->notes[i]));
+	json_object_set_new(o, "cluster", json_string(c->name));
+	json_object_set_new(o, "api",
+		json_pack("{s:s, s:s, s:I}", "name", c->api_name, "vip", c->vip_text, "port",
+			(json_int_t)c->api_port));
+	json_object_set_new(o, "vrid", json_integer(c->vrid));
+	json_object_set_new(o, "vrid_derived", json_boolean(c->vrid_derived));
+	json_object_set_new(o, "components",
+		json_pack("{s:s, s:s, s:s}", "load_balancer", cluster_lb_name(c->lb), "vip",
+			cluster_vip_name(c->vipd), "manager", cluster_mgr_name(c->manager)));
+	json_object_set_new(o, "roles", roles);
+	json_object_set_new(o, "errors", errs);
+	json_object_set_new(o, "warnings", warns);
+	json_object_set_new(o, "notes", notes);
+	rc = json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	printf("\n");
+	json_decref(o);
+	return rc;
+}
+
+int cmd_plan(int argc, char **argv, const char *file)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "allow-even", no_argument, NULL, 'e' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "file", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct plan_opts po = { 0 };
+	struct cp_diag d = { 0 };
+	struct cp_cluster *c;
+	struct plan p;
+	bool json = false, strict = false;
+	int ch, rc;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'j':
+			json = true;
+			break;
+		case 'e':
+			po.allow_even = true;
+			break;
+		case 's':
+			strict = true;
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: cpha plan [-f FILE] [--json] [--allow-even] "
+					"[--strict]\n");
+			return CPHA_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "cpha plan: unexpected argument '%s'\n", argv[optind]);
+		return CPHA_EXIT_USAGE;
+	}
+	c = cpha_load(file);
+	if (!c)
+		return CPHA_EXIT_FAIL;
+	plan_build(c, &po, &p, &d);
+	if (json)
+		print_json(c, &p, &d);
+	else
+		print_table(c, &p);
+	for (size_t i = 0; i < d.nwarns; i++)
+		fprintf(stderr, "%s: warning\n", d.warns[i]);
+	for (size_t i = 0; i < d.nerrs; i++)
+		fprintf(stderr, "%s\n", d.errs[i]);
+	rc = d.nerrs ? CPHA_EXIT_FAIL : (strict && d.nwarns) ? CPHA_EXIT_WARN : CPHA_EXIT_OK;
+	if (d.nerrs)
+		fprintf(stderr, "cpha plan: %zu error%s: the design is refused\n", d.nerrs,
+			d.nerrs == 1 ? "" : "s");
+	plan_free(&p);
+	cp_diag_free(&d);
+	cluster_free(c);
+	return rc;
+}

@@ -1,0 +1,73 @@
+/* `cpha render`: every file of the cluster, made in memory from the model
+ * (deterministic: the same description gives the same bytes), then checked
+ * by each file's own checker and written under DIR/HOST/<path as installed>
+ * and DIR/cluster/.
+ *
+ * Each render_*.c module adds files to a set; render.c orders, checks and
+ * writes them. */
+#ifndef CPHA_RENDER_H
+#define CPHA_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "cluster.h"
+
+/* Which checker a file goes through before render succeeds. */
+enum render_check {
+	RENDER_CHECK_NONE,
+	RENDER_CHECK_LBD,        /* lbd -c -f FILE */
+	RENDER_CHECK_HAPROXY,    /* haproxy -c -f FILE */
+	RENDER_CHECK_VIPD,       /* vipd -c -f FILE */
+	RENDER_CHECK_KEEPALIVED, /* keepalived -t -f FILE, with no warning */
+	RENDER_CHECK_FENCED,     /* fenced -c -f FILE [-C corosync.conf of the host] */
+	RENDER_CHECK_CIB,        /* crm_verify -x FILE */
+	RENDER_CHECK_YAML,       /* parses as YAML (kubeconfigs, static pods) */
+};
+
+struct render_file {
+	char *host;    /* host name, or NULL for DIR/cluster/ */
+	char *path;    /* absolute path as installed ("/etc/lbd/lbd.cfg"); for
+			* cluster-wide files a relative name ("pcs-commands.sh") */
+	unsigned mode; /* 0644, 0600, 0755 */
+	enum render_check check;
+	struct cpha_buf text;
+};
+
+struct render_set {
+	struct render_file *v;
+	size_t n;
+};
+
+/* Add a file (host NULL for cluster-wide); returns its buffer to fill. */
+struct cpha_buf *render_add(struct render_set *s, const char *host, const char *path, unsigned mode,
+	enum render_check check);
+
+/* The file of host at path, or NULL. */
+struct render_file *render_find(struct render_set *s, const char *host, const char *path);
+
+void render_set_free(struct render_set *s);
+
+/* Where installed files live: shared by render and check. */
+#define RENDER_PKI_K8S      "/etc/kubernetes/pki"
+#define RENDER_PKI_ETCD     "/etc/etcd/pki"
+#define RENDER_KCM_DIR      "/var/lib/kube-controller-manager"
+#define RENDER_SCHED_DIR    "/var/lib/kube-scheduler"
+#define RENDER_ADMIN_CONFIG "/etc/kubernetes/admin.conf"
+
+/* The modules: each adds its files for the whole cluster. They return 0,
+ * or -1 after adding an error to d. */
+int render_masters(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
+int render_lb(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
+int render_ha(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
+
+/* Everything, in a stable order. */
+int render_all(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
+
+/* Stage the files (of one host and the cluster-wide ones when host is
+ * given) under dir, run each checker when check, and move them into place
+ * only when every check passed. Prints what went wrong; returns 0 or -1. */
+int render_write(const struct render_set *s, const char *dir, const char *host, bool check);
+
+#endif
