@@ -149,8 +149,9 @@ static int get_duration(struct rd *r, const yaml_node_t *n, const char *key, uin
 
 	if (!v)
 		return -1;
-	if (cpha_parse_seconds(v, out, &why) < 0) {
-		err(r, n, "%s: '%s': %s", key, v, why ? why : "not a duration");
+	/* "5s", "500ms"; a bare number is seconds */
+	if (cpha_parse_duration(v, 1000000, out, &why) < 0) {
+		err(r, n, "%s: '%s': %s", key, v, why ? why : "not a duration (5s, 500ms)");
 		return -1;
 	}
 	return 0;

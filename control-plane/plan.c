@@ -217,7 +217,11 @@ static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cp
 						c->hosts[j].name);
 		if (n == 2) {
 			delay = c->fence_delay_set && c->fence_delay_usec;
-			if (tiers[t].lb && c->priority_delay_usec)
+			/* fenced's VIP priority delay counts where fenced decides the
+			 * race: the LB tier, or masters not run by Pacemaker */
+			if (tiers[t].lb && c->priority_delay_usec &&
+				!(tiers[t].role == CP_ROLE_MASTER &&
+					c->manager == CP_MGR_PACEMAKER))
 				delay = true;
 			add_role(p, fmt("corosync (%s)", tiers[t].what), names(c, tiers[t].role),
 				fmt("two_node: each keeps quorum alone; the fence race decides"), 2,

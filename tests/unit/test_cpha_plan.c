@@ -1,0 +1,307 @@
+/* cpha plan: the availability matrix and each design rule, one case each. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "cpha_test.h"
+#include "plan.h"
+
+struct run {
+	struct cp_cluster *c;
+	struct cp_diag d;
+	struct plan p;
+	int rc;
+};
+
+static void show(const struct run *r)
+{
+	for (size_t i = 0; i < r->d.nerrs; i++)
+		print_message("error: %s\n", r->d.errs[i]);
+	for (size_t i = 0; i < r->d.nwarns; i++)
+		print_message("warning: %s\n", r->d.warns[i]);
+}
+
+static void plan_of(struct run *r, const char *yaml, bool allow_even)
+{
+	struct plan_opts o = { .allow_even = allow_even };
+
+	memset(r, 0, sizeof(*r));
+	r->c = cpha_test_load(yaml, &r->d, NULL);
+	if (!r->c)
+		show(r);
+	assert_non_null(r->c);
+	r->rc = plan_build(r->c, &o, &r->p, &r->d);
+	show(r);
+}
+
+static void done(struct run *r)
+{
+	plan_free(&r->p);
+	cp_diag_free(&r->d);
+	cluster_free(r->c);
+}
+
+static const struct plan_role *role(const struct run *r, const char *prefix)
+{
+	for (size_t i = 0; i < r->p.nroles; i++)
+		if (!strncmp(r->p.roles[i].role, prefix, strlen(prefix)))
+			return &r->p.roles[i];
+	fail_msg("no role %s", prefix);
+	return NULL;
+}
+
+static void test_sample_is_clean(void **state)
+{
+	struct run r;
+	(void)state;
+
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(
+		cluster_load(CPHA_SOURCE_DIR "/tests/fixtures/cpha/sample.yaml", &r.c, &r.d), 0);
+	r.rc = plan_build(r.c, &(struct plan_opts){ 0 }, &r.p, &r.d);
+	show(&r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.d.nerrs, 0);
+	assert_int_equal(r.d.nwarns, 0);
+	assert_string_equal(
+		role(&r, "etcd")->tolerance, "3 members, quorum 2, tolerates 1 failure");
+	assert_string_equal(role(&r, "etcd")->hosts, "kubem00 kubem01 kubem02");
+	assert_int_equal(role(&r, "kube-apiserver")->tolerates, 2);
+	assert_string_equal(role(&r, "load balancer (lbd)")->hosts, "lb00 lb01");
+	assert_int_equal(role(&r, "corosync (masters)")->tolerates, 1);
+	assert_int_equal(role(&r, "corosync (load balancers)")->members, 2);
+	/* the derived VRID is said, not warned about */
+	assert_true(cpha_test_has(r.p.notes, r.p.nnotes,
+		(const char *const[]){ "derived from the cluster name 'kubernetes'", NULL }));
+	done(&r);
+}
+
+static void test_even_etcd(void **state)
+{
+	const char *yaml = CPHA_TEST_BASE "  - {name: m4, address: 198.18.0.14}\n";
+	struct run r;
+	(void)state;
+
+	plan_of(&r, yaml, false);
+	assert_int_equal(r.rc, -1);
+	assert_true(HAS_ERR(&r.d, "etcd: 4 members refused", "tolerate 1 failure",
+		"need 3 for a majority", "3 or 5", "--allow-even"));
+	done(&r);
+
+	plan_of(&r, yaml, true);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(
+		role(&r, "etcd")->tolerance, "4 members, quorum 3, tolerates 1 failure");
+	done(&r);
+
+	/* five is fine, and tolerates two */
+	plan_of(&r,
+		CPHA_TEST_BASE "  - {name: m4, address: 198.18.0.14}\n"
+			       "  - {name: m5, address: 198.18.0.15}\n",
+		false);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(role(&r, "etcd")->tolerates, 2);
+	done(&r);
+}
+
+static void test_vip_rules(void **state)
+{
+	struct run r;
+	(void)state;
+
+	plan_of(&r,
+		"cluster: {name: lab}\napi: {name: k, vip: 198.19.0.2/24}\nmasters:\n"
+		"  - {name: m1, address: 198.18.0.11}\n",
+		false);
+	assert_true(HAS_ERR(&r.d, ":2:21:", "VIP 198.19.0.2/24 is outside the subnet of m1"));
+	done(&r);
+
+	plan_of(&r,
+		"cluster: {name: lab}\napi: {name: k, vip: 198.18.0.11/24}\nmasters:\n"
+		"  - {name: m1, address: 198.18.0.11}\n",
+		false);
+	assert_true(HAS_ERR(&r.d, "the VIP 198.18.0.11/24 is the address of host m1"));
+	done(&r);
+
+	plan_of(&r,
+		CPHA_TEST_BASE "load_balancers: [{name: l1, address: 198.18.0.3}, {name: l2, "
+			       "address: 198.18.0.4}]\ncomponents: {vip: pacemaker}\n",
+		false);
+	assert_true(HAS_ERR(&r.d, "components.vip: pacemaker needs"));
+	done(&r);
+}
+
+static void test_duplicates(void **state)
+{
+	struct run r;
+	(void)state;
+
+	plan_of(&r,
+		CPHA_TEST_BASE "load_balancers:\n  - {name: m2, address: 198.18.0.3}\n"
+			       "  - {name: l2, address: 198.18.0.13}\n",
+		false);
+	assert_true(HAS_ERR(&r.d, ":8:12:", "host name 'm2' is used twice (first at line 5)"));
+	assert_true(HAS_ERR(&r.d, ":9:25:", "address 198.18.0.13 of l2 is also the address of m3"));
+	done(&r);
+
+	plan_of(&r,
+		CPHA_TEST_BASE "fencing:\n  devices:\n"
+			       "    - {name: f, agent: fence_ipmilan, host: m1}\n"
+			       "    - {name: f, agent: fence_ipmilan, host: m2}\n",
+		false);
+	assert_true(HAS_ERR(&r.d, ":10:14:", "fence device 'f' is defined twice"));
+	done(&r);
+
+	plan_of(&r,
+		"cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24}\nmasters:\n"
+		"  - {name: m1, address: 198.18.0.11, node_id: 5}\n"
+		"  - {name: m2, address: 198.18.0.12, node_id: 5}\n"
+		"  - {name: m3, address: 198.18.0.13}\n",
+		false);
+	assert_true(HAS_ERR(&r.d, "node_id 5 of m2 is also the node id of m1"));
+	done(&r);
+}
+
+static void test_warnings(void **state)
+{
+	struct run r;
+	(void)state;
+
+	/* the base: LB on the masters, no fence devices, no zones */
+	plan_of(&r, CPHA_TEST_BASE, false);
+	assert_int_equal(r.rc, 0);
+	assert_true(HAS_WARN(
+		&r.d, ":4:5:", "host m1 has no fence device", "Pacemaker", "there is no watchdog"));
+	assert_false(HAS_WARN(&r.d, "single load-balancer"));
+	assert_true(cpha_test_has(
+		r.p.notes, r.p.nnotes, (const char *const[]){ "no master names a zone", NULL }));
+	done(&r);
+
+	plan_of(&r,
+		CPHA_TEST_BASE "load_balancers: [{name: l1, address: 198.18.0.3}]\n"
+			       "components: {manager: systemd}\n",
+		false);
+	assert_true(HAS_WARN(&r.d, ":7:17:", "a single load-balancer host"));
+	assert_true(HAS_WARN(&r.d, "host m1 has no fence device", "fenced"));
+	done(&r);
+
+	plan_of(&r,
+		"cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24}\nmasters:\n"
+		"  - {name: m1, address: 198.18.0.11, zone: a}\n"
+		"  - {name: m2, address: 198.18.0.12, zone: a}\n"
+		"  - {name: m3, address: 198.18.0.13, zone: a}\n",
+		false);
+	assert_true(HAS_WARN(&r.d, "all 3 masters are in zone 'a'"));
+	done(&r);
+
+	plan_of(&r,
+		"cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24}\nmasters:\n"
+		"  - {name: m1, address: 198.18.0.11, zone: a}\n"
+		"  - {name: m2, address: 198.18.0.12, zone: b}\n"
+		"  - {name: m3, address: 198.18.0.13, zone: a}\n",
+		false);
+	assert_false(HAS_WARN(&r.d, "masters are in zone"));
+	done(&r);
+}
+
+static void test_common_vrid(void **state)
+{
+	struct run r;
+	(void)state;
+
+	plan_of(&r,
+		"cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24, vrid: 51}\nmasters:\n"
+		"  - {name: m1, address: 198.18.0.11}\n",
+		false);
+	assert_true(HAS_WARN(&r.d, ":2:42:", "VRID 51 is one that examples"));
+	assert_false(cpha_test_has(r.p.notes, r.p.nnotes,
+		(const char *const[]){ "derived from the cluster name", NULL }));
+	done(&r);
+
+	plan_of(&r,
+		"cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24, vrid: 77}\nmasters:\n"
+		"  - {name: m1, address: 198.18.0.11}\n",
+		false);
+	assert_false(HAS_WARN(&r.d, "VRID"));
+	done(&r);
+}
+
+static void test_two_node_delay(void **state)
+{
+	static const char *lb2 = "load_balancers: [{name: l1, address: 198.18.0.3}, {name: l2, "
+				 "address: 198.18.0.4}]\n";
+	char yaml[2048];
+	struct run r;
+	(void)state;
+
+	/* the LB tier: the VIP priority delay (5 s by default) is a delay */
+	snprintf(yaml, sizeof(yaml), "%s%s", CPHA_TEST_BASE, lb2);
+	plan_of(&r, yaml, false);
+	assert_false(HAS_WARN(&r.d, "two-node"));
+	done(&r);
+
+	snprintf(
+		yaml, sizeof(yaml), "%s%sfencing: {priority_delay_vip: 0s}\n", CPHA_TEST_BASE, lb2);
+	plan_of(&r, yaml, false);
+	assert_true(HAS_WARN(&r.d, ":7:17:",
+		"two-node corosync cluster (load balancers) without a "
+		"fence delay"));
+	done(&r);
+
+	snprintf(yaml, sizeof(yaml), "%s%sfencing: {priority_delay_vip: 0s, delay: 10s}\n",
+		CPHA_TEST_BASE, lb2);
+	plan_of(&r, yaml, false);
+	assert_false(HAS_WARN(&r.d, "two-node"));
+	done(&r);
+
+	/* two masters, etcd on three hosts (one external) */
+	plan_of(&r,
+		"cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24}\nmasters:\n"
+		"  - {name: m1, address: 198.18.0.11}\n  - {name: m2, address: 198.18.0.12}\n"
+		"etcd: {hosts: [m1, m2, {name: e3, address: 198.18.0.13}]}\n",
+		false);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(role(&r, "etcd")->members, 3);
+	assert_true(HAS_WARN(&r.d, "two-node corosync cluster (masters) without a fence delay",
+		"set fencing.delay"));
+	/* the etcd-only host is in no corosync cluster, so needs no fence device */
+	assert_false(HAS_WARN(&r.d, "host e3"));
+	done(&r);
+}
+
+static void test_leader_elect(void **state)
+{
+	struct run r;
+	(void)state;
+
+	plan_of(&r,
+		CPHA_TEST_BASE "kubernetes: {leader_elect: false}\ncomponents: {manager: "
+			       "systemd}\n",
+		false);
+	assert_true(HAS_ERR(&r.d, "leader_elect: false with manager: systemd"));
+	assert_string_equal(
+		role(&r, "kube-scheduler")->style, "ACTIVE ON EVERY MASTER (leader_elect: false)");
+	done(&r);
+
+	plan_of(&r, CPHA_TEST_BASE "kubernetes: {leader_elect: false}\n", false);
+	assert_int_equal(r.rc, 0);
+	done(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sample_is_clean),
+		cmocka_unit_test(test_even_etcd),
+		cmocka_unit_test(test_vip_rules),
+		cmocka_unit_test(test_duplicates),
+		cmocka_unit_test(test_warnings),
+		cmocka_unit_test(test_common_vrid),
+		cmocka_unit_test(test_two_node_delay),
+		cmocka_unit_test(test_leader_elect),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
