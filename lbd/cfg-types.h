@@ -331,6 +331,7 @@ struct lbd_userlist;     /* lbd/http-types.h */
 
 struct lbd_config {
 	char *file;
+	char digest[65]; /* SHA-256 of the file's bytes as loaded (hex); "" from memory */
 	struct lbd_global global;
 	struct lbd_frontend *frontends;
 	size_t nfrontends;

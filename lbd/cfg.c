@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "cfgmsg.h"
 #include "conf_lex.h"
+#include "digest.h"
 #include "duration.h"
 #include "cfg-internal.h"
 
@@ -799,6 +800,8 @@ int lbd_cfg_load(const char *path, struct lbd_config **out, struct lbd_cfg_msgs 
 		return r;
 	}
 	r = cfg_run(&lx, path, out, errs);
+	if (r == 0 && cpha_digest_hex(lx.text ? lx.text : "", lx.len, (*out)->digest) < 0)
+		(*out)->digest[0] = '\0';
 	cpha_lex_free(&lx);
 	return r;
 }

@@ -115,20 +115,22 @@ static void show_info(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
 	unsigned long long total = atomic_load(&rt->sessions_total);
 
 	if (json) {
-		put_json(
-			reply, json_pack("{s:s,s:s,s:I,s:i,s:i,s:i,s:i,s:I,s:I,s:s}", "Name", "lbd",
-				       "Version", CPHA_VERSION, "Uptime_sec", (json_int_t)up, "Pid",
-				       (int)getpid(), "Nbthread", (int)rt->nworkers, "Maxconn",
-				       (int)rt->maxconn, "CurrConns", (int)cur, "CumConns",
-				       (json_int_t)total, "Reloads", (json_int_t)rt->reloads,
-				       "Config", rt->cfg ? rt->cfg->file : ""));
+		put_json(reply,
+			json_pack("{s:s,s:s,s:I,s:i,s:i,s:i,s:i,s:I,s:I,s:s,s:s}", "Name", "lbd",
+				"Version", CPHA_VERSION, "Uptime_sec", (json_int_t)up, "Pid",
+				(int)getpid(), "Nbthread", (int)rt->nworkers, "Maxconn",
+				(int)rt->maxconn, "CurrConns", (int)cur, "CumConns",
+				(json_int_t)total, "Reloads", (json_int_t)rt->reloads, "Config",
+				rt->cfg ? rt->cfg->file : "", "Config_sha256",
+				rt->cfg ? rt->cfg->digest : ""));
 		return;
 	}
 	cpha_buf_printf(reply,
 		"Name: lbd\nVersion: %s\nUptime_sec: %llu\nPid: %d\nNbthread: %u\nMaxconn: %u\n"
-		"CurrConns: %u\nCumConns: %llu\nReloads: %llu\nConfig: %s\n",
+		"CurrConns: %u\nCumConns: %llu\nReloads: %llu\nConfig: %s\nConfig_sha256: %s\n",
 		CPHA_VERSION, (unsigned long long)up, (int)getpid(), rt->nworkers, rt->maxconn, cur,
-		total, (unsigned long long)rt->reloads, rt->cfg ? rt->cfg->file : "");
+		total, (unsigned long long)rt->reloads, rt->cfg ? rt->cfg->file : "",
+		rt->cfg ? rt->cfg->digest : "");
 }
 
 /* One server as JSON (show stat json / show servers state json). */

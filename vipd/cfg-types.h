@@ -209,6 +209,7 @@ struct vipd_global {
 
 struct vipd_config {
 	char *file;
+	char digest[65]; /* SHA-256 of the main file's bytes as loaded (hex) */
 	struct vipd_global global;
 	struct vipd_script *scripts;
 	size_t nscripts;

@@ -67,6 +67,7 @@
 
 #include "buf.h"
 #include "cfgmsg.h"
+#include "digest.h"
 #include "duration.h"
 #include "cfg-internal.h"
 
@@ -851,6 +852,7 @@ static int cfg_open_failed(const char *file, const char *why, struct vipd_cfg_ms
 
 int vipd_cfg_load(const char *path, struct vipd_config **out, struct vipd_cfg_msgs *errs)
 {
+	char digest[CPHA_DIGEST_HEXLEN];
 	struct cpha_conf_reader rd;
 	struct cfg_ctx ctx;
 	int r;
@@ -870,7 +872,12 @@ int vipd_cfg_load(const char *path, struct vipd_config **out, struct vipd_cfg_ms
 		return r;
 	}
 	ctx.t.includes = true;
+	if (cpha_digest_hex(rd.src[0].lx.text ? rd.src[0].lx.text : "", rd.src[0].lx.len, digest) <
+		0)
+		digest[0] = '\0';
 	r = cfg_run(&ctx, &rd, path, out, errs);
+	if (r == 0)
+		memcpy((*out)->digest, digest, sizeof(digest));
 	cfg_ctx_free(&ctx);
 	return r;
 }

@@ -121,9 +121,10 @@ void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply)
 		for (i = 0; i < d->ninst; i++)
 			json_array_append_new(arr, inst_json(d, d->inst[i]));
 		/* "o" hands arr to root (even on failure); root is ours to free */
-		root = json_pack("{s:s,s:i,s:I,s:o,s:o,s:I}", "version", CPHA_VERSION, "pid",
-			(int)getpid(), "reloads", (json_int_t)d->reloads, "instances", arr,
-			"sync_groups", groups_json(d), "fifo_lines_lost",
+		root = json_pack("{s:s,s:i,s:I,s:s,s:s,s:o,s:o,s:I}", "version", CPHA_VERSION,
+			"pid", (int)getpid(), "reloads", (json_int_t)d->reloads, "config",
+			d->cfg->file ? d->cfg->file : "", "config_sha256", d->cfg->digest,
+			"instances", arr, "sync_groups", groups_json(d), "fifo_lines_lost",
 			(json_int_t)(d->fifo[0].lost + d->fifo[1].lost));
 		s = root ? json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 		json_decref(root);
@@ -134,6 +135,8 @@ void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply)
 		return;
 	}
 	if (strcmp(line, "show") == 0 || strcmp(line, "") == 0) {
+		cpha_buf_printf(reply, "config %s sha256 %s\n", d->cfg->file ? d->cfg->file : "",
+			d->cfg->digest);
 		for (i = 0; i < d->ninst; i++) {
 			struct vipd_inst *in = d->inst[i];
 			const struct vipd_instance *c = in->cfg;
