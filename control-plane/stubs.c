@@ -10,6 +10,3 @@
 		return 70;                                                                         \
 	}
 STUB(cmd_pki)
-STUB(cmd_check)
-STUB(cmd_restart)
-STUB(cmd_logs)

@@ -1,0 +1,262 @@
+/* `cpha check` (seed 002's drift idea): what is installed on a host against
+ * what `cpha render` makes for it, file by file, and the configuration a
+ * running lbd or vipd has loaded against the file on disk. Any difference
+ * is drift: the host is "degraded" and the exit status is 1. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "admin.h"
+#include "buf.h"
+#include "cpha.h"
+#include "digest.h"
+#include "render.h"
+#include "run.h"
+
+/* Read a whole file; -errno on failure. */
+static int slurp(const char *path, struct cpha_buf *b)
+{
+	char chunk[16384];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd == -1)
+		return -errno;
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			n = -errno;
+			close(fd);
+			return (int)n;
+		}
+		if (cpha_buf_append(b, chunk, (size_t)n) < 0) {
+			close(fd);
+			return -ENOMEM;
+		}
+	}
+	close(fd);
+	if (!b->data)
+		cpha_buf_puts(b, "");
+	return 0;
+}
+
+/* Print `diff -u` of the installed file against the rendered text. */
+static void print_diff(const char *installed, const char *path, const struct cpha_buf *want)
+{
+	char tmp[] = "/tmp/cpha-check-XXXXXX", l1[4200], l2[4200];
+	struct cpha_run_result res;
+	int fd = mkstemp(tmp);
+	bool missing = false;
+
+	if (fd == -1 || write(fd, want->data, want->len) != (ssize_t)want->len) {
+		if (fd != -1) {
+			close(fd);
+			unlink(tmp);
+		}
+		return;
+	}
+	close(fd);
+	snprintf(l1, sizeof(l1), "installed %s", path);
+	snprintf(l2, sizeof(l2), "rendered %s", path);
+	const char *argv[] = { "diff", "-u", "--label", l1, "--label", l2, installed, tmp, NULL };
+	if (run_capture(argv, &res, &missing) == 0) {
+		fputs(res.out, stdout);
+		cpha_run_free(&res);
+	}
+	unlink(tmp);
+}
+
+/* The path of a directive's first argument in a config text ("stats socket
+ * /run/lbd/admin.sock level admin" → /run/lbd/admin.sock); NULL if none. */
+static char *directive_arg(const char *text, const char *directive)
+{
+	size_t dl = strlen(directive);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *p = l + strspn(l, " \t");
+		if (strncmp(p, directive, dl) || (p[dl] != ' ' && p[dl] != '\t'))
+			continue;
+		p += dl + strspn(p + dl, " \t");
+		size_t n = strcspn(p, " \t\r\n");
+		return n ? strndup(p, n) : NULL;
+	}
+	return NULL;
+}
+
+/* Ask a running daemon which configuration bytes it loaded and compare them
+ * with the file. Returns 1 on drift, 0 when the same or not running. */
+static int check_running(
+	const char *what, const char *file, const char *socket, const char *cmd, const char *key)
+{
+	char want[CPHA_DIGEST_HEXLEN], *reply = NULL;
+	json_t *j;
+	const char *have;
+	int r, drift = 0;
+
+	r = cpha_admin_query(socket, cmd, 2000000, &reply);
+	if (r < 0) {
+		printf("%s: not running (admin socket %s: %s): nothing loaded to compare\n", what,
+			socket, strerror(-r));
+		return 0;
+	}
+	j = json_loads(reply, 0, NULL);
+	have = j ? json_string_value(json_object_get(j, key)) : NULL;
+	if (!have || !*have) {
+		printf("%s: DRIFT: the running daemon does not say which configuration it loaded "
+		       "(%s)\n",
+			what, socket);
+		drift = 1;
+	} else if (cpha_digest_file(file, want) < 0) {
+		printf("%s: DRIFT: running, but %s cannot be read\n", what, file);
+		drift = 1;
+	} else if (strcmp(want, have)) {
+		printf("%s: DRIFT: the running daemon loaded other bytes than %s holds (sha256 "
+		       "%.12s "
+		       "running, %.12s on disk): reload it\n",
+			what, file, have, want);
+		drift = 1;
+	} else {
+		printf("%s: running with %s as on disk\n", what, file);
+	}
+	json_decref(j);
+	free(reply);
+	return drift;
+}
+
+/* The host this runs on: the description's host whose name is this
+ * machine's host name (short or full). */
+static const struct cp_host *local_host(const struct cp_cluster *c)
+{
+	char name[256];
+
+	if (gethostname(name, sizeof(name)) == -1)
+		return NULL;
+	name[sizeof(name) - 1] = 0;
+	if (cluster_host(c, name))
+		return cluster_host(c, name);
+	name[strcspn(name, ".")] = 0;
+	return cluster_host(c, name);
+}
+
+int cmd_check(int argc, char **argv, const char *file)
+{
+	static const struct option opts[] = {
+		{ "host", required_argument, NULL, 'H' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "file", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *root = "", *hname = NULL;
+	const struct cp_host *h;
+	struct render_set s = { 0 };
+	struct cp_diag d = { 0 };
+	struct cp_cluster *c;
+	size_t drift = 0, same = 0;
+	int ch, rc = CPHA_EXIT_FAIL;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'H':
+			hname = optarg;
+			break;
+		case 'r':
+			root = optarg;
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: cpha check [-f FILE] [--host NAME] [--root DIR]\n");
+			return CPHA_EXIT_USAGE;
+		}
+	}
+	if (!strcmp(root, "/"))
+		root = "";
+	c = cpha_load(file);
+	if (!c)
+		return CPHA_EXIT_FAIL;
+	h = hname ? cluster_host(c, hname) : local_host(c);
+	if (!h) {
+		if (hname)
+			fprintf(stderr, "cpha check: %s: no host '%s' in the description\n", file,
+				hname);
+		else
+			fprintf(stderr,
+				"cpha check: this machine's host name is no host of %s; "
+				"give --host NAME\n",
+				file);
+		goto out;
+	}
+	if (render_all(c, &s, &d) < 0 || d.nerrs) {
+		for (size_t i = 0; i < d.nerrs; i++)
+			fprintf(stderr, "%s\n", d.errs[i]);
+		goto out;
+	}
+	for (size_t i = 0; i < s.n; i++) {
+		const struct render_file *f = &s.v[i];
+		struct cpha_buf have = { 0 };
+		struct stat st;
+		char *path;
+		int r;
+
+		if (!f->host || strcmp(f->host, h->name))
+			continue;
+		if (asprintf(&path, "%s%s", root, f->path) < 0)
+			goto out;
+		r = slurp(path, &have);
+		if (r < 0) {
+			printf("%s: DRIFT: %s\n", f->path, r == -ENOENT ? "missing" : strerror(-r));
+			drift++;
+		} else if (have.len != f->text.len || memcmp(have.data, f->text.data, have.len)) {
+			printf("%s: DRIFT: differs from what cpha render makes\n", f->path);
+			print_diff(path, f->path, &f->text);
+			drift++;
+		} else if (stat(path, &st) == 0 && (st.st_mode & 07777) != f->mode) {
+			printf("%s: DRIFT: mode %04o, rendered %04o\n", f->path,
+				(unsigned)(st.st_mode & 07777), f->mode);
+			drift++;
+		} else {
+			same++;
+		}
+		/* a running daemon must have loaded what is on disk */
+		if (r == 0 && !strcmp(f->path, "/etc/lbd/lbd.cfg")) {
+			char *sock = directive_arg(have.data, "stats socket");
+			if (sock)
+				drift += (size_t)check_running(
+					"lbd", path, sock, "show info json", "Config_sha256");
+			free(sock);
+		}
+		if (r == 0 && !strcmp(f->path, "/etc/vipd/vipd.conf")) {
+			char *sock = directive_arg(have.data, "vipd_admin_socket");
+			drift += (size_t)check_running("vipd", path,
+				sock ? sock : "/run/vipd/admin.sock", "show json", "config_sha256");
+			free(sock);
+		}
+		cpha_buf_free(&have);
+		free(path);
+	}
+	if (drift) {
+		printf("%s: degraded: %zu file%s or daemon%s drifted from the description (%zu "
+		       "file%s as rendered)\n",
+			h->name, drift, drift == 1 ? "" : "s", drift == 1 ? "" : "s", same,
+			same == 1 ? "" : "s");
+		rc = CPHA_EXIT_FAIL;
+	} else {
+		printf("%s: ok: %zu file%s as rendered\n", h->name, same, same == 1 ? "" : "s");
+		rc = CPHA_EXIT_OK;
+	}
+out:
+	cp_diag_free(&d);
+	render_set_free(&s);
+	cluster_free(c);
+	return rc;
+}

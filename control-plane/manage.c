@@ -1,0 +1,260 @@
+/* `cpha restart ROLE` and `cpha logs ROLE [-f]` (seed 000's master-restart
+ * and master-logs): the right action for the manager the description
+ * names, printed before it runs. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpha.h"
+#include "run.h"
+
+/* A role, the names it answers to, and where each manager keeps it. */
+struct role {
+	const char *name;
+	const char *aliases[4];
+	const char *pcmk;    /* Pacemaker resource (as cpha render's pcs script names it) */
+	bool clone;          /* restart only this node's instance */
+	const char *unit;    /* systemd unit */
+	const char *pod;     /* static pod / container name */
+	const char *logfile; /* the OCF agent's log under Pacemaker */
+	bool control_plane;  /* run by the manager; else always a systemd unit */
+};
+
+static const struct role roles[] = {
+	{ "etcd", { NULL }, "etcd-clone", true, "etcd.service", "etcd", "/var/log/cpha/etcd.log",
+		true },
+	{ "apiserver", { "api", "kube-apiserver", NULL }, "apiserver-clone", true,
+		"kube-apiserver.service", "kube-apiserver", "/var/log/cpha/kube-apiserver.log",
+		true },
+	{ "controllers", { "controller-manager", "kube-controller-manager", "kcm" }, "kcm", false,
+		"kube-controller-manager.service", "kube-controller-manager",
+		"/var/log/cpha/kube-controller-manager.log", true },
+	{ "scheduler", { "kube-scheduler", NULL }, "scheduler", false, "kube-scheduler.service",
+		"kube-scheduler", "/var/log/cpha/kube-scheduler.log", true },
+	{ "lb", { "load-balancer", "lbd", "haproxy" }, NULL, false, NULL, NULL, NULL, false },
+	{ "vip", { "vipd", "keepalived", NULL }, NULL, false, NULL, NULL, NULL, false },
+	{ "fenced", { NULL }, NULL, false, "fenced.service", NULL, NULL, false },
+	{ "corosync", { NULL }, NULL, false, "corosync.service", NULL, NULL, false },
+};
+
+static const struct role *find_role(const char *name)
+{
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		if (!strcmp(roles[i].name, name))
+			return &roles[i];
+		for (size_t k = 0; k < 4 && roles[i].aliases[k]; k++)
+			if (!strcmp(roles[i].aliases[k], name))
+				return &roles[i];
+	}
+	return NULL;
+}
+
+static void list_roles(FILE *f)
+{
+	fprintf(f, "roles:");
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
+		fprintf(f, " %s", roles[i].name);
+	fprintf(f, "\n");
+}
+
+/* The unit of the LB / VIP roles, by the component the description names. */
+static const char *unit_of(const struct cp_cluster *c, const struct role *r)
+{
+	if (!strcmp(r->name, "lb"))
+		return c->lb == CP_LB_HAPROXY ? "haproxy.service" : "lbd.service";
+	if (!strcmp(r->name, "vip"))
+		return c->vipd == CP_VIP_KEEPALIVED ? "keepalived.service" : "vipd.service";
+	return r->unit;
+}
+
+static void say(const char *const *argv)
+{
+	printf("cpha: running:");
+	for (size_t i = 0; argv[i]; i++)
+		printf(" %s", argv[i]);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* This machine's name in the description, for a clone's local instance. */
+static const char *node_name(const struct cp_cluster *c, const char *given)
+{
+	static char name[256];
+
+	if (given)
+		return given;
+	if (gethostname(name, sizeof(name)) == -1)
+		return NULL;
+	name[sizeof(name) - 1] = 0;
+	if (!cluster_host(c, name))
+		name[strcspn(name, ".")] = 0;
+	return cluster_host(c, name) ? name : NULL;
+}
+
+/* The id crictl gives for a static pod's container (first line), or NULL. */
+static char *crictl_id(const char *what, const char *name, bool dry)
+{
+	const char *argv[] = { "crictl", what, "--name", name, "-q", NULL };
+	struct cpha_run_result res;
+	char *id;
+
+	say(argv);
+	if (dry)
+		return strdup("<id>");
+	if (run_capture(argv, &res, NULL) < 0)
+		return NULL;
+	id = res.exited && res.exit_code == 0 ? strndup(res.out, strcspn(res.out, "\n")) : NULL;
+	cpha_run_free(&res);
+	if (id && !*id) {
+		free(id);
+		id = NULL;
+	}
+	if (!id)
+		fprintf(stderr, "cpha: no %s named %s on this host\n",
+			!strcmp(what, "pods") ? "pod" : "container", name);
+	return id;
+}
+
+static int act(int argc, char **argv, const char *file, bool logs)
+{
+	static const struct option opts[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "file", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct option log_opts[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "follow", no_argument, NULL, 'F' },
+		{ "file", required_argument, NULL, 'D' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *host = NULL, *unit, *node;
+	const struct role *r;
+	struct cp_cluster *c;
+	bool dry = false, follow = false;
+	int ch, rc = CPHA_EXIT_FAIL;
+
+	optind = 1;
+	/* "logs ROLE -f" follows, as journalctl -f does; the description is
+	 * then given with --file or before the command */
+	while (!logs && (ch = getopt_long(argc, argv, "f:n", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'n':
+			dry = true;
+			break;
+		case 'H':
+			host = optarg;
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (logs) {
+		optind = 1;
+		while ((ch = getopt_long(argc, argv, "fn", log_opts, NULL)) != -1) {
+			switch (ch) {
+			case 'n':
+				dry = true;
+				break;
+			case 'H':
+				host = optarg;
+				break;
+			case 'f':
+			case 'F':
+				follow = true;
+				break;
+			case 'D':
+				file = optarg;
+				break;
+			default:
+				goto usage;
+			}
+		}
+	}
+	if (optind >= argc)
+		goto usage;
+	r = find_role(argv[optind]);
+	if (!r) {
+		fprintf(stderr, "cpha %s: unknown role '%s'; ", argv[0], argv[optind]);
+		list_roles(stderr);
+		return CPHA_EXIT_USAGE;
+	}
+	c = cpha_load(file);
+	if (!c)
+		return CPHA_EXIT_FAIL;
+	unit = unit_of(c, r);
+	if (r->control_plane && c->manager == CP_MGR_PACEMAKER) {
+		if (logs) {
+			const char *v[] = { "tail", "-n", "200", follow ? "-F" : r->logfile,
+				follow ? r->logfile : NULL, NULL };
+			say(v);
+			rc = dry ? 0 : run_inherit(v);
+		} else if (r->clone) {
+			node = node_name(c, host);
+			if (!node) {
+				fprintf(stderr, "cpha restart: this machine's host name is no host "
+						"of the description; give --host NAME\n");
+				goto out;
+			}
+			const char *v[] = { "crm_resource", "--restart", "--resource", r->pcmk,
+				"--node", node, NULL };
+			say(v);
+			rc = dry ? 0 : run_inherit(v);
+		} else {
+			const char *v[] = { "crm_resource", "--restart", "--resource", r->pcmk,
+				NULL };
+			say(v);
+			rc = dry ? 0 : run_inherit(v);
+		}
+	} else if (r->control_plane && c->manager == CP_MGR_STATIC_PODS) {
+		/* the kubelet starts a static pod again once its sandbox is stopped */
+		char *id = crictl_id(logs ? "ps" : "pods", r->pod, dry);
+		if (!id)
+			goto out;
+		if (logs) {
+			const char *v[] = { "crictl", "logs", "--tail", "200", follow ? "-f" : id,
+				follow ? id : NULL, NULL };
+			say(v);
+			rc = dry ? 0 : run_inherit(v);
+		} else {
+			const char *v[] = { "crictl", "stopp", id, NULL };
+			say(v);
+			rc = dry ? 0 : run_inherit(v);
+		}
+		free(id);
+	} else if (logs) {
+		const char *v[] = { "journalctl", "-u", unit, "-n", "200", follow ? "-f" : NULL,
+			NULL };
+		say(v);
+		rc = dry ? 0 : run_inherit(v);
+	} else {
+		const char *v[] = { "systemctl", "restart", unit, NULL };
+		say(v);
+		rc = dry ? 0 : run_inherit(v);
+	}
+out:
+	cluster_free(c);
+	return rc;
+usage:
+	fprintf(stderr, "usage: cpha %s ROLE%s [--host NAME] [--dry-run]\n", argv[0],
+		logs ? " [-f]" : "");
+	list_roles(stderr);
+	return CPHA_EXIT_USAGE;
+}
+
+int cmd_restart(int argc, char **argv, const char *file)
+{
+	return act(argc, argv, file, false);
+}
+
+int cmd_logs(int argc, char **argv, const char *file)
+{
+	return act(argc, argv, file, true);
+}
