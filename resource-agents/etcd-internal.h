@@ -44,7 +44,8 @@ struct etcd {
 	char *pidfile, *statefile, *logfile;
 	struct ocf_daemon d;
 	off_t log_start;
-	char *via; /* client URL of the healthy member that answered last */
+	char *via;             /* client URL of the healthy member that answered last */
+	struct etcd_size size; /* quorum sizing (etcd_validate()) */
 };
 
 struct api_res {
@@ -84,6 +85,7 @@ int etcd_port_param(struct etcd *e, const char *name, unsigned *out);
 int etcd_init(struct etcd *e, struct ocf_ctx *c);
 void etcd_free(struct etcd *e);
 int etcd_validate(struct etcd *e);
+int etcd_validate_all(struct etcd *e);
 int etcd_build_argv(struct etcd *e, const char *initial, const char *state);
 
 /* Whether the operator set the parameter (not just its default). */

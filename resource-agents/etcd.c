@@ -96,11 +96,15 @@ static int launch(struct etcd *e, pid_t *pid)
 
 static int died(struct etcd *e, pid_t pid)
 {
-	char last[512];
+	char text[8192], last[512];
 	int st;
 
 	ocf_pid_wait_gone(pid, ocf_now(), &st);
-	ocf_tail_line(e->logfile, e->log_start, last, sizeof(last));
+	/* the line that says why, not the last one (a flag error is followed
+	 * by etcd's usage text), without its timestamp: Pacemaker keeps 128
+	 * characters of the reason */
+	ocf_tail_text(e->logfile, e->log_start, text, sizeof(text));
+	etcd_log_reason(text, last, sizeof(last));
 	unlink(e->pidfile);
 	if (st != -1 && WIFEXITED(st))
 		return ocf_fail(PCMK_OCF_UNKNOWN_ERROR,
@@ -314,13 +318,11 @@ static int carry_out(
 
 	switch (d->plan) {
 	case ETCD_PLAN_WAIT:
-		return ocf_sleep(e->c, 1000000) ? -1
-						: ocf_fail(PCMK_OCF_UNKNOWN_ERROR,
-							  "etcd member %s not started within the "
-							  "start timeout: %s",
-							  e->name, d->why);
+		return ocf_sleep(e->c, 1000000)
+			       ? -1
+			       : ocf_fail(PCMK_OCF_UNKNOWN_ERROR, "start timed out: %s", d->why);
 	case ETCD_PLAN_REFUSE:
-		return ocf_fail(PCMK_OCF_UNKNOWN_ERROR, "etcd member %s: %s", e->name, d->why);
+		return ocf_fail(PCMK_OCF_UNKNOWN_ERROR, "%s", d->why);
 	case ETCD_PLAN_DISCARD:
 		rc = discard_data(e);
 		return rc == PCMK_OCF_OK ? -1 : rc;
@@ -345,8 +347,8 @@ static int carry_out(
 			return ocf_sleep(e->c, 1000000)
 				       ? -1
 				       : ocf_fail(PCMK_OCF_UNKNOWN_ERROR,
-						 "etcd member %s could not join within the start "
-						 "timeout (see the log)",
+						 "member add of %s failed until the start "
+						 "timeout (the log says why)",
 						 e->name);
 		state = "existing";
 		break;
@@ -366,7 +368,8 @@ static int etcd_start(struct etcd *e)
 	struct etcd_decision d;
 	struct etcd_members l = { 0 };
 	struct etcd_view v = { 0 };
-	char last[sizeof(d.why)] = "";
+	char last[sizeof(d.why)] = "", why[512], last_size[sizeof(why)] = "";
+	enum etcd_size_verdict sv;
 	bool reachable;
 	pid_t pid;
 	int rc, r;
@@ -376,6 +379,8 @@ static int etcd_start(struct etcd *e)
 		return rc;
 	if (ocf_daemon_running(&e->d, &pid)) {
 		log_info("etcd already running (pid %d)", (int)pid);
+		if (etcd_size_gate(&e->size, e->name, NULL, NULL, why, sizeof(why)) != ETCD_SIZE_GO)
+			log_warn("%s", why);
 		return wait_member(e, pid, true);
 	}
 	r = ocf_mkdir_p(ocf_get(e->c, "piddir"), 0755);
@@ -415,6 +420,17 @@ static int etcd_start(struct etcd *e)
 		if (strcmp(last, d.why) != 0)
 			log_info("start: %s: %s", etcd_plan_name(d.plan), d.why);
 		snprintf(last, sizeof(last), "%s", d.why);
+		sv = etcd_size_gate(&e->size, e->name, &v, &d, why, sizeof(why));
+		if (sv == ETCD_SIZE_NO_JOIN || sv == ETCD_SIZE_NO_BOOTSTRAP) {
+			/* this node only: OCF_ERR_CONFIGURED would stop every
+			 * member of the clone, and the ones that run are fine */
+			ocf_strv_free(&d.initial);
+			etcd_members_free(&l);
+			return ocf_fail(PCMK_OCF_UNKNOWN_ERROR, "%s", why);
+		}
+		if (*why && strcmp(last_size, why) != 0)
+			log_warn("%s", why);
+		snprintf(last_size, sizeof(last_size), "%s", why);
 		rc = carry_out(e, &d, &l, &pid);
 		ocf_strv_free(&d.initial);
 		etcd_members_free(&l);
@@ -476,6 +492,23 @@ static void reconcile(struct etcd *e, uint64_t self, struct etcd_members *l)
 	e->via = strdup(e->me->client_url);
 	if (e->via)
 		do_remove(e, &l->v[i]);
+}
+
+/* A healthy member under an even size: OCF_DEGRADED with the fix, never an
+ * error (the member is fine, the configuration is not, and a failure here
+ * would restart or stop members that keep the cluster's quorum). */
+static int size_report(struct etcd *e)
+{
+	char why[512];
+	bool allow = false;
+
+	/* a bad value was refused by the start; false is the safe reading */
+	if (ocf_parse_bool(ocf_get(e->c, "allow_even"), &allow) < 0)
+		allow = false;
+	etcd_size_check(&e->c->clone, e->map.n, allow, &e->size);
+	if (etcd_size_gate(&e->size, e->name, NULL, NULL, why, sizeof(why)) == ETCD_SIZE_GO)
+		return PCMK_OCF_OK;
+	return ocf_degraded("%s", why);
 }
 
 static int etcd_monitor(struct etcd *e)
@@ -562,17 +595,34 @@ static int etcd_monitor(struct etcd *e)
 out:
 	etcd_members_free(&l);
 	cpha_buf_free(&res.body);
+	if (rc == PCMK_OCF_OK && !e->c->probe)
+		rc = size_report(e);
 	return rc;
 }
 
-/* Quorum without me: the other members of the map that answer healthy
- * are a majority of the map. */
+/* Quorum without me. The cluster's own member list decides when my etcd
+ * gives it (etcd_stop_safe()): a node_map that names a node etcd does not
+ * have (one added before its node exists, an even map kept running) must
+ * not make every reload wait for a majority that cannot answer, fail, and
+ * have Pacemaker restart all members at once. Without the list: the other
+ * members of the map that answer healthy are a majority of the map. */
 static bool others_keep_quorum(struct etcd *e, unsigned *healthy_out)
 {
+	struct etcd_members l = { 0 };
 	struct api_res res = { 0 };
 	unsigned healthy = 0;
+	bool ok;
+	ssize_t me;
 	size_t i;
 
+	if (etcd_api_member_list(e, e->me->client_url, &l, &res) == 0 &&
+		(me = etcd_members_find(&l, e->name, e->me->peer_url)) >= 0) {
+		etcd_api_probe_members(e, &l, NULL);
+		for (i = 0; i < l.n; i++)
+			healthy += i != (size_t)me && !l.v[i].learner && l.v[i].healthy;
+		ok = etcd_stop_safe(&l, (size_t)me);
+		goto out;
+	}
 	for (i = 0; i < e->map.n; i++) {
 		if (&e->map.v[i] == e->me)
 			continue;
@@ -580,9 +630,12 @@ static bool others_keep_quorum(struct etcd *e, unsigned *healthy_out)
 			    &res) == 1)
 			healthy++;
 	}
+	ok = healthy >= ocf_quorum_majority((unsigned)e->map.n);
+out:
+	etcd_members_free(&l);
 	cpha_buf_free(&res.body);
 	*healthy_out = healthy;
-	return healthy >= ocf_quorum_majority((unsigned)e->map.n);
+	return ok;
 }
 
 /* The same etcd command line but for --initial-cluster*, which a member
@@ -616,6 +669,7 @@ static bool same_command(const struct ocf_strv *a, const struct ocf_strv *b)
 static int etcd_reload(struct etcd *e)
 {
 	struct ocf_strv saved = { 0 };
+	char why[512];
 	unsigned healthy = 0;
 	size_t idx;
 	bool same;
@@ -627,6 +681,10 @@ static int etcd_reload(struct etcd *e)
 		return rc;
 	if (!ocf_daemon_running(&e->d, &pid))
 		return PCMK_OCF_OK;
+	/* a running member keeps running: an even size is reported (here and
+	 * by the monitor), never refused, and no member is added for it */
+	if (etcd_size_gate(&e->size, e->name, NULL, NULL, why, sizeof(why)) != ETCD_SIZE_GO)
+		log_warn("reload: %s", why);
 	if (etcd_build_argv(e, "", NULL) < 0 || ocf_state_read(e->statefile, &saved) < 0) {
 		ocf_strv_free(&saved);
 		return ocf_fail(PCMK_OCF_UNKNOWN_ERROR, "reload: cannot compare the command lines");
@@ -714,7 +772,7 @@ static int action_monitor(struct ocf_ctx *c)
 
 static int action_validate(struct ocf_ctx *c)
 {
-	return run(c, etcd_validate, true);
+	return run(c, etcd_validate_all, true);
 }
 
 static int action_reload(struct ocf_ctx *c)
@@ -749,7 +807,8 @@ static const struct ocf_param params[] = {
 			"(client) or peer_cert_file (peer) is set. A new cluster is bootstrapped "
 			"from these members; the monitor of the leader removes a dead member whose "
 			"URL is no longer here. Its size must be odd (2n+1 members tolerate n "
-			"failures) unless allow_even is set." },
+			"failures) unless allow_even is set (see allow_even for what an even "
+			"size does to a running cluster)." },
 	{ .name = "name",
 		.type = OCF_STRING,
 		.def = "",
@@ -867,10 +926,14 @@ static const struct ocf_param params[] = {
 		.type = OCF_BOOLEAN,
 		.def = "false",
 		.shortdesc = "Accept an even member count",
-		.longdesc = "validate-all and start refuse an even clone-max or an even node_map "
-			    "with OCF_ERR_CONFIGURED: 2n members tolerate n-1 failures, as 2n-1 "
-			    "do, and need one more vote for a majority. true accepts it, for "
-			    "someone who knows why." },
+		.longdesc = "An even clone-max or node_map wastes a member: 2n members tolerate "
+			    "n-1 failures, as 2n-1 do, and need one more vote for a majority. "
+			    "validate-all refuses it (OCF_ERR_CONFIGURED). A start refuses only "
+			    "what would make etcd even, for that node alone (OCF_ERR_GENERIC): a "
+			    "new cluster, or a member add that makes the running cluster even; a "
+			    "member already in the cluster starts and runs, and its monitor is "
+			    "OCF_DEGRADED with the fix. true accepts an even count, for someone "
+			    "who knows why." },
 	{ .name = "binary",
 		.type = OCF_STRING,
 		.def = "/usr/bin/etcd",
@@ -929,8 +992,12 @@ static const struct ocf_agent agent = {
 		"allow_even and the agent's certificates apply at once; a changed etcd command "
 		"line restarts the members with their data one at a time, each only while the "
 		"others are a majority.\n"
-		"validate-all (and start) refuse an even clone-max or node_map "
-		"(OCF_ERR_CONFIGURED) unless allow_even=true.",
+		"Quorum sizing (unless allow_even=true): validate-all refuses an even clone-max "
+		"or node_map (OCF_ERR_CONFIGURED). start, reload and monitor never return a fatal "
+		"code for it, since one would stop every member: a member already in the cluster "
+		"runs (monitor: OCF_DEGRADED, the fix first in the reason); a start that would "
+		"bootstrap a new cluster, or add the member that makes a running cluster even, "
+		"fails with OCF_ERR_GENERIC on that node only.",
 	.params = params,
 	.actions = actions,
 };

@@ -523,6 +523,73 @@ int etcd_error_parse(const char *json, char *msg, size_t len)
 	return r;
 }
 
+/* ---------------------------------------------------------- etcd's log -- */
+
+/* How grave a line of etcd's log is (0 info .. 2 fatal), and its text
+ * without the timestamp into out. */
+static int log_line(const char *line, size_t n, char *out, size_t len)
+{
+	char buf[2048];
+	const char *bar;
+	int grave = 0;
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)n, line);
+	snprintf(out, len, "%s", buf);
+	if (buf[0] == '{') {
+		/* zap (etcd >= 3.5, or --logger=zap): {"level":..,"msg":..,"error":..} */
+		json_error_t err;
+		json_t *root = json_loads(buf, 0, &err);
+		const char *level, *msg, *e;
+
+		if (!root)
+			return 0;
+		level = json_string_value(json_object_get(root, "level"));
+		msg = json_string_value(json_object_get(root, "msg"));
+		e = json_string_value(json_object_get(root, "error"));
+		if (level && (!strcmp(level, "fatal") || !strcmp(level, "panic")))
+			grave = 2;
+		else if (level && !strcmp(level, "error"))
+			grave = 1;
+		if (msg)
+			snprintf(out, len, "%s%s%s", msg, e ? ": " : "", e ? e : "");
+		json_decref(root);
+		return grave;
+	}
+	/* capnslog (etcd 3.4): "2024-01-02 03:04:05.678901 C | etcdmain: ..." */
+	bar = strstr(buf, " | ");
+	if (n > 12 && buf[4] == '-' && buf[7] == '-' && bar && bar - buf < 40 && bar - buf >= 2) {
+		grave = bar[-1] == 'C' ? 2 : bar[-1] == 'E' ? 1 : 0;
+		snprintf(out, len, "%s", bar + 3);
+		return grave;
+	}
+	if (strstr(buf, "flag provided but not defined") || strstr(buf, "invalid value"))
+		return 2;
+	return 0;
+}
+
+void etcd_log_reason(const char *text, char *out, size_t len)
+{
+	char line[2048];
+	const char *p = text ? text : "";
+	int best = -1, g;
+	size_t n;
+
+	if (len)
+		out[0] = '\0';
+	while (*p) {
+		n = strcspn(p, "\r\n");
+		if (n && strspn(p, " \t") < n) {
+			g = log_line(p, n, line, sizeof(line));
+			if (g >= best) {
+				best = g;
+				snprintf(out, len, "%s", line);
+			}
+		}
+		p += n;
+		p += strspn(p, "\r\n");
+	}
+}
+
 /* ----------------------------------------------------- initial cluster -- */
 
 char *etcd_initial_cluster_map(const struct etcd_map *m, const struct ocf_strv *only)
@@ -599,32 +666,89 @@ bool etcd_removal_safe(const struct etcd_members *l, size_t idx)
 	return voters > 0 && healthy >= ocf_quorum_majority(voters);
 }
 
-int etcd_size_check(
-	const struct ocf_clone *clone, size_t map_n, bool allow_even, char *why, size_t len)
+bool etcd_stop_safe(const struct etcd_members *l, size_t idx)
 {
-	char reason[256];
+	unsigned voters = 0, healthy = 0;
+	size_t i;
 
-	if (clone && clone->is_clone &&
-		ocf_quorum_check(clone->max, allow_even, reason, sizeof(reason)) < 0) {
-		snprintf(why, len, "clone-max=%u: %s (allow_even=true accepts it)", clone->max,
-			reason);
-		return clone->max ? -EDOM : -EINVAL;
+	if (idx >= l->n)
+		return false;
+	if (l->v[idx].learner)
+		return true;
+	for (i = 0; i < l->n; i++) {
+		if (l->v[i].learner)
+			continue;
+		voters++;
+		if (i != idx && l->v[i].healthy)
+			healthy++;
 	}
-	if (ocf_quorum_check((unsigned)map_n, allow_even, reason, sizeof(reason)) < 0) {
-		snprintf(why, len, "node_map names %zu members: %s (allow_even=true accepts it)",
-			map_n, reason);
-		return map_n ? -EDOM : -EINVAL;
+	return healthy >= ocf_quorum_majority(voters);
+}
+
+/* "3 or 5" for an even n: the odd sizes next to it. */
+static void odd_neighbours(unsigned n, char *buf, size_t len)
+{
+	if (n == 2)
+		snprintf(buf, len, "3 (or 1)");
+	else
+		snprintf(buf, len, "%u or %u", n - 1, n + 1);
+}
+
+/* s->fix and s->why for an even n; what: "clone-max" or "node_map". */
+static void size_even(struct etcd_size *s, unsigned n, bool clone)
+{
+	char odd[32];
+
+	odd_neighbours(n, odd, sizeof(odd));
+	s->rc = -EDOM;
+	s->n = n;
+	/* the fix first: Pacemaker keeps 128 characters of an exit reason */
+	if (clone)
+		snprintf(s->fix, sizeof(s->fix), "even etcd size %u refused: set clone-max to %s",
+			n, odd);
+	else
+		snprintf(s->fix, sizeof(s->fix),
+			"even etcd size %u refused: list %s members in node_map", n, odd);
+	/* Raft: 2n members need n+1 votes and survive n-1 failures, exactly
+	 * what 2n-1 members survive */
+	snprintf(s->why, sizeof(s->why),
+		"%u survive %u failure%s as %u do%s, but need %u votes; or allow_even=true", n,
+		ocf_quorum_tolerance(n), ocf_quorum_tolerance(n) == 1 ? "" : "s", n - 1,
+		n - 1 == 1 ? "es" : "", ocf_quorum_majority(n));
+}
+
+int etcd_size_check(
+	const struct ocf_clone *clone, size_t map_n, bool allow_even, struct etcd_size *s)
+{
+	bool is_clone = clone && clone->is_clone;
+
+	memset(s, 0, sizeof(*s));
+	if (is_clone && clone->max == 0) {
+		s->rc = -EINVAL;
+		snprintf(s->why, sizeof(s->why), "clone-max=0: no members");
+		return s->rc;
 	}
-	if (clone && clone->is_clone && clone->max > map_n) {
-		snprintf(why, len,
+	if (is_clone && clone->max % 2 == 0 && !allow_even) {
+		size_even(s, clone->max, true);
+		return s->rc;
+	}
+	if (map_n == 0) {
+		s->rc = -EINVAL;
+		snprintf(s->why, sizeof(s->why), "node_map names no members");
+		return s->rc;
+	}
+	if (map_n % 2 == 0 && !allow_even) {
+		size_even(s, (unsigned)map_n, false);
+		return s->rc;
+	}
+	if (is_clone && clone->max > map_n) {
+		s->rc = -EINVAL;
+		snprintf(s->why, sizeof(s->why),
 			"clone-max=%u is more than the %zu members of node_map: an instance on a "
 			"node outside the map cannot run a member",
 			clone->max, map_n);
-		return -EINVAL;
 	}
-	if (len)
-		why[0] = '\0';
-	return 0;
+	return s->rc;
 }
 
 /* ------------------------------------------------------------ decision -- */
@@ -688,9 +812,8 @@ static int decide_reachable(const struct etcd_view *v, struct etcd_decision *d, 
 		if (!etcd_removal_safe(l, (size_t)me)) {
 			d->plan = ETCD_PLAN_WAIT;
 			snprintf(d->why, sizeof(d->why),
-				"my old member %s must be replaced (the data dir is empty), but "
-				"removing it now would leave the healthy voters short of a "
-				"majority",
+				"replacing my old member %s (empty data dir) waits: its removal "
+				"now would leave the healthy voters short of a majority",
 				member_label(e, label, sizeof(label)));
 			return 0;
 		}
@@ -805,9 +928,9 @@ int etcd_decide(const struct etcd_view *v, struct etcd_decision *d)
 		if (me >= 0 && *l->v[me].name && strcmp(l->v[me].name, v->name) != 0) {
 			d->plan = ETCD_PLAN_REFUSE;
 			snprintf(d->why, sizeof(d->why),
-				"peer URL %s belongs to member %s, not to %s: fix node_map or "
-				"remove that member",
-				v->peer_url, member_label(&l->v[me], label, sizeof(label)),
+				"fix node_map or remove member %s: it holds peer URL %s, which "
+				"node_map gives %s",
+				member_label(&l->v[me], label, sizeof(label)), v->peer_url,
 				v->name);
 			return 0;
 		}
@@ -832,8 +955,8 @@ int etcd_decide(const struct etcd_view *v, struct etcd_decision *d)
 				}
 				d->plan = ETCD_PLAN_REFUSE;
 				snprintf(d->why, sizeof(d->why),
-					"member %s is registered at %s, node_map says %s: fix "
-					"node_map, or update or remove the member",
+					"fix node_map, or update or remove member %s: it is "
+					"registered at %s, node_map says %s",
 					member_label(e, label, sizeof(label)),
 					e->peer_urls.n ? e->peer_urls.v[0] : "?", v->peer_url);
 				return 0;
@@ -858,6 +981,67 @@ int etcd_decide(const struct etcd_view *v, struct etcd_decision *d)
 	if (v->reachable && l)
 		return decide_reachable(v, d, me);
 	return decide_unreachable(v, d);
+}
+
+const char *etcd_size_verdict_name(enum etcd_size_verdict v)
+{
+	static const char *const names[] = {
+		[ETCD_SIZE_GO] = "go",
+		[ETCD_SIZE_KEEP] = "keep",
+		[ETCD_SIZE_NO_JOIN] = "no-join",
+		[ETCD_SIZE_NO_BOOTSTRAP] = "no-bootstrap",
+	};
+
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
+}
+
+enum etcd_size_verdict etcd_size_gate(const struct etcd_size *s, const char *name,
+	const struct etcd_view *v, const struct etcd_decision *d, char *why, size_t len)
+{
+	size_t now;
+
+	if (len)
+		why[0] = '\0';
+	if (s->rc != -EDOM)
+		return ETCD_SIZE_GO;
+	/* etcd runs here: a member, whatever the configuration says now */
+	if (!d) {
+		snprintf(why, len, "%s; member %s keeps running, none is added (%s)", s->fix, name,
+			s->why);
+		return ETCD_SIZE_KEEP;
+	}
+	switch (d->plan) {
+	case ETCD_PLAN_RESTART:
+	case ETCD_PLAN_START_LISTED:
+		/* counted in the cluster already (its data, or listed by its
+		 * peer URL): starting it changes no size */
+		snprintf(why, len, "%s; member %s keeps running, none is added (%s)", s->fix, name,
+			s->why);
+		return ETCD_SIZE_KEEP;
+	case ETCD_PLAN_BOOTSTRAP:
+		/* nothing runs: the configuration is all there is */
+		snprintf(why, len, "%s; no new cluster bootstrapped (%s)", s->fix, s->why);
+		return ETCD_SIZE_NO_BOOTSTRAP;
+	case ETCD_PLAN_JOIN:
+		now = v && v->members ? v->members->n : 0;
+		if ((now + 1) % 2 == 0) {
+			snprintf(why, len,
+				"%s; member %s not added: %zu members run, %zu would be even (%s)",
+				s->fix, name, now, now + 1, s->why);
+			return ETCD_SIZE_NO_JOIN;
+		}
+		snprintf(why, len, "%s; member %s joins: %zu members run, %zu is odd", s->fix, name,
+			now, now + 1);
+		return ETCD_SIZE_GO;
+	case ETCD_PLAN_WAIT:
+	case ETCD_PLAN_REMOVE:
+	case ETCD_PLAN_DISCARD:
+	case ETCD_PLAN_REFUSE:
+		break;
+	}
+	snprintf(why, len, "%s; member %s: %s adds no member", s->fix, name,
+		etcd_plan_name(d->plan));
+	return ETCD_SIZE_GO;
 }
 
 ssize_t etcd_reconcile(const struct etcd_members *l, const struct etcd_map *m, uint64_t self_id,

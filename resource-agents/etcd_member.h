@@ -100,6 +100,13 @@ int etcd_health_parse(const char *json, bool *healthy);
  * returns the gRPC code, or -1 when the text is not such an error. */
 int etcd_error_parse(const char *json, char *msg, size_t len);
 
+/* Why etcd stopped, from text (its log since the start), short enough for
+ * an exit reason: the last line at the gravest level found (fatal: capnslog
+ * "C", zap "fatal"/"panic", a flag error; then error: "E", "error"; then
+ * any line), without its timestamp ("etcdmain: message", or zap's
+ * "msg: error"). "" when text has no line. Pure. */
+void etcd_log_reason(const char *text, char *out, size_t len);
+
 /* --initial-cluster for a new cluster: "name=peer_url,..." for the map's
  * nodes in map order, only those listed in only (NULL: all). Returns a
  * malloc'd string, NULL on -ENOMEM. */
@@ -115,12 +122,10 @@ char *etcd_initial_cluster_members(const struct etcd_members *l, const struct et
  * majority of the voters left (a learner's removal changes no quorum). */
 bool etcd_removal_safe(const struct etcd_members *l, size_t idx);
 
-/* Refuse member counts that waste a member: an even clone-max (when a
- * clone) or an even node map, unless allow_even (ocf_quorum_check()); a
- * clone-max larger than the map. Returns 0, -EDOM (even) or -EINVAL, with
- * an operator-facing sentence in why. */
-int etcd_size_check(
-	const struct ocf_clone *clone, size_t map_n, bool allow_even, char *why, size_t len);
+/* Quorum while member idx is stopped (it stays a member, and its vote
+ * counts in the majority): the healthy voters other than it are a
+ * majority of all voters (a learner's stop changes no quorum). */
+bool etcd_stop_safe(const struct etcd_members *l, size_t idx);
 
 /* What a start does next. */
 enum etcd_plan {
@@ -165,6 +170,50 @@ struct etcd_decision {
 /* Decide the next step of a start. Never changes anything; free d->initial
  * with ocf_strv_free(). Returns 0 or -ENOMEM. */
 int etcd_decide(const struct etcd_view *v, struct etcd_decision *d);
+
+/* Quorum sizing of the configuration: an even clone-max (when a clone) or
+ * an even node map wastes a member (2n members tolerate n-1 failures, as
+ * 2n-1 do, and need one more vote for a majority), unless allow_even. */
+struct etcd_size {
+	int rc;        /* 0; -EDOM: an even size; -EINVAL: no members, or a clone-max
+			* larger than the map (an instance outside the map refuses
+			* itself: a warning, not a refusal) */
+	unsigned n;    /* -EDOM: the even size */
+	char fix[96];  /* -EDOM: the fix, first in every reason ("even etcd size 4
+			* refused: set clone-max to 3 or 5") */
+	char why[256]; /* -EDOM: why (the tolerance and the majority of n);
+			* -EINVAL: the problem */
+};
+
+/* Check the configured sizes into *s (clone-max first, then the map).
+ * Returns s->rc. Pure. */
+int etcd_size_check(
+	const struct ocf_clone *clone, size_t map_n, bool allow_even, struct etcd_size *s);
+
+/* What the sizing lets a member do. An even size never stops a member
+ * that is already in the etcd cluster, and never makes a running cluster
+ * even: it refuses only the step that would. */
+enum etcd_size_verdict {
+	ETCD_SIZE_GO,           /* no objection: an odd size (or allow_even), or a step
+				 * that adds no member (wait, remove, set data aside) or
+				 * leaves the running cluster odd */
+	ETCD_SIZE_KEEP,         /* even, but already a member (its data dir holds one,
+				 * the cluster lists its peer URL, or it runs): it runs,
+				 * and the monitor reports OCF_DEGRADED */
+	ETCD_SIZE_NO_JOIN,      /* even, a running cluster this member is not in, and
+				 * adding it would make that cluster even: no member add */
+	ETCD_SIZE_NO_BOOTSTRAP, /* even, no member answers, no data here: no new cluster */
+};
+
+const char *etcd_size_verdict_name(enum etcd_size_verdict v);
+
+/* Judge member name's next step against the sizing s: d is the start's
+ * decision (etcd_decide() over v), or NULL when etcd already runs here (a
+ * start that finds it running, a reload, a monitor; v may be NULL then).
+ * why gets the reason, the fix first (Pacemaker keeps 128 characters of
+ * an exit reason), or "" when the size is not even. Pure. */
+enum etcd_size_verdict etcd_size_gate(const struct etcd_size *s, const char *name,
+	const struct etcd_view *v, const struct etcd_decision *d, char *why, size_t len);
 
 /* The monitor's membership upkeep, done by the leader's node only: a member
  * whose peer URL is not in the map (a node scaled away or replaced) is

@@ -113,8 +113,8 @@ static int load_map(struct etcd *e)
 	if (r == -ENOMEM)
 		return ocf_fail(PCMK_OCF_UNKNOWN_ERROR, "out of memory");
 	if (r < 0)
-		return ocf_fail(PCMK_OCF_NOT_CONFIGURED, "node_map=%s: %s",
-			str_or(ocf_get(e->c, "node_map"), ""), why);
+		return ocf_fail(PCMK_OCF_NOT_CONFIGURED, "node_map: %s (node_map=%s)", why,
+			str_or(ocf_get(e->c, "node_map"), ""));
 	e->me = etcd_map_find(&e->map, e->name);
 	if (!e->me)
 		/* this node's problem, not the resource's: ban it from here only */
@@ -134,7 +134,6 @@ int etcd_validate(struct etcd *e)
 		"agent_key", NULL };
 	struct ocf_strv extra = { 0 };
 	const char *why, *v, *token;
-	char reason[512];
 	bool allow = false, b;
 	size_t i;
 	int rc, r;
@@ -153,21 +152,22 @@ int etcd_validate(struct etcd *e)
 	rc = load_map(e);
 	if (rc != PCMK_OCF_OK)
 		return rc;
-	/* quorum sizing: 2n+1 members tolerate n failures */
-	r = etcd_size_check(&e->c->clone, e->map.n, allow, reason, sizeof(reason));
-	if (r == -EDOM)
-		return ocf_fail(PCMK_OCF_NOT_CONFIGURED, "%s", reason);
+	/* quorum sizing: 2n+1 members tolerate n failures. Only validate-all
+	 * refuses an even size here: for start, reload and monitor it is one
+	 * fact among others (etcd_size_gate()), because OCF_ERR_CONFIGURED
+	 * from a member of a running cluster stops the clone on every node */
+	r = etcd_size_check(&e->c->clone, e->map.n, allow, &e->size);
 	/* more instances than members: an instance outside the map refuses
-	 * itself (OCF_ERR_ARGS, that node only); refusing the resource here
-	 * would stop every member for one operator's ordering mistake */
-	if (r < 0)
-		log_warn("%s", reason);
-	if (e->map.n % 2 == 0 || (e->c->clone.is_clone && e->c->clone.max % 2 == 0))
+	 * itself (OCF_ERR_ARGS, that node only) */
+	if (r == -EINVAL)
+		log_warn("%s", e->size.why);
+	if (allow && (e->map.n % 2 == 0 || (e->c->clone.is_clone && e->c->clone.max % 2 == 0)))
 		log_warn("an even member count (accepted by allow_even): it tolerates no more "
 			 "failures than one member less");
 	token = ocf_get(e->c, "token");
 	if (!token || !*token || strpbrk(token, ", \t"))
-		return ocf_fail(PCMK_OCF_NOT_CONFIGURED, "token=%s: one word without commas",
+		return ocf_fail(PCMK_OCF_NOT_CONFIGURED,
+			"token must be one word without commas or blanks: token=%s",
 			str_or(token, ""));
 	for (i = 0; i < sizeof(tls) / sizeof(tls[0]); i++) {
 		if (tls[i][1] && is_set(e, tls[i][0]) != is_set(e, tls[i][1]))
@@ -202,6 +202,18 @@ int etcd_validate(struct etcd *e)
 		return ocf_fail(
 			PCMK_OCF_NOT_INSTALLED, "binary %s: %s", e->binary, strerror(errno));
 	return PCMK_OCF_OK;
+}
+
+/* validate-all: etcd_validate(), and an even size is refused outright
+ * (OCF_ERR_CONFIGURED): validate-all runs before a change is made (pcs
+ * --agent-validation, crm_resource --validate), never on a running member. */
+int etcd_validate_all(struct etcd *e)
+{
+	int rc = etcd_validate(e);
+
+	if (rc == PCMK_OCF_OK && e->size.rc == -EDOM)
+		return ocf_fail(PCMK_OCF_NOT_CONFIGURED, "%s (%s)", e->size.fix, e->size.why);
+	return rc;
 }
 
 /* ------------------------------------------------------------- command -- */

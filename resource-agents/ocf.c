@@ -203,7 +203,8 @@ int ocf_get_bool(const struct ocf_ctx *c, const char *name, bool *out)
 	if (!v)
 		return -ENOENT;
 	if (ocf_parse_bool(v, out) < 0) {
-		ocf_exit_reason("parameter %s=%s is not a boolean (true or false)", name, v);
+		ocf_exit_reason(
+			"parameter %s is not a boolean (true or false): %s=%s", name, name, v);
 		return -EINVAL;
 	}
 	return 0;
@@ -216,7 +217,8 @@ int ocf_get_uint(const struct ocf_ctx *c, const char *name, unsigned long max, u
 	if (!v)
 		return -ENOENT;
 	if (parse_ulong(v, max, out) < 0) {
-		ocf_exit_reason("parameter %s=%s is not a number from 0 to %lu", name, v, max);
+		ocf_exit_reason(
+			"parameter %s is not a number from 0 to %lu: %s=%s", name, max, name, v);
 		return -EINVAL;
 	}
 	return 0;

@@ -463,27 +463,41 @@ off_t ocf_file_size(const char *path)
 	return stat(path, &st) == 0 ? st.st_size : 0;
 }
 
-void ocf_tail_line(const char *path, off_t from, char *buf, size_t len)
+void ocf_tail_text(const char *path, off_t from, char *buf, size_t len)
 {
-	char chunk[4096], *end, *start;
 	off_t size, at;
 	ssize_t n;
+	char *nl;
 	int fd;
 
-	buf[0] = '\0';
+	if (len)
+		buf[0] = '\0';
+	if (len < 2)
+		return;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd == -1)
 		return;
 	size = lseek(fd, 0, SEEK_END);
-	at = size > (off_t)sizeof(chunk) - 1 ? size - (off_t)sizeof(chunk) + 1 : 0;
+	at = size > (off_t)len - 1 ? size - (off_t)len + 1 : 0;
 	if (at < from)
 		at = from;
-	n = at < size ? pread(fd, chunk, (size_t)(size - at), at) : 0;
+	n = at < size ? pread(fd, buf, (size_t)(size - at), at) : 0;
 	close(fd);
 	if (n <= 0)
 		return;
-	chunk[n] = '\0';
-	end = chunk + n;
+	buf[n] = '\0';
+	/* cut inside a line: drop its tail end, keep whole lines */
+	if (at > from && at > 0 && (nl = strchr(buf, '\n')) && nl[1])
+		memmove(buf, nl + 1, strlen(nl + 1) + 1);
+}
+
+void ocf_tail_line(const char *path, off_t from, char *buf, size_t len)
+{
+	char chunk[4096], *end, *start;
+
+	buf[0] = '\0';
+	ocf_tail_text(path, from, chunk, sizeof(chunk));
+	end = chunk + strlen(chunk);
 	while (end > chunk && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
 		*--end = '\0';
 	start = strrchr(chunk, '\n');

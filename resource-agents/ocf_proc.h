@@ -76,6 +76,10 @@ int ocf_state_read(const char *path, struct ocf_strv *argv);
  * most len - 1 bytes of it), or "": what a daemon said since it started. */
 void ocf_tail_line(const char *path, off_t from, char *buf, size_t len);
 
+/* The end of a text file written after byte offset from, at most len - 1
+ * bytes of it, whole lines (a line cut by the limit is left out), or "". */
+void ocf_tail_text(const char *path, off_t from, char *buf, size_t len);
+
 /* Size of a file, 0 when it is missing. */
 off_t ocf_file_size(const char *path);
 

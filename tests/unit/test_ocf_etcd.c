@@ -1,5 +1,6 @@
 /* The etcd agent's membership logic: node maps, etcd's JSON answers,
- * --initial-cluster strings, quorum refusals and the start decisions. */
+ * --initial-cluster strings, quorum sizing, the start decisions and what
+ * an even size lets each of them do. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -277,36 +278,58 @@ static void test_initial_cluster(void **state)
 static void test_size_check(void **state)
 {
 	struct ocf_clone clone = { .is_clone = true, .max = 3, .node_max = 1 };
-	char why[512];
+	struct etcd_size sz;
 
 	(void)state;
-	assert_int_equal(etcd_size_check(&clone, 3, false, why, sizeof(why)), 0);
-	assert_string_equal(why, "");
-	/* 4 members tolerate one failure, like 3, but need 3 for quorum */
+	assert_int_equal(etcd_size_check(&clone, 3, false, &sz), 0);
+	assert_string_equal(sz.fix, "");
+	assert_string_equal(sz.why, "");
+	/* 4 members tolerate one failure, like 3, but need 3 for quorum; the
+	 * fix comes first (Pacemaker keeps 128 characters of a reason) */
 	clone.max = 4;
-	assert_int_equal(etcd_size_check(&clone, 5, false, why, sizeof(why)), -EDOM);
-	assert_non_null(strstr(why, "clone-max=4: 4 members tolerate 1 failure, no more than 3 "
-				    "do, and need 3 for a majority"));
-	assert_non_null(strstr(why, "2n+1"));
-	assert_non_null(strstr(why, "allow_even=true"));
-	assert_int_equal(etcd_size_check(&clone, 5, true, why, sizeof(why)), 0);
+	assert_int_equal(etcd_size_check(&clone, 5, false, &sz), -EDOM);
+	assert_int_equal(sz.n, 4);
+	assert_string_equal(sz.fix, "even etcd size 4 refused: set clone-max to 3 or 5");
+	assert_string_equal(sz.why, "4 survive 1 failure as 3 do, but need 3 votes; or "
+				    "allow_even=true");
+	assert_int_equal(etcd_size_check(&clone, 5, true, &sz), 0);
 	clone.max = 3;
-	assert_int_equal(etcd_size_check(&clone, 4, false, why, sizeof(why)), -EDOM);
-	assert_non_null(strstr(why, "node_map names 4 members: 4 members tolerate 1 failure"));
-	assert_int_equal(etcd_size_check(&clone, 4, true, why, sizeof(why)), 0);
+	assert_int_equal(etcd_size_check(&clone, 4, false, &sz), -EDOM);
+	assert_string_equal(sz.fix, "even etcd size 4 refused: list 3 or 5 members in node_map");
+	assert_int_equal(etcd_size_check(&clone, 4, true, &sz), 0);
+	/* both even: clone-max is named (it is what Pacemaker runs) */
+	clone.max = 6;
+	assert_int_equal(etcd_size_check(&clone, 4, false, &sz), -EDOM);
+	assert_string_equal(sz.fix, "even etcd size 6 refused: set clone-max to 5 or 7");
+	assert_non_null(strstr(sz.why, "6 survive 2 failures as 5 do, but need 4 votes"));
 	clone.max = 2;
-	assert_int_equal(etcd_size_check(&clone, 3, false, why, sizeof(why)), -EDOM);
-	assert_non_null(strstr(why, "2 members tolerate 0 failures"));
-	/* more instances than members */
+	assert_int_equal(etcd_size_check(&clone, 3, false, &sz), -EDOM);
+	assert_string_equal(sz.fix, "even etcd size 2 refused: set clone-max to 3 (or 1)");
+	assert_non_null(strstr(sz.why, "2 survive 0 failures as 1 does, but need 2 votes"));
+	/* more instances than members: a warning, not an even size */
 	clone.max = 5;
-	assert_int_equal(etcd_size_check(&clone, 3, false, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "clone-max=5 is more than the 3 members"));
+	assert_int_equal(etcd_size_check(&clone, 3, false, &sz), -EINVAL);
+	assert_non_null(strstr(sz.why, "clone-max=5 is more than the 3 members"));
+	clone.max = 0;
+	assert_int_equal(etcd_size_check(&clone, 3, false, &sz), -EINVAL);
 	/* not a clone: the map alone */
 	clone.is_clone = false;
-	clone.max = 0;
-	assert_int_equal(etcd_size_check(&clone, 1, false, why, sizeof(why)), 0);
-	assert_int_equal(etcd_size_check(&clone, 2, false, why, sizeof(why)), -EDOM);
-	assert_int_equal(etcd_size_check(NULL, 0, true, why, sizeof(why)), -EINVAL);
+	assert_int_equal(etcd_size_check(&clone, 1, false, &sz), 0);
+	assert_int_equal(etcd_size_check(&clone, 2, false, &sz), -EDOM);
+	assert_int_equal(etcd_size_check(NULL, 0, true, &sz), -EINVAL);
+	/* validate-all's reason, "fix (why)", fits in Pacemaker's 128 characters */
+	clone.is_clone = true;
+	clone.max = 4;
+	assert_int_equal(etcd_size_check(&clone, 3, false, &sz), -EDOM);
+	assert_true(strlen(sz.fix) + strlen(sz.why) + 3 <= 128);
+	clone.max = 3;
+	assert_int_equal(etcd_size_check(&clone, 4, false, &sz), -EDOM);
+	assert_true(strlen(sz.fix) + strlen(sz.why) + 3 <= 128);
+	/* every reason starts with its fix and keeps it within 128 characters */
+	for (clone.max = 2, clone.is_clone = true; clone.max < 100; clone.max += 2) {
+		assert_int_equal(etcd_size_check(&clone, 3, false, &sz), -EDOM);
+		assert_true(strlen(sz.fix) < 64);
+	}
 }
 
 static void test_removal_safe(void **state)
@@ -329,6 +352,35 @@ static void test_removal_safe(void **state)
 	healthy(&l, "nnn");
 	assert_true(etcd_removal_safe(&l, 1));
 	assert_false(etcd_removal_safe(&l, 7));
+	etcd_members_free(&l);
+}
+
+static void test_stop_safe(void **state)
+{
+	struct etcd_members l = { 0 };
+
+	(void)state;
+	parse_list(list3, &l);
+	/* 3 voters, all healthy: stopping one leaves 2 of 3 */
+	healthy(&l, "yyy");
+	assert_true(etcd_stop_safe(&l, 0));
+	/* one already dead: stopping a healthy one leaves 1 of 3 */
+	healthy(&l, "yyn");
+	assert_false(etcd_stop_safe(&l, 0));
+	/* ... but stopping the dead one changes nothing */
+	assert_true(etcd_stop_safe(&l, 2));
+	/* a stopped member still counts (unlike a removed one) */
+	healthy(&l, "ynn");
+	assert_false(etcd_stop_safe(&l, 2));
+	assert_true(etcd_removal_safe(&l, 2) == false);
+	/* a learner votes in nothing */
+	l.v[2].learner = true;
+	healthy(&l, "yyn");
+	assert_true(etcd_stop_safe(&l, 2));
+	assert_true(etcd_stop_safe(&l, 0) == false);
+	healthy(&l, "yyy");
+	assert_true(etcd_stop_safe(&l, 0) == false); /* 1 healthy voter of 2 left */
+	assert_false(etcd_stop_safe(&l, 9));
 	etcd_members_free(&l);
 }
 
@@ -563,7 +615,12 @@ static void test_decide_conflicts(void **state)
 		&f->list);
 	healthy(&f->list, "yy");
 	assert_int_equal(decide(f), ETCD_PLAN_REFUSE);
-	assert_non_null(strstr(f->d.why, "belongs to member x9"));
+	/* the fix first: Pacemaker keeps 128 characters of an exit reason */
+	assert_int_equal(strncmp(f->d.why,
+				 "fix node_map or remove member x9 (2): it holds peer URL "
+				 "https://198.18.0.13:2380, which node_map gives m2",
+				 200),
+		0);
 	etcd_members_free(&f->list);
 	/* my name at another address: dead and no data here -> replace it */
 	parse_list("{\"members\":[{\"ID\":\"1\",\"name\":\"m0\",\"peerURLs\":["
@@ -581,6 +638,7 @@ static void test_decide_conflicts(void **state)
 	f->v.has_data = true;
 	assert_int_equal(decide(f), ETCD_PLAN_REFUSE);
 	assert_non_null(strstr(f->d.why, "registered at https://198.18.0.23:2380"));
+	assert_int_equal(strncmp(f->d.why, "fix node_map, or update or remove member m2", 43), 0);
 	assert_string_equal(etcd_plan_name(ETCD_PLAN_JOIN), "join-as-learner");
 }
 
@@ -615,6 +673,243 @@ static void test_reconcile(void **state)
 	assert_int_equal(etcd_reconcile(&f->list, &f->map, 4, why, sizeof(why)), 4);
 }
 
+/* ---------------------------------------------------------- etcd's log -- */
+
+static void test_log_reason(void **state)
+{
+	char out[512];
+
+	(void)state;
+	/* etcd 3.4 (capnslog): the fatal line, without its timestamp, even
+	 * when errors and warnings follow it */
+	etcd_log_reason("[WARNING] Deprecated '--logger=capnslog' flag is set\n"
+			"2026-11-26 21:38:30.660249 I | etcdmain: etcd Version: 3.4.23\n"
+			"2026-11-26 21:38:30.660249 E | rafthttp: failed to dial 1 on stream\n"
+			"2026-11-26 21:38:30.660249 C | etcdmain: member x has already been "
+			"bootstrapped\n"
+			"2026-11-26 21:38:30.660300 W | something after\n",
+		out, sizeof(out));
+	assert_string_equal(out, "etcdmain: member x has already been bootstrapped");
+	/* an error when nothing is fatal; the last of equals */
+	etcd_log_reason("2026-11-26 21:38:30.660249 E | etcdmain: error verifying flags, one\n"
+			"2026-11-26 21:38:30.660249 E | etcdmain: error verifying flags, two. "
+			"See 'etcd --help'.\n\n",
+		out, sizeof(out));
+	assert_string_equal(out, "etcdmain: error verifying flags, two. See 'etcd --help'.");
+	/* a flag error is followed by the usage text */
+	etcd_log_reason("flag provided but not defined: -pre-vote\nUsage:\n\n  etcd [flags]\n"
+			"    Run the stateless etcd v3 gRPC L7 reverse proxy.\n",
+		out, sizeof(out));
+	assert_string_equal(out, "flag provided but not defined: -pre-vote");
+	/* zap (etcd 3.5): msg and error */
+	etcd_log_reason("{\"level\":\"info\",\"ts\":\"2026\",\"msg\":\"starting\"}\n"
+			"{\"level\":\"fatal\",\"ts\":\"2026\",\"caller\":\"etcdmain/etcd.go:204\","
+			"\"msg\":\"discovery failed\",\"error\":\"member abc has already been "
+			"bootstrapped\",\"stacktrace\":\"main.main\\n\\t/x.go\"}\n",
+		out, sizeof(out));
+	assert_string_equal(out, "discovery failed: member abc has already been bootstrapped");
+	/* nothing grave: the last line, as it is */
+	etcd_log_reason("one\n  \nraft2026/11/26 21:38:24 INFO: two\n", out, sizeof(out));
+	assert_string_equal(out, "raft2026/11/26 21:38:24 INFO: two");
+	etcd_log_reason("", out, sizeof(out));
+	assert_string_equal(out, "");
+	etcd_log_reason(NULL, out, sizeof(out));
+	assert_string_equal(out, "");
+	etcd_log_reason("{not json\n", out, sizeof(out));
+	assert_string_equal(out, "{not json");
+}
+
+/* ------------------------------------------------------ sizing gate -- */
+
+/* The sizing of clone-max = max over the fixture's three-member map. */
+static void size_of(struct etcd_size *sz, unsigned max, bool allow_even)
+{
+	struct ocf_clone clone = { .is_clone = true, .max = max, .node_max = 1 };
+
+	etcd_size_check(&clone, 3, allow_even, sz);
+}
+
+static enum etcd_size_verdict gate(struct fixture *f, const struct etcd_size *sz, char *why)
+{
+	decide(f);
+	return etcd_size_gate(sz, f->v.name, &f->v, &f->d, why, 512);
+}
+
+/* The reason starts with the fix, and the fix fits what Pacemaker keeps. */
+static void fix_first(const struct etcd_size *sz, const char *why)
+{
+	assert_int_equal(strncmp(why, sz->fix, strlen(sz->fix)), 0);
+	assert_true(strlen(sz->fix) < 128);
+}
+
+static void test_size_gate_new_cluster(void **state)
+{
+	struct fixture *f = *state;
+	struct etcd_size sz;
+	char why[512];
+
+	/* nothing answers, no data here, the clone starts as a whole: a new
+	 * cluster of an even clone-max is refused (this start only) */
+	f->v.notify_known = true;
+	push_all(&f->starting, "m0", "m1", "m2");
+	size_of(&sz, 4, false);
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_NO_BOOTSTRAP);
+	assert_int_equal(f->d.plan, ETCD_PLAN_BOOTSTRAP);
+	fix_first(&sz, why);
+	assert_non_null(strstr(why, "; no new cluster bootstrapped (4 survive 1 failure"));
+	/* without notify variables (the whole map) too */
+	f->v.notify_known = false;
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_NO_BOOTSTRAP);
+	/* odd, or allow_even: bootstrap, and nothing to say */
+	size_of(&sz, 3, false);
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_GO);
+	assert_string_equal(why, "");
+	size_of(&sz, 4, true);
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_GO);
+	/* an even map with an odd clone-max is as even */
+	{
+		struct ocf_clone clone = { .is_clone = true, .max = 3, .node_max = 1 };
+
+		etcd_size_check(&clone, 4, false, &sz);
+		assert_int_equal(gate(f, &sz, why), ETCD_SIZE_NO_BOOTSTRAP);
+		assert_non_null(strstr(why, "list 3 or 5 members in node_map"));
+	}
+	/* instances run elsewhere but nobody answers: a running cluster out
+	 * of reach, never refused (the start waits for it) */
+	size_of(&sz, 4, false);
+	f->v.notify_known = true;
+	push_all(&f->active, "m0", "m1", NULL);
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_GO);
+	assert_int_equal(f->d.plan, ETCD_PLAN_WAIT);
+	/* alone of three: waits, refused only if it ever comes to a bootstrap */
+	push_all(&f->active, NULL, NULL, NULL);
+	push_all(&f->starting, "m2", NULL, NULL);
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_GO);
+	assert_int_equal(f->d.plan, ETCD_PLAN_WAIT);
+}
+
+static void test_size_gate_member(void **state)
+{
+	struct fixture *f = *state;
+	struct etcd_size sz;
+	char why[512];
+
+	size_of(&sz, 4, false);
+	/* the running cluster lists m2 and its data is here: it restarts */
+	parse_list(list3, &f->list);
+	healthy(&f->list, "yyn");
+	f->v.reachable = true;
+	f->v.has_data = true;
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_KEEP);
+	assert_int_equal(f->d.plan, ETCD_PLAN_RESTART);
+	fix_first(&sz, why);
+	assert_non_null(strstr(why, "; member m2 keeps running, none is added ("));
+	/* the whole cluster restarts (nobody answers) and m2 has its data */
+	f->v.reachable = false;
+	f->v.notify_known = true;
+	push_all(&f->starting, "m0", "m1", "m2");
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_KEEP);
+	/* listed by its peer URL but never started: counted already */
+	etcd_members_free(&f->list);
+	parse_list(
+		"{\"members\":["
+		"{\"ID\":\"1\",\"name\":\"m0\",\"peerURLs\":[\"https://198.18.0.11:2380\"]},"
+		"{\"ID\":\"2\",\"name\":\"m1\",\"peerURLs\":[\"https://198.18.0.12:2380\"]},"
+		"{\"ID\":\"3\",\"peerURLs\":[\"https://198.18.0.13:2380\"],\"isLearner\":true}]}",
+		&f->list);
+	healthy(&f->list, "yyn");
+	f->v.reachable = true;
+	f->v.has_data = false;
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_KEEP);
+	assert_int_equal(f->d.plan, ETCD_PLAN_START_LISTED);
+	/* etcd already runs here (start finds it, reload, monitor) */
+	assert_int_equal(etcd_size_gate(&sz, "m2", NULL, NULL, why, sizeof(why)), ETCD_SIZE_KEEP);
+	fix_first(&sz, why);
+	/* what an operator needs is within Pacemaker's 128 characters */
+	assert_true(strstr(why, "none is added") - why < 128);
+	/* odd: no word */
+	size_of(&sz, 3, false);
+	assert_int_equal(etcd_size_gate(&sz, "m2", NULL, NULL, why, sizeof(why)), ETCD_SIZE_GO);
+	assert_string_equal(why, "");
+}
+
+static void test_size_gate_join(void **state)
+{
+	struct fixture *f = *state;
+	struct etcd_map map4 = { 0 };
+	struct etcd_size sz;
+	const char *perr;
+	char why[512];
+
+	size_of(&sz, 4, false);
+	/* m3, a fourth node, with three members running: not added */
+	assert_int_equal(etcd_map_parse("m0=198.18.0.11 m1=198.18.0.12 m2=198.18.0.13 "
+					"m3=198.18.0.14",
+				 &tls, &map4, &perr),
+		0);
+	f->v.map = &map4;
+	f->v.node = f->v.name = "m3";
+	f->v.peer_url = map4.v[3].peer_url;
+	parse_list(list3, &f->list);
+	healthy(&f->list, "yyy");
+	f->v.reachable = true;
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_NO_JOIN);
+	assert_int_equal(f->d.plan, ETCD_PLAN_JOIN);
+	fix_first(&sz, why);
+	assert_non_null(strstr(why, "; member m3 not added: 3 members run, 4 would be even"));
+	assert_true(strstr(why, "would be even") - why < 128);
+	/* with allow_even it joins */
+	size_of(&sz, 4, true);
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_GO);
+	/* an odd configuration says nothing either (a new node may join
+	 * before the old one it replaces is removed) */
+	size_of(&sz, 3, false);
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_GO);
+	assert_string_equal(why, "");
+	f->v.map = &f->map;
+	f->v.node = f->v.name = "m2";
+	f->v.peer_url = f->map.v[2].peer_url;
+	etcd_map_free(&map4);
+	etcd_members_free(&f->list);
+
+	/* m2 replaces its old member (data wiped): the removal first ... */
+	size_of(&sz, 4, false);
+	parse_list(list3, &f->list);
+	healthy(&f->list, "yyn");
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_GO);
+	assert_int_equal(f->d.plan, ETCD_PLAN_REMOVE);
+	fix_first(&sz, why);
+	/* ... then the join brings 2 back to 3: odd, it goes ahead */
+	f->list.n = 2;
+	{
+		struct etcd_member *m = &f->list.v[2];
+
+		free(m->name);
+		ocf_strv_free(&m->peer_urls);
+		ocf_strv_free(&m->client_urls);
+		memset(m, 0, sizeof(*m));
+	}
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_GO);
+	assert_int_equal(f->d.plan, ETCD_PLAN_JOIN);
+	assert_non_null(strstr(why, "member m2 joins: 2 members run, 3 is odd"));
+	/* data of a removed member is set aside (adds nothing); the join
+	 * that follows is judged on its own */
+	etcd_members_free(&f->list);
+	parse_list(list3, &f->list);
+	free(f->list.v[2].name);
+	f->list.v[2].name = strdup("m7");
+	ocf_strv_free(&f->list.v[2].peer_urls);
+	ocf_strv_push(&f->list.v[2].peer_urls, "https://198.18.0.17:2380");
+	healthy(&f->list, "yyy");
+	f->v.has_data = true;
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_GO);
+	assert_int_equal(f->d.plan, ETCD_PLAN_DISCARD);
+	f->v.has_data = false;
+	assert_int_equal(gate(f, &sz, why), ETCD_SIZE_NO_JOIN);
+	assert_string_equal(etcd_size_verdict_name(ETCD_SIZE_NO_JOIN), "no-join");
+	assert_string_equal(etcd_size_verdict_name(ETCD_SIZE_KEEP), "keep");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -626,6 +921,7 @@ int main(void)
 		cmocka_unit_test(test_initial_cluster),
 		cmocka_unit_test(test_size_check),
 		cmocka_unit_test(test_removal_safe),
+		cmocka_unit_test(test_stop_safe),
 		cmocka_unit_test_setup_teardown(test_decide_bootstrap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_decide_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_decide_discard, setup, teardown),
@@ -633,6 +929,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_decide_join, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_decide_conflicts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reconcile, setup, teardown),
+		cmocka_unit_test(test_log_reason),
+		cmocka_unit_test_setup_teardown(test_size_gate_new_cluster, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_size_gate_member, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_size_gate_join, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
