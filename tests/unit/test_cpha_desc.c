@@ -25,7 +25,7 @@ static void test_sample(void **state)
 	(void)state;
 
 	/* the sample as shipped (tests/fixtures/cpha/sample.yaml) */
-	path = CPHA_SOURCE_DIR "/tests/fixtures/cpha/sample.yaml";
+	path = CPHA_SOURCE_DIR "/tests/samples/cluster.yaml";
 	f = fopen(path, "r");
 	assert_non_null(f);
 	fclose(f);

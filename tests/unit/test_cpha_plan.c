@@ -60,7 +60,7 @@ static void test_sample_is_clean(void **state)
 
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(
-		cluster_load(CPHA_SOURCE_DIR "/tests/fixtures/cpha/sample.yaml", &r.c, &r.d), 0);
+		cluster_load(CPHA_SOURCE_DIR "/tests/samples/cluster.yaml", &r.c, &r.d), 0);
 	r.rc = plan_build(r.c, &(struct plan_opts){ 0 }, &r.p, &r.d);
 	show(&r);
 	assert_int_equal(r.rc, 0);

@@ -1,0 +1,122 @@
+"""The cpha command in tests: run it, and use what it renders in lab hosts.
+
+Lab hosts are network namespaces that share the test machine's file system,
+so a host's rendered files are installed under a root directory of their own
+(ROOT/etc/etcd/pki/..., as `cpha check --root` reads them), and the flags of
+a rendered unit are used with every absolute path moved under that root
+(rebase()). Nothing else in a flag is changed.
+"""
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+
+from . import util
+
+# Where seed 003 puts each PKI file on a master (runbook, step 3).
+PKI_PLACES = [
+    ("/etc/kubernetes/pki", ["ca.pem", "apiserver.pem", "apiserver-key.pem", "sa.key",
+                             "sa.pub", "kubelet-client.pem", "kubelet-client-key.pem",
+                             "admin.pem", "admin-key.pem"]),
+    ("/etc/etcd/pki", ["ca.pem", "etcd-server.pem", "etcd-server-key.pem",
+                       "etcd-client.pem", "etcd-client-key.pem"]),
+    ("/var/lib/kube-controller-manager/pki", ["controller-manager.pem",
+                                              "controller-manager-key.pem"]),
+    ("/var/lib/kube-scheduler/pki", ["scheduler.pem", "scheduler-key.pem"]),
+]
+
+# Path prefixes a rendered file refers to that rebase() moves under a root.
+ROOTED = ("/etc/", "/var/lib/", "/run/", "/var/run/", "/var/log/")
+
+
+def build_dir():
+    return os.environ.get("CPHA_BUILD_DIR") or os.path.join(util.repo_root(), "build")
+
+
+def binary():
+    """build/control-plane/cpha."""
+    return os.path.join(build_dir(), "control-plane", "cpha")
+
+
+def checker_env():
+    """An environment whose PATH finds this build's lbd, vipd and fenced
+    first (render runs them as checkers), then the system's tools."""
+    b = build_dir()
+    env = dict(os.environ)
+    env["PATH"] = ":".join([os.path.join(b, "lbd"), os.path.join(b, "vipd"),
+                            os.path.join(b, "fenced"), "/usr/local/sbin",
+                            "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"])
+    return env
+
+
+def run(args, check=True, timeout=300):
+    """cpha ARGS with checker_env(); returns CompletedProcess (text)."""
+    r = subprocess.run([binary()] + list(args), capture_output=True, text=True,
+                       env=checker_env(), timeout=timeout, stdin=subprocess.DEVNULL)
+    if check and r.returncode != 0:
+        raise AssertionError("cpha %s: exit %d\n%s%s" % (" ".join(args), r.returncode,
+                                                         r.stdout, r.stderr))
+    return r
+
+
+def exec_start(unit_text):
+    """argv of a systemd unit's ExecStart= (continuation lines joined)."""
+    joined = unit_text.replace("\\\n", " ")
+    for line in joined.splitlines():
+        line = line.strip()
+        if line.startswith("ExecStart="):
+            return shlex.split(line[len("ExecStart="):])
+    raise AssertionError("no ExecStart= in unit")
+
+
+def env_args(env_text, var):
+    """The words of VAR="..." in an environment file."""
+    for line in env_text.splitlines():
+        if line.startswith(var + "="):
+            return shlex.split(shlex.split(line[len(var) + 1:])[0])
+    raise AssertionError("no %s= in environment file" % var)
+
+
+def _rebase_word(w, root):
+    if w.startswith(ROOTED):
+        return root + w
+    return w
+
+
+def rebase(argv, root):
+    """argv with every absolute path under /etc, /var/lib, /run, /var/log
+    moved under root: "--x=/etc/a" and "/etc/a,/etc/b" forms too."""
+    out = []
+    for a in argv:
+        if a.startswith("--") and "=" in a:
+            k, v = a.split("=", 1)
+            out.append(k + "=" + ",".join(_rebase_word(p, root) for p in v.split(",")))
+        else:
+            out.append(_rebase_word(a, root))
+    return out
+
+
+def rebase_text(text, root):
+    """A rendered text (a kubeconfig) with the same paths moved under root."""
+    pat = r"(?<=[\s:=,\"'])(%s)" % "|".join(re.escape(p) for p in ROOTED)
+    return re.sub(pat, lambda m: root + m.group(1), text)
+
+
+def install_host(render_dir, host, root):
+    """Copy out/HOST/* to ROOT/, keeping modes (as rsync -a out/HOST/ /)."""
+    src = os.path.join(render_dir, host)
+    for d, _, files in os.walk(src):
+        rel = os.path.relpath(d, src)
+        os.makedirs(os.path.join(root, rel), exist_ok=True)
+        for f in files:
+            shutil.copy2(os.path.join(d, f), os.path.join(root, rel, f))
+
+
+def place_pki(pki_dir, root):
+    """Copy the PKI files a master needs to where seed 003 installs them."""
+    for d, names in PKI_PLACES:
+        os.makedirs(root + d, mode=0o700, exist_ok=True)
+        for n in names:
+            shutil.copy2(os.path.join(pki_dir, n), os.path.join(root + d, n))
