@@ -22,19 +22,6 @@ static void usage(FILE *f)
 		   "accepted after COMMAND\n");
 }
 
-struct cp_cluster *cpha_load(const char *file)
-{
-	struct cp_diag d = { 0 };
-	struct cp_cluster *c = NULL;
-
-	if (cluster_load(file, &c, &d) < 0)
-		c = NULL;
-	for (size_t i = 0; i < d.nerrs; i++)
-		fprintf(stderr, "%s\n", d.errs[i]);
-	cp_diag_free(&d);
-	return c;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct {

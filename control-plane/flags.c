@@ -1,0 +1,443 @@
+/* The flags of etcd, kube-apiserver, kube-controller-manager and
+ * kube-scheduler on one host: one table row per flag, in the order they
+ * are written. Seed 003's flags, brought up to date (see flags.h and
+ * docs/man/cpha-render-masters.txt for what was dropped and why). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flags.h"
+#include "render.h"
+
+/* A flag's value, made from the model; may add to *attrs. Returns 0 or
+ * -ENOMEM. */
+typedef int (*value_fn)(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs);
+
+struct row {
+	enum flags_role role;
+	const char *name;
+	const char *text; /* a fixed value, or NULL: fn makes it */
+	value_fn fn;
+	const char *param; /* ocf:cpha:etcd's parameter for it */
+	unsigned attrs;
+};
+
+int flags_url(struct cpha_buf *b, const char *scheme, const char *host, unsigned port)
+{
+	bool v6 = strchr(host, ':') != NULL;
+
+	return cpha_buf_printf(
+		b, "%s://%s%s%s:%u", scheme, v6 ? "[" : "", host, v6 ? "]" : "", port);
+}
+
+/* Comma-separated list of a NULL-terminated vector. */
+static int join(struct cpha_buf *b, char *const *v)
+{
+	int r = 0;
+
+	for (size_t i = 0; v && v[i] && !r; i++)
+		r = cpha_buf_printf(b, "%s%s", i ? "," : "", v[i]);
+	return r;
+}
+
+/* ---- etcd ---- */
+
+static int v_name(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)c;
+	(void)attrs;
+	return cpha_buf_puts(b, h->name);
+}
+
+static int v_data_dir(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)h;
+	(void)attrs;
+	return cpha_buf_puts(b, c->etcd_data_dir);
+}
+
+static int v_listen_client(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	int r = flags_url(b, "https", h->address, FLAGS_ETCD_CLIENT_PORT);
+
+	(void)c;
+	(void)attrs;
+	/* local clients (etcdctl on the host, a static-pod apiserver) need not
+	 * know the member's address */
+	return r ? r : cpha_buf_printf(b, ",https://127.0.0.1:%u", FLAGS_ETCD_CLIENT_PORT);
+}
+
+static int v_client_url(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)c;
+	(void)attrs;
+	return flags_url(b, "https", h->address, FLAGS_ETCD_CLIENT_PORT);
+}
+
+static int v_peer_url(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)c;
+	(void)attrs;
+	return flags_url(b, "https", h->address, FLAGS_ETCD_PEER_PORT);
+}
+
+static int v_token(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)h;
+	(void)attrs;
+	return cpha_buf_puts(b, c->etcd_token);
+}
+
+/* Every member, in the order of etcd.hosts. */
+static int v_initial_cluster(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	int r = 0;
+
+	(void)h;
+	(void)attrs;
+	for (size_t i = 0; i < c->netcd && !r; i++) {
+		const struct cp_host *m = &c->hosts[c->etcd[i]];
+		r = cpha_buf_printf(b, "%s%s=", i ? "," : "", m->name);
+		r = r ? r : flags_url(b, "https", m->address, FLAGS_ETCD_PEER_PORT);
+	}
+	return r;
+}
+
+static int v_metrics_url(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)c;
+	(void)h;
+	(void)attrs;
+	return cpha_buf_printf(b, "http://127.0.0.1:%u", FLAGS_ETCD_METRICS_PORT);
+}
+
+/* ---- kube-apiserver ---- */
+
+static int v_admission(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)h;
+	(void)attrs;
+	return join(b, c->admission);
+}
+
+static int v_etcd_servers(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	int r = 0;
+
+	(void)h;
+	(void)attrs;
+	for (size_t i = 0; i < c->netcd && !r; i++) {
+		r = i ? cpha_buf_puts(b, ",") : 0;
+		r = r ? r
+		      : flags_url(b, "https", c->hosts[c->etcd[i]].address, FLAGS_ETCD_CLIENT_PORT);
+	}
+	return r;
+}
+
+static int v_address(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)c;
+	(void)attrs;
+	return cpha_buf_puts(b, h->address);
+}
+
+/* With the load balancer on the masters, it binds VIP:api_port there:
+ * the apiserver takes only its own address with the same port. */
+static int v_apiserver_bind(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	if (!c->lb_on_masters)
+		return cpha_buf_puts(b, "0.0.0.0");
+	*attrs |= FLAG_HOST;
+	return cpha_buf_puts(b, h->address);
+}
+
+static int v_api_port(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)h;
+	(void)attrs;
+	return cpha_buf_printf(b, "%u", c->api_port);
+}
+
+static int v_service_cidr(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)h;
+	(void)attrs;
+	return cpha_buf_puts(b, c->service_cidr);
+}
+
+static int v_node_port_range(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)h;
+	(void)attrs;
+	return cpha_buf_puts(b, c->node_port_range);
+}
+
+/* The issuer of service-account tokens, also their audience: the in-cluster
+ * name of the API (what kubeadm uses). */
+static int v_issuer(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)h;
+	(void)attrs;
+	return cpha_buf_printf(b, "https://kubernetes.default.svc.%s", c->domain);
+}
+
+static int v_authorization(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)h;
+	(void)attrs;
+	return join(b, c->authorization);
+}
+
+/* ---- kube-controller-manager, kube-scheduler ---- */
+
+static int v_cluster_cidr(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)h;
+	(void)attrs;
+	return cpha_buf_puts(b, c->cluster_cidr);
+}
+
+static int v_cluster_name(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)h;
+	(void)attrs;
+	return cpha_buf_puts(b, c->name);
+}
+
+static int v_leader_elect(
+	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
+{
+	(void)h;
+	(void)attrs;
+	return cpha_buf_puts(b, c->leader_elect ? "true" : "false");
+}
+
+#define KCM_KUBECONFIG   RENDER_KCM_DIR "/kubeconfig"
+#define SCHED_KUBECONFIG RENDER_SCHED_DIR "/kubeconfig"
+
+static const struct row rows[] = {
+	/* etcd: seed 003's unit; --debug=false gave way to --log-level (etcd
+	 * 3.4's help: "--debug ... Will be deprecated in v3.5") and zap, the
+	 * one logger both 3.4 and 3.5 take (3.5 deprecated capnslog). */
+	{ FLAGS_ETCD, "name", NULL, v_name, NULL, FLAG_HOST | FLAG_AGENT },
+	{ FLAGS_ETCD, "data-dir", NULL, v_data_dir, "data_dir", FLAG_AGENT },
+	{ FLAGS_ETCD, "trusted-ca-file", RENDER_PKI_ETCD "/ca.pem", NULL, "trusted_ca_file",
+		FLAG_AGENT },
+	{ FLAGS_ETCD, "cert-file", RENDER_PKI_ETCD "/etcd-server.pem", NULL, "cert_file",
+		FLAG_AGENT },
+	{ FLAGS_ETCD, "key-file", RENDER_PKI_ETCD "/etcd-server-key.pem", NULL, "key_file",
+		FLAG_AGENT },
+	{ FLAGS_ETCD, "client-cert-auth", "true", NULL, "client_cert_auth", FLAG_AGENT },
+	{ FLAGS_ETCD, "listen-client-urls", NULL, v_listen_client, NULL, FLAG_HOST | FLAG_AGENT },
+	{ FLAGS_ETCD, "advertise-client-urls", NULL, v_client_url, NULL, FLAG_HOST | FLAG_AGENT },
+	{ FLAGS_ETCD, "peer-client-cert-auth", "true", NULL, "peer_client_cert_auth", FLAG_AGENT },
+	{ FLAGS_ETCD, "peer-trusted-ca-file", RENDER_PKI_ETCD "/ca.pem", NULL,
+		"peer_trusted_ca_file", FLAG_AGENT },
+	{ FLAGS_ETCD, "peer-cert-file", RENDER_PKI_ETCD "/etcd-server.pem", NULL, "peer_cert_file",
+		FLAG_AGENT },
+	{ FLAGS_ETCD, "peer-key-file", RENDER_PKI_ETCD "/etcd-server-key.pem", NULL,
+		"peer_key_file", FLAG_AGENT },
+	{ FLAGS_ETCD, "initial-advertise-peer-urls", NULL, v_peer_url, NULL,
+		FLAG_HOST | FLAG_AGENT },
+	{ FLAGS_ETCD, "listen-peer-urls", NULL, v_peer_url, NULL, FLAG_HOST | FLAG_AGENT },
+	{ FLAGS_ETCD, "initial-cluster-token", NULL, v_token, "token", FLAG_AGENT },
+	{ FLAGS_ETCD, "initial-cluster", NULL, v_initial_cluster, NULL, FLAG_AGENT },
+	{ FLAGS_ETCD, "initial-cluster-state", "new", NULL, NULL, FLAG_AGENT },
+	/* Debian 12's etcd 3.4 has pre-vote off: a member coming back from a
+	 * restart deposed a healthy leader (docs/pacemaker.md) */
+	{ FLAGS_ETCD, "pre-vote", "true", NULL, NULL, FLAG_AGENT },
+	/* plain HTTP /health for probes (client URLs want a certificate) */
+	{ FLAGS_ETCD, "listen-metrics-urls", NULL, v_metrics_url, NULL, 0 },
+	{ FLAGS_ETCD, "logger", "zap", NULL, NULL, 0 },
+	{ FLAGS_ETCD, "log-level", "info", NULL, NULL, 0 },
+
+	/* kube-apiserver, in seed 003's order; --admission-control became
+	 * --enable-admission-plugins; --insecure-bind-address, --insecure-port
+	 * and --enable-swagger-ui are gone */
+	{ FLAGS_APISERVER, "enable-admission-plugins", NULL, v_admission, NULL, 0 },
+	{ FLAGS_APISERVER, "etcd-servers", NULL, v_etcd_servers, NULL, 0 },
+	{ FLAGS_APISERVER, "etcd-cafile", RENDER_PKI_ETCD "/ca.pem", NULL, NULL, 0 },
+	{ FLAGS_APISERVER, "etcd-certfile", RENDER_PKI_ETCD "/etcd-client.pem", NULL, NULL, 0 },
+	{ FLAGS_APISERVER, "etcd-keyfile", RENDER_PKI_ETCD "/etcd-client-key.pem", NULL, NULL, 0 },
+	/* the seed's 0.0.0.0 would be published as the endpoint of the
+	 * "kubernetes" service */
+	{ FLAGS_APISERVER, "advertise-address", NULL, v_address, NULL, FLAG_HOST },
+	{ FLAGS_APISERVER, "allow-privileged", "true", NULL, NULL, 0 },
+	{ FLAGS_APISERVER, "bind-address", NULL, v_apiserver_bind, NULL, 0 },
+	{ FLAGS_APISERVER, "secure-port", NULL, v_api_port, NULL, 0 },
+	{ FLAGS_APISERVER, "service-cluster-ip-range", NULL, v_service_cidr, NULL, 0 },
+	{ FLAGS_APISERVER, "service-node-port-range", NULL, v_node_port_range, NULL, 0 },
+	{ FLAGS_APISERVER, "client-ca-file", RENDER_PKI_K8S "/ca.pem", NULL, NULL, 0 },
+	{ FLAGS_APISERVER, "tls-cert-file", RENDER_PKI_K8S "/apiserver.pem", NULL, NULL, 0 },
+	{ FLAGS_APISERVER, "tls-private-key-file", RENDER_PKI_K8S "/apiserver-key.pem", NULL, NULL,
+		0 },
+	/* bound service-account tokens (required since 1.20): the seed gave
+	 * the private key as --service-account-key-file */
+	{ FLAGS_APISERVER, "service-account-issuer", NULL, v_issuer, NULL, 0 },
+	{ FLAGS_APISERVER, "service-account-key-file", RENDER_PKI_K8S "/sa.pub", NULL, NULL, 0 },
+	{ FLAGS_APISERVER, "service-account-signing-key-file", RENDER_PKI_K8S "/sa.key", NULL, NULL,
+		0 },
+	{ FLAGS_APISERVER, "api-audiences", NULL, v_issuer, NULL, 0 },
+	{ FLAGS_APISERVER, "kubelet-client-certificate", RENDER_PKI_K8S "/kubelet-client.pem", NULL,
+		NULL, 0 },
+	{ FLAGS_APISERVER, "kubelet-client-key", RENDER_PKI_K8S "/kubelet-client-key.pem", NULL,
+		NULL, 0 },
+	{ FLAGS_APISERVER, "endpoint-reconciler-type", "lease", NULL, NULL, 0 },
+	{ FLAGS_APISERVER, "authorization-mode", NULL, v_authorization, NULL, 0 },
+	{ FLAGS_APISERVER, "v", "2", NULL, NULL, 0 },
+
+	/* kube-controller-manager: --address became --bind-address; the
+	 * authentication/authorization kubeconfigs let it check who reads its
+	 * secure port (/metrics) */
+	{ FLAGS_CONTROLLER_MANAGER, "kubeconfig", KCM_KUBECONFIG, NULL, NULL, 0 },
+	{ FLAGS_CONTROLLER_MANAGER, "authentication-kubeconfig", KCM_KUBECONFIG, NULL, NULL, 0 },
+	{ FLAGS_CONTROLLER_MANAGER, "authorization-kubeconfig", KCM_KUBECONFIG, NULL, NULL, 0 },
+	{ FLAGS_CONTROLLER_MANAGER, "bind-address", "127.0.0.1", NULL, NULL, 0 },
+	{ FLAGS_CONTROLLER_MANAGER, "cluster-cidr", NULL, v_cluster_cidr, NULL, 0 },
+	{ FLAGS_CONTROLLER_MANAGER, "cluster-name", NULL, v_cluster_name, NULL, 0 },
+	{ FLAGS_CONTROLLER_MANAGER, "leader-elect", NULL, v_leader_elect, NULL, 0 },
+	{ FLAGS_CONTROLLER_MANAGER, "service-cluster-ip-range", NULL, v_service_cidr, NULL, 0 },
+	{ FLAGS_CONTROLLER_MANAGER, "root-ca-file", RENDER_PKI_K8S "/ca.pem", NULL, NULL, 0 },
+	{ FLAGS_CONTROLLER_MANAGER, "service-account-private-key-file", RENDER_PKI_K8S "/sa.key",
+		NULL, NULL, 0 },
+	{ FLAGS_CONTROLLER_MANAGER, "use-service-account-credentials", "true", NULL, NULL, 0 },
+	{ FLAGS_CONTROLLER_MANAGER, "controllers", "*", NULL, NULL, 0 },
+	{ FLAGS_CONTROLLER_MANAGER, "v", "2", NULL, NULL, 0 },
+
+	/* kube-scheduler: likewise */
+	{ FLAGS_SCHEDULER, "kubeconfig", SCHED_KUBECONFIG, NULL, NULL, 0 },
+	{ FLAGS_SCHEDULER, "authentication-kubeconfig", SCHED_KUBECONFIG, NULL, NULL, 0 },
+	{ FLAGS_SCHEDULER, "authorization-kubeconfig", SCHED_KUBECONFIG, NULL, NULL, 0 },
+	{ FLAGS_SCHEDULER, "bind-address", "127.0.0.1", NULL, NULL, 0 },
+	{ FLAGS_SCHEDULER, "leader-elect", NULL, v_leader_elect, NULL, 0 },
+	{ FLAGS_SCHEDULER, "v", "2", NULL, NULL, 0 },
+};
+
+/* A value every writer carries as one word, unquoted. */
+static const char *bad_char(const char *v)
+{
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f ||
+			strchr("\"'\\$%`;", *p))
+			return p;
+	return NULL;
+}
+
+bool flags_plain_word(const char *s)
+{
+	return *s && !bad_char(s);
+}
+
+static const char *const programs[] = {
+	[FLAGS_ETCD] = "etcd",
+	[FLAGS_APISERVER] = "kube-apiserver",
+	[FLAGS_CONTROLLER_MANAGER] = "kube-controller-manager",
+	[FLAGS_SCHEDULER] = "kube-scheduler",
+};
+
+const char *flags_program(enum flags_role role)
+{
+	return programs[role];
+}
+
+int flags_build(const struct cp_cluster *c, const struct cp_host *h, enum flags_role role,
+	struct cp_flags *out, struct cp_diag *d)
+{
+	struct cpha_buf b = { 0 };
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && !rc; i++) {
+		const struct row *w = &rows[i];
+		struct cp_flag *v, *f;
+		unsigned attrs = w->attrs;
+		const char *bad;
+
+		if (w->role != role)
+			continue;
+		cpha_buf_reset(&b);
+		rc = w->text ? cpha_buf_puts(&b, w->text) : w->fn(c, h, &b, &attrs);
+		if (rc)
+			break;
+		bad = b.len ? bad_char(b.data) : "";
+		if (bad) {
+			cp_diag_err(d, c->file, (struct cp_pos){ 0, 0 }, "%s on %s: --%s=%s: %s",
+				programs[role], h->name, w->name, b.len ? b.data : "",
+				b.len ? "a blank, quote, '\\', '$', '%', '`' or ';' cannot go into "
+					"a command line unquoted; change it in the description"
+				      : "the value is empty");
+			rc = -EINVAL;
+			break;
+		}
+		v = realloc(out->v, (out->n + 1) * sizeof(*v));
+		if (!v) {
+			rc = -ENOMEM;
+			break;
+		}
+		out->v = v;
+		f = &out->v[out->n];
+		f->name = strdup(w->name);
+		f->value = cpha_buf_steal(&b);
+		f->param = w->param;
+		f->attrs = attrs;
+		out->n++;
+		if (!f->name || !f->value)
+			rc = -ENOMEM;
+	}
+	cpha_buf_free(&b);
+	if (rc)
+		flags_free(out);
+	return rc;
+}
+
+void flags_free(struct cp_flags *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].value);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+const struct cp_flag *flags_find(const struct cp_flags *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].name, name))
+			return &l->v[i];
+	return NULL;
+}
+
+int flags_format(const struct cp_flag *f, struct cpha_buf *b)
+{
+	return cpha_buf_printf(b, "--%s=%s", f->name, f->value);
+}
+
+char *flags_k8s_release(const struct cp_cluster *c, char *buf, size_t len)
+{
+	/* The model names a minor version only; the image is its first
+	 * release, which every patch release after it may replace. */
+	snprintf(buf, len, "v%s.0", c->k8s_version);
+	return buf;
+}

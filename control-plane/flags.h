@@ -1,0 +1,88 @@
+/* The command-line flags of the control-plane processes of one host, made
+ * from the model as lists, so that every writer puts the same flags where
+ * it needs them: systemd units and static pods (render_master.c), the
+ * environment files the kube OCF agents read, a pcs script whose etcd agent
+ * takes most of etcd's flags as its own parameters.
+ *
+ * The flags are the seed's (seed 003) brought up to date for the
+ * Kubernetes version of the model: flags that current Kubernetes removed
+ * are not made at all (docs/man/cpha-render-masters.txt lists them and what
+ * replaced them). Pure: no I/O. */
+#ifndef CPHA_FLAGS_H
+#define CPHA_FLAGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "cluster.h"
+
+/* The processes of the control plane. */
+enum flags_role {
+	FLAGS_ETCD,
+	FLAGS_APISERVER,
+	FLAGS_CONTROLLER_MANAGER,
+	FLAGS_SCHEDULER,
+};
+
+/* What a flag is besides its text (cp_flag.attrs). */
+#define FLAG_HOST (1u << 0) /* its value differs from host to host */
+#define FLAG_AGENT                                                                                 \
+	(1u << 1) /* ocf:cpha:etcd makes it itself (from param when set, else from                 \
+		   * node_map and the node name): not for the agent's args */
+
+struct cp_flag {
+	char *name;        /* without the dashes: "etcd-servers" */
+	char *value;       /* never NULL */
+	const char *param; /* the ocf:cpha:etcd parameter that carries it, or NULL */
+	unsigned attrs;    /* FLAG_* */
+};
+
+struct cp_flags {
+	struct cp_flag *v;
+	size_t n;
+};
+
+/* The flags of role on host h (an etcd member for FLAGS_ETCD, a master for
+ * the others), in a fixed order. Every value is checked to be one word
+ * that a systemd ExecStart= line, an EnvironmentFile= and YAML carry
+ * unchanged without quoting (no blank, quote, backslash, '$', '%', '`',
+ * ';' or control character): otherwise an error naming the flag is added
+ * to d. Returns 0, -EINVAL (d says why) or -ENOMEM; *out is empty on
+ * error. */
+int flags_build(const struct cp_cluster *c, const struct cp_host *h, enum flags_role role,
+	struct cp_flags *out, struct cp_diag *d);
+
+void flags_free(struct cp_flags *l);
+
+/* The flag called name, or NULL. */
+const struct cp_flag *flags_find(const struct cp_flags *l, const char *name);
+
+/* Append "--name=value". Returns 0 or -ENOMEM. */
+int flags_format(const struct cp_flag *f, struct cpha_buf *b);
+
+/* True when s is one word that an ExecStart= line, an EnvironmentFile=
+ * value and a YAML plain or quoted scalar all carry unchanged without
+ * escaping (the rule flags_build() holds every value to). */
+bool flags_plain_word(const char *s);
+
+/* The program of a role: "etcd", "kube-apiserver", ... */
+const char *flags_program(enum flags_role role);
+
+/* The patch release cpha runs for the model's minor version (static-pod
+ * images): "v1.31.0" into buf. Returns buf. */
+char *flags_k8s_release(const struct cp_cluster *c, char *buf, size_t len);
+
+/* "https://HOST:PORT", HOST in brackets when it is an IPv6 address.
+ * Returns 0 or -ENOMEM. */
+int flags_url(struct cpha_buf *b, const char *scheme, const char *host, unsigned port);
+
+/* The ports the control plane listens on besides the apiserver's
+ * (c->api_port). */
+#define FLAGS_ETCD_CLIENT_PORT  2379
+#define FLAGS_ETCD_PEER_PORT    2380
+#define FLAGS_ETCD_METRICS_PORT 2381  /* plain HTTP on 127.0.0.1: /health and /metrics */
+#define FLAGS_KCM_PORT          10257 /* kube-controller-manager's secure port (default) */
+#define FLAGS_SCHED_PORT        10259 /* kube-scheduler's secure port (default) */
+
+#endif

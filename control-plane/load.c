@@ -1,0 +1,19 @@
+/* cpha_load(): the description as every subcommand loads it. Here rather
+ * than in main.c so that the subcommands in cphacore (render.c,
+ * plan_cmd.c) link into unit tests too. */
+#include <stdio.h>
+
+#include "cpha.h"
+
+struct cp_cluster *cpha_load(const char *file)
+{
+	struct cp_diag d = { 0 };
+	struct cp_cluster *c = NULL;
+
+	if (cluster_load(file, &c, &d) < 0)
+		c = NULL;
+	for (size_t i = 0; i < d.nerrs; i++)
+		fprintf(stderr, "%s\n", d.errs[i]);
+	cp_diag_free(&d);
+	return c;
+}
