@@ -91,6 +91,27 @@ static char *directive_arg(const char *text, const char *directive)
 	return NULL;
 }
 
+/* The admin socket a configuration names (or dflt); under --root, the one
+ * below the root when it is there (a host's files kept in a directory). */
+static char *socket_of(const char *root, const char *text, const char *directive, const char *dflt)
+{
+	char *sock = directive_arg(text, directive), *rooted;
+	struct stat st;
+
+	if (!sock && dflt)
+		sock = strdup(dflt);
+	if (!sock || !*root)
+		return sock;
+	if (asprintf(&rooted, "%s%s", root, sock) < 0)
+		return sock;
+	if (stat(rooted, &st) == 0 && S_ISSOCK(st.st_mode)) {
+		free(sock);
+		return rooted;
+	}
+	free(rooted);
+	return sock;
+}
+
 /* Ask a running daemon which configuration bytes it loaded and compare them
  * with the file. Returns 1 on drift, 0 when the same or not running. */
 static int check_running(
@@ -229,16 +250,17 @@ int cmd_check(int argc, char **argv, const char *file)
 		}
 		/* a running daemon must have loaded what is on disk */
 		if (r == 0 && !strcmp(f->path, "/etc/lbd/lbd.cfg")) {
-			char *sock = directive_arg(have.data, "stats socket");
+			char *sock = socket_of(root, have.data, "stats socket", NULL);
 			if (sock)
 				drift += (size_t)check_running(
 					"lbd", path, sock, "show info json", "Config_sha256");
 			free(sock);
 		}
 		if (r == 0 && !strcmp(f->path, "/etc/vipd/vipd.conf")) {
-			char *sock = directive_arg(have.data, "vipd_admin_socket");
-			drift += (size_t)check_running("vipd", path,
-				sock ? sock : "/run/vipd/admin.sock", "show json", "config_sha256");
+			char *sock = socket_of(
+				root, have.data, "vipd_admin_socket", "/run/vipd/admin.sock");
+			drift += (size_t)check_running(
+				"vipd", path, sock, "show json", "config_sha256");
 			free(sock);
 		}
 		cpha_buf_free(&have);
