@@ -9,4 +9,3 @@
 		fprintf(stderr, "cpha %s: not built yet\n", argv[0]);                              \
 		return 70;                                                                         \
 	}
-STUB(cmd_pki)
