@@ -24,7 +24,7 @@ static void test_sample(void **state)
 	FILE *f;
 	(void)state;
 
-	/* the sample as shipped (tests/fixtures/cpha/sample.yaml) */
+	/* the sample as shipped (tests/samples/cluster.yaml) */
 	path = CPHA_SOURCE_DIR "/tests/samples/cluster.yaml";
 	f = fopen(path, "r");
 	assert_non_null(f);

@@ -492,7 +492,7 @@ static void test_sample(void **state)
 	(void)state;
 	/* the project's sample, unchanged */
 	assert_int_equal(
-		cluster_load(CPHA_SOURCE_DIR "/tests/fixtures/cpha/sample.yaml", &c, &d), 0);
+		cluster_load(CPHA_SOURCE_DIR "/tests/samples/cluster.yaml", &c, &d), 0);
 	assert_int_equal(pki_plan_build(c, &plan, &why), 0);
 	cluster_free(c);
 	cp_diag_free(&d);
