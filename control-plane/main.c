@@ -13,7 +13,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: cpha [-f FILE] COMMAND [options]\n"
 		   "  plan [--json] [--allow-even] [--strict]   roles, failure tolerance, design "
 		   "checks\n"
-		   "  pki [--dir DIR] [check|renew|add-san NAME...]  certificates and keys\n"
+		   "  pki [--dir DIR] [check|renew [--force]|add-san NAME...]  certificates, keys\n"
 		   "  render [--out DIR] [--host NAME]          every configuration file, checked\n"
 		   "  check [--host NAME] [--root DIR]          installed files against render\n"
 		   "  restart ROLE                              restart a role the manager's way\n"
