@@ -9,9 +9,17 @@ unit's TLS for clients and peers:
     started member keeps its data and its member ID (a restart never leaves
     and rejoins);
   - quorum sizing: an even clone-max (4) and an even node_map (2) are
-    OCF_ERR_CONFIGURED from validate-all and start, with an exit reason that
-    says why (4 members tolerate one failure, like 3, but need 3 for
-    quorum); allow_even=true accepts them;
+    OCF_ERR_CONFIGURED from validate-all, with an exit reason that says the
+    fix first and why (4 members survive one failure, as 3 do, but need 3
+    votes), within Pacemaker's 128 characters; a start that would bootstrap
+    an even cluster is OCF_ERR_GENERIC (this node only); allow_even=true
+    accepts them;
+  - an even size on a running three-member cluster never stops a member:
+    monitor is OCF_DEGRADED with the fix, a reload to a four-entry node_map
+    and a member's restart with its data succeed, and a fourth node's start
+    is OCF_ERR_GENERIC without a member add (the cluster stays at 3); a
+    rolling restart by reload works with a node_map naming a node etcd does
+    not have (the quorum of the cluster's own member list counts);
   - configuration errors: a node not in node_map (OCF_ERR_ARGS, this node
     only), a missing certificate (OCF_ERR_INSTALLED), an agent-owned flag
     in args (OCF_ERR_CONFIGURED);
@@ -38,8 +46,7 @@ import cphatest  # noqa: E402
 from cphatest import etcd, ocf, step  # noqa: E402
 
 IP0, IP1 = "198.18.0.11", "198.18.0.12"
-QUORUM_REASON = (r"4 members tolerate 1 failure, no more than 3 do, and need 3 for a majority"
-                 r".*2n\+1.*allow_even=true")
+QUORUM_REASON = r"\(4 survive 1 failure as 3 do, but need 3 votes; or allow_even=true\)"
 
 
 def check(cond, msg):
@@ -80,8 +87,9 @@ def run(lab, stage):
     m0 = lab.add_host("m0", v4=IP0 + "/24", v6="2001:db8::11/64")
     m1 = lab.add_host("m1", v4=IP1 + "/24", v6="2001:db8::12/64")
     m2 = lab.add_host("m2", v4="198.18.0.13/24", v6="2001:db8::13/64")
+    m3 = lab.add_host("m3", v4="198.18.0.14/24", v6="2001:db8::14/64")
     pki = cphatest.Pki(lab.path("pki", "ca"))
-    servers, tls = etcd.issue_certs(pki, [m0, m1, m2])
+    servers, tls = etcd.issue_certs(pki, [m0, m1, m2, m3])
 
     def params(host, node_map, **over):
         cert, key = servers[host.name]
@@ -100,24 +108,33 @@ def run(lab, stage):
     one = params(m0, "m0=%s" % IP0)
     url0 = "https://%s:2379" % IP0
 
-    step("quorum sizing: even clone-max and even node_map refused, allow_even accepts")
+    step("quorum sizing: validate-all refuses an even clone-max or node_map; a start "
+         "refuses only to make etcd even, for this node alone; allow_even accepts")
     clone4 = {"clone_max": 4, "clone_node_max": 1, "notify": "true"}
     why, _ = expect(m0, stage, "validate-all", one, ocf.ERR_CONFIGURED,
-                    r"clone-max=4: " + QUORUM_REASON, meta=clone4)
+                    r"^even etcd size 4 refused: set clone-max to 3 or 5 " + QUORUM_REASON,
+                    meta=clone4)
     step("exit reason: %s" % why)
-    expect(m0, stage, "start", one, ocf.ERR_CONFIGURED, r"clone-max=4: " + QUORUM_REASON,
+    check(len(why) <= 128, "the whole reason within Pacemaker's 128 characters: %r" % why)
+    # nothing runs and no data: the bootstrap of an even cluster is refused,
+    # with a code Pacemaker keeps to this node (never OCF_ERR_CONFIGURED
+    # from a start: it would stop every member of a running clone)
+    expect(m0, stage, "start", one, ocf.ERR_GENERIC,
+           r"^even etcd size 4 refused: set clone-max to 3 or 5; no new cluster bootstrapped",
            meta=clone4)
     check(not os.path.exists(os.path.join(one["data_dir"], "member")),
           "a refused start created no member")
     four = "m0=%s m1=%s m2=198.18.0.13 m3=198.18.0.14" % (IP0, IP1)
     expect(m0, stage, "validate-all", dict(one, node_map=four), ocf.ERR_CONFIGURED,
-           r"clone-max=4: " + QUORUM_REASON, meta=clone4)
+           r"^even etcd size 4 refused: set clone-max to 3 or 5", meta=clone4)
     expect(m0, stage, "validate-all", dict(one, node_map=four, allow_even="true"), ocf.OK,
            meta=clone4)
     even_map = dict(one, node_map="m0=%s m1=%s" % (IP0, IP1))
     expect(m0, stage, "validate-all", even_map, ocf.ERR_CONFIGURED,
-           r"node_map names 2 members: 2 members tolerate 0 failures")
-    expect(m0, stage, "start", even_map, ocf.ERR_CONFIGURED, r"node_map names 2 members")
+           r"^even etcd size 2 refused: list 3 \(or 1\) members in node_map \(2 survive 0 "
+           r"failures")
+    expect(m0, stage, "start", even_map, ocf.ERR_GENERIC,
+           r"^even etcd size 2 refused: list 3 \(or 1\) members in node_map; no new cluster")
     expect(m0, stage, "validate-all", dict(one, node_map="m0=%s m1=%s m2=198.18.0.13"
                                            % (IP0, IP1)), ocf.OK,
            meta={"clone_max": 3, "clone_node_max": 1, "notify": "true"})
@@ -128,7 +145,7 @@ def run(lab, stage):
     expect(m0, stage, "validate-all", dict(one, name="m9"), ocf.ERR_ARGS,
            r"member m9 .* is not in node_map")
     expect(m0, stage, "validate-all", dict(one, node_map="m0=300.1.1.1"), ocf.ERR_CONFIGURED,
-           r"node_map=.*bad address")
+           r"^node_map: bad address")
     expect(m0, stage, "validate-all", dict(one, cert_file=lab.path("pki", "nope.crt")),
            ocf.ERR_INSTALLED, r"cert_file .*nope.crt: No such file")
     expect(m0, stage, "validate-all", dict(one, key_file=""), ocf.ERR_CONFIGURED,
@@ -170,10 +187,55 @@ def run(lab, stage):
     check(kvs and kvs[0]["value"] == "kept" and kvs[0]["mod_revision"] == rev,
           "the write survived the restart: %s" % kvs)
 
-    membership(lab, stage, (m0, m1, m2), params, tls)
+    membership(lab, stage, (m0, m1, m2), m3, params, tls)
 
 
-def membership(lab, stage, hosts, params, tls):
+def even_size(stage, hosts, m3, p, p3, members, four, tls):
+    """An even size on the running cluster hosts: every member keeps
+    running, the fourth node m3 is not added."""
+    m0, m1, m2 = hosts
+    step("an even size on the running cluster: members keep running, m3 is not added")
+    clone4 = {"clone_max": 4, "clone_node_max": 1, "notify": "true"}
+    fix = r"^even etcd size 4 refused: set clone-max to 3 or 5; "
+    why, _ = expect(m0, stage, "monitor", p["m0"], ocf.DEGRADED,
+                    fix + r"member m0 keeps running, none is added", instance="etcd",
+                    interval_ms=10000, meta=clone4)
+    step("monitor under clone-max=4: OCF_DEGRADED: %s" % why)
+    expect(m0, stage, "monitor", p["m0"], ocf.OK, instance="etcd", interval_ms=0, meta=clone4)
+    with open(os.path.join(p["m1"]["piddir"], "etcd-etcd.pid")) as f:
+        pid1 = int(f.read())
+    _, err = expect(m1, stage, "reload", dict(p["m1"], node_map=four), ocf.OK, instance="etcd")
+    check("list 3 or 5 members in node_map; member m1 keeps running" in err
+          and "unchanged" in err, "reload to four members: a warning only:\n%s" % err)
+    with open(os.path.join(p["m1"]["piddir"], "etcd-etcd.pid")) as f:
+        check(int(f.read()) == pid1, "the same etcd on m1 after the reload")
+    expect(m1, stage, "monitor", dict(p["m1"], node_map=four), ocf.DEGRADED,
+           r"^even etcd size 4 refused: list 3 or 5 members in node_map; member m1 keeps",
+           instance="etcd", interval_ms=10000)
+    # a member of the running cluster restarts with its data (what a
+    # Pacemaker restart or recovery does)
+    mid = members()["m2"]["ID"]
+    expect(m2, stage, "stop", p["m2"], ocf.OK, instance="etcd")
+    _, err = expect(m2, stage, "start", p["m2"], ocf.OK, instance="etcd", timeout_ms=40000,
+                    meta=clone4)
+    check("restart-with-data" in err and "member m2 keeps running" in err,
+          "m2 restarted with its data under clone-max=4:\n%s" % err)
+    check(members()["m2"]["ID"] == mid, "m2 is the same member")
+    _, err = expect(m2, stage, "start", p["m2"], ocf.OK, instance="etcd", meta=clone4)
+    check("already running" in err, "a start of a running member under clone-max=4:\n%s" % err)
+    # a fourth node: no member add, this node only, the reason says so
+    why, _ = expect(m3, stage, "start", p3, ocf.ERR_GENERIC,
+                    fix + r"member m3 not added: 3 members run, 4 would be even",
+                    instance="etcd", timeout_ms=20000, meta=clone4)
+    step("m3's start under clone-max=4: OCF_ERR_GENERIC: %s" % why)
+    check(sorted(members()) == ["m0", "m1", "m2"], "still three members: %s" % members())
+    check(not os.path.exists(os.path.join(p3["data_dir"], "member")), "m3 started nothing")
+    expect(m3, stage, "monitor", p3, ocf.NOT_RUNNING, instance="etcd", interval_ms=0)
+    for h in hosts:
+        check(etcd.health(h, "https://%s:2379" % h.v4, tls)[0], "etcd on %s healthy" % h.name)
+
+
+def membership(lab, stage, hosts, m3, params, tls):
     """Three members through the agent, m0 already running alone."""
     m0, m1, m2 = hosts
     three = " ".join("%s=%s" % (h.name, h.v4) for h in hosts)
@@ -218,6 +280,9 @@ def membership(lab, stage, hosts, params, tls):
     for h in hosts:
         expect(h, stage, "monitor", p[h.name], ocf.OK, instance="etcd", interval_ms=10000)
 
+    four = three + " m3=%s" % m3.v4
+    even_size(stage, hosts, m3, p, params(m3, four), members, four, tls)
+
     step("reload: a new node_map applies in place; new etcd flags restart the members "
          "one at a time, never below a majority")
     pids = {}
@@ -238,7 +303,11 @@ def membership(lab, stage, hosts, params, tls):
     watcher = threading.Thread(target=watch)
     watcher.start()
     results = {}
-    newargs = {h.name: dict(p[h.name], args=p[h.name]["args"] + " --snapshot-count=50000")
+    # with a node_map that names m3, which etcd does not have: the turns
+    # count the quorum of the cluster's own member list (3), not of the map
+    # (4: m0 would wait for 3 of m1, m2, m3 and fail at the timeout)
+    newargs = {h.name: dict(p[h.name], args=p[h.name]["args"] + " --snapshot-count=50000",
+                            node_map=four, allow_even="true")
                for h in hosts}
 
     def reload(h):
