@@ -119,11 +119,21 @@ static int check_etcd_servers(struct kube *k)
 		return ocf_fail(kube_flag_rc(ff), "--etcd-servers=%s: %s", servers, why);
 	if (ocf_get_bool(k->c, "allow_even_etcd", &allow) == -EINVAL)
 		return PCMK_OCF_NOT_CONFIGURED;
-	if (ocf_quorum_check(n, allow, reason, sizeof(reason)) < 0)
-		return ocf_fail(kube_flag_rc(ff),
-			"--etcd-servers names %u etcd members: %s (allow_even_etcd=true accepts "
-			"it)",
+	if (ocf_quorum_check(n, allow, reason, sizeof(reason)) < 0) {
+		/* Only validate-all refuses: an apiserver runs with any number of
+		 * etcd servers, and a refusal at start would be OCF_ERR_CONFIGURED
+		 * on every node, stopping the whole clone (an outage caused by a
+		 * safety check). */
+		if (k->c->action_name && !strcmp(k->c->action_name, "validate-all"))
+			return ocf_fail(kube_flag_rc(ff),
+				"even etcd size refused: list 3 or 5 --etcd-servers (%u given; "
+				"allow_even_etcd=true accepts it): %s",
+				n, reason);
+		log_warn("--etcd-servers names %u etcd members, an even count (validate-all "
+			 "refuses it): %s",
 			n, reason);
+		return PCMK_OCF_OK;
+	}
 	if (n % 2 == 0)
 		log_warn("--etcd-servers names %u etcd members (even, accepted by allow_even_etcd)",
 			n);
@@ -151,10 +161,10 @@ static const struct ocf_param params[] = {
 		.type = OCF_BOOLEAN,
 		.def = "false",
 		.shortdesc = "Accept an even number of etcd servers",
-		.longdesc = "validate-all (and start) refuse an --etcd-servers list with an even "
-			    "number of members: Raft with 2n members tolerates n-1 failures, as "
-			    "2n-1 do, and needs one more vote. true accepts it (during a "
-			    "membership change, for instance)." },
+		.longdesc = "validate-all refuses an --etcd-servers list with an even number "
+			    "of members: Raft with 2n members tolerates n-1 failures, as 2n-1 do, "
+			    "and needs one more vote. start and monitor only warn (a refusal there "
+			    "would stop the clone on every node). true accepts it." },
 	{ .name = NULL },
 };
 
@@ -183,7 +193,8 @@ static const struct ocf_agent agent = {
 		    "validate-all checks the executable, that every TLS file named by the flags "
 		    "exists and is readable (certificates parse, certificate/key pairs match), and "
 		    "that --etcd-servers names an odd number of members (2n+1 tolerates n "
-		    "failures). A problem in the parameters is OCF_ERR_CONFIGURED; one in a file "
+		    "failures; at start an even list is only a warning). A problem in the "
+		    "parameters is OCF_ERR_CONFIGURED; one in a file "
 		    "of this node (envfile, certificates) is OCF_ERR_ARGS or OCF_ERR_INSTALLED.",
 	.params = params,
 	.actions = actions,
