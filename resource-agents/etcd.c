@@ -24,6 +24,7 @@
 #include "ocf_args.h"
 #include "ocf_proc.h"
 #include "ocf_quorum.h"
+#include "quorum.h"
 
 #define ETCD_TRIES 3 /* /health probes before the monitor calls it failed */
 
@@ -630,7 +631,7 @@ static bool others_keep_quorum(struct etcd *e, unsigned *healthy_out)
 			    &res) == 1)
 			healthy++;
 	}
-	ok = healthy >= ocf_quorum_majority((unsigned)e->map.n);
+	ok = healthy >= cpha_quorum_majority((unsigned)e->map.n);
 out:
 	etcd_members_free(&l);
 	cpha_buf_free(&res.body);

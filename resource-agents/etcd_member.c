@@ -14,6 +14,7 @@
 #include "etcd_member.h"
 #include "ocf_args.h"
 #include "ocf_quorum.h"
+#include "quorum.h"
 
 /* ------------------------------------------------------------ the map -- */
 
@@ -663,7 +664,7 @@ bool etcd_removal_safe(const struct etcd_members *l, size_t idx)
 		if (l->v[i].healthy)
 			healthy++;
 	}
-	return voters > 0 && healthy >= ocf_quorum_majority(voters);
+	return voters > 0 && healthy >= cpha_quorum_majority(voters);
 }
 
 bool etcd_stop_safe(const struct etcd_members *l, size_t idx)
@@ -682,7 +683,7 @@ bool etcd_stop_safe(const struct etcd_members *l, size_t idx)
 		if (i != idx && l->v[i].healthy)
 			healthy++;
 	}
-	return healthy >= ocf_quorum_majority(voters);
+	return healthy >= cpha_quorum_majority(voters);
 }
 
 /* "3 or 5" for an even n: the odd sizes next to it. */
@@ -713,8 +714,8 @@ static void size_even(struct etcd_size *s, unsigned n, bool clone)
 	 * what 2n-1 members survive */
 	snprintf(s->why, sizeof(s->why),
 		"%u survive %u failure%s as %u do%s, but need %u votes; or allow_even=true", n,
-		ocf_quorum_tolerance(n), ocf_quorum_tolerance(n) == 1 ? "" : "s", n - 1,
-		n - 1 == 1 ? "es" : "", ocf_quorum_majority(n));
+		cpha_quorum_tolerance(n), cpha_quorum_tolerance(n) == 1 ? "" : "s", n - 1,
+		n - 1 == 1 ? "es" : "", cpha_quorum_majority(n));
 }
 
 int etcd_size_check(
@@ -858,7 +859,7 @@ static int decide_reachable(const struct etcd_view *v, struct etcd_decision *d, 
 static int decide_unreachable(const struct etcd_view *v, struct etcd_decision *d)
 {
 	struct cpha_buf others = { 0 };
-	size_t i, majority = ocf_quorum_majority((unsigned)v->map->n);
+	size_t i, majority = cpha_quorum_majority((unsigned)v->map->n);
 	int r = 0;
 
 	if (v->notify_known) {

@@ -12,6 +12,7 @@
 #include "kube.h"
 #include "log.h"
 #include "ocf_quorum.h"
+#include "quorum.h"
 
 /* Flags naming certificates (or CA bundles) and keys the apiserver reads. */
 static const char *const cert_flags[] = { "tls-cert-file", "client-ca-file", "etcd-cafile",
@@ -119,7 +120,7 @@ static int check_etcd_servers(struct kube *k)
 		return ocf_fail(kube_flag_rc(ff), "--etcd-servers=%s: %s", servers, why);
 	if (ocf_get_bool(k->c, "allow_even_etcd", &allow) == -EINVAL)
 		return PCMK_OCF_NOT_CONFIGURED;
-	if (ocf_quorum_check(n, allow, reason, sizeof(reason)) < 0) {
+	if (cpha_quorum_check(n, allow, reason, sizeof(reason)) < 0) {
 		/* Only validate-all refuses: an apiserver runs with any number of
 		 * etcd servers, and a refusal at start would be OCF_ERR_CONFIGURED
 		 * on every node, stopping the whole clone (an outage caused by a

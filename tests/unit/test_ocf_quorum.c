@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "ocf_quorum.h"
+#include "quorum.h"
 
 static void test_majority_and_tolerance(void **state)
 {
@@ -19,12 +20,12 @@ static void test_majority_and_tolerance(void **state)
 
 	(void)state;
 	for (n = 0; n < 8; n++) {
-		assert_int_equal(ocf_quorum_majority(n), majority[n]);
-		assert_int_equal(ocf_quorum_tolerance(n), tolerance[n]);
+		assert_int_equal(cpha_quorum_majority(n), majority[n]);
+		assert_int_equal(cpha_quorum_tolerance(n), tolerance[n]);
 	}
 	/* 2n members tolerate what 2n-1 do */
 	for (n = 1; n < 50; n++)
-		assert_int_equal(ocf_quorum_tolerance(2 * n), ocf_quorum_tolerance(2 * n - 1));
+		assert_int_equal(cpha_quorum_tolerance(2 * n), cpha_quorum_tolerance(2 * n - 1));
 }
 
 static void test_odd_even_decision(void **state)
@@ -32,20 +33,20 @@ static void test_odd_even_decision(void **state)
 	char why[256];
 
 	(void)state;
-	assert_int_equal(ocf_quorum_check(1, false, why, sizeof(why)), 0);
-	assert_int_equal(ocf_quorum_check(3, false, why, sizeof(why)), 0);
-	assert_int_equal(ocf_quorum_check(5, false, why, sizeof(why)), 0);
+	assert_int_equal(cpha_quorum_check(1, false, why, sizeof(why)), 0);
+	assert_int_equal(cpha_quorum_check(3, false, why, sizeof(why)), 0);
+	assert_int_equal(cpha_quorum_check(5, false, why, sizeof(why)), 0);
 	assert_string_equal(why, "");
-	assert_int_equal(ocf_quorum_check(0, true, why, sizeof(why)), -EINVAL);
-	assert_int_equal(ocf_quorum_check(2, false, why, sizeof(why)), -EDOM);
+	assert_int_equal(cpha_quorum_check(0, true, why, sizeof(why)), -EINVAL);
+	assert_int_equal(cpha_quorum_check(2, false, why, sizeof(why)), -EDOM);
 	assert_non_null(strstr(why, "2 members tolerate 0 failures"));
-	assert_int_equal(ocf_quorum_check(4, false, why, sizeof(why)), -EDOM);
+	assert_int_equal(cpha_quorum_check(4, false, why, sizeof(why)), -EDOM);
 	assert_non_null(strstr(why, "4 members tolerate 1 failure, no more than 3 do"));
 	assert_non_null(strstr(why, "need 3 for a majority"));
 	assert_non_null(strstr(why, "2n+1"));
 	assert_non_null(strstr(why, "3 or 5"));
-	assert_int_equal(ocf_quorum_check(4, true, why, sizeof(why)), 0);
-	assert_int_equal(ocf_quorum_check(6, false, why, sizeof(why)), -EDOM);
+	assert_int_equal(cpha_quorum_check(4, true, why, sizeof(why)), 0);
+	assert_int_equal(cpha_quorum_check(6, false, why, sizeof(why)), -EDOM);
 }
 
 static void test_url_lists(void **state)
