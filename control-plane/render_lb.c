@@ -167,7 +167,11 @@ static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, 
 	put(b,
 		"global_defs {\n"
 		"    router_id %s\n"
-		"    vrrp_version 3\n",
+		"    vrrp_version 3\n"
+		"    ! no MASTER before the load balancer's first checks and this host's\n"
+		"    ! track ran: until its first check a server counts as up (HAProxy's\n"
+		"    ! rule); a hung apiserver fails after 2s + 5s, the track after 2 x 2s\n"
+		"    vrrp_startup_delay 15\n",
 		self->name);
 	if (script)
 		put(b, "    script_user root\n"
@@ -186,6 +190,8 @@ static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, 
 			"    rise 2\n"
 			"    fall 2\n"
 			"    weight -%u\n"
+			"    ! failing until it has succeeded rise times\n"
+			"    init_fail\n"
 			"}\n\n",
 			cluster_lb_name(c->lb), w);
 	put(b,

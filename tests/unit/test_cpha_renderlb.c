@@ -182,8 +182,8 @@ static void test_sample_lbd(void **state)
 	assert_string_equal(body(t), body(text_of(&s, "lb01", "/etc/lbd/lbd.cfg")));
 
 	t = text_of(&s, "lb00", "/etc/vipd/vipd.conf");
-	has(t, "global_defs {\n    router_id lb00\n    vrrp_version 3\n"
-	       "    vipd_admin_socket /run/vipd/admin.sock\n"
+	has(t, "global_defs {\n    router_id lb00\n    vrrp_version 3\n");
+	has(t, "    vrrp_startup_delay 15\n    vipd_admin_socket /run/vipd/admin.sock\n"
 	       "    vipd_metrics_bind 127.0.0.1:9121\n}\n");
 	has(t, "vrrp_instance apiserver {\n    state BACKUP\n    interface eth0\n");
 	has(t, "    priority 150\n    advert_int 1\n    unicast_src_ip 10.10.10.3\n"
@@ -243,7 +243,8 @@ static void test_five_haproxy(void **state)
 	has(t, "\nnet.ipv4.ip_nonlocal_bind = 1\n");
 
 	t = text_of(&s, "kubem02", "/etc/keepalived/keepalived.conf");
-	has(t, "    router_id kubem02\n    vrrp_version 3\n    script_user root\n"
+	has(t, "    router_id kubem02\n    vrrp_version 3\n");
+	has(t, "    vrrp_startup_delay 15\n    script_user root\n"
 	       "    enable_script_security\n}\n");
 	lacks(t, "vipd_");
 	lacks(t, "track_fenced"); /* vipd's */
@@ -258,7 +259,8 @@ static void test_five_haproxy(void **state)
 			assert_true(*p != '"' && *p != '$' && *p != '\\');
 	}
 	/* priorities 150..110 by position; 150 - 51 = 99 < 110 */
-	has(t, "    weight -51\n");
+	has(t, "    weight -51\n    ! failing until it has succeeded rise times\n"
+	       "    init_fail\n}\n");
 	has(t, "    virtual_router_id 42\n    priority 130\n");
 	has(t, "    unicast_src_ip 198.18.0.13\n    unicast_peer {\n        198.18.0.11\n"
 	       "        198.18.0.12\n        198.18.0.14\n        198.18.0.15\n    }\n");
