@@ -1,9 +1,287 @@
-/* placeholder */
+/* `cpha render` for the HA layer: corosync.conf and fenced.conf of every
+ * host of the two corosync clusters (the masters; the load-balancer hosts
+ * when they are apart), and, when Pacemaker manages the masters, the pcs
+ * script and the CIB it makes (render_pcs.c). Everything but the CIB is
+ * pure text from the model. */
+#include <stdio.h>
+#include <string.h>
+
+#include "duration.h"
 #include "render.h"
-int render_ha(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d)
+#include "render_ha.h"
+#include "render_text.h"
+
+#define put render_text_put
+
+/* totem token in ms: corosync 3's default, a LAN with headroom for a busy
+ * host (shorter tokens fence hosts that only stalled) */
+#define HA_TOKEN_MS             3000u
+#define HA_TOKEN_COEFFICIENT_MS 650u /* corosync's default, per node beyond two */
+
+enum ha_tier ha_tier_of(const struct cp_cluster *c, const struct cp_host *h)
 {
 	(void)c;
-	(void)s;
-	(void)d;
+	if (h->roles & CP_ROLE_MASTER)
+		return HA_TIER_MASTERS;
+	if (h->roles & CP_ROLE_LB)
+		return HA_TIER_LBS;
+	return HA_TIER_NONE;
+}
+
+size_t ha_tier_count(const struct cp_cluster *c, enum ha_tier t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nhosts; i++)
+		if (ha_tier_of(c, &c->hosts[i]) == t && t != HA_TIER_NONE)
+			n++;
+	return n;
+}
+
+const struct cp_host *ha_tier_host(const struct cp_cluster *c, enum ha_tier t, size_t i)
+{
+	for (size_t k = 0; k < c->nhosts; k++)
+		if (ha_tier_of(c, &c->hosts[k]) == t && t != HA_TIER_NONE && !i--)
+			return &c->hosts[k];
+	return NULL;
+}
+
+bool ha_tier_holds_vip(const struct cp_cluster *c, enum ha_tier t)
+{
+	return t == (c->lb_on_masters ? HA_TIER_MASTERS : HA_TIER_LBS);
+}
+
+bool ha_tier_fence_via_pacemaker(const struct cp_cluster *c, enum ha_tier t)
+{
+	return t == HA_TIER_MASTERS && c->manager == CP_MGR_PACEMAKER;
+}
+
+static const char *tier_suffix(enum ha_tier t)
+{
+	return t == HA_TIER_MASTERS ? "masters" : "lb";
+}
+
+/* corosync.conf: knet with encryption (the authkey is made once with
+ * corosync-keygen and copied to every node of the cluster), votequorum,
+ * syslog. */
+static void corosync_conf(
+	const struct cp_cluster *c, enum ha_tier t, const struct cp_host *self, struct cpha_buf *b)
+{
+	size_t n = ha_tier_count(c, t);
+	unsigned token = HA_TOKEN_MS + (n > 2 ? (unsigned)(n - 2) * HA_TOKEN_COEFFICIENT_MS : 0);
+	char a[CPHA_ADDR_STRLEN];
+
+	put(b,
+		"# %s on %s: the corosync cluster of the %s of cluster %s.\n"
+		"# Rendered by `cpha render` from the cluster description: change that, not "
+		"this file.\n"
+		"# Every node needs the same /etc/corosync/authkey (corosync-keygen, once).\n\n",
+		RENDER_COROSYNC_CONF, self->name,
+		t == HA_TIER_MASTERS ? "masters" : "load-balancer hosts", c->name);
+	put(b,
+		"totem {\n"
+		"    version: 2\n"
+		"    cluster_name: %s-%s\n"
+		"    transport: knet\n"
+		"    crypto_cipher: aes256\n"
+		"    crypto_hash: sha256\n"
+		"    token: %u\n"
+		"    token_coefficient: %u\n"
+		"    # 1.2 x the token corosync uses with %zu node%s\n"
+		"    consensus: %u\n"
+		"}\n\n"
+		"nodelist {\n",
+		c->name, tier_suffix(t), HA_TOKEN_MS, HA_TOKEN_COEFFICIENT_MS, n, n == 1 ? "" : "s",
+		(token * 6 + 4) / 5);
+	for (size_t i = 0; i < n; i++) {
+		const struct cp_host *h = ha_tier_host(c, t, i);
+		put(b,
+			"    node {\n"
+			"        ring0_addr: %s\n"
+			"        name: %s\n"
+			"        nodeid: %u\n"
+			"    }\n",
+			render_text_addr(&h->addr, a, sizeof(a)), h->name, h->node_id);
+	}
+	put(b, "}\n\n"
+	       "quorum {\n"
+	       "    provider: corosync_votequorum\n");
+	if (n == 2)
+		put(b, "    # each node keeps quorum alone (wait_for_all at start); the fence "
+		       "race decides\n"
+		       "    two_node: 1\n");
+	put(b, "}\n\n"
+	       "logging {\n"
+	       "    to_logfile: no\n"
+	       "    to_stderr: no\n"
+	       "    to_syslog: yes\n"
+	       "    syslog_facility: daemon\n"
+	       "    timestamp: off\n"
+	       "}\n");
+}
+
+/* The devices that fence a host, in the order of the description. */
+static bool fences(const struct cp_fence_device *f, const struct cp_host *h)
+{
+	return !strcmp(f->host, h->name);
+}
+
+static void fenced_device(const struct cp_fence_device *f, struct cpha_buf *b)
+{
+	put(b, "fence_device %s {\n    agent %s\n", f->name, f->agent);
+	for (size_t i = 0; i < f->nparams; i++)
+		put(b, "    %s %s\n", f->params[i].key, f->params[i].value);
+	put(b, "}\n");
+}
+
+/* The static delay before fencing host h, protecting the first node of a
+ * two-node cluster in a fence race; 0 when none. */
+static uint64_t first_node_delay(
+	const struct cp_cluster *c, enum ha_tier t, const struct cp_host *h)
+{
+	if (ha_tier_count(c, t) != 2 || ha_tier_host(c, t, 0) != h)
+		return 0;
+	return c->fence_delay_usec;
+}
+
+static void fenced_node(const struct cp_cluster *c, enum ha_tier t, const struct cp_host *h,
+	bool levels, struct cpha_buf *b)
+{
+	uint64_t delay = first_node_delay(c, t, h);
+	bool vip = ha_tier_holds_vip(c, t) && c->vipd == CP_VIP_VIPD && c->priority_delay_usec;
+	bool any = false;
+	char dur[32];
+
+	for (unsigned lvl = 1; levels && lvl <= 9; lvl++) {
+		bool open = false;
+		for (size_t i = 0; i < c->ndevices; i++) {
+			const struct cp_fence_device *f = &c->devices[i];
+			if (!fences(f, h) || f->level != lvl)
+				continue;
+			if (!any)
+				put(b, "\nfence_node %s {\n", h->name);
+			if (!open)
+				put(b, "    level %u {\n", lvl);
+			put(b, "        %s\n", f->name);
+			any = open = true;
+		}
+		if (open)
+			put(b, "    }\n");
+	}
+	if (!any && !delay && !vip)
+		return;
+	if (!any)
+		put(b, "\nfence_node %s {\n", h->name);
+	if (delay)
+		put(b, "    delay %s\n", cpha_format_duration(delay, dur, sizeof(dur)));
+	if (vip)
+		put(b, "    priority_delay_vip %s\n",
+			cpha_format_duration(c->priority_delay_usec, dur, sizeof(dur)));
+	put(b, "}\n");
+}
+
+/* fenced.conf of one host of tier t: every node's levels (the same on all
+ * hosts of the tier: any member may be the one that fences). */
+static int fenced_conf(const struct cp_cluster *c, enum ha_tier t, const struct cp_host *self,
+	struct cpha_buf *b, struct cp_diag *d)
+{
+	bool pcmk = ha_tier_fence_via_pacemaker(c, t);
+	bool vipd = ha_tier_holds_vip(c, t) && c->vipd == CP_VIP_VIPD;
+	size_t n = ha_tier_count(c, t);
+	char dur[32];
+
+	put(b, "! %s on %s: fencing in the corosync cluster %s-%s (", RENDER_FENCED_CONF,
+		self->name, c->name, tier_suffix(t));
+	for (size_t i = 0; i < n; i++)
+		put(b, "%s%s", i ? " " : "", ha_tier_host(c, t, i)->name);
+	put(b, ").\n"
+	       "! Rendered by `cpha render` from the cluster description: change that, not "
+	       "this file.\n"
+	       "! Secrets stay in the files the KEY_file parameters name.\n\n");
+	put(b, "global_defs {\n"
+	       "    post_join_delay 6s\n"
+	       "    post_fail_delay 0s\n"
+	       "    fence_action reboot\n"
+	       "    agent_timeout 60s\n"
+	       "    retry_interval 10s\n");
+	if (pcmk)
+		put(b, "    ! Pacemaker runs on these hosts: one cluster, one fencer\n"
+		       "    fence_via pacemaker\n");
+	put(b, "    fenced_admin_socket " RENDER_FENCED_SOCKET "\n");
+	if (vipd)
+		put(b, "    ! who holds the VIP, for priority_delay_vip\n"
+		       "    vip_admin_socket " RENDER_VIPD_SOCKET "\n");
+	put(b, "    fenced_metrics_bind " RENDER_FENCED_METRICS "\n"
+	       "}\n");
+	if (!pcmk)
+		for (size_t i = 0; i < c->ndevices; i++) {
+			const struct cp_host *h = cluster_host(c, c->devices[i].host);
+			if (h && ha_tier_of(c, h) == t) {
+				put(b, "\n");
+				fenced_device(&c->devices[i], b);
+			}
+		}
+	if (pcmk)
+		put(b, "\n! Pacemaker's stonith devices and levels fence (pcs-commands.sh); "
+		       "fenced asks it.\n");
+	for (size_t i = 0; i < n; i++)
+		fenced_node(c, t, ha_tier_host(c, t, i), !pcmk, b);
+	if (c->watchdog_device) {
+		uint64_t s = (c->watchdog_timeout_usec + 999999) / 1000000;
+		if (c->watchdog_timeout_usec % 1000000 || s < 1 || s > 255) {
+			cp_diag_err(d, c->file, c->fencing_pos,
+				"fencing.watchdog_timeout: %s: the watchdog takes whole seconds "
+				"from 1s to 255s",
+				cpha_format_duration(c->watchdog_timeout_usec, dur, sizeof(dur)));
+			return -1;
+		}
+		put(b,
+			"\n! self-fencing on quorum loss, or when fenced hangs\n"
+			"watchdog {\n"
+			"    device %s\n"
+			"    timeout %s\n"
+			"}\n",
+			c->watchdog_device,
+			cpha_format_duration(c->watchdog_timeout_usec, dur, sizeof(dur)));
+	}
 	return 0;
+}
+
+int render_ha_files(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < c->nhosts; i++) {
+		const struct cp_host *h = &c->hosts[i];
+		enum ha_tier t = ha_tier_of(c, h);
+
+		if (t == HA_TIER_NONE)
+			continue;
+		corosync_conf(c, t, h,
+			render_add(s, h->name, RENDER_COROSYNC_CONF, 0644, RENDER_CHECK_NONE));
+		if (fenced_conf(c, t, h,
+			    render_add(s, h->name, RENDER_FENCED_CONF, 0644, RENDER_CHECK_FENCED),
+			    d) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+int render_ha(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d)
+{
+	struct pcs_cmds p = { 0 };
+	int rc = render_ha_files(c, s, d);
+
+	if (c->manager != CP_MGR_PACEMAKER)
+		return rc;
+	if (render_pcs_commands(c, &p, d) < 0) {
+		render_pcs_free(&p);
+		return -1;
+	}
+	render_pcs_script(c, &p, render_add(s, NULL, RENDER_PCS_SCRIPT, 0755, RENDER_CHECK_NONE));
+	if (rc == 0 && render_pcs_cib(c, &p,
+			       render_add(s, NULL, RENDER_CIB, 0644, RENDER_CHECK_CIB), d) < 0)
+		rc = -1;
+	render_pcs_free(&p);
+	return rc;
 }

@@ -1,9 +1,277 @@
-/* placeholder */
+/* `cpha render` for the load-balancer hosts (the LB hosts, or the masters
+ * when the load balancer runs on them): the load balancer in front of the
+ * apiservers (lbd.cfg or haproxy.cfg, one language) and the VIP (vipd.conf
+ * or keepalived.conf, one language), unless Pacemaker holds the VIP.
+ * Pure: text from the model. */
+#include <stdio.h>
+#include <string.h>
+
 #include "render.h"
+#include "render_ha.h"
+#include "render_text.h"
+
+#define put render_text_put
+
+/* The check a VRRP daemon runs when it cannot read lbd's admin socket
+ * (keepalived, or vipd in front of HAProxy): the load balancer's monitor
+ * URI answers 200 while at least one apiserver is up, 503 when none is.
+ * bash's /dev/tcp and builtins only (bash is essential on Debian; curl is
+ * not), no quote or dollar inside, so that keepalived and vipd split it
+ * into the same three words. A bare LF ends the request lines: HAProxy and
+ * lbd's HTTP server take it. */
+#define LB_CHECK_SCRIPT                                                                            \
+	"/bin/bash -c 'exec 3<>/dev/tcp/127.0.0.1/8404 && echo GET /healthz HTTP/1.0 >&3 && "      \
+	"echo >&3 && head -c 12 <&3 | grep -q HTTP/1.[01].200'"
+
+/* The weight a failed load-balancer check takes off a host's priority:
+ * enough to fall below every healthy LB host, so the VIP goes where an
+ * apiserver can be reached, and below 100, the priority vipd -c assumes
+ * for a peer it cannot see (keepalived's default). */
+static unsigned lb_track_weight(const struct cp_cluster *c)
+{
+	unsigned lo = 255, hi = 0, w;
+
+	for (size_t i = 0; i < cluster_lb_count(c); i++) {
+		unsigned p = cluster_lb_host(c, i)->priority;
+		lo = p < lo ? p : lo;
+		hi = p > hi ? p : hi;
+	}
+	w = hi >= lo ? hi - lo + 1 : 1;
+	return hi > 99 && hi - 99 > w ? hi - 99 : w;
+}
+
+static void lb_header(const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b,
+	const char *path, const char *cmt)
+{
+	put(b,
+		"%s %s on %s: the load balancer of the apiservers of cluster %s\n"
+		"%s (https://%s:%u, VIP %s).\n"
+		"%s Rendered by `cpha render` from the cluster description: change that, not "
+		"this file.\n",
+		cmt, path, h->name, c->name, cmt, c->api_name, c->api_port, c->vip_text, cmt);
+}
+
+/* The bind line: the masters' own apiservers listen on their addresses at
+ * the same port, so there only the VIP is bound (before the host holds it:
+ * net.ipv4.ip_nonlocal_bind, see lb_sysctl()); apart from the masters,
+ * every address. */
+static void lb_bind(const struct cp_cluster *c, struct cpha_buf *b)
+{
+	char a[CPHA_ADDR_STRLEN];
+
+	if (c->lb_on_masters)
+		put(b, "    bind %s\n", render_text_hostport(&c->vip, c->api_port, a, sizeof(a)));
+	else if (cpha_addr_family(&c->vip) == AF_INET6)
+		put(b, "    bind :::%u v4v6\n", c->api_port);
+	else
+		put(b, "    bind :%u\n", c->api_port);
+}
+
+/* lbd.cfg or haproxy.cfg: the seed's listen section with HTTPS /readyz
+ * checks, the admin socket and a monitor frontend (health and metrics). */
+static void lb_config(const struct cp_cluster *c, const struct cp_host *self, struct cpha_buf *b)
+{
+	bool haproxy = c->lb == CP_LB_HAPROXY;
+	char a[CPHA_ADDR_STRLEN];
+
+	lb_header(c, self, b, haproxy ? RENDER_HAPROXY_CFG : RENDER_LBD_CFG, "#");
+	put(b, "# HAProxy's configuration language%s.\n\n",
+		haproxy ? "" : " (TCP subset; see lbd.cfg(5))");
+	put(b, "global\n");
+	if (haproxy)
+		/* Debian's haproxy.cfg: syslog through the chroot's /dev/log */
+		put(b, "    log /dev/log local0\n"
+		       "    chroot /var/lib/haproxy\n"
+		       "    user haproxy\n"
+		       "    group haproxy\n"
+		       "    stats socket " RENDER_HAPROXY_SOCKET " mode 660 level admin\n"
+		       "    stats timeout 30s\n");
+	else
+		put(b, "    log stdout format raw local0\n"
+		       "    stats socket " RENDER_LBD_SOCKET " mode 600 level admin\n");
+	put(b, "    maxconn 20000\n"
+	       "    hard-stop-after 1h\n"
+	       "\n"
+	       "defaults\n"
+	       "    mode tcp\n"
+	       "    log global\n"
+	       "    option dontlognull\n"
+	       "    option redispatch\n"
+	       "    retries 2\n"
+	       "    timeout connect 5s\n"
+	       "    # watches stay open for up to an hour; client-go pings idle HTTP/2 "
+	       "connections\n"
+	       "    timeout client 1h\n"
+	       "    timeout server 1h\n"
+	       "    timeout client-fin 30s\n"
+	       "    timeout server-fin 30s\n"
+	       "    timeout queue 10s\n"
+	       "    timeout check 5s\n"
+	       "\n");
+	put(b, "# The apiservers: a server is up while its /readyz answers 200 over TLS\n"
+	       "# (the certificate is not verified: the check decides health, not trust).\n"
+	       "# An apiserver that starts a graceful shutdown fails /readyz first and\n"
+	       "# is taken out within fall x fastinter; its sessions are closed so that\n"
+	       "# watches reconnect to a healthy one.\n");
+	put(b, "listen " RENDER_LB_PROXY "\n");
+	lb_bind(c, b);
+	put(b,
+		"    mode tcp\n"
+		"    option tcplog\n"
+		"    balance roundrobin\n"
+		"    option httpchk\n"
+		"    http-check connect ssl\n"
+		"    http-check send meth GET uri /readyz\n"
+		"    http-check expect status 200\n"
+		"    default-server check verify none inter 2s fastinter 1s downinter 5s rise 2 "
+		"fall 2 slowstart 60s maxconn 1000 maxqueue 256 weight 100 on-marked-down "
+		"shutdown-sessions%s\n",
+		haproxy ? "" : " shutdown-sessions-spread 10s");
+	for (size_t i = 0; i < c->nhosts; i++) {
+		const struct cp_host *m = &c->hosts[i];
+		if (m->roles & CP_ROLE_MASTER)
+			put(b, "    server %s %s\n", m->name,
+				render_text_hostport(&m->addr, c->api_port, a, sizeof(a)));
+	}
+	put(b, "\n"
+	       "# Local only: /healthz is 503 when no apiserver is up (what the VIP's\n"
+	       "# track script asks), /metrics is Prometheus text.\n"
+	       "frontend monitor\n"
+	       "    bind " RENDER_LB_MONITOR "\n"
+	       "    mode http\n"
+	       "    no log\n"
+	       "    monitor-uri /healthz\n"
+	       "    monitor fail if { nbsrv(" RENDER_LB_PROXY ") lt 1 }\n"
+	       "    http-request use-service prometheus-exporter if { path /metrics }\n");
+}
+
+/* vipd.conf or keepalived.conf: one VRRPv3 instance over unicast to the
+ * other LB hosts, tracking the local load balancer (and, for vipd, fenced:
+ * no takeover before the old holder is fenced, no VIP without quorum). */
+static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, struct cpha_buf *b)
+{
+	bool ka = c->vipd == CP_VIP_KEEPALIVED;
+	bool script = ka || c->lb == CP_LB_HAPROXY; /* else vipd reads lbd's socket */
+	bool fenced = !ka && ha_tier_of(c, self) != HA_TIER_NONE;
+	unsigned w = lb_track_weight(c);
+	size_t npeers = cluster_lb_count(c) - 1;
+	char a[CPHA_ADDR_STRLEN];
+
+	put(b,
+		"! %s on %s: the VIP %s of cluster %s (https://%s:%u).\n"
+		"! Rendered by `cpha render` from the cluster description: change that, not "
+		"this file.\n"
+		"! keepalived's configuration language%s. VRRPv3: no authentication.\n\n",
+		ka ? RENDER_KEEPALIVED_CONF : RENDER_VIPD_CONF, self->name, c->vip_text, c->name,
+		c->api_name, c->api_port, ka ? "" : " (see vipd.conf(5))");
+	put(b,
+		"global_defs {\n"
+		"    router_id %s\n"
+		"    vrrp_version 3\n"
+		"    ! no MASTER before the load balancer's first checks and this host's\n"
+		"    ! track ran: until its first check a server counts as up (HAProxy's\n"
+		"    ! rule); a hung apiserver fails after 2s + 5s, the track after 2 x 2s\n"
+		"    vrrp_startup_delay 15\n",
+		self->name);
+	if (script)
+		put(b, "    script_user root\n"
+		       "    enable_script_security\n");
+	if (!ka)
+		put(b, "    vipd_admin_socket " RENDER_VIPD_SOCKET "\n"
+		       "    vipd_metrics_bind " RENDER_VIPD_METRICS "\n");
+	put(b, "}\n\n");
+	if (script)
+		put(b,
+			"! the local %s has an apiserver up (its monitor URI answers 200)\n"
+			"vrrp_script lb_healthy {\n"
+			"    script \"" LB_CHECK_SCRIPT "\"\n"
+			"    interval 2\n"
+			"    timeout 2\n"
+			"    rise 2\n"
+			"    fall 2\n"
+			"    weight -%u\n"
+			"    ! failing until it has succeeded rise times\n"
+			"    init_fail\n"
+			"}\n\n",
+			cluster_lb_name(c->lb), w);
+	put(b,
+		"! Every host starts as BACKUP; the highest priority holds the VIP.\n"
+		"vrrp_instance " RENDER_LB_PROXY " {\n"
+		"    state BACKUP\n"
+		"    interface %s\n"
+		"    virtual_router_id %u\n"
+		"    priority %u\n"
+		"    advert_int 1\n",
+		c->interface, c->vrid, self->priority);
+	if (npeers) {
+		put(b, "    unicast_src_ip %s\n    unicast_peer {\n",
+			render_text_addr(&self->addr, a, sizeof(a)));
+		for (size_t i = 0; i < cluster_lb_count(c); i++) {
+			const struct cp_host *p = cluster_lb_host(c, i);
+			if (p != self)
+				put(b, "        %s\n", render_text_addr(&p->addr, a, sizeof(a)));
+		}
+		put(b, "    }\n");
+	}
+	put(b,
+		"    virtual_ipaddress {\n"
+		"        %s dev %s\n"
+		"    }\n",
+		c->vip_text, c->interface);
+	if (script)
+		put(b, "    track_script {\n"
+		       "        lb_healthy\n"
+		       "    }\n");
+	else
+		put(b,
+			"    ! lbd has no apiserver up: priority -%u, below every healthy LB "
+			"host\n"
+			"    track_lbd {\n"
+			"        " RENDER_LBD_SOCKET " " RENDER_LB_PROXY " 1 weight -%u\n"
+			"    }\n",
+			w, w);
+	if (fenced)
+		put(b, "    ! no takeover until fenced has fenced the old holder; no VIP without "
+		       "quorum\n"
+		       "    track_fenced " RENDER_FENCED_SOCKET "\n");
+	put(b, "}\n");
+}
+
+/* The masters bind the VIP before they hold it. lbd has no transparent or
+ * freebind bind option, so the kernel is told to allow it. */
+static void lb_sysctl(const struct cp_cluster *c, const struct cp_host *self, struct cpha_buf *b)
+{
+	put(b,
+		"# %s on %s: the load balancer binds the VIP %s before this host holds it.\n"
+		"# Rendered by `cpha render` from the cluster description.\n"
+		"net.ipv%c.ip_nonlocal_bind = 1\n",
+		RENDER_SYSCTL_LB, self->name, c->vip_text,
+		cpha_addr_family(&c->vip) == AF_INET6 ? '6' : '4');
+}
+
 int render_lb(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d)
 {
-	(void)c;
-	(void)s;
 	(void)d;
+	for (size_t i = 0; i < cluster_lb_count(c); i++) {
+		const struct cp_host *h = cluster_lb_host(c, i);
+
+		if (c->lb == CP_LB_HAPROXY)
+			lb_config(c, h,
+				render_add(s, h->name, RENDER_HAPROXY_CFG, 0644,
+					RENDER_CHECK_HAPROXY));
+		else
+			lb_config(c, h,
+				render_add(s, h->name, RENDER_LBD_CFG, 0644, RENDER_CHECK_LBD));
+		if (c->vipd == CP_VIP_VIPD)
+			vrrp_config(c, h,
+				render_add(s, h->name, RENDER_VIPD_CONF, 0644, RENDER_CHECK_VIPD));
+		else if (c->vipd == CP_VIP_KEEPALIVED)
+			vrrp_config(c, h,
+				render_add(s, h->name, RENDER_KEEPALIVED_CONF, 0644,
+					RENDER_CHECK_KEEPALIVED));
+		if (c->lb_on_masters)
+			lb_sysctl(c, h,
+				render_add(s, h->name, RENDER_SYSCTL_LB, 0644, RENDER_CHECK_NONE));
+	}
 	return 0;
 }

@@ -35,10 +35,8 @@ char *run_which(const char *name)
 int run_capture(const char *const *argv, struct cpha_run_result *res, bool *missing)
 {
 	char *exe = run_which(argv[0]);
-	const char *v[32];
-	struct cpha_spawn_opts o = {
-		.argv = v, .timeout_usec = 120 * 1000000ull, .output_max = 1 << 20
-	};
+	const char **v;
+	struct cpha_spawn_opts o = { .timeout_usec = 120 * 1000000ull, .output_max = 1 << 20 };
 	size_t n;
 	int r;
 
@@ -49,11 +47,20 @@ int run_capture(const char *const *argv, struct cpha_run_result *res, bool *miss
 			*missing = true;
 		return -1;
 	}
+	for (n = 1; argv[n]; n++)
+		;
+	v = calloc(n + 1, sizeof(*v)); /* every word: pcs commands are long */
+	if (!v) {
+		fprintf(stderr, "cpha: out of memory\n");
+		free(exe);
+		return -1;
+	}
 	v[0] = exe;
-	for (n = 1; argv[n] && n < 31; n++)
+	for (n = 1; argv[n]; n++)
 		v[n] = argv[n];
-	v[n] = NULL;
+	o.argv = v;
 	r = cpha_run(&o, res);
+	free(v);
 	if (r < 0) {
 		fprintf(stderr, "cpha: %s: %s\n", exe, strerror(-r));
 		free(exe);

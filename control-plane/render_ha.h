@@ -1,0 +1,99 @@
+/* The files of the load-balancer hosts and of the HA layer, as the render
+ * modules render_lb.c, render_ha.c and render_pcs.c make them: what they
+ * share (where the daemons listen, the corosync clusters) and the pure
+ * parts that unit tests call without running pcs. */
+#ifndef CPHA_RENDER_HA_H
+#define CPHA_RENDER_HA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "cluster.h"
+#include "render.h"
+
+/* Where the daemons of an LB host listen, as rendered. */
+#define RENDER_LBD_SOCKET     "/run/lbd/admin.sock"
+#define RENDER_HAPROXY_SOCKET "/run/haproxy/admin.sock"
+#define RENDER_VIPD_SOCKET    "/run/vipd/admin.sock"
+#define RENDER_FENCED_SOCKET  "/run/fenced/admin.sock"
+#define RENDER_LB_MONITOR     "127.0.0.1:8404" /* /healthz (503: no apiserver up), /metrics */
+#define RENDER_VIPD_METRICS   "127.0.0.1:9121"
+#define RENDER_FENCED_METRICS "127.0.0.1:9122"
+#define RENDER_LB_PROXY       "apiserver" /* the listen section: track_lbd's backend */
+
+/* Installed paths of the files. */
+#define RENDER_LBD_CFG         "/etc/lbd/lbd.cfg"
+#define RENDER_HAPROXY_CFG     "/etc/haproxy/haproxy.cfg"
+#define RENDER_VIPD_CONF       "/etc/vipd/vipd.conf"
+#define RENDER_KEEPALIVED_CONF "/etc/keepalived/keepalived.conf"
+#define RENDER_SYSCTL_LB       "/etc/sysctl.d/60-cpha-lb.conf"
+#define RENDER_COROSYNC_CONF   "/etc/corosync/corosync.conf"
+#define RENDER_FENCED_CONF     "/etc/fenced/fenced.conf"
+#define RENDER_PCS_SCRIPT      "pcs-commands.sh"
+#define RENDER_CIB             "cib.xml"
+
+/* The corosync clusters: the masters, and the load-balancer hosts when
+ * they are apart from the masters. Etcd-only hosts are in none. */
+enum ha_tier {
+	HA_TIER_NONE,
+	HA_TIER_MASTERS,
+	HA_TIER_LBS,
+};
+
+/* The tier of host h. */
+enum ha_tier ha_tier_of(const struct cp_cluster *c, const struct cp_host *h);
+
+/* The hosts of a tier, in the order of the description. */
+size_t ha_tier_count(const struct cp_cluster *c, enum ha_tier t);
+const struct cp_host *ha_tier_host(const struct cp_cluster *c, enum ha_tier t, size_t i);
+
+/* True when the hosts of tier t hold the VIP (the LB hosts, or the masters
+ * when the load balancer runs on them). */
+bool ha_tier_holds_vip(const struct cp_cluster *c, enum ha_tier t);
+
+/* True when fenced hands its fencing to Pacemaker on this tier (masters
+ * under manager: pacemaker). */
+bool ha_tier_fence_via_pacemaker(const struct cp_cluster *c, enum ha_tier t);
+
+/* corosync.conf and fenced.conf of every host of a corosync cluster, with
+ * no I/O (render_ha() adds the Pacemaker files to these). Returns 0, or -1
+ * after adding an error to d. */
+int render_ha_files(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
+
+/* One pcs command line: argv words after "pcs". */
+struct pcs_cmd {
+	char **argv; /* NULL-terminated */
+	size_t argc;
+	char *comment;  /* printed above it in the script, or NULL */
+	unsigned flags; /* PCS_CMD_* */
+};
+
+#define PCS_CMD_OCF_CPHA (1u << 0) /* creates an ocf:cpha resource (agent may be absent) */
+
+struct pcs_cmds {
+	struct pcs_cmd *v;
+	size_t n;
+	char **cpha_agents; /* the ocf:cpha agents the commands use, NULL-terminated */
+	size_t nagents;
+};
+
+/* The pcs commands that configure the masters' Pacemaker cluster for c
+ * (manager: pacemaker), in order. Pure. Returns 0, or -1 after adding an
+ * error to d (a fence device parameter that would put a secret in the
+ * CIB, etcd members that Pacemaker cannot run). */
+int render_pcs_commands(const struct cp_cluster *c, struct pcs_cmds *out, struct cp_diag *d);
+
+void render_pcs_free(struct pcs_cmds *p);
+
+/* The shell script of the commands (set -e, PCS=${PCS:-pcs}). Pure. */
+void render_pcs_script(const struct cp_cluster *c, const struct pcs_cmds *p, struct cpha_buf *b);
+
+/* The CIB the commands make, by running them with `pcs -f` on an empty
+ * CIB (cibadmin --empty) holding the masters as nodes, offline; epochs and
+ * times normalised so that the same description gives the same bytes.
+ * Returns 0, or -1 after adding an error to d. */
+int render_pcs_cib(const struct cp_cluster *c, const struct pcs_cmds *p, struct cpha_buf *out,
+	struct cp_diag *d);
+
+#endif

@@ -1,0 +1,676 @@
+/* cpha render for the LB hosts and the HA layer (render_lb.c, render_ha.c,
+ * render_pcs.c): the text of every file, from the fixtures in
+ * tests/fixtures/cpha and small variants written here. The CIB, which
+ * needs pcs, is integration.cpha_render_checkers's. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cluster.h"
+#include "cpha.h"
+#include "render.h"
+#include "render_ha.h"
+
+/* render.c's cmd_render() calls main.c's cpha_load(), which is not in
+ * cphacore; this test never runs the command. */
+struct cp_cluster *cpha_load(const char *file)
+{
+	(void)file;
+	return NULL;
+}
+
+/* tests/fixtures/cpha/NAME, found from this file's own path */
+static char *fixture(const char *name)
+{
+	const char *src = __FILE__, *slash = strrchr(src, '/');
+	char *p = NULL;
+
+	assert_non_null(slash);
+	assert_true(asprintf(&p, "%.*s/../fixtures/cpha/%s", (int)(slash - src), src, name) > 0);
+	return p;
+}
+
+static struct cp_cluster *load(const char *path)
+{
+	struct cp_diag d = { 0 };
+	struct cp_cluster *c = NULL;
+
+	if (cluster_load(path, &c, &d) < 0)
+		for (size_t i = 0; i < d.nerrs; i++)
+			fprintf(stderr, "%s\n", d.errs[i]);
+	cp_diag_free(&d);
+	assert_non_null(c);
+	return c;
+}
+
+static struct cp_cluster *load_fixture(const char *name)
+{
+	char *p = fixture(name);
+	struct cp_cluster *c = load(p);
+
+	free(p);
+	return c;
+}
+
+/* A variant: the text of a fixture with more text appended (or NULL) and
+ * substrings replaced (pairs FROM, TO, ... then NULL), in a temporary file. */
+static struct cp_cluster *load_variant(const char *name, const char *append, ...)
+{
+	char *p = fixture(name), tmp[] = "/tmp/test_cpha_renderlb.XXXXXX";
+	FILE *f = fopen(p, "r");
+	char text[16384], out[16384], *at;
+	const char *from, *to;
+	struct cp_cluster *c;
+	va_list ap;
+	size_t n;
+	int fd;
+
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	free(p);
+	text[n] = 0;
+	va_start(ap, append);
+	while ((from = va_arg(ap, const char *))) {
+		to = va_arg(ap, const char *);
+		at = strstr(text, from);
+		if (!at)
+			fail_msg("no \"%s\" in %s", from, name);
+		snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - text), text, to,
+			at + strlen(from));
+		memcpy(text, out, sizeof(text));
+	}
+	va_end(ap);
+	fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	if (append)
+		fputs(append, f);
+	fclose(f);
+	c = load(tmp);
+	unlink(tmp);
+	return c;
+}
+
+static const char *text_of(struct render_set *s, const char *host, const char *path)
+{
+	struct render_file *f = render_find(s, host, path);
+
+	if (!f)
+		fail_msg("no %s for %s", path, host ? host : "the cluster");
+	assert_non_null(f->text.data);
+	return f->text.data;
+}
+
+static void has(const char *text, const char *needle)
+{
+	if (!strstr(text, needle))
+		fail_msg("missing \"%s\" in:\n%s", needle, text);
+}
+
+static void lacks(const char *text, const char *needle)
+{
+	if (strstr(text, needle))
+		fail_msg("unexpected \"%s\" in:\n%s", needle, text);
+}
+
+static size_t count(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* The text after the first line (the header names the host). */
+static const char *body(const char *text)
+{
+	const char *nl = strchr(text, '\n');
+	assert_non_null(nl);
+	return nl + 1;
+}
+
+/* ---- render_lb: the sample (lbd + vipd on two LB hosts) ---- */
+
+static void test_sample_lbd(void **state)
+{
+	struct cp_cluster *c = load_fixture("sample.yaml");
+	struct render_set s = { 0 };
+	struct cp_diag d = { 0 };
+	const char *t;
+
+	(void)state;
+	assert_int_equal(render_lb(c, &s, &d), 0);
+	assert_int_equal(d.nerrs, 0);
+	/* two LB hosts, two files each; nothing for the masters */
+	assert_int_equal(s.n, 4);
+	assert_null(render_find(&s, "kubem00", "/etc/lbd/lbd.cfg"));
+	assert_null(render_find(&s, "lb00", "/etc/sysctl.d/60-cpha-lb.conf"));
+	assert_int_equal(render_find(&s, "lb00", "/etc/lbd/lbd.cfg")->check, RENDER_CHECK_LBD);
+	assert_int_equal(render_find(&s, "lb01", "/etc/vipd/vipd.conf")->check, RENDER_CHECK_VIPD);
+
+	t = text_of(&s, "lb00", "/etc/lbd/lbd.cfg");
+	has(t, "\nglobal\n    log stdout format raw local0\n"
+	       "    stats socket /run/lbd/admin.sock mode 600 level admin\n");
+	/* the seed's listen section, improved */
+	has(t, "\nlisten apiserver\n    bind :6443\n    mode tcp\n    option tcplog\n"
+	       "    balance roundrobin\n    option httpchk\n    http-check connect ssl\n"
+	       "    http-check send meth GET uri /readyz\n    http-check expect status 200\n");
+	has(t, "    default-server check verify none inter 2s fastinter 1s downinter 5s rise 2 "
+	       "fall 2 slowstart 60s maxconn 1000 maxqueue 256 weight 100 on-marked-down "
+	       "shutdown-sessions shutdown-sessions-spread 10s\n");
+	has(t, "    server kubem00 10.10.10.80:6443\n    server kubem01 10.10.10.81:6443\n"
+	       "    server kubem02 10.10.10.82:6443\n\n");
+	assert_int_equal(count(t, "    server "), 3);
+	lacks(t, "10.10.10.3"); /* an LB host is no server */
+	has(t, "\nfrontend monitor\n    bind 127.0.0.1:8404\n    mode http\n    no log\n"
+	       "    monitor-uri /healthz\n    monitor fail if { nbsrv(apiserver) lt 1 }\n"
+	       "    http-request use-service prometheus-exporter if { path /metrics }\n");
+	/* tcplog only where traffic is: the monitor frontend logs nothing */
+	assert_int_equal(count(t, "option tcplog"), 1);
+	/* the same on both hosts but for the header */
+	assert_string_equal(body(t), body(text_of(&s, "lb01", "/etc/lbd/lbd.cfg")));
+
+	t = text_of(&s, "lb00", "/etc/vipd/vipd.conf");
+	has(t, "global_defs {\n    router_id lb00\n    vrrp_version 3\n");
+	has(t, "    vrrp_startup_delay 15\n    vipd_admin_socket /run/vipd/admin.sock\n"
+	       "    vipd_metrics_bind 127.0.0.1:9121\n}\n");
+	has(t, "vrrp_instance apiserver {\n    state BACKUP\n    interface eth0\n");
+	has(t, "    priority 150\n    advert_int 1\n    unicast_src_ip 10.10.10.3\n"
+	       "    unicast_peer {\n        10.10.10.4\n    }\n");
+	has(t, "    virtual_ipaddress {\n        10.10.10.2/24 dev eth0\n    }\n");
+	/* 150 - 51 = 99: below the peer's 140 and below 100 */
+	has(t, "    track_lbd {\n        /run/lbd/admin.sock apiserver 1 weight -51\n    }\n");
+	has(t, "    track_fenced /run/fenced/admin.sock\n}\n");
+	lacks(t, "authentication {");
+	lacks(t, "auth_pass");
+	lacks(t, "vrrp_script"); /* vipd reads lbd's socket itself */
+	{
+		char vrid[64];
+		snprintf(vrid, sizeof(vrid), "    virtual_router_id %u\n",
+			cluster_derive_vrid("kubernetes"));
+		has(t, vrid);
+	}
+	t = text_of(&s, "lb01", "/etc/vipd/vipd.conf");
+	has(t, "    router_id lb01\n");
+	has(t, "    priority 140\n    advert_int 1\n    unicast_src_ip 10.10.10.4\n"
+	       "    unicast_peer {\n        10.10.10.3\n    }\n");
+	render_set_free(&s);
+	cp_diag_free(&d);
+	cluster_free(c);
+}
+
+/* ---- render_lb: five masters with HAProxy and keepalived ---- */
+
+static void test_five_haproxy(void **state)
+{
+	struct cp_cluster *c = load_fixture("five-haproxy.yaml");
+	struct render_set s = { 0 };
+	struct cp_diag d = { 0 };
+	const char *t;
+
+	(void)state;
+	assert_int_equal(render_lb(c, &s, &d), 0);
+	assert_int_equal(s.n, 15); /* five hosts: haproxy.cfg, keepalived.conf, sysctl */
+	assert_int_equal(render_find(&s, "kubem03", "/etc/haproxy/haproxy.cfg")->check,
+		RENDER_CHECK_HAPROXY);
+	assert_int_equal(render_find(&s, "kubem04", "/etc/keepalived/keepalived.conf")->check,
+		RENDER_CHECK_KEEPALIVED);
+	assert_null(render_find(&s, "kubem00", "/etc/lbd/lbd.cfg"));
+
+	t = text_of(&s, "kubem00", "/etc/haproxy/haproxy.cfg");
+	/* the apiserver has 6443 on the master's address: the VIP only */
+	has(t, "\nlisten apiserver\n    bind 198.18.0.10:6443\n");
+	lacks(t, "bind :6443");
+	assert_int_equal(count(t, "    server kubem0"), 5);
+	has(t, "    server kubem04 198.18.0.15:6443\n");
+	has(t, "    stats socket /run/haproxy/admin.sock mode 660 level admin\n");
+	has(t, "    chroot /var/lib/haproxy\n    user haproxy\n    group haproxy\n");
+	lacks(t, "shutdown-sessions-spread"); /* lbd's, HAProxy refuses it */
+	lacks(t, "/run/lbd");
+
+	t = text_of(&s, "kubem00", "/etc/sysctl.d/60-cpha-lb.conf");
+	has(t, "\nnet.ipv4.ip_nonlocal_bind = 1\n");
+
+	t = text_of(&s, "kubem02", "/etc/keepalived/keepalived.conf");
+	has(t, "    router_id kubem02\n    vrrp_version 3\n");
+	has(t, "    vrrp_startup_delay 15\n    script_user root\n"
+	       "    enable_script_security\n}\n");
+	lacks(t, "vipd_");
+	lacks(t, "track_fenced"); /* vipd's */
+	lacks(t, "track_lbd");
+	has(t, "vrrp_script lb_healthy {\n    script \"/bin/bash -c 'exec "
+	       "3<>/dev/tcp/127.0.0.1/8404 && echo GET /healthz HTTP/1.0 >&3 && echo >&3 && "
+	       "head -c 12 <&3 | grep -q HTTP/1.[01].200'\"\n");
+	/* no quote or dollar inside the command: keepalived and vipd split it alike */
+	{
+		const char *sc = strstr(t, "script \"") + 8, *end = strchr(sc, '\n');
+		for (const char *p = sc; p < end - 1; p++)
+			assert_true(*p != '"' && *p != '$' && *p != '\\');
+	}
+	/* priorities 150..110 by position; 150 - 51 = 99 < 110 */
+	has(t, "    weight -51\n    ! failing until it has succeeded rise times\n"
+	       "    init_fail\n}\n");
+	has(t, "    virtual_router_id 42\n    priority 130\n");
+	has(t, "    unicast_src_ip 198.18.0.13\n    unicast_peer {\n        198.18.0.11\n"
+	       "        198.18.0.12\n        198.18.0.14\n        198.18.0.15\n    }\n");
+	has(t, "    track_script {\n        lb_healthy\n    }\n");
+	render_set_free(&s);
+	cp_diag_free(&d);
+	cluster_free(c);
+}
+
+/* vipd in front of HAProxy: a track script (HAProxy's socket is not
+ * lbd's), and track_fenced. */
+static void test_vipd_haproxy(void **state)
+{
+	struct cp_cluster *c = load_variant(
+		"sample.yaml", NULL, "load_balancer: lbd ", "load_balancer: haproxy ", NULL);
+	struct render_set s = { 0 };
+	struct cp_diag d = { 0 };
+	const char *t;
+
+	(void)state;
+	assert_int_equal(render_lb(c, &s, &d), 0);
+	t = text_of(&s, "lb00", "/etc/vipd/vipd.conf");
+	has(t, "    script_user root\n    enable_script_security\n");
+	has(t, "vrrp_script lb_healthy {\n");
+	has(t, "    track_script {\n        lb_healthy\n    }\n");
+	has(t, "    track_fenced /run/fenced/admin.sock\n");
+	lacks(t, "track_lbd");
+	/* apart from the masters: every address */
+	has(text_of(&s, "lb00", "/etc/haproxy/haproxy.cfg"), "\n    bind :6443\n");
+	render_set_free(&s);
+	cp_diag_free(&d);
+	cluster_free(c);
+}
+
+/* The VIP by Pacemaker: no VRRP file at all. */
+static void test_vip_pacemaker(void **state)
+{
+	struct cp_cluster *c =
+		load_variant("five-haproxy.yaml", NULL, "  vip: keepalived\n  manager: systemd\n",
+			"  vip: pacemaker\n  manager: pacemaker\n", NULL);
+	struct render_set s = { 0 };
+	struct cp_diag d = { 0 };
+
+	(void)state;
+	assert_int_equal(render_lb(c, &s, &d), 0);
+	assert_int_equal(s.n, 10);
+	for (size_t i = 0; i < s.n; i++) {
+		assert_string_not_equal(s.v[i].path, "/etc/keepalived/keepalived.conf");
+		assert_string_not_equal(s.v[i].path, "/etc/vipd/vipd.conf");
+	}
+	render_set_free(&s);
+	cp_diag_free(&d);
+	cluster_free(c);
+}
+
+/* ---- render_ha_files: corosync.conf and fenced.conf ---- */
+
+static void test_sample_corosync(void **state)
+{
+	struct cp_cluster *c = load_fixture("sample.yaml");
+	struct render_set s = { 0 };
+	struct cp_diag d = { 0 };
+	const char *t;
+
+	(void)state;
+	assert_int_equal(render_ha_files(c, &s, &d), 0);
+	assert_int_equal(s.n, 10); /* five hosts: corosync.conf, fenced.conf */
+
+	t = text_of(&s, "kubem01", "/etc/corosync/corosync.conf");
+	has(t, "totem {\n    version: 2\n    cluster_name: kubernetes-masters\n"
+	       "    transport: knet\n    crypto_cipher: aes256\n    crypto_hash: sha256\n"
+	       "    token: 3000\n    token_coefficient: 650\n");
+	/* 1.2 x (3000 + 650) */
+	has(t, "    consensus: 4380\n}\n");
+	has(t, "nodelist {\n    node {\n        ring0_addr: 10.10.10.80\n        name: kubem00\n"
+	       "        nodeid: 1\n    }\n    node {\n        ring0_addr: 10.10.10.81\n"
+	       "        name: kubem01\n        nodeid: 2\n    }\n    node {\n"
+	       "        ring0_addr: 10.10.10.82\n        name: kubem02\n        nodeid: 3\n"
+	       "    }\n}\n");
+	has(t, "quorum {\n    provider: corosync_votequorum\n}\n");
+	has(t, "logging {\n    to_logfile: no\n    to_stderr: no\n    to_syslog: yes\n");
+	lacks(t, "two_node");
+	lacks(t, "lb00");
+	assert_string_equal(body(t), body(text_of(&s, "kubem00", "/etc/corosync/corosync.conf")));
+
+	t = text_of(&s, "lb01", "/etc/corosync/corosync.conf");
+	has(t, "    cluster_name: kubernetes-lb\n");
+	has(t, "    consensus: 3600\n");
+	has(t, "    node {\n        ring0_addr: 10.10.10.3\n        name: lb00\n"
+	       "        nodeid: 1\n    }\n    node {\n        ring0_addr: 10.10.10.4\n"
+	       "        name: lb01\n        nodeid: 2\n    }\n}\n");
+	has(t, "    two_node: 1\n}\n");
+	lacks(t, "kubem");
+	render_set_free(&s);
+	cp_diag_free(&d);
+	cluster_free(c);
+}
+
+static void test_sample_fenced(void **state)
+{
+	struct cp_cluster *c = load_fixture("sample.yaml");
+	struct render_set s = { 0 };
+	struct cp_diag d = { 0 };
+	const char *t;
+
+	(void)state;
+	assert_int_equal(render_ha_files(c, &s, &d), 0);
+	assert_int_equal(
+		render_find(&s, "lb00", "/etc/fenced/fenced.conf")->check, RENDER_CHECK_FENCED);
+
+	/* the masters: Pacemaker fences, fenced asks it */
+	t = text_of(&s, "kubem00", "/etc/fenced/fenced.conf");
+	has(t, "    fence_via pacemaker\n");
+	lacks(t, "fence_device");
+	lacks(t, "fence_node");
+	lacks(t, "priority_delay_vip");
+	lacks(t, "vip_admin_socket"); /* the VIP is on the LB hosts */
+
+	/* the LB hosts: their own devices, the VIP holder's edge */
+	t = text_of(&s, "lb00", "/etc/fenced/fenced.conf");
+	lacks(t, "fence_via");
+	has(t, "    vip_admin_socket /run/vipd/admin.sock\n");
+	has(t, "\nfence_device ipmi-lb00 {\n    agent fence_ipmilan\n    ip 10.10.20.3\n"
+	       "    username admin\n    password_file /etc/cpha/secrets/ipmi-lb00\n"
+	       "    lanplus 1\n}\n");
+	has(t, "\nfence_device ipmi-lb01 {\n");
+	lacks(t, "ipmi-kubem");
+	has(t, "\nfence_node lb00 {\n    level 1 {\n        ipmi-lb00\n    }\n"
+	       "    priority_delay_vip 5s\n}\n");
+	has(t, "\nfence_node lb01 {\n    level 1 {\n        ipmi-lb01\n    }\n"
+	       "    priority_delay_vip 5s\n}\n");
+	lacks(t, "    delay "); /* no fencing.delay in the sample */
+	lacks(t, "watchdog");
+	assert_string_equal(body(t), body(text_of(&s, "lb01", "/etc/fenced/fenced.conf")));
+	render_set_free(&s);
+	cp_diag_free(&d);
+	cluster_free(c);
+}
+
+static void test_five_fenced(void **state)
+{
+	struct cp_cluster *c = load_fixture("five-haproxy.yaml");
+	struct render_set s = { 0 };
+	struct cp_diag d = { 0 };
+	const char *t;
+
+	(void)state;
+	assert_int_equal(render_ha_files(c, &s, &d), 0);
+	t = text_of(&s, "kubem04", "/etc/fenced/fenced.conf");
+	lacks(t, "fence_via");          /* manager systemd: fenced runs the agents */
+	lacks(t, "priority_delay_vip"); /* keepalived tells fenced nothing */
+	has(t, "\nfence_device pdu-kubem00 {\n    agent fence_apc_snmp\n    ip 198.18.1.250\n"
+	       "    plug 1\n    community_file /etc/cpha/secrets/pdu\n}\n");
+	has(t, "\nfence_node kubem00 {\n    level 1 {\n        ipmi-kubem00\n    }\n"
+	       "    level 2 {\n        pdu-kubem00\n    }\n}\n");
+	has(t, "\nwatchdog {\n    device /dev/watchdog\n    timeout 10s\n}\n");
+	assert_int_equal(count(t, "fence_node "), 5);
+	t = text_of(&s, "kubem04", "/etc/corosync/corosync.conf");
+	/* 1.2 x (3000 + 3 x 650) */
+	has(t, "    consensus: 5940\n");
+	has(t, "        name: kubem04\n        nodeid: 5\n");
+	render_set_free(&s);
+	cp_diag_free(&d);
+	cluster_free(c);
+}
+
+/* Two masters with fencing.delay: the first master is protected, in
+ * fenced and in Pacemaker. An etcd-only host is in no corosync cluster. */
+static void test_two_masters(void **state)
+{
+	struct cp_cluster *c = load_variant("sample.yaml", "  delay: 3\n",
+		"  - name: kubem02\n    address: 10.10.10.82\n", "", "host: kubem02", "host: lb01",
+		NULL);
+	struct render_set s = { 0 };
+	struct cp_diag d = { 0 };
+	struct pcs_cmds p;
+	struct cpha_buf b = { 0 };
+	const char *t;
+
+	(void)state;
+	assert_int_equal(render_ha_files(c, &s, &d), 0);
+	t = text_of(&s, "kubem00", "/etc/fenced/fenced.conf");
+	has(t, "\nfence_node kubem00 {\n    delay 3s\n}\n");
+	lacks(t, "fence_node kubem01");
+	has(text_of(&s, "kubem01", "/etc/corosync/corosync.conf"), "    two_node: 1\n");
+	assert_int_equal(render_pcs_commands(c, &p, &d), 0);
+	render_pcs_script(c, &p, &b);
+	has(b.data, "pcmk_host_list=kubem00 \\\n    pcmk_delay_base=3s \\\n");
+	assert_int_equal(count(b.data, "pcmk_delay_base"), 1);
+	cpha_buf_free(&b);
+	render_pcs_free(&p);
+	render_set_free(&s);
+	cp_diag_free(&d);
+	cluster_free(c);
+}
+
+static void test_etcd_only_host(void **state)
+{
+	struct cp_cluster *c = load_variant("five-haproxy.yaml", NULL, "  hosts: masters\n",
+		"  hosts: [kubem00, kubem01, {name: e1, address: 198.18.0.21}]\n", NULL);
+	struct render_set s = { 0 };
+	struct cp_diag d = { 0 };
+
+	(void)state;
+	assert_int_equal(render_ha_files(c, &s, &d), 0);
+	assert_int_equal(render_lb(c, &s, &d), 0);
+	for (size_t i = 0; i < s.n; i++)
+		assert_string_not_equal(s.v[i].host, "e1");
+	lacks(text_of(&s, "kubem00", "/etc/corosync/corosync.conf"), "198.18.0.21");
+	render_set_free(&s);
+	cp_diag_free(&d);
+	cluster_free(c);
+}
+
+/* ---- the pcs commands ---- */
+
+static void test_sample_pcs(void **state)
+{
+	struct cp_cluster *c = load_fixture("sample.yaml");
+	struct cp_diag d = { 0 };
+	struct pcs_cmds p;
+	struct cpha_buf b = { 0 };
+	const char *t;
+
+	(void)state;
+	assert_int_equal(render_pcs_commands(c, &p, &d), 0);
+	render_pcs_script(c, &p, &b);
+	t = b.data;
+	has(t, "#!/bin/sh\n");
+	has(t, "\nset -eu\nPCS=${PCS:-pcs}\n");
+	has(t, "\n$PCS property set stonith-enabled=true no-quorum-policy=stop "
+	       "stonith-timeout=60s\n");
+	has(t, "\n$PCS resource defaults update resource-stickiness=100\n");
+	/* no secret, and the password file as the agent's own script */
+	has(t, "$PCS stonith create ipmi-kubem00 fence_ipmilan ip=10.10.20.80 username=admin \\\n"
+	       "    'password_script=/bin/cat /etc/cpha/secrets/ipmi-kubem00' lanplus=1 "
+	       "pcmk_host_list=kubem00 \\\n    op monitor interval=60s\n");
+	lacks(t, "password=");
+	lacks(t, "password_file");
+	lacks(t, "ipmi-lb0"); /* the LB hosts are no Pacemaker nodes */
+	has(t, "\n$PCS constraint location ipmi-kubem02 avoids kubem02\n");
+	has(t, "\n$PCS stonith level add 1 kubem00 ipmi-kubem00\n");
+	assert_int_equal(count(t, "stonith level add"), 3);
+	has(t, "$PCS resource create etcd ocf:cpha:etcd \\\n"
+	       "    'node_map=kubem00=10.10.10.80 kubem01=10.10.10.81 kubem02=10.10.10.82' \\\n"
+	       "    data_dir=/var/lib/etcd token=etcd-cluster-token binary=/usr/bin/etcd \\\n");
+	has(t, "cert_file=/etc/etcd/pki/etcd-server.pem");
+	has(t, "agent_cert=/etc/etcd/pki/etcd-client.pem");
+	has(t, "    clone interleave=true notify=true clone-max=3 clone-node-max=1 "
+	       "--no-default-ops\n");
+	has(t, "envfile=/etc/kubernetes/apiserver.env");
+	has(t, "envfile=/etc/kubernetes/controller-manager.env");
+	has(t, "envfile=/etc/kubernetes/scheduler.env");
+	has(t, "\n$PCS constraint order start etcd-clone then start apiserver-clone\n"
+	       "$PCS constraint colocation add apiserver-clone with etcd-clone INFINITY\n");
+	has(t, "\n$PCS constraint colocation add scheduler with apiserver-clone INFINITY\n");
+	has(t, "\n$PCS resource enable apiserver-clone kcm scheduler\n");
+	lacks(t, "IPaddr2");
+	lacks(t, "ocf:cpha:lbd"); /* the load balancers are apart from the masters */
+	/* every line a command, a comment, a continuation or blank */
+	for (const char *l = strstr(t, "PCS=${"); l && *l;
+		l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		assert_true(*l == '$' || *l == '#' || *l == '\n' || !strncmp(l, "    ", 4) ||
+			    !strncmp(l, "PCS=", 4));
+	assert_int_equal(p.nagents, 4);
+	cpha_buf_free(&b);
+	render_pcs_free(&p);
+	cp_diag_free(&d);
+	cluster_free(c);
+}
+
+static void test_pcs_vip_and_lb(void **state)
+{
+	struct cp_cluster *c =
+		load_variant("five-haproxy.yaml", NULL, "  vip: keepalived\n  manager: systemd\n",
+			"  vip: pacemaker\n  manager: pacemaker\n", NULL);
+	struct cp_diag d = { 0 };
+	struct pcs_cmds p;
+	struct cpha_buf b = { 0 };
+
+	(void)state;
+	/* fence_apc_snmp's community has no script parameter: refused */
+	assert_int_equal(render_pcs_commands(c, &p, &d), -1);
+	assert_int_equal(d.nerrs, 1);
+	has(d.errs[0], "pdu-kubem00: community_file");
+	render_pcs_free(&p);
+	cp_diag_free(&d);
+	cluster_free(c);
+
+	c = load_variant("five-haproxy.yaml", NULL, "  vip: keepalived\n  manager: systemd\n",
+		"  vip: pacemaker\n  manager: pacemaker\n", "community_file",
+		"snmp_priv_passwd_file", NULL);
+	assert_int_equal(render_pcs_commands(c, &p, &d), 0);
+	render_pcs_script(c, &p, &b);
+	has(b.data, "'snmp_priv_passwd_script=/bin/cat /etc/cpha/secrets/pdu'");
+	has(b.data, "\n$PCS stonith level add 2 kubem00 pdu-kubem00\n");
+	has(b.data, "\n$PCS resource create haproxy ocf:cpha:haproxy "
+		    "config=/etc/haproxy/haproxy.cfg \\\n");
+	has(b.data, "    clone interleave=true clone-max=5 clone-node-max=1 --no-default-ops\n");
+	has(b.data, "\n$PCS resource create vip ocf:heartbeat:IPaddr2 ip=198.18.0.10 "
+		    "cidr_netmask=24 nic=eth0 \\\n");
+	has(b.data, "\n$PCS constraint order start haproxy-clone then start vip\n"
+		    "$PCS constraint colocation add vip with haproxy-clone INFINITY\n");
+	has(b.data, "\n$PCS resource enable apiserver-clone kcm scheduler vip\n");
+	assert_int_equal(p.nagents, 5);
+	cpha_buf_free(&b);
+	render_pcs_free(&p);
+	cp_diag_free(&d);
+	cluster_free(c);
+}
+
+/* etcd members partly masters, partly not: Pacemaker cannot run them */
+static void test_pcs_mixed_etcd(void **state)
+{
+	struct cp_cluster *c = load_variant("sample.yaml", NULL, "  hosts: masters ",
+		"  hosts: [kubem00, kubem01, {name: e1, address: 10.10.10.90}] ", NULL);
+	struct cp_diag d = { 0 };
+	struct pcs_cmds p;
+
+	(void)state;
+	assert_int_equal(render_pcs_commands(c, &p, &d), -1);
+	has(d.errs[0], "all masters");
+	render_pcs_free(&p);
+	cp_diag_free(&d);
+	cluster_free(c);
+}
+
+/* A value with a quote survives sh; a password path a shell would split
+ * is refused. */
+static void test_pcs_quoting(void **state)
+{
+	struct cp_cluster *c = load_variant("sample.yaml", NULL,
+		"username: admin, password_file: /etc/cpha/secrets/ipmi-kubem00",
+		"username: \"o'neil\", password_file: /etc/cpha/secrets/ipmi-kubem00", NULL);
+	struct cp_diag d = { 0 };
+	struct pcs_cmds p;
+	struct cpha_buf b = { 0 };
+
+	(void)state;
+	assert_int_equal(render_pcs_commands(c, &p, &d), 0);
+	render_pcs_script(c, &p, &b);
+	has(b.data, " 'username=o'\\''neil' ");
+	cpha_buf_free(&b);
+	render_pcs_free(&p);
+	cluster_free(c);
+
+	c = load_variant("sample.yaml", NULL, "password_file: /etc/cpha/secrets/ipmi-kubem01",
+		"password_file: \"/etc/cpha/my secrets/x\"", NULL);
+	assert_int_equal(render_pcs_commands(c, &p, &d), -1);
+	has(d.errs[0], "ipmi-kubem01: password_file '/etc/cpha/my secrets/x'");
+	render_pcs_free(&p);
+	cp_diag_free(&d);
+	cluster_free(c);
+}
+
+/* The same description gives the same bytes. */
+static void render_twice(const char *name)
+{
+	struct render_set a = { 0 }, b = { 0 };
+	struct cp_diag d = { 0 };
+
+	for (int k = 0; k < 2; k++) {
+		struct cp_cluster *c = load_fixture(name);
+		struct render_set *s = k ? &b : &a;
+		struct pcs_cmds p;
+
+		assert_int_equal(render_lb(c, s, &d), 0);
+		assert_int_equal(render_ha_files(c, s, &d), 0);
+		if (c->manager == CP_MGR_PACEMAKER) {
+			assert_int_equal(render_pcs_commands(c, &p, &d), 0);
+			render_pcs_script(c, &p, render_add(s, NULL, "pcs-commands.sh", 0755, 0));
+			render_pcs_free(&p);
+		}
+		cluster_free(c);
+	}
+	assert_int_equal(a.n, b.n);
+	for (size_t i = 0; i < a.n; i++) {
+		assert_string_equal(a.v[i].path, b.v[i].path);
+		assert_string_equal(a.v[i].text.data, b.v[i].text.data);
+	}
+	render_set_free(&a);
+	render_set_free(&b);
+	cp_diag_free(&d);
+}
+
+static void test_deterministic(void **state)
+{
+	(void)state;
+	render_twice("sample.yaml");
+	render_twice("five-haproxy.yaml");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sample_lbd),
+		cmocka_unit_test(test_five_haproxy),
+		cmocka_unit_test(test_vipd_haproxy),
+		cmocka_unit_test(test_vip_pacemaker),
+		cmocka_unit_test(test_sample_corosync),
+		cmocka_unit_test(test_sample_fenced),
+		cmocka_unit_test(test_five_fenced),
+		cmocka_unit_test(test_two_masters),
+		cmocka_unit_test(test_etcd_only_host),
+		cmocka_unit_test(test_sample_pcs),
+		cmocka_unit_test(test_pcs_vip_and_lb),
+		cmocka_unit_test(test_pcs_mixed_etcd),
+		cmocka_unit_test(test_pcs_quoting),
+		cmocka_unit_test(test_deterministic),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
