@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`cpha render` with every real checker, and what the rendered LB files do.
 
-- The sample (tests/fixtures/cpha/sample.yaml: lbd + vipd on two LB hosts,
+- The sample (tests/samples/cluster.yaml: lbd + vipd on two LB hosts,
   Pacemaker on three masters) and a five-master variant with HAProxy and
   keepalived on the masters (five-haproxy.yaml) render with exit 0, and
   each file went through its own checker, which passed: a shim in front of
@@ -52,7 +52,7 @@ CPHA = os.path.join(BUILD, "control-plane", "cpha")
 DAEMONS = {n: os.path.join(BUILD, n, n) for n in ("lbd", "vipd", "fenced")}
 AGENTS = os.path.join(BUILD, "resource-agents", "cpha")
 FIXTURES = os.path.join(REPO, "tests", "fixtures", "cpha")
-SAMPLE = os.path.join(FIXTURES, "sample.yaml")
+SAMPLE = os.path.join(REPO, "tests", "samples", "cluster.yaml")
 FIVE = os.path.join(FIXTURES, "five-haproxy.yaml")
 SBIN = "/usr/sbin:/usr/bin:/sbin:/bin"
 TOOLS = ("haproxy", "keepalived", "crm_verify", "crm_resource", "cibadmin", "pcs",

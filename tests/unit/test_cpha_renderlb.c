@@ -18,13 +18,8 @@
 #include "render.h"
 #include "render_ha.h"
 
-/* render.c's cmd_render() calls main.c's cpha_load(), which is not in
- * cphacore; this test never runs the command. */
-struct cp_cluster *cpha_load(const char *file)
-{
-	(void)file;
-	return NULL;
-}
+/* The shipped sample, tests/samples/cluster.yaml, from tests/fixtures/cpha/ */
+#define SAMPLE "../../samples/cluster.yaml"
 
 /* tests/fixtures/cpha/NAME, found from this file's own path */
 static char *fixture(const char *name)
@@ -144,7 +139,7 @@ static const char *body(const char *text)
 
 static void test_sample_lbd(void **state)
 {
-	struct cp_cluster *c = load_fixture("sample.yaml");
+	struct cp_cluster *c = load_fixture(SAMPLE);
 	struct render_set s = { 0 };
 	struct cp_diag d = { 0 };
 	const char *t;
@@ -275,7 +270,7 @@ static void test_five_haproxy(void **state)
 static void test_vipd_haproxy(void **state)
 {
 	struct cp_cluster *c = load_variant(
-		"sample.yaml", NULL, "load_balancer: lbd ", "load_balancer: haproxy ", NULL);
+		SAMPLE, NULL, "load_balancer: lbd ", "load_balancer: haproxy ", NULL);
 	struct render_set s = { 0 };
 	struct cp_diag d = { 0 };
 	const char *t;
@@ -320,7 +315,7 @@ static void test_vip_pacemaker(void **state)
 
 static void test_sample_corosync(void **state)
 {
-	struct cp_cluster *c = load_fixture("sample.yaml");
+	struct cp_cluster *c = load_fixture(SAMPLE);
 	struct render_set s = { 0 };
 	struct cp_diag d = { 0 };
 	const char *t;
@@ -361,7 +356,7 @@ static void test_sample_corosync(void **state)
 
 static void test_sample_fenced(void **state)
 {
-	struct cp_cluster *c = load_fixture("sample.yaml");
+	struct cp_cluster *c = load_fixture(SAMPLE);
 	struct render_set s = { 0 };
 	struct cp_diag d = { 0 };
 	const char *t;
@@ -431,7 +426,7 @@ static void test_five_fenced(void **state)
  * fenced and in Pacemaker. An etcd-only host is in no corosync cluster. */
 static void test_two_masters(void **state)
 {
-	struct cp_cluster *c = load_variant("sample.yaml", "  delay: 3\n",
+	struct cp_cluster *c = load_variant(SAMPLE, "  delay: 3\n",
 		"  - name: kubem02\n    address: 10.10.10.82\n", "", "host: kubem02", "host: lb01",
 		NULL);
 	struct render_set s = { 0 };
@@ -479,7 +474,7 @@ static void test_etcd_only_host(void **state)
 
 static void test_sample_pcs(void **state)
 {
-	struct cp_cluster *c = load_fixture("sample.yaml");
+	struct cp_cluster *c = load_fixture(SAMPLE);
 	struct cp_diag d = { 0 };
 	struct pcs_cmds p;
 	struct cpha_buf b = { 0 };
@@ -575,7 +570,7 @@ static void test_pcs_vip_and_lb(void **state)
 /* etcd members partly masters, partly not: Pacemaker cannot run them */
 static void test_pcs_mixed_etcd(void **state)
 {
-	struct cp_cluster *c = load_variant("sample.yaml", NULL, "  hosts: masters ",
+	struct cp_cluster *c = load_variant(SAMPLE, NULL, "  hosts: masters ",
 		"  hosts: [kubem00, kubem01, {name: e1, address: 10.10.10.90}] ", NULL);
 	struct cp_diag d = { 0 };
 	struct pcs_cmds p;
@@ -592,7 +587,7 @@ static void test_pcs_mixed_etcd(void **state)
  * is refused. */
 static void test_pcs_quoting(void **state)
 {
-	struct cp_cluster *c = load_variant("sample.yaml", NULL,
+	struct cp_cluster *c = load_variant(SAMPLE, NULL,
 		"username: admin, password_file: /etc/cpha/secrets/ipmi-kubem00",
 		"username: \"o'neil\", password_file: /etc/cpha/secrets/ipmi-kubem00", NULL);
 	struct cp_diag d = { 0 };
@@ -607,7 +602,7 @@ static void test_pcs_quoting(void **state)
 	render_pcs_free(&p);
 	cluster_free(c);
 
-	c = load_variant("sample.yaml", NULL, "password_file: /etc/cpha/secrets/ipmi-kubem01",
+	c = load_variant(SAMPLE, NULL, "password_file: /etc/cpha/secrets/ipmi-kubem01",
 		"password_file: \"/etc/cpha/my secrets/x\"", NULL);
 	assert_int_equal(render_pcs_commands(c, &p, &d), -1);
 	has(d.errs[0], "ipmi-kubem01: password_file '/etc/cpha/my secrets/x'");
@@ -649,7 +644,7 @@ static void render_twice(const char *name)
 static void test_deterministic(void **state)
 {
 	(void)state;
-	render_twice("sample.yaml");
+	render_twice(SAMPLE);
 	render_twice("five-haproxy.yaml");
 }
 
