@@ -170,6 +170,10 @@ static void fenced_node(const struct cp_cluster *c, enum ha_tier t, const struct
 	}
 	if (!any && !delay && !vip)
 		return;
+	/* no device and no watchdog: nothing can fence it (cpha plan warns);
+	 * a fence_node with only delays would be refused by fenced -c */
+	if (!any && levels && !c->watchdog_device)
+		return;
 	if (!any)
 		put(b, "\nfence_node %s {\n", h->name);
 	if (delay)

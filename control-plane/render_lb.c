@@ -89,7 +89,7 @@ static void lb_config(const struct cp_cluster *c, const struct cp_host *self, st
 	else
 		put(b, "    log stdout format raw local0\n"
 		       "    stats socket " RENDER_LBD_SOCKET " mode 600 level admin\n");
-	put(b, "    maxconn 20000\n"
+	put(b, "    maxconn 4000\n"
 	       "    hard-stop-after 1h\n"
 	       "\n"
 	       "defaults\n"

@@ -175,7 +175,7 @@ def run(lab):
     cfg = lbroot + "/etc/lbd/lbd.cfg"
     good = read(cfg)
     with open(cfg, "w") as f:
-        f.write(good.replace("maxconn 20000", "maxconn 19999"))
+        f.write(good.replace("maxconn 4000", "maxconn 3999"))
     r = cphacmd.run(["-f", desc, "check", "--host", LB[0], "--root", lbroot], check=False)
     check(r.returncode == 1 and "/etc/lbd/lbd.cfg: DRIFT" in r.stdout and
           "lbd: DRIFT" in r.stdout, "edited lbd.cfg, lbd not reloaded:\n" + r.stdout)
