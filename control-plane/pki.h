@@ -18,10 +18,12 @@
 
 /* File names in the PKI directory, as seed 003 names them; a certificate
  * STEM is STEM.pem with its key in STEM-key.pem. */
-#define PKI_CA      "ca"
-#define PKI_SA_KEY  "sa.key"
-#define PKI_SA_PUB  "sa.pub"
-#define PKI_STEMLEN 32 /* longest stem, with its NUL */
+#define PKI_CA          "ca"
+#define PKI_SA_KEY      "sa.key"
+#define PKI_SA_PUB      "sa.pub"
+#define PKI_AUTHKEY     "corosync-authkey" /* installed as /etc/corosync/authkey */
+#define PKI_AUTHKEY_LEN 256                /* bytes, as corosync-keygen makes it */
+#define PKI_STEMLEN     32                 /* longest stem, with its NUL */
 
 /* Extended key usages (pki_spec.eku). */
 #define PKI_EKU_SERVER (1u << 0) /* id-kp-serverAuth: TLS server */

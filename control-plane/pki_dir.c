@@ -764,6 +764,48 @@ out:
 	EVP_PKEY_free(nk);
 }
 
+/* corosync's shared key (what corosync-keygen makes): the rendered
+ * corosync.conf encrypts knet, so every node of a cluster needs the same
+ * /etc/corosync/authkey. Made once, never replaced. */
+static void step_authkey(struct ctx *x)
+{
+	bool check = x->o->op == PKI_OP_CHECK;
+	unsigned char key[PKI_AUTHKEY_LEN];
+	mode_t mode = 0;
+	size_t len = 0;
+	char *buf = NULL;
+	int r = read_at(x->dfd, PKI_AUTHKEY, &buf, &len, &mode);
+
+	if (r == 0 && len >= 128 && len <= 4096) {
+		if (mode & 077)
+			pki_report_add(x->r, check ? PKI_PROBLEM : PKI_WARN, PKI_AUTHKEY,
+				"mode %04o: group or others may read this key; want 0400",
+				(unsigned)(mode & 07777));
+		else
+			pki_report_add(x->r, PKI_INFO, PKI_AUTHKEY, check ? "ok" : "kept");
+	} else if (r == 0) {
+		pki_report_add(x->r, check ? PKI_PROBLEM : PKI_ERROR, PKI_AUTHKEY,
+			"%zu bytes: corosync takes a key of 128 to 4096 bytes%s", len,
+			check ? "" : "; a key is never replaced (move it away)");
+	} else if (r != -ENOENT) {
+		pki_report_add(x->r, check ? PKI_PROBLEM : PKI_ERROR, PKI_AUTHKEY,
+			"cannot be read: %s", read_error(r));
+	} else if (check) {
+		pki_report_add(x->r, PKI_PROBLEM, PKI_AUTHKEY, "missing");
+	} else if (RAND_bytes(key, sizeof(key)) != 1) {
+		pki_report_add(
+			x->r, PKI_ERROR, PKI_AUTHKEY, "no random bytes: %s", pki_ssl_error());
+	} else if (write_at(x, PKI_AUTHKEY, (const char *)key, sizeof(key), 0400, true) == 0) {
+		pki_report_add(x->r, PKI_INFO, PKI_AUTHKEY,
+			"created, %zu random bytes (corosync's /etc/corosync/authkey)",
+			sizeof(key));
+	}
+	OPENSSL_cleanse(key, sizeof(key));
+	if (buf)
+		OPENSSL_cleanse(buf, len);
+	free(buf);
+}
+
 /* ----------------------------------------------------------------- run -- */
 
 int pki_dir_run(
@@ -780,9 +822,10 @@ int pki_dir_run(
 	}
 	for (size_t i = 0; i < p->n; i++)
 		step_leaf(&x, &p->v[i]);
-	if (o->op != PKI_OP_RENEW)
+	if (o->op != PKI_OP_RENEW) {
 		step_sa(&x);
-	else if (!x.renewed && !r->nerrors)
+		step_authkey(&x);
+	} else if (!x.renewed && !r->nerrors)
 		pki_report_add(r, PKI_INFO, "",
 			"nothing expires within renew_days (%u): nothing renewed", p->renew_days);
 	/* the new names last past a crash */

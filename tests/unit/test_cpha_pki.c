@@ -137,7 +137,7 @@ static void check_ok(void)
 	assert_int_equal(run_op(PKI_OP_CHECK, false, NULL, &r), 0);
 	assert_int_equal(r.nproblems, 0);
 	assert_int_equal(r.nerrors, 0);
-	assert_int_equal(count(&r, PKI_INFO, "ok"), NCERTS + 1);
+	assert_int_equal(count(&r, PKI_INFO, "ok"), NCERTS + 2);
 	pki_report_free(&r);
 }
 
@@ -282,10 +282,13 @@ static const char *file_name(size_t i, char *buf, size_t len)
 	if (i < NCERTS * 2)
 		snprintf(buf, len, "%s%s", certs[i / 2], i % 2 ? "-key.pem" : ".pem");
 	else
-		snprintf(buf, len, "%s", i == NCERTS * 2 ? PKI_SA_KEY : PKI_SA_PUB);
+		snprintf(buf, len, "%s",
+			i == NCERTS * 2       ? PKI_SA_KEY
+			: i == NCERTS * 2 + 1 ? PKI_SA_PUB
+					      : PKI_AUTHKEY);
 	return buf;
 }
-#define NFILES (NCERTS * 2 + 2)
+#define NFILES (NCERTS * 2 + 3)
 
 static bool has_san(X509 *x, const char *name)
 {
@@ -436,7 +439,9 @@ static void test_issue_then_check(void **state)
 		file_name(i, name, sizeof(name));
 		assert_int_equal(stat(path_in(name), &st), 0);
 		assert_int_equal(st.st_mode & 07777,
-			strstr(name, "key") && strcmp(name, PKI_SA_PUB) ? 0600 : 0644);
+			!strcmp(name, PKI_AUTHKEY)                        ? 0400
+			: strstr(name, "key") && strcmp(name, PKI_SA_PUB) ? 0600
+									  : 0644);
 	}
 	check_ok();
 
@@ -491,8 +496,7 @@ static void test_sample(void **state)
 
 	(void)state;
 	/* the project's sample, unchanged */
-	assert_int_equal(
-		cluster_load(CPHA_SOURCE_DIR "/tests/samples/cluster.yaml", &c, &d), 0);
+	assert_int_equal(cluster_load(CPHA_SOURCE_DIR "/tests/samples/cluster.yaml", &c, &d), 0);
 	assert_int_equal(pki_plan_build(c, &plan, &why), 0);
 	cluster_free(c);
 	cp_diag_free(&d);
