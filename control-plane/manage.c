@@ -134,6 +134,7 @@ static int act(int argc, char **argv, const char *file, bool logs)
 	};
 	const char *host = NULL, *unit, *node;
 	const struct role *r;
+	struct role pr;
 	struct cp_cluster *c;
 	bool dry = false, follow = false;
 	int ch, rc = CPHA_EXIT_FAIL;
@@ -190,6 +191,21 @@ static int act(int argc, char **argv, const char *file, bool logs)
 	if (!c)
 		return CPHA_EXIT_FAIL;
 	unit = unit_of(c, r);
+	/* what the rendered pcs script makes a Pacemaker resource */
+	if (c->manager == CP_MGR_PACEMAKER && !strcmp(r->name, "lb") && c->lb_on_masters) {
+		pr = *r;
+		pr.pcmk = c->lb == CP_LB_HAPROXY ? "haproxy-clone" : "lbd-clone";
+		pr.logfile = c->lb == CP_LB_HAPROXY ? "/var/log/cpha/haproxy.log"
+						    : "/var/log/cpha/lbd.log";
+		pr.clone = pr.control_plane = true;
+		r = &pr;
+	} else if (c->vipd == CP_VIP_PACEMAKER && !strcmp(r->name, "vip")) {
+		pr = *r;
+		pr.pcmk = "vip";
+		pr.logfile = "/var/log/pacemaker/pacemaker.log";
+		pr.control_plane = true;
+		r = &pr;
+	}
 	if (r->control_plane && c->manager == CP_MGR_PACEMAKER) {
 		if (logs) {
 			const char *v[] = { "tail", "-n", "200", follow ? "-F" : r->logfile,
@@ -213,7 +229,7 @@ static int act(int argc, char **argv, const char *file, bool logs)
 			say(v);
 			rc = dry ? 0 : run_inherit(v);
 		}
-	} else if (r->control_plane && c->manager == CP_MGR_STATIC_PODS) {
+	} else if (r->control_plane && c->manager == CP_MGR_STATIC_PODS && r->pod) {
 		/* the kubelet starts a static pod again once its sandbox is stopped */
 		char *id = crictl_id(logs ? "ps" : "pods", r->pod, dry);
 		if (!id)

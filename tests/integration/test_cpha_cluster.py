@@ -34,6 +34,7 @@ import cphatest  # noqa: E402
 from cphatest import cphacmd, etcd, kube, step, util  # noqa: E402
 
 VIP = "198.18.0.2"
+SAMPLE = os.path.join(util.repo_root(), "tests", "samples", "cluster.yaml")
 MASTERS = [("m%d" % i, "198.18.0.%d" % (11 + i)) for i in range(3)]
 LB = ("lb0", "198.18.0.21")
 CLIENT = ("c0", "198.18.0.31")
@@ -189,6 +190,23 @@ def run(lab):
     check(r.returncode == 1, "stale lbd: exit %d\n%s" % (r.returncode, r.stdout))
     check("/etc/lbd/lbd.cfg: DRIFT" not in r.stdout, r.stdout)
     check("lbd: DRIFT: the running daemon loaded other bytes" in r.stdout, r.stdout)
+
+    step("cpha restart / logs: the manager's own command, printed (--dry-run)")
+    expect = [
+        (desc, ["restart", "apiserver", "--host", "m0"],
+         "systemctl restart kube-apiserver.service"),
+        (desc, ["logs", "etcd", "-f"], "journalctl -u etcd.service -n 200 -f"),
+        (desc, ["restart", "lb"], "systemctl restart lbd.service"),
+        (SAMPLE, ["restart", "etcd", "--host", "kubem01"],
+         "crm_resource --restart --resource etcd-clone --node kubem01"),
+        (SAMPLE, ["restart", "controllers"], "crm_resource --restart --resource kcm"),
+        (SAMPLE, ["logs", "apiserver"], "tail -n 200 /var/log/cpha/kube-apiserver.log"),
+    ]
+    for f, args, want in expect:
+        r = cphacmd.run(["-f", f] + args + ["--dry-run"])
+        check(r.stdout.strip() == "cpha: running: " + want, "%s: %r" % (args, r.stdout))
+    r = cphacmd.run(["-f", desc, "restart", "etcdd", "--dry-run"], check=False)
+    check(r.returncode == 64 and "unknown role 'etcdd'" in r.stderr, r.stderr)
 
     step("after a reload of the good file, lb0 is ok again and kubectl still works")
     reloads += 1
