@@ -50,11 +50,17 @@ struct render_file *render_find(struct render_set *s, const char *host, const ch
 void render_set_free(struct render_set *s);
 
 /* Where installed files live: shared by render and check. */
-#define RENDER_PKI_K8S      "/etc/kubernetes/pki"
-#define RENDER_PKI_ETCD     "/etc/etcd/pki"
-#define RENDER_KCM_DIR      "/var/lib/kube-controller-manager"
-#define RENDER_SCHED_DIR    "/var/lib/kube-scheduler"
-#define RENDER_ADMIN_CONFIG "/etc/kubernetes/admin.conf"
+#define RENDER_PKI_K8S          "/etc/kubernetes/pki"
+#define RENDER_PKI_ETCD         "/etc/etcd/pki"
+/* etcd's files (seed 003's names), shared by the flags and the pcs script */
+#define RENDER_ETCD_CA          RENDER_PKI_ETCD "/ca.pem"
+#define RENDER_ETCD_SERVER_CERT RENDER_PKI_ETCD "/etcd-server.pem"
+#define RENDER_ETCD_SERVER_KEY  RENDER_PKI_ETCD "/etcd-server-key.pem"
+#define RENDER_ETCD_CLIENT_CERT RENDER_PKI_ETCD "/etcd-client.pem"
+#define RENDER_ETCD_CLIENT_KEY  RENDER_PKI_ETCD "/etcd-client-key.pem"
+#define RENDER_KCM_DIR          "/var/lib/kube-controller-manager"
+#define RENDER_SCHED_DIR        "/var/lib/kube-scheduler"
+#define RENDER_ADMIN_CONFIG     "/etc/kubernetes/admin.conf"
 
 /* The modules: each adds its files for the whole cluster. They return 0,
  * or -1 after adding an error to d. */

@@ -246,17 +246,13 @@ static void etcd_cmds(const struct cp_cluster *c, enum etcd_place where, struct 
 	cmd_arg(cmd, "data_dir=%s", c->etcd_data_dir);
 	cmd_arg(cmd, "token=%s", c->etcd_token);
 	cmd_arg(cmd, "binary=%s/etcd", c->bin_dir);
-	cmd_words(cmd, "trusted_ca_file=" RENDER_PKI_ETCD "/ca.pem",
-		"cert_file=" RENDER_PKI_ETCD "/etcd-server.pem",
-		"key_file=" RENDER_PKI_ETCD "/etcd-server-key.pem",
-		"peer_trusted_ca_file=" RENDER_PKI_ETCD "/ca.pem",
-		"peer_cert_file=" RENDER_PKI_ETCD "/etcd-server.pem",
-		"peer_key_file=" RENDER_PKI_ETCD "/etcd-server-key.pem",
-		"agent_cert=" RENDER_PKI_ETCD "/etcd-client.pem",
-		"agent_key=" RENDER_PKI_ETCD "/etcd-client-key.pem", "op", "start", "timeout=120s",
-		"op", "stop", "timeout=60s", "op", "monitor", "interval=10s", "timeout=30s", "op",
-		"notify", "timeout=10s", "op", "reload", "timeout=120s", "clone", "interleave=true",
-		"notify=true", NULL);
+	cmd_words(cmd, "trusted_ca_file=" RENDER_ETCD_CA, "cert_file=" RENDER_ETCD_SERVER_CERT,
+		"key_file=" RENDER_ETCD_SERVER_KEY, "peer_trusted_ca_file=" RENDER_ETCD_CA,
+		"peer_cert_file=" RENDER_ETCD_SERVER_CERT, "peer_key_file=" RENDER_ETCD_SERVER_KEY,
+		"agent_cert=" RENDER_ETCD_CLIENT_CERT, "agent_key=" RENDER_ETCD_CLIENT_KEY, "op",
+		"start", "timeout=120s", "op", "stop", "timeout=60s", "op", "monitor",
+		"interval=10s", "timeout=30s", "op", "notify", "timeout=10s", "op", "reload",
+		"timeout=120s", "clone", "interleave=true", "notify=true", NULL);
 	cmd_arg(cmd, "clone-max=%zu", c->netcd);
 	cmd_words(cmd, "clone-node-max=1", "--no-default-ops", NULL);
 	cpha_buf_free(&map);
