@@ -75,7 +75,8 @@ static void corosync_conf(
 		"# %s on %s: the corosync cluster of the %s of cluster %s.\n"
 		"# Rendered by `cpha render` from the cluster description: change that, not "
 		"this file.\n"
-		"# Every node needs the same /etc/corosync/authkey (corosync-keygen, once).\n\n",
+		"# Every node needs the same /etc/corosync/authkey (`cpha pki` makes it:\n# "
+		"corosync-authkey).\n\n",
 		RENDER_COROSYNC_CONF, self->name,
 		t == HA_TIER_MASTERS ? "masters" : "load-balancer hosts", c->name);
 	put(b,

@@ -12,7 +12,7 @@ and one load-balancer host (lb0, 198.18.0.21) goes through `cpha plan`,
 - the real kubectl, with the rendered admin kubeconfig, through lbd at the
   VIP: `kubectl get --raw /readyz` answers ok, ten times, from a client host;
 - `cpha check`: a host as rendered is "ok"; an edited file is drift; a
-  running lbd that loaded other bytes than its file is drift.
+  running lbd (and vipd) that loaded other bytes than its file is drift.
 Each host's files are installed under its own root directory (lab hosts
 share the file system); flags keep their words, with paths moved under
 that root (cphatest.cphacmd.rebase). lbd runs in a mount namespace whose
@@ -216,6 +216,25 @@ def run(lab):
     r = cphacmd.run(["-f", desc, "check", "--host", LB[0], "--root", lbroot], check=False)
     check(r.returncode == 0, "reloaded: exit %d\n%s" % (r.returncode, r.stdout))
     check(readyz()[0], "kubectl after the reloads")
+
+    step("vipd on lb0 with the rendered vipd.conf: cpha check compares what it loaded")
+    # same /run as lbd (track_lbd reads its socket); no fenced here, so
+    # track_fenced keeps it from taking the VIP, which is fine for this
+    os.makedirs(lbroot + "/run/vipd", exist_ok=True)
+    vipd_cmd = "mount --bind %s/run /run && exec %s -f %s/etc/vipd/vipd.conf" % (
+        lbroot, os.path.join(cphacmd.build_dir(), "vipd", "vipd"), lbroot)
+    procs["vipd"] = hosts[LB[0]].spawn(["unshare", "--mount", "--propagation", "private",
+                                        "sh", "-c", vipd_cmd], name="vipd")
+    vsock = lbroot + "/run/vipd/admin.sock"
+    util.wait_until(lambda: os.path.exists(vsock), 10, what="vipd's admin socket")
+    r = cphacmd.run(["-f", desc, "check", "--host", LB[0], "--root", lbroot], check=False)
+    check(r.returncode == 0 and "vipd: running with" in r.stdout, r.stdout)
+    vconf = lbroot + "/etc/vipd/vipd.conf"
+    with open(vconf, "a") as f:
+        f.write("! edited by hand\n")
+    r = cphacmd.run(["-f", desc, "check", "--host", LB[0], "--root", lbroot], check=False)
+    check(r.returncode == 1 and "/etc/vipd/vipd.conf: DRIFT" in r.stdout and
+          "vipd: DRIFT: the running daemon loaded other bytes" in r.stdout, r.stdout)
 
 
 def main():

@@ -10,6 +10,7 @@ Exit 0 pass, 77 skip (not root, vipd or lbd not built), else fail.
 """
 
 import os
+import pwd
 import signal
 import sys
 import time
@@ -100,6 +101,72 @@ class Daemon(unittest.TestCase):
             self.assertTrue(lbd_proc.running())
             self.assertEqual([(t["kind"], t["ok"]) for t in v1.inst()["tracks"]],
                              [("lbd", False)])
+
+    def test_track_lbd_with_the_units_privileges(self):
+        """As the packaged units run them: lbd as an unprivileged user (its
+        unit's DynamicUser) with its admin socket 0600 in a 0750 directory of
+        its own, vipd as root with only vipd.service's capability bounding
+        set. track_lbd must read the socket, the whole time; without
+        CAP_DAC_OVERRIDE (the unit before this test) it cannot."""
+        if not os.path.exists(lbd.binary()):
+            self.skipTest("lbd is not built")
+        try:
+            nobody = pwd.getpwnam("nobody")
+        except KeyError:
+            self.skipTest("no user nobody")
+        with cphatest.Lab("vipd-tracklbd-units") as lab:
+            r1, r2 = vipd.hosts(lab, 2, client=False)
+            backend = r1.spawn(["/usr/bin/python3", "-m", "http.server", "18001", "--bind",
+                                "127.0.0.1"], name="http")
+            os.chmod(lab.dir, 0o755)  # lbd, as nobody, reads its file in the lab
+            run = lab.path("run-lbd", "x").rsplit("/", 1)[0]
+            os.chown(run, nobody.pw_uid, nobody.pw_gid)
+            os.chmod(run, 0o750)
+            sock = os.path.join(run, "admin.sock")
+            cfg = lab.path("lbd-units.cfg")
+            with open(cfg, "w") as f:
+                f.write("global\n    stats socket %s mode 600 level admin\n"
+                        "    nbthread 1\n"
+                        "defaults\n    mode tcp\n    timeout connect 1s\n"
+                        "    timeout client 10s\n    timeout server 10s\n"
+                        "listen api\n    bind 127.0.0.1:16443\n"
+                        "    server a 127.0.0.1:18001 check inter 200ms fall 1 rise 1\n"
+                        % sock)
+            os.chmod(cfg, 0o644)
+            # lbd starts as nobody, as under DynamicUser= (no root to drop)
+            lbd_proc = r1.spawn(["setpriv", "--reuid", str(nobody.pw_uid), "--regid",
+                                 str(nobody.pw_gid), "--clear-groups", lbd.binary(), "-db",
+                                 "-f", cfg], name="lbd")
+            util.wait_until(lambda: os.path.exists(sock), 5, 0.05, "lbd's admin socket")
+            self.assertEqual(os.stat(sock).st_uid, nobody.pw_uid)
+
+            def start(caps):
+                v = vipd.Vipd(lab, r1, vipd.instance(
+                    priority=250, advert=A,
+                    extra=["track_lbd {", "    %s api 1 weight -200" % sock, "}"]))
+                v.start(prefix=["setpriv", "--bounding-set", caps, "--inh-caps", "-all"])
+                return v
+
+            step("vipd without CAP_DAC_OVERRIDE: lbd's socket is out of its reach")
+            v1 = start(util.unit_caps("vipd.service", drop=("CAP_DAC_OVERRIDE",)))
+            time.sleep(2.5)
+            self.assertEqual([(t["kind"], t["ok"]) for t in v1.inst()["tracks"]],
+                             [("lbd", False)])
+            v1.stop()
+            step("vipd with vipd.service's bounding set: track_lbd reads it, every poll")
+            v1 = start(util.unit_caps("vipd.service"))
+            v2 = vipd.Vipd(lab, r2, vipd.instance(priority=150, advert=A))
+            v2.start()
+            vipd.wait_holders([r1, r2], VIP, ["r1"], timeout=vipd.master_down(150, A) + 5)
+            for _ in range(6):
+                time.sleep(1.0)
+                self.assertEqual([(t["kind"], t["ok"]) for t in v1.inst()["tracks"]],
+                                 [("lbd", True)])
+                self.assertEqual(v1.inst()["priority"], 250)
+            step("the backend stops: the track fails through the same socket")
+            backend.kill(signal.SIGKILL)
+            vipd.wait_holders([r1, r2], VIP, ["r2"], timeout=0.2 + 1 + 1 + 3)
+            self.assertTrue(lbd_proc.running())
 
     def test_sync_group_faults_together(self):
         with cphatest.Lab("vipd-sync") as lab:

@@ -88,13 +88,8 @@ exit 0
 
 
 def unit_caps():
-    """setpriv's --bounding-set for the unit's CapabilityBoundingSet."""
-    caps = []
-    with open(os.path.join(util.repo_root(), "etc", "systemd", "fenced.service")) as f:
-        for line in f:
-            if line.startswith("CapabilityBoundingSet="):
-                caps = line.split("=", 1)[1].split()
-    return ",".join(["-all"] + ["+" + c[4:].lower() for c in caps if c.startswith("CAP_")])
+    """setpriv's --bounding-set for fenced.service's CapabilityBoundingSet."""
+    return util.unit_caps("fenced.service")
 
 
 class Node(pcmk3.Node):

@@ -193,3 +193,16 @@ def rss(pid):
     if "VmRSS" not in st:
         raise AssertionError("no VmRSS for %d" % pid)
     return int(st["VmRSS"][0]) * 1024
+
+
+def unit_caps(unit, drop=()):
+    """setpriv's --bounding-set argument for the CapabilityBoundingSet= of
+    etc/systemd/UNIT (less the capabilities in drop, e.g. "CAP_DAC_OVERRIDE"):
+    a daemon started under it has exactly what its unit would give it."""
+    caps = []
+    with open(os.path.join(repo_root(), "etc", "systemd", unit)) as f:
+        for line in f:
+            if line.startswith("CapabilityBoundingSet="):
+                caps = line.split("=", 1)[1].split()
+    return ",".join(["-all"] + ["+" + c[4:].lower() for c in caps
+                                if c.startswith("CAP_") and c not in drop])

@@ -262,9 +262,10 @@ class Vipd:
         r = self.host.run([binary(), "-c", "-f", self.conf_path], check=False)
         return r.returncode, r.stdout + r.stderr
 
-    def start(self, timeout=5):
-        """Check the file, spawn vipd, wait for its admin socket. Returns the
-        time.time() just before the spawn."""
+    def start(self, timeout=5, prefix=()):
+        """Check the file, spawn vipd (after the words of prefix: setpriv
+        ...), wait for its admin socket. Returns the time.time() just before
+        the spawn."""
         rc, out = self.check()
         if rc != 0:
             raise AssertionError("vipd -c refused the test's file:\n%s\n%s"
@@ -272,7 +273,8 @@ class Vipd:
         if os.path.exists(self.sock_path):
             os.unlink(self.sock_path)
         t0 = time.time()
-        self.proc = self.host.spawn([binary(), "-f", self.conf_path], name=self.name)
+        self.proc = self.host.spawn(list(prefix) + [binary(), "-f", self.conf_path],
+                                    name=self.name)
         wait_log(self.proc, "started:", timeout)
         self.t_ready = time.time()  # its instances are running by now
         util.wait_until(lambda: self.show() is not None, timeout, 0.02,
