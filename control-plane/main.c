@@ -14,7 +14,7 @@ static void usage(FILE *f)
 		   "  plan [--json] [--allow-even] [--strict]   roles, failure tolerance, design "
 		   "checks\n"
 		   "  pki [--dir DIR] [check|renew [--force]|add-san NAME...]  certificates, keys\n"
-		   "  render [--out DIR] [--host NAME]          every configuration file, checked\n"
+		   "  render [--out DIR] [--host NAME] [--no-check] [--allow-even]  every file, checked\n"
 		   "  check [--host NAME] [--root DIR]          installed files against render\n"
 		   "  restart ROLE                              restart a role the manager's way\n"
 		   "  logs ROLE [-f]                            a role's logs\n"

@@ -15,6 +15,7 @@
 #include <yaml.h>
 
 #include "cpha.h"
+#include "plan.h"
 #include "render.h"
 #include "run.h"
 #include "spawn.h"
@@ -315,13 +316,16 @@ int cmd_render(int argc, char **argv, const char *file)
 		{ "out", required_argument, NULL, 'o' },
 		{ "host", required_argument, NULL, 'H' },
 		{ "no-check", no_argument, NULL, 'n' },
+		{ "allow-even", no_argument, NULL, 'e' },
 		{ "file", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = "render", *host = NULL;
 	struct render_set s = { 0 };
+	struct plan_opts po = { 0 };
 	struct cp_diag d = { 0 };
 	struct cp_cluster *c;
+	struct plan p;
 	bool check = true;
 	int ch, rc = CPHA_EXIT_OK;
 
@@ -337,12 +341,15 @@ int cmd_render(int argc, char **argv, const char *file)
 		case 'n':
 			check = false;
 			break;
+		case 'e':
+			po.allow_even = true;
+			break;
 		case 'f':
 			file = optarg;
 			break;
 		default:
 			fprintf(stderr, "usage: cpha render [-f FILE] [--out DIR] [--host NAME] "
-					"[--no-check]\n");
+					"[--no-check] [--allow-even]\n");
 			return CPHA_EXIT_USAGE;
 		}
 	}
@@ -358,6 +365,23 @@ int cmd_render(int argc, char **argv, const char *file)
 		cluster_free(c);
 		return CPHA_EXIT_FAIL;
 	}
+	/* the design first: render makes no files for one plan refuses */
+	if (plan_build(c, &po, &p, &d) < 0) {
+		for (size_t i = 0; i < d.nerrs; i++)
+			fprintf(stderr, "%s\n", d.errs[i]);
+		fprintf(stderr, "cpha render: the design is refused (see cpha plan): nothing "
+				"was written\n");
+		plan_free(&p);
+		rc = CPHA_EXIT_FAIL;
+		goto out;
+	}
+	if (d.nwarns)
+		fprintf(stderr,
+			"cpha render: %zu warning%s about the design (cpha plan lists "
+			"them)\n",
+			d.nwarns, d.nwarns == 1 ? "" : "s");
+	plan_free(&p);
+	cp_diag_free(&d);
 	if (render_all(c, &s, &d) < 0 || d.nerrs) {
 		for (size_t i = 0; i < d.nerrs; i++)
 			fprintf(stderr, "%s\n", d.errs[i]);

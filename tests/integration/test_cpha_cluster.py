@@ -75,6 +75,18 @@ def run(lab):
     r = cphacmd.run(["-f", desc, "plan", "--strict"], check=False)
     check(r.returncode == 2, "plan --strict with warnings: exit %d" % r.returncode)
 
+    step("cpha render refuses what plan refuses: four etcd members")
+    even = lab.path("even.yaml")
+    with open(even, "w") as f:
+        f.write(DESCRIPTION.replace("masters:\n", "masters:\n  - {name: m9, address: "
+                                    "198.18.0.19}\n", 1))
+    r = cphacmd.run(["-f", even, "render", "--out", lab.path("out-even")], check=False)
+    check(r.returncode == 1 and "etcd: 4 members refused" in r.stderr
+          and not os.path.exists(lab.path("out-even")), r.stderr)
+    r = cphacmd.run(["-f", even, "render", "--allow-even", "--out", lab.path("out-even")])
+    check("--initial-cluster=m9=" in read(lab.path("out-even", "m0", "etc/systemd/system/"
+                                                   "etcd.service")), "m9 in the cluster")
+
     step("cpha pki, then cpha pki check")
     cphacmd.run(["-f", desc, "pki", "--dir", pki])
     cphacmd.run(["-f", desc, "pki", "--dir", pki, "check"])
