@@ -24,6 +24,15 @@ function(cpha_install_ocf_agent target name)
 	cpha__record("${CPHA_OCF_DIR}/${name}")
 endfunction()
 
+# A man page: share/man/manN/PAGE, N being the page's last extension
+function(cpha_install_man page)
+	get_filename_component(name ${page} NAME)
+	get_filename_component(ext ${page} LAST_EXT)
+	string(SUBSTRING ${ext} 1 1 section)
+	install(FILES ${page} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section})
+	cpha__record("${CMAKE_INSTALL_MANDIR}/man${section}/${name}")
+endfunction()
+
 # An example configuration file: /etc/SUBDIR/NAME (never overwritten by hand
 # edits in a package; here it is simply installed)
 function(cpha_install_config file subdir)
