@@ -993,7 +993,9 @@ static int t_masters(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 }
 static int t_lbs(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	if (is_null(v))
+	/* null or [] : the load balancer runs on the masters */
+	if (is_null(v) || (v->type == YAML_SEQUENCE_NODE &&
+				  v->data.sequence.items.top == v->data.sequence.items.start))
 		return 0;
 	return s_load_balancers(r, v, ((struct top *)o)->c, k);
 }

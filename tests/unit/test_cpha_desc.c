@@ -158,6 +158,28 @@ static void test_errors(void **state)
 	assert_int_equal(failed, 0);
 }
 
+static void test_lbs_left_out(void **state)
+{
+	const char *const forms[] = { "", "load_balancers:\n", "load_balancers: []\n",
+		"load_balancers: ~\n" };
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char yaml[1024];
+		struct cp_diag d = { 0 };
+		struct cp_cluster *c;
+
+		snprintf(yaml, sizeof(yaml), "%s%s", CPHA_TEST_BASE, forms[i]);
+		c = cpha_test_load(yaml, &d, NULL);
+		dump(&d);
+		assert_non_null(c);
+		assert_true(c->lb_on_masters);
+		assert_int_equal(cluster_lb_count(c), 3);
+		cluster_free(c);
+		cp_diag_free(&d);
+	}
+}
+
 static void test_external_etcd(void **state)
 {
 	struct cp_diag d = { 0 };
@@ -199,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_lbs_left_out),
 		cmocka_unit_test(test_external_etcd),
 		cmocka_unit_test(test_vrid_derived),
 	};
