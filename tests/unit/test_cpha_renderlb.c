@@ -21,14 +21,13 @@
 /* The shipped sample, tests/samples/cluster.yaml, from tests/fixtures/cpha/ */
 #define SAMPLE "../../samples/cluster.yaml"
 
-/* tests/fixtures/cpha/NAME, found from this file's own path */
+/* tests/fixtures/cpha/NAME in the source tree (not from __FILE__, which a
+ * package build's -ffile-prefix-map makes relative to another directory) */
 static char *fixture(const char *name)
 {
-	const char *src = __FILE__, *slash = strrchr(src, '/');
 	char *p = NULL;
 
-	assert_non_null(slash);
-	assert_true(asprintf(&p, "%.*s/../fixtures/cpha/%s", (int)(slash - src), src, name) > 0);
+	assert_true(asprintf(&p, "%s/tests/fixtures/cpha/%s", CPHA_SOURCE_DIR, name) > 0);
 	return p;
 }
 
