@@ -12,6 +12,8 @@ packages=(
 	libnl-3-dev libnl-route-3-dev libcmocka-dev libmicrohttpd-dev libc-ares-dev
 	pacemaker-dev libcpg-dev libquorum-dev libvotequorum-dev libcmap-dev
 	libcorosync-common-dev
+	# Debian packages (debian/, tests/package): build, check, install
+	debhelper dpkg-dev fakeroot lintian
 	# fuzzing and sanitizers
 	clang libclang-rt-14-dev
 	# tests and peers (never linked)
