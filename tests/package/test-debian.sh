@@ -1,0 +1,275 @@
+#!/usr/bin/env bash
+# The Debian packages, end to end, on this machine: build them from a clean
+# copy of the checkout (never in the source tree), lintian (no error, no
+# warning), install them with apt, check what they installed and that
+# nothing started, purge, check that nothing is left. Whatever happens, the
+# packages it installed are purged and its directory removed.
+#
+# It changes the machine (dpkg's database, /etc, /usr), so it refuses to run
+# where any of it is there already: cpha packages, /etc/{lbd,vipd,fenced,cpha}
+# or /var/log/cpha. Needs root and what scripts/setup.sh installs.
+set -euo pipefail
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: installing packages needs root"
+	exit 77
+fi
+src=$(cd "$(dirname "$0")/../.." && pwd)
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
+apt_opts=(-y -q -o DPkg::Lock::Timeout=120 -o Dpkg::Use-Pty=0)
+
+pkgs=(cpha cpha-lbd cpha-vipd cpha-fenced cpha-resource-agents)
+daemons=(lbd vipd fenced)
+declare -A conf=([lbd]=lbd.cfg [vipd]=vipd.conf [fenced]=fenced.conf)
+
+fail=0
+bad() {
+	echo "FAIL: $*"
+	fail=1
+}
+step() { printf '== %s\n' "$*"; }
+status_of() { dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true; }
+
+# --- preconditions: never touch what is not ours ---------------------------
+for t in dpkg-buildpackage dh lintian apt-get git; do
+	command -v "$t" >/dev/null || {
+		echo "FAIL: $t is not installed: run scripts/setup.sh"
+		exit 1
+	}
+done
+git -C "$src" rev-parse --git-dir >/dev/null 2>&1 || {
+	echo "SKIP: $src is not a git checkout (the copy to build is taken from git's file list)"
+	exit 77
+}
+for p in "${pkgs[@]}"; do
+	st=$(status_of "$p")
+	if [ -n "$st" ] && [ "$st" != not-installed ]; then
+		echo "FAIL: $p is already on this machine ($st): this test would replace and purge it; purge it first"
+		exit 1
+	fi
+done
+for d in /etc/lbd /etc/vipd /etc/fenced /etc/cpha /var/log/cpha /usr/lib/ocf/resource.d/cpha; do
+	if [ -e "$d" ]; then
+		echo "FAIL: $d exists: this test would install into it and purge it; move it away first"
+		exit 1
+	fi
+done
+
+tmp=$(mktemp -d /tmp/cpha-deb-XXXXXX)
+chmod 0755 "$tmp" # apt reads the .debs as its unprivileged _apt user
+installed=0
+cleanup() {
+	local left=()
+	if [ "$installed" -eq 1 ]; then
+		for p in "${pkgs[@]}"; do
+			st=$(status_of "$p")
+			[ -z "$st" ] || [ "$st" = not-installed ] || left+=("$p")
+		done
+		if [ ${#left[@]} -gt 0 ]; then
+			echo "cleanup: purging ${left[*]}"
+			dpkg --purge --force-depends "${left[@]}" >/dev/null 2>&1 || true
+			rm -rf /var/log/cpha
+		fi
+	fi
+	rm -rf "$tmp"
+	return 0
+}
+trap cleanup EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+start=$SECONDS
+
+# users and groups now, to compare after the purge
+getent passwd | cut -d: -f1 | sort >"$tmp/users.before"
+getent group | cut -d: -f1 | sort >"$tmp/groups.before"
+
+# --- build ------------------------------------------------------------------
+step "copy the checkout (git's tracked and unignored files) to $tmp/cpha"
+mkdir "$tmp/cpha"
+(cd "$src" && git ls-files -z -c -o --exclude-standard) |
+	while IFS= read -r -d '' f; do
+		# a file deleted but not yet committed is not copied
+		if [ -e "$src/$f" ] || [ -L "$src/$f" ]; then printf '%s\0' "$f"; fi
+	done |
+	tar -C "$src" --null -T - -cf - | tar -C "$tmp/cpha" -xf -
+
+version=$(cd "$tmp/cpha" && dpkg-parsechangelog -S Version)
+project=$(sed -n 's/^project(cpha VERSION \([0-9.]*\).*/\1/p' "$tmp/cpha/CMakeLists.txt")
+[ "$version" = "$project" ] ||
+	bad "debian/changelog is at $version, CMakeLists.txt's project() at $project"
+
+step "dpkg-buildpackage -us -uc (source and binary packages)"
+tree_before=$(git -C "$src" status --porcelain --ignored | sort)
+t0=$SECONDS
+if ! (cd "$tmp/cpha" && dpkg-buildpackage -us -uc -j"$(nproc)") >"$tmp/build.log" 2>&1; then
+	tail -60 "$tmp/build.log"
+	echo "FAIL: dpkg-buildpackage (last lines above)"
+	exit 1
+fi
+echo "built in $((SECONDS - t0))s:"
+(cd "$tmp" && ls -1 ./*.deb ./*.dsc)
+[ "$(git -C "$src" status --porcelain --ignored | sort)" = "$tree_before" ] ||
+	bad "the build changed the source tree: $(git -C "$src" status --porcelain --ignored)"
+
+changes=$tmp/cpha_${version}_$(dpkg --print-architecture).changes
+debs=()
+for p in "${pkgs[@]}"; do
+	debs+=("$tmp/${p}_${version}_$(dpkg --print-architecture).deb")
+done
+
+step "lintian (errors and warnings fail; overrides need a reason)"
+lrc=0
+# as nobody: lintian unpacks what it checks and warns against doing it as root
+mkdir -m 0777 "$tmp/lintian-home"
+setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$tmp/lintian-home" \
+	lintian --fail-on error,warning --pedantic --display-info --display-experimental \
+	--show-overrides "$changes" >"$tmp/lintian.log" 2>&1 || lrc=$?
+cat "$tmp/lintian.log"
+[ "$lrc" -eq 0 ] || bad "lintian exit $lrc"
+# An override without a comment above it says nothing about why.
+for o in "$tmp"/cpha/debian/*lintian-overrides "$tmp"/cpha/debian/source/lintian-overrides; do
+	[ -e "$o" ] || continue
+	awk -v f="${o#"$tmp"/cpha/}" '
+		/^[[:space:]]*$/ { prev = ""; next }
+		/^#/ { prev = "#"; next }
+		prev != "#" { printf "FAIL: %s:%d: override without a reason: %s\n", f, NR, $0; bad = 1 }
+		{ prev = "o" }
+		END { exit bad }' "$o" || fail=1
+done
+
+# --- install ----------------------------------------------------------------
+step "apt-get install ${debs[*]##*/}"
+# What setup.sh installed must be every dependency and recommendation:
+# a simulated install that would fetch anything else is a missing package
+# in setup.sh, not something to download here.
+apt-get install -s "${apt_opts[@]}" "${debs[@]}" >"$tmp/sim.log" 2>&1 || {
+	cat "$tmp/sim.log"
+	echo "FAIL: apt-get install -s"
+	exit 1
+}
+extra=$(awk '/^Inst /{print $2}' "$tmp/sim.log" | grep -v -x -F -f <(printf '%s\n' "${pkgs[@]}") || true)
+if [ -n "$extra" ]; then
+	echo "FAIL: installing the packages would also fetch: $extra (add them to scripts/setup.sh)"
+	exit 1
+fi
+installed=1
+if ! apt-get install "${apt_opts[@]}" "${debs[@]}" </dev/null >"$tmp/install.log" 2>&1; then
+	cat "$tmp/install.log"
+	echo "FAIL: apt-get install"
+	exit 1
+fi
+grep -E '^(Setting up|Created symlink|W:|E:)' "$tmp/install.log" || true
+for p in "${pkgs[@]}"; do
+	[ "$(status_of "$p")" = installed ] || bad "$p: status $(status_of "$p"), want installed"
+done
+
+# --- what the packages installed --------------------------------------------
+step "each daemon's -c on its shipped example; its unit; nothing started"
+for d in "${daemons[@]}"; do
+	ex=/usr/share/doc/cpha-$d/examples/${conf[$d]}
+	unit=/lib/systemd/system/$d.service
+	out=$("/usr/sbin/$d" -c -f "$ex" 2>&1) || bad "$d -c -f $ex: $out"
+	[ -f "$unit" ] || bad "$unit missing"
+	grep -q -x "ConditionFileNotEmpty=/etc/$d/${conf[$d]}" "$unit" ||
+		bad "$unit: no ConditionFileNotEmpty=/etc/$d/${conf[$d]}"
+	grep -q -x "ExecStart=/usr/sbin/$d .*" "$unit" || bad "$unit does not run /usr/sbin/$d"
+	[ -L "/etc/systemd/system/multi-user.target.wants/$d.service" ] ||
+		bad "$d.service is not enabled (no multi-user.target.wants link)"
+	[ ! -e "/etc/$d/${conf[$d]}" ] || bad "/etc/$d/${conf[$d]} is shipped: the unit would start on the example"
+	if pidof "/usr/sbin/$d" >/dev/null; then bad "/usr/sbin/$d is running after the install"; fi
+	dpkg -L "cpha-$d" | grep -q "^/usr/sbin/$d\$" || bad "cpha-$d does not own /usr/sbin/$d"
+done
+
+step "cpha plan and render on the shipped /etc/cpha/cluster.yaml"
+dpkg-query -W -f='${Conffiles}\n' cpha | grep -q '^ /etc/cpha/cluster.yaml ' ||
+	bad "/etc/cpha/cluster.yaml is not a conffile of cpha"
+out=$(cpha -f /etc/cpha/cluster.yaml plan 2>&1) || bad "cpha plan: $out"
+# render checks every file it writes with its own program, from PATH: the
+# installed lbd, vipd and fenced, crm_verify, and pcs, which finds the
+# installed agents through Pacemaker
+if out=$(cpha -f /etc/cpha/cluster.yaml render --out "$tmp/render" 2>&1); then
+	if grep -q 'not installed' <<<"$out"; then bad "cpha render: a checker is missing: $out"; fi
+	for h in lb00 lb01; do
+		[ -s "$tmp/render/$h/etc/lbd/lbd.cfg" ] || bad "render wrote no $h/etc/lbd/lbd.cfg"
+	done
+else
+	bad "cpha render: $out"
+fi
+
+step "each agent's meta-data from its installed path and through Pacemaker"
+agents=(etcd haproxy kube-apiserver kube-controller-manager kube-scheduler lbd)
+for a in "${agents[@]}"; do
+	ra=/usr/lib/ocf/resource.d/cpha/$a
+	if ! "$ra" meta-data >"$tmp/meta.xml" 2>&1; then
+		bad "$ra meta-data: $(cat "$tmp/meta.xml")"
+	elif ! grep -q "<resource-agent name=\"$a\"" "$tmp/meta.xml"; then
+		bad "$ra meta-data names another agent"
+	fi
+	crm_resource --show-metadata "ocf:cpha:$a" >/dev/null 2>&1 ||
+		bad "Pacemaker does not find ocf:cpha:$a"
+done
+n=$(find /usr/lib/ocf/resource.d/cpha -type f | wc -l)
+[ "$n" -eq ${#agents[@]} ] || bad "$n agents installed, this test knows ${#agents[@]}: add the new one here"
+
+step "man pages"
+for m in man1/cpha.1 man8/lbd.8 man5/lbd.cfg.5 man8/vipd.8 man5/vipd.conf.5 man8/fenced.8 \
+	man5/fenced.conf.5; do
+	[ -f "/usr/share/man/$m.gz" ] || bad "/usr/share/man/$m.gz missing"
+done
+# every page that cmake --install put in the package build is installed
+(cd "$tmp/cpha/debian/tmp/usr/share/man" && find . -type f) | sed 's|^\./||' | sort >"$tmp/man.built"
+while IFS= read -r m; do
+	[ -f "/usr/share/man/$m.gz" ] || [ -f "/usr/share/man/$m" ] ||
+		bad "man page $m was built but is in no package"
+done <"$tmp/man.built"
+echo "$(grep -c . "$tmp/man.built") man pages built, all installed"
+
+# --- purge ------------------------------------------------------------------
+for p in "${pkgs[@]}"; do dpkg -L "$p"; done | sort -u >"$tmp/files"
+# the agents' logs, as the agents would write them: a purge removes them
+mkdir -p /var/log/cpha && echo test >/var/log/cpha/etcd.log
+
+step "apt-get purge ${pkgs[*]}"
+if ! apt-get purge "${apt_opts[@]}" "${pkgs[@]}" </dev/null >"$tmp/purge.log" 2>&1; then
+	cat "$tmp/purge.log"
+	bad "apt-get purge"
+fi
+installed=0
+for p in "${pkgs[@]}"; do
+	st=$(status_of "$p")
+	[ -z "$st" ] || [ "$st" = not-installed ] || bad "$p: status $st after purge"
+	if dpkg -L "$p" >/dev/null 2>&1; then bad "dpkg -L $p still lists files"; fi
+done
+# every file is gone; a directory stays only if another package owns it
+while IFS= read -r f; do
+	[ "$f" != /. ] || continue
+	[ -e "$f" ] || [ -L "$f" ] || continue
+	if [ -d "$f" ]; then # a directory, or a symlink to one (/lib on merged /usr)
+		dpkg-query -S "$f" >/dev/null 2>&1 || bad "directory left: $f"
+	else
+		bad "file left: $f"
+	fi
+done <"$tmp/files"
+for d in "${daemons[@]}"; do
+	for f in "/etc/systemd/system/multi-user.target.wants/$d.service" \
+		"/var/lib/systemd/deb-systemd-helper-enabled/$d.service.dsh-also" \
+		"/var/lib/systemd/deb-systemd-helper-enabled/multi-user.target.wants/$d.service" \
+		"/lib/systemd/system/$d.service"; do
+		if [ -e "$f" ] || [ -L "$f" ]; then bad "left after purge: $f"; fi
+	done
+done
+for d in /etc/cpha /etc/lbd /etc/vipd /etc/fenced /var/log/cpha /usr/lib/ocf/resource.d/cpha; do
+	[ ! -e "$d" ] || bad "left after purge: $d"
+done
+getent passwd | cut -d: -f1 | sort | diff "$tmp/users.before" - >/dev/null ||
+	bad "users changed: $(getent passwd | cut -d: -f1 | sort | diff "$tmp/users.before" - || true)"
+getent group | cut -d: -f1 | sort | diff "$tmp/groups.before" - >/dev/null ||
+	bad "groups changed: $(getent group | cut -d: -f1 | sort | diff "$tmp/groups.before" - || true)"
+echo "purged: $(grep -c . "$tmp/files") paths checked"
+
+echo "took $((SECONDS - start))s"
+if [ "$fail" -eq 0 ]; then
+	echo "1 passed, 0 failed"
+else
+	exit 1
+fi
