@@ -211,6 +211,13 @@ done
 n=$(find /usr/lib/ocf/resource.d/cpha -type f | wc -l)
 [ "$n" -eq ${#agents[@]} ] || bad "$n agents installed, this test knows ${#agents[@]}: add the new one here"
 
+for p in "${pkgs[@]}"; do
+	# dh_compress gzips a README.Debian over 4 kB
+	[ -s "/usr/share/doc/$p/README.Debian" ] || [ -s "/usr/share/doc/$p/README.Debian.gz" ] ||
+		bad "$p has no README.Debian"
+	[ -s "/usr/share/doc/$p/copyright" ] || bad "$p has no copyright file"
+done
+
 step "man pages"
 for m in man1/cpha.1 man8/lbd.8 man5/lbd.cfg.5 man8/vipd.8 man5/vipd.conf.5 man8/fenced.8 \
 	man5/fenced.conf.5; do
