@@ -219,9 +219,17 @@ for p in "${pkgs[@]}"; do
 done
 
 step "man pages"
-for m in man1/cpha.1 man8/lbd.8 man5/lbd.cfg.5 man8/vipd.8 man5/vipd.conf.5 man8/fenced.8 \
-	man5/fenced.conf.5; do
-	[ -f "/usr/share/man/$m.gz" ] || bad "/usr/share/man/$m.gz missing"
+declare -A man_owner=([man1/cpha.1]=cpha [man5/cluster.yaml.5]=cpha
+	[man8/lbd.8]=cpha-lbd [man5/lbd.cfg.5]=cpha-lbd [man8/vipd.8]=cpha-vipd
+	[man5/vipd.conf.5]=cpha-vipd [man8/fenced.8]=cpha-fenced [man5/fenced.conf.5]=cpha-fenced)
+for a in "${agents[@]}"; do man_owner[man7/ocf_cpha_$a.7]=cpha-resource-agents; done
+for m in "${!man_owner[@]}"; do
+	f=/usr/share/man/$m.gz
+	if [ ! -f "$f" ]; then
+		bad "$f missing"
+	elif [ "$(dpkg-query -S "$f" 2>/dev/null | cut -d: -f1)" != "${man_owner[$m]}" ]; then
+		bad "$f is in $(dpkg-query -S "$f" 2>&1 | cut -d: -f1), not ${man_owner[$m]}"
+	fi
 done
 # every page that cmake --install put in the package build is installed
 (cd "$tmp/cpha/debian/tmp/usr/share/man" && find . -type f) | sed 's|^\./||' | sort >"$tmp/man.built"
