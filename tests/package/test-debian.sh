@@ -67,7 +67,7 @@ cleanup() {
 		done
 		if [ ${#left[@]} -gt 0 ]; then
 			echo "cleanup: purging ${left[*]}"
-			dpkg --purge --force-depends "${left[@]}" >/dev/null 2>&1 || true
+			dpkg --purge --force-depends --force-remove-reinstreq "${left[@]}" >/dev/null 2>&1 || true
 			rm -rf /var/log/cpha
 		fi
 	fi
