@@ -11,266 +11,19 @@
 #include <yaml.h>
 
 #include "cluster.h"
-#include "duration.h"
-
-struct rd {
-	yaml_document_t *doc;
-	const char *file;
-	struct cp_diag *d;
-	struct cp_cluster *c;
-};
-
-static struct cp_pos pos_of(const yaml_node_t *n)
-{
-	struct cp_pos p = { (unsigned)n->start_mark.line + 1, (unsigned)n->start_mark.column + 1 };
-	return p;
-}
-
-static void err(struct rd *r, const yaml_node_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void err(struct rd *r, const yaml_node_t *n, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	cp_diag_err(r->d, r->file, pos_of(n), "%s", buf);
-}
-
-static void *xcalloc(size_t n, size_t sz)
-{
-	void *p = calloc(n ? n : 1, sz);
-	if (!p) {
-		fputs("cpha: out of memory\n", stderr);
-		exit(70);
-	}
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-	if (!p) {
-		fputs("cpha: out of memory\n", stderr);
-		exit(70);
-	}
-	return p;
-}
-
-static const char *type_name(const yaml_node_t *n)
-{
-	switch (n->type) {
-	case YAML_SCALAR_NODE:
-		return "a scalar";
-	case YAML_SEQUENCE_NODE:
-		return "a list";
-	case YAML_MAPPING_NODE:
-		return "a mapping";
-	default:
-		return "nothing";
-	}
-}
-
-static const char *scalar(struct rd *r, const yaml_node_t *n, const char *key)
-{
-	if (n->type != YAML_SCALAR_NODE) {
-		err(r, n, "%s: expected a value, found %s", key, type_name(n));
-		return NULL;
-	}
-	return (const char *)n->data.scalar.value;
-}
-
-/* A scalar written as null ("~", "null", or nothing). */
-static bool is_null(const yaml_node_t *n)
-{
-	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return false;
-	const char *v = (const char *)n->data.scalar.value;
-	return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
-	       !strcmp(v, "NULL");
-}
-
-static int get_str(struct rd *r, const yaml_node_t *n, const char *key, char **out)
-{
-	const char *v = scalar(r, n, key);
-	if (!v)
-		return -1;
-	if (!*v) {
-		err(r, n, "%s: empty value", key);
-		return -1;
-	}
-	free(*out);
-	*out = xstrdup(v);
-	return 0;
-}
-
-static int get_uint(struct rd *r, const yaml_node_t *n, const char *key, unsigned lo, unsigned hi,
-	unsigned *out)
-{
-	const char *v = scalar(r, n, key);
-	char *end;
-	unsigned long x;
-
-	if (!v)
-		return -1;
-	errno = 0;
-	x = strtoul(v, &end, 10);
-	if (!*v || *end || errno || *v == '-' || x < lo || x > hi) {
-		err(r, n, "%s: '%s' is not a whole number from %u to %u", key, v, lo, hi);
-		return -1;
-	}
-	*out = (unsigned)x;
-	return 0;
-}
-
-static int get_bool(struct rd *r, const yaml_node_t *n, const char *key, bool *out)
-{
-	static const char *const yes[] = { "true", "True", "TRUE", "yes", "Yes", "on", NULL };
-	static const char *const no[] = { "false", "False", "FALSE", "no", "No", "off", NULL };
-	const char *v = scalar(r, n, key);
-
-	if (!v)
-		return -1;
-	for (size_t i = 0; yes[i]; i++)
-		if (!strcmp(v, yes[i]))
-			return *out = true, 0;
-	for (size_t i = 0; no[i]; i++)
-		if (!strcmp(v, no[i]))
-			return *out = false, 0;
-	err(r, n, "%s: '%s' is not true or false", key, v);
-	return -1;
-}
-
-static int get_duration(struct rd *r, const yaml_node_t *n, const char *key, uint64_t *out)
-{
-	const char *v = scalar(r, n, key), *why = NULL;
-
-	if (!v)
-		return -1;
-	/* "5s", "500ms"; a bare number is seconds */
-	if (cpha_parse_duration(v, 1000000, out, &why) < 0) {
-		err(r, n, "%s: '%s': %s", key, v, why ? why : "not a duration (5s, 500ms)");
-		return -1;
-	}
-	return 0;
-}
-
-static int get_enum(
-	struct rd *r, const yaml_node_t *n, const char *key, const char *const *names, int *out)
-{
-	const char *v = scalar(r, n, key);
-	char list[256] = "";
-
-	if (!v)
-		return -1;
-	for (int i = 0; names[i]; i++) {
-		if (!strcmp(v, names[i]))
-			return *out = i, 0;
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
-			names[i]);
-	}
-	err(r, n, "%s: '%s' is not one of %s", key, v, list);
-	return -1;
-}
-
-/* A list of strings, NULL-terminated. */
-static int get_strv(struct rd *r, const yaml_node_t *n, const char *key, char ***out)
-{
-	size_t len, i = 0;
-	char **v;
-
-	if (n->type != YAML_SEQUENCE_NODE) {
-		err(r, n, "%s: expected a list, found %s", key, type_name(n));
-		return -1;
-	}
-	len = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
-	v = xcalloc(len + 1, sizeof(*v));
-	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
-		it++) {
-		yaml_node_t *e = yaml_document_get_node(r->doc, *it);
-		const char *s = scalar(r, e, key);
-		if (!s || !*s) {
-			if (s)
-				err(r, e, "%s: empty entry", key);
-			continue;
-		}
-		v[i++] = xstrdup(s);
-	}
-	if (*out)
-		for (char **p = *out; *p; p++)
-			free(*p);
-	free(*out);
-	*out = v;
-	return 0;
-}
-
-/* One key a mapping may hold, and what reads its value. */
-struct key {
-	const char *name;
-	int (*fn)(struct rd *r, const yaml_node_t *v, void *obj, const char *key);
-};
-
-/* Walk a mapping: every key must be in keys (an error otherwise, naming the
- * ones allowed); a key given twice is an error. */
-static int walk(
-	struct rd *r, const yaml_node_t *m, const char *what, const struct key *keys, void *obj)
-{
-	unsigned seen = 0;
-	int rc = 0;
-
-	if (m->type != YAML_MAPPING_NODE) {
-		err(r, m, "%s: expected a mapping, found %s", what, type_name(m));
-		return -1;
-	}
-	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top;
-		p++) {
-		yaml_node_t *k = yaml_document_get_node(r->doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(r->doc, p->value);
-		const char *name;
-		size_t i;
-
-		if (k->type != YAML_SCALAR_NODE) {
-			err(r, k, "%s: a key must be a plain name", what);
-			rc = -1;
-			continue;
-		}
-		name = (const char *)k->data.scalar.value;
-		for (i = 0; keys[i].name && strcmp(keys[i].name, name); i++)
-			;
-		if (!keys[i].name) {
-			char list[512] = "";
-			for (size_t j = 0; keys[j].name; j++)
-				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-					j ? ", " : "", keys[j].name);
-			err(r, k, "%s: unknown key '%s' (known: %s)", what, name, list);
-			rc = -1;
-			continue;
-		}
-		if (seen & (1u << i)) {
-			err(r, k, "%s: '%s' given twice", what, name);
-			rc = -1;
-			continue;
-		}
-		seen |= 1u << i;
-		if (keys[i].fn(r, v, obj, name) < 0)
-			rc = -1;
-	}
-	return rc;
-}
+#include "desc_read.h"
 
 /* ---- cluster: ---- */
 
 static int k_cluster_name(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_cluster *c = o;
-	c->name_pos = pos_of(v);
-	if (get_str(r, v, k, &c->name) < 0)
+	c->name_pos = desc_pos(v);
+	if (desc_str(r, v, k, &c->name) < 0)
 		return -1;
 	for (const char *p = c->name; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-')) {
-			err(r, v,
+			desc_err(r, v,
 				"name: '%s': use lower-case letters, digits and '-' (it names "
 				"corosync clusters and certificates)",
 				c->name);
@@ -281,7 +34,7 @@ static int k_cluster_name(struct rd *r, const yaml_node_t *v, void *o, const cha
 
 static int k_domain(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_str(r, v, k, &((struct cp_cluster *)o)->domain);
+	return desc_str(r, v, k, &((struct cp_cluster *)o)->domain);
 }
 
 static const struct key cluster_keys[] = {
@@ -293,52 +46,53 @@ static const struct key cluster_keys[] = {
 static int s_cluster(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	(void)k;
-	return walk(r, v, "cluster", cluster_keys, o);
+	return desc_walk(r, v, "cluster", cluster_keys, o);
 }
 
 /* ---- api: ---- */
 
 static int k_api_name(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_str(r, v, k, &((struct cp_cluster *)o)->api_name);
+	return desc_str(r, v, k, &((struct cp_cluster *)o)->api_name);
 }
 
 static int k_vip(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_cluster *c = o;
-	const char *s = scalar(r, v, k), *why = NULL;
+	const char *s = desc_scalar(r, v, k), *why = NULL;
 
 	if (!s)
 		return -1;
-	c->vip_pos = pos_of(v);
+	c->vip_pos = desc_pos(v);
 	if (!strchr(s, '/')) {
-		err(r, v,
+		desc_err(r, v,
 			"vip: '%s': give the prefix length too (10.10.10.2/24): the VIP is "
 			"added with it",
 			s);
 		return -1;
 	}
 	if (cpha_parse_prefix(s, &c->vip, &c->vip_prefix, &why) < 0) {
-		err(r, v, "vip: '%s': %s", s, why);
+		desc_err(r, v, "vip: '%s': %s", s, why);
 		return -1;
 	}
 	free(c->vip_text);
-	c->vip_text = xstrdup(s);
+	c->vip_text = desc_strdup(s);
 	return 0;
 }
 
 static int k_port(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_uint(r, v, k, 1, 65535, &((struct cp_cluster *)o)->api_port);
+	return desc_uint(r, v, k, 1, 65535, &((struct cp_cluster *)o)->api_port);
 }
 
 static int k_interface(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_cluster *c = o;
-	if (get_str(r, v, k, &c->interface) < 0)
+	if (desc_str(r, v, k, &c->interface) < 0)
 		return -1;
 	if (strlen(c->interface) >= 16) {
-		err(r, v, "interface: '%s' is longer than an interface name can be", c->interface);
+		desc_err(r, v, "interface: '%s' is longer than an interface name can be",
+			c->interface);
 		return -1;
 	}
 	return 0;
@@ -347,9 +101,9 @@ static int k_interface(struct rd *r, const yaml_node_t *v, void *o, const char *
 static int k_vrid(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_cluster *c = o;
-	c->vrid_pos = pos_of(v);
+	c->vrid_pos = desc_pos(v);
 	c->vrid_derived = false;
-	return get_uint(r, v, k, 1, 255, &c->vrid);
+	return desc_uint(r, v, k, 1, 255, &c->vrid);
 }
 
 static const struct key api_keys[] = {
@@ -364,7 +118,7 @@ static const struct key api_keys[] = {
 static int s_api(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	(void)k;
-	return walk(r, v, "api", api_keys, o);
+	return desc_walk(r, v, "api", api_keys, o);
 }
 
 /* ---- kubernetes: ---- */
@@ -375,11 +129,12 @@ static int k_version(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 	unsigned maj, min;
 	char tail;
 
-	if (get_str(r, v, k, &c->k8s_version) < 0)
+	if (desc_str(r, v, k, &c->k8s_version) < 0)
 		return -1;
 	if (sscanf(c->k8s_version, "%u.%u%c", &maj, &min, &tail) != 2 || maj != 1 || min < 24 ||
 		min > 40) {
-		err(r, v, "version: '%s': give a Kubernetes minor version from 1.24 on, as 1.31",
+		desc_err(r, v,
+			"version: '%s': give a Kubernetes minor version from 1.24 on, as 1.31",
 			c->k8s_version);
 		return -1;
 	}
@@ -388,25 +143,25 @@ static int k_version(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 
 static int k_cidr(struct rd *r, const yaml_node_t *v, char **out, const char *k)
 {
-	const char *s = scalar(r, v, k), *why = NULL;
+	const char *s = desc_scalar(r, v, k), *why = NULL;
 	struct cpha_addr a;
 	unsigned len;
 
 	if (!s)
 		return -1;
 	if (!strchr(s, '/') || cpha_parse_prefix(s, &a, &len, &why) < 0) {
-		err(r, v, "%s: '%s' is not a network address/prefix-length", k, s);
+		desc_err(r, v, "%s: '%s' is not a network address/prefix-length", k, s);
 		return -1;
 	}
 	free(*out);
-	*out = xstrdup(s);
+	*out = desc_strdup(s);
 	return 0;
 }
 
 static int k_service_cidr(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_cluster *c = o;
-	c->service_cidr_pos = pos_of(v);
+	c->service_cidr_pos = desc_pos(v);
 	return k_cidr(r, v, &c->service_cidr, k);
 }
 
@@ -418,43 +173,43 @@ static int k_cluster_cidr(struct rd *r, const yaml_node_t *v, void *o, const cha
 static int k_node_port_range(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_cluster *c = o;
-	const char *s = scalar(r, v, k);
+	const char *s = desc_scalar(r, v, k);
 	unsigned lo, hi;
 	char tail;
 
 	if (!s)
 		return -1;
 	if (sscanf(s, "%u-%u%c", &lo, &hi, &tail) != 2 || !lo || lo > hi || hi > 65535) {
-		err(r, v, "node_port_range: '%s' is not FIRST-LAST (30000-32767)", s);
+		desc_err(r, v, "node_port_range: '%s' is not FIRST-LAST (30000-32767)", s);
 		return -1;
 	}
 	free(c->node_port_range);
-	c->node_port_range = xstrdup(s);
+	c->node_port_range = desc_strdup(s);
 	return 0;
 }
 
 static int k_admission(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_strv(r, v, k, &((struct cp_cluster *)o)->admission);
+	return desc_strv(r, v, k, &((struct cp_cluster *)o)->admission);
 }
 
 static int k_authorization(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_strv(r, v, k, &((struct cp_cluster *)o)->authorization);
+	return desc_strv(r, v, k, &((struct cp_cluster *)o)->authorization);
 }
 
 static int k_leader_elect(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_bool(r, v, k, &((struct cp_cluster *)o)->leader_elect);
+	return desc_bool(r, v, k, &((struct cp_cluster *)o)->leader_elect);
 }
 
 static int k_bin_dir(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_cluster *c = o;
-	if (get_str(r, v, k, &c->bin_dir) < 0)
+	if (desc_str(r, v, k, &c->bin_dir) < 0)
 		return -1;
 	if (c->bin_dir[0] != '/') {
-		err(r, v, "bin_dir: '%s' is not an absolute path", c->bin_dir);
+		desc_err(r, v, "bin_dir: '%s' is not an absolute path", c->bin_dir);
 		return -1;
 	}
 	return 0;
@@ -462,12 +217,12 @@ static int k_bin_dir(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 
 static int k_image_repository(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_str(r, v, k, &((struct cp_cluster *)o)->image_repository);
+	return desc_str(r, v, k, &((struct cp_cluster *)o)->image_repository);
 }
 
 static int k_etcd_image(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_str(r, v, k, &((struct cp_cluster *)o)->etcd_image);
+	return desc_str(r, v, k, &((struct cp_cluster *)o)->etcd_image);
 }
 
 static const struct key k8s_keys[] = {
@@ -487,7 +242,7 @@ static const struct key k8s_keys[] = {
 static int s_kubernetes(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	(void)k;
-	return walk(r, v, "kubernetes", k8s_keys, o);
+	return desc_walk(r, v, "kubernetes", k8s_keys, o);
 }
 
 /* ---- masters: / load_balancers: ---- */
@@ -495,13 +250,13 @@ static int s_kubernetes(struct rd *r, const yaml_node_t *v, void *o, const char 
 static int k_host_name(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_host *h = o;
-	h->name_pos = pos_of(v);
-	if (get_str(r, v, k, &h->name) < 0)
+	h->name_pos = desc_pos(v);
+	if (desc_str(r, v, k, &h->name) < 0)
 		return -1;
 	for (const char *p = h->name; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 			    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.')) {
-			err(r, v, "name: '%s' is not a host name", h->name);
+			desc_err(r, v, "name: '%s' is not a host name", h->name);
 			return -1;
 		}
 	return 0;
@@ -510,34 +265,34 @@ static int k_host_name(struct rd *r, const yaml_node_t *v, void *o, const char *
 static int k_host_address(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_host *h = o;
-	const char *s = scalar(r, v, k), *why = NULL;
+	const char *s = desc_scalar(r, v, k), *why = NULL;
 	unsigned len;
 
 	if (!s)
 		return -1;
-	h->addr_pos = pos_of(v);
+	h->addr_pos = desc_pos(v);
 	if (strchr(s, '/') || cpha_parse_prefix(s, &h->addr, &len, &why) < 0) {
-		err(r, v, "address: '%s' is not an IPv4 or IPv6 address", s);
+		desc_err(r, v, "address: '%s' is not an IPv4 or IPv6 address", s);
 		return -1;
 	}
 	free(h->address);
-	h->address = xstrdup(s);
+	h->address = desc_strdup(s);
 	return 0;
 }
 
 static int k_host_zone(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_str(r, v, k, &((struct cp_host *)o)->zone);
+	return desc_str(r, v, k, &((struct cp_host *)o)->zone);
 }
 
 static int k_host_node_id(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_uint(r, v, k, 1, 0x7fffffff, &((struct cp_host *)o)->node_id);
+	return desc_uint(r, v, k, 1, 0x7fffffff, &((struct cp_host *)o)->node_id);
 }
 
 static int k_host_priority(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_uint(r, v, k, 1, 254, &((struct cp_host *)o)->priority);
+	return desc_uint(r, v, k, 1, 254, &((struct cp_host *)o)->priority);
 }
 
 static const struct key host_keys[] = {
@@ -557,12 +312,12 @@ static int read_hosts(struct rd *r, const yaml_node_t *v, const char *what, unsi
 	int rc = 0;
 
 	if (v->type != YAML_SEQUENCE_NODE) {
-		err(r, v, "%s: expected a list of hosts, found %s", what, type_name(v));
+		desc_err(r, v, "%s: expected a list of hosts, found %s", what, desc_type_name(v));
 		return -1;
 	}
 	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
 	if (!n) {
-		err(r, v, "%s: the list is empty", what);
+		desc_err(r, v, "%s: the list is empty", what);
 		return -1;
 	}
 	struct cp_host *hv = realloc(c->hosts, (c->nhosts + n) * sizeof(*hv));
@@ -577,18 +332,19 @@ static int read_hosts(struct rd *r, const yaml_node_t *v, const char *what, unsi
 		struct cp_host *h = &c->hosts[base + i];
 
 		h->roles = roles;
-		h->pos = pos_of(e);
+		h->pos = desc_pos(e);
 		c->nhosts++;
-		if (walk(r, e, what, host_keys, h) < 0) {
+		if (desc_walk(r, e, what, host_keys, h) < 0) {
 			rc = -1;
 			continue;
 		}
 		if (!h->name) {
-			err(r, e, "%s: a host needs a name", what);
+			desc_err(r, e, "%s: a host needs a name", what);
 			rc = -1;
 		}
 		if (!h->address) {
-			err(r, e, "%s: host %s needs an address", what, h->name ? h->name : "");
+			desc_err(
+				r, e, "%s: host %s needs an address", what, h->name ? h->name : "");
 			rc = -1;
 		}
 	}
@@ -599,7 +355,7 @@ static int s_masters(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_cluster *c = o;
 	(void)k;
-	c->masters_pos = pos_of(v);
+	c->masters_pos = desc_pos(v);
 	return read_hosts(r, v, "masters", CP_ROLE_MASTER);
 }
 
@@ -607,7 +363,7 @@ static int s_load_balancers(struct rd *r, const yaml_node_t *v, void *o, const c
 {
 	struct cp_cluster *c = o;
 	(void)k;
-	c->lbs_pos = pos_of(v);
+	c->lbs_pos = desc_pos(v);
 	c->lb_on_masters = false;
 	return read_hosts(r, v, "load_balancers", CP_ROLE_LB);
 }
@@ -630,16 +386,16 @@ static int k_etcd_hosts(struct rd *r, const yaml_node_t *v, void *o, const char 
 
 static int k_etcd_token(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_str(r, v, k, &((struct etcd_read *)o)->c->etcd_token);
+	return desc_str(r, v, k, &((struct etcd_read *)o)->c->etcd_token);
 }
 
 static int k_etcd_data_dir(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_cluster *c = ((struct etcd_read *)o)->c;
-	if (get_str(r, v, k, &c->etcd_data_dir) < 0)
+	if (desc_str(r, v, k, &c->etcd_data_dir) < 0)
 		return -1;
 	if (c->etcd_data_dir[0] != '/') {
-		err(r, v, "data_dir: '%s' is not an absolute path", c->etcd_data_dir);
+		desc_err(r, v, "data_dir: '%s' is not an absolute path", c->etcd_data_dir);
 		return -1;
 	}
 	return 0;
@@ -662,7 +418,7 @@ static int read_etcd_hosts(struct rd *r, const yaml_node_t *v)
 
 	if (!v || (v->type == YAML_SCALAR_NODE &&
 			  !strcmp((const char *)v->data.scalar.value, "masters"))) {
-		c->etcd = xcalloc(c->nmasters, sizeof(*c->etcd));
+		c->etcd = desc_calloc(c->nmasters, sizeof(*c->etcd));
 		for (size_t i = 0; i < c->nhosts; i++)
 			if (c->hosts[i].roles & CP_ROLE_MASTER) {
 				c->hosts[i].roles |= CP_ROLE_ETCD;
@@ -671,15 +427,15 @@ static int read_etcd_hosts(struct rd *r, const yaml_node_t *v)
 		return 0;
 	}
 	if (v->type != YAML_SEQUENCE_NODE) {
-		err(r, v, "etcd.hosts: give 'masters' or a list of host names");
+		desc_err(r, v, "etcd.hosts: give 'masters' or a list of host names");
 		return -1;
 	}
 	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
 	if (!n) {
-		err(r, v, "etcd.hosts: the list is empty");
+		desc_err(r, v, "etcd.hosts: the list is empty");
 		return -1;
 	}
-	c->etcd = xcalloc(n, sizeof(*c->etcd));
+	c->etcd = desc_calloc(n, sizeof(*c->etcd));
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *e = yaml_document_get_node(r->doc, v->data.sequence.items.start[i]);
 		struct cp_host *h;
@@ -702,14 +458,14 @@ static int read_etcd_hosts(struct rd *r, const yaml_node_t *v)
 			c->etcd[c->netcd++] = before;
 			continue;
 		}
-		const char *name = scalar(r, e, "etcd.hosts");
+		const char *name = desc_scalar(r, e, "etcd.hosts");
 		if (!name) {
 			rc = -1;
 			continue;
 		}
 		h = cluster_host(c, name);
 		if (!h || !(h->roles & CP_ROLE_MASTER)) {
-			err(r, e,
+			desc_err(r, e,
 				"etcd.hosts: '%s' is not a master; a host that runs only etcd is "
 				"written as {name: NAME, address: ADDRESS}",
 				name);
@@ -717,7 +473,7 @@ static int read_etcd_hosts(struct rd *r, const yaml_node_t *v)
 			continue;
 		}
 		if (h->roles & CP_ROLE_ETCD) {
-			err(r, e, "etcd.hosts: '%s' is listed twice", name);
+			desc_err(r, e, "etcd.hosts: '%s' is listed twice", name);
 			rc = -1;
 			continue;
 		}
@@ -736,7 +492,7 @@ static const char *const mgr_names[] = { "pacemaker", "systemd", "static-pods", 
 static int k_comp_lb(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	int x;
-	if (get_enum(r, v, k, lb_names, &x) < 0)
+	if (desc_enum(r, v, k, lb_names, &x) < 0)
 		return -1;
 	((struct cp_cluster *)o)->lb = (enum cp_lb)x;
 	return 0;
@@ -745,7 +501,7 @@ static int k_comp_lb(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 static int k_comp_vip(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	int x;
-	if (get_enum(r, v, k, vip_names, &x) < 0)
+	if (desc_enum(r, v, k, vip_names, &x) < 0)
 		return -1;
 	((struct cp_cluster *)o)->vipd = (enum cp_vip)x;
 	return 0;
@@ -754,7 +510,7 @@ static int k_comp_vip(struct rd *r, const yaml_node_t *v, void *o, const char *k
 static int k_comp_mgr(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	int x;
-	if (get_enum(r, v, k, mgr_names, &x) < 0)
+	if (desc_enum(r, v, k, mgr_names, &x) < 0)
 		return -1;
 	((struct cp_cluster *)o)->manager = (enum cp_mgr)x;
 	return 0;
@@ -771,8 +527,8 @@ static int s_components(struct rd *r, const yaml_node_t *v, void *o, const char 
 {
 	struct cp_cluster *c = o;
 	(void)k;
-	c->components_pos = pos_of(v);
-	return walk(r, v, "components", comp_keys, o);
+	c->components_pos = desc_pos(v);
+	return desc_walk(r, v, "components", comp_keys, o);
 }
 
 /* ---- fencing: ---- */
@@ -780,18 +536,19 @@ static int s_components(struct rd *r, const yaml_node_t *v, void *o, const char 
 static int k_dev_name(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_fence_device *f = o;
-	f->name_pos = pos_of(v);
-	return get_str(r, v, k, &f->name);
+	f->name_pos = desc_pos(v);
+	return desc_str(r, v, k, &f->name);
 }
 
 static int k_dev_agent(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_fence_device *f = o;
-	f->agent_pos = pos_of(v);
-	if (get_str(r, v, k, &f->agent) < 0)
+	f->agent_pos = desc_pos(v);
+	if (desc_str(r, v, k, &f->agent) < 0)
 		return -1;
 	if (strncmp(f->agent, "fence_", 6) || strchr(f->agent, '/')) {
-		err(r, v, "agent: '%s' is not a fence agent name (fence_ipmilan, ...)", f->agent);
+		desc_err(r, v, "agent: '%s' is not a fence agent name (fence_ipmilan, ...)",
+			f->agent);
 		return -1;
 	}
 	return 0;
@@ -800,13 +557,13 @@ static int k_dev_agent(struct rd *r, const yaml_node_t *v, void *o, const char *
 static int k_dev_host(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_fence_device *f = o;
-	f->host_pos = pos_of(v);
-	return get_str(r, v, k, &f->host);
+	f->host_pos = desc_pos(v);
+	return desc_str(r, v, k, &f->host);
 }
 
 static int k_dev_level(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_uint(r, v, k, 1, 9, &((struct cp_fence_device *)o)->level);
+	return desc_uint(r, v, k, 1, 9, &((struct cp_fence_device *)o)->level);
 }
 
 static int k_dev_params(struct rd *r, const yaml_node_t *v, void *o, const char *k)
@@ -816,16 +573,17 @@ static int k_dev_params(struct rd *r, const yaml_node_t *v, void *o, const char 
 	int rc = 0;
 
 	if (v->type != YAML_MAPPING_NODE) {
-		err(r, v, "%s: expected a mapping of agent parameters, found %s", k, type_name(v));
+		desc_err(r, v, "%s: expected a mapping of agent parameters, found %s", k,
+			desc_type_name(v));
 		return -1;
 	}
 	n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
-	f->params = xcalloc(n, sizeof(*f->params));
+	f->params = desc_calloc(n, sizeof(*f->params));
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_pair_t *p = &v->data.mapping.pairs.start[i];
 		yaml_node_t *kn = yaml_document_get_node(r->doc, p->key);
 		yaml_node_t *vn = yaml_document_get_node(r->doc, p->value);
-		const char *ks = scalar(r, kn, "params"), *vs = scalar(r, vn, "params");
+		const char *ks = desc_scalar(r, kn, "params"), *vs = desc_scalar(r, vn, "params");
 
 		if (!ks || !vs) {
 			rc = -1;
@@ -833,20 +591,20 @@ static int k_dev_params(struct rd *r, const yaml_node_t *v, void *o, const char 
 		}
 		for (size_t j = 0; j < f->nparams; j++)
 			if (!strcmp(f->params[j].key, ks)) {
-				err(r, kn, "params: '%s' given twice", ks);
+				desc_err(r, kn, "params: '%s' given twice", ks);
 				rc = -1;
 			}
 		if (!strcmp(ks, "password") || !strcmp(ks, "community") || !strcmp(ks, "passwd")) {
-			err(r, kn,
+			desc_err(r, kn,
 				"params: '%s' would put a secret in cluster.yaml and on a command "
 				"line; give %s_file: PATH",
 				ks, ks);
 			rc = -1;
 			continue;
 		}
-		f->params[f->nparams].key = xstrdup(ks);
-		f->params[f->nparams].value = xstrdup(vs);
-		f->params[f->nparams].pos = pos_of(kn);
+		f->params[f->nparams].key = desc_strdup(ks);
+		f->params[f->nparams].value = desc_strdup(vs);
+		f->params[f->nparams].pos = desc_pos(kn);
 		f->nparams++;
 	}
 	return rc;
@@ -868,23 +626,23 @@ static int k_devices(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 	int rc = 0;
 
 	if (v->type != YAML_SEQUENCE_NODE) {
-		err(r, v, "%s: expected a list of devices, found %s", k, type_name(v));
+		desc_err(r, v, "%s: expected a list of devices, found %s", k, desc_type_name(v));
 		return -1;
 	}
 	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
-	c->devices = xcalloc(n, sizeof(*c->devices));
+	c->devices = desc_calloc(n, sizeof(*c->devices));
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *e = yaml_document_get_node(r->doc, v->data.sequence.items.start[i]);
 		struct cp_fence_device *f = &c->devices[c->ndevices++];
 
-		f->pos = pos_of(e);
+		f->pos = desc_pos(e);
 		f->level = 1;
-		if (walk(r, e, "fencing.devices", dev_keys, f) < 0) {
+		if (desc_walk(r, e, "fencing.devices", dev_keys, f) < 0) {
 			rc = -1;
 			continue;
 		}
 		if (!f->name || !f->agent || !f->host) {
-			err(r, e, "fencing.devices: a device needs name, agent and host");
+			desc_err(r, e, "fencing.devices: a device needs name, agent and host");
 			rc = -1;
 		}
 	}
@@ -895,21 +653,21 @@ static int k_fence_delay(struct rd *r, const yaml_node_t *v, void *o, const char
 {
 	struct cp_cluster *c = o;
 	c->fence_delay_set = true;
-	return get_duration(r, v, k, &c->fence_delay_usec);
+	return desc_duration(r, v, k, &c->fence_delay_usec);
 }
 
 static int k_priority_delay(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_duration(r, v, k, &((struct cp_cluster *)o)->priority_delay_usec);
+	return desc_duration(r, v, k, &((struct cp_cluster *)o)->priority_delay_usec);
 }
 
 static int k_watchdog_device(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_cluster *c = o;
-	if (get_str(r, v, k, &c->watchdog_device) < 0)
+	if (desc_str(r, v, k, &c->watchdog_device) < 0)
 		return -1;
 	if (c->watchdog_device[0] != '/') {
-		err(r, v, "watchdog: '%s' is not a device path", c->watchdog_device);
+		desc_err(r, v, "watchdog: '%s' is not a device path", c->watchdog_device);
 		return -1;
 	}
 	return 0;
@@ -917,7 +675,7 @@ static int k_watchdog_device(struct rd *r, const yaml_node_t *v, void *o, const 
 
 static int k_watchdog_timeout(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_duration(r, v, k, &((struct cp_cluster *)o)->watchdog_timeout_usec);
+	return desc_duration(r, v, k, &((struct cp_cluster *)o)->watchdog_timeout_usec);
 }
 
 static const struct key fencing_keys[] = {
@@ -933,25 +691,25 @@ static int s_fencing(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_cluster *c = o;
 	(void)k;
-	c->fencing_pos = pos_of(v);
-	return walk(r, v, "fencing", fencing_keys, o);
+	c->fencing_pos = desc_pos(v);
+	return desc_walk(r, v, "fencing", fencing_keys, o);
 }
 
 /* ---- pki: ---- */
 
 static int k_ca_days(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_uint(r, v, k, 1, 36500, &((struct cp_cluster *)o)->ca_days);
+	return desc_uint(r, v, k, 1, 36500, &((struct cp_cluster *)o)->ca_days);
 }
 
 static int k_cert_days(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_uint(r, v, k, 1, 36500, &((struct cp_cluster *)o)->cert_days);
+	return desc_uint(r, v, k, 1, 36500, &((struct cp_cluster *)o)->cert_days);
 }
 
 static int k_renew_days(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return get_uint(r, v, k, 1, 36500, &((struct cp_cluster *)o)->renew_days);
+	return desc_uint(r, v, k, 1, 36500, &((struct cp_cluster *)o)->renew_days);
 }
 
 static const struct key pki_keys[] = {
@@ -964,7 +722,7 @@ static const struct key pki_keys[] = {
 static int s_pki(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	(void)k;
-	return walk(r, v, "pki", pki_keys, o);
+	return desc_walk(r, v, "pki", pki_keys, o);
 }
 
 /* ---- the document ---- */
@@ -994,8 +752,8 @@ static int t_masters(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 static int t_lbs(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	/* null or [] : the load balancer runs on the masters */
-	if (is_null(v) || (v->type == YAML_SEQUENCE_NODE &&
-				  v->data.sequence.items.top == v->data.sequence.items.start))
+	if (desc_is_null(v) || (v->type == YAML_SEQUENCE_NODE &&
+				       v->data.sequence.items.top == v->data.sequence.items.start))
 		return 0;
 	return s_load_balancers(r, v, ((struct top *)o)->c, k);
 }
@@ -1004,8 +762,8 @@ static int t_etcd(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 	struct top *t = o;
 	(void)k;
 	t->have_etcd = true;
-	t->c->etcd_pos = pos_of(v);
-	return walk(r, v, "etcd", etcd_keys, &t->etcd);
+	t->c->etcd_pos = desc_pos(v);
+	return desc_walk(r, v, "etcd", etcd_keys, &t->etcd);
 }
 static int t_components(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
@@ -1035,21 +793,21 @@ static const struct key top_keys[] = {
 
 static void set_defaults(struct cp_cluster *c)
 {
-	c->domain = xstrdup("cluster.local");
+	c->domain = desc_strdup("cluster.local");
 	c->api_port = 6443;
-	c->interface = xstrdup("eth0");
+	c->interface = desc_strdup("eth0");
 	c->vrid_derived = true;
-	c->k8s_version = xstrdup("1.31");
-	c->service_cidr = xstrdup("10.96.0.0/12");
-	c->cluster_cidr = xstrdup("10.244.0.0/16");
-	c->node_port_range = xstrdup("30000-32767");
+	c->k8s_version = desc_strdup("1.31");
+	c->service_cidr = desc_strdup("10.96.0.0/12");
+	c->cluster_cidr = desc_strdup("10.244.0.0/16");
+	c->node_port_range = desc_strdup("30000-32767");
 	c->leader_elect = true;
-	c->bin_dir = xstrdup("/usr/bin");
-	c->image_repository = xstrdup("registry.k8s.io");
-	c->etcd_image = xstrdup("registry.k8s.io/etcd:3.5.15-0");
+	c->bin_dir = desc_strdup("/usr/bin");
+	c->image_repository = desc_strdup("registry.k8s.io");
+	c->etcd_image = desc_strdup("registry.k8s.io/etcd:3.5.15-0");
 	c->lb_on_masters = true;
 	c->etcd_token = NULL;
-	c->etcd_data_dir = xstrdup("/var/lib/etcd");
+	c->etcd_data_dir = desc_strdup("/var/lib/etcd");
 	c->lb = CP_LB_LBD;
 	c->vipd = CP_VIP_VIPD;
 	c->manager = CP_MGR_PACEMAKER;
@@ -1067,9 +825,9 @@ static char **strv_of(const char *const *v)
 
 	while (v[n])
 		n++;
-	out = xcalloc(n + 1, sizeof(*out));
+	out = desc_calloc(n + 1, sizeof(*out));
 	for (size_t i = 0; i < n; i++)
-		out[i] = xstrdup(v[i]);
+		out[i] = desc_strdup(v[i]);
 	return out;
 }
 
@@ -1082,15 +840,15 @@ static int finish(struct rd *r, const yaml_node_t *root, struct top *t)
 	int rc = 0;
 
 	if (!c->name) {
-		err(r, root, "cluster.name is required");
+		desc_err(r, root, "cluster.name is required");
 		rc = -1;
 	}
 	if (!c->api_name) {
-		err(r, root, "api.name is required (the name every kubeconfig uses)");
+		desc_err(r, root, "api.name is required (the name every kubeconfig uses)");
 		rc = -1;
 	}
 	if (!c->vip_text) {
-		err(r, root, "api.vip is required (the floating address of the apiservers)");
+		desc_err(r, root, "api.vip is required (the floating address of the apiservers)");
 		rc = -1;
 	}
 	if (!c->admission) {
@@ -1108,14 +866,14 @@ static int finish(struct rd *r, const yaml_node_t *root, struct top *t)
 			c->nlbs++;
 	}
 	if (!c->nmasters) {
-		err(r, root, "masters: at least one master is required");
+		desc_err(r, root, "masters: at least one master is required");
 		rc = -1;
 	}
 	if (read_etcd_hosts(r, t->have_etcd ? t->etcd.hosts : NULL) < 0)
 		rc = -1;
 	if (!c->etcd_token && c->name) {
 		size_t len = strlen(c->name) + sizeof("-etcd");
-		c->etcd_token = xcalloc(len, 1);
+		c->etcd_token = desc_calloc(len, 1);
 		snprintf(c->etcd_token, len, "%s-etcd", c->name);
 	}
 	if (c->vrid_derived && c->name)
@@ -1167,8 +925,8 @@ int cluster_load(const char *file, struct cp_cluster **out, struct cp_diag *d)
 		cp_diag_err(d, file, (struct cp_pos){ 0, 0 }, "cannot open: %s", strerror(errno));
 		return -1;
 	}
-	c = xcalloc(1, sizeof(*c));
-	c->file = xstrdup(file);
+	c = desc_calloc(1, sizeof(*c));
+	c->file = desc_strdup(file);
 	set_defaults(c);
 	if (!yaml_parser_initialize(&parser)) {
 		fclose(f);
@@ -1196,7 +954,7 @@ int cluster_load(const char *file, struct cp_cluster **out, struct cp_diag *d)
 		cp_diag_err(d, file, (struct cp_pos){ 1, 1 }, "the file is empty");
 		goto out;
 	}
-	if (walk(&r, root, "top level", top_keys, &t) < 0 || finish(&r, root, &t) < 0)
+	if (desc_walk(&r, root, "top level", top_keys, &t) < 0 || finish(&r, root, &t) < 0)
 		goto out;
 	if (d->nerrs)
 		goto out;

@@ -1,0 +1,47 @@
+/* The reading helpers of the cluster description (desc.c): typed values
+ * of libyaml's document nodes, each error at its line and column, and the
+ * table walk every mapping goes through. Internal to control-plane/. */
+#ifndef CPHA_DESC_READ_H
+#define CPHA_DESC_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <yaml.h>
+
+#include "cluster.h"
+
+struct rd { /* one reading: the document, its file, where messages go, the model */
+	yaml_document_t *doc;
+	const char *file;
+	struct cp_diag *d;
+	struct cp_cluster *c;
+};
+
+/* One key a mapping may hold, and what reads its value. */
+struct key {
+	const char *name;
+	int (*fn)(struct rd *r, const yaml_node_t *v, void *obj, const char *key);
+};
+
+struct cp_pos desc_pos(const yaml_node_t *n);
+void desc_err(struct rd *r, const yaml_node_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void *desc_calloc(size_t n, size_t sz);
+char *desc_strdup(const char *s);
+const char *desc_type_name(const yaml_node_t *n);
+const char *desc_scalar(struct rd *r, const yaml_node_t *n, const char *key);
+bool desc_is_null(const yaml_node_t *n);
+int desc_str(struct rd *r, const yaml_node_t *n, const char *key, char **out);
+int desc_uint(struct rd *r, const yaml_node_t *n, const char *key, unsigned lo, unsigned hi,
+	unsigned *out);
+int desc_bool(struct rd *r, const yaml_node_t *n, const char *key, bool *out);
+int desc_duration(struct rd *r, const yaml_node_t *n, const char *key, uint64_t *out);
+int desc_enum(
+	struct rd *r, const yaml_node_t *n, const char *key, const char *const *names, int *out);
+int desc_strv(struct rd *r, const yaml_node_t *n, const char *key, char ***out);
+int desc_walk(
+	struct rd *r, const yaml_node_t *m, const char *what, const struct key *keys, void *obj);
+
+#endif
