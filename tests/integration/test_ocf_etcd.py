@@ -292,13 +292,23 @@ def membership(lab, stage, hosts, m3, params, tls):
     _, err = expect(m1, stage, "reload", dict(p["m1"], node_map=three + "; "),
                     ocf.OK, instance="etcd")
     check("unchanged" in err, "a node_map change needs no restart:\n%s" % err)
-    low = {"min": 3}
+    low = {"min": 3, "samples": []}
     stop = threading.Event()
 
+    # etcd 3.4's /health is a linearizable read: right after a leadership
+    # transfer (a stopping leader hands over) the new leader fails one read
+    # with "request timed out, possibly due to previous leader failure" for
+    # well under a second. A member restarted while another is still down
+    # loses the majority for the seconds a restart takes; so the count
+    # judged is the best of each second's samples.
     def watch():
         while not stop.is_set():
             n = sum(1 for h in hosts if etcd.health(h, urls[h.name], tls, timeout=1)[0])
-            low["min"] = min(low["min"], n)
+            now = time.monotonic()
+            low["samples"] = [(t, c) for t, c in low["samples"] if now - t <= 1.0]
+            low["samples"].append((now, n))
+            if now - low["samples"][0][0] >= 0.9:
+                low["min"] = min(low["min"], max(c for _, c in low["samples"]))
             time.sleep(0.1)
     watcher = threading.Thread(target=watch)
     watcher.start()
@@ -327,7 +337,7 @@ def membership(lab, stage, hosts, m3, params, tls):
         check(rc == ocf.OK and "restart-with-data" in err, "reload %s: %d\n%s" % (name, rc, err))
         with open(os.path.join(p[name]["piddir"], "etcd-etcd.pid")) as f:
             check(int(f.read()) != pids[name], "%s runs a new etcd" % name)
-    check(low["min"] >= 2, "at least 2 of 3 healthy throughout (lowest seen: %d)" % low["min"])
+    check(low["min"] >= 2, "at least 2 of 3 healthy in every second (lowest: %d)" % low["min"])
     step("rolling restart by reload in %.1fs; fewest healthy members seen: %d of 3"
          % (time.monotonic() - t0, low["min"]))
     p = newargs
