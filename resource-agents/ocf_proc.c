@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <systemd/sd-event.h>
 
 #include "log.h"
 #include "ocf_proc.h"
@@ -522,51 +521,24 @@ void ocf_first_line(const char *text, char *buf, size_t len)
 
 /* --------------------------------------------------------------- run -- */
 
-struct run_state {
-	bool done;
-	struct ocf_run_result *res;
-	int err;
-};
-
-static void run_done(void *userdata, const struct cpha_spawn_result *r)
-{
-	struct run_state *st = userdata;
-
-	st->done = true;
-	st->res->exited = r->exited;
-	st->res->exit_code = r->exit_code;
-	st->res->signo = r->signo;
-	st->res->timed_out = r->timed_out;
-	st->res->out = strdup(r->out ? r->out : "");
-	st->res->err = strdup(r->err ? r->err : "");
-	if (!st->res->out || !st->res->err)
-		st->err = -ENOMEM;
-}
-
 int ocf_run(const char *const *argv, uint64_t timeout_usec, struct ocf_run_result *res)
 {
-	struct run_state st = { .res = res };
 	struct cpha_spawn_opts o = { .argv = argv,
 		.timeout_usec = timeout_usec ? timeout_usec : 1 };
-	sd_event *e = NULL;
+	struct cpha_run_result rr;
 	int r;
 
 	memset(res, 0, sizeof(*res));
-	r = sd_event_new(&e);
+	r = cpha_run(&o, &rr);
 	if (r < 0)
 		return r;
-	r = cpha_spawn(e, &o, run_done, &st, NULL);
-	while (r == 0 && !st.done) {
-		r = sd_event_run(e, UINT64_MAX);
-		if (r > 0)
-			r = 0;
-	}
-	sd_event_unref(e);
-	if (r == 0)
-		r = st.err;
-	if (r < 0)
-		ocf_run_free(res);
-	return r;
+	res->exited = rr.exited;
+	res->exit_code = rr.exit_code;
+	res->signo = rr.signo;
+	res->timed_out = rr.timed_out;
+	res->out = rr.out; /* owned now: freed by ocf_run_free() */
+	res->err = rr.err;
+	return 0;
 }
 
 void ocf_run_free(struct ocf_run_result *res)
