@@ -10,16 +10,20 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: cpha [-f FILE] COMMAND [options]\n"
-		   "  plan [--json] [--allow-even] [--strict]   roles, failure tolerance, design "
-		   "checks\n"
-		   "  pki [--dir DIR] [check|renew [--force]|add-san NAME...]  certificates, keys\n"
-		   "  render [--out DIR] [--host NAME] [--no-check] [--allow-even]  every file, checked\n"
-		   "  check [--host NAME] [--root DIR]          installed files against render\n"
-		   "  restart ROLE                              restart a role the manager's way\n"
-		   "  logs ROLE [-f]                            a role's logs\n"
-		   "  -f FILE  the cluster description (default " CPHA_DEFAULT_FILE "); also "
-		   "accepted after COMMAND\n");
+	fprintf(f,
+		"usage: cpha [-f FILE] COMMAND [options]\n"
+		"  plan [--json] [--allow-even] [--strict]   roles, failure tolerance, design "
+		"checks\n"
+		"  pki [--dir DIR] [check|renew [--force]|add-san NAME...]  certificates, keys\n"
+		"  render [--out DIR] [--host NAME] [--no-check] [--allow-even]  every file, "
+		"checked\n"
+		"  check [--host NAME] [--root DIR]          installed files against render\n"
+		"  restart ROLE                              restart a role the manager's way\n"
+		"  logs ROLE [-f]                            a role's logs\n"
+		"  lab up|down|status|run [SCENARIO...]|x HOST CMD...|probe|report\n"
+		"                                            the HA control plane on one machine\n"
+		"  -f FILE  the cluster description (default " CPHA_DEFAULT_FILE "); also "
+		"accepted after COMMAND\n");
 }
 
 int main(int argc, char **argv)
@@ -36,11 +40,13 @@ int main(int argc, char **argv)
 		{ "logs", cmd_logs },
 	};
 	const char *file = CPHA_DEFAULT_FILE;
+	int file_given = 0;
 	int i = 1;
 
 	while (i < argc && argv[i][0] == '-') {
 		if (!strcmp(argv[i], "-f") && i + 1 < argc) {
 			file = argv[i + 1];
+			file_given = 1;
 			i += 2;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
@@ -57,6 +63,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CPHA_EXIT_USAGE;
 	}
+	if (!strcmp(argv[i], "lab"))
+		return cmd_lab(argc - i, argv + i, file, file_given);
 	for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++)
 		if (!strcmp(argv[i], cmds[k].name))
 			return cmds[k].fn(argc - i, argv + i, file);
