@@ -62,6 +62,16 @@ int cmd_lab(int argc, char **argv, const char *file, int file_given)
 			strerror(errno));
 		return CPHA_EXIT_SOFTWARE;
 	}
+	/* the lab runs this very cpha (plan, pki, render, probe, report) */
+	{
+		char self[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n > 0) {
+			self[n] = '\0';
+			setenv("CPHA_LAB_CPHA", self, 1);
+		}
+	}
 	args = calloc((size_t)argc + 5, sizeof(*args));
 	if (!args)
 		return CPHA_EXIT_SOFTWARE;

@@ -1,0 +1,335 @@
+"""Make the lab's files the product's way and start every host's services.
+
+`cpha plan`, `cpha pki` and `cpha render` make every file from the lab's
+description; files are installed into each host at the paths render gives,
+PKI files where docs/runbook.md puts them. Only two things are the lab's
+own: the BMC password files (a real site has its own) and dc-deadtime 5s
+in the seeded CIB (Pacemaker's 20 s default would only slow start-up).
+"""
+
+import glob
+import grp
+import os
+import pwd
+import shlex
+import shutil
+import subprocess
+import time
+
+from . import lab as labmod
+from .hosts import LabError, run, wait_until
+
+# docs/runbook.md, "install the PKI"
+PKI_PLACES = [
+    ("/etc/kubernetes/pki", ["ca.pem", "ca-key.pem", "apiserver.pem", "apiserver-key.pem",
+                             "sa.key", "sa.pub", "kubelet-client.pem", "kubelet-client-key.pem",
+                             "admin.pem", "admin-key.pem"]),
+    ("/etc/etcd/pki", ["ca.pem", "etcd-server.pem", "etcd-server-key.pem", "etcd-client.pem",
+                       "etcd-client-key.pem"]),
+    ("/var/lib/kube-controller-manager/pki", ["controller-manager.pem",
+                                              "controller-manager-key.pem"]),
+    ("/var/lib/kube-scheduler/pki", ["scheduler.pem", "scheduler-key.pem"]),
+]
+KUBE = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"]
+AGENTS = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "lbd",
+          "haproxy"]
+
+
+class Programs:
+    """Where every program the lab runs is, and what it is (for the report)."""
+
+    def __init__(self):
+        self.cpha = os.environ.get("CPHA_LAB_CPHA") or shutil.which("cpha") or "/usr/bin/cpha"
+        self.cpha = os.path.realpath(self.cpha)
+        top = os.path.dirname(os.path.dirname(self.cpha))
+        self.build = top if os.path.exists(os.path.join(top, "lbd", "lbd")) else None
+        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        sims = [os.environ.get("CPHA_LAB_SIMULATORS", ""), os.path.join(here, "simulators"),
+                os.path.join(here, "..", "..", "tests", "fixtures")]
+        self.simulators = next((os.path.realpath(d) for d in sims
+                                if d and os.path.exists(os.path.join(d, "kube-apiserver"))), None)
+
+    def daemon(self, name):
+        if self.build:
+            return os.path.join(self.build, name, name)
+        p = shutil.which(name) or os.path.join("/usr/sbin", name)
+        return p
+
+    def agent_dir(self):
+        if self.build:
+            return os.path.join(self.build, "resource-agents", "cpha")
+        return "/usr/lib/ocf/resource.d/cpha"
+
+    def kube(self, name):
+        """(path, "real" | "stand-in (lab simulator)")."""
+        real = shutil.which(name)
+        if real and not (self.simulators and os.path.realpath(real).startswith(self.simulators)):
+            return real, "real " + name
+        if not self.simulators:
+            raise LabError("%s: not on PATH and no lab simulator found (CPHA_LAB_SIMULATORS)"
+                           % name)
+        return os.path.join(self.simulators, name), "stand-in (lab simulator)"
+
+    def describe(self):
+        out = {}
+        for n in KUBE:
+            out[n] = self.kube(n)[1]
+        for n, argv in (("etcd", ["etcd", "--version"]), ("haproxy", ["haproxy", "-v"]),
+                        ("keepalived", ["keepalived", "--version"]),
+                        ("pacemaker", ["pacemakerd", "--version"]),
+                        ("corosync", ["corosync", "-v"]), ("kubectl", ["kubectl", "version",
+                                                                       "--client"])):
+            try:
+                r = subprocess.run(argv, capture_output=True, text=True, timeout=10)
+                line = (r.stdout or r.stderr).strip().splitlines()
+                out[n] = line[0] if line else "present"
+            except (OSError, subprocess.TimeoutExpired):
+                out[n] = "absent"
+        out["cpha"] = "cpha (this build)" if self.build else "cpha (installed)"
+        return out
+
+
+def cpha(progs, args, check=True, timeout=300):
+    env = dict(os.environ)
+    if progs.build:
+        env["PATH"] = ":".join([os.path.join(progs.build, d) for d in ("lbd", "vipd", "fenced")]
+                               + [env.get("PATH", "")])
+    r = subprocess.run([progs.cpha] + args, capture_output=True, text=True, timeout=timeout,
+                       env=env)
+    if check and r.returncode != 0:
+        raise LabError("cpha %s: exit %d\n%s%s" % (" ".join(args), r.returncode, r.stdout,
+                                                   r.stderr))
+    return r
+
+
+def prepare_dirs(lab, progs):
+    """The overlays' lower directories: lab programs and the cpha agents."""
+    os.makedirs(lab.bin_dir, exist_ok=True)
+    for n in KUBE:
+        os.symlink(progs.kube(n)[0], os.path.join(lab.bin_dir, n))
+    os.symlink(progs.cpha, os.path.join(lab.bin_dir, "cpha"))
+    for n in ("lbd", "vipd", "fenced"):
+        os.symlink(progs.daemon(n), os.path.join(lab.bin_dir, n))
+    os.makedirs(os.path.join(lab.ocf_dir, "cpha"), exist_ok=True)
+    for a in AGENTS:
+        src = os.path.join(progs.agent_dir(), a)
+        if os.path.exists(src):
+            os.symlink(src, os.path.join(lab.ocf_dir, "cpha", a))
+
+
+def make_files(lab, progs, stack):
+    """plan, pki (once), render, for a stack; returns the render directory."""
+    desc = lab.path("cluster-%s.yaml" % stack)
+    with open(desc, "w") as f:
+        f.write(labmod.description(stack))
+    cpha(progs, ["-f", desc, "plan"])
+    pki = lab.path("pki")
+    if not os.path.exists(pki):
+        cpha(progs, ["-f", desc, "pki", "--dir", pki])
+    out = lab.path("render-" + stack)
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    cpha(progs, ["-f", desc, "render", "--out", out])
+    return desc, out
+
+
+def hacluster():
+    return pwd.getpwnam("hacluster").pw_uid, grp.getgrnam("haclient").gr_gid
+
+
+def install_tree(host, src):
+    """A rendered host directory into the host, at the same paths."""
+    for dirpath, _, files in os.walk(src):
+        for n in files:
+            p = os.path.join(dirpath, n)
+            inside = "/" + os.path.relpath(p, src)
+            with open(p, "rb") as f:
+                data = f.read()
+            host.write(inside, data, mode=os.stat(p).st_mode & 0o777)
+
+
+def hosts_file(lab):
+    lines = ["127.0.0.1 localhost", "%s kubernetes" % labmod.VIP]
+    lines += ["%s %s" % (h.v4, h.name) for h in lab.hosts.values()]
+    return "\n".join(lines) + "\n"
+
+
+def install_host(lab, host, desc, out, stack):
+    """Everything a master or LB host needs on its disk, as an operator
+    following docs/runbook.md would put it."""
+    pki = lab.path("pki")
+    host.write("/etc/hosts", hosts_file(lab))
+    with open(desc) as f:
+        host.write("/etc/cpha/cluster.yaml", f.read())
+    for h in lab.hosts.values():
+        if h.role in ("master", "lb"):
+            host.write("/etc/cpha/secrets/ipmi-" + h.name, labmod.BMC_PASSWORD + "\n", 0o600)
+    hostdir = os.path.join(out, host.name)
+    for d in ("/etc/lbd", "/etc/vipd", "/etc/haproxy", "/etc/keepalived"):
+        if os.path.isdir(host.path(d)) and not os.path.exists(hostdir + d):
+            shutil.rmtree(host.path(d), ignore_errors=True)  # the other stack's files
+    install_tree(host, hostdir)
+    with open(os.path.join(pki, "corosync-authkey"), "rb") as f:
+        host.write("/etc/corosync/authkey", f.read(), 0o400)
+    hc = hacluster()
+    for d in ("/var/lib/corosync", "/var/log/cpha"):
+        os.makedirs(host.path(d), exist_ok=True)
+    for d in ("cib", "pengine", "blackbox", "cores"):
+        p = host.path("/var/lib/pacemaker/" + d)
+        os.makedirs(p, exist_ok=True)
+        os.chmod(p, 0o750)
+        os.chown(p, *hc)
+    p = host.path("/var/log/pacemaker")
+    os.makedirs(p, exist_ok=True)
+    os.chmod(p, 0o770)
+    os.chown(p, *hc)
+    if host.role != "master":
+        return
+    for d, names in PKI_PLACES:
+        for n in names:
+            with open(os.path.join(pki, n), "rb") as f:
+                host.write(os.path.join(d, n), f.read(), 0o600 if "key" in n else 0o644)
+    os.makedirs(host.path("/var/lib/etcd"), exist_ok=True)
+    os.chmod(host.path("/var/lib/etcd"), 0o700)
+    cib = host.path("/var/lib/pacemaker/cib/cib.xml")
+    if not os.path.exists(cib):
+        with open(os.path.join(out, "cluster", "cib.xml")) as f:
+            text = f.read()
+        text = text.replace(
+            '<cluster_property_set id="cib-bootstrap-options">',
+            '<cluster_property_set id="cib-bootstrap-options">\n        <nvpair '
+            'id="cib-bootstrap-options-dc-deadtime" name="dc-deadtime" value="5s"/>', 1)
+        host.write("/var/lib/pacemaker/cib/cib.xml", text, 0o600, hc)
+
+
+# -- BMCs ----------------------------------------------------------------------------
+LAN_CONF = """name "%(name)s"
+set_working_mc 0x20
+  startlan 1
+    addr %(addr)s %(port)d
+    priv_limit admin
+    allowed_auths_callback none md2 md5 straight
+    allowed_auths_user none md2 md5 straight
+    allowed_auths_operator none md2 md5 straight
+    allowed_auths_admin none md2 md5 straight
+    guid a123456789abcdefa123456789abcd%(idx)02x
+  endlan
+  chassis_control "%(script)s 0x20"
+  user 2 true "admin" "%(password)s" admin 10 none md2 md5 straight
+"""
+BMC_CMDS = "mc_setbmc 0x20\nmc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 " \
+           "persist_sdr\nmc_enable 0x20\n"
+# ipmi_sim's chassis_control: "get power" prints power:1|0, "set power 0|1"
+# acts. The power state is the host's: the lab program asks and acts.
+CHASSIS = """#!/bin/sh
+shift
+op=$1
+shift
+if [ "$op" = get ]; then
+    for p in "$@"; do
+        [ "$p" = power ] && echo "power:$(%(lab)s power %(host)s get)"
+    done
+    exit 0
+fi
+while [ $# -ge 2 ]; do
+    echo "$(date +%%s.%%N) set $1 $2" >>%(log)s
+    if [ "$1" = power ]; then
+        if [ "$2" = 0 ]; then %(lab)s power %(host)s off; else %(lab)s power %(host)s on; fi
+    fi
+    shift 2
+done
+exit 0
+"""
+
+
+def bmc_log(lab, name):
+    return lab.path("bmc", name + ".log")
+
+
+def start_bmcs(lab):
+    bmc = lab.by_role("bmc")[0]
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    labcmd = "python3 %s --name %s" % (shlex.quote(os.path.join(here, "cpha-lab")), lab.name)
+    targets = lab.by_role("master") + lab.by_role("lb")
+    for i, h in enumerate(targets):
+        d = lab.path("bmc", h.name)
+        os.makedirs(os.path.join(d, "state"), exist_ok=True)
+        script = os.path.join(d, "chassis")
+        with open(script, "w") as f:
+            f.write(CHASSIS % {"lab": labcmd, "host": h.name,
+                               "log": shlex.quote(bmc_log(lab, h.name))})
+        os.chmod(script, 0o755)
+        with open(os.path.join(d, "lan.conf"), "w") as f:
+            f.write(LAN_CONF % {"name": "bmc-" + h.name, "addr": bmc.v4,
+                                "port": labmod.BMC_PORT0 + i + 1, "script": script,
+                                "password": labmod.BMC_PASSWORD, "idx": i})
+        with open(os.path.join(d, "cmds"), "w") as f:
+            f.write(BMC_CMDS)
+        open(bmc_log(lab, h.name), "a").close()
+        bmc.start("bmc-" + h.name, ["ipmi_sim", "-c", os.path.join(d, "lan.conf"), "-f",
+                                    os.path.join(d, "cmds"), "-s", os.path.join(d, "state"),
+                                    "-n"])
+
+
+def bmc_events(lab, name, since=0.0):
+    out = []
+    try:
+        with open(bmc_log(lab, name)) as f:
+            for line in f:
+                w = line.split()
+                if len(w) >= 4 and float(w[0]) >= since:
+                    out.append((float(w[0]), " ".join(w[1:])))
+    except OSError:
+        pass
+    return out
+
+
+# -- services ------------------------------------------------------------------------
+def start_master(host):
+    host.start("corosync", ["corosync", "-f"])
+    host.start("pacemakerd", ["pacemakerd"], env={"PCMK_logfacility": "none",
+                                                  "PCMK_stderr": "no"})
+
+
+def lb_stack(host):
+    if os.path.exists(host.path("/etc/lbd/lbd.cfg")):
+        return "cpha"
+    return "peer"
+
+
+def start_lb_daemons(host):
+    if lb_stack(host) == "cpha":
+        host.start("lbd", ["lbd", "-f", "/etc/lbd/lbd.cfg"])
+        host.start("vipd", ["vipd", "-f", "/etc/vipd/vipd.conf"])
+    else:
+        host.start("haproxy", ["haproxy", "-W", "-db", "-f", "/etc/haproxy/haproxy.cfg"])
+        host.start("keepalived", ["keepalived", "-n", "-l", "-D", "-f",
+                                  "/etc/keepalived/keepalived.conf"])
+
+
+def stop_lb_daemons(host):
+    for n in ("vipd", "keepalived", "lbd", "haproxy"):
+        host.stop(n)
+
+
+def wait_corosync(host, timeout=30):
+    """corosync answers on its IPC (systemd's After=corosync.service)."""
+    wait_until(lambda: host.run(["corosync-cmapctl", "-g", "totem.cluster_name"], check=False,
+                                timeout=10).returncode == 0, timeout, 0.2,
+               "corosync on " + host.name)
+
+
+def start_lb(host):
+    host.start("corosync", ["corosync", "-f"])
+    wait_corosync(host)
+    host.start("fenced", ["fenced", "-f", "/etc/fenced/fenced.conf"])
+    start_lb_daemons(host)
+
+
+def boot(lab, host):
+    """What the host's init would start."""
+    host.power_on()
+    if host.role == "master":
+        start_master(host)
+    elif host.role == "lb":
+        start_lb(host)

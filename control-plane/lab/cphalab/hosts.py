@@ -1,0 +1,358 @@
+"""Lab hosts: network + mount + UTS namespaces on one bridge.
+
+A host is a network namespace (/run/netns/<prefix>-<host>) plus a long-lived
+"holder" process in its own mount and UTS namespaces. The holder mounts, for
+its host only: tmpfs on /run and /dev/shm, sysfs, overlays over /etc and
+/var/lib (the host's "disk": upper directories under the lab's data
+directory), /var/log, and read-only overlays that add the lab's programs to
+/usr/bin and the cpha agents to /usr/lib/ocf/resource.d. Every process of a
+host runs through `nsenter -t HOLDER -n -m -u`, detached, logging to the
+host's log directory. Power off = the host's link down, every process in its
+network namespace killed by PID, /run wiped; power on = a new holder.
+
+Processes are found by their network namespace (/proc/PID/ns/net), never by
+name, and only processes of this lab's namespaces are ever signalled.
+"""
+
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import time
+
+PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+class LabError(Exception):
+    pass
+
+
+def run(argv, check=True, timeout=60, input=None, env=None):
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, input=input,
+                       env=env)
+    if check and r.returncode != 0:
+        raise LabError("%s: exit %d: %s" % (" ".join(argv), r.returncode,
+                                            (r.stderr or r.stdout).strip()[-2000:]))
+    return r
+
+
+def wait_until(fn, timeout, interval=0.2, what="condition"):
+    end = time.time() + timeout
+    while True:
+        v = fn()
+        if v:
+            return v
+        if time.time() >= end:
+            raise LabError("timed out after %ds waiting for %s" % (timeout, what))
+        time.sleep(interval)
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def ns_ident(path):
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino)
+
+
+def pids_in(ident, exclude=()):
+    """PIDs whose network namespace is ident."""
+    out = []
+    me = os.getpid()
+    for e in os.listdir("/proc"):
+        if not e.isdigit() or int(e) == me or int(e) in exclude:
+            continue
+        try:
+            if ns_ident("/proc/%s/ns/net" % e) == ident:
+                out.append(int(e))
+        except OSError:
+            pass
+    return out
+
+
+def cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+    except OSError:
+        return []
+
+
+def kill_all(ident, exclude=(), rounds=60):
+    """SIGKILL every process of a namespace (by PID) until none is left."""
+    for _ in range(rounds):
+        pids = pids_in(ident, exclude)
+        if not pids:
+            return
+        for p in pids:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.05)
+    raise LabError("processes left in a lab namespace: %s" % pids_in(ident, exclude))
+
+
+class Host:
+    """One lab host. Its persistent facts live in the lab state."""
+
+    def __init__(self, lab, name, role, v4, v6, index):
+        self.lab = lab
+        self.name = name
+        self.role = role  # master | lb | client | bmc
+        self.v4 = v4
+        self.v6 = v6
+        self.index = index
+        self.netns = "%s-%s" % (lab.prefix, name)
+        self.veth = "%sv%d" % (lab.prefix, index)  # the bridge side
+        self.dir = os.path.join(lab.data, "hosts", name)
+        self.holder = 0
+        self.services = {}  # name -> pid
+
+    # -- state ------------------------------------------------------------------
+    def to_json(self):
+        return {"name": self.name, "role": self.role, "v4": self.v4, "v6": self.v6,
+                "index": self.index, "holder": self.holder, "services": self.services}
+
+    @classmethod
+    def from_json(cls, lab, d):
+        h = cls(lab, d["name"], d["role"], d["v4"], d["v6"], d["index"])
+        h.holder = d.get("holder", 0)
+        h.services = d.get("services", {})
+        return h
+
+    @property
+    def state_file(self):
+        return os.path.join(self.lab.state_dir, "host-%s.json" % self.name)
+
+    def save(self):
+        """The host's power and services: its own file, as the BMC's power
+        command (another process) changes them too."""
+        write_json(self.state_file, {"holder": self.holder, "services": self.services})
+
+    def refresh(self):
+        try:
+            with open(self.state_file) as f:
+                d = json.load(f)
+            self.holder, self.services = d.get("holder", 0), d.get("services", {})
+        except (OSError, ValueError):
+            pass
+        return self
+
+    @property
+    def ident(self):
+        return ns_ident("/run/netns/" + self.netns)
+
+    def powered(self):
+        self.refresh()
+        return bool(self.holder) and pid_alive(self.holder)
+
+    # -- network ----------------------------------------------------------------
+    def create_net(self):
+        lab = self.lab
+        run(["ip", "netns", "add", self.netns])
+        run(["ip", "link", "add", self.veth, "type", "veth", "peer", "name", "eth0",
+             "netns", self.netns])
+        run(["ip", "link", "set", self.veth, "master", lab.bridge, "up"])
+        ns = ["ip", "-n", self.netns]
+        run(ns + ["link", "set", "lo", "up"])
+        run(ns + ["addr", "add", self.v4 + "/24", "dev", "eth0"])
+        run(ns + ["-6", "addr", "add", self.v6 + "/64", "dev", "eth0", "nodad"])
+        run(ns + ["link", "set", "eth0", "up"])
+
+    def link(self, up):
+        run(["ip", "link", "set", self.veth, "up" if up else "down"])
+
+    def link_up(self):
+        r = run(["ip", "-o", "link", "show", self.veth], check=False)
+        return "state UP" in r.stdout or ",UP" in r.stdout.split(">")[0]
+
+    def addresses(self):
+        r = run(["ip", "-n", self.netns, "-o", "addr", "show", "dev", "eth0"], check=False)
+        return [w.split()[3].split("/")[0] for w in r.stdout.splitlines() if len(w.split()) > 3]
+
+    # -- the holder ---------------------------------------------------------------
+    def _mkdirs(self):
+        for d in ("etc.up", "etc.work", "varlib.up", "varlib.work", "log", "logs"):
+            os.makedirs(os.path.join(self.dir, d), exist_ok=True)
+
+    def holder_script(self):
+        d = self.dir
+        q = shlex.quote
+        if self.role == "bmc":  # BMCs act on the lab: they see its /run
+            return "hostname %s\necho holder ready\nexec sleep infinity" % q(self.name)
+        lines = [
+            "set -e",
+            "hostname %s" % q(self.name),
+            "mount -t tmpfs -o mode=0755 cpha-run /run",
+            "mkdir -p /run/crm /run/resource-agents /run/lock /run/lbd /run/vipd /run/fenced "
+            "/run/haproxy /run/keepalived /run/netns",
+            "chown hacluster:haclient /run/crm 2>/dev/null || true",
+            "chmod 0750 /run/crm; chmod 1755 /run/resource-agents",
+            "mount -t tmpfs -o mode=1777 cpha-shm /dev/shm",
+            "mount -t sysfs cpha-sys /sys",
+            "mount -t overlay cpha-etc -o lowerdir=/etc,upperdir=%s,workdir=%s /etc" % (
+                q(d + "/etc.up"), q(d + "/etc.work")),
+            "mount -t overlay cpha-varlib -o lowerdir=/var/lib,upperdir=%s,workdir=%s /var/lib"
+            % (q(d + "/varlib.up"), q(d + "/varlib.work")),
+            "mount --bind %s /var/log" % q(d + "/log"),
+            "mount -t overlay cpha-bin -o lowerdir=%s:/usr/bin /usr/bin" % q(self.lab.bin_dir),
+        ]
+        if os.path.isdir("/usr/lib/ocf/resource.d"):
+            lines.append("mount -t overlay cpha-ocf -o lowerdir=%s:/usr/lib/ocf/resource.d "
+                         "/usr/lib/ocf/resource.d" % q(self.lab.ocf_dir))
+        lines += ["echo holder ready", "exec sleep infinity"]
+        return "\n".join(lines)
+
+    def power_on(self):
+        """A fresh holder: empty /run and /dev/shm, the disk as it was."""
+        if self.powered():
+            return
+        self._mkdirs()
+        for a in self.addresses():
+            if a not in (self.v4, self.v6) and not a.startswith("fe80"):
+                run(["ip", "-n", self.netns, "addr", "del", a + ("/64" if ":" in a else "/32"),
+                     "dev", "eth0"], check=False)
+        log = os.path.join(self.dir, "logs", "holder.log")
+        with open(log, "w") as out:
+            p = subprocess.Popen(["nsenter", "--net=/run/netns/" + self.netns, "--",
+                                  "unshare", "--mount", "--uts", "--propagation", "private",
+                                  "sh", "-c", self.holder_script()],
+                                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 start_new_session=True, close_fds=True)
+        self.holder = p.pid
+        try:
+            wait_until(lambda: p.poll() is None and "holder ready" in open(log).read()
+                       or p.poll() is not None, 15, 0.05, "the holder of " + self.name)
+        except LabError:
+            pass
+        if p.poll() is not None:
+            raise LabError("%s: the holder failed: %s" % (self.name, open(log).read()[-2000:]))
+        self.services = {}
+        self.link(True)
+        self.save()
+
+    def power_off(self):
+        """Power lost: the link first (nothing more leaves), then every
+        process, then /run and /dev/shm, then the holder."""
+        self.link(False)
+        try:
+            ident = self.ident
+        except OSError:
+            return
+        kill_all(ident, exclude=(self.holder,))
+        if self.holder and pid_alive(self.holder):
+            for d in ("/run", "/dev/shm"):
+                root = "/proc/%d/root%s" % (self.holder, d)
+                try:
+                    names = os.listdir(root)
+                except OSError:
+                    continue
+                for n in names:
+                    p = os.path.join(root, n)
+                    if os.path.isdir(p) and not os.path.islink(p):
+                        shutil.rmtree(p, ignore_errors=True)
+                    else:
+                        try:
+                            os.unlink(p)
+                        except OSError:
+                            pass
+        kill_all(ident)
+        self.holder = 0
+        self.services = {}
+        self.save()
+
+    # -- processes ----------------------------------------------------------------
+    def argv(self, argv, env=None):
+        if not self.powered():
+            raise LabError("%s is powered off" % self.name)
+        e = ["PATH=" + PATH, "LANG=C.UTF-8", "HOME=/root"]
+        e += ["%s=%s" % kv for kv in (env or {}).items()]
+        return ["nsenter", "-t", str(self.holder), "-n", "-m", "-u", "--", "env", "-i"] + e \
+            + list(argv)
+
+    def run(self, argv, check=True, timeout=60, env=None, input=None):
+        return run(self.argv(argv, env), check=check, timeout=timeout, input=input)
+
+    def start(self, name, argv, env=None):
+        """A service of this host, detached, its output in logs/NAME.log."""
+        log = os.path.join(self.dir, "logs", name + ".log")
+        with open(log, "a") as out:
+            out.write("==== %s start: %s\n" % (time.strftime("%H:%M:%S"), " ".join(argv)))
+            out.flush()
+            p = subprocess.Popen(self.argv(argv, env), stdout=out, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL, start_new_session=True,
+                                 close_fds=True)
+        self.services[name] = p.pid
+        self.save()
+        return p.pid
+
+    def service_pid(self, name):
+        """The service's own PID (nsenter execs through env into it)."""
+        self.refresh()
+        pid = self.services.get(name, 0)
+        return pid if pid and pid_alive(pid) else 0
+
+    def stop(self, name, sig=signal.SIGTERM, timeout=30):
+        pid = self.service_pid(name)
+        if not pid:
+            return
+        os.kill(pid, sig)
+        end = time.time() + timeout
+        while time.time() < end and pid_alive(pid):
+            reap(pid)
+            time.sleep(0.05)
+        if pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+        self.services.pop(name, None)
+        self.save()
+
+    def signal(self, name, sig):
+        pid = self.service_pid(name)
+        if not pid:
+            raise LabError("%s: %s is not running" % (self.name, name))
+        os.kill(pid, sig)
+
+    def path(self, inside):
+        """A path of the host's file system, seen from the root namespace."""
+        return "/proc/%d/root%s" % (self.holder, inside)
+
+    def write(self, inside, data, mode=0o644, owner=None):
+        p = self.path(inside)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
+        os.chmod(p, mode)
+        if owner:
+            os.chown(p, *owner)
+
+    def processes(self):
+        """(pid, argv) of every process of the host but the holder."""
+        try:
+            ident = self.ident
+        except OSError:
+            return []
+        return [(p, cmdline(p)) for p in pids_in(ident, exclude=(self.holder,))]
+
+
+def reap(pid):
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def write_json(path, obj):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(obj, f, indent=1)
+    os.replace(tmp, path)

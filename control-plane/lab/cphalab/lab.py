@@ -1,0 +1,158 @@
+"""The lab: its hosts, where its files are, and its state between commands.
+
+State lives in /run/cpha-lab/NAME/state.json (gone at reboot, as the
+namespaces are); data (host disks, PKI, rendered files, logs, reports) in
+/var/tmp/cpha-lab/NAME, outside /etc and /var/lib because the hosts
+overlay those.
+"""
+
+import json
+import os
+import shutil
+
+from . import hosts
+from .hosts import LabError, run
+
+STATE_ROOT = "/run/cpha-lab"
+DATA_ROOT = "/var/tmp/cpha-lab"
+
+VIP = "198.18.0.2"
+HOSTS = [  # name, role, IPv4, IPv6
+    ("m1", "master", "198.18.0.11", "2001:db8:18::11"),
+    ("m2", "master", "198.18.0.12", "2001:db8:18::12"),
+    ("m3", "master", "198.18.0.13", "2001:db8:18::13"),
+    ("lb1", "lb", "198.18.0.21", "2001:db8:18::21"),
+    ("lb2", "lb", "198.18.0.22", "2001:db8:18::22"),
+    ("client", "client", "198.18.0.31", "2001:db8:18::31"),
+    ("bmc", "bmc", "198.18.0.41", "2001:db8:18::41"),
+]
+BMC_PORT0 = 6230
+BMC_PASSWORD = "lab-Bmc-7c1"  # IPMI 1.5: 16 bytes at most; lab only
+
+DESCRIPTION = """\
+# The lab's cluster: three masters, two load-balancer hosts (cpha lab).
+# Every address is in 198.18.0.0/15 inside the lab's own namespaces.
+cluster: {name: lab}
+api: {name: kubernetes, vip: %(vip)s/24, interface: eth0}
+kubernetes: {service_cidr: 198.18.128.0/24, cluster_cidr: 198.18.192.0/20}
+masters:
+%(masters)s
+load_balancers:
+%(lbs)s
+etcd: {hosts: masters, token: lab-etcd-token}
+components: {load_balancer: %(lb)s, vip: %(vipd)s, manager: pacemaker}
+fencing:
+  devices:
+%(devices)s
+"""
+
+
+def description(stack="cpha"):
+    lb, vipd = ("lbd", "vipd") if stack == "cpha" else ("haproxy", "keepalived")
+    ms = [h for h in HOSTS if h[1] == "master"]
+    lbs = [h for h in HOSTS if h[1] == "lb"]
+    bmc = [h for h in HOSTS if h[1] == "bmc"][0]
+    devs = []
+    for i, h in enumerate(ms + lbs):
+        devs.append("    - {name: ipmi-%s, agent: fence_ipmilan, host: %s, params: {ip: %s, "
+                    "ipport: %d, username: admin, password_file: /etc/cpha/secrets/ipmi-%s, "
+                    "lanplus: 1, cipher: 3}}" % (h[0], h[0], bmc[2], BMC_PORT0 + i + 1, h[0]))
+    return DESCRIPTION % {
+        "vip": VIP, "lb": lb, "vipd": vipd,
+        "masters": "\n".join("  - {name: %s, address: %s}" % (h[0], h[2]) for h in ms),
+        "lbs": "\n".join("  - {name: %s, address: %s}" % (h[0], h[2]) for h in lbs),
+        "devices": "\n".join(devs)}
+
+
+class Lab:
+    def __init__(self, name="lab"):
+        if not name.isalnum() or len(name) > 6:
+            raise LabError("lab name %r: 1-6 letters or digits" % name)
+        self.name = name
+        self.prefix = "cl" + name
+        self.bridge = self.prefix + "br"
+        self.state_dir = os.path.join(STATE_ROOT, name)
+        self.data = os.path.join(DATA_ROOT, name)
+        self.bin_dir = os.path.join(self.data, "bin")
+        self.ocf_dir = os.path.join(self.data, "ocf")
+        self.hosts = {}
+        self.info = {}  # stack, description, binaries, ...
+
+    # -- state --------------------------------------------------------------------
+    @property
+    def state_file(self):
+        return os.path.join(self.state_dir, "state.json")
+
+    def exists(self):
+        return os.path.exists(self.state_file)
+
+    def load(self):
+        if not self.exists():
+            raise LabError("lab %s is not up (cpha lab up)" % self.name)
+        with open(self.state_file) as f:
+            s = json.load(f)
+        self.info = s.get("info", {})
+        self.hosts = {}
+        for d in s["hosts"]:
+            self.hosts[d["name"]] = hosts.Host.from_json(self, d).refresh()
+        return self
+
+    def save(self):
+        os.makedirs(self.state_dir, exist_ok=True)
+        hosts.write_json(self.state_file, {"name": self.name, "info": self.info,
+                                           "hosts": [h.to_json() for h in self.hosts.values()]})
+        for h in self.hosts.values():
+            if not os.path.exists(h.state_file):
+                h.save()
+
+    def host(self, name):
+        if name not in self.hosts:
+            raise LabError("no host %r in lab %s (hosts: %s)" % (name, self.name,
+                                                              " ".join(self.hosts)))
+        return self.hosts[name]
+
+    def by_role(self, role):
+        return [h for h in self.hosts.values() if h.role == role]
+
+    def path(self, *parts):
+        return os.path.join(self.data, *parts)
+
+    # -- network ------------------------------------------------------------------
+    def create(self):
+        if self.exists():
+            raise LabError("lab %s is already up (cpha lab down first)" % self.name)
+        os.makedirs(self.state_dir, exist_ok=True)
+        if os.path.exists(self.data):
+            shutil.rmtree(self.data)
+        os.makedirs(self.data)
+        for i, (n, role, v4, v6) in enumerate(HOSTS):
+            self.hosts[n] = hosts.Host(self, n, role, v4, v6, i)
+        self.save()
+        run(["ip", "link", "add", self.bridge, "type", "bridge"])
+        run(["ip", "link", "set", self.bridge, "up"])
+        # no IPv6 address on the bridge: the root namespace stays off the lab net
+        run(["sysctl", "-q", "-w", "net.ipv6.conf.%s.disable_ipv6=1" % self.bridge], check=False)
+        for h in self.hosts.values():
+            h.create_net()
+
+    def destroy(self):
+        """Every process of every lab namespace, the namespaces, the bridge."""
+        errors = []
+        prefix = self.prefix + "-"
+        r = run(["ip", "netns", "list"], check=False)
+        names = [l.split()[0] for l in r.stdout.splitlines() if l.split()]
+        for ns in names:
+            if not ns.startswith(prefix):
+                continue
+            try:
+                hosts.kill_all(hosts.ns_ident("/run/netns/" + ns))
+            except (OSError, LabError) as e:
+                errors.append(str(e))
+        # holders are outside... no: a holder is in its host's network namespace
+        for ns in names:
+            if ns.startswith(prefix):
+                run(["ip", "netns", "delete", ns], check=False)
+        run(["ip", "link", "delete", self.bridge], check=False)
+        if os.path.exists(self.state_dir):
+            shutil.rmtree(self.state_dir, ignore_errors=True)
+        return errors
