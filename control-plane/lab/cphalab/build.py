@@ -154,7 +154,7 @@ def hosts_file(lab):
     return "\n".join(lines) + "\n"
 
 
-def install_host(lab, host, desc, out, stack):
+def install_host(lab, host, desc, out, stack, seed_cib=True):
     """Everything a master or LB host needs on its disk, as an operator
     following docs/runbook.md would put it."""
     pki = lab.path("pki")
@@ -192,7 +192,7 @@ def install_host(lab, host, desc, out, stack):
     os.makedirs(host.path("/var/lib/etcd"), exist_ok=True)
     os.chmod(host.path("/var/lib/etcd"), 0o700)
     cib = host.path("/var/lib/pacemaker/cib/cib.xml")
-    if not os.path.exists(cib):
+    if seed_cib and not os.path.exists(cib):
         with open(os.path.join(out, "cluster", "cib.xml")) as f:
             text = f.read()
         text = text.replace(
@@ -227,13 +227,14 @@ op=$1
 shift
 if [ "$op" = get ]; then
     for p in "$@"; do
-        [ "$p" = power ] && echo "power:$(%(lab)s power %(host)s get)"
+        [ "$p" = power ] && echo "power:$(cat %(state)s 2>/dev/null || echo 1)"
     done
     exit 0
 fi
 while [ $# -ge 2 ]; do
     echo "$(date +%%s.%%N) set $1 $2" >>%(log)s
     if [ "$1" = power ]; then
+        echo "$2" >%(state)s
         if [ "$2" = 0 ]; then %(lab)s power %(host)s off; else %(lab)s power %(host)s on; fi
     fi
     shift 2
@@ -257,6 +258,7 @@ def start_bmcs(lab):
         script = os.path.join(d, "chassis")
         with open(script, "w") as f:
             f.write(CHASSIS % {"lab": labcmd, "host": h.name,
+                               "state": shlex.quote(os.path.join(d, "power")),
                                "log": shlex.quote(bmc_log(lab, h.name))})
         os.chmod(script, 0o755)
         with open(os.path.join(d, "lan.conf"), "w") as f:
@@ -266,6 +268,7 @@ def start_bmcs(lab):
         with open(os.path.join(d, "cmds"), "w") as f:
             f.write(BMC_CMDS)
         open(bmc_log(lab, h.name), "a").close()
+        h.set_power(h.powered())
         bmc.start("bmc-" + h.name, ["ipmi_sim", "-c", os.path.join(d, "lan.conf"), "-f",
                                     os.path.join(d, "cmds"), "-s", os.path.join(d, "state"),
                                     "-n"])

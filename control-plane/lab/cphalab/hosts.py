@@ -213,8 +213,17 @@ class Host:
         lines += ["echo holder ready", "exec sleep infinity"]
         return "\n".join(lines)
 
+    def set_power(self, on):
+        """What the host's BMC reports: power is on from the moment it is
+        switched on, while the system still boots."""
+        d = os.path.join(self.lab.data, "bmc", self.name)
+        if os.path.isdir(d):
+            with open(os.path.join(d, "power"), "w") as f:
+                f.write("1\n" if on else "0\n")
+
     def power_on(self):
         """A fresh holder: empty /run and /dev/shm, the disk as it was."""
+        self.set_power(True)
         if self.powered():
             return
         self._mkdirs()
@@ -245,6 +254,7 @@ class Host:
         """Power lost: the link first (nothing more leaves), then every
         process, then /run and /dev/shm, then the holder."""
         self.link(False)
+        self.set_power(False)
         try:
             ident = self.ident
         except OSError:

@@ -80,6 +80,10 @@ class Lab:
 
     # -- state --------------------------------------------------------------------
     @property
+    def root_ns(self):
+        return os.path.join(self.state_dir, "rootns")
+
+    @property
     def state_file(self):
         return os.path.join(self.state_dir, "state.json")
 
@@ -128,6 +132,10 @@ class Lab:
         for i, (n, role, v4, v6) in enumerate(HOSTS):
             self.hosts[n] = hosts.Host(self, n, role, v4, v6, i)
         self.save()
+        # the root network namespace, pinned: the BMCs (in their own
+        # namespace) power hosts on and off through it
+        open(self.root_ns, "w").close()
+        run(["mount", "--bind", "/proc/self/ns/net", self.root_ns])
         run(["ip", "link", "add", self.bridge, "type", "bridge"])
         run(["ip", "link", "set", self.bridge, "up"])
         # no IPv6 address on the bridge: the root namespace stays off the lab net
@@ -148,11 +156,17 @@ class Lab:
                 hosts.kill_all(hosts.ns_ident("/run/netns/" + ns))
             except (OSError, LabError) as e:
                 errors.append(str(e))
-        # holders are outside... no: a holder is in its host's network namespace
+        r = run(["ip", "-o", "link", "show"], check=False)
+        for line in r.stdout.splitlines():
+            w = line.split(": ")
+            if len(w) > 1 and w[1].split("@")[0].startswith(self.prefix + "v"):
+                run(["ip", "link", "delete", w[1].split("@")[0]], check=False)
         for ns in names:
             if ns.startswith(prefix):
                 run(["ip", "netns", "delete", ns], check=False)
         run(["ip", "link", "delete", self.bridge], check=False)
+        if os.path.exists(self.root_ns):
+            run(["umount", self.root_ns], check=False)
         if os.path.exists(self.state_dir):
             shutil.rmtree(self.state_dir, ignore_errors=True)
         return errors

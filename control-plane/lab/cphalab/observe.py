@@ -130,7 +130,9 @@ def acting(lab, binary):
         if not h.powered():
             continue
         for pid, argv in h.processes():
-            if any(a.endswith("/" + binary) or a == binary for a in argv[:2]):
+            # the program itself (or a stand-in's interpreter running it),
+            # not its OCF agent, which has the same name under /usr/lib/ocf
+            if any(a in ("/usr/bin/" + binary, binary) for a in argv[:2]):
                 out.append((h.name, pid))
     return out
 

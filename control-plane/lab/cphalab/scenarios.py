@@ -1,0 +1,268 @@
+"""The scenarios: each breaks the lab the way hosts really fail and says
+what it saw. A scenario returns marks, timings and notes; the runner
+wraps it with the prober's window, the invariant monitor and the settle.
+"""
+
+import shutil
+import signal
+import time
+
+from . import build, observe
+from .hosts import LabError, wait_until
+
+
+class Ctx:
+    def __init__(self, lab, progress, stack):
+        self.lab = lab
+        self.progress = progress
+        self.stack = stack
+        self.marks = []
+        self.timings = {}
+        self.notes = []
+        self.invariants = {}
+
+    def mark(self, what):
+        self.marks.append({"t": time.time(), "what": what})
+        self.progress("    " + what)
+
+    def ms_since(self, t0, t):
+        return None if t is None else int(round((t - t0) * 1000))
+
+
+def first_time(fn, timeout, interval=0.1):
+    """The time fn() first held, or None."""
+    end = time.time() + timeout
+    while time.time() < end:
+        if fn():
+            return time.time()
+        time.sleep(interval)
+    return None
+
+
+def bmc_off_time(lab, name, since):
+    """When the host's BMC was first told to act after since: a fence
+    (reboot) of a host already off only powers it on."""
+    for t, what in build.bmc_events(lab, name, since):
+        if what.startswith("set power"):
+            return t
+    return None
+
+
+def lb_daemons(ctx):
+    return ("lbd", "vipd") if ctx.stack == "cpha" else ("haproxy", "keepalived")
+
+
+# -- scenarios ------------------------------------------------------------------------
+def apiserver_rolling_restart(ctx):
+    """Each apiserver in turn stopped gracefully by Pacemaker and started again."""
+    lab = ctx.lab
+    for m in lab.by_role("master"):
+        via = [h for h in observe.up_masters(lab) if h is not m][0]
+        ctx.mark("pcs resource ban apiserver-clone %s" % m.name)
+        via.run(["pcs", "resource", "ban", "apiserver-clone", m.name], timeout=60)
+        wait_until(lambda: m.name not in observe.resources(observe.crm(lab)).get(
+            "apiserver", [m.name]), 120, 0.5, "apiserver stopped on " + m.name)
+        ctx.mark("apiserver stopped on %s; pcs resource clear" % m.name)
+        via.run(["pcs", "resource", "clear", "apiserver-clone", m.name], timeout=60)
+        wait_until(lambda: m.name in observe.resources(observe.crm(lab)).get(
+            "apiserver", []), 120, 0.5, "apiserver started on " + m.name)
+        wait_until(lambda: observe.api(lab, "/readyz", server=m.v4)[0] == 200, 60, 0.5,
+                   "apiserver on %s ready" % m.name)
+        ctx.mark("apiserver on %s ready again" % m.name)
+        time.sleep(8)  # the load balancers' rise before the next one goes
+
+
+def reload_under_load(ctx):
+    """20 reloads of each LB daemon on both LB hosts, while clients run."""
+    lb, vip = lb_daemons(ctx)
+    sig = {"lbd": signal.SIGHUP, "vipd": signal.SIGHUP, "haproxy": signal.SIGUSR2,
+           "keepalived": signal.SIGHUP}
+    ctx.mark("20 reloads of %s and of %s on each LB host, 0.5 s apart" % (lb, vip))
+    for i in range(20):
+        for h in ctx.lab.by_role("lb"):
+            for d in (lb, vip):
+                h.signal(d, sig[d])
+        time.sleep(0.5)
+    time.sleep(3)
+    ctx.mark("reloads done")
+
+
+def lb_poweroff(ctx):
+    """The VIP holder loses power; the other LB host must fence it before
+    it takes the VIP."""
+    lab = ctx.lab
+    holders = observe.vip_holders(lab)
+    if len(holders) != 1:
+        raise LabError("lb-poweroff: VIP holders before: %s" % holders)
+    victim = lab.host(holders[0])
+    other = [h for h in lab.by_role("lb") if h is not victim][0]
+    t0 = time.time()
+    victim.power_off()
+    ctx.mark("%s (VIP holder) lost power" % victim.name)
+
+    def left():
+        s = observe.fenced_show(other)
+        return s is not None and victim.name not in s.get("members", [victim.name])
+    t_detect = first_time(left, 30)
+    t_vip = first_time(lambda: other.name in observe.vip_holders(lab), 60)
+    t_fence = bmc_off_time(lab, victim.name, t0)
+    ctx.timings.update(detect_ms=ctx.ms_since(t0, t_detect), fence_ms=ctx.ms_since(t0, t_fence),
+                       vip_move_ms=ctx.ms_since(t0, t_vip))
+    ctx.invariants["vip_after_fence"] = bool(t_vip and t_fence and t_vip >= t_fence)
+    if t_vip:
+        ctx.mark("VIP on %s" % other.name)
+    if not t_fence:
+        ctx.notes.append("no fence of %s seen at its BMC" % victim.name)
+    wait_until(lambda: victim.powered(), 60, 0.5, victim.name + " to boot after its fence")
+    ctx.mark("%s booted (BMC power on)" % victim.name)
+    return t0
+
+
+def master_poweroff(ctx):
+    """The master running the controller-manager loses power."""
+    lab = ctx.lab
+    x = observe.crm(lab)
+    kcm = observe.resources(x).get("kcm", [])
+    if len(kcm) != 1:
+        raise LabError("master-poweroff: kcm runs on %s" % kcm)
+    victim = lab.host(kcm[0])
+    t0 = time.time()
+    victim.power_off()
+    ctx.mark("%s (controller-manager) lost power" % victim.name)
+    t_detect = first_time(lambda: victim.name not in observe.nodes_online(observe.crm(lab)), 60,
+                          0.3)
+    t_move = first_time(lambda: any(n != victim.name for n in observe.resources(
+        observe.crm(lab)).get("kcm", [])), 120, 0.3)
+    t_fence = bmc_off_time(lab, victim.name, t0)
+    ctx.timings.update(detect_ms=ctx.ms_since(t0, t_detect), fence_ms=ctx.ms_since(t0, t_fence),
+                       move_ms=ctx.ms_since(t0, t_move))
+    ctx.invariants["move_after_fence"] = bool(t_move and t_fence and t_move >= t_fence)
+    if t_move:
+        ctx.mark("controller-manager started elsewhere")
+    wait_until(lambda: victim.powered(), 90, 0.5, victim.name + " to boot after its fence")
+    ctx.mark("%s booted (BMC power on)" % victim.name)
+    return t0
+
+
+def master_partition(ctx):
+    """A master cut off the network, alive: the majority fences it."""
+    lab = ctx.lab
+    kcm = observe.resources(observe.crm(lab)).get("kcm", [])
+    victim = lab.host(kcm[0]) if kcm else lab.by_role("master")[-1]
+    t0 = time.time()
+    victim.link(False)
+    ctx.mark("%s cut off the network (alive)" % victim.name)
+    t_fence = None
+    end = time.time() + 90
+    while time.time() < end and not t_fence:
+        t_fence = bmc_off_time(lab, victim.name, t0)
+        time.sleep(0.3)
+    ctx.timings.update(fence_ms=ctx.ms_since(t0, t_fence))
+    if t_fence:
+        ctx.mark("%s fenced by the majority" % victim.name)
+        wait_until(lambda: victim.powered() and victim.link_up(), 90, 0.5,
+                   victim.name + " to boot after its fence")
+        ctx.mark("%s booted" % victim.name)
+    else:
+        victim.link(True)
+        ctx.notes.append("%s was not fenced within 90 s; link restored by the lab"
+                         % victim.name)
+    return t0
+
+
+def lb_partition(ctx):
+    """The two LB hosts cut apart, both alive and reachable by clients."""
+    lab = ctx.lab
+    a, b = lab.by_role("lb")
+    t0 = time.time()
+    for h, peer in ((a, b), (b, a)):
+        h.run(["ip", "route", "add", "blackhole", peer.v4 + "/32"])
+    ctx.mark("%s and %s cut apart (both alive)" % (a.name, b.name))
+    time.sleep(30)
+    for h, peer in ((a, b), (b, a)):
+        if h.powered():
+            h.run(["ip", "route", "del", "blackhole", peer.v4 + "/32"], check=False)
+        else:
+            ip = ["ip", "-n", h.netns, "route", "del", "blackhole", peer.v4 + "/32"]
+            from .hosts import run
+            run(ip, check=False)
+    ctx.mark("partition healed")
+    for h in (a, b):
+        s = bmc_off_time(lab, h.name, t0)
+        if s:
+            ctx.notes.append("%s fenced at +%.1f s" % (h.name, s - t0))
+            wait_until(lambda: h.powered(), 90, 0.5, h.name + " to boot")
+    return t0
+
+
+def etcd_data_loss(ctx):
+    """One member's data wiped: the agent replaces the member."""
+    lab = ctx.lab
+    victim = lab.by_role("master")[-1]
+    t0 = time.time()
+    pids = [p for p, argv in victim.processes() if argv and argv[0].endswith("etcd")]
+    for p in pids:
+        import os
+        os.kill(p, signal.SIGKILL)
+    shutil.rmtree(victim.path("/var/lib/etcd/member"), ignore_errors=True)
+    ctx.mark("etcd on %s killed, its data directory wiped" % victim.name)
+
+    def healthy():
+        ms = observe.etcd_members(lab)
+        h = observe.etcd_health(lab)
+        return ms and len(ms) == 3 and all(m[0] for m in ms) and len(h) == 3 and all(h.values())
+    t_bad = first_time(lambda: not healthy(), 60, 0.5)
+    if t_bad:
+        ctx.mark("etcd member on %s seen unhealthy" % victim.name)
+    t_ok = first_time(healthy, 180, 1)
+    ctx.timings.update(detect_ms=ctx.ms_since(t0, t_bad), replaced_ms=ctx.ms_since(t0, t_ok))
+    if t_ok:
+        ctx.mark("etcd has 3 healthy members again")
+    return t0
+
+
+def master_rebuild(ctx):
+    """A master lost with its disk; rebuilt from nothing as docs/runbook.md
+    says: render --host, files and PKI into place, corosync and Pacemaker."""
+    lab = ctx.lab
+    victim = lab.by_role("master")[-1]
+    t0 = time.time()
+    victim.power_off()
+    for d in ("etc.up", "varlib.up", "log"):
+        shutil.rmtree(victim.dir + "/" + d, ignore_errors=True)
+    ctx.mark("%s lost with its disk" % victim.name)
+    end = time.time() + 90
+    while time.time() < end and not bmc_off_time(lab, victim.name, t0):
+        time.sleep(0.3)
+    wait_until(lambda: victim.powered(), 60, 0.5, victim.name + " to power on")
+    # the BMC powered it on: a blank machine; stop what its init started
+    first_time(lambda: "pacemakerd" in victim.refresh().services, 15, 0.2)
+    for n in list(victim.services):
+        victim.stop(n, timeout=5)
+    ctx.mark("%s is a blank machine; following docs/runbook.md" % victim.name)
+    progs = build.Programs()
+    desc = lab.path("cluster-%s.yaml" % ctx.stack)
+    out = lab.path("rebuild-" + victim.name)
+    shutil.rmtree(out, ignore_errors=True)
+    build.cpha(progs, ["-f", desc, "render", "--host", victim.name, "--out", out])
+    build.install_host(lab, victim, desc, out, ctx.stack, seed_cib=False)
+    ctx.mark("runbook 2-3: cpha render --host %s, files and certificates in place" % victim.name)
+    build.start_master(victim)
+    ctx.mark("runbook 5: corosync and Pacemaker started")
+    observe.wait_settled(lab, 180, ctx.progress)
+    r = victim.run(["cpha", "check", "--host", victim.name], check=False, timeout=120)
+    ctx.invariants["rebuilt_host_checks_ok"] = r.returncode == 0
+    ctx.notes.append("cpha check --host %s: exit %d" % (victim.name, r.returncode))
+    return t0
+
+
+SCENARIOS = [
+    ("apiserver-rolling-restart", apiserver_rolling_restart),
+    ("reload-under-load", reload_under_load),
+    ("lb-poweroff", lb_poweroff),
+    ("master-poweroff", master_poweroff),
+    ("lb-partition", lb_partition),
+    ("master-partition", master_partition),
+    ("etcd-data-loss", etcd_data_loss),
+    ("master-rebuild", master_rebuild),
+]

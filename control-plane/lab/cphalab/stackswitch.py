@@ -1,0 +1,16 @@
+"""Switch the LB hosts between the cpha stack and HAProxy + keepalived."""
+
+from . import build, observe
+
+
+def switch(lab, stack, progress):
+    progs = build.Programs()
+    desc, out = build.make_files(lab, progs, stack)
+    for h in lab.by_role("lb"):
+        build.stop_lb_daemons(h)
+    for h in lab.by_role("lb"):
+        build.install_host(lab, h, desc, out, stack)
+        build.start_lb_daemons(h)
+    lab.info["stack"] = stack
+    lab.save()
+    observe.wait_settled(lab, 120, progress)
