@@ -300,6 +300,11 @@ static const struct row rows[] = {
 	{ FLAGS_APISERVER, "kubelet-client-key", RENDER_PKI_K8S "/kubelet-client-key.pem", NULL,
 		NULL, 0 },
 	{ FLAGS_APISERVER, "endpoint-reconciler-type", "lease", NULL, NULL, 0 },
+	/* on SIGTERM /readyz fails at once; the server goes on serving for
+	 * this long, so that the load balancers (inter 2s, fall 2 x fastinter
+	 * 1s) take it out before it closes its port, and no request that the
+	 * LB sent it meanwhile is refused */
+	{ FLAGS_APISERVER, "shutdown-delay-duration", "5s", NULL, NULL, 0 },
 	{ FLAGS_APISERVER, "authorization-mode", NULL, v_authorization, NULL, 0 },
 	{ FLAGS_APISERVER, "v", "2", NULL, NULL, 0 },
 

@@ -491,6 +491,7 @@ static void test_sample_pacemaker(void **state)
 	assert_string_equal(
 		value(&a, "service-account-signing-key-file"), "/etc/kubernetes/pki/sa.key");
 	assert_string_equal(value(&a, "endpoint-reconciler-type"), "lease");
+	assert_string_equal(value(&a, "shutdown-delay-duration"), "5s");
 	assert_string_equal(value(&a, "service-cluster-ip-range"), "10.32.0.0/16");
 	assert_string_equal(
 		value(&a, "kubelet-client-certificate"), "/etc/kubernetes/pki/kubelet-client.pem");
