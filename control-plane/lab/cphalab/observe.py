@@ -137,6 +137,32 @@ def acting(lab, binary):
     return out
 
 
+def admin(host, sock, command, timeout=5):
+    """One command on a daemon's admin socket in host (lbd's or HAProxy's
+    language); the reply."""
+    import socket
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(host.path(sock))
+        s.sendall(command.encode() + b"\n")
+        out = []
+        while True:
+            c = s.recv(65536)
+            if not c:
+                break
+            out.append(c)
+        return b"".join(out).decode(errors="replace")
+    finally:
+        s.close()
+
+
+def lb_socket(host):
+    import os
+    return "/run/lbd/admin.sock" if os.path.exists(host.path("/run/lbd/admin.sock")) \
+        else "/run/haproxy/admin.sock"
+
+
 def fenced_show(host):
     """fenced's `show json` on an LB host, or None."""
     if not host.powered():
