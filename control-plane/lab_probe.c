@@ -230,6 +230,8 @@ static int tick_send(struct tick *t)
 	}
 	cpha_buf_reset(&t->body);
 	t->err[0] = '\0';
+	/* the first request connects; the others reuse that connection */
+	curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, t->step == STEP_READYZ ? 1L : 0L);
 	curl_easy_setopt(
 		h, CURLOPT_TIMEOUT_MS, (long)((t->deadline - now) / CPHA_USEC_PER_MSEC ?: 1));
 	switch (t->step) {
@@ -293,7 +295,6 @@ static void tick_start(struct probe *p)
 	curl_share_setopt(t->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
 	common_opts(p, t->x.h, t->err);
 	curl_easy_setopt(t->x.h, CURLOPT_SHARE, t->share);
-	curl_easy_setopt(t->x.h, CURLOPT_FRESH_CONNECT, 1L);
 	curl_easy_setopt(t->x.h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(t->x.h, CURLOPT_WRITEDATA, &t->body);
 	t->step = STEP_READYZ;

@@ -65,6 +65,14 @@ class LabProbeTest(unittest.TestCase):
             t_begin = time.time()
             time.sleep(5)
 
+            step("a new connection each tick, shared by its three requests")
+            # the side that closes keeps the connection in TIME-WAIT for 60 s
+            tw = m0.run(["ss", "-Htan", "state", "time-wait", "( sport = :6443 or "
+                         "dport = :6443 )"]).stdout.count("\n")
+            ticks = sum(e["k"] == "readyz" for e in events(out))
+            self.assertGreaterEqual(tw, ticks * 0.9, "%d TIME-WAIT for %d ticks" % (tw, ticks))
+            self.assertLessEqual(tw, ticks * 1.3 + 10, "%d TIME-WAIT for %d ticks" % (tw, ticks))
+
             step("apiserver killed (SIGKILL), down 3 s, restarted")
             t_kill = time.time()
             ap.kill(signal.SIGKILL)
@@ -114,6 +122,9 @@ class LabProbeTest(unittest.TestCase):
             gets = [e for e in ev if e["k"] == "lease_get" and e["ok"] and e["t"] > t_back]
             self.assertTrue(gets and gets[-1]["seq"] >= seqs[-2], gets[-1:])
             self.assertFalse([e for e in ev if e["k"] == "lost_write"])
+            conflicts = sum(e.get("conflict", False) for e in ev)
+            step("%d ticks, %d failed requests, %d writes lost a race to another tick"
+                 % (len(ready), len(bad), conflicts))
 
             step("every watch broke at the kill and came back after the restart")
             broke = {e["w"] for e in ev if e["k"] == "watch_break" and e["t"] >= t_kill}
