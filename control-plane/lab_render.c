@@ -37,7 +37,7 @@ static json_t *scenario_invariants(const struct lab_scenario *s)
 static json_t *scenario_json(const struct lab_scenario *s)
 {
 	const struct lab_window *w = &s->st;
-	json_t *o = json_object();
+	json_t *o = json_object(), *notes;
 
 	if (!o)
 		return NULL;
@@ -51,18 +51,27 @@ static json_t *scenario_json(const struct lab_scenario *s)
 		w->watches_restored_ms < 0
 			? json_null()
 			: json_integer((json_int_t)llround(w->watches_restored_ms)));
-	if (w->never_restored)
-		json_object_set_new(o, "watches_never_restored", json_integer(w->never_restored));
 	json_object_set_new(
 		o, "availability", w->availability < 0 ? json_null() : json_real(w->availability));
-	json_object_set_new(o, "lost_writes", json_integer(w->lost_writes));
 	json_object_set_new(o, "invariants", scenario_invariants(s));
 	if (s->timings)
 		json_object_set(o, "timings", s->timings);
 	if (s->marks)
 		json_object_set(o, "marks", s->marks);
-	if (s->notes)
-		json_object_set(o, "notes", s->notes);
+	notes = json_is_array(s->notes) ? json_copy(s->notes) : json_array();
+	/* the shape of report.json is fixed: what has no key of its own is a note */
+	if (w->never_restored)
+		json_array_append_new(notes,
+			json_sprintf("%d of the watches that broke had not reopened by the end",
+				w->never_restored));
+	if (w->lost_writes)
+		json_array_append_new(
+			notes, json_sprintf("the prober saw %ld lost committed write%s",
+				       w->lost_writes, w->lost_writes == 1 ? "" : "s"));
+	if (json_array_size(notes) || s->notes)
+		json_object_set_new(o, "notes", notes);
+	else
+		json_decref(notes);
 	return o;
 }
 

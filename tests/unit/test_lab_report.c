@@ -124,7 +124,45 @@ static void test_json_shape(void **state)
 	assert_true(json_is_false(json_object_get(inv, "one_vip_holder")));
 	assert_null(json_object_get(inv, "etcd_odd"));
 	assert_true(json_is_null(json_object_get(s, "watches_restored_ms")));
+	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(s, "notes"), 0)),
+		"1 lost committed write"));
 	assert_non_null(json_object_get(j, "lab"));
+
+	/* exactly the keys of the format, the optional ones allowed */
+	assert_int_equal(json_object_size(j), 2);
+	for (size_t r = 0; r < 2; r++) {
+		json_t *run = json_array_get(runs, r);
+
+		assert_int_equal(json_object_size(run), 2);
+		for (size_t k = 0; k < 2; k++) {
+			static const char *const need[] = { "name", "requests", "failed",
+				"max_gap_ms", "watches", "watches_broken", "watches_restored_ms",
+				"availability", "invariants" };
+			static const char *const may[] = { "timings", "notes", "marks" };
+			const char *key;
+			json_t *v;
+			size_t n = 0;
+
+			s = json_array_get(json_object_get(run, "scenarios"), k);
+			for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+				assert_non_null(json_object_get(s, need[i]));
+			json_object_foreach(s, key, v)
+			{
+				bool known = false;
+
+				for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+					known |= !strcmp(key, need[i]);
+				for (size_t i = 0; i < sizeof(may) / sizeof(may[0]); i++)
+					known |= !strcmp(key, may[i]);
+				if (!known)
+					fail_msg("unexpected key %s in a scenario", key);
+				n++;
+			}
+			assert_true(n >= 9);
+			json_object_foreach(json_object_get(s, "invariants"), key, v)
+				assert_true(json_is_boolean(v));
+		}
+	}
 	json_decref(j);
 }
 
