@@ -36,29 +36,37 @@ def events(path):
     return out
 
 
+def start_bed(lab):
+    """m0 with etcd and the apiserver stand-in ready: (m0, pki, admin, argv, ap)."""
+    m0 = lab.add_host("m0", v4=IP + "/24", v6="2001:db8::21/64")
+    pki = cphatest.Pki(lab.path("pki", "ca"))
+    members, etcd_tls = etcd.make_cluster(lab, pki, [m0])
+    cert, key = kube.apiserver_cert(pki, m0)
+    admin = pki.issue("lab-probe", "cpha-lab-probe", client=True, org="system:masters")
+    members[0].start()
+    etcd.wait_healthy(members, etcd_tls, timeout=30)
+    argv = [members[0].client_url], cert, key, pki.ca_cert, etcd_tls
+    ap = kube.start_apiserver(m0, *argv, extra=["--shutdown-delay-duration=0s"])
+    kube.wait_ready(m0, API, pki.ca_cert, ap, timeout=15)
+    return m0, pki, admin, argv, ap
+
+
+def start_probe(m0, pki, admin, out, watches):
+    return m0.spawn([cphacmd.binary(), "lab", "probe", "--server", API,
+                     "--server-name", "kubernetes", "--cacert", pki.ca_cert,
+                     "--cert", admin[0], "--key", admin[1],
+                     "--watches", str(watches), "--interval", "100ms",
+                     "--timeout", "1s", "--out", out], name="probe")
+
+
 class LabProbeTest(unittest.TestCase):
 
     def test_outage(self):
         with cphatest.Lab("lab-probe") as lab:
-            m0 = lab.add_host("m0", v4=IP + "/24", v6="2001:db8::21/64")
-            pki = cphatest.Pki(lab.path("pki", "ca"))
-            members, etcd_tls = etcd.make_cluster(lab, pki, [m0])
-            cert, key = kube.apiserver_cert(pki, m0)
-            admin = pki.issue("lab-probe", "cpha-lab-probe", client=True,
-                              org="system:masters")
-            members[0].start()
-            etcd.wait_healthy(members, etcd_tls, timeout=30)
-            argv = [members[0].client_url], cert, key, pki.ca_cert, etcd_tls
-            ap = kube.start_apiserver(m0, *argv, extra=["--shutdown-delay-duration=0s"])
-            kube.wait_ready(m0, API, pki.ca_cert, ap, timeout=15)
-
+            m0, pki, admin, argv, ap = start_bed(lab)
             out = lab.path("probe.jsonl")
             step("prober: 100ms ticks, %d watches, SNI name 'kubernetes'" % WATCHES)
-            pr = m0.spawn([cphacmd.binary(), "lab", "probe", "--server", API,
-                           "--server-name", "kubernetes", "--cacert", pki.ca_cert,
-                           "--cert", admin[0], "--key", admin[1],
-                           "--watches", str(WATCHES), "--interval", "100ms",
-                           "--timeout", "1s", "--out", out], name="probe")
+            pr = start_probe(m0, pki, admin, out, WATCHES)
             cphatest.wait_until(
                 lambda: sum(e["k"] == "watch_open" for e in events(out)) >= WATCHES,
                 10, 0.1, "every watch's first event")
@@ -164,6 +172,48 @@ class LabProbeTest(unittest.TestCase):
             if shutil.which("xmllint"):
                 subprocess.run(["xmllint", "--noout", os.path.join(rdir, "timeline.svg")],
                                check=True, timeout=30)
+
+    def test_lost_write(self):
+        """A Lease deleted behind the prober's back loses its acknowledged
+        writes: the next read says so, and the report's invariant is false."""
+        with cphatest.Lab("lab-probe-lost") as lab:
+            m0, pki, admin, _, _ = start_bed(lab)
+            out = lab.path("probe.jsonl")
+            pr = start_probe(m0, pki, admin, out, 1)
+            cphatest.wait_until(
+                lambda: sum(e["k"] == "lease_put" and e["ok"] for e in events(out)) >= 10,
+                10, 0.1, "10 acknowledged writes")
+            self.assertFalse([e for e in events(out) if e["k"] == "lost_write"])
+            step("the Lease is deleted behind the prober's back")
+            t_del = time.time()
+            r = m0.curl(API + kube.LEASES % "kube-system" + "/cpha-lab-probe",
+                        method="DELETE", cacert=pki.ca_cert, cert=admin[0], key=admin[1])
+            self.assertEqual(r.status, 200, r)
+            cphatest.wait_until(lambda: any(e["k"] == "lost_write" for e in events(out)),
+                                5, 0.1, "a lost_write line")
+            pr.kill(signal.SIGTERM)
+            self.assertEqual(pr.wait(timeout=5), 0, pr.log_text())
+            ev = events(out)
+            lost = [e for e in ev if e["k"] == "lost_write"]
+            self.assertGreaterEqual(lost[0]["seq_acked"], 10, lost)
+            # the next write recreates the Lease: only reads racing it see the loss
+            for e in lost:
+                self.assertEqual(e["seq_read"], 0, lost)
+                self.assertTrue(t_del <= e["t"] <= t_del + 1.5, lost)
+            labjson = lab.path("lab.json")
+            with open(labjson, "w") as f:
+                json.dump({"runs": [{"stack": "cpha", "events": out, "scenarios": [
+                    {"name": "delete", "start": t_del - 1, "end": time.time(),
+                     "invariants": {"no_lost_write": True}}]}]}, f)
+            rdir = lab.path("report")
+            r = subprocess.run([cphacmd.binary(), "lab", "report", "--in", labjson,
+                                "--out", rdir], capture_output=True, text=True, timeout=30)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(rdir, "report.json")) as f:
+                s = json.load(f)["runs"][0]["scenarios"][0]
+            self.assertFalse(s["invariants"]["no_lost_write"])
+            with open(os.path.join(rdir, "report.md")) as f:
+                self.assertIn("cpha / delete: **no_lost_write** is false", f.read())
 
 
 def main():
