@@ -585,14 +585,14 @@ static int make_urls(struct probe *p, const char **why)
 	struct cpha_buf b = { 0 };
 	int rc = -1;
 
-	*why = "not an https:// URL";
+	*why = "--server: not an https:// URL";
 	if (!u || curl_url_set(u, CURLUPART_URL, p->o.server, 0) != CURLUE_OK ||
 		curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 		strcmp(scheme, "https") || curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
 		curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK)
 		goto out;
 	if (p->o.server_name) {
-		*why = "--server-name is not a host name";
+		*why = "--server-name: not a host name";
 		if (!dns_name(p->o.server_name))
 			goto out;
 		cpha_buf_printf(&b, "%s:%s:%s:%s", p->o.server_name, port, host, port);
@@ -673,7 +673,7 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 	const char *why;
 	uint64_t *dur;
 	char *end;
-	int c;
+	int c, li;
 
 	*o = (struct probe_opts){ .interval = 100 * CPHA_USEC_PER_MSEC,
 		.timeout = 2 * CPHA_USEC_PER_SEC,
@@ -683,7 +683,8 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 		.lease = "cpha-lab-probe",
 		.out = "-" };
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, &li)) != -1) {
 		dur = NULL;
 		switch (c) {
 		case 's':
@@ -737,13 +738,13 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 			probe_usage(stdout);
 			return CPHA_EXIT_OK;
 		default:
-			probe_usage(stderr);
-			return CPHA_EXIT_USAGE;
+			return usage_error("%s: unknown option or missing value", argv[optind - 1]);
 		}
 		if (dur && cpha_parse_duration(optarg, CPHA_USEC_PER_MSEC, dur, &why) < 0)
-			return usage_error("%s: %s", optarg, why ? why : "out of range");
+			return usage_error(
+				"--%s %s: %s", opts[li].name, optarg, why ? why : "out of range");
 		if (dur && !*dur)
-			return usage_error("%s: a duration here must be more than 0", optarg);
+			return usage_error("--%s %s: must be more than 0", opts[li].name, optarg);
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument %s", argv[optind]);
@@ -799,7 +800,7 @@ int cmd_lab_probe(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (make_urls(&p, &why) < 0) {
-		rc = usage_error("--server %s: %s", p.o.server, why);
+		rc = usage_error("%s", why);
 		probe_free(&p);
 		return rc;
 	}

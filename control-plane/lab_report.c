@@ -210,6 +210,7 @@ int cmd_lab_report(int argc, char **argv)
 	int c, rc = CPHA_EXIT_FAIL;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -222,6 +223,8 @@ int cmd_lab_report(int argc, char **argv)
 			report_usage(stdout);
 			return CPHA_EXIT_OK;
 		default:
+			fprintf(stderr, "cpha lab report: %s: unknown option or missing value\n",
+				argv[optind - 1]);
 			report_usage(stderr);
 			return CPHA_EXIT_USAGE;
 		}
