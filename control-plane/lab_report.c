@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,19 +27,26 @@ static void report_usage(FILE *f)
 	fprintf(f, "usage: cpha lab report --in LAB.json --out DIR\n");
 }
 
-/* Read a run's events file into r->ev. Returns 0 or -1 (printed). */
-static int read_events(struct lab_run *r)
+/* Read a run's events file into r->ev; a relative path is taken from the
+ * directory of the lab description (in). Returns 0 or -1 (printed). */
+static int read_events(struct lab_run *r, const char *in)
 {
-	FILE *f = fopen(r->events_path, "re");
-	char *line = NULL, why[200];
+	char path[PATH_MAX], *line = NULL, why[200];
+	const char *slash = strrchr(in, '/');
+	FILE *f;
 	size_t cap = 0;
 	ssize_t n;
 	long lineno = 0;
 	int rc = -1;
 
+	if (r->events_path[0] == '/' || !slash)
+		snprintf(path, sizeof(path), "%s", r->events_path);
+	else
+		snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - in), in, r->events_path);
+	f = fopen(path, "re");
 	if (!f) {
-		fprintf(stderr, "%s: %s (the events of stack %s)\n", r->events_path,
-			strerror(errno), r->stack);
+		fprintf(stderr, "%s: %s (the events of stack %s)\n", path, strerror(errno),
+			r->stack);
 		return -1;
 	}
 	while ((n = getline(&line, &cap, f)) != -1) {
@@ -55,16 +63,16 @@ static int read_events(struct lab_run *r)
 			/* a prober killed mid-write leaves its last line cut short */
 			if (!whole)
 				break;
-			fprintf(stderr, "%s:%ld: %s\n", r->events_path, lineno, why);
+			fprintf(stderr, "%s:%ld: %s\n", path, lineno, why);
 			goto out;
 		}
 		if (lab_events_add(&r->ev, &ev) < 0) {
-			fprintf(stderr, "%s: out of memory\n", r->events_path);
+			fprintf(stderr, "%s: out of memory\n", path);
 			goto out;
 		}
 	}
 	if (ferror(f)) {
-		fprintf(stderr, "%s: %s\n", r->events_path, strerror(errno));
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
 		goto out;
 	}
 	rc = 0;
@@ -248,7 +256,7 @@ int cmd_lab_report(int argc, char **argv)
 	for (size_t i = 0; i < m.nruns; i++) {
 		struct lab_run *r = &m.runs[i];
 
-		if (read_events(r) < 0)
+		if (read_events(r, in) < 0)
 			goto out;
 		for (size_t j = 0; j < r->nscen; j++)
 			lab_window_stats(&r->ev, r->scen[j].start, r->scen[j].end, &r->scen[j].st);

@@ -271,12 +271,11 @@ static void test_command(void **state)
 		"{\"t\":101.1,\"k\":\"rea"); /* cut short by a kill */
 	snprintf(lab, sizeof(lab),
 		"{\"lab\": {\"binaries\": {\"etcd\": \"etcd 3.4.23\"}},\n"
-		" \"runs\": [{\"stack\": \"cpha\", \"events\": \"%s/cpha.jsonl\",\n"
+		" \"runs\": [{\"stack\": \"cpha\", \"events\": \"cpha.jsonl\",\n"
 		"   \"scenarios\": [{\"name\": \"lb-poweroff\", \"start\": 100, \"end\": 101,\n"
 		"     \"invariants\": {\"vip_after_fence\": null}, \"timings\": {\"detect_ms\": "
-		"1200}}]}]}\n",
-		tmpdir);
-	write_text("lab.json", lab);
+		"1200}}]}]}\n");
+	write_text("lab.json", lab); /* the events path is relative to lab.json */
 	assert_int_equal(run_report("lab.json"), 0);
 	for (const char *const *n =
 			(const char *const[]){ "report.json", "report.md", "timeline.svg", NULL };
