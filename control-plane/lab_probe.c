@@ -25,6 +25,7 @@
 
 #include "buf.h"
 #include "cpha.h"
+#include "curl_opts.h"
 #include "duration.h"
 #include "event.h"
 #include "lab.h"
@@ -153,19 +154,14 @@ static size_t on_body(char *data, size_t size, size_t n, void *userdata)
 /* What every transfer shares: TLS, no proxy, HTTP/1.1, the server name. */
 static void common_opts(struct probe *p, CURL *h, char *errbuf)
 {
-	curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+	const struct cpha_curl_tls tls = {
+		.ca = p->o.cacert, .cert = p->o.cert, .key = p->o.key, .verify = true
+	};
+
+	cpha_curl_client_opts(h, "cpha-lab-probe/" CPHA_VERSION, errbuf, &tls);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https");
 	curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "cpha-lab-probe/" CPHA_VERSION);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
 	curl_easy_setopt(h, CURLOPT_SSL_SESSIONID_CACHE, 0L); /* a full handshake each time */
-	curl_easy_setopt(h, CURLOPT_CAINFO, p->o.cacert);
-	curl_easy_setopt(h, CURLOPT_SSLCERT, p->o.cert);
-	curl_easy_setopt(h, CURLOPT_SSLKEY, p->o.key);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
 		(long)(p->o.timeout / CPHA_USEC_PER_MSEC ? p->o.timeout / CPHA_USEC_PER_MSEC : 1));
 	if (p->connect_to)
