@@ -167,7 +167,19 @@ static void md_binaries(struct cpha_buf *b, const struct lab_model *m)
 	const char *name;
 	json_t *v;
 
+	json_t *hosts = m->lab ? json_object_get(m->lab, "hosts") : NULL, *h;
+	size_t i;
+
 	cpha_buf_puts(b, "## What ran\n\n");
+	if (json_array_size(hosts)) {
+		cpha_buf_puts(b, "Hosts:");
+		json_array_foreach(hosts, i, h)
+		{
+			cpha_buf_puts(b, i ? ", " : " ");
+			md_value(b, json_is_object(h) ? json_object_get(h, "name") : h);
+		}
+		cpha_buf_puts(b, "\n\n");
+	}
 	if (!json_is_object(bins) || !json_object_size(bins)) {
 		cpha_buf_puts(b, "The lab description names no binaries.\n\n");
 		return;

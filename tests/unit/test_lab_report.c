@@ -39,8 +39,8 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	f->lab = json_pack("{s{ssss}}", "binaries", "kube-apiserver", "stand-in (lab simulator)",
-		"etcd", "etcd 3.4.23");
+	f->lab = json_pack("{s{ssss}s[{ss}s]}", "binaries", "kube-apiserver",
+		"stand-in (lab simulator)", "etcd", "etcd 3.4.23", "hosts", "name", "m1", "lb1");
 	f->inv = json_pack("{sbsbsn}", "one_vip_holder", 0, "no_lost_write", 1, "etcd_odd");
 	for (int r = 0; r < 2; r++) {
 		struct lab_events *e = &f->runs[r].ev;
@@ -173,6 +173,7 @@ static void test_markdown(void **state)
 
 	assert_int_equal(lab_render_md(&f->m, &b), 0);
 	assert_non_null(strstr(b.data, "stand-in (lab simulator)"));
+	assert_non_null(strstr(b.data, "Hosts: m1, lb1\n"));
 	assert_non_null(strstr(b.data, "## Stack: cpha"));
 	assert_non_null(strstr(b.data, "## Stack: haproxy+keepalived"));
 	assert_non_null(strstr(b.data, "| lb-poweroff | failed | 0 of 30 | 10 of 30 |"));
