@@ -346,8 +346,10 @@ static void tick_done(struct lab_xfer *x, CURLcode result)
 		if (code == 200) {
 			json_t *o = json_loads(t->body.data ? t->body.data : "", 0, NULL);
 
+			/* an answer that is not a Lease is a failed read, not a lost write */
+			ok = t->exists = json_is_object(o);
 			seq = lease_seq(o, t->rv, sizeof(t->rv));
-			has_seq = true;
+			has_seq = ok;
 			json_decref(o);
 		} else if (code == 404 && t->acked_at_get) {
 			has_seq = true; /* gone: it holds no write at all */
