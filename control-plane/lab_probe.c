@@ -29,7 +29,7 @@
 #include "duration.h"
 #include "event.h"
 #include "lab.h"
-#include "lab_curl.h"
+#include "curl_event.h"
 #include "list.h"
 #include "log.h"
 
@@ -46,7 +46,7 @@ struct probe_opts {
 struct probe {
 	struct probe_opts o;
 	sd_event *e;
-	struct lab_curl curl;
+	struct cpha_curl_multi curl;
 	FILE *out;
 	sd_event_source *tick_timer, *stop_timer;
 	uint64_t next_tick; /* CLOCK_MONOTONIC usec */
@@ -70,7 +70,7 @@ enum tick_step {
 static const char *const step_names[] = { "readyz", "lease_get", "lease_put" };
 
 struct tick {
-	struct lab_xfer x;
+	struct cpha_curl_xfer x;
 	struct cpha_list link;
 	struct probe *p;
 	CURLSH *share; /* the tick's own connection pool */
@@ -86,7 +86,7 @@ struct tick {
 };
 
 struct watch {
-	struct lab_xfer x;
+	struct cpha_curl_xfer x;
 	struct probe *p;
 	int idx;
 	bool running;   /* in the multi handle */
@@ -182,7 +182,7 @@ static void tick_free(struct tick *t)
 	free(t);
 }
 
-static void tick_done(struct lab_xfer *x, CURLcode result);
+static void tick_done(struct cpha_curl_xfer *x, CURLcode result);
 
 /* The Lease as this write states it. */
 static char *lease_body(struct probe *p, struct tick *t)
@@ -254,7 +254,7 @@ static int tick_send(struct tick *t)
 		break;
 	}
 	t->started = now_mono();
-	if (lab_curl_add(&p->curl, &t->x) < 0) {
+	if (cpha_curl_multi_add(&p->curl, &t->x) < 0) {
 		snprintf(t->err, sizeof(t->err), "curl_multi_add_handle failed");
 		return -1;
 	}
@@ -310,7 +310,7 @@ static uint64_t lease_seq(json_t *lease, char *rv, size_t rvlen)
 	return seq ? strtoull(seq, NULL, 10) : 0;
 }
 
-static void tick_done(struct lab_xfer *x, CURLcode result)
+static void tick_done(struct cpha_curl_xfer *x, CURLcode result)
 {
 	struct tick *t = (struct tick *)x;
 	struct probe *p = t->p;
@@ -415,7 +415,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 
 /* -------------------------------------------------------------- watches */
 
-static void watch_done(struct lab_xfer *x, CURLcode result);
+static void watch_done(struct cpha_curl_xfer *x, CURLcode result);
 
 static size_t on_watch_data(char *data, size_t size, size_t n, void *userdata)
 {
@@ -445,7 +445,7 @@ static int watch_open(struct watch *w)
 	w->err[0] = '\0';
 	cpha_buf_reset(&w->snippet);
 	w->opened = now_mono();
-	if (lab_curl_add(&w->p->curl, &w->x) < 0)
+	if (cpha_curl_multi_add(&w->p->curl, &w->x) < 0)
 		return -1;
 	w->running = true;
 	return 0;
@@ -462,7 +462,7 @@ static int on_watch_retry(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-static void watch_done(struct lab_xfer *x, CURLcode result)
+static void watch_done(struct cpha_curl_xfer *x, CURLcode result)
 {
 	struct watch *w = (struct watch *)x;
 	uint64_t now = now_mono(), wait = 0;
@@ -542,12 +542,12 @@ static void probe_stop(void *userdata, int signo)
 	while (!cpha_list_empty(&p->ticks)) {
 		struct tick *t = cpha_container_of(p->ticks.next, struct tick, link);
 
-		lab_curl_remove(&p->curl, &t->x);
+		cpha_curl_multi_remove(&p->curl, &t->x);
 		tick_free(t);
 	}
 	for (unsigned i = 0; p->w && i < p->o.watches; i++)
 		if (p->w[i].running) {
-			lab_curl_remove(&p->curl, &p->w[i].x);
+			cpha_curl_multi_remove(&p->curl, &p->w[i].x);
 			p->w[i].running = false;
 		}
 	emit(p, "stop", NULL);
@@ -764,14 +764,14 @@ static void probe_free(struct probe *p)
 		tick_free(cpha_container_of(p->ticks.next, struct tick, link));
 	for (unsigned i = 0; p->w && i < p->o.watches; i++) {
 		if (p->w[i].running)
-			lab_curl_remove(&p->curl, &p->w[i].x);
+			cpha_curl_multi_remove(&p->curl, &p->w[i].x);
 		if (p->w[i].x.h)
 			curl_easy_cleanup(p->w[i].x.h);
 		sd_event_source_disable_unref(p->w[i].retry);
 		cpha_buf_free(&p->w[i].snippet);
 	}
 	free(p->w);
-	lab_curl_free(&p->curl);
+	cpha_curl_multi_free(&p->curl);
 	sd_event_source_disable_unref(p->tick_timer);
 	sd_event_source_disable_unref(p->stop_timer);
 	curl_slist_free_all(p->connect_to);
@@ -827,7 +827,7 @@ int cmd_lab_probe(int argc, char **argv)
 	if (r >= 0)
 		r = cpha_event_setup(p.e, &ops, &p);
 	if (r >= 0)
-		r = lab_curl_init(&p.curl, p.e);
+		r = cpha_curl_multi_init(&p.curl, p.e);
 	if (r >= 0)
 		r = sd_event_add_time_relative(
 			p.e, &p.tick_timer, CLOCK_MONOTONIC, 0, 1, on_tick, &p); /* 1 us accuracy */

@@ -10,17 +10,17 @@
 
 #include "duration.h"
 #include "event.h"
-#include "lab_curl.h"
+#include "curl_event.h"
 #include "log.h"
 
 /* Hand finished transfers to their owners. */
-static void check_done(struct lab_curl *c)
+static void cpha__curl_check_done(struct cpha_curl_multi *c)
 {
 	CURLMsg *msg;
 	int left;
 
 	while ((msg = curl_multi_info_read(c->multi, &left))) {
-		struct lab_xfer *x = NULL;
+		struct cpha_curl_xfer *x = NULL;
 		CURLcode result;
 
 		if (msg->msg != CURLMSG_DONE)
@@ -35,7 +35,7 @@ static void check_done(struct lab_curl *c)
 
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-	struct lab_curl *c = userdata;
+	struct cpha_curl_multi *c = userdata;
 	int flags = 0, running;
 
 	(void)s;
@@ -46,26 +46,26 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	if (revents & (EPOLLERR | EPOLLHUP))
 		flags |= CURL_CSELECT_ERR;
 	curl_multi_socket_action(c->multi, fd, flags, &running);
-	check_done(c);
+	cpha__curl_check_done(c);
 	return 0;
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
-	struct lab_curl *c = userdata;
+	struct cpha_curl_multi *c = userdata;
 	int running;
 
 	(void)s;
 	(void)usec;
 	curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	check_done(c);
+	cpha__curl_check_done(c);
 	return 0;
 }
 
 /* CURLMOPT_SOCKETFUNCTION: watch fd as curl asks; sp is its sd-event source. */
 static int on_socket(CURL *h, curl_socket_t fd, int what, void *userp, void *sp)
 {
-	struct lab_curl *c = userp;
+	struct cpha_curl_multi *c = userp;
 	sd_event_source *src = sp;
 	uint32_t events = 0;
 	int r;
@@ -92,7 +92,7 @@ static int on_socket(CURL *h, curl_socket_t fd, int what, void *userp, void *sp)
 			curl_multi_assign(c->multi, fd, src);
 	}
 	if (r < 0) {
-		log_err("lab probe: watching socket %d: %s", fd, strerror(-r));
+		log_err("curl: watching socket %d: %s", fd, strerror(-r));
 		return -1;
 	}
 	return 0;
@@ -101,7 +101,7 @@ static int on_socket(CURL *h, curl_socket_t fd, int what, void *userp, void *sp)
 /* CURLMOPT_TIMERFUNCTION: -1 stops the timer, else fire in timeout_ms. */
 static int on_curl_timer(CURLM *m, long timeout_ms, void *userp)
 {
-	struct lab_curl *c = userp;
+	struct cpha_curl_multi *c = userp;
 
 	(void)m;
 	if (timeout_ms < 0)
@@ -109,7 +109,7 @@ static int on_curl_timer(CURLM *m, long timeout_ms, void *userp)
 	return cpha_timer_rearm(c->timer, (uint64_t)timeout_ms * CPHA_USEC_PER_MSEC) < 0 ? -1 : 0;
 }
 
-int lab_curl_init(struct lab_curl *c, sd_event *e)
+int cpha_curl_multi_init(struct cpha_curl_multi *c, sd_event *e)
 {
 	int r;
 
@@ -120,7 +120,7 @@ int lab_curl_init(struct lab_curl *c, sd_event *e)
 	/* accuracy 1 us: sd-event's default (0) lets a timer slip by 250 ms */
 	r = sd_event_add_time_relative(e, &c->timer, CLOCK_MONOTONIC, 0, 1, on_timer, c);
 	if (r < 0) {
-		lab_curl_free(c);
+		cpha_curl_multi_free(c);
 		return r;
 	}
 	sd_event_source_set_enabled(c->timer, SD_EVENT_OFF);
@@ -131,18 +131,18 @@ int lab_curl_init(struct lab_curl *c, sd_event *e)
 	return 0;
 }
 
-int lab_curl_add(struct lab_curl *c, struct lab_xfer *x)
+int cpha_curl_multi_add(struct cpha_curl_multi *c, struct cpha_curl_xfer *x)
 {
 	curl_easy_setopt(x->h, CURLOPT_PRIVATE, x);
 	return curl_multi_add_handle(c->multi, x->h) == CURLM_OK ? 0 : -EIO;
 }
 
-void lab_curl_remove(struct lab_curl *c, struct lab_xfer *x)
+void cpha_curl_multi_remove(struct cpha_curl_multi *c, struct cpha_curl_xfer *x)
 {
 	curl_multi_remove_handle(c->multi, x->h);
 }
 
-void lab_curl_free(struct lab_curl *c)
+void cpha_curl_multi_free(struct cpha_curl_multi *c)
 {
 	if (c->multi)
 		curl_multi_cleanup(c->multi);
