@@ -1,13 +1,287 @@
-/* cpha lab report: placeholder until the reportr lands. */
+/* cpha lab report --in LAB.json --out DIR: read the orchestrator's lab
+ * description and each run's prober events, compute every scenario's
+ * statistics (lab_stats.c) and write report.json, report.md and
+ * timeline.svg (lab_render.c, lab_svg.c). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <jansson.h>
+
+#include "buf.h"
 #include "cpha.h"
 #include "lab.h"
+#include "lab_render.h"
+#include "lab_stats.h"
+
+static void report_usage(FILE *f)
+{
+	fprintf(f, "usage: cpha lab report --in LAB.json --out DIR\n");
+}
+
+/* Read a run's events file into r->ev; a relative path is taken from the
+ * directory of the lab description (in). Returns 0 or -1 (printed). */
+static int read_events(struct lab_run *r, const char *in)
+{
+	char path[PATH_MAX], *line = NULL, why[200];
+	const char *slash = strrchr(in, '/');
+	FILE *f;
+	size_t cap = 0;
+	ssize_t n;
+	long lineno = 0;
+	int rc = -1;
+
+	if (r->events_path[0] == '/' || !slash)
+		snprintf(path, sizeof(path), "%s", r->events_path);
+	else
+		snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - in), in, r->events_path);
+	f = fopen(path, "re");
+	if (!f) {
+		fprintf(stderr, "%s: %s (the events of stack %s)\n", path, strerror(errno),
+			r->stack);
+		return -1;
+	}
+	while ((n = getline(&line, &cap, f)) != -1) {
+		struct lab_event ev;
+
+		bool whole = n > 0 && line[n - 1] == '\n';
+
+		lineno++;
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (!n)
+			continue;
+		if (lab_event_parse(line, &ev, why, sizeof(why)) < 0) {
+			/* a prober killed mid-write leaves its last line cut short */
+			if (!whole)
+				break;
+			fprintf(stderr, "%s:%ld: %s\n", path, lineno, why);
+			goto out;
+		}
+		if (lab_events_add(&r->ev, &ev) < 0) {
+			fprintf(stderr, "%s: out of memory\n", path);
+			goto out;
+		}
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+static int bad(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Print "file: what is wrong" and return -1. */
+static int bad(const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+/* The model from the lab description doc (borrowed into m). */
+static int load_model(const char *file, json_t *doc, struct lab_model *m)
+{
+	json_t *runs = json_object_get(doc, "runs");
+	size_t i, j;
+	json_t *run;
+
+	if (!json_is_object(doc))
+		return bad(file, "the top level must be an object");
+	m->lab = json_object_get(doc, "lab");
+	if (m->lab && !json_is_object(m->lab))
+		return bad(file, "\"lab\" must be an object");
+	if (!json_is_array(runs))
+		return bad(file, "\"runs\" must be an array");
+	m->runs = calloc(json_array_size(runs) + 1, sizeof(*m->runs));
+	if (!m->runs)
+		return bad(file, "out of memory");
+	json_array_foreach(runs, i, run)
+	{
+		struct lab_run *r = &m->runs[i];
+		json_t *sc = json_object_get(run, "scenarios"), *s;
+
+		m->nruns = i + 1;
+		r->stack = json_string_value(json_object_get(run, "stack"));
+		r->events_path = json_string_value(json_object_get(run, "events"));
+		if (!r->stack || !r->events_path)
+			return bad(file, "runs[%zu]: \"stack\" and \"events\" must be strings", i);
+		if (!json_is_array(sc))
+			return bad(file, "runs[%zu]: \"scenarios\" must be an array", i);
+		r->scen = calloc(json_array_size(sc) + 1, sizeof(*r->scen));
+		if (!r->scen)
+			return bad(file, "out of memory");
+		json_array_foreach(sc, j, s)
+		{
+			struct lab_scenario *x = &r->scen[j];
+			json_t *st = json_object_get(s, "start"), *en = json_object_get(s, "end");
+
+			r->nscen = j + 1;
+			x->name = json_string_value(json_object_get(s, "name"));
+			if (!x->name || !json_is_number(st) || !json_is_number(en))
+				return bad(file,
+					"runs[%zu].scenarios[%zu]: needs a string \"name\" and "
+					"numbers \"start\" and \"end\"",
+					i, j);
+			x->start = json_number_value(st);
+			x->end = json_number_value(en);
+			if (x->end < x->start)
+				return bad(file,
+					"runs[%zu].scenarios[%zu]: \"end\" is before \"start\"", i,
+					j);
+			x->invariants = json_object_get(s, "invariants");
+			if (x->invariants && !json_is_object(x->invariants) &&
+				!json_is_null(x->invariants))
+				return bad(file,
+					"runs[%zu].scenarios[%zu]: \"invariants\" must be an "
+					"object",
+					i, j);
+			x->timings = json_object_get(s, "timings");
+			if (x->timings && !json_is_object(x->timings))
+				x->timings = NULL;
+			x->marks = json_object_get(s, "marks");
+			x->notes = json_object_get(s, "notes");
+		}
+	}
+	return 0;
+}
+
+static void free_model(struct lab_model *m)
+{
+	for (size_t i = 0; i < m->nruns; i++) {
+		lab_events_free(&m->runs[i].ev);
+		free(m->runs[i].scen);
+	}
+	free(m->runs);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Write data to DIR/name through a temporary file. Returns 0 or -1 (printed). */
+static int write_file(const char *dir, const char *name, const char *data, size_t len)
+{
+	char path[4096], tmp[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "we");
+	if (!f) {
+		fprintf(stderr, "%s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	if (fwrite(data, 1, len, f) != len || fclose(f) == EOF) {
+		fprintf(stderr, "%s: %s\n", tmp, strerror(errno));
+		if (f)
+			unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, path) == -1) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
 
 int cmd_lab_report(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "cpha lab report: not built yet\n");
-	return CPHA_EXIT_SOFTWARE;
+	static const struct option opts[] = {
+		{ "in", required_argument, NULL, 'i' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *in = NULL, *outdir = NULL;
+	struct lab_model m = { 0 };
+	struct cpha_buf md = { 0 }, svg = { 0 };
+	json_error_t jerr;
+	json_t *doc = NULL, *rep = NULL;
+	char *js = NULL;
+	int c, rc = CPHA_EXIT_FAIL;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			in = optarg;
+			break;
+		case 'o':
+			outdir = optarg;
+			break;
+		case 'h':
+			report_usage(stdout);
+			return CPHA_EXIT_OK;
+		default:
+			fprintf(stderr, "cpha lab report: %s: unknown option or missing value\n",
+				argv[optind - 1]);
+			report_usage(stderr);
+			return CPHA_EXIT_USAGE;
+		}
+	}
+	if (optind < argc || !in || !outdir) {
+		fprintf(stderr, "cpha lab report: %s\n",
+			optind < argc ? "unexpected argument" : "--in and --out are required");
+		report_usage(stderr);
+		return CPHA_EXIT_USAGE;
+	}
+	doc = json_load_file(in, JSON_REJECT_DUPLICATES, &jerr);
+	if (!doc) {
+		if (jerr.line > 0)
+			fprintf(stderr, "%s:%d:%d: %s\n", in, jerr.line, jerr.column, jerr.text);
+		else
+			fprintf(stderr, "%s: %s\n", in, jerr.text);
+		goto out;
+	}
+	if (load_model(in, doc, &m) < 0)
+		goto out;
+	for (size_t i = 0; i < m.nruns; i++) {
+		struct lab_run *r = &m.runs[i];
+
+		if (read_events(r, in) < 0)
+			goto out;
+		for (size_t j = 0; j < r->nscen; j++)
+			lab_window_stats(&r->ev, r->scen[j].start, r->scen[j].end, &r->scen[j].st);
+	}
+	if (mkdir(outdir, 0755) == -1 && errno != EEXIST) {
+		fprintf(stderr, "%s: %s\n", outdir, strerror(errno));
+		goto out;
+	}
+	rep = lab_render_json(&m);
+	js = rep ? json_dumps(rep, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : NULL;
+	if (!js || lab_render_md(&m, &md) < 0 || lab_render_svg(&m, &svg) < 0) {
+		fprintf(stderr, "cpha lab report: out of memory\n");
+		goto out;
+	}
+	if (write_file(outdir, "report.json", js, strlen(js)) < 0 ||
+		write_file(outdir, "report.md", md.data, md.len) < 0 ||
+		write_file(outdir, "timeline.svg", svg.data, svg.len) < 0)
+		goto out;
+	rc = CPHA_EXIT_OK;
+out:
+	free(js);
+	json_decref(rep);
+	cpha_buf_free(&md);
+	cpha_buf_free(&svg);
+	free_model(&m);
+	json_decref(doc);
+	return rc;
 }

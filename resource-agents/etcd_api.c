@@ -9,6 +9,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "curl_opts.h"
 #include "etcd-internal.h"
 #include "log.h"
 
@@ -60,10 +61,6 @@ int etcd_api_tls_call(const struct etcd_tls *t, const char *base_url, const char
 	if (!h)
 		return -ENOMEM;
 	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	/* the JSON gateway and the peer /version are HTTP/1.1 handlers; the
 	 * peer listener breaks HTTP/2 streams */
 	curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
@@ -71,18 +68,11 @@ int etcd_api_tls_call(const struct etcd_tls *t, const char *base_url, const char
 		h, CURLOPT_TIMEOUT_MS, (long)(timeout_usec / 1000 ? timeout_usec / 1000 : 1));
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
 		(long)(timeout_usec / 1000 ? timeout_usec / 1000 : 1));
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &res->body);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "cpha-ocf-etcd/" CPHA_VERSION);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
-	if (t->ca && *t->ca)
-		curl_easy_setopt(h, CURLOPT_CAINFO, t->ca);
-	if (t->cert && *t->cert) {
-		curl_easy_setopt(h, CURLOPT_SSLCERT, t->cert);
-		curl_easy_setopt(h, CURLOPT_SSLKEY, str_or(t->key, t->cert));
-	}
+	cpha_curl_client_opts(h, "cpha-ocf-etcd/" CPHA_VERSION, errbuf,
+		&(const struct cpha_curl_tls){
+			.ca = t->ca, .cert = t->cert, .key = t->key, .verify = true });
 	if (json) {
 		hdr = curl_slist_append(NULL, "Content-Type: application/json");
 		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);

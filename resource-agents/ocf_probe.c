@@ -10,6 +10,7 @@
 #include <curl/curl.h>
 
 #include "addr.h"
+#include "curl_opts.h"
 #include "ocf_probe.h"
 
 struct body {
@@ -36,6 +37,9 @@ int ocf_http_get(const struct ocf_http_req *r, struct ocf_http_res *res)
 	struct body body = { .buf = res->body, .cap = sizeof(res->body) };
 	char url[1024], resolve[512], host[300], errbuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *rl = NULL;
+	const struct cpha_curl_tls tls = {
+		.ca = r->ca, .cert = r->cert, .key = r->key, .verify = r->verify
+	};
 	bool v6 = strchr(r->address, ':') != NULL;
 	CURLcode cc;
 	CURL *h;
@@ -67,24 +71,11 @@ int ocf_http_get(const struct ocf_http_req *r, struct ocf_http_res *res)
 	snprintf(url, sizeof(url), "%s://%s:%u%s", r->scheme ? r->scheme : "https", host, r->port,
 		r->path);
 	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(
 		h, CURLOPT_TIMEOUT_MS, (long)(r->timeout_usec / 1000 ? r->timeout_usec / 1000 : 1));
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "cpha-ocf/" CPHA_VERSION);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, r->verify ? 1L : 0L);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, r->verify ? 2L : 0L);
-	if (r->ca && *r->ca)
-		curl_easy_setopt(h, CURLOPT_CAINFO, r->ca);
-	if (r->cert && *r->cert) {
-		curl_easy_setopt(h, CURLOPT_SSLCERT, r->cert);
-		curl_easy_setopt(h, CURLOPT_SSLKEY, r->key && *r->key ? r->key : r->cert);
-	}
+	cpha_curl_client_opts(h, "cpha-ocf/" CPHA_VERSION, errbuf, &tls);
 	cc = curl_easy_perform(h);
 	if (cc == CURLE_OK) {
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &res->status);

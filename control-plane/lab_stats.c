@@ -1,0 +1,367 @@
+/* cpha lab: statistics of a scenario's window and the lab's goals. Pure. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "lab_stats.h"
+
+static const struct {
+	const char *name;
+	enum lab_ev_kind kind;
+} ev_kinds[] = {
+	{ "start", LAB_EV_START },
+	{ "readyz", LAB_EV_REQ },
+	{ "lease_get", LAB_EV_REQ },
+	{ "lease_put", LAB_EV_REQ },
+	{ "lost_write", LAB_EV_LOST },
+	{ "watch_break", LAB_EV_BREAK },
+	{ "watch_open", LAB_EV_OPEN },
+	{ "stop", LAB_EV_STOP },
+};
+
+int lab_event_parse(const char *line, struct lab_event *ev, char *why, size_t whylen)
+{
+	json_error_t jerr;
+	json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *t, *k, *v;
+	const char *ks;
+	int rc = -EINVAL;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!o) {
+		snprintf(why, whylen, "column %d: %s", jerr.column, jerr.text);
+		return -EINVAL;
+	}
+	t = json_object_get(o, "t");
+	k = json_object_get(o, "k");
+	if (!json_is_object(o) || !json_is_number(t) || !json_is_string(k)) {
+		snprintf(why, whylen, "an event needs a number \"t\" and a string \"k\"");
+		goto out;
+	}
+	ev->t = json_number_value(t);
+	ev->kind = LAB_EV_OTHER;
+	ks = json_string_value(k);
+	for (size_t i = 0; i < sizeof(ev_kinds) / sizeof(ev_kinds[0]); i++)
+		if (!strcmp(ks, ev_kinds[i].name))
+			ev->kind = ev_kinds[i].kind;
+	ev->n = 1;
+	switch (ev->kind) {
+	case LAB_EV_START:
+		v = json_object_get(o, "watches");
+		ev->watches = json_is_integer(v) ? (int)json_integer_value(v) : 0;
+		break;
+	case LAB_EV_REQ:
+		v = json_object_get(o, "ok");
+		if (!json_is_boolean(v)) {
+			snprintf(why, whylen, "\"%s\" needs a boolean \"ok\"", ks);
+			goto out;
+		}
+		ev->ok = json_is_true(v);
+		v = json_object_get(o, "n");
+		if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
+				 json_integer_value(v) > 1000)) {
+			snprintf(why, whylen, "\"n\" must be an integer from 1 to 1000");
+			goto out;
+		}
+		if (v)
+			ev->n = (int)json_integer_value(v);
+		break;
+	case LAB_EV_BREAK:
+	case LAB_EV_OPEN:
+		v = json_object_get(o, "w");
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+			json_integer_value(v) > 100000) {
+			snprintf(why, whylen, "\"%s\" needs the watch's index \"w\"", ks);
+			goto out;
+		}
+		ev->w = (int)json_integer_value(v);
+		break;
+	default:
+		break;
+	}
+	rc = 0;
+out:
+	json_decref(o);
+	return rc;
+}
+
+int lab_events_add(struct lab_events *e, const struct lab_event *ev)
+{
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 256;
+		struct lab_event *v = realloc(e->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		e->v = v;
+		e->cap = cap;
+	}
+	e->v[e->n++] = *ev;
+	return 0;
+}
+
+void lab_events_free(struct lab_events *e)
+{
+	free(e->v);
+	memset(e, 0, sizeof(*e));
+}
+
+double lab_events_t0(const struct lab_events *e)
+{
+	double t0 = 0;
+
+	for (size_t i = 0; i < e->n; i++)
+		if (i == 0 || e->v[i].t < t0)
+			t0 = e->v[i].t;
+	return t0;
+}
+
+/* Per-watch state while walking a window. */
+struct watch_state {
+	int w;
+	bool broken;
+};
+
+static struct watch_state *watch_find(struct watch_state **ws, size_t *n, int w)
+{
+	struct watch_state *v;
+
+	for (size_t i = 0; i < *n; i++)
+		if ((*ws)[i].w == w)
+			return &(*ws)[i];
+	v = realloc(*ws, (*n + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	*ws = v;
+	v[*n] = (struct watch_state){ .w = w };
+	return &v[(*n)++];
+}
+
+void lab_window_stats(const struct lab_events *e, double start, double end, struct lab_window *w)
+{
+	struct watch_state *ws = NULL;
+	size_t nws = 0;
+	double last_ok = start, first_break = -1, restored_at = -1;
+	int broken_now = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->watches_restored_ms = -1;
+	w->availability = -1;
+	for (size_t i = 0; i < e->n; i++) {
+		const struct lab_event *ev = &e->v[i];
+		struct watch_state *s;
+
+		if (ev->kind == LAB_EV_START && !w->watches)
+			w->watches = ev->watches;
+		if (ev->t < start || ev->t > end)
+			continue;
+		switch (ev->kind) {
+		case LAB_EV_REQ:
+			w->requests += ev->n;
+			if (!ev->ok) {
+				w->failed += ev->n;
+				break;
+			}
+			if ((ev->t - last_ok) * 1000.0 > w->max_gap_ms)
+				w->max_gap_ms = (ev->t - last_ok) * 1000.0;
+			if (ev->t > last_ok)
+				last_ok = ev->t;
+			break;
+		case LAB_EV_LOST:
+			w->lost_writes++;
+			break;
+		case LAB_EV_BREAK:
+			w->watches_broken++;
+			s = watch_find(&ws, &nws, ev->w);
+			if (s && !s->broken) {
+				s->broken = true;
+				broken_now++;
+			}
+			if (first_break < 0)
+				first_break = ev->t;
+			break;
+		case LAB_EV_OPEN:
+			s = watch_find(&ws, &nws, ev->w);
+			if (s && s->broken) {
+				s->broken = false;
+				broken_now--;
+				restored_at = ev->t;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	if ((end - last_ok) * 1000.0 > w->max_gap_ms)
+		w->max_gap_ms = (end - last_ok) * 1000.0;
+	if (w->requests)
+		w->availability =
+			round(100000.0 * (double)(w->requests - w->failed) / (double)w->requests) /
+			1000.0;
+	w->never_restored = broken_now;
+	if (first_break >= 0 && !broken_now)
+		w->watches_restored_ms = (restored_at - first_break) * 1000.0;
+	free(ws);
+}
+
+int lab_invariant(const struct lab_scenario *s, const char *name)
+{
+	json_t *v = s->invariants ? json_object_get(s->invariants, name) : NULL;
+
+	if (!strcmp(name, "no_lost_write")) {
+		if (s->st.lost_writes)
+			return 0;
+		if (!json_is_boolean(v))
+			return 1;
+	}
+	return json_is_boolean(v) ? json_is_true(v) : -1;
+}
+
+const struct lab_run *lab_find_run(const struct lab_model *m, const char *stack)
+{
+	for (size_t i = 0; i < m->nruns; i++)
+		if (m->runs[i].stack && !strcmp(m->runs[i].stack, stack))
+			return &m->runs[i];
+	return NULL;
+}
+
+const struct lab_run *lab_peer_run(const struct lab_model *m)
+{
+	for (size_t i = 0; i < m->nruns; i++)
+		if (m->runs[i].stack && strcmp(m->runs[i].stack, "cpha"))
+			return &m->runs[i];
+	return NULL;
+}
+
+const struct lab_scenario *lab_find_scenario(const struct lab_run *r, const char *name)
+{
+	for (size_t i = 0; r && i < r->nscen; i++)
+		if (r->scen[i].name && !strcmp(r->scen[i].name, name))
+			return &r->scen[i];
+	return NULL;
+}
+
+static void goal_set(struct lab_goal *g, enum lab_goal_state st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void goal_set(struct lab_goal *g, enum lab_goal_state st, const char *fmt, ...)
+{
+	va_list ap;
+
+	g->state = st;
+	va_start(ap, fmt);
+	vsnprintf(g->why, sizeof(g->why), fmt, ap);
+	va_end(ap);
+}
+
+static void goal_zero_failed(struct lab_goal *g, const struct lab_run *cpha, const char *scen)
+{
+	const struct lab_scenario *s = lab_find_scenario(cpha, scen);
+
+	snprintf(g->what, sizeof(g->what), "%s: 0 failed requests (cpha)", scen);
+	if (!s)
+		goal_set(g, LAB_GOAL_NOT_MEASURED, "no %s scenario in the cpha run", scen);
+	else if (s->st.failed == 0)
+		goal_set(g, LAB_GOAL_MET, "0 of %ld failed", s->st.requests);
+	else
+		goal_set(g, LAB_GOAL_NOT_MET, "%ld of %ld failed", s->st.failed, s->st.requests);
+}
+
+static void goal_no_worse(struct lab_goal *g, const struct lab_run *cpha,
+	const struct lab_run *peer, const char *scen)
+{
+	const struct lab_scenario *a = lab_find_scenario(cpha, scen);
+	const struct lab_scenario *b = lab_find_scenario(peer, scen);
+
+	snprintf(g->what, sizeof(g->what), "%s: failed requests and max gap no worse than %s", scen,
+		peer && peer->stack ? peer->stack : "the peer stack");
+	if (!a || !b) {
+		goal_set(g, LAB_GOAL_NOT_MEASURED, "no %s scenario in the %s run", scen,
+			!a     ? "cpha"
+			: peer ? "peer"
+			       : "peer (no peer run)");
+		return;
+	}
+	goal_set(g,
+		a->st.failed <= b->st.failed && a->st.max_gap_ms <= b->st.max_gap_ms
+			? LAB_GOAL_MET
+			: LAB_GOAL_NOT_MET,
+		"failed %ld vs %ld, max gap %.0f ms vs %.0f ms", a->st.failed, b->st.failed,
+		a->st.max_gap_ms, b->st.max_gap_ms);
+}
+
+/* How long watches took to come back, for comparing: 0 when none broke,
+ * infinity when some never came back. */
+static double restore_cost(const struct lab_scenario *s)
+{
+	if (s->st.never_restored)
+		return INFINITY;
+	return s->st.watches_restored_ms < 0 ? 0 : s->st.watches_restored_ms;
+}
+
+static void restore_text(const struct lab_scenario *s, char *buf, size_t len)
+{
+	if (s->st.never_restored)
+		snprintf(buf, len, "%d never restored", s->st.never_restored);
+	else if (s->st.watches_restored_ms < 0)
+		snprintf(buf, len, "none broke");
+	else
+		snprintf(buf, len, "%.0f ms", s->st.watches_restored_ms);
+}
+
+static void goal_watches(struct lab_goal *g, const struct lab_run *cpha, const struct lab_run *peer,
+	const char *scen)
+{
+	const struct lab_scenario *a = lab_find_scenario(cpha, scen);
+	const struct lab_scenario *b = lab_find_scenario(peer, scen);
+	char ta[64], tb[64];
+	double ca, cb;
+
+	snprintf(g->what, sizeof(g->what), "%s: watches restored faster than %s", scen,
+		peer && peer->stack ? peer->stack : "the peer stack");
+	if (!a || !b) {
+		goal_set(g, LAB_GOAL_NOT_MEASURED, "no %s scenario in the %s run", scen,
+			!a     ? "cpha"
+			: peer ? "peer"
+			       : "peer (no peer run)");
+		return;
+	}
+	restore_text(a, ta, sizeof(ta));
+	restore_text(b, tb, sizeof(tb));
+	ca = restore_cost(a);
+	cb = restore_cost(b);
+	/* none broken on either side counts as met: nothing to be faster at */
+	goal_set(g, (ca < cb || (ca == 0 && cb == 0)) ? LAB_GOAL_MET : LAB_GOAL_NOT_MET, "%s vs %s",
+		ta, tb);
+}
+
+void lab_goals(const struct lab_model *m, struct lab_goal g[LAB_NGOALS])
+{
+	const struct lab_run *cpha = lab_find_run(m, "cpha");
+	const struct lab_run *peer = lab_peer_run(m);
+	const struct lab_scenario *s;
+	int v;
+
+	memset(g, 0, LAB_NGOALS * sizeof(*g));
+	goal_zero_failed(&g[0], cpha, "apiserver-rolling-restart");
+	goal_zero_failed(&g[1], cpha, "reload-under-load");
+	goal_no_worse(&g[2], cpha, peer, "lb-poweroff");
+	goal_no_worse(&g[3], cpha, peer, "master-poweroff");
+	snprintf(g[4].what, sizeof(g[4].what), "lb-poweroff: vip_after_fence (cpha)");
+	s = lab_find_scenario(cpha, "lb-poweroff");
+	v = s ? lab_invariant(s, "vip_after_fence") : -1;
+	if (!s)
+		goal_set(&g[4], LAB_GOAL_NOT_MEASURED, "no lb-poweroff scenario in the cpha run");
+	else if (v < 0)
+		goal_set(&g[4], LAB_GOAL_NOT_MEASURED, "the orchestrator did not judge it");
+	else
+		goal_set(&g[4], v ? LAB_GOAL_MET : LAB_GOAL_NOT_MET, "vip_after_fence %s",
+			v ? "true" : "false");
+	goal_watches(&g[5], cpha, peer, "master-poweroff");
+	goal_watches(&g[6], cpha, peer, "apiserver-rolling-restart");
+}

@@ -1,0 +1,117 @@
+/* cpha lab: what the prober's events say about a scenario's window, and
+ * the model the report is made from. Pure: no I/O (jansson values are
+ * borrowed from the caller's documents). */
+#ifndef CPHA_LAB_STATS_H
+#define CPHA_LAB_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+/* Kinds of prober event lines ("k"). */
+enum lab_ev_kind {
+	LAB_EV_START, /* "start": carries the number of watches */
+	LAB_EV_REQ,   /* "readyz", "lease_get", "lease_put" */
+	LAB_EV_LOST,  /* "lost_write" */
+	LAB_EV_BREAK, /* "watch_break" */
+	LAB_EV_OPEN,  /* "watch_open" */
+	LAB_EV_STOP,  /* "stop" */
+	LAB_EV_OTHER, /* a kind this reader does not know: kept, not counted */
+};
+
+/* One line of the prober's JSON Lines output. */
+struct lab_event {
+	double t; /* unix seconds */
+	enum lab_ev_kind kind;
+	bool ok;     /* LAB_EV_REQ: a 2xx answer (or the expected 404) */
+	int n;       /* LAB_EV_REQ: how many requests the line stands for */
+	int w;       /* LAB_EV_BREAK / LAB_EV_OPEN: the watch's index */
+	int watches; /* LAB_EV_START: watches the prober holds */
+};
+
+/* A run's events, in file order. */
+struct lab_events {
+	struct lab_event *v;
+	size_t n, cap;
+};
+
+/* Parse one line. Returns 0, or -EINVAL with why (a short reason). */
+int lab_event_parse(const char *line, struct lab_event *ev, char *why, size_t whylen);
+
+/* Append ev. Returns 0 or -ENOMEM. */
+int lab_events_add(struct lab_events *e, const struct lab_event *ev);
+void lab_events_free(struct lab_events *e);
+
+/* What happened in [start, end]. */
+struct lab_window {
+	long requests, failed;
+	double max_gap_ms;          /* longest time without a successful request,
+				     * the window's edges included */
+	int watches;                /* from the run's start line; 0 without one */
+	long watches_broken;        /* watch_break lines in the window */
+	double watches_restored_ms; /* first break to the moment every watch that
+				     * broke was open again; < 0: none broke */
+	int never_restored;         /* watches still broken at end */
+	double availability;        /* % of requests ok; < 0: no requests */
+	long lost_writes;
+};
+
+/* Compute the window's statistics from a run's events. */
+void lab_window_stats(const struct lab_events *e, double start, double end, struct lab_window *w);
+
+/* The time of the run's first event (0 when there is none). */
+double lab_events_t0(const struct lab_events *e);
+
+struct lab_scenario {
+	const char *name;
+	double start, end;
+	json_t *invariants;              /* borrowed; object or NULL */
+	json_t *timings, *marks, *notes; /* borrowed; may be NULL */
+	struct lab_window st;
+};
+
+struct lab_run {
+	const char *stack;
+	const char *events_path;
+	struct lab_events ev;
+	struct lab_scenario *scen;
+	size_t nscen;
+};
+
+struct lab_model {
+	json_t *lab; /* borrowed: the "lab" object, or NULL */
+	struct lab_run *runs;
+	size_t nruns;
+};
+
+/* The invariant NAME of a scenario as the report states it: 1 true, 0 false,
+ * -1 not known. no_lost_write is the prober's verdict when it saw a lost
+ * write (false whatever the orchestrator said), and true when the
+ * orchestrator said nothing and the prober saw none. */
+int lab_invariant(const struct lab_scenario *s, const char *name);
+
+enum lab_goal_state {
+	LAB_GOAL_MET,
+	LAB_GOAL_NOT_MET,
+	LAB_GOAL_NOT_MEASURED,
+};
+
+struct lab_goal {
+	char what[160];
+	enum lab_goal_state state;
+	char why[240];
+};
+
+#define LAB_NGOALS 7
+
+/* Evaluate the lab's goals (see cpha(1)) on the model: the "cpha" run
+ * against the first run of another stack (the peer). Fills g[LAB_NGOALS]. */
+void lab_goals(const struct lab_model *m, struct lab_goal g[LAB_NGOALS]);
+
+/* Find a run by stack name, a scenario by name; NULL when absent. */
+const struct lab_run *lab_find_run(const struct lab_model *m, const char *stack);
+const struct lab_run *lab_peer_run(const struct lab_model *m);
+const struct lab_scenario *lab_find_scenario(const struct lab_run *r, const char *name);
+
+#endif

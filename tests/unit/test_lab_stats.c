@@ -1,0 +1,271 @@
+/* cpha lab: event lines, window statistics and goals (lab_stats.c). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "lab_stats.h"
+
+static void add(struct lab_events *e, const char *line)
+{
+	struct lab_event ev;
+	char why[200] = "";
+
+	if (lab_event_parse(line, &ev, why, sizeof(why)) < 0)
+		fail_msg("%s: %s", line, why);
+	assert_int_equal(lab_events_add(e, &ev), 0);
+}
+
+static void add_req(struct lab_events *e, double t, bool ok)
+{
+	char line[128];
+
+	snprintf(line, sizeof(line), "{\"t\":%.3f,\"k\":\"readyz\",\"ok\":%s,\"ms\":1,\"code\":%d}",
+		t, ok ? "true" : "false", ok ? 200 : 0);
+	add(e, line);
+}
+
+static void test_parse(void **state)
+{
+	struct lab_event ev;
+	char why[200];
+
+	(void)state;
+	assert_int_equal(lab_event_parse("{\"t\":12.5,\"k\":\"start\",\"server\":\"x\","
+					 "\"interval_ms\":100,\"watches\":50}",
+				 &ev, why, sizeof(why)),
+		0);
+	assert_int_equal(ev.kind, LAB_EV_START);
+	assert_int_equal(ev.watches, 50);
+	assert_true(ev.t == 12.5);
+	assert_int_equal(lab_event_parse("{\"t\":1,\"k\":\"lease_put\",\"ok\":false,\"n\":3}", &ev,
+				 why, sizeof(why)),
+		0);
+	assert_int_equal(ev.kind, LAB_EV_REQ);
+	assert_int_equal(ev.n, 3);
+	assert_false(ev.ok);
+	assert_int_equal(lab_event_parse("{\"t\":1,\"k\":\"watch_break\",\"w\":7,\"err\":\"x\"}",
+				 &ev, why, sizeof(why)),
+		0);
+	assert_int_equal(ev.w, 7);
+	assert_int_equal(
+		lab_event_parse("{\"t\":1,\"k\":\"future_kind\"}", &ev, why, sizeof(why)), 0);
+	assert_int_equal(ev.kind, LAB_EV_OTHER);
+
+	assert_int_equal(lab_event_parse("{\"t\":1,", &ev, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "column"));
+	assert_int_equal(lab_event_parse("{\"k\":\"stop\"}", &ev, why, sizeof(why)), -EINVAL);
+	assert_int_equal(
+		lab_event_parse("{\"t\":1,\"k\":\"readyz\"}", &ev, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "ok"));
+	assert_int_equal(
+		lab_event_parse("{\"t\":1,\"k\":\"watch_open\"}", &ev, why, sizeof(why)), -EINVAL);
+	assert_int_equal(lab_event_parse("{\"t\":1,\"k\":\"readyz\",\"ok\":true,\"n\":0}", &ev, why,
+				 sizeof(why)),
+		-EINVAL);
+}
+
+/* Ten requests a second, all ok: the gap is the tick, edges included. */
+static void test_steady(void **state)
+{
+	struct lab_events e = { 0 };
+	struct lab_window w;
+
+	(void)state;
+	add(&e, "{\"t\":100,\"k\":\"start\",\"watches\":5}");
+	for (int i = 0; i < 100; i++)
+		add_req(&e, 100.05 + i * 0.1, true);
+	lab_window_stats(&e, 101, 105, &w);
+	assert_int_equal(w.requests, 40);
+	assert_int_equal(w.failed, 0);
+	assert_int_equal(w.watches, 5);
+	assert_true(w.max_gap_ms > 99 && w.max_gap_ms < 101);
+	assert_true(w.availability == 100.0);
+	assert_true(w.watches_restored_ms < 0);
+	assert_int_equal(w.never_restored, 0);
+	assert_int_equal(w.lost_writes, 0);
+	lab_events_free(&e);
+}
+
+/* The longest gap may sit at either edge of the window. */
+static void test_gap_edges(void **state)
+{
+	struct lab_events e = { 0 };
+	struct lab_window w;
+
+	(void)state;
+	add_req(&e, 10.0, true);
+	add_req(&e, 12.0, false);
+	add_req(&e, 13.5, true);
+	add_req(&e, 14.0, true);
+	/* start edge: nothing ok from 11 to 13.5 */
+	lab_window_stats(&e, 11, 14.5, &w);
+	assert_int_equal(w.requests, 3);
+	assert_int_equal(w.failed, 1);
+	assert_true(w.max_gap_ms > 2499 && w.max_gap_ms < 2501);
+	assert_true(w.availability > 66.666 && w.availability < 66.668);
+	/* end edge: nothing ok after 14 until 20 */
+	lab_window_stats(&e, 13, 20, &w);
+	assert_true(w.max_gap_ms > 5999 && w.max_gap_ms < 6001);
+	lab_events_free(&e);
+}
+
+/* A window with no events at all: all of it is a gap, nothing to count. */
+static void test_empty_window(void **state)
+{
+	struct lab_events e = { 0 };
+	struct lab_window w;
+
+	(void)state;
+	lab_window_stats(&e, 5, 7, &w);
+	assert_int_equal(w.requests, 0);
+	assert_true(w.availability < 0);
+	assert_true(w.max_gap_ms > 1999 && w.max_gap_ms < 2001);
+	add_req(&e, 1, true);
+	add_req(&e, 9, true);
+	lab_window_stats(&e, 5, 7, &w);
+	assert_int_equal(w.requests, 0);
+	assert_true(w.max_gap_ms > 1999 && w.max_gap_ms < 2001);
+	lab_events_free(&e);
+}
+
+static void test_watches(void **state)
+{
+	struct lab_events e = { 0 };
+	struct lab_window w;
+
+	(void)state;
+	add(&e, "{\"t\":1,\"k\":\"start\",\"watches\":3}");
+	add(&e, "{\"t\":1.1,\"k\":\"watch_open\",\"w\":0}"); /* initial open: not a restore */
+	add(&e, "{\"t\":10.0,\"k\":\"watch_break\",\"w\":0}");
+	add(&e, "{\"t\":10.2,\"k\":\"watch_break\",\"w\":1}");
+	add(&e, "{\"t\":10.3,\"k\":\"watch_break\",\"w\":1}"); /* its reopen failed again */
+	add(&e, "{\"t\":11.0,\"k\":\"watch_open\",\"w\":0}");
+	add(&e, "{\"t\":12.5,\"k\":\"watch_open\",\"w\":1}");
+	lab_window_stats(&e, 0, 20, &w);
+	assert_int_equal(w.watches, 3);
+	assert_int_equal(w.watches_broken, 3);
+	assert_int_equal(w.never_restored, 0);
+	assert_true(w.watches_restored_ms > 2499 && w.watches_restored_ms < 2501);
+
+	/* window ends before watch 1 came back: never restored (by end) */
+	lab_window_stats(&e, 0, 12, &w);
+	assert_int_equal(w.never_restored, 1);
+	assert_true(w.watches_restored_ms < 0);
+	lab_events_free(&e);
+}
+
+static void test_lost_write(void **state)
+{
+	struct lab_events e = { 0 };
+	struct lab_scenario s = { .name = "x" };
+	json_t *inv = json_pack("{sbsbsn}", "no_lost_write", 1, "one_vip_holder", 0, "etcd_odd");
+
+	(void)state;
+	add(&e, "{\"t\":5,\"k\":\"lost_write\",\"seq_read\":3,\"seq_acked\":4}");
+	s.invariants = inv;
+	lab_window_stats(&e, 0, 4, &s.st);
+	assert_int_equal(s.st.lost_writes, 0);
+	assert_int_equal(lab_invariant(&s, "no_lost_write"), 1);
+	assert_int_equal(lab_invariant(&s, "one_vip_holder"), 0);
+	assert_int_equal(lab_invariant(&s, "etcd_odd"), -1);
+	assert_int_equal(lab_invariant(&s, "absent"), -1);
+	lab_window_stats(&e, 0, 10, &s.st);
+	assert_int_equal(s.st.lost_writes, 1);
+	/* the prober's evidence wins over the orchestrator's true */
+	assert_int_equal(lab_invariant(&s, "no_lost_write"), 0);
+	s.invariants = NULL;
+	assert_int_equal(lab_invariant(&s, "no_lost_write"), 0);
+	lab_window_stats(&e, 0, 4, &s.st);
+	assert_int_equal(lab_invariant(&s, "no_lost_write"), 1);
+	json_decref(inv);
+	lab_events_free(&e);
+}
+
+/* A scenario with chosen figures. */
+static struct lab_scenario scen(
+	const char *name, long failed, double gap, double restored, int never)
+{
+	struct lab_scenario s = { .name = name };
+
+	s.st.requests = 100;
+	s.st.failed = failed;
+	s.st.max_gap_ms = gap;
+	s.st.watches_restored_ms = restored;
+	s.st.never_restored = never;
+	return s;
+}
+
+static void test_goals(void **state)
+{
+	json_t *vip = json_pack("{sb}", "vip_after_fence", 1);
+	struct lab_scenario a[] = {
+		scen("apiserver-rolling-restart", 0, 100, 900, 0),
+		scen("reload-under-load", 2, 300, -1, 0),
+		scen("lb-poweroff", 3, 2000, 1000, 0),
+		scen("master-poweroff", 5, 3000, 1500, 0),
+	};
+	struct lab_scenario b[] = {
+		scen("apiserver-rolling-restart", 9, 100, -1, 2),
+		scen("lb-poweroff", 3, 1900, 1000, 0),
+		scen("master-poweroff", 50, 9000, 1400, 0),
+	};
+	struct lab_run runs[] = {
+		{ .stack = "cpha", .scen = a, .nscen = 4 },
+		{ .stack = "haproxy+keepalived", .scen = b, .nscen = 3 },
+	};
+	struct lab_model m = { .runs = runs, .nruns = 2 };
+	struct lab_goal g[LAB_NGOALS];
+
+	(void)state;
+	a[2].invariants = vip;
+	lab_goals(&m, g);
+	assert_int_equal(g[0].state, LAB_GOAL_MET);     /* rolling restart: 0 failed */
+	assert_int_equal(g[1].state, LAB_GOAL_NOT_MET); /* reload: 2 failed */
+	assert_non_null(strstr(g[1].why, "2 of 100"));
+	assert_int_equal(g[2].state, LAB_GOAL_NOT_MET); /* lb-poweroff: gap 2000 > 1900 */
+	assert_int_equal(g[3].state, LAB_GOAL_MET);     /* master-poweroff: better */
+	assert_int_equal(g[4].state, LAB_GOAL_MET);     /* vip_after_fence */
+	assert_int_equal(g[5].state, LAB_GOAL_NOT_MET); /* 1500 ms vs 1400 ms */
+	assert_int_equal(g[6].state, LAB_GOAL_MET);     /* 900 ms vs never restored */
+	assert_non_null(strstr(g[6].why, "never"));
+
+	/* without the peer: comparisons are not measured; absent scenarios too */
+	m.nruns = 1;
+	a[2].invariants = NULL;
+	lab_goals(&m, g);
+	assert_int_equal(g[2].state, LAB_GOAL_NOT_MEASURED);
+	assert_int_equal(g[3].state, LAB_GOAL_NOT_MEASURED);
+	assert_int_equal(g[4].state, LAB_GOAL_NOT_MEASURED);
+	assert_int_equal(g[5].state, LAB_GOAL_NOT_MEASURED);
+	assert_int_equal(g[6].state, LAB_GOAL_NOT_MEASURED);
+	runs[0].nscen = 1;
+	lab_goals(&m, g);
+	assert_int_equal(g[1].state, LAB_GOAL_NOT_MEASURED);
+	m.nruns = 0;
+	lab_goals(&m, g);
+	for (int i = 0; i < LAB_NGOALS; i++)
+		assert_int_equal(g[i].state, LAB_GOAL_NOT_MEASURED);
+	json_decref(vip);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_steady),
+		cmocka_unit_test(test_gap_edges),
+		cmocka_unit_test(test_empty_window),
+		cmocka_unit_test(test_watches),
+		cmocka_unit_test(test_lost_write),
+		cmocka_unit_test(test_goals),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
