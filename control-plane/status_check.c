@@ -178,10 +178,12 @@ static void check_api(const struct st_snapshot *s, struct st_report *r, struct s
 	}
 	if (s->napi && !ready)
 		problem(r, ST_DOWN, "apiserver", "no kube-apiserver is ready");
-	if (s->vip_readyz != 200)
-		problem(r, ST_DOWN, "apiserver", "/readyz through the VIP %s: %s%ld%s%s", s->vip,
-			s->vip_readyz ? "HTTP " : "no answer", s->vip_readyz ? s->vip_readyz : 0,
-			*s->vip_error ? ": " : "", s->vip_error);
+	if (s->vip_readyz != 200 && s->vip_readyz)
+		problem(r, ST_DOWN, "apiserver", "/readyz through the VIP %s: HTTP %ld", s->vip,
+			s->vip_readyz);
+	else if (s->vip_readyz != 200)
+		problem(r, ST_DOWN, "apiserver", "/readyz through the VIP %s: no answer%s%s",
+			s->vip, *s->vip_error ? ": " : "", s->vip_error);
 	note(ro, "%zu/%zu ready directly", ready, s->napi);
 	note(ro, "via VIP: %s", s->vip_readyz == 200 ? "ready" : "NOT ready");
 	raise_level(ro, !ready || s->vip_readyz != 200 ? ST_DOWN
