@@ -184,6 +184,10 @@ struct st_report {
  * a problem line; the worst state is the worst problem's. */
 void status_check(const struct st_snapshot *s, struct st_report *r);
 
+/* status_pcmk.c, pure: read crm_mon --output-as=xml into s->pcmk_nodes
+ * (nodes, online, resources running, failed resources on each). */
+void status_parse_crm_mon(const char *xml, struct st_snapshot *s);
+
 const char *status_level_name(enum st_level l);
 const char *status_host_state_name(enum st_host_state s);
 

@@ -319,41 +319,14 @@ static void *job_run(void *arg)
 	return NULL;
 }
 
-/* attr="value" of the element that starts at p (up to its '>'). */
-static bool xml_attr(const char *p, const char *attr, char *out, size_t len)
-{
-	const char *end = strchr(p, '>');
-	char key[64];
-	const char *a, *q;
-
-	snprintf(key, sizeof(key), " %s=\"", attr);
-	a = strstr(p, key);
-	if (!a || (end && a > end))
-		return false;
-	a += strlen(key);
-	q = strchr(a, '"');
-	if (!q)
-		return false;
-	snprintf(out, len, "%.*s", (int)(q - a), a);
-	return true;
-}
-
-static struct st_pcmk_node *pcmk_node(struct st_snapshot *s, const char *name)
-{
-	for (size_t i = 0; i < s->npcmk; i++)
-		if (strcmp(s->pcmk_nodes[i].name, name) == 0)
-			return &s->pcmk_nodes[i];
-	return NULL;
-}
-
 /* crm_mon --output-as=xml: the nodes, and per node the resources that
  * failed on it. Not there or not answering: no Pacemaker facts. */
 static void collect_pcmk(struct collect *k, struct st_snapshot *s)
 {
 	struct cpha_spawn_opts o = { .timeout_usec = k->timeout, .output_max = 4 << 20 };
 	struct cpha_run_result res = { 0 };
-	char *exe = run_which("crm_mon"), v[ST_NAME];
-	const char *argv[] = { NULL, "--output-as=xml", NULL }, *p, *nodes_end;
+	char *exe = run_which("crm_mon");
+	const char *argv[] = { NULL, "--output-as=xml", NULL };
 
 	if (!exe)
 		return;
@@ -361,31 +334,7 @@ static void collect_pcmk(struct collect *k, struct st_snapshot *s)
 	o.argv = argv;
 	if (cpha_run(&o, &res) < 0 || !res.exited || res.exit_code != 0 || !res.out)
 		goto out;
-	p = strstr(res.out, "<nodes>");
-	nodes_end = p ? strstr(p, "</nodes>") : NULL;
-	while (p && nodes_end && (p = strstr(p + 1, "<node ")) && p < nodes_end &&
-		s->npcmk < ST_MAX_HOSTS) {
-		struct st_pcmk_node *n = &s->pcmk_nodes[s->npcmk];
-
-		if (!xml_attr(p, "name", n->name, sizeof(n->name)))
-			continue;
-		n->online = xml_attr(p, "online", v, sizeof(v)) && strcmp(v, "true") == 0;
-		if (xml_attr(p, "resources_running", v, sizeof(v)))
-			n->started = (unsigned)strtoul(v, NULL, 10);
-		s->npcmk++;
-	}
-	s->pcmk = s->npcmk > 0;
-	for (p = res.out; (p = strstr(p, "<resource ")); p++) {
-		const char *close = strstr(p, "</resource>"), *selfclose = strstr(p, "/>"), *n;
-		struct st_pcmk_node *pn;
-
-		if (!xml_attr(p, "failed", v, sizeof(v)) || strcmp(v, "true") != 0)
-			continue;
-		for (n = p; (n = strstr(n + 1, "<node ")) && close && n < close &&
-			    !(selfclose && selfclose < strchr(p, '>'));)
-			if (xml_attr(n, "name", v, sizeof(v)) && (pn = pcmk_node(s, v)))
-				pn->failed++;
-	}
+	status_parse_crm_mon(res.out, s);
 out:
 	cpha_run_free(&res);
 	free(exe);

@@ -268,6 +268,69 @@ static void test_unreachable_is_not_healthy(void **state)
 	free(s);
 }
 
+/* crm_mon --output-as=xml as Pacemaker 2.1 writes it (trimmed): m2
+ * offline, etcd failed on m1, a stopped resource that closes itself, and a
+ * node history whose <node> elements are not nodes of the cluster list. */
+static const char crm_mon_xml[] =
+	"<pacemaker-result api-version=\"2.30\" request=\"crm_mon --output-as=xml\">\n"
+	"  <nodes>\n"
+	"    <node name=\"m0\" id=\"1\" online=\"true\" standby=\"false\" "
+	"resources_running=\"3\" type=\"member\"/>\n"
+	"    <node name=\"m1\" id=\"2\" online=\"true\" resources_running=\"1\" "
+	"type=\"member\"/>\n"
+	"    <node name=\"m2\" id=\"3\" online=\"false\" resources_running=\"0\" "
+	"type=\"member\"/>\n"
+	"  </nodes>\n"
+	"  <resources>\n"
+	"    <clone id=\"etcd-clone\" failed=\"true\">\n"
+	"      <resource id=\"etcd\" resource_agent=\"ocf:cpha:etcd\" role=\"Started\" "
+	"active=\"true\" failed=\"false\" nodes_running_on=\"1\">\n"
+	"        <node name=\"m0\" id=\"1\" cached=\"true\"/>\n"
+	"      </resource>\n"
+	"      <resource id=\"etcd\" resource_agent=\"ocf:cpha:etcd\" role=\"Started\" "
+	"active=\"true\" failed=\"true\" nodes_running_on=\"1\">\n"
+	"        <node name=\"m1\" id=\"2\" cached=\"true\"/>\n"
+	"      </resource>\n"
+	"    </clone>\n"
+	"    <resource id=\"kcm\" role=\"Stopped\" failed=\"true\" nodes_running_on=\"0\"/>\n"
+	"  </resources>\n"
+	"  <node_history>\n"
+	"    <node name=\"m9\"><resource_history id=\"etcd\"/></node>\n"
+	"  </node_history>\n"
+	"  <status code=\"0\" message=\"OK\"/>\n"
+	"</pacemaker-result>\n";
+
+static void test_crm_mon(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	status_parse_crm_mon(crm_mon_xml, s);
+	assert_true(s->pcmk);
+	assert_int_equal(s->npcmk, 3);
+	assert_string_equal(s->pcmk_nodes[0].name, "m0");
+	assert_true(s->pcmk_nodes[0].online);
+	assert_int_equal(s->pcmk_nodes[0].started, 3);
+	assert_int_equal(s->pcmk_nodes[0].failed, 0);
+	assert_int_equal(s->pcmk_nodes[1].failed, 1);
+	assert_false(s->pcmk_nodes[2].online);
+	assert_int_equal(judge(s, r, "Pacemaker node m2 is offline"), 1);
+	assert_int_equal(judge(s, r, "Pacemaker: 1 failed resource on m1"), 1);
+	assert_int_equal(r->problems.n, 2);
+	assert_int_equal(r->hosts[1].state, ST_HOST_FAILED);
+	assert_int_equal(r->hosts[2].state, ST_HOST_FAILED); /* apiserver up, node offline */
+	/* not Pacemaker's answer: nothing */
+	memset(s->pcmk_nodes, 0, sizeof(s->pcmk_nodes));
+	s->npcmk = 0;
+	s->pcmk = false;
+	status_parse_crm_mon("crm_mon: Error: cluster is not available on this node\n", s);
+	assert_false(s->pcmk);
+	assert_int_equal(s->npcmk, 0);
+	free(r);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_ready_apiserver_out_of_rotation),
 		cmocka_unit_test(test_fence_past_deadline),
 		cmocka_unit_test(test_unreachable_is_not_healthy),
+		cmocka_unit_test(test_crm_mon),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
