@@ -88,6 +88,14 @@ static void url_of(char *buf, size_t len, const char *scheme, const struct cpha_
 		buf, len, "%s://%s%s", scheme, render_text_hostport(a, port, hp, sizeof(hp)), path);
 }
 
+/* o[key] as a string, or dflt when it is not one. */
+static const char *jstr(json_t *o, const char *key, const char *dflt)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : dflt;
+}
+
 /* etcd's JSON gateway writes 64-bit numbers as strings. */
 static uint64_t u64_of(json_t *v)
 {
@@ -119,9 +127,7 @@ static void job_etcd(struct collect *k, struct job *j)
 		e->healthy = json_is_string(v) && strcmp(json_string_value(v), "true") == 0;
 		if (!e->healthy)
 			snprintf(e->error, sizeof(e->error), "/health: %s",
-				json_string_value(json_object_get(health, "reason"))
-					? json_string_value(json_object_get(health, "reason"))
-					: "false");
+				jstr(health, "reason", "false"));
 		json_decref(health);
 	}
 }
@@ -192,10 +198,7 @@ static void job_lease(struct collect *k, struct job *j)
 		return;
 	spec = json_object_get(root, "spec");
 	l->found = true;
-	snprintf(l->holder, sizeof(l->holder), "%s",
-		json_string_value(json_object_get(spec, "holderIdentity"))
-			? json_string_value(json_object_get(spec, "holderIdentity"))
-			: "");
+	snprintf(l->holder, sizeof(l->holder), "%s", jstr(spec, "holderIdentity", ""));
 	l->transitions = (long)json_integer_value(json_object_get(spec, "leaseTransitions"));
 	l->duration = (long)json_integer_value(json_object_get(spec, "leaseDurationSeconds"));
 	renewed = parse_time(json_string_value(json_object_get(spec, "renewTime")));
@@ -303,10 +306,8 @@ static void job_fenced(struct collect *k, struct job *j)
 	last = json_array_get(json_object_get(root, "history"),
 		json_array_size(json_object_get(root, "history")) - 1);
 	if (last)
-		snprintf(f->last, sizeof(f->last), "%s %s %s %s",
-			json_string_value(json_object_get(last, "time")) ?: "",
-			json_string_value(json_object_get(last, "node")) ?: "",
-			json_string_value(json_object_get(last, "event")) ?: "",
+		snprintf(f->last, sizeof(f->last), "%s %s %s %s", jstr(last, "time", ""),
+			jstr(last, "node", ""), jstr(last, "event", ""),
 			json_is_true(json_object_get(last, "ok")) ? "ok" : "failed");
 	json_decref(root);
 }
