@@ -218,7 +218,7 @@ static void check_lease(const struct st_snapshot *s, const struct st_lease *l, s
 		l->renew_age);
 	if (l->renew_age < 0 || l->renew_age > (double)l->duration) {
 		problem(r, ST_DEGRADED, role,
-			"Lease %s: holder %s stopped renewing (renewed %.0fs ago, lease %lds)",
+			"Lease %s: holder %s stopped renewing (renewed %.1fs ago, lease %lds)",
 			l->name, l->holder, l->renew_age, l->duration);
 		raise_level(ro, ST_DEGRADED);
 	}

@@ -241,6 +241,7 @@ def run(lab, frozen, added):
     check(sorted(vip_holders(doc)) == ["lb0", "lb1"], vip_holders(doc))
     check(doc["worst"] in ("degraded", "down") and doc["exit"] == rc, doc["worst"])
     r = status.run()
+    print(r.stdout, flush=True)  # what an operator sees, in the test's log
     check(r.returncode in (1, 2), "text: exit %d" % r.returncode)
     lines = r.stdout.splitlines()
     check(any("the VIP %s is on 2 hosts: lb0 (MASTER), lb1 (BACKUP)" % VIP in l for l in lines),

@@ -143,7 +143,7 @@ static void test_lease_not_renewed(void **state)
 	s->leases[0].renew_age = 22;
 	assert_int_equal(judge(s, r,
 				 "Lease kube-controller-manager: holder m0_1234 stopped "
-				 "renewing (renewed 22s ago, lease 15s)"),
+				 "renewing (renewed 22.0s ago, lease 15s)"),
 		1);
 	assert_int_equal(r->problems.n, 1);
 	assert_int_equal(r->worst, ST_DEGRADED);
