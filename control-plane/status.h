@@ -167,6 +167,9 @@ struct st_host {
 struct st_role {
 	const char *role, *style;
 	enum st_level level;
+	/* what the table shows: the level's name, "unknown" for a part cpha
+	 * status cannot read (HAProxy, keepalived), "n/a" for one not in use */
+	const char *state;
 	char notes[ST_TEXT * 2];
 };
 

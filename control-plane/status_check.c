@@ -198,6 +198,7 @@ static void check_lease(const struct st_snapshot *s, const struct st_lease *l, s
 
 	if (!s->leader_elect) {
 		note(ro, "leader election off (one instance, the manager's choice)");
+		ro->state = "n/a";
 		return;
 	}
 	if (l->reach != ST_ANSWERED) {
@@ -272,9 +273,11 @@ static void check_lb(
 			note(rlb, "no lbd answers");
 	} else {
 		note(rlb, "HAProxy: not read (no /status)");
+		rlb->state = "unknown";
 	}
 	if (!s->vip_vipd) {
 		note(rvip, "not held by vipd: not read");
+		rvip->state = "unknown";
 		return;
 	}
 	if (holders > 1) {
@@ -319,6 +322,7 @@ static void check_fence(const struct st_snapshot *s, struct st_report *r, struct
 	}
 	if (!s->fencing_configured && !answered) {
 		note(ro, "not configured (no fencing devices or watchdog described)");
+		ro->state = "n/a";
 		return;
 	}
 	note(ro, "%zu/%zu fenced answer, %zu quorate, %zu pending", answered, s->nfence, quorate,
@@ -466,7 +470,10 @@ void status_check(const struct st_snapshot *s, struct st_report *r)
 	check_fence(s, r, &r->roles[R_FENCE]);
 	check_pcmk(s, r);
 	judge_hosts(s, r);
-	for (i = 0; i < ST_NROLES; i++)
+	for (i = 0; i < ST_NROLES; i++) {
 		if (r->roles[i].level > r->worst)
 			r->worst = r->roles[i].level;
+		if (!r->roles[i].state)
+			r->roles[i].state = status_level_name(r->roles[i].level);
+	}
 }

@@ -151,7 +151,7 @@ void status_show_text(const struct st_snapshot *s, const struct st_report *r, st
 	cpha_buf_printf(b, "%-24s %-33s %-9s %s\n", "ROLE", "STYLE", "STATE", "NOTES");
 	for (i = 0; i < ST_NROLES; i++)
 		cpha_buf_printf(b, "%-24s %-33s %-9s %s\n", r->roles[i].role, r->roles[i].style,
-			status_level_name(r->roles[i].level), r->roles[i].notes);
+			r->roles[i].state, r->roles[i].notes);
 	cpha_buf_printf(b, "\n%-12s %-16s %-9s %s\n", "HOST", "ROLES", "STATE", "WHY");
 	for (i = 0; i < r->nhosts; i++)
 		cpha_buf_printf(b, "%-12s %-16s %-9s %s\n", r->hosts[i].name, r->hosts[i].roles,
@@ -249,10 +249,10 @@ void status_show_json(const struct st_snapshot *s, const struct st_report *r, st
 				r->hosts[i].roles, "state",
 				status_host_state_name(r->hosts[i].state), "why", r->hosts[i].why));
 	for (i = 0; i < ST_NROLES; i++)
-		json_array_append_new(roles,
-			json_pack("{s:s,s:s,s:s,s:s}", "role", r->roles[i].role, "style",
-				r->roles[i].style, "state", status_level_name(r->roles[i].level),
-				"notes", r->roles[i].notes));
+		json_array_append_new(
+			roles, json_pack("{s:s,s:s,s:s,s:s}", "role", r->roles[i].role, "style",
+				       r->roles[i].style, "state", r->roles[i].state, "notes",
+				       r->roles[i].notes));
 	for (i = 0; i < r->problems.n; i++)
 		json_array_append_new(
 			problems, json_pack("{s:s,s:s,s:s}", "level",

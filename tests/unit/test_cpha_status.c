@@ -157,6 +157,7 @@ static void test_lease_not_renewed(void **state)
 	s->leader_elect = false;
 	status_check(s, r);
 	assert_int_equal(r->problems.n, 0);
+	assert_string_equal(r->roles[2].state, "n/a");
 	free(r);
 	free(s);
 }
@@ -264,6 +265,34 @@ static void test_unreachable_is_not_healthy(void **state)
 	dump(r);
 	assert_int_equal(r->problems.n, 0);
 	assert_non_null(strstr(r->roles[6].notes, "not configured"));
+	assert_string_equal(r->roles[6].state, "n/a");
+	assert_string_equal(r->roles[0].state, "healthy");
+	free(r);
+	free(s);
+}
+
+/* HAProxy and keepalived say nothing cpha status reads: their rows and
+ * hosts are unknown, which is no problem and not healthy either. */
+static void test_haproxy_keepalived_unknown(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	s->lb_lbd = s->vip_vipd = false;
+	for (size_t i = 0; i < s->nlbs; i++) {
+		s->lbs[i].lbd = s->lbs[i].vipd = ST_NOT_ASKED;
+		s->lbs[i].nservers = 0;
+		s->lbs[i].vip_present = false;
+	}
+	s->nfence = 3; /* fenced on the masters only */
+	status_check(s, r);
+	dump(r);
+	assert_int_equal(r->problems.n, 0);
+	assert_string_equal(r->roles[4].state, "unknown");
+	assert_string_equal(r->roles[5].state, "unknown");
+	assert_int_equal(r->nhosts, 5);
+	assert_int_equal(r->hosts[3].state, ST_HOST_UNKNOWN);
 	free(r);
 	free(s);
 }
@@ -341,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_ready_apiserver_out_of_rotation),
 		cmocka_unit_test(test_fence_past_deadline),
 		cmocka_unit_test(test_unreachable_is_not_healthy),
+		cmocka_unit_test(test_haproxy_keepalived_unknown),
 		cmocka_unit_test(test_crm_mon),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
