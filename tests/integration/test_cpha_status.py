@@ -215,6 +215,15 @@ def run(lab, frozen, added):
     # no secret in what it prints: no key material, no private key path contents
     check("PRIVATE KEY" not in r.stdout + json.dumps(doc), "a key in the output")
 
+    step("cpha status --watch 1: redraws until SIGINT, then exits with the worst state (0)")
+    w = hosts[CLIENT[0]].spawn([cphacmd.binary(), "-f", desc, "status", "--pki", pki,
+                                "--watch", "1"], name="cpha-status-watch")
+    util.wait_until(lambda: w.log_text().count("cluster lab: ") >= 3, 20, 0.2,
+                    what="three rounds of cpha status --watch")
+    w.kill(signal.SIGINT)
+    rc = w.wait(timeout=10)
+    check(rc == 0, "cpha status --watch after SIGINT: exit %s\n%s" % (rc, w.log_text()))
+
     step("fault: freeze both controller-managers (SIGSTOP), add the VIP by hand on lb1")
     for n, _ in MASTERS[:2]:
         p = procs["kube-controller-manager-" + n]
