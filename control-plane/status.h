@@ -73,13 +73,16 @@ struct st_lbd_server {
 	char check[ST_TEXT];
 };
 
-/* A load-balancer host: lbd's and vipd's /status. */
+/* A load-balancer host: lbd's and vipd's /status (HAProxy's /healthz). */
 struct st_lb {
 	char host[ST_NAME];
 	enum st_reach lbd; /* ST_NOT_ASKED: HAProxy, or no lbd */
 	char lbd_error[ST_TEXT];
 	struct st_lbd_server servers[ST_MAX_SERVERS];
 	size_t nservers;
+	enum st_reach monitor; /* HAProxy's monitor frontend; ST_NOT_ASKED with lbd */
+	long healthz;          /* its /healthz status: 200 an apiserver up, 503 none */
+	char monitor_error[ST_TEXT];
 	enum st_reach vipd; /* ST_NOT_ASKED: keepalived or Pacemaker holds the VIP */
 	char vipd_error[ST_TEXT];
 	char vrrp[16]; /* MASTER, BACKUP, FAULT, INIT */

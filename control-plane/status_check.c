@@ -228,13 +228,14 @@ static void check_lease(const struct st_snapshot *s, const struct st_lease *l, s
 static void check_lb(
 	const struct st_snapshot *s, struct st_report *r, struct st_role *rlb, struct st_role *rvip)
 {
-	size_t i, j, holders = 0, lbd_up = 0;
+	size_t i, j, holders = 0, lbd_up = 0, mon_up = 0, mon_asked = 0;
 	char list[ST_TEXT] = "";
 	size_t n = 0;
 
 	for (i = 0; i < s->nlbs; i++) {
 		const struct st_lb *lb = &s->lbs[i];
 
+		mon_asked += lb->monitor != ST_NOT_ASKED;
 		if (lb->lbd != ST_NOT_ASKED) {
 			if (lb->lbd != ST_ANSWERED) {
 				problem(r, ST_DEGRADED, "lb", "lbd on %s: %s%s%s", lb->host,
@@ -250,6 +251,21 @@ static void check_lb(
 				if (!up)
 					problem(r, ST_DEGRADED, "lb",
 						"lbd on %s has no apiserver up", lb->host);
+			}
+		}
+		if (lb->monitor != ST_NOT_ASKED) {
+			if (lb->monitor != ST_ANSWERED) {
+				problem(r, ST_DEGRADED, "lb", "HAProxy on %s: %s%s%s", lb->host,
+					reach_name(lb->monitor), *lb->monitor_error ? ": " : "",
+					lb->monitor_error);
+			} else {
+				mon_up++;
+				note(rlb, "%s: %s", lb->host,
+					lb->healthz == 200 ? "an apiserver up" : "NO apiserver up");
+				if (lb->healthz != 200)
+					problem(r, ST_DEGRADED, "lb",
+						"HAProxy on %s has no apiserver up (/healthz %ld)",
+						lb->host, lb->healthz);
 			}
 		}
 		if (lb->vipd == ST_NOT_ASKED)
@@ -271,8 +287,15 @@ static void check_lb(
 						    : ST_HEALTHY);
 		if (!lbd_up)
 			note(rlb, "no lbd answers");
+	} else if (mon_asked) {
+		/* HAProxy: its monitor frontend's /healthz, no per-server states */
+		raise_level(rlb, mon_up == 0          ? ST_DOWN
+				 : mon_up < mon_asked ? ST_DEGRADED
+						      : ST_HEALTHY);
+		if (!mon_up)
+			note(rlb, "no HAProxy answers");
 	} else {
-		note(rlb, "HAProxy: not read (no /status)");
+		note(rlb, "HAProxy: not read");
 		rlb->state = "unknown";
 	}
 	if (!s->vip_vipd) {
@@ -415,6 +438,8 @@ static void judge_hosts(const struct st_snapshot *s, struct st_report *r)
 		if ((h = host_of(r, s->lbs[i].host))) {
 			roles[h - r->hosts] |= CP_ROLE_LB;
 			part(&parts[h - r->hosts], "lbd", s->lbs[i].lbd, true);
+			part(&parts[h - r->hosts], "haproxy", s->lbs[i].monitor,
+				s->lbs[i].healthz == 200);
 			part(&parts[h - r->hosts], "vipd", s->lbs[i].vipd,
 				strcmp(s->lbs[i].vrrp, "FAULT") != 0);
 		}

@@ -244,6 +244,18 @@ static void job_lbd(struct collect *k, struct job *j)
 	json_decref(root);
 }
 
+/* HAProxy's monitor frontend (rendered on the host's address too):
+ * /healthz is 200 while an apiserver is up behind it, 503 when none is. */
+static void job_monitor(struct collect *k, struct job *j)
+{
+	struct st_lb *lb = j->out;
+	char url[512];
+
+	url_of(url, sizeof(url), "http", &j->h->addr, RENDER_LB_MONITOR_PORT, "/healthz");
+	lb->monitor = ask(k, &k->none, url, NULL, &lb->healthz, NULL, lb->monitor_error,
+		sizeof(lb->monitor_error));
+}
+
 static void job_vipd(struct collect *k, struct job *j)
 {
 	struct st_lb *lb = j->out;
@@ -404,6 +416,8 @@ void status_collect(
 		snprintf(lb->host, sizeof(lb->host), "%s", h->name);
 		if (s->lb_lbd)
 			JOB(job_lbd, h, lb);
+		else
+			JOB(job_monitor, h, lb);
 		if (s->vip_vipd)
 			JOB(job_vipd, h, lb);
 	}

@@ -106,6 +106,10 @@ static void text_details(const struct st_snapshot *s, struct cpha_buf *b)
 		} else if (lb->lbd != ST_NOT_ASKED) {
 			cpha_buf_printf(b, " lbd %s", reach_text(lb->lbd));
 		}
+		if (lb->monitor == ST_ANSWERED)
+			cpha_buf_printf(b, " haproxy: /healthz %ld", lb->healthz);
+		else if (lb->monitor != ST_NOT_ASKED)
+			cpha_buf_printf(b, " haproxy %s", reach_text(lb->monitor));
 		if (lb->vipd == ST_ANSWERED)
 			cpha_buf_printf(b, "  vipd: %s priority %d (effective %d), VIP %s",
 				lb->vrrp, lb->priority, lb->effective_priority,
@@ -206,12 +210,14 @@ static json_t *details_json(const struct st_snapshot *s)
 			json_array_append_new(srv,
 				json_pack("{s:s,s:s,s:s}", "name", lb->servers[j].name, "state",
 					lb->servers[j].state, "check", lb->servers[j].check));
-		json_array_append_new(lbs,
-			json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:i,s:i,s:b}", "host", lb->host,
-				"lbd", reach_text(lb->lbd), "lbd_error", lb->lbd_error, "servers",
-				srv, "vipd", reach_text(lb->vipd), "vipd_error", lb->vipd_error,
-				"vrrp", lb->vrrp, "priority", lb->priority, "effective_priority",
-				lb->effective_priority, "vip_present", lb->vip_present));
+		json_array_append_new(
+			lbs, json_pack("{s:s,s:s,s:s,s:o,s:s,s:i,s:s,s:s,s:s,s:i,s:i,s:b}", "host",
+				     lb->host, "lbd", reach_text(lb->lbd), "lbd_error",
+				     lb->lbd_error, "servers", srv, "haproxy",
+				     reach_text(lb->monitor), "healthz", (int)lb->healthz, "vipd",
+				     reach_text(lb->vipd), "vipd_error", lb->vipd_error, "vrrp",
+				     lb->vrrp, "priority", lb->priority, "effective_priority",
+				     lb->effective_priority, "vip_present", lb->vip_present));
 	}
 	for (i = 0; i < s->nfence; i++) {
 		const struct st_fence *f = &s->fence[i];

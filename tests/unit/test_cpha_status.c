@@ -271,8 +271,9 @@ static void test_unreachable_is_not_healthy(void **state)
 	free(s);
 }
 
-/* HAProxy and keepalived say nothing cpha status reads: their rows and
- * hosts are unknown, which is no problem and not healthy either. */
+/* HAProxy and keepalived have no /status: unread, their rows and hosts are
+ * unknown, which is no problem and not healthy either; HAProxy's monitor
+ * /healthz, when asked, says whether an apiserver is up behind it. */
 static void test_haproxy_keepalived_unknown(void **state)
 {
 	struct st_snapshot *s = healthy();
@@ -293,6 +294,19 @@ static void test_haproxy_keepalived_unknown(void **state)
 	assert_string_equal(r->roles[5].state, "unknown");
 	assert_int_equal(r->nhosts, 5);
 	assert_int_equal(r->hosts[3].state, ST_HOST_UNKNOWN);
+	/* HAProxy's monitor frontend answers: /healthz 200 on lb0, 503 on lb1 */
+	s->lbs[0].monitor = s->lbs[1].monitor = ST_ANSWERED;
+	s->lbs[0].healthz = 200;
+	s->lbs[1].healthz = 503;
+	assert_int_equal(judge(s, r, "HAProxy on lb1 has no apiserver up (/healthz 503)"), 1);
+	assert_int_equal(r->problems.n, 1);
+	assert_string_equal(r->roles[4].state, "healthy"); /* every HAProxy answers */
+	assert_string_equal(r->roles[5].state, "unknown");
+	assert_int_equal(r->hosts[3].state, ST_HOST_RUNNING);
+	assert_int_equal(r->hosts[4].state, ST_HOST_FAILED);
+	s->lbs[1].monitor = ST_REFUSED;
+	assert_int_equal(judge(s, r, "HAProxy on lb1: not running"), 1);
+	assert_int_equal(r->hosts[4].state, ST_HOST_STOPPED);
 	free(r);
 	free(s);
 }
