@@ -21,6 +21,9 @@ int cmd_render(int argc, char **argv, const char *file);
 int cmd_check(int argc, char **argv, const char *file);
 int cmd_restart(int argc, char **argv, const char *file);
 int cmd_logs(int argc, char **argv, const char *file);
+/* Exit status: the worst state seen (0 healthy, 1 degraded, 2 down), 3 when
+ * nothing could be asked (status_cmd.c). */
+int cmd_status(int argc, char **argv, const char *file);
 /* file_given: -f was on the command line (the lab's default is its own
  * embedded cluster, not CPHA_DEFAULT_FILE). */
 int cmd_lab(int argc, char **argv, const char *file, int file_given);

@@ -18,6 +18,7 @@ static void usage(FILE *f)
 		"  render [--out DIR] [--host NAME] [--no-check] [--allow-even]  every file, "
 		"checked\n"
 		"  check [--host NAME] [--root DIR]          installed files against render\n"
+		"  status [--json] [--watch [N]] [--pki DIR] [--timeout D]  live availability\n"
 		"  restart ROLE                              restart a role the manager's way\n"
 		"  logs ROLE [-f]                            a role's logs\n"
 		"  lab up|down|status|run [SCENARIO...]|x HOST CMD...|probe|report\n"
@@ -36,6 +37,7 @@ int main(int argc, char **argv)
 		{ "pki", cmd_pki },
 		{ "render", cmd_render },
 		{ "check", cmd_check },
+		{ "status", cmd_status },
 		{ "restart", cmd_restart },
 		{ "logs", cmd_logs },
 	};

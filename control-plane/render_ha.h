@@ -13,14 +13,19 @@
 #include "render.h"
 
 /* Where the daemons of an LB host listen, as rendered. */
-#define RENDER_LBD_SOCKET     "/run/lbd/admin.sock"
-#define RENDER_HAPROXY_SOCKET "/run/haproxy/admin.sock"
-#define RENDER_VIPD_SOCKET    "/run/vipd/admin.sock"
-#define RENDER_FENCED_SOCKET  "/run/fenced/admin.sock"
-#define RENDER_LB_MONITOR     "127.0.0.1:8404" /* /healthz (503: no apiserver up), /metrics */
-#define RENDER_VIPD_METRICS   "127.0.0.1:9121"
-#define RENDER_FENCED_METRICS "127.0.0.1:9122"
-#define RENDER_LB_PROXY       "apiserver" /* the listen section: track_lbd's backend */
+#define RENDER_LBD_SOCKET          "/run/lbd/admin.sock"
+#define RENDER_HAPROXY_SOCKET      "/run/haproxy/admin.sock"
+#define RENDER_VIPD_SOCKET         "/run/vipd/admin.sock"
+#define RENDER_FENCED_SOCKET       "/run/fenced/admin.sock"
+#define RENDER_LB_MONITOR          "127.0.0.1:8404" /* /healthz (503: no apiserver up), /metrics */
+/* Ports on the host's own address, so that `cpha status` on another host
+ * reads them: the monitor frontend again, and the daemons' /metrics and
+ * /status listeners. */
+#define RENDER_LB_MONITOR_PORT     8404
+#define RENDER_LBD_METRICS_PORT    9120
+#define RENDER_VIPD_METRICS_PORT   9121
+#define RENDER_FENCED_METRICS_PORT 9122
+#define RENDER_LB_PROXY            "apiserver" /* the listen section: track_lbd's backend */
 
 /* Installed paths of the files. */
 #define RENDER_LBD_CFG         "/etc/lbd/lbd.cfg"

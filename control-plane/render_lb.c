@@ -87,8 +87,12 @@ static void lb_config(const struct cp_cluster *c, const struct cp_host *self, st
 		       "    stats socket " RENDER_HAPROXY_SOCKET " mode 660 level admin\n"
 		       "    stats timeout 30s\n");
 	else
-		put(b, "    log stdout format raw local0\n"
-		       "    stats socket " RENDER_LBD_SOCKET " mode 600 level admin\n");
+		put(b,
+			"    log stdout format raw local0\n"
+			"    stats socket " RENDER_LBD_SOCKET " mode 600 level admin\n"
+			"    # /metrics and /status (read-only JSON, what `cpha status` reads)\n"
+			"    metrics-bind %s\n",
+			render_text_hostport(&self->addr, RENDER_LBD_METRICS_PORT, a, sizeof(a)));
 	put(b, "    maxconn 4000\n"
 	       "    hard-stop-after 1h\n"
 	       "\n"
@@ -133,13 +137,16 @@ static void lb_config(const struct cp_cluster *c, const struct cp_host *self, st
 			put(b, "    server %s %s\n", m->name,
 				render_text_hostport(&m->addr, c->api_port, a, sizeof(a)));
 	}
-	put(b, "\n"
-	       "# Local only: /healthz is 503 when no apiserver is up (what the VIP's\n"
-	       "# track script asks), /metrics is Prometheus text.\n"
-	       "frontend monitor\n"
-	       "    bind " RENDER_LB_MONITOR "\n"
-	       "    mode http\n"
-	       "    no log\n"
+	put(b,
+		"\n"
+		"# /healthz is 503 when no apiserver is up (what the VIP's track script\n"
+		"# asks on loopback), /metrics is Prometheus text.\n"
+		"frontend monitor\n"
+		"    bind " RENDER_LB_MONITOR "\n"
+		"    bind %s\n"
+		"    mode http\n",
+		render_text_hostport(&self->addr, RENDER_LB_MONITOR_PORT, a, sizeof(a)));
+	put(b, "    no log\n"
 	       "    monitor-uri /healthz\n"
 	       "    monitor fail if { nbsrv(" RENDER_LB_PROXY ") lt 1 }\n"
 	       "    http-request use-service prometheus-exporter if { path /metrics }\n");
@@ -177,8 +184,11 @@ static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, 
 		put(b, "    script_user root\n"
 		       "    enable_script_security\n");
 	if (!ka)
-		put(b, "    vipd_admin_socket " RENDER_VIPD_SOCKET "\n"
-		       "    vipd_metrics_bind " RENDER_VIPD_METRICS "\n");
+		put(b,
+			"    vipd_admin_socket " RENDER_VIPD_SOCKET "\n"
+			"    ! /metrics and /status (read-only JSON, what `cpha status` reads)\n"
+			"    vipd_metrics_bind %s\n",
+			render_text_hostport(&self->addr, RENDER_VIPD_METRICS_PORT, a, sizeof(a)));
 	put(b, "}\n\n");
 	if (script)
 		put(b,

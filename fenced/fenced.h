@@ -91,4 +91,10 @@ const char *fenced_node_name(const struct fenced *d, uint32_t id, char *buf, siz
 void fenced_command(struct fenced *d, uid_t uid, const char *line, struct cpha_buf *reply);
 void fenced_prometheus(struct fenced *d, struct cpha_buf *body);
 
+/* GET /status (status_json.c): version, pid, config_sha256, quorum,
+ * members, pending victims with their deadlines and the last results, from
+ * "show json" without the agents' output. A cpha_status_fn on a struct
+ * fenced. */
+void fenced_status_json(void *d, struct cpha_buf *out);
+
 #endif

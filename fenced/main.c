@@ -239,6 +239,8 @@ static int daemon_run(const char *path)
 			(struct cpha_metrics **)&d.metrics);
 		if (r < 0)
 			log_err("metrics: %s", strerror(-r));
+		else
+			cpha_metrics_set_status(d.metrics, fenced_status_json, &d);
 	}
 	cpha_notify_ready("running");
 	r = sd_event_loop(d.e);

@@ -25,6 +25,7 @@
 #include "server.h"
 #include "server_state.h"
 #include "stats.h"
+#include "status_json.h"
 #include "worker.h"
 
 #define LBD_DEFAULT_CONFIG "/etc/lbd/lbd.cfg"
@@ -154,6 +155,8 @@ static void apply_interfaces(struct lbd_main *m)
 		if (r < 0)
 			log_err("metrics-bind %s: %s", cpha_addr_format(&g->metrics, a, sizeof(a)),
 				strerror(-r));
+		else
+			cpha_metrics_set_status(rt->metrics, status_json, rt);
 	}
 }
 

@@ -15,6 +15,8 @@ struct cpha_metrics {
 	struct cpha_addr addr;
 	cpha_metrics_fn fn;
 	void *userdata;
+	cpha_status_fn status_fn; /* NULL: no /status */
+	void *status_userdata;
 };
 
 static int valid_name(const char *s, int label)
@@ -174,8 +176,12 @@ static void http_handle(void *userdata, const struct cpha__req_peer *peer, const
 		m->fn(m->userdata, &body);
 		http_reply(
 			reply, "200 OK", "text/plain; version=0.0.4; charset=utf-8", &body, head);
+	} else if (strcmp(target, "/status") == 0 && m->status_fn) {
+		m->status_fn(m->status_userdata, &body);
+		http_reply(reply, "200 OK", "application/json", &body, head);
 	} else if (strcmp(target, "/") == 0) {
-		cpha_buf_puts(&body, "metrics are at /metrics\n");
+		cpha_buf_puts(&body, m->status_fn ? "metrics are at /metrics, status at /status\n"
+						  : "metrics are at /metrics\n");
 		http_reply(reply, "200 OK", "text/plain", &body, head);
 	} else {
 		cpha_buf_puts(&body, "not found\n");
@@ -229,6 +235,12 @@ int cpha_metrics_listen(sd_event *e, const struct cpha_addr *addr, cpha_metrics_
 	}
 	*out = m;
 	return 0;
+}
+
+void cpha_metrics_set_status(struct cpha_metrics *m, cpha_status_fn fn, void *userdata)
+{
+	m->status_fn = fn;
+	m->status_userdata = userdata;
 }
 
 const struct cpha_addr *cpha_metrics_addr(const struct cpha_metrics *m)

@@ -22,6 +22,10 @@ int cpha_prom_sample(struct cpha_buf *b, const char *name, double value, ...)
 /* Fill body with the current metrics (text format). */
 typedef void (*cpha_metrics_fn)(void *userdata, struct cpha_buf *body);
 
+/* Fill body with the daemon's read-only status: one JSON document, never a
+ * secret. */
+typedef void (*cpha_status_fn)(void *userdata, struct cpha_buf *body);
+
 struct cpha_metrics;
 
 #define CPHA_METRICS_REQ_MAX      8192        /* longest HTTP request head accepted */
@@ -30,13 +34,17 @@ struct cpha_metrics;
 #define CPHA_METRICS_MAX_CONNS    256         /* clients at once */
 #define CPHA_METRICS_MAX_PER_IP   16          /* of them from one address */
 
-/* Serve GET /metrics over HTTP/1.x on a TCP address (port required).
+/* Serve GET /metrics (and /status once set) over HTTP/1.x on a TCP address (port required).
  * Clients are served within the limits above: one that sends no complete
  * request in time is dropped, and when an address's share or every slot is
  * taken the oldest client still sending its request makes room for the
  * new one. Returns 0 or a negative errno (-EADDRINUSE ...). */
 int cpha_metrics_listen(sd_event *e, const struct cpha_addr *addr, cpha_metrics_fn fn,
 	void *userdata, struct cpha_metrics **out);
+
+/* Also serve GET /status (application/json) on m's listener, filled by fn;
+ * fn NULL: /status is not found again. */
+void cpha_metrics_set_status(struct cpha_metrics *m, cpha_status_fn fn, void *userdata);
 
 /* The address actually bound (port filled in when 0 was asked for). */
 const struct cpha_addr *cpha_metrics_addr(const struct cpha_metrics *m);

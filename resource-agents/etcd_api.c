@@ -6,22 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
 #include <jansson.h>
 
-#include "curl_opts.h"
 #include "etcd-internal.h"
+#include "httpc.h"
 #include "log.h"
-
-static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata)
-{
-	struct cpha_buf *b = userdata;
-	size_t n = size * nmemb;
-
-	if (b->len + n > 4 * 1024 * 1024 || cpha_buf_append(b, data, n) < 0)
-		return 0; /* too big: abort the transfer */
-	return n;
-}
 
 uint64_t etcd_api_timeout(const struct etcd *e, uint64_t want)
 {
@@ -33,65 +22,24 @@ uint64_t etcd_api_timeout(const struct etcd *e, uint64_t want)
 }
 
 /* One request to base_url + path with the certificates of t: a POST of
- * json when json is set, else a GET. Returns 0 when an HTTP answer came,
- * -errno when none did. */
+ * json when json is set, else a GET (lib's cpha_http_call). Returns 0 when
+ * an HTTP answer came, -errno when none did. */
 int etcd_api_tls_call(const struct etcd_tls *t, const char *base_url, const char *path,
 	const char *json, uint64_t timeout_usec, struct api_res *res)
 {
-	static bool inited;
-	char url[1024], errbuf[CURL_ERROR_SIZE] = "";
-	struct curl_slist *hdr = NULL;
+	const struct cpha_http_tls tls = { .ca = t->ca, .cert = t->cert, .key = t->key };
+	struct cpha_http_res hr = { .body = res->body };
 	size_t bl = strlen(base_url);
-	CURLcode cc;
-	CURL *h;
-	int ret = 0;
+	char url[1024];
+	int ret;
 
-	res->status = 0;
-	res->error[0] = '\0';
-	cpha_buf_reset(&res->body);
-	if (!inited) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-			return -EIO;
-		inited = true;
-	}
 	while (bl && base_url[bl - 1] == '/')
 		bl--;
 	snprintf(url, sizeof(url), "%.*s%s", (int)bl, base_url, path);
-	h = curl_easy_init();
-	if (!h)
-		return -ENOMEM;
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	/* the JSON gateway and the peer /version are HTTP/1.1 handlers; the
-	 * peer listener breaks HTTP/2 streams */
-	curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-	curl_easy_setopt(
-		h, CURLOPT_TIMEOUT_MS, (long)(timeout_usec / 1000 ? timeout_usec / 1000 : 1));
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-		(long)(timeout_usec / 1000 ? timeout_usec / 1000 : 1));
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &res->body);
-	cpha_curl_client_opts(h, "cpha-ocf-etcd/" CPHA_VERSION, errbuf,
-		&(const struct cpha_curl_tls){
-			.ca = t->ca, .cert = t->cert, .key = t->key, .verify = true });
-	if (json) {
-		hdr = curl_slist_append(NULL, "Content-Type: application/json");
-		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-		curl_easy_setopt(h, CURLOPT_POSTFIELDS, json);
-	}
-	cc = curl_easy_perform(h);
-	if (cc == CURLE_OK) {
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &res->status);
-		if (!res->body.data)
-			cpha_buf_puts(&res->body, "");
-	} else {
-		snprintf(res->error, sizeof(res->error), "%s",
-			*errbuf ? errbuf : curl_easy_strerror(cc));
-		ret = cc == CURLE_COULDNT_CONNECT      ? -ECONNREFUSED
-		      : cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT
-						       : -EIO;
-	}
-	curl_easy_cleanup(h);
-	curl_slist_free_all(hdr);
+	ret = cpha_http_call(&tls, url, json, timeout_usec, &hr);
+	res->status = hr.status;
+	res->body = hr.body;
+	snprintf(res->error, sizeof(res->error), "%s", hr.error);
 	return ret;
 }
 

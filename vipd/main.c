@@ -113,6 +113,8 @@ static void open_interfaces(struct vipd *d)
 			log_err("metrics %s: %s",
 				cpha_addr_format(&d->cfg->global.metrics, a, sizeof(a)),
 				strerror(-r));
+		else
+			cpha_metrics_set_status(d->metrics, vipd_status_json, d);
 	}
 }
 

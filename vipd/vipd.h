@@ -214,4 +214,10 @@ void vipd_fifo_shutdown(struct vipd *d, bool keep_scripts);
 void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply);
 void stats_prometheus(struct vipd *d, struct cpha_buf *out);
 
+/* GET /status (status_json.c): version, pid, config_sha256 and per instance
+ * its state, priorities, interface, tracks and whether each virtual address
+ * is on its interface now (the kernel's addresses at request time). No
+ * authentication data. A cpha_status_fn on a struct vipd. */
+void vipd_status_json(void *d, struct cpha_buf *out);
+
 #endif

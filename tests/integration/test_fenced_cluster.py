@@ -126,6 +126,14 @@ def metrics(node):
     return out
 
 
+def status(node):
+    """fenced's /status JSON on the node (the metrics listener)."""
+    r = node.run(["curl", "-s", "-m", "5", "http://127.0.0.1:9131/status"], check=False,
+                 timeout=15)
+    check(r.returncode == 0, "GET /status on %s: curl exit %d" % (node.name, r.returncode))
+    return r.stdout
+
+
 def wait_fenced(cl, via, victim, since_count, timeout):
     return util.wait_until(
         lambda: len(history(via, victim.name, "fenced")) > since_count, timeout, 0.2,
@@ -172,6 +180,15 @@ def scenario_crash(cl):
     check(m.get('fenced_attempts_total{result="ok"}', 0) >= 1 and
           m.get("fenced_fenced_total", 0) >= 1 and
           m.get("fenced_attempt_duration_seconds_count", 0) >= 1, "n1's metrics: %r" % m)
+    text = status(n1)
+    st = json.loads(text)
+    check(st["daemon"] == "fenced" and st["quorate"] is True and st["pid"] > 0 and
+          re.fullmatch(r"[0-9a-f]{64}", st["config_sha256"] or ""), "n1's /status: %r" % st)
+    check(sorted(st["members"]) == ["n1", "n2"], "n1's /status members: %r" % st["members"])
+    check([h for h in st["history"] if h["node"] == "n3" and h["event"] == "fenced"],
+          "n1's /status history: %r" % st["history"])
+    check(all("detail" not in h for h in st["history"]), "agent output in /status")
+    check(fencedlab.PASSWORD not in text, "the BMC password in /status")
     print("  n3 fenced by n1 through fence_ipmilan %.1f s after it died" % took, flush=True)
     t1 = time.time()
     reboot(cl, n3)

@@ -9,6 +9,7 @@ Exit 0 pass, 77 skip (not root, lbd not built), else fail.
     sudo python3 tests/integration/test_lbd_observe.py [-v]
 """
 
+import json
 import os
 import re
 import sys
@@ -53,6 +54,17 @@ def metrics(host):
         name, value = line.rsplit(" ", 1)
         out[name] = float(value)
     return r.stdout, out
+
+
+def status(host):
+    """lbd's /status JSON (on metrics-bind): {server name: its object}, and the whole."""
+    r = host.run(["curl", "-s", "--noproxy", "*", "-m", "3", "-D", "-",
+                  "http://127.0.0.1:19120/status"])
+    head, body = r.stdout.split("\n\n", 1)  # text mode: CRLF read as LF
+    assert "Content-Type: application/json" in head, head
+    doc = json.loads(body)
+    be = [b for b in doc["backends"] if b["name"] == "be"][0]
+    return {s["name"]: s for s in be["servers"]}, doc
 
 
 class Observe(unittest.TestCase):
@@ -119,6 +131,20 @@ class Observe(unittest.TestCase):
             self.assertEqual(s2[cols.index("stot")], str(N // 3))
             self.assertIn("Connection refused", s2[cols.index("check_status")])
             self.assertEqual(rows[("be", "BACKEND")][cols.index("stot")], str(N))
+
+            step("/status: the same states, the check result, the last change's age")
+            srv, doc = status(t.lb)
+            self.assertEqual((doc["daemon"], doc["config_sha256"]),
+                             ("lbd", lb.admin("show info").split("Config_sha256: ")[1].split()[0]))
+            self.assertEqual({n: s["state"] for n, s in srv.items()},
+                             {"s1": "UP", "s2": "DOWN", "s3": "UP"})
+            self.assertIn("Connection refused", srv["s2"]["check"])
+            self.assertEqual(srv["s2"]["address"], "198.18.0.12:8000")
+            self.assertTrue(0 <= srv["s2"]["last_change_age"] < 10, srv["s2"])
+            lb.admin("set server be/s3 state maint")
+            self.assertEqual(status(t.lb)[0]["s3"]["state"], "MAINT")
+            lb.admin("set server be/s3 state drain")
+            self.assertEqual(status(t.lb)[0]["s3"]["state"], "DRAIN")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ Exit 0 pass, 77 skip (not root, tcpdump missing, vipd not built), else fail.
     sudo python3 tests/integration/test_vipd_admin.py [-v]
 """
 
+import json
 import os
 import sys
 import time
@@ -52,6 +53,15 @@ PORT = 9650
 
 def metrics_addr(bed, name):
     return "%s:%d" % (bed.host[name].v4, PORT)
+
+
+def status(bed, name):
+    """vipd's /status JSON (the metrics listener), and its text."""
+    r = bed.host[name].curl("http://%s/status" % metrics_addr(bed, name), timeout=3)
+    if r.status != 200:
+        raise AssertionError("/status on %s: status %d rc %d %s" % (name, r.status, r.rc,
+                                                                    r.stderr))
+    return json.loads(r.body), r.body
 
 
 def global_extra(name):
@@ -106,6 +116,24 @@ class Admin(unittest.TestCase):
                 self.assertEqual(vipd.metric(m, "vipd_instance_state", instance="VI_1"), want)
                 self.assertEqual(vipd.metric(m, "vipd_bad_packets_total", instance="VI_1",
                                              reason="ttl"), 0)
+
+            step("/status: state, priorities and the VIP's presence; one added by hand shows")
+            for n, state in (("r1", "MASTER"), ("r2", "BACKUP")):
+                st, _ = status(bed, n)
+                self.assertEqual((st["daemon"], st["config_sha256"]),
+                                 ("vipd", bed.vipd[n].show()["config_sha256"]))
+                i = st["instances"][0]
+                self.assertEqual((i["name"], i["state"], i["interface"]), ("VI_1", state, "eth0"))
+                self.assertEqual(i["effective_priority"], 250 if n == "r1" else 150)
+                self.assertEqual(i["vips"][0]["address"], VIP)
+                self.assertEqual(i["vips"][0]["present"], n == "r1")
+            r2.run(["ip", "addr", "add", VIP + "/24", "dev", "eth0"])
+            try:
+                self.assertTrue(status(bed, "r2")[0]["instances"][0]["vips"][0]["present"])
+                self.assertEqual(status(bed, "r2")[0]["instances"][0]["state"], "BACKUP")
+            finally:
+                r2.run(["ip", "addr", "del", VIP + "/24", "dev", "eth0"], check=False)
+            self.assertFalse(status(bed, "r2")[0]["instances"][0]["vips"][0]["present"])
 
             step("SIGKILL r1: r2's show json follows")
             t_kill = bed.vipd["r1"].crash()
@@ -211,6 +239,10 @@ class Admin(unittest.TestCase):
                 for i, reason, _p, _t in cases:
                     self.assertEqual(vipd.metric(m, "vipd_bad_packets_total", instance=i,
                                                  reason=reason), N, (n, i, reason))
+            for n in ("r1", "r2"):
+                st, text = status(bed, n)
+                self.assertEqual([i["name"] for i in st["instances"]], ["VI_1", "VI_2"])
+                self.assertNotIn(PASS, text)  # VI_2's auth_pass never leaves vipd
             # r1 went on advertising as master, with its own priority
             self.assertEqual({p.priority for p in bed.adverts("r1", vrid=51, after=t0)}, {250})
             for t, w in bed.watch["r1"].addr_events(VIP) + bed.watch["r1"].addr_events(VIP2):

@@ -134,6 +134,26 @@ static const char *body(const char *text)
 	return nl + 1;
 }
 
+/* Two hosts' files are the same but for the header and the host's own
+ * address (where the daemons' /metrics and /status listen). */
+static void same_but_host(const char *a, const char *addr_a, const char *b, const char *addr_b)
+{
+	struct cpha_buf x = { 0 };
+	size_t lb = strlen(addr_b);
+	const char *p;
+
+	for (p = body(b); *p;) {
+		if (strncmp(p, addr_b, lb) == 0) {
+			cpha_buf_puts(&x, addr_a);
+			p += lb;
+		} else {
+			cpha_buf_append(&x, p++, 1);
+		}
+	}
+	assert_string_equal(body(a), x.data);
+	cpha_buf_free(&x);
+}
+
 /* ---- render_lb: the sample (lbd + vipd on two LB hosts) ---- */
 
 static void test_sample_lbd(void **state)
@@ -156,6 +176,8 @@ static void test_sample_lbd(void **state)
 	t = text_of(&s, "lb00", "/etc/lbd/lbd.cfg");
 	has(t, "\nglobal\n    log stdout format raw local0\n"
 	       "    stats socket /run/lbd/admin.sock mode 600 level admin\n");
+	/* /metrics and /status on the host's own address, for cpha status */
+	has(t, "    metrics-bind 10.10.10.3:9120\n");
 	/* the seed's listen section, improved */
 	has(t, "\nlisten apiserver\n    bind :6443\n    mode tcp\n    option tcplog\n"
 	       "    balance roundrobin\n    option httpchk\n    http-check connect ssl\n"
@@ -166,19 +188,20 @@ static void test_sample_lbd(void **state)
 	has(t, "    server kubem00 10.10.10.80:6443\n    server kubem01 10.10.10.81:6443\n"
 	       "    server kubem02 10.10.10.82:6443\n\n");
 	assert_int_equal(count(t, "    server "), 3);
-	lacks(t, "10.10.10.3"); /* an LB host is no server */
-	has(t, "\nfrontend monitor\n    bind 127.0.0.1:8404\n    mode http\n    no log\n"
+	lacks(t, "server lb0"); /* an LB host is no server */
+	has(t, "\nfrontend monitor\n    bind 127.0.0.1:8404\n    bind 10.10.10.3:8404\n"
+	       "    mode http\n    no log\n"
 	       "    monitor-uri /healthz\n    monitor fail if { nbsrv(apiserver) lt 1 }\n"
 	       "    http-request use-service prometheus-exporter if { path /metrics }\n");
 	/* tcplog only where traffic is: the monitor frontend logs nothing */
 	assert_int_equal(count(t, "option tcplog"), 1);
-	/* the same on both hosts but for the header */
-	assert_string_equal(body(t), body(text_of(&s, "lb01", "/etc/lbd/lbd.cfg")));
+	/* the same on both hosts but for the header and the host's address */
+	same_but_host(t, "10.10.10.3", text_of(&s, "lb01", "/etc/lbd/lbd.cfg"), "10.10.10.4");
 
 	t = text_of(&s, "lb00", "/etc/vipd/vipd.conf");
 	has(t, "global_defs {\n    router_id lb00\n    vrrp_version 3\n");
-	has(t, "    vrrp_startup_delay 15\n    vipd_admin_socket /run/vipd/admin.sock\n"
-	       "    vipd_metrics_bind 127.0.0.1:9121\n}\n");
+	has(t, "    vrrp_startup_delay 15\n    vipd_admin_socket /run/vipd/admin.sock\n");
+	has(t, "    vipd_metrics_bind 10.10.10.3:9121\n}\n");
 	has(t, "vrrp_instance apiserver {\n    state BACKUP\n    interface eth0\n");
 	has(t, "    priority 150\n    advert_int 1\n    unicast_src_ip 10.10.10.3\n"
 	       "    unicast_peer {\n        10.10.10.4\n    }\n");
@@ -268,8 +291,8 @@ static void test_five_haproxy(void **state)
  * lbd's), and track_fenced. */
 static void test_vipd_haproxy(void **state)
 {
-	struct cp_cluster *c = load_variant(
-		SAMPLE, NULL, "load_balancer: lbd ", "load_balancer: haproxy ", NULL);
+	struct cp_cluster *c =
+		load_variant(SAMPLE, NULL, "load_balancer: lbd ", "load_balancer: haproxy ", NULL);
 	struct render_set s = { 0 };
 	struct cp_diag d = { 0 };
 	const char *t;
@@ -388,7 +411,9 @@ static void test_sample_fenced(void **state)
 	       "    priority_delay_vip 5s\n}\n");
 	lacks(t, "    delay "); /* no fencing.delay in the sample */
 	lacks(t, "watchdog");
-	assert_string_equal(body(t), body(text_of(&s, "lb01", "/etc/fenced/fenced.conf")));
+	has(t, "    fenced_metrics_bind 10.10.10.3:9122\n}\n");
+	same_but_host(
+		t, "10.10.10.3", text_of(&s, "lb01", "/etc/fenced/fenced.conf"), "10.10.10.4");
 	render_set_free(&s);
 	cp_diag_free(&d);
 	cluster_free(c);

@@ -153,6 +153,67 @@ static void test_http_listener(void **state)
 	sd_event_unref(e);
 }
 
+static void status(void *ud, struct cpha_buf *body)
+{
+	(*(int *)ud)++;
+	cpha_buf_puts(body, "{\"ok\":true}");
+}
+
+/* /status is not found until a status callback is set, then answers JSON
+ * from it alone; /metrics keeps answering from its own callback. */
+static void test_status_endpoint(void **state)
+{
+	struct cpha_metrics *m = NULL;
+	struct http_get g = { 0 };
+	int scrapes = 0, statuses = 0;
+	struct cpha_addr a;
+	const char *why;
+	sd_event *e;
+
+	(void)state;
+	assert_int_equal(sd_event_new(&e), 0);
+	assert_int_equal(cpha_parse_addr("127.0.0.1", CPHA_ADDR_PORT_NONE, &a, &why), 0);
+	assert_int_equal(cpha_metrics_listen(e, &a, fill, &scrapes, &m), 0);
+	g.port = cpha_addr_port(cpha_metrics_addr(m));
+
+	g.request = "GET /status HTTP/1.1\r\n\r\n";
+	get(e, &g);
+	assert_int_equal(strncmp(g.reply, "HTTP/1.1 404", 12), 0);
+
+	cpha_metrics_set_status(m, status, &statuses);
+	g.request = "GET /status?x=1 HTTP/1.1\r\nHost: x\r\n\r\n";
+	get(e, &g);
+	assert_int_equal(strncmp(g.reply, "HTTP/1.1 200 OK\r\n", 17), 0);
+	assert_non_null(strstr(g.reply, "Content-Type: application/json\r\n"));
+	assert_non_null(strstr(g.reply, "Content-Length: 11\r\n"));
+	assert_non_null(strstr(g.reply, "\r\n\r\n{\"ok\":true}"));
+	assert_int_equal(statuses, 1);
+	assert_int_equal(scrapes, 0);
+
+	g.request = "HEAD /status HTTP/1.0\n\n";
+	get(e, &g);
+	assert_int_equal(strncmp(g.reply, "HTTP/1.1 200 OK\r\n", 17), 0);
+	assert_null(strstr(g.reply, "{\"ok\""));
+
+	g.request = "GET /metrics HTTP/1.1\r\n\r\n";
+	get(e, &g);
+	assert_non_null(strstr(g.reply, "test_scrapes 1\n"));
+	assert_int_equal(statuses, 2);
+
+	g.request = "POST /status HTTP/1.1\r\n\r\n";
+	get(e, &g);
+	assert_int_equal(strncmp(g.reply, "HTTP/1.1 405", 12), 0);
+
+	cpha_metrics_set_status(m, NULL, NULL);
+	g.request = "GET /status HTTP/1.1\r\n\r\n";
+	get(e, &g);
+	assert_int_equal(strncmp(g.reply, "HTTP/1.1 404", 12), 0);
+	assert_int_equal(statuses, 2);
+
+	cpha_metrics_close(m);
+	sd_event_unref(e);
+}
+
 /* Hundreds of idle and byte-at-a-time clients on loopback that reconnect
  * as soon as they are dropped: a scrape still answers, within a second,
  * every time over ~10 s. */
@@ -198,6 +259,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_format),
+		cmocka_unit_test(test_status_endpoint),
 		cmocka_unit_test(test_invalid_names_write_nothing),
 		cmocka_unit_test(test_http_listener),
 		cmocka_unit_test(test_idle_clients_do_not_block),

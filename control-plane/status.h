@@ -1,0 +1,210 @@
+/* `cpha status`: the live availability matrix of a cluster. A snapshot of
+ * what every source said (status_collect.c, all the I/O), judged by pure
+ * code (status_check.c: per-host states, per-role notes, cross-checks,
+ * the worst state), shown as text or JSON (status_show.c). */
+#ifndef CPHA_STATUS_H
+#define CPHA_STATUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "cluster.h"
+
+#define ST_NAME         64
+#define ST_TEXT         200
+#define ST_MAX_HOSTS    16 /* of each kind */
+#define ST_MAX_SERVERS  16 /* servers of lbd's apiserver backend */
+#define ST_MAX_PENDING  16
+#define ST_MAX_PROBLEMS 64
+#define ST_MAX_PCMK     32 /* Pacemaker resources on one node */
+
+/* Worst first is the exit status: 0 healthy, 1 degraded, 2 down. */
+enum st_level {
+	ST_HEALTHY = 0,
+	ST_DEGRADED = 1,
+	ST_DOWN = 2,
+};
+
+/* What became of asking one source. */
+enum st_reach {
+	ST_NOT_ASKED = 0, /* not asked (not expected there) */
+	ST_ANSWERED,      /* answered, and the answer was read */
+	ST_REFUSED,       /* nothing listens: the daemon is not running */
+	ST_UNREACHABLE,   /* no answer (timeout, TLS, HTTP error, unreadable answer) */
+};
+
+/* One etcd member: POST /v3/maintenance/status and GET /health. */
+struct st_etcd {
+	char host[ST_NAME];
+	enum st_reach reach;
+	char error[ST_TEXT];
+	bool healthy;    /* /health said "true" */
+	uint64_t id;     /* its member ID */
+	uint64_t leader; /* the leader it sees; 0: none */
+	uint64_t term;   /* raft term */
+};
+
+/* One apiserver's /readyz, asked directly. */
+struct st_api {
+	char host[ST_NAME];
+	long readyz; /* HTTP status; 0: no answer */
+	bool refused;
+	char error[ST_TEXT];
+};
+
+/* A leader-election Lease in kube-system. */
+struct st_lease {
+	char name[ST_NAME]; /* kube-controller-manager, kube-scheduler */
+	enum st_reach reach;
+	bool found; /* the Lease exists (404: nobody ever led) */
+	char holder[ST_TEXT];
+	long transitions;
+	double renew_age;  /* seconds since renewTime; < 0 unknown */
+	long duration;     /* leaseDurationSeconds */
+	char via[ST_NAME]; /* "VIP" or the apiserver's host that answered */
+	char error[ST_TEXT];
+};
+
+struct st_lbd_server {
+	char name[ST_NAME];
+	char state[16]; /* UP, DOWN, MAINT, DRAIN */
+	char check[ST_TEXT];
+};
+
+/* A load-balancer host: lbd's and vipd's /status (HAProxy's /healthz). */
+struct st_lb {
+	char host[ST_NAME];
+	enum st_reach lbd; /* ST_NOT_ASKED: HAProxy, or no lbd */
+	char lbd_error[ST_TEXT];
+	struct st_lbd_server servers[ST_MAX_SERVERS];
+	size_t nservers;
+	enum st_reach monitor; /* HAProxy's monitor frontend; ST_NOT_ASKED with lbd */
+	long healthz;          /* its /healthz status: 200 an apiserver up, 503 none */
+	char monitor_error[ST_TEXT];
+	enum st_reach vipd; /* ST_NOT_ASKED: keepalived or Pacemaker holds the VIP */
+	char vipd_error[ST_TEXT];
+	char vrrp[16]; /* MASTER, BACKUP, FAULT, INIT */
+	int priority, effective_priority;
+	bool vip_present; /* the VIP is on its interface now */
+};
+
+struct st_pending {
+	char node[ST_NAME];
+	char state[16];
+	double due_in; /* seconds to its deadline; < 0: past it */
+};
+
+/* One host's fenced /status. */
+struct st_fence {
+	char host[ST_NAME];
+	enum st_reach reach;
+	char error[ST_TEXT];
+	bool quorate;
+	unsigned members;
+	struct st_pending pending[ST_MAX_PENDING];
+	size_t npending;
+	char last[ST_TEXT]; /* the last fence result, "" none */
+};
+
+/* Pacemaker's view of one node (crm_mon --output-as=xml). */
+struct st_pcmk_node {
+	char name[ST_NAME];
+	bool online;
+	unsigned started, failed; /* resources active on it, failed on it */
+};
+
+struct st_snapshot {
+	/* from the description */
+	char cluster[ST_NAME];
+	char vip[ST_NAME];
+	bool leader_elect;
+	bool fencing_configured; /* fencing devices or a watchdog described */
+	bool lb_lbd, vip_vipd;
+
+	struct st_etcd etcd[ST_MAX_HOSTS];
+	size_t netcd;
+	struct st_api api[ST_MAX_HOSTS];
+	size_t napi;
+	long vip_readyz; /* /readyz through the VIP; 0: no answer */
+	char vip_error[ST_TEXT];
+	struct st_lease leases[2];
+	size_t nleases;
+	struct st_lb lbs[ST_MAX_HOSTS];
+	size_t nlbs;
+	struct st_fence fence[ST_MAX_HOSTS];
+	size_t nfence;
+	bool pcmk; /* crm_mon answered */
+	struct st_pcmk_node pcmk_nodes[ST_MAX_HOSTS];
+	size_t npcmk;
+};
+
+struct st_problem {
+	enum st_level level;
+	char role[16];
+	char text[ST_TEXT + 120];
+};
+
+struct st_problems {
+	struct st_problem v[ST_MAX_PROBLEMS];
+	size_t n;
+};
+
+/* Per host: running, stopped, failed or unknown (judged). */
+enum st_host_state {
+	ST_HOST_UNKNOWN,
+	ST_HOST_RUNNING,
+	ST_HOST_STOPPED,
+	ST_HOST_FAILED,
+};
+
+struct st_host {
+	char name[ST_NAME];
+	const char *roles; /* "master+etcd", "lb" */
+	enum st_host_state state;
+	char why[ST_TEXT];
+};
+
+/* A row of the role table. */
+struct st_role {
+	const char *role, *style;
+	enum st_level level;
+	/* what the table shows: the level's name, "unknown" for a part cpha
+	 * status cannot read (HAProxy, keepalived), "n/a" for one not in use */
+	const char *state;
+	char notes[ST_TEXT * 2];
+};
+
+#define ST_NROLES 7
+
+struct st_report {
+	struct st_host hosts[ST_MAX_HOSTS * 2];
+	size_t nhosts;
+	struct st_role roles[ST_NROLES];
+	struct st_problems problems;
+	enum st_level worst;
+};
+
+/* status_check.c, pure: judge a snapshot. Every cross-check that fires adds
+ * a problem line; the worst state is the worst problem's. */
+void status_check(const struct st_snapshot *s, struct st_report *r);
+
+/* status_pcmk.c, pure: read crm_mon --output-as=xml into s->pcmk_nodes
+ * (nodes, online, resources running, failed resources on each). */
+void status_parse_crm_mon(const char *xml, struct st_snapshot *s);
+
+const char *status_level_name(enum st_level l);
+const char *status_host_state_name(enum st_host_state s);
+
+/* status_collect.c: ask every source of cluster c, each within timeout.
+ * pki: the directory `cpha pki` wrote (ca.pem, etcd-client, admin). */
+void status_collect(
+	const struct cp_cluster *c, const char *pki, uint64_t timeout_usec, struct st_snapshot *s);
+
+/* status_show.c: the report as text, or as one JSON object (hosts, roles,
+ * problems, worst). */
+void status_show_text(const struct st_snapshot *s, const struct st_report *r, struct cpha_buf *b);
+void status_show_json(const struct st_snapshot *s, const struct st_report *r, struct cpha_buf *b);
+
+#endif

@@ -1,0 +1,504 @@
+/* cpha status, the judgement: no I/O. A snapshot of what each source said
+ * goes in; per-host states, the role table's notes, the problem lines and
+ * the worst state come out. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "status.h"
+
+const char *status_level_name(enum st_level l)
+{
+	return l == ST_HEALTHY ? "healthy" : l == ST_DEGRADED ? "degraded" : "down";
+}
+
+const char *status_host_state_name(enum st_host_state s)
+{
+	static const char *const names[] = {
+		[ST_HOST_UNKNOWN] = "unknown",
+		[ST_HOST_RUNNING] = "running",
+		[ST_HOST_STOPPED] = "stopped",
+		[ST_HOST_FAILED] = "failed",
+	};
+	return names[s];
+}
+
+static const char *reach_name(enum st_reach r)
+{
+	return r == ST_REFUSED ? "not running" : r == ST_UNREACHABLE ? "unreachable" : "answered";
+}
+
+static void problem(struct st_report *r, enum st_level level, const char *role, const char *fmt,
+	...) __attribute__((format(printf, 4, 5)));
+
+static void problem(
+	struct st_report *r, enum st_level level, const char *role, const char *fmt, ...)
+{
+	struct st_problem *p;
+	va_list ap;
+
+	if (level > r->worst)
+		r->worst = level;
+	if (r->problems.n == ST_MAX_PROBLEMS)
+		return;
+	p = &r->problems.v[r->problems.n++];
+	p->level = level;
+	snprintf(p->role, sizeof(p->role), "%s", role);
+	va_start(ap, fmt);
+	vsnprintf(p->text, sizeof(p->text), fmt, ap);
+	va_end(ap);
+}
+
+/* Append to a role's notes, "; "-separated. */
+static void note(struct st_role *ro, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(struct st_role *ro, const char *fmt, ...)
+{
+	size_t n = strlen(ro->notes);
+	va_list ap;
+
+	if (n && n + 2 < sizeof(ro->notes)) {
+		memcpy(ro->notes + n, "; ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(ro->notes + n, sizeof(ro->notes) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void raise_level(struct st_role *ro, enum st_level l)
+{
+	if (l > ro->level)
+		ro->level = l;
+}
+
+enum { R_ETCD, R_API, R_KCM, R_SCHED, R_LB, R_VIP, R_FENCE };
+
+static void check_etcd(const struct st_snapshot *s, struct st_report *r, struct st_role *ro)
+{
+	size_t i, healthy = 0, answered = 0, quorum = s->netcd / 2 + 1;
+	uint64_t leader = 0, term = 0;
+	bool disagree = false;
+	const char *leader_host = NULL;
+
+	if (s->netcd % 2 == 0)
+		problem(r, ST_DEGRADED, "etcd",
+			"etcd has %zu members: an even count tolerates no more failures than "
+			"%zu",
+			s->netcd, s->netcd ? s->netcd - 1 : 0);
+	for (i = 0; i < s->netcd; i++) {
+		const struct st_etcd *e = &s->etcd[i];
+
+		if (e->reach != ST_ANSWERED) {
+			problem(r, ST_DEGRADED, "etcd", "etcd member on %s: %s%s%s", e->host,
+				reach_name(e->reach), *e->error ? ": " : "", e->error);
+			continue;
+		}
+		answered++;
+		if (!e->healthy)
+			problem(r, ST_DEGRADED, "etcd", "etcd member on %s is unhealthy%s%s",
+				e->host, *e->error ? ": " : "", e->error);
+		else
+			healthy++;
+		if (e->term > term)
+			term = e->term;
+		if (!leader)
+			leader = e->leader;
+		else if (e->leader != leader)
+			disagree = true;
+	}
+	for (i = 0; i < s->netcd; i++)
+		if (s->etcd[i].reach == ST_ANSWERED && s->etcd[i].id == leader && leader)
+			leader_host = s->etcd[i].host;
+	if (disagree) {
+		char list[ST_TEXT] = "";
+		size_t n = 0;
+
+		for (i = 0; i < s->netcd; i++)
+			if (s->etcd[i].reach == ST_ANSWERED)
+				n += (size_t)snprintf(list + n,
+					n < sizeof(list) ? sizeof(list) - n : 0, "%s%s=%" PRIx64,
+					n ? ", " : "", s->etcd[i].host, s->etcd[i].leader);
+		problem(r, ST_DEGRADED, "etcd", "etcd members disagree on the leader (%s)", list);
+	}
+	if (answered && !leader)
+		problem(r, ST_DOWN, "etcd", "etcd has no leader");
+	if (healthy < quorum)
+		problem(r, ST_DOWN, "etcd", "etcd: %zu of %zu members healthy, quorum needs %zu",
+			healthy, s->netcd, quorum);
+	note(ro, "%zu/%zu healthy, quorum %zu", healthy, s->netcd, quorum);
+	if (leader)
+		note(ro, "leader %s%s, term %" PRIu64, leader_host ? leader_host : "(unknown id)",
+			disagree ? " (not agreed)" : "", term);
+	raise_level(ro, healthy < quorum || !leader                           ? ST_DOWN
+			: healthy < s->netcd || disagree || s->netcd % 2 == 0 ? ST_DEGRADED
+									      : ST_HEALTHY);
+}
+
+/* An apiserver's state in one lbd: NULL when lbd has no such server. */
+static const char *lbd_state(const struct st_lb *lb, const char *host)
+{
+	for (size_t j = 0; j < lb->nservers; j++)
+		if (strcmp(lb->servers[j].name, host) == 0)
+			return lb->servers[j].state;
+	return NULL;
+}
+
+static void check_api(const struct st_snapshot *s, struct st_report *r, struct st_role *ro)
+{
+	size_t i, j, ready = 0;
+
+	for (i = 0; i < s->napi; i++) {
+		const struct st_api *a = &s->api[i];
+
+		if (a->readyz != 200) {
+			if (a->readyz)
+				problem(r, ST_DEGRADED, "apiserver",
+					"kube-apiserver on %s: /readyz %ld", a->host, a->readyz);
+			else
+				problem(r, ST_DEGRADED, "apiserver", "kube-apiserver on %s: %s%s%s",
+					a->host, a->refused ? "not running" : "unreachable",
+					*a->error ? ": " : "", a->error);
+			continue;
+		}
+		ready++;
+		/* ready, yet a load balancer does not send to it */
+		for (j = 0; j < s->nlbs; j++) {
+			const char *st = s->lbs[j].lbd == ST_ANSWERED
+						 ? lbd_state(&s->lbs[j], a->host)
+						 : NULL;
+
+			if (st && (strcmp(st, "DOWN") == 0 || strcmp(st, "MAINT") == 0))
+				problem(r, ST_DEGRADED, "lb",
+					"kube-apiserver on %s is ready but %s in lbd on %s: out of "
+					"rotation",
+					a->host, st, s->lbs[j].host);
+		}
+	}
+	if (s->napi && !ready)
+		problem(r, ST_DOWN, "apiserver", "no kube-apiserver is ready");
+	if (s->vip_readyz != 200 && s->vip_readyz)
+		problem(r, ST_DOWN, "apiserver", "/readyz through the VIP %s: HTTP %ld", s->vip,
+			s->vip_readyz);
+	else if (s->vip_readyz != 200)
+		problem(r, ST_DOWN, "apiserver", "/readyz through the VIP %s: no answer%s%s",
+			s->vip, *s->vip_error ? ": " : "", s->vip_error);
+	note(ro, "%zu/%zu ready directly", ready, s->napi);
+	note(ro, "via VIP: %s", s->vip_readyz == 200 ? "ready" : "NOT ready");
+	raise_level(ro, !ready || s->vip_readyz != 200 ? ST_DOWN
+			: ready < s->napi              ? ST_DEGRADED
+						       : ST_HEALTHY);
+}
+
+static void check_lease(const struct st_snapshot *s, const struct st_lease *l, struct st_report *r,
+	struct st_role *ro)
+{
+	const char *role = strcmp(l->name, "kube-scheduler") == 0 ? "scheduler" : "controllers";
+
+	if (!s->leader_elect) {
+		note(ro, "leader election off (one instance, the manager's choice)");
+		ro->state = "n/a";
+		return;
+	}
+	if (l->reach != ST_ANSWERED) {
+		problem(r, ST_DEGRADED, role, "Lease %s: %s%s%s", l->name, reach_name(l->reach),
+			*l->error ? ": " : "", l->error);
+		note(ro, "Lease unreadable");
+		raise_level(ro, ST_DEGRADED);
+		return;
+	}
+	if (!l->found || !*l->holder) {
+		problem(r, ST_DEGRADED, role, "Lease %s: no holder (no %s leads)", l->name,
+			l->name);
+		note(ro, "no leader");
+		raise_level(ro, ST_DEGRADED);
+		return;
+	}
+	note(ro, "leader %s, %ld transitions, renewed %.0fs ago", l->holder, l->transitions,
+		l->renew_age);
+	if (l->renew_age < 0 || l->renew_age > (double)l->duration) {
+		problem(r, ST_DEGRADED, role,
+			"Lease %s: holder %s stopped renewing (renewed %.1fs ago, lease %lds)",
+			l->name, l->holder, l->renew_age, l->duration);
+		raise_level(ro, ST_DEGRADED);
+	}
+}
+
+static void check_lb(
+	const struct st_snapshot *s, struct st_report *r, struct st_role *rlb, struct st_role *rvip)
+{
+	size_t i, j, holders = 0, lbd_up = 0, mon_up = 0, mon_asked = 0;
+	char list[ST_TEXT] = "";
+	size_t n = 0;
+
+	for (i = 0; i < s->nlbs; i++) {
+		const struct st_lb *lb = &s->lbs[i];
+
+		mon_asked += lb->monitor != ST_NOT_ASKED;
+		if (lb->lbd != ST_NOT_ASKED) {
+			if (lb->lbd != ST_ANSWERED) {
+				problem(r, ST_DEGRADED, "lb", "lbd on %s: %s%s%s", lb->host,
+					reach_name(lb->lbd), *lb->lbd_error ? ": " : "",
+					lb->lbd_error);
+			} else {
+				size_t up = 0;
+
+				for (j = 0; j < lb->nservers; j++)
+					up += strcmp(lb->servers[j].state, "UP") == 0;
+				lbd_up++;
+				note(rlb, "%s: %zu/%zu up", lb->host, up, lb->nservers);
+				if (!up)
+					problem(r, ST_DEGRADED, "lb",
+						"lbd on %s has no apiserver up", lb->host);
+			}
+		}
+		if (lb->monitor != ST_NOT_ASKED) {
+			if (lb->monitor != ST_ANSWERED) {
+				problem(r, ST_DEGRADED, "lb", "HAProxy on %s: %s%s%s", lb->host,
+					reach_name(lb->monitor), *lb->monitor_error ? ": " : "",
+					lb->monitor_error);
+			} else {
+				mon_up++;
+				note(rlb, "%s: %s", lb->host,
+					lb->healthz == 200 ? "an apiserver up" : "NO apiserver up");
+				if (lb->healthz != 200)
+					problem(r, ST_DEGRADED, "lb",
+						"HAProxy on %s has no apiserver up (/healthz %ld)",
+						lb->host, lb->healthz);
+			}
+		}
+		if (lb->vipd == ST_NOT_ASKED)
+			continue;
+		if (lb->vipd != ST_ANSWERED) {
+			problem(r, ST_DEGRADED, "vip", "vipd on %s: %s%s%s", lb->host,
+				reach_name(lb->vipd), *lb->vipd_error ? ": " : "", lb->vipd_error);
+			continue;
+		}
+		if (lb->vip_present) {
+			holders++;
+			n += (size_t)snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0,
+				"%s%s (%s)", n ? ", " : "", lb->host, lb->vrrp);
+		}
+	}
+	if (s->lb_lbd) {
+		raise_level(rlb, lbd_up == 0        ? ST_DOWN
+				 : lbd_up < s->nlbs ? ST_DEGRADED
+						    : ST_HEALTHY);
+		if (!lbd_up)
+			note(rlb, "no lbd answers");
+	} else if (mon_asked) {
+		/* HAProxy: its monitor frontend's /healthz, no per-server states */
+		raise_level(rlb, mon_up == 0          ? ST_DOWN
+				 : mon_up < mon_asked ? ST_DEGRADED
+						      : ST_HEALTHY);
+		if (!mon_up)
+			note(rlb, "no HAProxy answers");
+	} else {
+		note(rlb, "HAProxy: not read");
+		rlb->state = "unknown";
+	}
+	if (!s->vip_vipd) {
+		note(rvip, "not held by vipd: not read");
+		rvip->state = "unknown";
+		return;
+	}
+	if (holders > 1) {
+		problem(r, ST_DEGRADED, "vip", "the VIP %s is on %zu hosts: %s", s->vip, holders,
+			list);
+		raise_level(rvip, ST_DEGRADED);
+	} else if (holders == 0) {
+		problem(r, ST_DOWN, "vip", "the VIP %s is on no host that answers", s->vip);
+		raise_level(rvip, ST_DOWN);
+	}
+	note(rvip, holders ? "on %s" : "on no host", list);
+}
+
+static void check_fence(const struct st_snapshot *s, struct st_report *r, struct st_role *ro)
+{
+	size_t i, j, answered = 0, quorate = 0, pending = 0;
+
+	for (i = 0; i < s->nfence; i++) {
+		const struct st_fence *f = &s->fence[i];
+
+		if (f->reach != ST_ANSWERED) {
+			if (s->fencing_configured)
+				problem(r, ST_DEGRADED, "fencing", "fenced on %s: %s%s%s", f->host,
+					reach_name(f->reach), *f->error ? ": " : "", f->error);
+			continue;
+		}
+		answered++;
+		quorate += f->quorate;
+		if (!f->quorate)
+			problem(r, ST_DEGRADED, "fencing", "fenced on %s: not quorate", f->host);
+		for (j = 0; j < f->npending; j++) {
+			const struct st_pending *p = &f->pending[j];
+
+			pending++;
+			if (p->due_in < 0)
+				problem(r, ST_DEGRADED, "fencing",
+					"fence of %s pending %.0fs past its deadline (%s, seen "
+					"from "
+					"%s)",
+					p->node, -p->due_in, p->state, f->host);
+		}
+	}
+	if (!s->fencing_configured && !answered) {
+		note(ro, "not configured (no fencing devices or watchdog described)");
+		ro->state = "n/a";
+		return;
+	}
+	note(ro, "%zu/%zu fenced answer, %zu quorate, %zu pending", answered, s->nfence, quorate,
+		pending);
+	raise_level(ro,
+		answered < s->nfence || quorate < answered || pending ? ST_DEGRADED : ST_HEALTHY);
+}
+
+static void check_pcmk(const struct st_snapshot *s, struct st_report *r)
+{
+	for (size_t i = 0; i < s->npcmk; i++) {
+		const struct st_pcmk_node *n = &s->pcmk_nodes[i];
+
+		if (!n->online)
+			problem(r, ST_DEGRADED, "pacemaker", "Pacemaker node %s is offline",
+				n->name);
+		if (n->failed)
+			problem(r, ST_DEGRADED, "pacemaker",
+				"Pacemaker: %u failed resource%s on %s", n->failed,
+				n->failed == 1 ? "" : "s", n->name);
+	}
+}
+
+static struct st_host *host_of(struct st_report *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nhosts; i++)
+		if (strcmp(r->hosts[i].name, name) == 0)
+			return &r->hosts[i];
+	if (r->nhosts == sizeof(r->hosts) / sizeof(r->hosts[0]))
+		return NULL;
+	snprintf(r->hosts[r->nhosts].name, ST_NAME, "%s", name);
+	r->hosts[r->nhosts].state = ST_HOST_UNKNOWN;
+	return &r->hosts[r->nhosts++];
+}
+
+/* A host's state from its parts: each part running, not running (refused)
+ * or failed/unreachable; every part running is running, every part not
+ * running is stopped, a mix is failed. */
+struct parts {
+	unsigned running, stopped, failed;
+	char why[ST_TEXT];
+};
+
+static void part(struct parts *p, const char *what, enum st_reach reach, bool ok)
+{
+	size_t n = strlen(p->why);
+
+	if (reach == ST_NOT_ASKED)
+		return;
+	if (reach == ST_ANSWERED && ok) {
+		p->running++;
+		return;
+	}
+	if (reach == ST_REFUSED)
+		p->stopped++;
+	else
+		p->failed++;
+	snprintf(p->why + n, sizeof(p->why) - n, "%s%s %s", n ? ", " : "", what,
+		reach == ST_REFUSED    ? "not running"
+		: reach == ST_ANSWERED ? "unhealthy"
+				       : "unreachable");
+}
+
+static void judge_hosts(const struct st_snapshot *s, struct st_report *r)
+{
+	static const char *const role_names[] = { "", "master", "lb", "master+lb", "etcd",
+		"master+etcd", "lb+etcd", "master+lb+etcd" };
+	struct parts parts[ST_MAX_HOSTS * 2] = { 0 };
+	unsigned roles[ST_MAX_HOSTS * 2] = { 0 };
+	struct st_host *h;
+	size_t i;
+
+	for (i = 0; i < s->napi; i++)
+		if ((h = host_of(r, s->api[i].host))) {
+			roles[h - r->hosts] |= CP_ROLE_MASTER;
+			part(&parts[h - r->hosts], "kube-apiserver",
+				s->api[i].readyz    ? ST_ANSWERED
+				: s->api[i].refused ? ST_REFUSED
+						    : ST_UNREACHABLE,
+				s->api[i].readyz == 200);
+		}
+	for (i = 0; i < s->netcd; i++)
+		if ((h = host_of(r, s->etcd[i].host))) {
+			roles[h - r->hosts] |= CP_ROLE_ETCD;
+			part(&parts[h - r->hosts], "etcd", s->etcd[i].reach, s->etcd[i].healthy);
+		}
+	for (i = 0; i < s->nlbs; i++)
+		if ((h = host_of(r, s->lbs[i].host))) {
+			roles[h - r->hosts] |= CP_ROLE_LB;
+			part(&parts[h - r->hosts], "lbd", s->lbs[i].lbd, true);
+			part(&parts[h - r->hosts], "haproxy", s->lbs[i].monitor,
+				s->lbs[i].healthz == 200);
+			part(&parts[h - r->hosts], "vipd", s->lbs[i].vipd,
+				strcmp(s->lbs[i].vrrp, "FAULT") != 0);
+		}
+	for (i = 0; i < s->nfence; i++)
+		if ((s->fencing_configured || s->fence[i].reach == ST_ANSWERED) &&
+			(h = host_of(r, s->fence[i].host)))
+			part(&parts[h - r->hosts], "fenced", s->fence[i].reach,
+				s->fence[i].quorate);
+	for (i = 0; i < s->npcmk; i++)
+		if ((h = host_of(r, s->pcmk_nodes[i].name)))
+			part(&parts[h - r->hosts], "pacemaker",
+				s->pcmk_nodes[i].online ? ST_ANSWERED : ST_REFUSED,
+				s->pcmk_nodes[i].failed == 0);
+	for (i = 0; i < r->nhosts; i++) {
+		struct parts *p = &parts[i];
+
+		r->hosts[i].roles = role_names[roles[i] & 7];
+		r->hosts[i].state = !p->running && !p->stopped && !p->failed ? ST_HOST_UNKNOWN
+				    : !p->stopped && !p->failed              ? ST_HOST_RUNNING
+				    : !p->running && !p->failed              ? ST_HOST_STOPPED
+									     : ST_HOST_FAILED;
+		snprintf(r->hosts[i].why, sizeof(r->hosts[i].why), "%s", p->why);
+	}
+}
+
+void status_check(const struct st_snapshot *s, struct st_report *r)
+{
+	static const struct {
+		const char *role, *style;
+	} rows[ST_NROLES] = {
+		[R_ETCD] = { "etcd", "active-active, Raft quorum" },
+		[R_API] = { "kube-apiserver", "active-active behind the LB" },
+		[R_KCM] = { "kube-controller-manager", "active-passive, Lease" },
+		[R_SCHED] = { "kube-scheduler", "active-passive, Lease" },
+		[R_LB] = { "load balancer", "active-active, one holds the VIP" },
+		[R_VIP] = { "VIP", "active-passive (VRRP)" },
+		[R_FENCE] = { "fencing", "fence domain on corosync" },
+	};
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < ST_NROLES; i++) {
+		r->roles[i].role = rows[i].role;
+		r->roles[i].style = rows[i].style;
+	}
+	check_etcd(s, r, &r->roles[R_ETCD]);
+	check_api(s, r, &r->roles[R_API]);
+	for (i = 0; i < s->nleases; i++)
+		check_lease(s, &s->leases[i], r,
+			&r->roles[strcmp(s->leases[i].name, "kube-scheduler") == 0 ? R_SCHED
+										   : R_KCM]);
+	check_lb(s, r, &r->roles[R_LB], &r->roles[R_VIP]);
+	check_fence(s, r, &r->roles[R_FENCE]);
+	check_pcmk(s, r);
+	judge_hosts(s, r);
+	for (i = 0; i < ST_NROLES; i++) {
+		if (r->roles[i].level > r->worst)
+			r->worst = r->roles[i].level;
+		if (!r->roles[i].state)
+			r->roles[i].state = status_level_name(r->roles[i].level);
+	}
+}

@@ -1,0 +1,36 @@
+/* HTTP(S) requests through libcurl with client certificates: etcd's v3
+ * JSON gateway, the apiservers, the daemons' /status. One blocking call per
+ * request. Its own library (cphahttp) so that only the programs that ask
+ * link libcurl. */
+#ifndef CPHA_HTTPC_H
+#define CPHA_HTTPC_H
+
+#include <stdint.h>
+
+#include "buf.h"
+
+#define CPHA_HTTP_BODY_MAX (4 * 1024 * 1024) /* longer answers are cut off: an error */
+
+/* The certificates of a request; any may be NULL or "". */
+struct cpha_http_tls {
+	const char *ca;   /* CA file to verify the server with; NULL: the system's */
+	const char *cert; /* client certificate */
+	const char *key;  /* its key; NULL: in cert */
+};
+
+struct cpha_http_res {
+	long status;          /* HTTP status; 0: no answer */
+	struct cpha_buf body; /* the answer, NUL-terminated; the caller frees it */
+	char error[256];      /* the transport error when there was no answer */
+};
+
+/* One request to url (http or https, no redirects, no proxy, HTTP/1.1),
+ * verifying the server's certificate and name: a POST of json with
+ * Content-Type application/json when json is set, else a GET. The body is
+ * reset first and kept across calls. Returns 0 when an HTTP answer came
+ * (any status), -ECONNREFUSED, -ETIMEDOUT, -ENOMEM or -EIO (res->error says
+ * what) when none did. */
+int cpha_http_call(const struct cpha_http_tls *t, const char *url, const char *json,
+	uint64_t timeout_usec, struct cpha_http_res *res);
+
+#endif

@@ -1,0 +1,391 @@
+/* cpha status, the judgement (status_check.c): a healthy snapshot gives no
+ * problem and exit 0; each cross-check fires on its own fault. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "status.h"
+
+/* Three masters (etcd members, apiservers), two LB hosts with lbd and vipd
+ * (lb0 holds the VIP), fenced on all five, both Leases fresh. */
+static struct st_snapshot *healthy(void)
+{
+	static const char *const masters[] = { "m0", "m1", "m2" };
+	static const char *const lbs[] = { "lb0", "lb1" };
+	struct st_snapshot *s = calloc(1, sizeof(*s));
+	size_t i, j;
+
+	assert_non_null(s);
+	snprintf(s->cluster, sizeof(s->cluster), "lab");
+	snprintf(s->vip, sizeof(s->vip), "198.18.0.2");
+	s->leader_elect = s->fencing_configured = s->lb_lbd = s->vip_vipd = true;
+	for (i = 0; i < 3; i++) {
+		struct st_etcd *e = &s->etcd[s->netcd++];
+		struct st_api *a = &s->api[s->napi++];
+
+		snprintf(e->host, sizeof(e->host), "%s", masters[i]);
+		e->reach = ST_ANSWERED;
+		e->healthy = true;
+		e->id = 0x100 + i;
+		e->leader = 0x101;
+		e->term = 4;
+		snprintf(a->host, sizeof(a->host), "%s", masters[i]);
+		a->readyz = 200;
+	}
+	s->vip_readyz = 200;
+	for (i = 0; i < 2; i++) {
+		struct st_lease *l = &s->leases[s->nleases++];
+
+		snprintf(l->name, sizeof(l->name), "%s",
+			i ? "kube-scheduler" : "kube-controller-manager");
+		l->reach = ST_ANSWERED;
+		l->found = true;
+		snprintf(l->holder, sizeof(l->holder), "m%zu_1234", i);
+		l->renew_age = 1.5;
+		l->duration = 15;
+	}
+	for (i = 0; i < 2; i++) {
+		struct st_lb *lb = &s->lbs[s->nlbs++];
+
+		snprintf(lb->host, sizeof(lb->host), "%s", lbs[i]);
+		lb->lbd = lb->vipd = ST_ANSWERED;
+		for (j = 0; j < 3; j++) {
+			snprintf(lb->servers[j].name, ST_NAME, "%s", masters[j]);
+			snprintf(lb->servers[j].state, 16, "UP");
+		}
+		lb->nservers = 3;
+		snprintf(lb->vrrp, sizeof(lb->vrrp), "%s", i ? "BACKUP" : "MASTER");
+		lb->vip_present = i == 0;
+	}
+	for (i = 0; i < 5; i++) {
+		struct st_fence *f = &s->fence[s->nfence++];
+
+		snprintf(f->host, sizeof(f->host), "%s", i < 3 ? masters[i] : lbs[i - 3]);
+		f->reach = ST_ANSWERED;
+		f->quorate = true;
+		f->members = i < 3 ? 3 : 2;
+	}
+	return s;
+}
+
+/* Judge s and return how many problem lines contain needle. */
+static size_t judge(const struct st_snapshot *s, struct st_report *r, const char *needle)
+{
+	size_t i, n = 0;
+
+	status_check(s, r);
+	for (i = 0; i < r->problems.n; i++)
+		if (strstr(r->problems.v[i].text, needle))
+			n++;
+	return n;
+}
+
+static void dump(const struct st_report *r)
+{
+	for (size_t i = 0; i < r->problems.n; i++)
+		print_message("problem: %s\n", r->problems.v[i].text);
+}
+
+static void test_healthy(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	status_check(s, r);
+	dump(r);
+	assert_int_equal(r->problems.n, 0);
+	assert_int_equal(r->worst, ST_HEALTHY);
+	assert_int_equal(r->nhosts, 5);
+	for (size_t i = 0; i < r->nhosts; i++)
+		assert_int_equal(r->hosts[i].state, ST_HOST_RUNNING);
+	assert_string_equal(r->hosts[0].roles, "master+etcd");
+	assert_string_equal(r->hosts[3].roles, "lb");
+	assert_non_null(strstr(r->roles[0].notes, "3/3 healthy, quorum 2"));
+	assert_non_null(strstr(r->roles[0].notes, "leader m1"));
+	assert_non_null(strstr(r->roles[5].notes, "on lb0 (MASTER)"));
+	free(r);
+	free(s);
+}
+
+static void test_vip_on_two_hosts(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	s->lbs[1].vip_present = true; /* added by hand: vipd says BACKUP */
+	assert_int_equal(judge(s, r, "is on 2 hosts: lb0 (MASTER), lb1 (BACKUP)"), 1);
+	assert_int_equal(r->problems.n, 1);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	/* and on none */
+	s->lbs[0].vip_present = s->lbs[1].vip_present = false;
+	assert_int_equal(judge(s, r, "on no host"), 1);
+	assert_int_equal(r->worst, ST_DOWN);
+	free(r);
+	free(s);
+}
+
+static void test_lease_not_renewed(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	s->leases[0].renew_age = 15; /* exactly the duration: still fine */
+	assert_int_equal(judge(s, r, "stopped renewing"), 0);
+	s->leases[0].renew_age = 22;
+	assert_int_equal(judge(s, r,
+				 "Lease kube-controller-manager: holder m0_1234 stopped "
+				 "renewing (renewed 22.0s ago, lease 15s)"),
+		1);
+	assert_int_equal(r->problems.n, 1);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	/* a Lease nobody holds, and one that cannot be read */
+	s->leases[0].renew_age = 1;
+	s->leases[1].found = false;
+	assert_int_equal(judge(s, r, "Lease kube-scheduler: no holder"), 1);
+	s->leases[1].reach = ST_UNREACHABLE;
+	assert_int_equal(judge(s, r, "Lease kube-scheduler: unreachable"), 1);
+	/* leader election off: no Lease to judge */
+	s->leader_elect = false;
+	status_check(s, r);
+	assert_int_equal(r->problems.n, 0);
+	assert_string_equal(r->roles[2].state, "n/a");
+	free(r);
+	free(s);
+}
+
+static void test_etcd(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	/* an even member count */
+	s->etcd[3] = s->etcd[2];
+	snprintf(s->etcd[3].host, ST_NAME, "m3");
+	s->etcd[3].id = 0x103;
+	s->netcd = 4;
+	assert_int_equal(judge(s, r, "4 members: an even count"), 1);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	s->netcd = 3;
+	/* an unhealthy member */
+	s->etcd[2].healthy = false;
+	assert_int_equal(judge(s, r, "etcd member on m2 is unhealthy"), 1);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	s->etcd[2].healthy = true;
+	/* members disagree on the leader */
+	s->etcd[2].leader = 0x102;
+	assert_int_equal(judge(s, r, "disagree on the leader (m0=101, m1=101, m2=102)"), 1);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	s->etcd[2].leader = 0x101;
+	/* unreachable members: below quorum is down */
+	s->etcd[1].reach = ST_REFUSED;
+	s->etcd[2].reach = ST_UNREACHABLE;
+	assert_int_equal(judge(s, r, "etcd member on m1: not running"), 1);
+	assert_int_equal(judge(s, r, "1 of 3 members healthy, quorum needs 2"), 1);
+	assert_int_equal(r->worst, ST_DOWN);
+	assert_int_equal(r->hosts[1].state, ST_HOST_FAILED); /* apiserver up, etcd not */
+	free(r);
+	free(s);
+}
+
+static void test_ready_apiserver_out_of_rotation(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	snprintf(s->lbs[1].servers[2].state, 16, "MAINT");
+	assert_int_equal(judge(s, r, "kube-apiserver on m2 is ready but MAINT in lbd on lb1"), 1);
+	assert_int_equal(r->problems.n, 1);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	/* not ready: DOWN in lbd is right, and is not the out-of-rotation fault */
+	snprintf(s->lbs[1].servers[2].state, 16, "DOWN");
+	s->api[2].readyz = 500;
+	assert_int_equal(judge(s, r, "out of rotation"), 0);
+	assert_int_equal(judge(s, r, "kube-apiserver on m2: /readyz 500"), 1);
+	/* the VIP does not answer: down */
+	s->vip_readyz = 0;
+	assert_int_equal(judge(s, r, "/readyz through the VIP 198.18.0.2: no answer"), 1);
+	assert_int_equal(r->worst, ST_DOWN);
+	free(r);
+	free(s);
+}
+
+static void test_fence_past_deadline(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+	struct st_pending *p = &s->fence[3].pending[0];
+
+	(void)state;
+	snprintf(p->node, ST_NAME, "lb1");
+	snprintf(p->state, 16, "victim");
+	p->due_in = 4; /* pending, not late: the fencing note says so */
+	s->fence[3].npending = 1;
+	assert_int_equal(judge(s, r, "past its deadline"), 0);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	assert_non_null(strstr(r->roles[6].notes, "1 pending"));
+	p->due_in = -30;
+	assert_int_equal(judge(s, r, "fence of lb1 pending 30s past its deadline"), 1);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	free(r);
+	free(s);
+}
+
+/* Unreachable sources are never healthy; a stopped LB host is stopped. */
+static void test_unreachable_is_not_healthy(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	s->lbs[1].lbd = ST_REFUSED;
+	s->lbs[1].vipd = ST_REFUSED;
+	s->fence[4].reach = ST_REFUSED;
+	assert_int_equal(judge(s, r, "lbd on lb1: not running"), 1);
+	assert_int_equal(judge(s, r, "vipd on lb1: not running"), 1);
+	assert_int_equal(judge(s, r, "fenced on lb1: not running"), 1);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	assert_int_equal(r->hosts[4].state, ST_HOST_STOPPED);
+	/* no fencing described and no fenced answers: a note, not a problem */
+	for (size_t i = 0; i < s->nfence; i++)
+		s->fence[i].reach = ST_REFUSED;
+	s->fencing_configured = false;
+	s->lbs[1].lbd = s->lbs[1].vipd = ST_ANSWERED;
+	status_check(s, r);
+	dump(r);
+	assert_int_equal(r->problems.n, 0);
+	assert_non_null(strstr(r->roles[6].notes, "not configured"));
+	assert_string_equal(r->roles[6].state, "n/a");
+	assert_string_equal(r->roles[0].state, "healthy");
+	free(r);
+	free(s);
+}
+
+/* HAProxy and keepalived have no /status: unread, their rows and hosts are
+ * unknown, which is no problem and not healthy either; HAProxy's monitor
+ * /healthz, when asked, says whether an apiserver is up behind it. */
+static void test_haproxy_keepalived_unknown(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	s->lb_lbd = s->vip_vipd = false;
+	for (size_t i = 0; i < s->nlbs; i++) {
+		s->lbs[i].lbd = s->lbs[i].vipd = ST_NOT_ASKED;
+		s->lbs[i].nservers = 0;
+		s->lbs[i].vip_present = false;
+	}
+	s->nfence = 3; /* fenced on the masters only */
+	status_check(s, r);
+	dump(r);
+	assert_int_equal(r->problems.n, 0);
+	assert_string_equal(r->roles[4].state, "unknown");
+	assert_string_equal(r->roles[5].state, "unknown");
+	assert_int_equal(r->nhosts, 5);
+	assert_int_equal(r->hosts[3].state, ST_HOST_UNKNOWN);
+	/* HAProxy's monitor frontend answers: /healthz 200 on lb0, 503 on lb1 */
+	s->lbs[0].monitor = s->lbs[1].monitor = ST_ANSWERED;
+	s->lbs[0].healthz = 200;
+	s->lbs[1].healthz = 503;
+	assert_int_equal(judge(s, r, "HAProxy on lb1 has no apiserver up (/healthz 503)"), 1);
+	assert_int_equal(r->problems.n, 1);
+	assert_string_equal(r->roles[4].state, "healthy"); /* every HAProxy answers */
+	assert_string_equal(r->roles[5].state, "unknown");
+	assert_int_equal(r->hosts[3].state, ST_HOST_RUNNING);
+	assert_int_equal(r->hosts[4].state, ST_HOST_FAILED);
+	s->lbs[1].monitor = ST_REFUSED;
+	assert_int_equal(judge(s, r, "HAProxy on lb1: not running"), 1);
+	assert_int_equal(r->hosts[4].state, ST_HOST_STOPPED);
+	free(r);
+	free(s);
+}
+
+/* crm_mon --output-as=xml as Pacemaker 2.1 writes it (trimmed): m2
+ * offline, etcd failed on m1, a stopped resource that closes itself, and a
+ * node history whose <node> elements are not nodes of the cluster list. */
+static const char crm_mon_xml[] =
+	"<pacemaker-result api-version=\"2.30\" request=\"crm_mon --output-as=xml\">\n"
+	"  <nodes>\n"
+	"    <node name=\"m0\" id=\"1\" online=\"true\" standby=\"false\" "
+	"resources_running=\"3\" type=\"member\"/>\n"
+	"    <node name=\"m1\" id=\"2\" online=\"true\" resources_running=\"1\" "
+	"type=\"member\"/>\n"
+	"    <node name=\"m2\" id=\"3\" online=\"false\" resources_running=\"0\" "
+	"type=\"member\"/>\n"
+	"  </nodes>\n"
+	"  <resources>\n"
+	"    <clone id=\"etcd-clone\" failed=\"true\">\n"
+	"      <resource id=\"etcd\" resource_agent=\"ocf:cpha:etcd\" role=\"Started\" "
+	"active=\"true\" failed=\"false\" nodes_running_on=\"1\">\n"
+	"        <node name=\"m0\" id=\"1\" cached=\"true\"/>\n"
+	"      </resource>\n"
+	"      <resource id=\"etcd\" resource_agent=\"ocf:cpha:etcd\" role=\"Started\" "
+	"active=\"true\" failed=\"true\" nodes_running_on=\"1\">\n"
+	"        <node name=\"m1\" id=\"2\" cached=\"true\"/>\n"
+	"      </resource>\n"
+	"    </clone>\n"
+	"    <resource id=\"kcm\" role=\"Stopped\" failed=\"true\" nodes_running_on=\"0\"/>\n"
+	"  </resources>\n"
+	"  <node_history>\n"
+	"    <node name=\"m9\"><resource_history id=\"etcd\"/></node>\n"
+	"  </node_history>\n"
+	"  <status code=\"0\" message=\"OK\"/>\n"
+	"</pacemaker-result>\n";
+
+static void test_crm_mon(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	status_parse_crm_mon(crm_mon_xml, s);
+	assert_true(s->pcmk);
+	assert_int_equal(s->npcmk, 3);
+	assert_string_equal(s->pcmk_nodes[0].name, "m0");
+	assert_true(s->pcmk_nodes[0].online);
+	assert_int_equal(s->pcmk_nodes[0].started, 3);
+	assert_int_equal(s->pcmk_nodes[0].failed, 0);
+	assert_int_equal(s->pcmk_nodes[1].failed, 1);
+	assert_false(s->pcmk_nodes[2].online);
+	assert_int_equal(judge(s, r, "Pacemaker node m2 is offline"), 1);
+	assert_int_equal(judge(s, r, "Pacemaker: 1 failed resource on m1"), 1);
+	assert_int_equal(r->problems.n, 2);
+	assert_int_equal(r->hosts[1].state, ST_HOST_FAILED);
+	assert_int_equal(r->hosts[2].state, ST_HOST_FAILED); /* apiserver up, node offline */
+	/* not Pacemaker's answer: nothing */
+	memset(s->pcmk_nodes, 0, sizeof(s->pcmk_nodes));
+	s->npcmk = 0;
+	s->pcmk = false;
+	status_parse_crm_mon("crm_mon: Error: cluster is not available on this node\n", s);
+	assert_false(s->pcmk);
+	assert_int_equal(s->npcmk, 0);
+	free(r);
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_healthy),
+		cmocka_unit_test(test_vip_on_two_hosts),
+		cmocka_unit_test(test_lease_not_renewed),
+		cmocka_unit_test(test_etcd),
+		cmocka_unit_test(test_ready_apiserver_out_of_rotation),
+		cmocka_unit_test(test_fence_past_deadline),
+		cmocka_unit_test(test_unreachable_is_not_healthy),
+		cmocka_unit_test(test_haproxy_keepalived_unknown),
+		cmocka_unit_test(test_crm_mon),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
