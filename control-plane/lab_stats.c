@@ -146,7 +146,7 @@ void lab_window_stats(const struct lab_events *e, double start, double end, stru
 {
 	struct watch_state *ws = NULL;
 	size_t nws = 0;
-	double last_ok = start, first_break = -1, restored_at = -1;
+	double last_ok = start, episode = -1;
 	int broken_now = 0;
 
 	memset(w, 0, sizeof(*w));
@@ -180,17 +180,17 @@ void lab_window_stats(const struct lab_events *e, double start, double end, stru
 			s = watch_find(&ws, &nws, ev->w);
 			if (s && !s->broken) {
 				s->broken = true;
-				broken_now++;
+				if (broken_now++ == 0)
+					episode = ev->t; /* every watch was open until now */
 			}
-			if (first_break < 0)
-				first_break = ev->t;
 			break;
 		case LAB_EV_OPEN:
 			s = watch_find(&ws, &nws, ev->w);
 			if (s && s->broken) {
 				s->broken = false;
-				broken_now--;
-				restored_at = ev->t;
+				if (--broken_now == 0 &&
+					(ev->t - episode) * 1000.0 > w->watches_restored_ms)
+					w->watches_restored_ms = (ev->t - episode) * 1000.0;
 			}
 			break;
 		default:
@@ -204,8 +204,6 @@ void lab_window_stats(const struct lab_events *e, double start, double end, stru
 			round(100000.0 * (double)(w->requests - w->failed) / (double)w->requests) /
 			1000.0;
 	w->never_restored = broken_now;
-	if (first_break >= 0 && !broken_now)
-		w->watches_restored_ms = (restored_at - first_break) * 1000.0;
 	free(ws);
 }
 

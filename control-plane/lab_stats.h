@@ -50,8 +50,10 @@ struct lab_window {
 				     * the window's edges included */
 	int watches;                /* from the run's start line; 0 without one */
 	long watches_broken;        /* watch_break lines in the window */
-	double watches_restored_ms; /* first break to the moment every watch that
-				     * broke was open again; < 0: none broke */
+	double watches_restored_ms; /* the longest episode: from a first break
+				     * while every watch was open to the moment
+				     * every watch was open again; < 0: none
+				     * broke (or none came back: never_restored) */
 	int never_restored;         /* watches still broken at end */
 	double availability;        /* % of requests ok; < 0: no requests */
 	long lost_writes;

@@ -159,6 +159,19 @@ static void test_watches(void **state)
 	lab_window_stats(&e, 0, 12, &w);
 	assert_int_equal(w.never_restored, 1);
 	assert_true(w.watches_restored_ms < 0);
+
+	/* two outages (two apiservers restarted in turn): the longest episode,
+	 * not the time from the first break to the last restore */
+	add(&e, "{\"t\":30.0,\"k\":\"watch_break\",\"w\":2}");
+	add(&e, "{\"t\":31.0,\"k\":\"watch_open\",\"w\":2}");
+	add(&e, "{\"t\":40.0,\"k\":\"watch_break\",\"w\":0}");
+	add(&e, "{\"t\":41.0,\"k\":\"watch_break\",\"w\":2}");
+	add(&e, "{\"t\":41.5,\"k\":\"watch_open\",\"w\":0}");
+	add(&e, "{\"t\":43.0,\"k\":\"watch_open\",\"w\":2}");
+	lab_window_stats(&e, 25, 50, &w);
+	assert_int_equal(w.watches_broken, 3);
+	assert_int_equal(w.never_restored, 0);
+	assert_true(w.watches_restored_ms > 2999 && w.watches_restored_ms < 3001);
 	lab_events_free(&e);
 }
 
