@@ -198,7 +198,8 @@ const char *status_level_name(enum st_level l);
 const char *status_host_state_name(enum st_host_state s);
 
 /* status_collect.c: ask every source of cluster c, each within timeout.
- * pki: the directory `cpha pki` wrote (ca.pem, etcd-client, admin). */
+ * pki: the directory `cpha pki` wrote (ca.pem, etcd-client, admin), or
+ * NULL for the files as installed on a master (the two directories below). */
 void status_collect(
 	const struct cp_cluster *c, const char *pki, uint64_t timeout_usec, struct st_snapshot *s);
 
@@ -206,5 +207,8 @@ void status_collect(
  * problems, worst). */
 void status_show_text(const struct st_snapshot *s, const struct st_report *r, struct cpha_buf *b);
 void status_show_json(const struct st_snapshot *s, const struct st_report *r, struct cpha_buf *b);
+
+#define STATUS_INSTALLED_K8S_PKI  "/etc/kubernetes/pki" /* ca.pem, admin.pem, admin-key.pem */
+#define STATUS_INSTALLED_ETCD_PKI "/etc/etcd/pki"       /* etcd-client.pem and its key */
 
 #endif

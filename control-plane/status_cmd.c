@@ -33,6 +33,7 @@ static void usage(FILE *f)
 		   "  --json            one JSON object: hosts, roles, problems, worst\n"
 		   "  --watch [N]       redraw every N seconds (default 2) until interrupted\n"
 		   "  --pki DIR         the certificates of cpha pki (default ./" STATUS_DEFAULT_PKI
+		   ", else those installed in " STATUS_INSTALLED_K8S_PKI " and " STATUS_INSTALLED_ETCD_PKI
 		   ")\n"
 		   "  --timeout D       for each request (default 2s)\n"
 		   "exit status: 0 healthy, 1 degraded, 2 down, 3 nothing could be asked\n");
@@ -83,6 +84,7 @@ int cmd_status(int argc, char **argv, const char *file)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *pki = STATUS_DEFAULT_PKI, *why = NULL, *watch_arg;
+	bool pki_given = false;
 	uint64_t timeout = STATUS_DEFAULT_TIMEOUT;
 	unsigned long every = 0;
 	struct cp_cluster *c;
@@ -119,6 +121,7 @@ int cmd_status(int argc, char **argv, const char *file)
 			break;
 		case 'p':
 			pki = optarg;
+			pki_given = true;
 			break;
 		case 't':
 			if (cpha_parse_duration(optarg, CPHA_USEC_PER_SEC, &timeout, &why) < 0 ||
@@ -144,6 +147,11 @@ int cmd_status(int argc, char **argv, const char *file)
 		return CPHA_EXIT_USAGE;
 	}
 	snprintf(ca, sizeof(ca), "%s/ca.pem", pki);
+	if (!pki_given && access(ca, R_OK) == -1 &&
+		access(STATUS_INSTALLED_K8S_PKI "/ca.pem", R_OK) == 0) {
+		pki = NULL; /* on a master: the certificates as installed there */
+		snprintf(ca, sizeof(ca), "%s/ca.pem", STATUS_INSTALLED_K8S_PKI);
+	}
 	if (access(ca, R_OK) == -1) {
 		fprintf(stderr, "cpha status: %s: %s (the directory cpha pki wrote: --pki DIR)\n",
 			ca, strerror(errno));

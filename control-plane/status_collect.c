@@ -355,11 +355,15 @@ out:
 
 static void certs(struct collect *k, const char *pki)
 {
-	snprintf(k->ca, sizeof(k->ca), "%s/ca.pem", pki);
-	snprintf(k->etcd_cert, sizeof(k->etcd_cert), "%s/etcd-client.pem", pki);
-	snprintf(k->etcd_key, sizeof(k->etcd_key), "%s/etcd-client-key.pem", pki);
-	snprintf(k->admin_cert, sizeof(k->admin_cert), "%s/admin.pem", pki);
-	snprintf(k->admin_key, sizeof(k->admin_key), "%s/admin-key.pem", pki);
+	/* NULL: where docs/runbook.md installs them on a master */
+	const char *k8s = pki ? pki : STATUS_INSTALLED_K8S_PKI;
+	const char *etcd = pki ? pki : STATUS_INSTALLED_ETCD_PKI;
+
+	snprintf(k->ca, sizeof(k->ca), "%s/ca.pem", k8s);
+	snprintf(k->etcd_cert, sizeof(k->etcd_cert), "%s/etcd-client.pem", etcd);
+	snprintf(k->etcd_key, sizeof(k->etcd_key), "%s/etcd-client-key.pem", etcd);
+	snprintf(k->admin_cert, sizeof(k->admin_cert), "%s/admin.pem", k8s);
+	snprintf(k->admin_key, sizeof(k->admin_key), "%s/admin-key.pem", k8s);
 	k->etcd_tls = (struct cpha_http_tls){ k->ca, k->etcd_cert, k->etcd_key };
 	k->admin_tls = (struct cpha_http_tls){ k->ca, k->admin_cert, k->admin_key };
 }

@@ -211,6 +211,16 @@ done
 n=$(find /usr/lib/ocf/resource.d/cpha -type f | wc -l)
 [ "$n" -eq ${#agents[@]} ] || bad "$n agents installed, this test knows ${#agents[@]}: add the new one here"
 
+step "the lab: cpha lab runs its installed program; the simulators run"
+out=$(cpha lab --help 2>&1) || bad "cpha lab --help: $out"
+grep -q "cpha lab up" <<<"$out" || bad "cpha lab --help is not the lab's: $out"
+for s in kube-apiserver kube-controller-manager kube-scheduler; do
+	out=$("/usr/lib/cpha/lab/simulators/$s" --version 2>&1) ||
+		bad "lab simulator $s --version: $out"
+done
+[ "$(dpkg-query -S /usr/lib/cpha/lab/cpha-lab 2>/dev/null | cut -d: -f1)" = cpha ] ||
+	bad "/usr/lib/cpha/lab/cpha-lab is not in the cpha package"
+
 for p in "${pkgs[@]}"; do
 	# dh_compress gzips a README.Debian over 4 kB
 	[ -s "/usr/share/doc/$p/README.Debian" ] || [ -s "/usr/share/doc/$p/README.Debian.gz" ] ||

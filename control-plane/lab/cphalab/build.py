@@ -292,6 +292,10 @@ def start_master(host):
     host.start("corosync", ["corosync", "-f"])
     host.start("pacemakerd", ["pacemakerd"], env={"PCMK_logfacility": "none",
                                                   "PCMK_stderr": "no"})
+    if os.path.exists(host.path("/etc/fenced/fenced.conf")):
+        # fenced beside Pacemaker (fence_via pacemaker), as render makes it
+        wait_corosync(host)
+        host.start("fenced", ["fenced", "-f", "/etc/fenced/fenced.conf"])
 
 
 def lb_stack(host):

@@ -116,6 +116,28 @@ def lost_writes(path, start, end):
     return n
 
 
+def serve_again(path, t0, end):
+    """ms from t0 to the first successful request after the last failed one
+    (0: no request failed after t0)."""
+    last_bad, first_ok_after = None, None
+    reqs = ("readyz", "lease_get", "lease_put")
+    try:
+        with open(path) as f:
+            evs = [json.loads(l) for l in f if l.strip()]
+    except (OSError, ValueError):
+        return None
+    evs = [e for e in evs if e.get("k") in reqs and t0 <= e.get("t", 0) <= end]
+    for e in evs:
+        if not e.get("ok"):
+            last_bad = e["t"]
+    if last_bad is None:
+        return 0
+    for e in evs:
+        if e.get("ok") and e["t"] > last_bad:
+            first_ok_after = e["t"] if first_ok_after is None else min(first_ok_after, e["t"])
+    return None if first_ok_after is None else int(round((first_ok_after - t0) * 1000))
+
+
 def start_prober(lab, stack):
     client = lab.host("client")
     inside = "/var/log/probe-%s.jsonl" % stack
@@ -157,8 +179,9 @@ def run_stack(lab, stack, names, progress, report_dir):
             mon.reset()
             start = time.time()
             err = None
+            t0 = None
             try:
-                fn(ctx)
+                t0 = fn(ctx)
                 observe.wait_settled(lab, 240, progress)
             except LabError as e:
                 err = str(e)
@@ -170,6 +193,8 @@ def run_stack(lab, stack, names, progress, report_dir):
                     ctx.notes.append("did not settle: %s" % e2)
             time.sleep(3)
             end = time.time()
+            if t0:
+                ctx.timings["serve_ms"] = serve_again(events, t0, end)
             inv = {k: not v for k, v in mon.bad.items()}
             for k, v in mon.bad.items():
                 if v:
