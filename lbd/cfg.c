@@ -1,8 +1,9 @@
 /* lbd's configuration: HAProxy's language, TCP subset. This file reads the
  * sections, the global and proxy directives and the inheritance from
- * defaults, then builds and validates the result; servers are parsed in
- * cfg_server.c and health checks in cfg_check.c. Nothing here logs: every
- * problem becomes a "file:line: message". */
+ * defaults, then builds and validates the result; the directives each have
+ * their file (cfg_global.c, cfg_server.c, cfg_bind.c, cfg_log.c,
+ * cfg_check.c, ...) and the value parsers are in cfg_value.c. Nothing here
+ * logs: every problem becomes a "file:line: message". */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>

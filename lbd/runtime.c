@@ -133,16 +133,6 @@ static void *array_new(size_t n, size_t size)
 
 /* --- prepare: everything that can fail, nothing anyone else can see --- */
 
-static int copy_opts(struct lbd_server_opts *dst, const struct lbd_server_opts *src)
-{
-	*dst = *src;
-	dst->ca_file = src->ca_file ? strdup(src->ca_file) : NULL;
-	dst->crt = src->crt ? strdup(src->crt) : NULL;
-	if ((src->ca_file && !dst->ca_file) || (src->crt && !dst->crt))
-		return -ENOMEM;
-	return 0;
-}
-
 static struct lbd_server *server_new(struct lbd_backend_rt *be, const struct lbd_server_cfg *sc)
 {
 	struct lbd_server *srv = calloc(1, sizeof(*srv));
@@ -254,7 +244,7 @@ static int prepare_backend(struct lbd_runtime *rt, struct plan_backend *pb,
 				return -ENOMEM;
 			ps->fresh = true;
 		}
-		if (copy_opts(&ps->o, &sc->o) < 0)
+		if (lbd_cfg_server_opts_dup(&ps->o, &sc->o) < 0)
 			return -ENOMEM;
 		if (sc->o.check && !ps->srv->check) {
 			ps->check = check_new(rt);
@@ -276,8 +266,7 @@ static void unprepare_backend(struct plan_backend *pb)
 	for (i = 0; pb->srv && i < pb->bc->nservers; i++) {
 		struct plan_server *ps = &pb->srv[i];
 
-		free(ps->o.ca_file);
-		free(ps->o.crt);
+		lbd_cfg_server_opts_free(&ps->o);
 		check_discard(ps->check);
 		if (ps->fresh)
 			server_free(ps->srv);
