@@ -10,10 +10,10 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
-#include "backend.h"
 #include "check.h"
+#include "clock.h"
 #include "log.h"
-#include "server.h"
+#include "server_ctl.h"
 
 #define CHECK_RBUF_MAX         16384 /* bytes kept for expect rules, like HAProxy's buffer */
 #define CHECK_FIRST_SPREAD_MAX (2 * 1000000ULL) /* first checks spread over at most this */

@@ -15,13 +15,14 @@
 
 #include <microhttpd.h>
 
-#include "backend.h"
 #include "buf.h"
 #include "cfgmsg.h"
+#include "clock.h"
 #include "http-types.h"
 #include "log.h"
 #include "runtime.h"
 #include "server.h"
+#include "server_ctl.h"
 #include "stats.h"
 #include "http.h"
 

@@ -9,9 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "duration.h"
 #include "admin.h"
-#include "backend.h"
 #include "cfg.h"
 #include "check.h"
 #include "event.h"
@@ -23,6 +23,7 @@
 #include "resolver.h"
 #include "runtime.h"
 #include "server.h"
+#include "server_ctl.h"
 #include "server_state.h"
 #include "stats.h"
 #include "worker.h"

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "proxyproto.h"
 #include "runtime.h"
+#include "server.h"
 #include "session.h"
 #include "tlog.h"
 #include "worker.h"

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "clock.h"
 #include "duration.h"
 #include "backend.h"
 #include "cfg.h"
@@ -14,6 +15,7 @@
 #include "metrics.h"
 #include "runtime.h"
 #include "server.h"
+#include "server_ctl.h"
 #include "server_state.h"
 #include "stats.h"
 #include "stick.h"

@@ -8,8 +8,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "backend.h"
 #include "log.h"
+#include "server.h"
 #include "session.h"
 #include "splice.h"
 #include "worker.h"
