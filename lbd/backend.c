@@ -4,9 +4,8 @@
 #include "backend.h"
 #include "clock.h"
 #include "server.h"
-#include "session.h"
+#include "session-types.h"
 #include "stick.h"
-#include "worker.h"
 
 static bool was_tried(const struct lbd_server *srv, const uint8_t *tried)
 {
@@ -156,23 +155,16 @@ static void dispatch_locked(struct lbd_backend_rt *be, struct cpha_list *handed,
 	}
 }
 
-static void send_handed(struct cpha_list *handed)
+static void send_handed(struct lbd_backend_rt *be, struct cpha_list *handed)
 {
 	struct cpha_list *pos, *tmp;
 	struct lbd_session *s;
-	struct lbd_server *srv;
 
 	cpha_list_for_each_safe(pos, tmp, handed)
 	{
 		s = cpha_container_of(pos, struct lbd_session, qlink);
 		cpha_list_del(pos);
-		srv = s->srv;
-		s->dq_msg.type = LBD_MSG_DEQUEUE;
-		s->dq_msg.arg = s;
-		s->dq_msg.arg2 = srv;
-		s->dq_msg.usec = 0;
-		s->dq_msg.owned = true;
-		worker_post_msg(s->w, &s->dq_msg);
+		be->handoff(s);
 	}
 }
 
@@ -191,7 +183,7 @@ void backend_release(struct lbd_backend_rt *be, struct lbd_session *s)
 	if (be->queued)
 		dispatch_locked(be, &handed, lbd_now());
 	pthread_mutex_unlock(&be->lock);
-	send_handed(&handed);
+	send_handed(be, &handed);
 }
 
 void backend_dispatch(struct lbd_backend_rt *be)
@@ -203,5 +195,5 @@ void backend_dispatch(struct lbd_backend_rt *be)
 	if (be->queued)
 		dispatch_locked(be, &handed, lbd_now());
 	pthread_mutex_unlock(&be->lock);
-	send_handed(&handed);
+	send_handed(be, &handed);
 }

@@ -14,6 +14,7 @@
 #include "admin.h"
 #include "cfg.h"
 #include "check.h"
+#include "check_http.h"
 #include "event.h"
 #include "fdlimit.h"
 #include "http.h"

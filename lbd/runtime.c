@@ -11,6 +11,7 @@
 #include "log.h"
 #include "runtime.h"
 #include "server.h"
+#include "server_ctl.h"
 #include "stick.h"
 #include "tlog.h"
 #include "worker.h"
@@ -173,6 +174,7 @@ static struct lbd_backend_rt *backend_new(const char *name)
 		return NULL;
 	}
 	be->refs = 1; /* the runtime's */
+	be->handoff = worker_hand_slot;
 	pthread_mutex_init(&be->lock, NULL);
 	cpha_list_init(&be->queue);
 	return be;
@@ -314,6 +316,7 @@ static int prepare_frontend(struct lbd_runtime *rt, struct lbd_runtime_plan *p,
 	if (!fp)
 		return -ENOMEM;
 	atomic_store(&fp->refs, 1);
+	fp->release = fe_params_free;
 	fp->timeouts = fc->timeouts;
 	fp->maxconn = fc->maxconn;
 	fp->tcplog = fc->tcplog || fc->log_format; /* a traffic line per session */
@@ -756,6 +759,7 @@ void runtime_commit(struct lbd_runtime *rt, struct lbd_runtime_plan *p)
 	struct lbd_config *old = rt->cfg;
 	size_t i, j;
 
+	rt->check_result = server_check_result;
 	/* checks point into the old configuration */
 	for (i = 0; i < rt->nbackends; i++)
 		for (j = 0; j < rt->backends[i]->nservers; j++)

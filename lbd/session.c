@@ -10,11 +10,9 @@
 #include "backend.h"
 #include "log.h"
 #include "proxyproto.h"
-#include "runtime.h"
 #include "server.h"
 #include "session.h"
 #include "tlog.h"
-#include "worker.h"
 
 #define TURNAROUND_USEC     1000000ULL /* wait before retrying the same server (HAProxy's) */
 #define TIMER_ACCURACY_USEC 5000ULL
@@ -35,6 +33,12 @@ static uint64_t now_of(struct lbd_worker *w)
 
 	sd_event_now(w->e, CLOCK_MONOTONIC, &t);
 	return t;
+}
+
+void session_fd_exhausted(struct lbd_worker *w)
+{
+	atomic_store_explicit(
+		&w->rt->fd_full_until, now_of(w) + SESSION_EMFILE_PAUSE_USEC, memory_order_relaxed);
 }
 
 static struct lbd_backend_rt *be_of(const struct lbd_session *s)
@@ -73,7 +77,7 @@ static void reset_on_close(int fd)
 static void fe_params_unref(struct lbd_fe_params *fp)
 {
 	if (atomic_fetch_sub(&fp->refs, 1) == 1)
-		fe_params_free(fp);
+		fp->release(fp);
 }
 
 static uint64_t add_deadline(uint64_t base, uint64_t timeout)
@@ -210,7 +214,7 @@ static void session_close(struct lbd_session *s, const char *term)
 		cpha_list_append(&w->dead, &s->wlink); /* more events may name it */
 	else
 		session_free(s);
-	worker_session_closed(w);
+	w->session_closed(w);
 }
 
 void session_accept(
@@ -330,7 +334,7 @@ static void session_fdwait(struct lbd_session *s, int err)
 	cpha_log_reason(LOG_ERR, "lbd: server socket: out of descriptors",
 		"server %s/%s: socket: %s; the client waits for a descriptor", be_of(s)->name,
 		s->srv->name, strerror(err));
-	worker_fd_exhausted(s->w);
+	session_fd_exhausted(s->w);
 	if (!s->t_fdwait)
 		s->t_fdwait = now;
 	s->st = LBD_SESS_FDWAIT;

@@ -14,9 +14,8 @@
 #include "splice.h"
 #include "worker.h"
 
-#define ACCEPT_BATCH      64              /* accepts per wake-up, for fairness */
-#define RESUME_USEC       (50 * 1000ULL)  /* recheck of paused listeners */
-#define EMFILE_PAUSE_USEC (100 * 1000ULL) /* out of descriptors: wait this long */
+#define ACCEPT_BATCH 64             /* accepts per wake-up, for fairness */
+#define RESUME_USEC  (50 * 1000ULL) /* recheck of paused listeners */
 
 static __thread struct lbd_worker *this_worker;
 
@@ -128,12 +127,6 @@ static int on_resume(sd_event_source *src, uint64_t usec, void *userdata)
 	return 0;
 }
 
-void worker_fd_exhausted(struct lbd_worker *w)
-{
-	atomic_store_explicit(
-		&w->rt->fd_full_until, now_of(w) + EMFILE_PAUSE_USEC, memory_order_relaxed);
-}
-
 void worker_session_closed(struct lbd_worker *w)
 {
 	/* descriptors were freed: sessions waiting for one first, then
@@ -188,10 +181,10 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 				cpha_log_reason(LOG_ERR, "lbd: accept: out of resources",
 					"accept: %m; new connections wait in the backlog "
 					"until a session ends (at most %llu ms)",
-					EMFILE_PAUSE_USEC / 1000);
+					SESSION_EMFILE_PAUSE_USEC / 1000);
 				if (errno != ENOBUFS && errno != ENOMEM)
-					worker_fd_exhausted(w);
-				pause_slot(w, slot_of(w, l), EMFILE_PAUSE_USEC);
+					session_fd_exhausted(w);
+				pause_slot(w, slot_of(w, l), SESSION_EMFILE_PAUSE_USEC);
 				return 0;
 			}
 			log_err("accept: %m");
@@ -344,6 +337,16 @@ void worker_post_msg(struct lbd_worker *w, struct lbd_msg *m)
 		log_err("worker %u: mailbox doorbell: %m", w->id);
 }
 
+void worker_hand_slot(struct lbd_session *s)
+{
+	s->dq_msg.type = LBD_MSG_DEQUEUE;
+	s->dq_msg.arg = s;
+	s->dq_msg.arg2 = s->srv; /* the slot travels with the message */
+	s->dq_msg.usec = 0;
+	s->dq_msg.owned = true;
+	worker_post_msg(s->w, &s->dq_msg);
+}
+
 static void msg_fill(
 	struct lbd_msg *m, enum lbd_msg_type type, void *arg, void *arg2, uint64_t usec)
 {
@@ -410,6 +413,7 @@ int worker_init(struct lbd_worker *w, struct lbd_runtime *rt, unsigned id)
 	memset(w, 0, sizeof(*w));
 	w->id = id;
 	w->rt = rt;
+	w->session_closed = worker_session_closed;
 	cpha_list_init(&w->sessions);
 	cpha_list_init(&w->dead);
 	cpha_list_init(&w->fdwait);
