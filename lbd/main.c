@@ -15,6 +15,7 @@
 #include "cfg.h"
 #include "check.h"
 #include "check_http.h"
+#include "cli.h"
 #include "event.h"
 #include "fdlimit.h"
 #include "http.h"
@@ -89,7 +90,7 @@ static int check_config(const char *path, int quiet)
 static void admin_cb(void *userdata, const struct cpha_admin_peer *peer, const char *line,
 	struct cpha_buf *reply)
 {
-	stats_command(userdata, peer, line, reply);
+	cli_command(userdata, peer, line, reply);
 }
 
 static void metrics_cb(void *userdata, struct cpha_buf *body)

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cfg.h"
+#include "cli.h"
 #include "metrics.h"
 #include "runtime.h"
 #include "stats.h"
@@ -52,7 +53,7 @@ static char *run(struct lbd_runtime *rt, const char *cmd)
 	static const struct cpha_admin_peer peer = { .pid = 4242, .uid = 65534, .gid = 65534 };
 	struct cpha_buf b = { 0 };
 
-	stats_command(rt, &peer, cmd, &b);
+	cli_command(rt, &peer, cmd, &b);
 	return cpha_buf_steal(&b);
 }
 
