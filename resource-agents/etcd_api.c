@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
 #include <jansson.h>
 
 #include "etcd-internal.h"
 #include "log.h"
+#include "ocf_probe.h"
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata)
 {
@@ -37,71 +37,33 @@ uint64_t etcd_api_timeout(const struct etcd *e, uint64_t want)
 int etcd_api_tls_call(const struct etcd_tls *t, const char *base_url, const char *path,
 	const char *json, uint64_t timeout_usec, struct api_res *res)
 {
-	static bool inited;
-	char url[1024], errbuf[CURL_ERROR_SIZE] = "";
-	struct curl_slist *hdr = NULL;
+	char url[1024];
 	size_t bl = strlen(base_url);
-	CURLcode cc;
-	CURL *h;
-	int ret = 0;
+	struct ocf_curl_req q = {
+		.url = url,
+		.ca = t->ca,
+		.cert = t->cert,
+		.key = t->key,
+		.verify = true,
+		/* the JSON gateway and the peer /version are HTTP/1.1
+		 * handlers; the peer listener breaks HTTP/2 streams */
+		.http11 = true,
+		.json = json,
+		.user_agent = "cpha-ocf-etcd/" CPHA_VERSION,
+		.timeout_usec = timeout_usec,
+		.on_body = on_body,
+		.body = &res->body,
+	};
+	int ret;
 
-	res->status = 0;
 	res->error[0] = '\0';
 	cpha_buf_reset(&res->body);
-	if (!inited) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-			return -EIO;
-		inited = true;
-	}
 	while (bl && base_url[bl - 1] == '/')
 		bl--;
 	snprintf(url, sizeof(url), "%.*s%s", (int)bl, base_url, path);
-	h = curl_easy_init();
-	if (!h)
-		return -ENOMEM;
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	/* the JSON gateway and the peer /version are HTTP/1.1 handlers; the
-	 * peer listener breaks HTTP/2 streams */
-	curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-	curl_easy_setopt(
-		h, CURLOPT_TIMEOUT_MS, (long)(timeout_usec / 1000 ? timeout_usec / 1000 : 1));
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-		(long)(timeout_usec / 1000 ? timeout_usec / 1000 : 1));
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &res->body);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "cpha-ocf-etcd/" CPHA_VERSION);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
-	if (t->ca && *t->ca)
-		curl_easy_setopt(h, CURLOPT_CAINFO, t->ca);
-	if (t->cert && *t->cert) {
-		curl_easy_setopt(h, CURLOPT_SSLCERT, t->cert);
-		curl_easy_setopt(h, CURLOPT_SSLKEY, str_or(t->key, t->cert));
-	}
-	if (json) {
-		hdr = curl_slist_append(NULL, "Content-Type: application/json");
-		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-		curl_easy_setopt(h, CURLOPT_POSTFIELDS, json);
-	}
-	cc = curl_easy_perform(h);
-	if (cc == CURLE_OK) {
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &res->status);
-		if (!res->body.data)
-			cpha_buf_puts(&res->body, "");
-	} else {
-		snprintf(res->error, sizeof(res->error), "%s",
-			*errbuf ? errbuf : curl_easy_strerror(cc));
-		ret = cc == CURLE_COULDNT_CONNECT      ? -ECONNREFUSED
-		      : cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT
-						       : -EIO;
-	}
-	curl_easy_cleanup(h);
-	curl_slist_free_all(hdr);
+	ret = ocf_curl_perform(&q, &res->status, res->error, sizeof(res->error));
+	if (ret == 0 && !res->body.data)
+		cpha_buf_puts(&res->body, "");
 	return ret;
 }
 

@@ -240,6 +240,19 @@ uint64_t ocf_budget_usec(uint64_t timeout_ms)
 	return t - margin;
 }
 
+uint64_t ocf_kill_reserve_usec(uint64_t left)
+{
+	uint64_t reserve = left / 10;
+
+	if (reserve < 1000000ULL)
+		reserve = 1000000ULL;
+	if (reserve > 5000000ULL)
+		reserve = 5000000ULL;
+	if (reserve > left / 2)
+		reserve = left / 2;
+	return reserve;
+}
+
 uint64_t ocf_left(const struct ocf_ctx *c)
 {
 	uint64_t now = ocf_now();

@@ -30,74 +30,104 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata)
 	return n; /* the rest is read and dropped */
 }
 
-int ocf_http_get(const struct ocf_http_req *r, struct ocf_http_res *res)
+int ocf_curl_perform(const struct ocf_curl_req *q, long *status, char *error, size_t errlen)
 {
 	static bool inited;
-	struct body body = { .buf = res->body, .cap = sizeof(res->body) };
-	char url[1024], resolve[512], host[300], errbuf[CURL_ERROR_SIZE] = "";
-	struct curl_slist *rl = NULL;
-	bool v6 = strchr(r->address, ':') != NULL;
+	char errbuf[CURL_ERROR_SIZE] = "";
+	struct curl_slist *rl = NULL, *hdr = NULL;
+	long ms = (long)(q->timeout_usec / 1000 ? q->timeout_usec / 1000 : 1);
 	CURLcode cc;
 	CURL *h;
 	int ret = 0;
 
-	memset(res, 0, sizeof(*res));
+	*status = 0;
 	if (!inited) {
 		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-			snprintf(res->error, sizeof(res->error), "libcurl initialisation failed");
+			snprintf(error, errlen, "libcurl initialisation failed");
 			return -EIO;
 		}
 		inited = true;
 	}
 	h = curl_easy_init();
 	if (!h) {
-		snprintf(res->error, sizeof(res->error), "out of memory");
+		snprintf(error, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	if (r->server_name && *r->server_name) {
-		/* connect to the address, verify and ask for the name */
-		snprintf(host, sizeof(host), "%s", r->server_name);
-		snprintf(resolve, sizeof(resolve), "%s:%u:%s%s%s", r->server_name, r->port,
-			v6 ? "[" : "", r->address, v6 ? "]" : "");
-		rl = curl_slist_append(NULL, resolve);
+	if (q->resolve) {
+		rl = curl_slist_append(NULL, q->resolve);
 		curl_easy_setopt(h, CURLOPT_RESOLVE, rl);
-	} else {
-		snprintf(host, sizeof(host), "%s%s%s", v6 ? "[" : "", r->address, v6 ? "]" : "");
 	}
-	snprintf(url, sizeof(url), "%s://%s:%u%s", r->scheme ? r->scheme : "https", host, r->port,
-		r->path);
-	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_URL, q->url);
 	curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(
-		h, CURLOPT_TIMEOUT_MS, (long)(r->timeout_usec / 1000 ? r->timeout_usec / 1000 : 1));
+	if (q->http11)
+		curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, ms);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, ms);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "cpha-ocf/" CPHA_VERSION);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, r->verify ? 1L : 0L);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, r->verify ? 2L : 0L);
-	if (r->ca && *r->ca)
-		curl_easy_setopt(h, CURLOPT_CAINFO, r->ca);
-	if (r->cert && *r->cert) {
-		curl_easy_setopt(h, CURLOPT_SSLCERT, r->cert);
-		curl_easy_setopt(h, CURLOPT_SSLKEY, r->key && *r->key ? r->key : r->cert);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, q->on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, q->body);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, q->user_agent);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, q->verify ? 1L : 0L);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, q->verify ? 2L : 0L);
+	if (q->ca && *q->ca)
+		curl_easy_setopt(h, CURLOPT_CAINFO, q->ca);
+	if (q->cert && *q->cert) {
+		curl_easy_setopt(h, CURLOPT_SSLCERT, q->cert);
+		curl_easy_setopt(h, CURLOPT_SSLKEY, q->key && *q->key ? q->key : q->cert);
+	}
+	if (q->json) {
+		hdr = curl_slist_append(NULL, "Content-Type: application/json");
+		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, q->json);
 	}
 	cc = curl_easy_perform(h);
 	if (cc == CURLE_OK) {
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &res->status);
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
 	} else {
-		snprintf(res->error, sizeof(res->error), "%s",
-			*errbuf ? errbuf : curl_easy_strerror(cc));
+		snprintf(error, errlen, "%s", *errbuf ? errbuf : curl_easy_strerror(cc));
 		ret = cc == CURLE_COULDNT_CONNECT      ? -ECONNREFUSED
 		      : cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT
 						       : -EIO;
 	}
 	curl_easy_cleanup(h);
 	curl_slist_free_all(rl);
+	curl_slist_free_all(hdr);
 	return ret;
+}
+
+int ocf_http_get(const struct ocf_http_req *r, struct ocf_http_res *res)
+{
+	struct body body = { .buf = res->body, .cap = sizeof(res->body) };
+	char url[1024], resolve[512], host[300];
+	bool v6 = strchr(r->address, ':') != NULL;
+	struct ocf_curl_req q = {
+		.url = url,
+		.ca = r->ca,
+		.cert = r->cert,
+		.key = r->key,
+		.verify = r->verify,
+		.user_agent = "cpha-ocf/" CPHA_VERSION,
+		.timeout_usec = r->timeout_usec,
+		.on_body = on_body,
+		.body = &body,
+	};
+
+	memset(res, 0, sizeof(*res));
+	if (r->server_name && *r->server_name) {
+		/* connect to the address, verify and ask for the name */
+		snprintf(host, sizeof(host), "%s", r->server_name);
+		snprintf(resolve, sizeof(resolve), "%s:%u:%s%s%s", r->server_name, r->port,
+			v6 ? "[" : "", r->address, v6 ? "]" : "");
+		q.resolve = resolve;
+	} else {
+		snprintf(host, sizeof(host), "%s%s%s", v6 ? "[" : "", r->address, v6 ? "]" : "");
+	}
+	snprintf(url, sizeof(url), "%s://%s:%u%s", r->scheme ? r->scheme : "https", host, r->port,
+		r->path);
+	return ocf_curl_perform(&q, &res->status, res->error, sizeof(res->error));
 }
 
 int ocf_tcp_probe(const char *hostport, uint64_t timeout_usec, const char **why)
