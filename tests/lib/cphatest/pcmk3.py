@@ -42,57 +42,6 @@ from . import pacemaker, util
 
 FENCE_AGENT = "fence_cpha_lab"
 
-COROSYNC_HEAD = """totem {
-    version: 2
-    cluster_name: %(cluster)s
-    transport: knet
-    token: 1000
-    crypto_cipher: aes256
-    crypto_hash: sha256
-}
-
-nodelist {
-"""
-
-COROSYNC_NODE = """    node {
-        ring0_addr: %(addr)s
-        name: %(name)s
-        nodeid: %(id)d
-    }
-"""
-
-COROSYNC_TAIL = """}
-
-quorum {
-    provider: corosync_votequorum
-}
-
-logging {
-    to_logfile: no
-    to_stderr: yes
-    to_syslog: no
-    timestamp: on
-}
-"""
-
-CIB_XML = """<cib admin_epoch="0" epoch="1" num_updates="0" validate-with="pacemaker-3.9">
-  <configuration>
-    <crm_config>
-      <cluster_property_set id="cib-bootstrap-options">
-        <nvpair id="cib-bootstrap-options-stonith-enabled" name="stonith-enabled" value="true"/>
-        <nvpair id="cib-bootstrap-options-dc-deadtime" name="dc-deadtime" value="2s"/>
-        <nvpair id="cib-bootstrap-options-cluster-recheck-interval" name="cluster-recheck-interval" value="1min"/>
-        <nvpair id="cib-bootstrap-options-stonith-timeout" name="stonith-timeout" value="30s"/>
-      </cluster_property_set>
-    </crm_config>
-    <nodes/>
-    <resources/>
-    <constraints/>
-  </configuration>
-  <status/>
-</cib>
-"""
-
 # The test fence agent (Python, standard library). Its configuration is the
 # JSON file named by hosts_file: {"node": {"netns": [dev, ino], "holder": pid}}.
 FENCE_AGENT_TEXT = r'''#!/usr/bin/python3
@@ -321,7 +270,7 @@ class Node(pacemaker.Node):
         os.chmod(os.path.join(etc, "authkey"), 0o400)
         cib = os.path.join(self.dir, "var-lib-pacemaker", "cib", "cib.xml")
         with open(cib, "w") as f:
-            f.write(CIB_XML)
+            f.write(pacemaker.cib_xml(fencing=True))
         os.chown(cib, *hc)
         os.chmod(cib, 0o600)
         with open(os.path.join(self.dir, "hosts"), "w") as f:
@@ -401,10 +350,8 @@ class Cluster:
         if r.returncode != 0:
             raise RuntimeError("corosync-keygen: %s" % r.stderr)
         self.nodes = []
-        conf = COROSYNC_HEAD % {"cluster": cluster}
-        for i, (h, n) in enumerate(zip(hosts, names)):
-            conf += COROSYNC_NODE % {"addr": h.v4, "name": n, "id": i + 1}
-        self.corosync_conf = conf + COROSYNC_TAIL
+        self.corosync_conf = pacemaker.corosync_conf(
+            cluster, [(n, h.v4) for h, n in zip(hosts, names)])
         for h, n in zip(hosts, names):
             self.nodes.append(Node(self, h, n))
 

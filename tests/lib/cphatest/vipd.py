@@ -66,8 +66,7 @@ KEEPALIVED_BAD = re.compile(
 
 def binary():
     """build/vipd/vipd (under $CPHA_BUILD_DIR when set)."""
-    build = os.environ.get("CPHA_BUILD_DIR") or os.path.join(util.repo_root(), "build")
-    return os.path.join(build, "vipd", "vipd")
+    return util.built("vipd", "vipd")
 
 
 def require(tools=("tcpdump",)):
@@ -212,18 +211,7 @@ def config(body, version=3, router_id="cpha", global_extra=()):
 
 # ------------------------------------------------------------ daemons --
 
-def wait_log(proc, needle, timeout):
-    """Wait until proc's log holds needle (a str or a compiled regex);
-    fail early if proc exits."""
-    def seen():
-        text = proc.log_text()
-        if (needle.search(text) if hasattr(needle, "search") else needle in text):
-            return True
-        if not proc.running():
-            raise AssertionError("%r exited (%s) before logging %r:\n%s" % (
-                proc, proc.poll(), needle, util.tail(proc.log_path, 30)))
-        return False
-    util.wait_until(seen, timeout, 0.02, "%r to log %r" % (proc, needle))
+wait_log = util.wait_log
 
 
 class Vipd:
