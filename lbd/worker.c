@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "server.h"
 #include "session.h"
@@ -54,14 +55,6 @@ fail:
 	return r;
 }
 
-static uint64_t now_of(struct lbd_worker *w)
-{
-	uint64_t t = 0;
-
-	sd_event_now(w->e, CLOCK_MONOTONIC, &t);
-	return t;
-}
-
 static bool listener_has_room(struct lbd_worker *w, struct lbd_listener *l)
 {
 	struct lbd_fe_params *fp;
@@ -72,7 +65,8 @@ static bool listener_has_room(struct lbd_worker *w, struct lbd_listener *l)
 	/* out of descriptors: clients wait in the kernel's backlog, and the
 	 * ones already accepted get the next free descriptors first */
 	if (!cpha_list_empty(&w->fdwait) ||
-		now_of(w) < atomic_load_explicit(&w->rt->fd_full_until, memory_order_relaxed))
+		lbd_loop_now(w->e) <
+			atomic_load_explicit(&w->rt->fd_full_until, memory_order_relaxed))
 		return false;
 	if (!fe)
 		return true;
