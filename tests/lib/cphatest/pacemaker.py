@@ -124,7 +124,10 @@ class Node:
             os.chown(p, *owner)
         return p
 
-    def _prepare(self):
+    def _write_node_files(self, conf, authkey, cib_text, hosts_text, extra_dirs=()):
+        """The node's directories (extra_dirs: more (path, mode)) and files:
+        corosync.conf, its key (a copy of the file authkey, or a new one
+        when None), the pre-seeded CIB and /etc/hosts."""
         hc = (self.uid, self.gid)
         etc = self._mkdir("etc-corosync")
         self._mkdir("var-lib-corosync")
@@ -134,20 +137,32 @@ class Node:
         self._mkdir("var-log")
         self._mkdir("var-log/pacemaker", 0o770, hc)
         self._mkdir("var-log/cpha", 0o750)
+        for rel, mode in extra_dirs:
+            self._mkdir(rel, mode)
         with open(os.path.join(etc, "corosync.conf"), "w") as f:
-            f.write(corosync_conf("cpha-" + self.name, [(self.name, self.host.v4)]))
-        r = subprocess.run(["corosync-keygen", "-k", os.path.join(etc, "authkey")],
-                           capture_output=True, text=True, timeout=30)
-        if r.returncode != 0:
-            raise RuntimeError("corosync-keygen: %s" % r.stderr)
+            f.write(conf)
+        if authkey:
+            with open(authkey, "rb") as src, \
+                    open(os.path.join(etc, "authkey"), "wb") as dst:
+                dst.write(src.read())
+        else:
+            r = subprocess.run(["corosync-keygen", "-k", os.path.join(etc, "authkey")],
+                               capture_output=True, text=True, timeout=30)
+            if r.returncode != 0:
+                raise RuntimeError("corosync-keygen: %s" % r.stderr)
         os.chmod(os.path.join(etc, "authkey"), 0o400)
         cib = os.path.join(self.dir, "var-lib-pacemaker", "cib", "cib.xml")
         with open(cib, "w") as f:
-            f.write(cib_xml(fencing=False))
+            f.write(cib_text)
         os.chown(cib, *hc)
         os.chmod(cib, 0o600)
         with open(os.path.join(self.dir, "hosts"), "w") as f:
-            f.write("127.0.0.1 localhost\n%s %s\n" % (self.host.v4, self.name))
+            f.write(hosts_text)
+
+    def _prepare(self):
+        self._write_node_files(
+            corosync_conf("cpha-" + self.name, [(self.name, self.host.v4)]), None,
+            cib_xml(fencing=False), "127.0.0.1 localhost\n%s %s\n" % (self.host.v4, self.name))
 
     def _holder_script(self):
         d = self.dir
