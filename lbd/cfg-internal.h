@@ -122,6 +122,10 @@ int lbd_cfg_time(struct cfg_ctx *ctx, unsigned line, const char *what, const cha
 	uint64_t *usec, const char *where);
 int lbd_cfg_addr(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s,
 	unsigned flags, struct cpha_addr *a, const char *where);
+/* s with HAProxy's protocol prefix proto@, proto4@ or proto6@ (proto is
+ * "tcp" or "udp") written as lbd's (none, ipv4@, ipv6@) into buf; -1 when
+ * what is left names another protocol (unix@, abns@, fd@ ...). */
+int lbd_cfg_addr_prefix(const char *s, const char *proto, char *buf, size_t len);
 int lbd_cfg_name_ok(struct cfg_ctx *ctx, unsigned line, const char *what, const char *name);
 int lbd_cfg_is_hostname(const char *s);
 

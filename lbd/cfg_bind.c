@@ -14,14 +14,7 @@ static void cfg_bind_one(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *
 	struct lbd_bind *b;
 	struct cpha_addr addr;
 
-	if (strncmp(s, "tcp@", 4) == 0)
-		snprintf(buf, sizeof(buf), "%s", s + 4);
-	else if (strncmp(s, "tcp4@", 5) == 0 || strncmp(s, "tcp6@", 5) == 0)
-		snprintf(buf, sizeof(buf), "ipv%c@%s", s[3], s + 5);
-	else
-		snprintf(buf, sizeof(buf), "%s", s);
-	if (s[0] == '/' ||
-		(strchr(buf, '@') && strncmp(buf, "ipv4@", 5) && strncmp(buf, "ipv6@", 5))) {
+	if (lbd_cfg_addr_prefix(s, "tcp", buf, sizeof(buf)) < 0 || s[0] == '/') {
 		lbd_cfg_err(ctx, line,
 			"bind address '%s': lbd only listens on TCP over IPv4 or IPv6 (%s)", s,
 			where);

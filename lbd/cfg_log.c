@@ -80,13 +80,7 @@ void lbd_cfg_log(struct cfg_ctx *ctx, const struct cfg_args *a, struct lbd_log_t
 		lbd_cfg_err(ctx, a->line, "log target '%s' is too long (%s)", tg, where);
 		return;
 	} else {
-		if (strncmp(tg, "udp@", 4) == 0)
-			snprintf(buf, sizeof(buf), "%s", tg + 4);
-		else if (strncmp(tg, "udp4@", 5) == 0 || strncmp(tg, "udp6@", 5) == 0)
-			snprintf(buf, sizeof(buf), "ipv%c@%s", tg[3], tg + 5);
-		else
-			snprintf(buf, sizeof(buf), "%s", tg);
-		if (strchr(buf, '@') && strncmp(buf, "ipv4@", 5) && strncmp(buf, "ipv6@", 5)) {
+		if (lbd_cfg_addr_prefix(tg, "udp", buf, sizeof(buf)) < 0) {
 			lbd_cfg_err(ctx, a->line,
 				"log target '%s' is not supported by lbd (stdout, stderr, a UNIX "
 				"socket path or a UDP address) (%s)",

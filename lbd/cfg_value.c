@@ -130,6 +130,19 @@ int lbd_cfg_addr(struct cfg_ctx *ctx, unsigned line, const char *what, const cha
 	return 0;
 }
 
+int lbd_cfg_addr_prefix(const char *s, const char *proto, char *buf, size_t len)
+{
+	size_t n = strlen(proto);
+
+	if (strncmp(s, proto, n) == 0 && s[n] == '@')
+		snprintf(buf, len, "%s", s + n + 1);
+	else if (strncmp(s, proto, n) == 0 && (s[n] == '4' || s[n] == '6') && s[n + 1] == '@')
+		snprintf(buf, len, "ipv%c@%s", s[n], s + n + 2);
+	else
+		snprintf(buf, len, "%s", s);
+	return strchr(buf, '@') && strncmp(buf, "ipv4@", 5) && strncmp(buf, "ipv6@", 5) ? -1 : 0;
+}
+
 /* HAProxy's invalid_char(): names hold letters, digits, '-', '_', '.', ':'. */
 int lbd_cfg_name_ok(struct cfg_ctx *ctx, unsigned line, const char *what, const char *name)
 {
