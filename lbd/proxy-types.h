@@ -71,7 +71,7 @@ struct lbd_server {
 	/* state: written by the main thread, read by everyone */
 	atomic_bool up; /* health checks pass (or no checks) */
 	_Atomic enum lbd_admin_state admin;
-	atomic_bool dns_maint; /* in maintenance until DNS gives it an address (resolver.c) */
+	atomic_bool dns_maint;     /* in maintenance until DNS gives it an address (resolver.c) */
 	_Atomic uint64_t up_since; /* CLOCK_MONOTONIC usec when it last came up */
 	atomic_uint_fast64_t state_changes;
 	/* CLOCK_MONOTONIC usec of the last state change; 0: none since start */
@@ -101,7 +101,7 @@ struct lbd_backend_rt {
 	size_t nservers;
 	unsigned retries;
 	bool redispatch;
-	bool smart_connect; /* option tcp-smart-connect */
+	bool smart_connect;           /* option tcp-smart-connect */
 	struct lbd_timeouts timeouts; /* merged: backend's over defaults */
 	enum lbd_check_kind check_kind;
 	struct cpha_list queue; /* queued sessions, oldest first */
@@ -236,7 +236,7 @@ struct lbd_runtime {
 	struct lbd_server **doomed;
 	uint64_t *doomed_at;
 	size_t ndoomed;
-	struct lbd_resolver_rt *dns; /* run-time DNS of servers (resolver.c) */
+	struct lbd_resolver_rt *dns;       /* run-time DNS of servers (resolver.c) */
 	lbd_check_result_fn *check_result; /* where health checks report */
 };
 
