@@ -871,26 +871,6 @@ void lbd_cfg_msgs_free(struct lbd_cfg_msgs *m)
 	m->n = 0;
 }
 
-struct lbd_backend *lbd_cfg_backend(const struct lbd_config *c, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < c->nbackends; i++)
-		if (c->backends[i].name && strcmp(c->backends[i].name, name) == 0)
-			return &c->backends[i];
-	return NULL;
-}
-
-struct lbd_server_cfg *lbd_cfg_server(const struct lbd_backend *b, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < b->nservers; i++)
-		if (strcmp(b->servers[i].name, name) == 0)
-			return &b->servers[i];
-	return NULL;
-}
-
 const char *lbd_balance_name(enum lbd_balance b)
 {
 	return (unsigned)b < sizeof(cfg_balance_names) / sizeof(cfg_balance_names[0]) - 1
