@@ -2,40 +2,10 @@
 #include <time.h>
 
 #include "backend.h"
-#include "duration.h"
-#include "session.h"
+#include "clock.h"
+#include "server.h"
+#include "session-types.h"
 #include "stick.h"
-#include "worker.h"
-
-uint64_t lbd_now(void)
-{
-	return cpha_now_usec(CLOCK_MONOTONIC);
-}
-
-bool server_usable(const struct lbd_server *srv)
-{
-	return !srv->removed && atomic_load_explicit(&srv->up, memory_order_relaxed) &&
-	       atomic_load_explicit(&srv->admin, memory_order_relaxed) == LBD_ADMIN_READY &&
-	       !atomic_load_explicit(&srv->dns_maint, memory_order_relaxed);
-}
-
-static uint64_t since_up(const struct lbd_server *srv, uint64_t now)
-{
-	uint64_t t = atomic_load_explicit(&srv->up_since, memory_order_relaxed);
-
-	return t == 0 || now < t ? UINT64_MAX : now - t;
-}
-
-unsigned server_weight(const struct lbd_server *srv, uint64_t now)
-{
-	return balance_slowstart_weight(
-		srv->o.weight * BALANCE_WEIGHT_SCALE, since_up(srv, now), srv->o.slowstart);
-}
-
-unsigned server_maxconn(const struct lbd_server *srv, uint64_t now)
-{
-	return balance_slowstart_maxconn(srv->o.maxconn, since_up(srv, now), srv->o.slowstart);
-}
 
 static bool was_tried(const struct lbd_server *srv, const uint8_t *tried)
 {
@@ -185,23 +155,16 @@ static void dispatch_locked(struct lbd_backend_rt *be, struct cpha_list *handed,
 	}
 }
 
-static void send_handed(struct cpha_list *handed)
+static void send_handed(struct lbd_backend_rt *be, struct cpha_list *handed)
 {
 	struct cpha_list *pos, *tmp;
 	struct lbd_session *s;
-	struct lbd_server *srv;
 
 	cpha_list_for_each_safe(pos, tmp, handed)
 	{
 		s = cpha_container_of(pos, struct lbd_session, qlink);
 		cpha_list_del(pos);
-		srv = s->srv;
-		s->dq_msg.type = LBD_MSG_DEQUEUE;
-		s->dq_msg.arg = s;
-		s->dq_msg.arg2 = srv;
-		s->dq_msg.usec = 0;
-		s->dq_msg.owned = true;
-		worker_post_msg(s->w, &s->dq_msg);
+		be->handoff(s);
 	}
 }
 
@@ -220,7 +183,7 @@ void backend_release(struct lbd_backend_rt *be, struct lbd_session *s)
 	if (be->queued)
 		dispatch_locked(be, &handed, lbd_now());
 	pthread_mutex_unlock(&be->lock);
-	send_handed(&handed);
+	send_handed(be, &handed);
 }
 
 void backend_dispatch(struct lbd_backend_rt *be)
@@ -232,43 +195,5 @@ void backend_dispatch(struct lbd_backend_rt *be)
 	if (be->queued)
 		dispatch_locked(be, &handed, lbd_now());
 	pthread_mutex_unlock(&be->lock);
-	send_handed(&handed);
-}
-
-void server_free(struct lbd_server *srv)
-{
-	free(srv->name);
-	free(srv->o.ca_file);
-	free(srv->o.crt);
-	free(srv);
-}
-
-void server_unref_locked(struct lbd_server *srv)
-{
-	if (--srv->refs == 0 && srv->removed)
-		server_free(srv);
-}
-
-void server_target(struct lbd_server *srv, struct cpha_addr *addr, int *send_proxy)
-{
-	pthread_mutex_lock(&srv->be->lock);
-	*addr = srv->addr;
-	*send_proxy = srv->o.send_proxy_v2 ? 2 : srv->o.send_proxy ? 1 : 0;
-	pthread_mutex_unlock(&srv->be->lock);
-}
-
-void server_ref(struct lbd_server *srv)
-{
-	pthread_mutex_lock(&srv->be->lock);
-	srv->refs++;
-	pthread_mutex_unlock(&srv->be->lock);
-}
-
-void server_unref(struct lbd_server *srv)
-{
-	struct lbd_backend_rt *be = srv->be;
-
-	pthread_mutex_lock(&be->lock);
-	server_unref_locked(srv);
-	pthread_mutex_unlock(&be->lock);
+	send_handed(be, &handed);
 }

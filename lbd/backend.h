@@ -1,5 +1,6 @@
 /* A backend at run time: picking a server (with slots and the queue), and
- * giving slots back. Safe from any worker thread. */
+ * giving slots back. Safe from any worker thread. The servers themselves
+ * (references, weight now) are server.h's. */
 #ifndef LBD_BACKEND_H
 #define LBD_BACKEND_H
 
@@ -9,9 +10,6 @@
 #include "proxy-types.h"
 
 struct lbd_session;
-
-/* True when a server may take new sessions (up, ready, in the config). */
-bool server_usable(const struct lbd_server *srv);
 
 /* Give session s a server: on 0, s->srv is set and holds a slot and a
  * reference. Servers marked in s->tried are skipped. Otherwise returns
@@ -35,24 +33,4 @@ void backend_release(struct lbd_backend_rt *be, struct lbd_session *s);
  * grew). */
 void backend_dispatch(struct lbd_backend_rt *be);
 
-/* Effective weight (scaled by BALANCE_WEIGHT_SCALE) and connection limit of
- * a server now (slowstart). */
-unsigned server_weight(const struct lbd_server *srv, uint64_t now);
-unsigned server_maxconn(const struct lbd_server *srv, uint64_t now);
-
-/* Drop a reference taken under be->lock; frees a removed server at zero. */
-void server_unref_locked(struct lbd_server *srv);
-
-/* Take or drop a reference from outside be->lock. */
-void server_ref(struct lbd_server *srv);
-void server_unref(struct lbd_server *srv);
-
-/* Free a server's memory (no references left). */
-void server_free(struct lbd_server *srv);
-
-/* Current monotonic time in usec. */
-uint64_t lbd_now(void);
-
-/* A copy of the server's address and proxy options, taken under be->lock. */
-void server_target(struct lbd_server *srv, struct cpha_addr *addr, int *send_proxy);
 #endif

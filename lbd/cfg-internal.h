@@ -1,4 +1,4 @@
-/* What cfg.c, cfg_server.c and cfg_check.c share while parsing: the parsing
+/* What cfg.c and the cfg_*.c files share while parsing: the parsing
  * context, the state of one section, and the helpers that report errors.
  * Nothing here outlives lbd_cfg_load(). */
 #ifndef LBD_CFG_INTERNAL_H
@@ -114,7 +114,7 @@ const char *lbd_cfg_where(struct cfg_ctx *ctx, const struct cfg_proxy *px);
 int lbd_cfg_nargs(struct cfg_ctx *ctx, const struct cfg_args *a, size_t nkw, size_t min, size_t max,
 	const char *where);
 
-/* cfg_server.c: values */
+/* cfg_value.c */
 int lbd_cfg_lookup(const char *const *names, const char *s);
 int lbd_cfg_uint(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s,
 	unsigned long long min, unsigned long long max, unsigned long long *out, const char *where);
@@ -122,10 +122,14 @@ int lbd_cfg_time(struct cfg_ctx *ctx, unsigned line, const char *what, const cha
 	uint64_t *usec, const char *where);
 int lbd_cfg_addr(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s,
 	unsigned flags, struct cpha_addr *a, const char *where);
+/* s with HAProxy's protocol prefix proto@, proto4@ or proto6@ (proto is
+ * "tcp" or "udp") written as lbd's (none, ipv4@, ipv6@) into buf; -1 when
+ * what is left names another protocol (unix@, abns@, fd@ ...). */
+int lbd_cfg_addr_prefix(const char *s, const char *proto, char *buf, size_t len);
 int lbd_cfg_name_ok(struct cfg_ctx *ctx, unsigned line, const char *what, const char *name);
 int lbd_cfg_is_hostname(const char *s);
 
-/* cfg_server.c: log targets and binds */
+/* cfg_log.c: log targets; cfg_bind.c: binds */
 void lbd_cfg_logs_free(struct lbd_log_target *logs, size_t n);
 int lbd_cfg_logs_append(struct cfg_ctx *ctx, struct lbd_log_target **dst, size_t *n,
 	const struct lbd_log_target *src, size_t nsrc);
@@ -138,7 +142,7 @@ void lbd_cfg_log_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cf
 void lbd_cfg_log_format_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
 void lbd_cfg_log_format_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
 
-/* cfg_server.c: the global section */
+/* cfg_global.c: the global section */
 void lbd_cfg_global_line(struct cfg_ctx *ctx, const struct cfg_args *a);
 #define CFG_UNIX_PATH_MAX 107 /* longest UNIX socket path (sun_path less its NUL) */
 /* The global "stats socket" line (cfg_stats.c). */
@@ -155,7 +159,6 @@ void lbd_cfg_server_default_line(
 	struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
 int lbd_cfg_server_opts_copy(
 	struct cfg_ctx *ctx, struct lbd_server_opts *dst, const struct lbd_server_opts *src);
-void lbd_cfg_server_opts_free(struct lbd_server_opts *o);
 void lbd_cfg_server_free(struct lbd_server_cfg *s);
 void lbd_cfg_server_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
 

@@ -1,8 +1,9 @@
 /* lbd's configuration: HAProxy's language, TCP subset. This file reads the
  * sections, the global and proxy directives and the inheritance from
- * defaults, then builds and validates the result; servers are parsed in
- * cfg_server.c and health checks in cfg_check.c. Nothing here logs: every
- * problem becomes a "file:line: message". */
+ * defaults, then builds and validates the result; the directives each have
+ * their file (cfg_global.c, cfg_server.c, cfg_bind.c, cfg_log.c,
+ * cfg_check.c, ...) and the value parsers are in cfg_value.c. Nothing here
+ * logs: every problem becomes a "file:line: message". */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -868,26 +869,6 @@ void lbd_cfg_msgs_free(struct lbd_cfg_msgs *m)
 	free(m->msg);
 	m->msg = NULL;
 	m->n = 0;
-}
-
-struct lbd_backend *lbd_cfg_backend(const struct lbd_config *c, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < c->nbackends; i++)
-		if (c->backends[i].name && strcmp(c->backends[i].name, name) == 0)
-			return &c->backends[i];
-	return NULL;
-}
-
-struct lbd_server_cfg *lbd_cfg_server(const struct lbd_backend *b, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < b->nservers; i++)
-		if (strcmp(b->servers[i].name, name) == 0)
-			return &b->servers[i];
-	return NULL;
 }
 
 const char *lbd_balance_name(enum lbd_balance b)

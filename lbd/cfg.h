@@ -35,6 +35,13 @@ struct lbd_backend *lbd_cfg_backend(const struct lbd_config *c, const char *name
 /* The server of a backend with this name, or NULL. */
 struct lbd_server_cfg *lbd_cfg_server(const struct lbd_backend *b, const char *name);
 
+/* A deep copy of a server's options into dst: 0, or -ENOMEM with nothing
+ * left allocated in dst. */
+int lbd_cfg_server_opts_dup(struct lbd_server_opts *dst, const struct lbd_server_opts *src);
+
+/* Free what a server's options own (the copy's strings); o stays usable. */
+void lbd_cfg_server_opts_free(struct lbd_server_opts *o);
+
 /* Name of a balance algorithm as written in the configuration. */
 const char *lbd_balance_name(enum lbd_balance b);
 

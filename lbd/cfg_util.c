@@ -1,5 +1,7 @@
-/* The parser's shared helpers: a proxy's name for messages, and the count
- * of a directive's values (messages and allocation: lib/cfgdiag.h). */
+/* The parser's shared helpers: a proxy's name for messages, the count of a
+ * directive's values (messages and allocation: lib/cfgdiag.h), and the
+ * lookups by name in a built configuration, which the parser's later
+ * steps (cfg_http.c) use as well as its readers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -48,4 +50,24 @@ int lbd_cfg_nargs(struct cfg_ctx *ctx, const struct cfg_args *a, size_t nkw, siz
 		return -1;
 	}
 	return 0;
+}
+
+struct lbd_backend *lbd_cfg_backend(const struct lbd_config *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nbackends; i++)
+		if (c->backends[i].name && strcmp(c->backends[i].name, name) == 0)
+			return &c->backends[i];
+	return NULL;
+}
+
+struct lbd_server_cfg *lbd_cfg_server(const struct lbd_backend *b, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < b->nservers; i++)
+		if (strcmp(b->servers[i].name, name) == 0)
+			return &b->servers[i];
+	return NULL;
 }

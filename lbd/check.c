@@ -10,10 +10,10 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
-#include "backend.h"
 #include "check.h"
+#include "check_http.h"
+#include "clock.h"
 #include "log.h"
-#include "server.h"
 
 #define CHECK_RBUF_MAX         16384 /* bytes kept for expect rules, like HAProxy's buffer */
 #define CHECK_FIRST_SPREAD_MAX (2 * 1000000ULL) /* first checks spread over at most this */
@@ -92,14 +92,14 @@ static uint64_t next_interval(const struct lbd_check *c, uint64_t next)
 	return health_jitter(next, c->rt->cfg ? c->rt->cfg->global.spread_checks : 0, rnd());
 }
 
-void check_done(struct lbd_check *c, bool ok, const char *reason)
+static void check_done(struct lbd_check *c, bool ok, const char *reason)
 {
 	struct lbd_server *srv = c->srv;
 	uint64_t dur = lbd_now() - c->started, next;
 	unsigned before = srv->health.health;
 
 	check_cleanup(c);
-	server_check_result(c->rt, srv, ok, reason, dur);
+	c->rt->check_result(c->rt, srv, ok, reason, dur);
 	log_health_check(c, before, ok, reason, dur);
 	if (c->stopped)
 		return;
@@ -469,6 +469,7 @@ struct lbd_check *check_new(struct lbd_runtime *rt)
 		return NULL;
 	c->fd = -1;
 	c->stopped = true;
+	c->done = check_done;
 	if (rt->e && (sd_event_add_time_relative(
 			      rt->e, &c->timer, CLOCK_MONOTONIC, 0, 1000, on_check_timer, c) < 0 ||
 			     sd_event_source_set_enabled(c->timer, SD_EVENT_OFF) < 0)) {

@@ -9,6 +9,7 @@
 #include <systemd/sd-event.h>
 
 #include "cfg-types.h"
+#include "check-types.h"
 #include "proxy-types.h"
 
 /* Start checking srv as bcfg (its backend's configuration, which must stay
@@ -36,43 +37,5 @@ uint64_t check_first_delay(const struct lbd_server *srv);
 
 /* Free the check object of a server (stops it first). */
 void check_free(struct lbd_server *srv);
-
-/* Called by check_http.c when an HTTP check is done. */
-void check_done(struct lbd_check *c, bool ok, const char *reason);
-
-/* The HTTP side (check_http.c). */
-int check_http_init(sd_event *e);
-void check_http_shutdown(void);
-int check_http_start(struct lbd_check *c);
-void check_http_abort(struct lbd_check *c);
-
-/* Shared with check_http.c. */
-struct lbd_check {
-	struct lbd_runtime *rt;
-	struct lbd_server *srv;
-	const struct lbd_backend *bcfg;
-	sd_event_source *timer; /* next check, or the deadline of the running one */
-	bool running;
-	bool stopped;
-	uint64_t started; /* CLOCK_MONOTONIC usec */
-	uint64_t deadline;
-	/* TCP and tcp-check */
-	int fd;
-	sd_event_source *io;
-	size_t step; /* tcp-check rule being run */
-	bool connecting;
-	char *rbuf; /* received data for expect rules */
-	size_t rlen;
-	size_t sent;   /* bytes of the current send rule written */
-	void *ssl;     /* SSL * for tcp-check connect ssl */
-	void *ssl_ctx; /* SSL_CTX * */
-	/* HTTP */
-	void *easy; /* CURL * */
-	void *hdrs; /* struct curl_slist * */
-	char *body;
-	size_t body_len;
-	char url[512];
-	char errbuf[256];
-};
 
 #endif

@@ -7,7 +7,8 @@
 
 #include <curl/curl.h>
 
-#include "check.h"
+#include "check-types.h"
+#include "check_http.h"
 #include "log.h"
 
 #define HTTP_BODY_MAX 16384 /* response bytes kept for "expect string" */
@@ -58,7 +59,7 @@ static void drain_done(void)
 					oserr && res == CURLE_COULDNT_CONNECT ? strerror((int)oserr)
 					: c->errbuf[0]                        ? c->errbuf
 						       : curl_easy_strerror(res));
-				check_done(c, false, reason);
+				c->done(c, false, reason);
 				continue;
 			}
 			curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
@@ -85,7 +86,7 @@ static void drain_done(void)
 			else
 				snprintf(reason, sizeof(reason),
 					"Layer7 wrong content (status %ld)", status);
-			check_done(c, ok, reason);
+			c->done(c, ok, reason);
 		}
 	}
 }

@@ -15,13 +15,14 @@
 
 #include <microhttpd.h>
 
-#include "backend.h"
 #include "buf.h"
 #include "cfgmsg.h"
+#include "clock.h"
 #include "http-types.h"
 #include "log.h"
 #include "runtime.h"
 #include "server.h"
+#include "server_ctl.h"
 #include "stats.h"
 #include "http.h"
 
@@ -439,7 +440,7 @@ static void http_csv(struct http_daemon *hd, struct cpha_buf *out)
 	struct cpha_buf all = { 0 };
 	char *line, *save = NULL, *comma;
 
-	stats_command(hd->rt, NULL, "show stat", &all);
+	stats_show_stat(hd->rt, &all, false);
 	if (!all.data)
 		return;
 	cpha_buf_append(&all, "", 1);

@@ -9,11 +9,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "duration.h"
 #include "admin.h"
-#include "backend.h"
 #include "cfg.h"
 #include "check.h"
+#include "check_http.h"
+#include "cli.h"
 #include "event.h"
 #include "fdlimit.h"
 #include "http.h"
@@ -23,6 +25,7 @@
 #include "resolver.h"
 #include "runtime.h"
 #include "server.h"
+#include "server_ctl.h"
 #include "server_state.h"
 #include "stats.h"
 #include "status_json.h"
@@ -88,7 +91,7 @@ static int check_config(const char *path, int quiet)
 static void admin_cb(void *userdata, const struct cpha_admin_peer *peer, const char *line,
 	struct cpha_buf *reply)
 {
-	stats_command(userdata, peer, line, reply);
+	cli_command(userdata, peer, line, reply);
 }
 
 static void metrics_cb(void *userdata, struct cpha_buf *body)

@@ -25,6 +25,17 @@ struct lbd_worker;
 struct lbd_check;
 struct lbd_logger;
 struct stick_table;
+struct lbd_runtime;
+struct lbd_server;
+
+/* A queued session was given a slot on s->srv: tell its worker (backend.c
+ * calls it after unlocking; worker.c's worker_hand_slot). */
+typedef void lbd_handoff_fn(struct lbd_session *s);
+
+/* A health check's result for srv (check.c calls it; server_ctl.c's
+ * server_check_result changes the server's state). */
+typedef void lbd_check_result_fn(struct lbd_runtime *rt, struct lbd_server *srv, bool ok,
+	const char *reason, uint64_t duration_usec);
 
 /* Administrative state set from the admin socket. */
 enum lbd_admin_state {
@@ -60,7 +71,7 @@ struct lbd_server {
 	/* state: written by the main thread, read by everyone */
 	atomic_bool up; /* health checks pass (or no checks) */
 	_Atomic enum lbd_admin_state admin;
-	atomic_bool dns_maint; /* in maintenance until DNS gives it an address (resolver.c) */
+	atomic_bool dns_maint;     /* in maintenance until DNS gives it an address (resolver.c) */
 	_Atomic uint64_t up_since; /* CLOCK_MONOTONIC usec when it last came up */
 	atomic_uint_fast64_t state_changes;
 	/* CLOCK_MONOTONIC usec of the last state change; 0: none since start */
@@ -90,13 +101,14 @@ struct lbd_backend_rt {
 	size_t nservers;
 	unsigned retries;
 	bool redispatch;
-	bool smart_connect; /* option tcp-smart-connect */
+	bool smart_connect;           /* option tcp-smart-connect */
 	struct lbd_timeouts timeouts; /* merged: backend's over defaults */
 	enum lbd_check_kind check_kind;
 	struct cpha_list queue; /* queued sessions, oldest first */
 	unsigned queued;
 	struct lbd_counters cnt;
-	atomic_uint cur; /* sessions using this backend */
+	atomic_uint cur;         /* sessions using this backend */
+	lbd_handoff_fn *handoff; /* slots handed to queued sessions go here */
 	/* stick-table (NULL: none): the pointer changes under lock, the
 	 * table has its own lock */
 	struct stick_table *stick;
@@ -114,6 +126,9 @@ struct lbd_fe_params {
 	bool dontlognull;
 	struct lbd_logger *log;    /* traffic log destinations (may be NULL) */
 	struct lbd_backend_rt *be; /* holds a backend reference */
+	/* frees it and drops its references at the last one (runtime.c's
+	 * fe_params_free: the backend's lifetime is the runtime's) */
+	void (*release)(struct lbd_fe_params *fp);
 };
 
 struct lbd_frontend_rt {
@@ -187,6 +202,9 @@ struct lbd_worker {
 	char *scratch; /* LBD_COPY_BUF bytes for copy-mode flows */
 	bool stopping;
 	struct lbd_runtime *rt;
+	/* a session of this worker ended (worker_session_closed): sessions
+	 * sit below the worker that runs them and call up only through it */
+	void (*session_closed)(struct lbd_worker *w);
 };
 
 /* The whole process. */
@@ -218,7 +236,8 @@ struct lbd_runtime {
 	struct lbd_server **doomed;
 	uint64_t *doomed_at;
 	size_t ndoomed;
-	struct lbd_resolver_rt *dns; /* run-time DNS of servers (resolver.c) */
+	struct lbd_resolver_rt *dns;       /* run-time DNS of servers (resolver.c) */
+	lbd_check_result_fn *check_result; /* where health checks report */
 };
 
 #endif

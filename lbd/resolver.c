@@ -10,7 +10,6 @@
 #include <ares.h>
 #include <systemd/sd-event.h>
 
-#include "backend.h"
 #include "check.h"
 #include "duration.h"
 #include "event.h"
@@ -18,7 +17,7 @@
 #include "resolution.h"
 #include "resolver.h"
 #include "runtime.h"
-#include "server.h"
+#include "server_ctl.h"
 
 #define RESOLVER_MAX_ADDRS 64 /* addresses of one answer that are looked at */
 

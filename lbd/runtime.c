@@ -7,8 +7,11 @@
 #include "backend.h"
 #include "cfg.h"
 #include "check.h"
+#include "clock.h"
 #include "log.h"
 #include "runtime.h"
+#include "server.h"
+#include "server_ctl.h"
 #include "stick.h"
 #include "tlog.h"
 #include "worker.h"
@@ -133,16 +136,6 @@ static void *array_new(size_t n, size_t size)
 
 /* --- prepare: everything that can fail, nothing anyone else can see --- */
 
-static int copy_opts(struct lbd_server_opts *dst, const struct lbd_server_opts *src)
-{
-	*dst = *src;
-	dst->ca_file = src->ca_file ? strdup(src->ca_file) : NULL;
-	dst->crt = src->crt ? strdup(src->crt) : NULL;
-	if ((src->ca_file && !dst->ca_file) || (src->crt && !dst->crt))
-		return -ENOMEM;
-	return 0;
-}
-
 static struct lbd_server *server_new(struct lbd_backend_rt *be, const struct lbd_server_cfg *sc)
 {
 	struct lbd_server *srv = calloc(1, sizeof(*srv));
@@ -181,6 +174,7 @@ static struct lbd_backend_rt *backend_new(const char *name)
 		return NULL;
 	}
 	be->refs = 1; /* the runtime's */
+	be->handoff = worker_hand_slot;
 	pthread_mutex_init(&be->lock, NULL);
 	cpha_list_init(&be->queue);
 	return be;
@@ -254,7 +248,7 @@ static int prepare_backend(struct lbd_runtime *rt, struct plan_backend *pb,
 				return -ENOMEM;
 			ps->fresh = true;
 		}
-		if (copy_opts(&ps->o, &sc->o) < 0)
+		if (lbd_cfg_server_opts_dup(&ps->o, &sc->o) < 0)
 			return -ENOMEM;
 		if (sc->o.check && !ps->srv->check) {
 			ps->check = check_new(rt);
@@ -276,8 +270,7 @@ static void unprepare_backend(struct plan_backend *pb)
 	for (i = 0; pb->srv && i < pb->bc->nservers; i++) {
 		struct plan_server *ps = &pb->srv[i];
 
-		free(ps->o.ca_file);
-		free(ps->o.crt);
+		lbd_cfg_server_opts_free(&ps->o);
 		check_discard(ps->check);
 		if (ps->fresh)
 			server_free(ps->srv);
@@ -323,6 +316,7 @@ static int prepare_frontend(struct lbd_runtime *rt, struct lbd_runtime_plan *p,
 	if (!fp)
 		return -ENOMEM;
 	atomic_store(&fp->refs, 1);
+	fp->release = fe_params_free;
 	fp->timeouts = fc->timeouts;
 	fp->maxconn = fc->maxconn;
 	fp->tcplog = fc->tcplog || fc->log_format; /* a traffic line per session */
@@ -765,6 +759,7 @@ void runtime_commit(struct lbd_runtime *rt, struct lbd_runtime_plan *p)
 	struct lbd_config *old = rt->cfg;
 	size_t i, j;
 
+	rt->check_result = server_check_result;
 	/* checks point into the old configuration */
 	for (i = 0; i < rt->nbackends; i++)
 		for (j = 0; j < rt->backends[i]->nservers; j++)

@@ -1,12 +1,75 @@
-#include <stdio.h>
-#include <string.h>
+/* A server at run time: its lifetime (references taken by sessions, checks
+ * and messages; freed at the last one once removed) and the facts the
+ * balancer and the status output read (usable, weight now, state name).
+ * Safe from any thread; no I/O. */
+#include <pthread.h>
+#include <stdlib.h>
 
-#include "backend.h"
-#include "check.h"
-#include "event.h"
-#include "log.h"
+#include "balance.h"
+#include "cfg.h"
 #include "server.h"
-#include "worker.h"
+
+bool server_usable(const struct lbd_server *srv)
+{
+	return !srv->removed && atomic_load_explicit(&srv->up, memory_order_relaxed) &&
+	       atomic_load_explicit(&srv->admin, memory_order_relaxed) == LBD_ADMIN_READY &&
+	       !atomic_load_explicit(&srv->dns_maint, memory_order_relaxed);
+}
+
+static uint64_t since_up(const struct lbd_server *srv, uint64_t now)
+{
+	uint64_t t = atomic_load_explicit(&srv->up_since, memory_order_relaxed);
+
+	return t == 0 || now < t ? UINT64_MAX : now - t;
+}
+
+unsigned server_weight(const struct lbd_server *srv, uint64_t now)
+{
+	return balance_slowstart_weight(
+		srv->o.weight * BALANCE_WEIGHT_SCALE, since_up(srv, now), srv->o.slowstart);
+}
+
+unsigned server_maxconn(const struct lbd_server *srv, uint64_t now)
+{
+	return balance_slowstart_maxconn(srv->o.maxconn, since_up(srv, now), srv->o.slowstart);
+}
+
+void server_free(struct lbd_server *srv)
+{
+	free(srv->name);
+	lbd_cfg_server_opts_free(&srv->o);
+	free(srv);
+}
+
+void server_unref_locked(struct lbd_server *srv)
+{
+	if (--srv->refs == 0 && srv->removed)
+		server_free(srv);
+}
+
+void server_ref(struct lbd_server *srv)
+{
+	pthread_mutex_lock(&srv->be->lock);
+	srv->refs++;
+	pthread_mutex_unlock(&srv->be->lock);
+}
+
+void server_unref(struct lbd_server *srv)
+{
+	struct lbd_backend_rt *be = srv->be;
+
+	pthread_mutex_lock(&be->lock);
+	server_unref_locked(srv);
+	pthread_mutex_unlock(&be->lock);
+}
+
+void server_target(struct lbd_server *srv, struct cpha_addr *addr, int *send_proxy)
+{
+	pthread_mutex_lock(&srv->be->lock);
+	*addr = srv->addr;
+	*send_proxy = srv->o.send_proxy_v2 ? 2 : srv->o.send_proxy ? 1 : 0;
+	pthread_mutex_unlock(&srv->be->lock);
+}
 
 void server_count_usable(const struct lbd_backend_rt *be, unsigned *active, unsigned *backup)
 {
@@ -31,119 +94,4 @@ const char *server_state_name(const struct lbd_server *srv)
 	if (a == LBD_ADMIN_DRAIN)
 		return "DRAIN";
 	return "UP";
-}
-
-void server_cut_sessions(
-	struct lbd_runtime *rt, struct lbd_server *srv, const char *term, bool spread)
-{
-	unsigned i;
-
-	for (i = 0; i < rt->nworkers; i++) {
-		server_ref(srv); /* dropped by the worker */
-		worker_post(&rt->workers[i], LBD_MSG_CUT_SERVER, srv, (void *)term,
-			spread ? srv->o.shutdown_spread : 0);
-	}
-}
-
-void server_set_up(struct lbd_runtime *rt, struct lbd_server *srv, bool up, const char *reason)
-{
-	struct lbd_backend_rt *be = srv->be;
-	unsigned active, backup;
-	size_t i;
-
-	if (atomic_load(&srv->up) == up)
-		return;
-	if (up)
-		atomic_store(&srv->up_since, srv->o.slowstart ? lbd_now() : 0);
-	atomic_store(&srv->up, up);
-	atomic_fetch_add(&srv->state_changes, 1);
-	atomic_store(&srv->last_change, lbd_now());
-	snprintf(srv->last_reason, sizeof(srv->last_reason), "%s", reason);
-	health_force(&srv->health, up);
-	server_count_usable(be, &active, &backup);
-	log_notice("server %s/%s is %s: %s; %u active and %u backup servers online", be->name,
-		srv->name, up ? "UP" : "DOWN", reason, active, backup);
-	if (!up && active + backup == 0)
-		log_err("backend %s has no server available", be->name);
-	if (!up && srv->o.on_down_shutdown)
-		server_cut_sessions(rt, srv, "DD", true);
-	if (up && !srv->o.backup) {
-		/* on-marked-up shutdown-backup-sessions: back to the primaries */
-		for (i = 0; i < be->nservers; i++)
-			if (be->servers[i]->o.backup && srv->o.on_up_shutdown_backup)
-				server_cut_sessions(rt, be->servers[i], "DD", true);
-	}
-	if (up)
-		backend_dispatch(be);
-	cpha_notify_status("server %s/%s %s", be->name, srv->name, up ? "UP" : "DOWN");
-}
-
-void server_check_result(struct lbd_runtime *rt, struct lbd_server *srv, bool ok,
-	const char *reason, uint64_t duration_usec)
-{
-	enum lbd_health_change c;
-
-	atomic_store(&srv->check_duration_us, duration_usec);
-	snprintf(srv->last_check, sizeof(srv->last_check), "%s", reason);
-	if (!ok)
-		atomic_fetch_add(&srv->checks_failed, 1);
-	c = health_report(&srv->health, ok);
-	if (c == LBD_HEALTH_UP)
-		server_set_up(rt, srv, true, reason);
-	else if (c == LBD_HEALTH_DOWN)
-		server_set_up(rt, srv, false, reason);
-}
-
-void server_set_admin(struct lbd_runtime *rt, struct lbd_server *srv, enum lbd_admin_state st)
-{
-	static const char *const names[] = { "ready", "drain", "maint" };
-	enum lbd_admin_state old = atomic_load(&srv->admin);
-
-	if (old == st)
-		return;
-	atomic_store(&srv->admin, st);
-	atomic_fetch_add(&srv->state_changes, 1);
-	atomic_store(&srv->last_change, lbd_now());
-	log_notice("server %s/%s: administrative state %s (was %s)", srv->be->name, srv->name,
-		names[st], names[old]);
-	if (st == LBD_ADMIN_MAINT)
-		check_stop(srv);
-	else if (old == LBD_ADMIN_MAINT)
-		check_resume(rt, srv);
-	if (st == LBD_ADMIN_READY)
-		backend_dispatch(srv->be);
-}
-
-void server_set_dns_maint(struct lbd_runtime *rt, struct lbd_server *srv, bool on, const char *why)
-{
-	unsigned active, backup;
-
-	if (atomic_load(&srv->dns_maint) == on)
-		return;
-	atomic_store(&srv->dns_maint, on);
-	atomic_fetch_add(&srv->state_changes, 1);
-	atomic_store(&srv->last_change, lbd_now());
-	snprintf(srv->last_reason, sizeof(srv->last_reason), "%s", why);
-	server_count_usable(srv->be, &active, &backup);
-	if (on) {
-		log_warn("server %s/%s is going DOWN for maintenance (%s); %u active and %u "
-			 "backup servers left",
-			srv->be->name, srv->name, why, active, backup);
-		check_stop(srv);
-		if (active + backup == 0)
-			log_err("backend %s has no server available", srv->be->name);
-		return;
-	}
-	log_notice("server %s/%s is back from maintenance (%s); %u active and %u backup "
-		   "servers online",
-		srv->be->name, srv->name, why, active, backup);
-	if (atomic_load(&srv->admin) == LBD_ADMIN_MAINT)
-		return;
-	/* as HAProxy: up at once, checked at once (one failure takes it down) */
-	if (srv->o.check) {
-		health_init(&srv->health, srv->o.rise, srv->o.fall, true);
-		atomic_store(&srv->up, true);
-		check_resume(rt, srv);
-	}
-	backend_dispatch(srv->be);
 }

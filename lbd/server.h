@@ -1,6 +1,6 @@
-/* Server state changes, made on the main thread: health results, the
- * administrator's commands, and what follows from them (logs, cutting
- * sessions, dispatching the queue). */
+/* A server at run time: its lifetime (references; freed at the last one
+ * once removed) and the facts balancing and status output read. Safe from
+ * any thread; the state changes are server_ctl.h's. */
 #ifndef LBD_SERVER_H
 #define LBD_SERVER_H
 
@@ -9,25 +9,26 @@
 
 #include "proxy-types.h"
 
-/* Account one check result; changes state after rise/fall results. */
-void server_check_result(struct lbd_runtime *rt, struct lbd_server *srv, bool ok,
-	const char *reason, uint64_t duration_usec);
+/* True when a server may take new sessions (up, ready, in the config). */
+bool server_usable(const struct lbd_server *srv);
 
-/* Mark up or down now (with the reason that goes into the log line). */
-void server_set_up(struct lbd_runtime *rt, struct lbd_server *srv, bool up, const char *reason);
+/* Effective weight (scaled by BALANCE_WEIGHT_SCALE) and connection limit of
+ * a server now (slowstart). */
+unsigned server_weight(const struct lbd_server *srv, uint64_t now);
+unsigned server_maxconn(const struct lbd_server *srv, uint64_t now);
 
-/* ready, drain or maint, as "set server B/S state" says. */
-void server_set_admin(struct lbd_runtime *rt, struct lbd_server *srv, enum lbd_admin_state st);
+/* Drop a reference taken under be->lock; frees a removed server at zero. */
+void server_unref_locked(struct lbd_server *srv);
 
-/* Into or out of maintenance because of DNS (HAProxy's "resolution"
- * maintenance): out of rotation and unchecked while on. Coming out, the
- * server is up and checked at once, unless the administrator put it in
- * maintenance too. why goes into the log line. */
-void server_set_dns_maint(struct lbd_runtime *rt, struct lbd_server *srv, bool on, const char *why);
+/* Take or drop a reference from outside be->lock. */
+void server_ref(struct lbd_server *srv);
+void server_unref(struct lbd_server *srv);
 
-/* Cut the server's sessions (spread over its shutdown-sessions-spread). */
-void server_cut_sessions(
-	struct lbd_runtime *rt, struct lbd_server *srv, const char *term, bool spread);
+/* Free a server's memory (no references left). */
+void server_free(struct lbd_server *srv);
+
+/* A copy of the server's address and proxy options, taken under be->lock. */
+void server_target(struct lbd_server *srv, struct cpha_addr *addr, int *send_proxy);
 
 /* "UP", "DOWN", "MAINT", "DRAIN" and friends for status output. */
 const char *server_state_name(const struct lbd_server *srv);

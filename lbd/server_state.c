@@ -10,11 +10,13 @@
 
 #include "backend.h"
 #include "cfg.h"
+#include "clock.h"
 #include "duration.h"
 #include "http-types.h"
 #include "log.h"
 #include "runtime.h"
 #include "server.h"
+#include "server_ctl.h"
 #include "server_state.h"
 
 #define SRVSTATE_HEADER                                                                            \

@@ -8,12 +8,12 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "clock.h"
 #include "log.h"
 #include "proxyproto.h"
-#include "runtime.h"
+#include "server.h"
 #include "session.h"
 #include "tlog.h"
-#include "worker.h"
 
 #define TURNAROUND_USEC     1000000ULL /* wait before retrying the same server (HAProxy's) */
 #define TIMER_ACCURACY_USEC 5000ULL
@@ -28,12 +28,10 @@ static void session_connect(struct lbd_session *s);
 static void session_fdwait(struct lbd_session *s, int err);
 static void session_open(struct lbd_session *s, bool server_readable);
 
-static uint64_t now_of(struct lbd_worker *w)
+void session_fd_exhausted(struct lbd_worker *w)
 {
-	uint64_t t = 0;
-
-	sd_event_now(w->e, CLOCK_MONOTONIC, &t);
-	return t;
+	atomic_store_explicit(&w->rt->fd_full_until, lbd_loop_now(w->e) + SESSION_EMFILE_PAUSE_USEC,
+		memory_order_relaxed);
 }
 
 static struct lbd_backend_rt *be_of(const struct lbd_session *s)
@@ -72,7 +70,7 @@ static void reset_on_close(int fd)
 static void fe_params_unref(struct lbd_fe_params *fp)
 {
 	if (atomic_fetch_sub(&fp->refs, 1) == 1)
-		fe_params_free(fp);
+		fp->release(fp);
 }
 
 static uint64_t add_deadline(uint64_t base, uint64_t timeout)
@@ -188,7 +186,7 @@ static void session_close(struct lbd_session *s, const char *term)
 		s->zombie = true;
 	}
 	if (s->fp->tcplog && !(s->fp->dontlognull && s->c2s.bytes == 0))
-		tlog_session(s, now_of(w));
+		tlog_session(s, lbd_loop_now(w->e));
 	s->timer = sd_event_source_disable_unref(s->timer);
 	close(s->cfd);
 	s->cfd = -1;
@@ -209,7 +207,7 @@ static void session_close(struct lbd_session *s, const char *term)
 		cpha_list_append(&w->dead, &s->wlink); /* more events may name it */
 	else
 		session_free(s);
-	worker_session_closed(w);
+	w->session_closed(w);
 }
 
 void session_accept(
@@ -218,7 +216,7 @@ void session_accept(
 	struct lbd_frontend_rt *fe = atomic_load(&l->fe);
 	struct lbd_fe_params *fp = atomic_load_explicit(&fe->params, memory_order_acquire);
 	struct lbd_session *s;
-	uint64_t now = now_of(w);
+	uint64_t now = lbd_loop_now(w->e);
 
 	s = calloc(1, sizeof(*s));
 	if (!s) {
@@ -258,7 +256,7 @@ void session_accept(
 static void session_dispatch(struct lbd_session *s)
 {
 	struct lbd_backend_rt *be = be_of(s);
-	uint64_t now = now_of(s->w);
+	uint64_t now = lbd_loop_now(s->w->e);
 	int r;
 
 	r = backend_assign(be, s, now);
@@ -312,7 +310,7 @@ static void connect_failed(struct lbd_session *s, int err, bool timeout)
 	}
 	/* same server again after HAProxy's one-second turn-around */
 	s->st = LBD_SESS_TURNAROUND;
-	s->t_connect = now_of(s->w);
+	s->t_connect = lbd_loop_now(s->w->e);
 	s->armed = 0;
 	session_arm(s);
 }
@@ -324,12 +322,12 @@ static void connect_failed(struct lbd_session *s, int err, bool timeout)
  * lbd does too (fdlimit.c) unless 'no strict-limits' says otherwise. */
 static void session_fdwait(struct lbd_session *s, int err)
 {
-	uint64_t now = now_of(s->w);
+	uint64_t now = lbd_loop_now(s->w->e);
 
 	cpha_log_reason(LOG_ERR, "lbd: server socket: out of descriptors",
 		"server %s/%s: socket: %s; the client waits for a descriptor", be_of(s)->name,
 		s->srv->name, strerror(err));
-	worker_fd_exhausted(s->w);
+	session_fd_exhausted(s->w);
 	if (!s->t_fdwait)
 		s->t_fdwait = now;
 	s->st = LBD_SESS_FDWAIT;
@@ -342,7 +340,7 @@ static void session_fdwait(struct lbd_session *s, int err)
 void session_fdwait_kick(struct lbd_worker *w)
 {
 	struct cpha_list *pos, *tmp;
-	uint64_t now = now_of(w);
+	uint64_t now = lbd_loop_now(w->e);
 	unsigned n = 0;
 
 	cpha_list_for_each_safe(pos, tmp, &w->fdwait)
@@ -376,7 +374,7 @@ static void session_connect(struct lbd_session *s)
 	if (cpha_addr_port(&dst) == 0)
 		cpha_addr_set_port(&dst, s->local_port);
 	s->st = LBD_SESS_CONNECTING;
-	s->t_connect = now_of(s->w);
+	s->t_connect = lbd_loop_now(s->w->e);
 	cpha_list_del(&s->flink);
 	cpha_list_del(&s->slink); /* still there after waiting for a descriptor */
 	cpha_list_append(&srv->sessions[s->w->id], &s->slink);
@@ -445,7 +443,7 @@ static bool pump(struct lbd_session *s, bool c2s, bool readable, bool rdhup)
 		f->src_rdhup = true;
 	r = splice_pump(s->w, f, src, dst, other->dst_shut, &moved);
 	if (moved) {
-		now = now_of(s->w);
+		now = lbd_loop_now(s->w->e);
 		s->last_c = s->last_s = now;
 		if (c2s) {
 			COUNT(s->fe, bytes_in, moved);
@@ -496,7 +494,7 @@ static void session_check_done(struct lbd_session *s)
 static void session_open(struct lbd_session *s, bool server_readable)
 {
 	s->st = LBD_SESS_OPEN;
-	s->t_open = s->last_c = s->last_s = now_of(s->w);
+	s->t_open = s->last_c = s->last_s = lbd_loop_now(s->w->e);
 	COUNT(s->srv, sessions_total, 1);
 	s->armed = 0;
 	if (s->send_proxy && proxyproto_send(s->cfd, s->sfd, s->send_proxy) < 0) {
@@ -625,7 +623,7 @@ void session_cut_server(
 	struct lbd_worker *w, struct lbd_server *srv, uint64_t spread_usec, const char *term)
 {
 	struct cpha_list *pos, *tmp, *head = &srv->sessions[w->id];
-	uint64_t now = now_of(w), k = 0, i = 0;
+	uint64_t now = lbd_loop_now(w->e), k = 0, i = 0;
 
 	cpha_list_for_each_safe(pos, tmp, head) k++;
 	cpha_list_for_each_safe(pos, tmp, head)

@@ -8,54 +8,14 @@
 
 #include <systemd/sd-event.h>
 
-#include "list.h"
 #include "proxy-types.h"
-#include "splice.h"
+#include "session-types.h"
 
-enum lbd_sess_state {
-	LBD_SESS_QUEUED,     /* waiting in the backend queue for a slot */
-	LBD_SESS_TURNAROUND, /* waiting before retrying the same server */
-	LBD_SESS_CONNECTING, /* connect() to the server in progress */
-	LBD_SESS_FDWAIT,     /* no descriptor for the server side yet: retried
-			      * when a session ends or after a short wait */
-	LBD_SESS_OPEN,       /* forwarding both ways */
-};
+#define SESSION_EMFILE_PAUSE_USEC (100 * 1000ULL) /* out of descriptors: wait this long */
 
-struct lbd_session {
-	struct cpha_list wlink; /* worker's sessions */
-	struct cpha_list slink; /* server's sessions on this worker */
-	struct cpha_list qlink; /* backend queue (under be->lock) */
-	struct cpha_list flink; /* worker's sessions waiting for a descriptor */
-	struct lbd_worker *w;
-	struct lbd_frontend_rt *fe;
-	struct lbd_fe_params *fp; /* holds a reference; fp->be is the backend */
-	struct lbd_server *srv;   /* holds a slot and a reference while set */
-	enum lbd_sess_state st;
-	int cfd, sfd;
-	struct lbd_evh ch, sh; /* client and server sockets in w->epfd */
-	sd_event_source *timer;
-	struct sockaddr_storage peer;
-	uint16_t local_port; /* port the client connected to */
-	struct lbd_flow c2s, s2c;
-	unsigned attempts_left;
-	uint8_t tried[32]; /* servers (by id) that refused this session */
-	bool queued;       /* in be->queue (under be->lock) */
-	bool dequeued;     /* a slot was handed over; dq_msg is on its way */
-	struct lbd_msg dq_msg; /* LBD_MSG_DEQUEUE: no allocation to hand a slot over */
-	bool zombie;       /* closed while that message was on its way */
-	bool dead;         /* closed; the memory goes after the current batch */
-	bool counted_retry;
-	char term[3];                                  /* termination state for the traffic log */
-	uint64_t t_accept, t_queue, t_connect, t_open; /* CLOCK_MONOTONIC usec */
-	uint64_t t_fdwait, fd_retry_at; /* waiting for a descriptor: since, next try */
-	uint64_t last_c, last_s;        /* last activity on each side */
-	uint64_t kill_at;               /* cut here (shutdown-sessions spread); 0 = no */
-	const char *kill_term;          /* termination state for that cut */
-	uint64_t armed;                 /* when the timer is set to fire; 0 = not armed */
-	unsigned retries_done;
-	uint8_t send_proxy; /* PROXY protocol version for this server, or 0 */
-	bool redispatched;
-};
+/* A descriptor could not be had (EMFILE, ENFILE): every worker stops
+ * accepting until a session ends or a short pause is over. */
+void session_fd_exhausted(struct lbd_worker *w);
 
 /* Take over an accepted client socket (non-blocking) from listener l. */
 void session_accept(

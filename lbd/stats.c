@@ -1,3 +1,6 @@
+/* Statistics of the running process, read by the admin socket (cli.c), the
+ * stats page (http.c) and Prometheus: show info, show stat, show servers
+ * state, show table, and the metrics text. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,79 +10,16 @@
 
 #include <jansson.h>
 
+#include "clock.h"
 #include "duration.h"
-#include "backend.h"
 #include "cfg.h"
-#include "log.h"
 #include "metrics.h"
-#include "runtime.h"
 #include "server.h"
 #include "server_state.h"
 #include "stats.h"
 #include "stick.h"
 
-#define STATS_MAX_WORDS 8
-
-/* The help, one line per command with the level it needs: HAProxy 2.6's
- * for the same command (every change is admin-only there). */
-static const struct {
-	enum lbd_stats_level level;
-	const char *line;
-} help_lines[] = {
-	{ LBD_STATS_LEVEL_USER, "  help                                     : this text\n" },
-	{ LBD_STATS_LEVEL_USER,
-		"  show info [json]                         : process information\n" },
-	{ LBD_STATS_LEVEL_USER, "  show stat [json]                         : statistics "
-				"(HAProxy's CSV fields)\n" },
-	{ LBD_STATS_LEVEL_USER, "  show servers state [BACKEND] [json]      : server states\n" },
-	{ LBD_STATS_LEVEL_USER, "  show table [NAME] [json]                 : stick tables, or one "
-				"table's entries\n" },
-	{ LBD_STATS_LEVEL_ADMIN, "  set server B/S state ready|drain|maint   : change a server's "
-				 "administrative state\n" },
-	{ LBD_STATS_LEVEL_ADMIN,
-		"  set server B/S health up|down            : force a server's health state\n" },
-	{ LBD_STATS_LEVEL_ADMIN,
-		"  set server B/S weight N                  : change a server's weight (0-256)\n" },
-	{ LBD_STATS_LEVEL_ADMIN, "  disable server B/S                       : same as set server "
-				 "B/S state maint\n" },
-	{ LBD_STATS_LEVEL_ADMIN, "  enable server B/S                        : same as set server "
-				 "B/S state ready\n" },
-	{ LBD_STATS_LEVEL_ADMIN,
-		"  shutdown sessions server B/S             : cut the sessions of a server\n" },
-};
-
-static const char *const level_names[] = {
-	[LBD_STATS_LEVEL_USER] = "user",
-	[LBD_STATS_LEVEL_OPERATOR] = "operator",
-	[LBD_STATS_LEVEL_ADMIN] = "admin",
-};
-
-/* The commands this level may run, as HAProxy lists them. */
-static void put_help(struct cpha_buf *reply, enum lbd_stats_level level)
-{
-	size_t i;
-
-	cpha_buf_puts(reply, "The following commands are valid at this level:\n");
-	for (i = 0; i < sizeof(help_lines) / sizeof(help_lines[0]); i++)
-		if (help_lines[i].level <= level)
-			cpha_buf_puts(reply, help_lines[i].line);
-	cpha_buf_puts(reply, "Append 'json' to any command for a JSON reply.\n");
-}
-
-/* The level a command needs: every change is admin's (HAProxy 2.6 checks
- * ACCESS_LVL_ADMIN in each of these); reading is anyone's. */
-static enum lbd_stats_level needed_level(const char *verb)
-{
-	static const char *const changes[] = { "set", "enable", "disable", "shutdown" };
-	size_t i;
-
-	for (i = 0; i < sizeof(changes) / sizeof(changes[0]); i++)
-		if (strcmp(verb, changes[i]) == 0)
-			return LBD_STATS_LEVEL_ADMIN;
-	return LBD_STATS_LEVEL_USER;
-}
-
-static void put_json(struct cpha_buf *reply, json_t *j)
+void stats_put_json(struct cpha_buf *reply, json_t *j)
 {
 	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 
@@ -91,31 +31,14 @@ static void put_json(struct cpha_buf *reply, json_t *j)
 	json_decref(j);
 }
 
-static void reply_error(struct cpha_buf *reply, bool json, const char *msg)
-{
-	if (json)
-		put_json(reply, json_pack("{s:b,s:s}", "ok", 0, "error", msg));
-	else
-		cpha_buf_printf(reply, "%s\n", msg);
-}
-
-static void reply_ok(struct cpha_buf *reply, bool json)
-{
-	if (json)
-		put_json(reply, json_pack("{s:b}", "ok", 1));
-	/* HAProxy answers a successful "set" with an empty line */
-	else
-		cpha_buf_puts(reply, "\n");
-}
-
-static void show_info(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
+void stats_show_info(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
 {
 	uint64_t up = (cpha_now_usec(CLOCK_REALTIME) - rt->started) / 1000000;
 	unsigned cur = atomic_load(&rt->cur);
 	unsigned long long total = atomic_load(&rt->sessions_total);
 
 	if (json) {
-		put_json(reply,
+		stats_put_json(reply,
 			json_pack("{s:s,s:s,s:I,s:i,s:i,s:i,s:i,s:I,s:I,s:s,s:s}", "Name", "lbd",
 				"Version", CPHA_VERSION, "Uptime_sec", (json_int_t)up, "Pid",
 				(int)getpid(), "Nbthread", (int)rt->nworkers, "Maxconn",
@@ -165,7 +88,7 @@ static json_t *server_json(struct lbd_server *srv)
 
 /* show servers state [BACKEND]: HAProxy 2.6's version 1 text
  * (server_state.c), or lbd's JSON. */
-static void show_servers_state(
+void stats_show_servers_state(
 	struct lbd_runtime *rt, const char *only, struct cpha_buf *reply, bool json)
 {
 	json_t *arr;
@@ -184,7 +107,7 @@ static void show_servers_state(
 		for (j = 0; j < be->nservers; j++)
 			json_array_append_new(arr, server_json(be->servers[j]));
 	}
-	put_json(reply, arr);
+	stats_put_json(reply, arr);
 }
 
 #define CSV_HEADER                                                                                 \
@@ -200,7 +123,7 @@ static void csv_counters(struct cpha_buf *r, const struct lbd_counters *c)
 		(unsigned long long)atomic_load(&c->bytes_out));
 }
 
-static void show_stat(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
+void stats_show_stat(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
 {
 	json_t *fes = NULL, *bes = NULL;
 	size_t i, j;
@@ -307,83 +230,7 @@ static void show_stat(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
 			act + bck ? "UP" : "DOWN", act, bck, pid, i + 1);
 	}
 	if (json)
-		put_json(reply, json_pack("{s:o,s:o}", "frontends", fes, "backends", bes));
-}
-
-static struct lbd_server *find_server(
-	struct lbd_runtime *rt, const char *bs, struct cpha_buf *reply, bool json)
-{
-	char b[256];
-	const char *slash = strchr(bs, '/');
-	struct lbd_server *srv;
-
-	if (!slash || (size_t)(slash - bs) >= sizeof(b)) {
-		reply_error(reply, json, "Require 'backend/server'.");
-		return NULL;
-	}
-	memcpy(b, bs, (size_t)(slash - bs));
-	b[slash - bs] = '\0';
-	if (!runtime_backend(rt, b)) {
-		reply_error(reply, json, "No such backend.");
-		return NULL;
-	}
-	srv = runtime_server(rt, b, slash + 1);
-	if (!srv)
-		reply_error(reply, json, "No such server.");
-	return srv;
-}
-
-static void set_server(struct lbd_runtime *rt, char **w, int n, struct cpha_buf *reply, bool json)
-{
-	struct lbd_server *srv;
-	char *end;
-	unsigned long v;
-
-	if (n < 5) {
-		reply_error(reply, json, "'set server' expects B/S state|health|weight VALUE.");
-		return;
-	}
-	srv = find_server(rt, w[2], reply, json);
-	if (!srv)
-		return;
-	if (strcmp(w[3], "state") == 0) {
-		if (strcmp(w[4], "ready") == 0)
-			server_set_admin(rt, srv, LBD_ADMIN_READY);
-		else if (strcmp(w[4], "drain") == 0)
-			server_set_admin(rt, srv, LBD_ADMIN_DRAIN);
-		else if (strcmp(w[4], "maint") == 0)
-			server_set_admin(rt, srv, LBD_ADMIN_MAINT);
-		else {
-			reply_error(reply, json,
-				"'set server <srv> state' expects 'ready', 'drain' and 'maint'.");
-			return;
-		}
-	} else if (strcmp(w[3], "health") == 0) {
-		if (strcmp(w[4], "up") == 0)
-			server_set_up(rt, srv, true, "forced up by the administrator");
-		else if (strcmp(w[4], "down") == 0)
-			server_set_up(rt, srv, false, "forced down by the administrator");
-		else {
-			reply_error(
-				reply, json, "'set server <srv> health' expects 'up' or 'down'.");
-			return;
-		}
-	} else if (strcmp(w[3], "weight") == 0) {
-		v = strtoul(w[4], &end, 10);
-		if (!w[4][0] || *end || v > 256) {
-			reply_error(reply, json, "Weight must be an integer between 0 and 256.");
-			return;
-		}
-		pthread_mutex_lock(&srv->be->lock);
-		srv->o.weight = (unsigned)v;
-		pthread_mutex_unlock(&srv->be->lock);
-		backend_dispatch(srv->be);
-	} else {
-		reply_error(
-			reply, json, "'set server' only supports 'state', 'health' and 'weight'.");
-		return;
-	}
-	reply_ok(reply, json);
+		stats_put_json(reply, json_pack("{s:o,s:o}", "frontends", fes, "backends", bes));
 }
 
 struct table_dump {
@@ -409,7 +256,7 @@ static void table_entry(void *arg, const char *key, unsigned srv_id, uint64_t le
 
 /* show table [NAME]: the header of every table (HAProxy's
  * table_dump_head_to_buffer()), and the entries of the named one. */
-static void show_table(struct lbd_runtime *rt, const char *name, struct cpha_buf *reply, bool json)
+int stats_show_table(struct lbd_runtime *rt, const char *name, struct cpha_buf *reply, bool json)
 {
 	json_t *arr = json ? json_array() : NULL, *o;
 	struct table_dump d = { reply, NULL };
@@ -444,79 +291,13 @@ static void show_table(struct lbd_runtime *rt, const char *name, struct cpha_buf
 	}
 	if (name && !found) {
 		json_decref(arr);
-		reply_error(reply, json, "No such table");
-		return;
+		return -1;
 	}
 	if (json)
-		put_json(reply, json_pack("{s:o}", "tables", arr));
+		stats_put_json(reply, json_pack("{s:o}", "tables", arr));
 	else
 		cpha_buf_puts(reply, "\n");
-}
-
-void stats_command(struct lbd_runtime *rt, const struct cpha_admin_peer *peer, const char *line,
-	struct cpha_buf *reply)
-{
-	char *copy = strdup(line), *w[STATS_MAX_WORDS], *save = NULL, *t;
-	enum lbd_stats_level level = rt->cfg ? rt->cfg->global.stats.level : LBD_STATS_LEVEL_ADMIN;
-	int n = 0;
-	bool json = false;
-	struct lbd_server *srv;
-
-	if (!copy)
-		return;
-	for (t = strtok_r(copy, " \t", &save); t && n < STATS_MAX_WORDS;
-		t = strtok_r(NULL, " \t", &save))
-		w[n++] = t;
-	if (n > 0 && strcmp(w[n - 1], "json") == 0) {
-		json = true;
-		n--;
-	}
-	if (n > 0 && needed_level(w[0]) > level) {
-		/* w[0] is one of needed_level()'s words; the rest of the line,
-		 * the client's own text, stays out of the log */
-		log_notice(
-			"stats socket: '%s' refused to uid %ld (pid %ld): the socket is level %s",
-			w[0], peer ? (long)peer->uid : -1L, peer ? (long)peer->pid : -1L,
-			level_names[level]);
-		reply_error(reply, json, "Permission denied");
-	} else if (n == 0 || strcmp(w[0], "help") == 0) {
-		put_help(reply, level);
-	} else if (n == 2 && strcmp(w[0], "show") == 0 && strcmp(w[1], "info") == 0) {
-		show_info(rt, reply, json);
-	} else if (n == 2 && strcmp(w[0], "show") == 0 && strcmp(w[1], "stat") == 0) {
-		show_stat(rt, reply, json);
-	} else if (n >= 3 && n <= 4 && strcmp(w[0], "show") == 0 && strcmp(w[1], "servers") == 0 &&
-		   strcmp(w[2], "state") == 0) {
-		if (n == 4 && !runtime_backend(rt, w[3]))
-			reply_error(reply, json, "Can't find backend.");
-		else
-			show_servers_state(rt, n == 4 ? w[3] : NULL, reply, json);
-	} else if (n >= 2 && n <= 3 && strcmp(w[0], "show") == 0 && strcmp(w[1], "table") == 0) {
-		show_table(rt, n == 3 ? w[2] : NULL, reply, json);
-	} else if (n >= 2 && strcmp(w[0], "set") == 0 && strcmp(w[1], "server") == 0) {
-		set_server(rt, w, n, reply, json);
-	} else if (n == 3 && (strcmp(w[0], "disable") == 0 || strcmp(w[0], "enable") == 0) &&
-		   strcmp(w[1], "server") == 0) {
-		srv = find_server(rt, w[2], reply, json);
-		if (srv) {
-			server_set_admin(
-				rt, srv, w[0][0] == 'd' ? LBD_ADMIN_MAINT : LBD_ADMIN_READY);
-			reply_ok(reply, json);
-		}
-	} else if (n == 4 && strcmp(w[0], "shutdown") == 0 && strcmp(w[1], "sessions") == 0 &&
-		   strcmp(w[2], "server") == 0) {
-		srv = find_server(rt, w[3], reply, json);
-		if (srv) {
-			server_cut_sessions(rt, srv, "KD", false);
-			reply_ok(reply, json);
-		}
-	} else {
-		reply_error(reply, json,
-			"Unknown command. Please enter one of the following commands only:");
-		if (!json)
-			put_help(reply, level);
-	}
-	free(copy);
+	return 0;
 }
 
 /* One object's labels and counters, for the counter families. */

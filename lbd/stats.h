@@ -1,19 +1,46 @@
-/* The admin socket ("stats socket" in the configuration): HAProxy-like
- * commands, each with a JSON variant (a trailing "json" word). */
+/* Statistics of the running process: the admin socket's "show" output
+ * (HAProxy's text and CSV, or lbd's JSON) and the Prometheus text. The
+ * commands themselves are cli.c's. */
 #ifndef LBD_STATS_H
 #define LBD_STATS_H
 
+#include <stdbool.h>
+
 #include "admin.h"
 #include "buf.h"
+#include "cli.h"
 #include "proxy-types.h"
 
-/* Run one command line from peer (NULL: unknown) and write the reply. A
- * command above the stats socket's level (rt->cfg) changes nothing and is
- * answered "Permission denied", as HAProxy does, and logged with the uid. */
-void stats_command(struct lbd_runtime *rt, const struct cpha_admin_peer *peer, const char *line,
-	struct cpha_buf *reply);
+struct json_t;
+
+/* show info: the process (name, version, uptime, connections, reloads,
+ * configuration). */
+void stats_show_info(struct lbd_runtime *rt, struct cpha_buf *reply, bool json);
+
+/* show stat: every frontend, server and backend, in HAProxy's CSV fields. */
+void stats_show_stat(struct lbd_runtime *rt, struct cpha_buf *reply, bool json);
+
+/* show servers state [BACKEND]: HAProxy 2.6's version 1 text, or JSON;
+ * only: one backend's servers (it must exist), or NULL for all. */
+void stats_show_servers_state(
+	struct lbd_runtime *rt, const char *only, struct cpha_buf *reply, bool json);
+
+/* show table [NAME]: every stick table's header, and the entries of the
+ * named one. -1 with nothing written when no table has that name. */
+int stats_show_table(struct lbd_runtime *rt, const char *name, struct cpha_buf *reply, bool json);
+
+/* j as one compact line (keys in order) ending in a newline; takes j's
+ * reference. */
+void stats_put_json(struct cpha_buf *reply, struct json_t *j);
 
 /* Prometheus text for /metrics. */
 void stats_prometheus(struct lbd_runtime *rt, struct cpha_buf *out);
+
+/* The admin socket's command, by its name before cli.c took it over. */
+static inline void stats_command(struct lbd_runtime *rt, const struct cpha_admin_peer *peer,
+	const char *line, struct cpha_buf *reply)
+{
+	cli_command(rt, peer, line, reply);
+}
 
 #endif

@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "backend.h"
+#include "clock.h"
 #include "runtime.h"
 #include "stats.h"
 #include "status_json.h"

@@ -8,15 +8,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "clock.h"
 #include "log.h"
+#include "server.h"
 #include "session.h"
 #include "splice.h"
 #include "worker.h"
 
-#define ACCEPT_BATCH      64              /* accepts per wake-up, for fairness */
-#define RESUME_USEC       (50 * 1000ULL)  /* recheck of paused listeners */
-#define EMFILE_PAUSE_USEC (100 * 1000ULL) /* out of descriptors: wait this long */
+#define ACCEPT_BATCH 64             /* accepts per wake-up, for fairness */
+#define RESUME_USEC  (50 * 1000ULL) /* recheck of paused listeners */
 
 static __thread struct lbd_worker *this_worker;
 
@@ -55,14 +55,6 @@ fail:
 	return r;
 }
 
-static uint64_t now_of(struct lbd_worker *w)
-{
-	uint64_t t = 0;
-
-	sd_event_now(w->e, CLOCK_MONOTONIC, &t);
-	return t;
-}
-
 static bool listener_has_room(struct lbd_worker *w, struct lbd_listener *l)
 {
 	struct lbd_fe_params *fp;
@@ -73,7 +65,8 @@ static bool listener_has_room(struct lbd_worker *w, struct lbd_listener *l)
 	/* out of descriptors: clients wait in the kernel's backlog, and the
 	 * ones already accepted get the next free descriptors first */
 	if (!cpha_list_empty(&w->fdwait) ||
-		now_of(w) < atomic_load_explicit(&w->rt->fd_full_until, memory_order_relaxed))
+		lbd_loop_now(w->e) <
+			atomic_load_explicit(&w->rt->fd_full_until, memory_order_relaxed))
 		return false;
 	if (!fe)
 		return true;
@@ -126,12 +119,6 @@ static int on_resume(sd_event_source *src, uint64_t usec, void *userdata)
 	(void)usec;
 	try_resume(userdata);
 	return 0;
-}
-
-void worker_fd_exhausted(struct lbd_worker *w)
-{
-	atomic_store_explicit(
-		&w->rt->fd_full_until, now_of(w) + EMFILE_PAUSE_USEC, memory_order_relaxed);
 }
 
 void worker_session_closed(struct lbd_worker *w)
@@ -188,10 +175,10 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 				cpha_log_reason(LOG_ERR, "lbd: accept: out of resources",
 					"accept: %m; new connections wait in the backlog "
 					"until a session ends (at most %llu ms)",
-					EMFILE_PAUSE_USEC / 1000);
+					SESSION_EMFILE_PAUSE_USEC / 1000);
 				if (errno != ENOBUFS && errno != ENOMEM)
-					worker_fd_exhausted(w);
-				pause_slot(w, slot_of(w, l), EMFILE_PAUSE_USEC);
+					session_fd_exhausted(w);
+				pause_slot(w, slot_of(w, l), SESSION_EMFILE_PAUSE_USEC);
 				return 0;
 			}
 			log_err("accept: %m");
@@ -344,6 +331,16 @@ void worker_post_msg(struct lbd_worker *w, struct lbd_msg *m)
 		log_err("worker %u: mailbox doorbell: %m", w->id);
 }
 
+void worker_hand_slot(struct lbd_session *s)
+{
+	s->dq_msg.type = LBD_MSG_DEQUEUE;
+	s->dq_msg.arg = s;
+	s->dq_msg.arg2 = s->srv; /* the slot travels with the message */
+	s->dq_msg.usec = 0;
+	s->dq_msg.owned = true;
+	worker_post_msg(s->w, &s->dq_msg);
+}
+
 static void msg_fill(
 	struct lbd_msg *m, enum lbd_msg_type type, void *arg, void *arg2, uint64_t usec)
 {
@@ -410,6 +407,7 @@ int worker_init(struct lbd_worker *w, struct lbd_runtime *rt, unsigned id)
 	memset(w, 0, sizeof(*w));
 	w->id = id;
 	w->rt = rt;
+	w->session_closed = worker_session_closed;
 	cpha_list_init(&w->sessions);
 	cpha_list_init(&w->dead);
 	cpha_list_init(&w->fdwait);

@@ -22,6 +22,11 @@ void worker_post(
 /* Queue m, filled by the caller; cannot fail. */
 void worker_post_msg(struct lbd_worker *w, struct lbd_msg *m);
 
+/* Tell queued session s's worker that it holds a slot on s->srv
+ * (LBD_MSG_DEQUEUE, in the session's own message: cannot fail). The
+ * backends' handoff. */
+void worker_hand_slot(struct lbd_session *s);
+
 /* Messages made in advance for a step that must not fail: add n to *pool.
  * Returns 0 or -ENOMEM (what was added stays in *pool). */
 int worker_pool_fill(struct lbd_msg **pool, size_t n);
@@ -34,13 +39,9 @@ void worker_post_pooled(struct lbd_worker *w, struct lbd_msg **pool, enum lbd_ms
 /* Free the messages left in *pool. */
 void worker_pool_free(struct lbd_msg **pool);
 
-/* Called by sessions when they end: descriptors were freed, so sessions
- * waiting for one retry and accepting may resume. */
+/* Called by sessions when they end (as w->session_closed): descriptors
+ * were freed, so sessions waiting for one retry and accepting may resume. */
 void worker_session_closed(struct lbd_worker *w);
-
-/* A descriptor could not be had (EMFILE, ENFILE): every worker stops
- * accepting until a session ends or a short pause is over. */
-void worker_fd_exhausted(struct lbd_worker *w);
 
 /* Open a listening socket for addr with SO_REUSEPORT (one per worker).
  * v6only (IPv6 only): -1 keeps the system's default, 0 also accepts IPv4,

@@ -452,13 +452,7 @@ static int etcd_stop(struct etcd *e)
 
 	/* a tenth of the budget (1 to 5 s) for SIGKILL and its wait; etcd hands
 	 * its leadership over on SIGTERM */
-	reserve = left / 10;
-	if (reserve < 1000000ULL)
-		reserve = 1000000ULL;
-	if (reserve > 5000000ULL)
-		reserve = 5000000ULL;
-	if (reserve > left / 2)
-		reserve = left / 2;
+	reserve = ocf_kill_reserve_usec(left);
 	if (ocf_daemon_stop(&e->d, SIGTERM, now + left - reserve, now + left) < 0)
 		return ocf_fail(PCMK_OCF_UNKNOWN_ERROR, "etcd still running after SIGKILL");
 	return PCMK_OCF_OK;

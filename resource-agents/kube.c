@@ -479,13 +479,7 @@ int kube_stop(struct kube *k)
 	pid_t pid;
 
 	/* keep a tenth of the budget (1 to 5 s) for SIGKILL and its wait */
-	reserve = left / 10;
-	if (reserve < 1000000ULL)
-		reserve = 1000000ULL;
-	if (reserve > 5000000ULL)
-		reserve = 5000000ULL;
-	if (reserve > left / 2)
-		reserve = left / 2;
+	reserve = ocf_kill_reserve_usec(left);
 	if (ocf_daemon_running(&k->d, &pid) &&
 		kube_flag(k, "shutdown-delay-duration", false, &v, &ff)) {
 		delay = go_duration_usec(v);

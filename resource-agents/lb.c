@@ -369,13 +369,7 @@ static int stop_until(struct lb *l, uint64_t deadline)
 {
 	uint64_t now = ocf_now(), left = deadline > now ? deadline - now : 0, reserve;
 
-	reserve = left / 10;
-	if (reserve < 1000000ULL)
-		reserve = 1000000ULL;
-	if (reserve > 5000000ULL)
-		reserve = 5000000ULL;
-	if (reserve > left / 2)
-		reserve = left / 2;
+	reserve = ocf_kill_reserve_usec(left);
 	if (ocf_daemon_stop(&l->d, SIGTERM, now + left - reserve, now + left) < 0)
 		return ocf_fail(
 			PCMK_OCF_UNKNOWN_ERROR, "%s still running after SIGKILL", l->spec->name);

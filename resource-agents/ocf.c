@@ -226,18 +226,30 @@ int ocf_get_uint(const struct ocf_ctx *c, const char *name, unsigned long max, u
 
 /* -------------------------------------------------------------- budget -- */
 
+/* A tenth of t, at least floor, at most 5 s, never more than half of t. */
+static uint64_t tenth_within(uint64_t t, uint64_t floor)
+{
+	uint64_t v = t / 10;
+
+	if (v < floor)
+		v = floor;
+	if (v > 5000000ULL)
+		v = 5000000ULL;
+	if (v > t / 2)
+		v = t / 2;
+	return v;
+}
+
 uint64_t ocf_budget_usec(uint64_t timeout_ms)
 {
 	uint64_t t = timeout_ms * 1000ULL;
-	uint64_t margin = t / 10;
 
-	if (margin < 500000ULL)
-		margin = 500000ULL;
-	if (margin > 5000000ULL)
-		margin = 5000000ULL;
-	if (margin > t / 2)
-		margin = t / 2;
-	return t - margin;
+	return t - tenth_within(t, 500000ULL);
+}
+
+uint64_t ocf_kill_reserve_usec(uint64_t left)
+{
+	return tenth_within(left, 1000000ULL);
 }
 
 uint64_t ocf_left(const struct ocf_ctx *c)

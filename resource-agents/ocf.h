@@ -184,6 +184,10 @@ int ocf_parse_bool(const char *s, bool *out);
  * 5 s, never more than half). Pure. */
 uint64_t ocf_budget_usec(uint64_t timeout_ms);
 
+/* Of a stop's left usec, what is kept for SIGKILL and its wait: a tenth
+ * (1 to 5 s, never more than half). SIGTERM gets the rest. Pure. */
+uint64_t ocf_kill_reserve_usec(uint64_t left);
+
 /* Microseconds left of c's budget (0 when spent), and the monotonic clock. */
 uint64_t ocf_left(const struct ocf_ctx *c);
 uint64_t ocf_now(void);

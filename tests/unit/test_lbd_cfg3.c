@@ -582,6 +582,39 @@ static void test_log_options(void **state)
 	lbd_cfg_free(c);
 }
 
+/* HAProxy's protocol prefixes on bind and log addresses: tcp@ and udp@
+ * drop, tcp4@/tcp6@ and udp4@/udp6@ pick the family, any other protocol
+ * is refused. */
+static void test_addr_prefixes(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok("global\n    log udp6@[2001:db8::1]:515 local0\n"
+		    "    log udp@198.18.0.9 local1\n" TCP_DEFAULTS
+		    "listen l\n    bind tcp4@198.18.0.1:80\n    bind tcp@198.18.0.2:81\n"
+		    "    bind tcp6@[2001:db8::2]:82\n    server s 198.18.0.3:1\n");
+	assert_int_equal(c->global.nlogs, 2);
+	assert_int_equal(cpha_addr_family(&c->global.logs[0].addr), AF_INET6);
+	assert_int_equal(cpha_addr_port(&c->global.logs[0].addr), 515);
+	assert_int_equal(cpha_addr_family(&c->global.logs[1].addr), AF_INET);
+	assert_int_equal(cpha_addr_port(&c->global.logs[1].addr), 514);
+	assert_int_equal(c->frontends[0].nbinds, 3);
+	assert_int_equal(cpha_addr_family(&c->frontends[0].binds[0].addr), AF_INET);
+	assert_int_equal(cpha_addr_family(&c->frontends[0].binds[1].addr), AF_INET);
+	assert_int_equal(cpha_addr_family(&c->frontends[0].binds[2].addr), AF_INET6);
+	lbd_cfg_free(c);
+	expect_error(TCP_DEFAULTS
+		"listen l\n    bind unix@/run/l.sock\n    server s 198.18.0.3:1\n",
+		"t.cfg:7: bind address 'unix@/run/l.sock': lbd only listens on TCP over IPv4 or "
+		"IPv6");
+	expect_error(TCP_DEFAULTS
+		"listen l\n    bind udp@198.18.0.1:80\n    server s 198.18.0.3:1\n",
+		"t.cfg:7: bind address 'udp@198.18.0.1:80': lbd only listens on TCP");
+	expect_error("global\n    log tcp@198.18.0.9:514 local0\n",
+		"t.cfg:2: log target 'tcp@198.18.0.9:514' is not supported by lbd");
+}
+
 /* Every boolean option is one row and one bit: a section takes all of its
  * defaults' bits at once, "no option" clears one, a new defaults section
  * starts again from none. */
@@ -668,8 +701,9 @@ static void test_ssl_hello_inherited(void **state)
 	const struct lbd_backend *b;
 
 	(void)state;
-	c = load_ok(TCP_DEFAULTS "    option ssl-hello-chk\n"
-				 "frontend f\n    bind :1\n" LF_BE "    server t 198.18.0.2:1 check\n");
+	c = load_ok(
+		TCP_DEFAULTS "    option ssl-hello-chk\n"
+			     "frontend f\n    bind :1\n" LF_BE "    server t 198.18.0.2:1 check\n");
 	b = &c->backends[0];
 	assert_int_equal(b->check_kind, LBD_CHECK_TCP);
 	assert_int_equal(b->ntcpcheck, 3);
@@ -710,6 +744,7 @@ int main(void)
 		cmocka_unit_test(test_bind_v6only),
 		cmocka_unit_test(test_log_format),
 		cmocka_unit_test(test_log_options),
+		cmocka_unit_test(test_addr_prefixes),
 		cmocka_unit_test(test_option_table),
 		cmocka_unit_test(test_global_table),
 		cmocka_unit_test(test_ssl_hello_inherited),

@@ -26,12 +26,11 @@
 
 #include <cmocka.h>
 
-#include "backend.h"
 #include "cfg.h"
 #include "check.h"
 #include "log.h"
 #include "runtime.h"
-#include "server.h"
+#include "server_ctl.h"
 #include "worker.h"
 
 #define NWORKERS   2

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cfg.h"
+#include "cli.h"
 #include "metrics.h"
 #include "runtime.h"
 #include "stats.h"
@@ -52,7 +53,7 @@ static char *run(struct lbd_runtime *rt, const char *cmd)
 	static const struct cpha_admin_peer peer = { .pid = 4242, .uid = 65534, .gid = 65534 };
 	struct cpha_buf b = { 0 };
 
-	stats_command(rt, &peer, cmd, &b);
+	cli_command(rt, &peer, cmd, &b);
 	return cpha_buf_steal(&b);
 }
 
@@ -188,6 +189,25 @@ static void test_levels(void **state)
 	expect(&rt, "set server be/s1 health down", "\n");
 	assert_false(atomic_load(&s1->up));
 	expect(&rt, "help", "set server B/S state");
+	/* the help is made from the command table: every line, in order */
+	r = run(&rt, "help");
+	assert_string_equal(r,
+		"The following commands are valid at this level:\n"
+		"  help                                     : this text\n"
+		"  show info [json]                         : process information\n"
+		"  show stat [json]                         : statistics (HAProxy's CSV fields)\n"
+		"  show servers state [BACKEND] [json]      : server states\n"
+		"  show table [NAME] [json]                 : stick tables, or one table's "
+		"entries\n"
+		"  set server B/S state ready|drain|maint   : change a server's administrative "
+		"state\n"
+		"  set server B/S health up|down            : force a server's health state\n"
+		"  set server B/S weight N                  : change a server's weight (0-256)\n"
+		"  disable server B/S                       : same as set server B/S state maint\n"
+		"  enable server B/S                        : same as set server B/S state ready\n"
+		"  shutdown sessions server B/S             : cut the sessions of a server\n"
+		"Append 'json' to any command for a JSON reply.\n");
+	free(r);
 	runtime_free(&rt);
 
 	/* no level written: admin, as before */

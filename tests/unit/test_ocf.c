@@ -161,6 +161,13 @@ static void test_budget(void **state)
 	assert_int_equal(ocf_budget_usec(2000), 1500000);
 	assert_int_equal(ocf_budget_usec(600), 300000);
 	assert_int_equal(ocf_budget_usec(0), 0);
+	/* SIGKILL's part of a stop: a tenth, between 1 s and 5 s, never more
+	 * than half */
+	assert_int_equal(ocf_kill_reserve_usec(20000000), 2000000);
+	assert_int_equal(ocf_kill_reserve_usec(100000000), 5000000);
+	assert_int_equal(ocf_kill_reserve_usec(4000000), 1000000);
+	assert_int_equal(ocf_kill_reserve_usec(1000000), 500000);
+	assert_int_equal(ocf_kill_reserve_usec(0), 0);
 
 	assert_int_equal(ocf_ctx_init(&c, &agent, "monitor", envp, 5000000), 0);
 	assert_int_equal(c.timeout_ms, 20000);

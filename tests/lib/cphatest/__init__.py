@@ -8,7 +8,10 @@
 
 Modules: hosts (Lab, Host, Proc), pki (Pki), etcd (real etcd members),
 kube (the kube-* stand-ins in tests/fixtures), curl (HTTP from a host),
-util (wait_until, step, repo_root, fixture_path, require_root).
+util (wait_until, wait_log, step, repo_root, build_dir, fixture_path,
+require_root, the admin-socket client unix_request), pacemaker and pcmk3
+(corosync + Pacemaker), vipd (re-exports vipd_setup, vipd_conf,
+vipd_daemons, vipd_net, ipmonitor, vrrp_pcap, vrrp_advert, vipd_bed).
 """
 
 from .hosts import Host, Lab, Proc, interrupted_status, sweep_leftovers

@@ -31,8 +31,7 @@ PKI_PLACES = [
 ROOTED = ("/etc/", "/var/lib/", "/run/", "/var/run/", "/var/log/")
 
 
-def build_dir():
-    return os.environ.get("CPHA_BUILD_DIR") or os.path.join(util.repo_root(), "build")
+build_dir = util.build_dir
 
 
 def binary():

@@ -28,7 +28,7 @@ import time
 
 from . import pcmk3, util
 
-BUILD = os.environ.get("CPHA_BUILD_DIR", os.path.join(util.repo_root(), "build"))
+BUILD = util.build_dir()
 FENCED = os.path.join(BUILD, "fenced", "fenced")
 BMC_PORT0 = 6230
 PASSWORD = "bmc-Secret-9f3"  # IPMI 1.5 takes at most 16 bytes

@@ -44,10 +44,11 @@ def _ns_ident(ns):
     return (st.st_dev, st.st_ino)
 
 
-def _kill_in_namespaces(idents, why):
-    """SIGKILL (by PID) every process whose network namespace is in idents."""
+def pids_in_netns(idents):
+    """PIDs (but this process's) whose network namespace, as (st_dev,
+    st_ino), is in idents."""
     me = os.getpid()
-    killed = []
+    out = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == me:
             continue
@@ -56,11 +57,19 @@ def _kill_in_namespaces(idents, why):
         except OSError:
             continue
         if (st.st_dev, st.st_ino) in idents:
-            try:
-                os.kill(int(entry), signal.SIGKILL)
-                killed.append(int(entry))
-            except ProcessLookupError:
-                pass
+            out.append(int(entry))
+    return out
+
+
+def _kill_in_namespaces(idents, why):
+    """SIGKILL (by PID) every process whose network namespace is in idents."""
+    killed = []
+    for pid in pids_in_netns(idents):
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        except ProcessLookupError:
+            pass
     if killed:
         print("cphatest: %s: killed leftover PIDs %s" % (why, killed),
               file=sys.stderr, flush=True)

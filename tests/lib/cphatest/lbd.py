@@ -43,8 +43,7 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 def binary():
     """build/lbd/lbd (under $CPHA_BUILD_DIR when set)."""
-    build = os.environ.get("CPHA_BUILD_DIR") or os.path.join(util.repo_root(), "build")
-    return os.path.join(build, "lbd", "lbd")
+    return util.built("lbd", "lbd")
 
 
 def start_track_target(lab, host, ports):
@@ -282,16 +281,7 @@ class Topology:
             self.client.run(["ip", "addr", "add", ip + "/24", "dev", "eth0"])
 
 
-def wait_log(proc, needle, timeout):
-    """Wait until proc's log holds needle; fail early if proc exits."""
-    def seen():
-        if needle in proc.log_text():
-            return True
-        if not proc.running():
-            raise AssertionError("%r exited (%s) before logging %r:\n%s" % (
-                proc, proc.poll(), needle, util.tail(proc.log_path, 20)))
-        return False
-    util.wait_until(seen, timeout, 0.05, "%r to log %r" % (proc, needle))
+wait_log = util.wait_log
 
 
 # ------------------------------------------------------------------- lbd --

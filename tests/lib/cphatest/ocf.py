@@ -30,8 +30,7 @@ OK, ERR_GENERIC, ERR_ARGS, ERR_UNIMPLEMENTED, ERR_PERM, ERR_INSTALLED, \
 DEGRADED = 190
 
 
-def build_dir():
-    return os.environ.get("CPHA_BUILD_DIR") or os.path.join(util.repo_root(), "build")
+build_dir = util.build_dir
 
 
 def agent_dir():
@@ -40,7 +39,7 @@ def agent_dir():
 
 
 def lbd_binary():
-    return os.path.join(build_dir(), "lbd", "lbd")
+    return util.built("lbd", "lbd")
 
 
 def require(tools=()):

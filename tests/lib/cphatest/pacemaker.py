@@ -29,9 +29,9 @@ from . import util
 
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-COROSYNC_CONF = """totem {
+_COROSYNC_HEAD = """totem {
     version: 2
-    cluster_name: cpha-%(name)s
+    cluster_name: %(cluster)s
     transport: knet
     token: 1000
     crypto_cipher: aes256
@@ -39,12 +39,16 @@ COROSYNC_CONF = """totem {
 }
 
 nodelist {
-    node {
+"""
+
+_COROSYNC_NODE = """    node {
         ring0_addr: %(addr)s
         name: %(name)s
-        nodeid: 1
+        nodeid: %(id)d
     }
-}
+"""
+
+_COROSYNC_TAIL = """}
 
 quorum {
     provider: corosync_votequorum
@@ -58,16 +62,25 @@ logging {
 }
 """
 
-# Pre-seeded CIB (accepted without its .sig): no fencing for one node, and
-# a DC elected in seconds rather than dc-deadtime's default 20 s.
-CIB_XML = """<cib admin_epoch="0" epoch="1" num_updates="0" validate-with="pacemaker-3.9">
+
+def corosync_conf(cluster, nodes):
+    """corosync.conf (knet, token 1000 ms, votequorum, logs on stderr) for
+    the cluster named cluster of nodes [(name, address), ...], node ids
+    from 1 in that order."""
+    conf = _COROSYNC_HEAD % {"cluster": cluster}
+    for i, (name, addr) in enumerate(nodes):
+        conf += _COROSYNC_NODE % {"addr": addr, "name": name, "id": i + 1}
+    return conf + _COROSYNC_TAIL
+
+
+_CIB_XML = """<cib admin_epoch="0" epoch="1" num_updates="0" validate-with="pacemaker-3.9">
   <configuration>
     <crm_config>
       <cluster_property_set id="cib-bootstrap-options">
-        <nvpair id="cib-bootstrap-options-stonith-enabled" name="stonith-enabled" value="false"/>
+        <nvpair id="cib-bootstrap-options-stonith-enabled" name="stonith-enabled" value="%(stonith)s"/>
         <nvpair id="cib-bootstrap-options-dc-deadtime" name="dc-deadtime" value="2s"/>
         <nvpair id="cib-bootstrap-options-cluster-recheck-interval" name="cluster-recheck-interval" value="1min"/>
-      </cluster_property_set>
+%(extra)s      </cluster_property_set>
     </crm_config>
     <nodes/>
     <resources/>
@@ -76,6 +89,15 @@ CIB_XML = """<cib admin_epoch="0" epoch="1" num_updates="0" validate-with="pacem
   <status/>
 </cib>
 """
+
+
+def cib_xml(fencing):
+    """A pre-seeded CIB (accepted without its .sig): a DC elected in
+    seconds rather than dc-deadtime's default 20 s; fencing off (one node)
+    or on with a 30 s stonith-timeout (a cluster)."""
+    extra = ('        <nvpair id="cib-bootstrap-options-stonith-timeout" '
+             'name="stonith-timeout" value="30s"/>\n') if fencing else ""
+    return _CIB_XML % {"stonith": "true" if fencing else "false", "extra": extra}
 
 
 class Node:
@@ -102,7 +124,10 @@ class Node:
             os.chown(p, *owner)
         return p
 
-    def _prepare(self):
+    def _write_node_files(self, conf, authkey, cib_text, hosts_text, extra_dirs=()):
+        """The node's directories (extra_dirs: more (path, mode)) and files:
+        corosync.conf, its key (a copy of the file authkey, or a new one
+        when None), the pre-seeded CIB and /etc/hosts."""
         hc = (self.uid, self.gid)
         etc = self._mkdir("etc-corosync")
         self._mkdir("var-lib-corosync")
@@ -112,20 +137,32 @@ class Node:
         self._mkdir("var-log")
         self._mkdir("var-log/pacemaker", 0o770, hc)
         self._mkdir("var-log/cpha", 0o750)
+        for rel, mode in extra_dirs:
+            self._mkdir(rel, mode)
         with open(os.path.join(etc, "corosync.conf"), "w") as f:
-            f.write(COROSYNC_CONF % {"name": self.name, "addr": self.host.v4})
-        r = subprocess.run(["corosync-keygen", "-k", os.path.join(etc, "authkey")],
-                           capture_output=True, text=True, timeout=30)
-        if r.returncode != 0:
-            raise RuntimeError("corosync-keygen: %s" % r.stderr)
+            f.write(conf)
+        if authkey:
+            with open(authkey, "rb") as src, \
+                    open(os.path.join(etc, "authkey"), "wb") as dst:
+                dst.write(src.read())
+        else:
+            r = subprocess.run(["corosync-keygen", "-k", os.path.join(etc, "authkey")],
+                               capture_output=True, text=True, timeout=30)
+            if r.returncode != 0:
+                raise RuntimeError("corosync-keygen: %s" % r.stderr)
         os.chmod(os.path.join(etc, "authkey"), 0o400)
         cib = os.path.join(self.dir, "var-lib-pacemaker", "cib", "cib.xml")
         with open(cib, "w") as f:
-            f.write(CIB_XML)
+            f.write(cib_text)
         os.chown(cib, *hc)
         os.chmod(cib, 0o600)
         with open(os.path.join(self.dir, "hosts"), "w") as f:
-            f.write("127.0.0.1 localhost\n%s %s\n" % (self.host.v4, self.name))
+            f.write(hosts_text)
+
+    def _prepare(self):
+        self._write_node_files(
+            corosync_conf("cpha-" + self.name, [(self.name, self.host.v4)]), None,
+            cib_xml(fencing=False), "127.0.0.1 localhost\n%s %s\n" % (self.host.v4, self.name))
 
     def _holder_script(self):
         d = self.dir

@@ -38,60 +38,9 @@ import signal
 import subprocess
 import xml.etree.ElementTree as ET
 
-from . import pacemaker, util
+from . import hosts, pacemaker, util
 
 FENCE_AGENT = "fence_cpha_lab"
-
-COROSYNC_HEAD = """totem {
-    version: 2
-    cluster_name: %(cluster)s
-    transport: knet
-    token: 1000
-    crypto_cipher: aes256
-    crypto_hash: sha256
-}
-
-nodelist {
-"""
-
-COROSYNC_NODE = """    node {
-        ring0_addr: %(addr)s
-        name: %(name)s
-        nodeid: %(id)d
-    }
-"""
-
-COROSYNC_TAIL = """}
-
-quorum {
-    provider: corosync_votequorum
-}
-
-logging {
-    to_logfile: no
-    to_stderr: yes
-    to_syslog: no
-    timestamp: on
-}
-"""
-
-CIB_XML = """<cib admin_epoch="0" epoch="1" num_updates="0" validate-with="pacemaker-3.9">
-  <configuration>
-    <crm_config>
-      <cluster_property_set id="cib-bootstrap-options">
-        <nvpair id="cib-bootstrap-options-stonith-enabled" name="stonith-enabled" value="true"/>
-        <nvpair id="cib-bootstrap-options-dc-deadtime" name="dc-deadtime" value="2s"/>
-        <nvpair id="cib-bootstrap-options-cluster-recheck-interval" name="cluster-recheck-interval" value="1min"/>
-        <nvpair id="cib-bootstrap-options-stonith-timeout" name="stonith-timeout" value="30s"/>
-      </cluster_property_set>
-    </crm_config>
-    <nodes/>
-    <resources/>
-    <constraints/>
-  </configuration>
-  <status/>
-</cib>
-"""
 
 # The test fence agent (Python, standard library). Its configuration is the
 # JSON file named by hosts_file: {"node": {"netns": [dev, ino], "holder": pid}}.
@@ -303,31 +252,11 @@ class Node(pacemaker.Node):
     def _prepare(self):
         if self.prepared:
             return
-        hc = (self.uid, self.gid)
-        etc = self._mkdir("etc-corosync")
-        self._mkdir("var-lib-corosync")
-        self._mkdir("var-lib-pacemaker")
-        for sub in ("cib", "pengine", "blackbox", "cores"):
-            self._mkdir(os.path.join("var-lib-pacemaker", sub), 0o750, hc)
-        self._mkdir("var-log")
-        self._mkdir("var-log/pacemaker", 0o770, hc)
-        self._mkdir("var-log/cpha", 0o750)
-        self._mkdir("var-lib-etcd", 0o700)
-        with open(os.path.join(etc, "corosync.conf"), "w") as f:
-            f.write(self.cluster.corosync_conf)
-        with open(self.cluster.authkey, "rb") as src, \
-                open(os.path.join(etc, "authkey"), "wb") as dst:
-            dst.write(src.read())
-        os.chmod(os.path.join(etc, "authkey"), 0o400)
-        cib = os.path.join(self.dir, "var-lib-pacemaker", "cib", "cib.xml")
-        with open(cib, "w") as f:
-            f.write(CIB_XML)
-        os.chown(cib, *hc)
-        os.chmod(cib, 0o600)
-        with open(os.path.join(self.dir, "hosts"), "w") as f:
-            f.write("127.0.0.1 localhost\n")
-            for n in self.cluster.nodes:
-                f.write("%s %s\n" % (n.host.v4, n.name))
+        hosts = "127.0.0.1 localhost\n" + "".join(
+            "%s %s\n" % (n.host.v4, n.name) for n in self.cluster.nodes)
+        self._write_node_files(self.cluster.corosync_conf, self.cluster.authkey,
+                               pacemaker.cib_xml(fencing=True), hosts,
+                               extra_dirs=[("var-lib-etcd", 0o700)])
         self.prepared = True
 
     def power_on(self):
@@ -358,18 +287,7 @@ class Node(pacemaker.Node):
 
     def pids(self):
         """PIDs of every process in the node's network namespace."""
-        ident = tuple(netns_ident(self.host))
-        out = []
-        for e in os.listdir("/proc"):
-            if not e.isdigit():
-                continue
-            try:
-                st = os.stat("/proc/%s/ns/net" % e)
-            except OSError:
-                continue
-            if (st.st_dev, st.st_ino) == ident:
-                out.append(int(e))
-        return out
+        return hosts.pids_in_netns({tuple(netns_ident(self.host))})
 
     def cmap(self, key):
         r = self.run(["corosync-cmapctl", "-g", key], check=False, timeout=10)
@@ -401,10 +319,8 @@ class Cluster:
         if r.returncode != 0:
             raise RuntimeError("corosync-keygen: %s" % r.stderr)
         self.nodes = []
-        conf = COROSYNC_HEAD % {"cluster": cluster}
-        for i, (h, n) in enumerate(zip(hosts, names)):
-            conf += COROSYNC_NODE % {"addr": h.v4, "name": n, "id": i + 1}
-        self.corosync_conf = conf + COROSYNC_TAIL
+        self.corosync_conf = pacemaker.corosync_conf(
+            cluster, [(n, h.v4) for h, n in zip(hosts, names)])
         for h, n in zip(hosts, names):
             self.nodes.append(Node(self, h, n))
 

@@ -40,6 +40,16 @@ def repo_root():
     return os.path.normpath(os.path.join(here, "..", "..", ".."))
 
 
+def build_dir():
+    """The build tree: $CPHA_BUILD_DIR, else build/ in the source tree."""
+    return os.environ.get("CPHA_BUILD_DIR") or os.path.join(repo_root(), "build")
+
+
+def built(*parts):
+    """A file of the build tree: built("lbd", "lbd") is build/lbd/lbd."""
+    return os.path.join(build_dir(), *parts)
+
+
 def fixture_path(name):
     """Path of a stand-in binary in tests/fixtures (e.g. "kube-apiserver").
 
@@ -151,6 +161,21 @@ def run_tests():
     """Run the test script's unittest cases, verbose; 0 when all passed, else 1."""
     prog = unittest.main(exit=False, verbosity=2)
     return 0 if prog.result.wasSuccessful() else 1
+
+
+def wait_log(proc, needle, timeout):
+    """Wait until proc's log holds needle (a str or a compiled regex);
+    fail early if proc exits. proc has log_text(), running(), poll() and
+    log_path (hosts.Proc and the daemon wrappers)."""
+    def seen():
+        text = proc.log_text()
+        if (needle.search(text) if hasattr(needle, "search") else needle in text):
+            return True
+        if not proc.running():
+            raise AssertionError("%r exited (%s) before logging %r:\n%s" % (
+                proc, proc.poll(), needle, tail(proc.log_path, 30)))
+        return False
+    wait_until(seen, timeout, 0.02, "%r to log %r" % (proc, needle))
 
 
 def recv_all(s):

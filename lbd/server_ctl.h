@@ -1,0 +1,33 @@
+/* Server state changes, made on the main thread: health results, the
+ * administrator's commands, DNS maintenance, and what follows from them
+ * (logs, cutting sessions, checks stopped or resumed, dispatching the
+ * queue). */
+#ifndef LBD_SERVER_CTL_H
+#define LBD_SERVER_CTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "proxy-types.h"
+
+/* Account one check result; changes state after rise/fall results. */
+void server_check_result(struct lbd_runtime *rt, struct lbd_server *srv, bool ok,
+	const char *reason, uint64_t duration_usec);
+
+/* Mark up or down now (with the reason that goes into the log line). */
+void server_set_up(struct lbd_runtime *rt, struct lbd_server *srv, bool up, const char *reason);
+
+/* ready, drain or maint, as "set server B/S state" says. */
+void server_set_admin(struct lbd_runtime *rt, struct lbd_server *srv, enum lbd_admin_state st);
+
+/* Into or out of maintenance because of DNS (HAProxy's "resolution"
+ * maintenance): out of rotation and unchecked while on. Coming out, the
+ * server is up and checked at once, unless the administrator put it in
+ * maintenance too. why goes into the log line. */
+void server_set_dns_maint(struct lbd_runtime *rt, struct lbd_server *srv, bool on, const char *why);
+
+/* Cut the server's sessions (spread over its shutdown-sessions-spread). */
+void server_cut_sessions(
+	struct lbd_runtime *rt, struct lbd_server *srv, const char *term, bool spread);
+
+#endif
