@@ -218,8 +218,10 @@ static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cp
 		if (n == 2) {
 			delay = c->fence_delay_set && c->fence_delay_usec;
 			/* fenced's VIP priority delay counts where fenced decides the
-			 * race: the LB tier, or masters not run by Pacemaker */
-			if (tiers[t].lb && c->priority_delay_usec &&
+			 * race and knows the VIP holder (vipd's socket: render
+			 * writes it for vipd only): the LB tier, or masters not run
+			 * by Pacemaker */
+			if (tiers[t].lb && c->priority_delay_usec && c->vipd == CP_VIP_VIPD &&
 				!(tiers[t].role == CP_ROLE_MASTER &&
 					c->manager == CP_MGR_PACEMAKER))
 				delay = true;
@@ -236,7 +238,9 @@ static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cp
 					"split both sides fence each other at once and both may go "
 					"down; set fencing.delay%s",
 					tiers[t].what,
-					tiers[t].lb ? " or fencing.priority_delay_vip" : "");
+					tiers[t].lb && c->vipd == CP_VIP_VIPD
+						? " or fencing.priority_delay_vip"
+						: "");
 		} else {
 			add_role(p, fmt("corosync (%s)", tiers[t].what), names(c, tiers[t].role),
 				fmt("votequorum membership"), n, cpha_quorum_tolerance(n),

@@ -257,6 +257,22 @@ static void test_two_node_delay(void **state)
 	assert_false(HAS_WARN(&r.d, "two-node"));
 	done(&r);
 
+	/* keepalived holds the VIP: fenced cannot tell the holder, so the VIP
+	 * priority delay decides nothing (found by cpha lab: both LB hosts
+	 * fenced each other in a partition) */
+	snprintf(yaml, sizeof(yaml), "%s%scomponents: {vip: keepalived}\n", CPHA_TEST_BASE, lb2);
+	plan_of(&r, yaml, false);
+	assert_true(
+		HAS_WARN(&r.d, "two-node corosync cluster (load balancers) without a fence delay",
+			"set fencing.delay"));
+	assert_false(HAS_WARN(&r.d, "two-node", "priority_delay_vip"));
+	done(&r);
+	snprintf(yaml, sizeof(yaml), "%s%scomponents: {vip: keepalived}\nfencing: {delay: 5s}\n",
+		CPHA_TEST_BASE, lb2);
+	plan_of(&r, yaml, false);
+	assert_false(HAS_WARN(&r.d, "two-node"));
+	done(&r);
+
 	/* two masters, etcd on three hosts (one external) */
 	plan_of(&r,
 		"cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24}\nmasters:\n"

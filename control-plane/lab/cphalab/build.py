@@ -326,10 +326,24 @@ def wait_corosync(host, timeout=30):
                "corosync on " + host.name)
 
 
-def start_lb(host):
+def start_lb_cluster(host):
     host.start("corosync", ["corosync", "-f"])
     wait_corosync(host)
     host.start("fenced", ["fenced", "-f", "/etc/fenced/fenced.conf"])
+
+
+def stop_lb_cluster(host):
+    for n in ("fenced", "corosync"):
+        host.stop(n)
+
+
+def start_lb(host):
+    """The cpha stack: corosync and fenced, then lbd and vipd. The peer
+    stack is HAProxy and keepalived alone: keepalived has no fencer to
+    wait for, and a fencer beside it that cannot tell who holds the VIP
+    only races the other host (both fenced at once)."""
+    if lb_stack(host) == "cpha":
+        start_lb_cluster(host)
     start_lb_daemons(host)
 
 
