@@ -20,6 +20,7 @@ Exit 0 pass, 77 skip (not root), 1 fail.
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import xml.dom.minidom
@@ -27,7 +28,6 @@ import xml.dom.minidom
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-import cphatest  # noqa: E402
 from cphatest import cphacmd, step, util  # noqa: E402
 
 NAME = "t%d" % (os.getpid() % 10000)
@@ -39,10 +39,11 @@ def check(cond, msg):
         raise AssertionError(msg)
 
 
-def lab(*args, timeout=900, check_rc=True):
+def lab(*args, timeout=900, check_rc=True, quiet=False):
     r = subprocess.run([cphacmd.binary(), "lab", "--name", NAME] + list(args),
                        capture_output=True, text=True, timeout=timeout)
-    sys.stdout.write(r.stdout)
+    if not quiet:
+        sys.stdout.write(r.stdout)
     if check_rc and r.returncode != 0:
         raise AssertionError("cpha lab %s: exit %d\n%s" % (" ".join(args), r.returncode,
                                                           r.stderr))
@@ -55,6 +56,84 @@ def leftovers():
     r = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True)
     links = [l.split(": ")[1] for l in r.stdout.splitlines() if ": cl%s" % NAME in l]
     return ns + links
+
+
+def status(host="m1"):
+    r = lab("x", host, "cpha", "status", "--json", check_rc=False, quiet=True)
+    try:
+        return r.returncode, json.loads(r.stdout)
+    except ValueError:
+        raise AssertionError("cpha status --json: exit %d\n%s%s" % (r.returncode, r.stdout,
+                                                                   r.stderr))
+
+
+def status_faults():
+    """cpha status on a master of the lab: healthy; then a controller-manager
+    frozen (Pacemaker told to leave it alone, as an operator debugging it
+    would) and the VIP added by hand on the other LB host: both problems,
+    then healthy again once repaired."""
+    step("cpha status on m1: healthy")
+    util.wait_until(lambda: status()[0] == 0, 60, interval=2, what="cpha status healthy")
+    rc, doc = status()
+    check(doc["worst"] == "healthy" and doc["problems"] == [], doc["problems"])
+    holder = [h for h, d in vip_state(doc).items() if d]
+    check(len(holder) == 1, "one VIP holder: %s" % vip_state(doc))
+    other = "lb2" if holder[0] == "lb1" else "lb1"
+    r = lab("x", "m1", "crm_mon", "-1", "--output-as=xml", quiet=True)
+    kcm = r.stdout.split('<resource id="kcm"')[1].split('<node name="')[1].split('"')[0]
+    pids = programs_in(kcm, "/usr/bin/kube-controller-manager")
+    check(len(pids) == 1, "one kube-controller-manager on %s: %s" % (kcm, pids))
+    step("fault: kcm unmanaged and frozen on %s (pid %d); the VIP added by hand on %s" % (
+        kcm, pids[0], other))
+    lab("x", "m1", "pcs", "resource", "unmanage", "kcm", quiet=True)
+    os.kill(pids[0], signal.SIGSTOP)
+    lab("x", other, "ip", "addr", "add", "198.18.0.2/24", "dev", "eth0", quiet=True)
+    try:
+        def both():
+            rc, doc = status()
+            texts = [p["text"] for p in doc["problems"]]
+            lease = [t for t in texts if "Lease kube-controller-manager" in t
+                     and "stopped renewing" in t]
+            vip = [t for t in texts if "is on 2 hosts" in t]
+            return rc in (1, 2) and lease and vip and doc
+        doc = util.wait_until(both, 60, interval=2, what="cpha status to report both faults")
+        r = lab("x", "m1", "cpha", "status", check_rc=False, quiet=True)
+        print(r.stdout, flush=True)
+        check(r.returncode in (1, 2) and "is on 2 hosts" in r.stdout and
+              "stopped renewing" in r.stdout, r.stdout)
+    finally:
+        os.kill(pids[0], signal.SIGCONT)
+        lab("x", other, "ip", "addr", "del", "198.18.0.2/24", "dev", "eth0", check_rc=False,
+            quiet=True)
+        lab("x", "m1", "pcs", "resource", "manage", "kcm", check_rc=False, quiet=True)
+    step("repair: healthy again")
+    util.wait_until(lambda: status()[0] == 0, 90, interval=2, what="cpha status healthy again")
+
+
+def programs_in(host, program):
+    """PIDs of program running in the lab host (by network namespace)."""
+    st = os.stat("/run/netns/cl%s-%s" % (NAME, host))
+    out = []
+    for e in os.listdir("/proc"):
+        if not e.isdigit():
+            continue
+        try:
+            ns = os.stat("/proc/%s/ns/net" % e)
+            with open("/proc/%s/cmdline" % e, "rb") as f:
+                argv = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if (ns.st_dev, ns.st_ino) == (st.st_dev, st.st_ino) and program in argv[:2]:
+            out.append(int(e))
+    return out
+
+
+def vip_state(doc):
+    """{LB host: VIP present} from cpha status --json's details."""
+    out = {}
+    for lb in doc.get("details", {}).get("load_balancers", []):
+        out[lb.get("host")] = bool(lb.get("vip_present"))
+    return out
 
 
 def main():
@@ -100,6 +179,7 @@ def main():
         step("report: %d scenarios, every invariant held; %s" % (
             len(sc), ", ".join("%s failed %d gap %s ms" % (n, s["failed"], s["max_gap_ms"])
                                for n, s in sc.items())))
+        status_faults()
     finally:
         step("cpha lab down")
         r = lab("down", check_rc=False)

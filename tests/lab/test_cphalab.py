@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Unit tests of the lab program's own logic (no root, no namespaces):
+the invariant monitor's judgements, the serve-again time, lost writes and
+kubectl counts from event files, crm_mon parsing, the lab description."""
+
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "control-plane", "lab"))
+
+from cphalab import lab as labmod  # noqa: E402
+from cphalab import observe, runner  # noqa: E402
+from cphalab.hosts import LabError  # noqa: E402
+
+CRM = """<pacemaker-result api-version="2.2" request="crm_mon">
+  <summary><current_dc present="true" name="m1" with_quorum="true"/></summary>
+  <nodes>
+    <node name="m1" online="true" type="member"/>
+    <node name="m2" online="true" type="member"/>
+    <node name="m3" online="false" type="member"/>
+  </nodes>
+  <resources>
+    <clone id="etcd-clone">
+      <resource id="etcd" active="true" failed="false"><node name="m1"/></resource>
+      <resource id="etcd" active="true" failed="false"><node name="m2"/></resource>
+      <resource id="etcd" active="false" failed="false"/>
+    </clone>
+    <resource id="kcm" active="true" failed="false"><node name="m2"/></resource>
+    <resource id="scheduler" active="true" failed="true"><node name="m1"/></resource>
+  </resources>
+</pacemaker-result>"""
+
+
+def events_file(lines):
+    f = tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False)
+    for e in lines:
+        f.write(json.dumps(e) + "\n")
+    f.close()
+    return f.name
+
+
+class FakeHost:
+    def __init__(self, name, role):
+        self.name, self.role = name, role
+
+    def powered(self):
+        return True
+
+    def link_up(self):
+        return True
+
+
+class FakeLab:
+    def __init__(self):
+        self.hosts = {n: FakeHost(n, r) for n, r in (("m1", "master"), ("m2", "master"),
+                                                       ("m3", "master"), ("lb1", "lb"),
+                                                       ("lb2", "lb"))}
+
+    def by_role(self, role):
+        return [h for h in self.hosts.values() if h.role == role]
+
+
+class Monitor(unittest.TestCase):
+    def setUp(self):
+        self.saved = (observe.vip_holders, observe.up_masters, observe.acting,
+                      observe.fenced_show)
+        self.lab = FakeLab()
+        self.holders = ["lb1"]
+        self.connected = ["m1", "m2", "m3"]
+        self.procs = {"kube-controller-manager": [("m2", 10)], "kube-scheduler": [("m1", 11)]}
+        observe.vip_holders = lambda lab: list(self.holders)
+        observe.up_masters = lambda lab: [lab.hosts[n] for n in self.connected]
+        observe.acting = lambda lab, prog: list(self.procs[prog])
+        observe.fenced_show = lambda h: {"pending": []}
+
+    def tearDown(self):
+        (observe.vip_holders, observe.up_masters, observe.acting,
+         observe.fenced_show) = self.saved
+
+    def test_healthy_samples_find_nothing(self):
+        m = runner.Monitor(self.lab)
+        for _ in range(20):
+            m.sample()
+        self.assertEqual({k: v for k, v in m.bad.items() if v}, {})
+
+    def test_two_vip_holders(self):
+        m = runner.Monitor(self.lab)
+        m.sample()
+        self.holders = ["lb1", "lb2"]
+        m.sample()
+        self.assertEqual(len(m.bad["one_vip_holder"]), 1)
+        self.assertEqual(m.bad["one_vip_holder"][0][1], ["lb1", "lb2"])
+
+    def test_two_controller_managers_on_connected_masters(self):
+        m = runner.Monitor(self.lab)
+        self.procs["kube-controller-manager"] = [("m2", 10), ("m3", 12)]
+        m.sample()
+        self.assertEqual(m.bad["one_controller_manager"][0][1], ["m2", "m3"])
+        # the same program twice on one host (a restart) is not two leaders
+        m.reset()
+        self.procs["kube-controller-manager"] = [("m2", 10), ("m2", 13)]
+        m.sample()
+        self.assertEqual(m.bad["one_controller_manager"], [])
+
+    def test_a_cut_off_master_does_not_count(self):
+        m = runner.Monitor(self.lab)
+        self.procs["kube-scheduler"] = [("m1", 11), ("m3", 14)]
+        self.connected = ["m1", "m2"]
+        m.sample()
+        self.assertEqual(m.bad["one_scheduler"], [])
+
+    def test_fence_overdue(self):
+        m = runner.Monitor(self.lab)
+        observe.fenced_show = lambda h: {"pending": [{"victim": "lb2", "overdue": True}]}
+        m.sample()
+        self.assertTrue(m.bad["no_fence_overdue"])
+
+
+class Events(unittest.TestCase):
+    def test_serve_again(self):
+        p = events_file([
+            {"t": 10.0, "k": "readyz", "ok": True},
+            {"t": 11.0, "k": "readyz", "ok": False},
+            {"t": 12.5, "k": "lease_put", "ok": False},
+            {"t": 12.7, "k": "watch_open", "w": 1},
+            {"t": 13.0, "k": "lease_get", "ok": True},
+            {"t": 13.1, "k": "readyz", "ok": True}])
+        self.assertEqual(runner.serve_again(p, 10.5, 20), 2500)
+        self.assertEqual(runner.serve_again(p, 13.0, 20), 0)  # nothing failed after t0
+        p2 = events_file([{"t": 11.0, "k": "readyz", "ok": False}])
+        self.assertIsNone(runner.serve_again(p2, 10.0, 20))  # never served again
+        os.unlink(p)
+        os.unlink(p2)
+
+    def test_lost_writes_in_window(self):
+        p = events_file([{"t": 5, "k": "lost_write"}, {"t": 15, "k": "lost_write"},
+                         {"t": 16, "k": "readyz", "ok": True}])
+        self.assertEqual(runner.lost_writes(p, 10, 20), 1)
+        self.assertEqual(runner.lost_writes(p, 0, 20), 2)
+        os.unlink(p)
+
+    def test_kubectl_summary(self):
+        p = events_file([{"t": 1, "k": "kubectl --raw", "ok": True, "err": ""},
+                         {"t": 2, "k": "kubectl leases", "ok": False, "err": "x"},
+                         {"t": 9, "k": "kubectl --raw", "ok": True, "err": ""}])
+        self.assertEqual(runner.kubectl_summary(p, 0, 5), "kubectl (real): 1 ok, 1 failed")
+        os.unlink(p)
+
+
+class Crm(unittest.TestCase):
+    def test_resources_and_nodes(self):
+        import xml.etree.ElementTree as ET
+        x = ET.fromstring(CRM)
+        res = observe.resources(x)
+        self.assertEqual(sorted(res["etcd"]), ["m1", "m2"])
+        self.assertEqual(res["kcm"], ["m2"])
+        self.assertEqual(res["scheduler"], [])  # failed is not active
+        self.assertEqual(sorted(observe.nodes_online(x)), ["m1", "m2"])
+        self.assertEqual(observe.resources(None), {})
+
+
+class Description(unittest.TestCase):
+    def test_stacks(self):
+        d = labmod.description("cpha")
+        self.assertIn("components: {load_balancer: lbd, vip: vipd, manager: pacemaker}", d)
+        self.assertIn("load_balancer: haproxy, vip: keepalived",
+                      labmod.description("peer"))
+        # one BMC per master and LB host, on the bmc host, own port each
+        ports = [l.split("ipport: ")[1].split(",")[0] for l in d.splitlines() if "ipport" in l]
+        self.assertEqual(len(ports), 5)
+        self.assertEqual(len(set(ports)), 5)
+        for h in labmod.HOSTS:
+            self.assertTrue(h[2].startswith("198.18.") and h[3].startswith("2001:db8:"))
+        self.assertNotIn("password:", d)
+
+    def test_names(self):
+        for bad in ("", "toolong7", "a-b", "a b"):
+            with self.assertRaises(LabError):
+                labmod.Lab(bad)
+        self.assertEqual(labmod.Lab("t42").bridge, "clt42br")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
