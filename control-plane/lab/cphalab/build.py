@@ -121,7 +121,7 @@ def make_files(lab, progs, stack):
     """plan, pki (once), render, for a stack; returns the render directory."""
     desc = lab.path("cluster-%s.yaml" % stack)
     with open(desc, "w") as f:
-        f.write(labmod.description(stack))
+        f.write(labmod.description(stack, lab.info.get("source")))
     cpha(progs, ["-f", desc, "plan"])
     pki = lab.path("pki")
     if not os.path.exists(pki):

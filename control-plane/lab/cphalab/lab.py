@@ -47,7 +47,100 @@ fencing:
 """
 
 
-def description(stack="cpha"):
+def lab_hosts(source=None):
+    """(name, role, IPv4, IPv6) of every lab host: the embedded cluster's,
+    or a description's masters and LB hosts at lab addresses."""
+    if not source:
+        return list(HOSTS)
+    out = []
+    for i, m in enumerate(source["masters"]):
+        out.append((m["name"], "master", "198.18.0.%d" % (11 + i), "2001:db8:18::%x" % (0x11 + i)))
+    for i, m in enumerate(source["load_balancers"]):
+        out.append((m["name"], "lb", "198.18.0.%d" % (21 + i), "2001:db8:18::%x" % (0x21 + i)))
+    return out + [h for h in HOSTS if h[1] in ("client", "bmc")]
+
+
+def read_source(path):
+    """A cluster description to run in the lab instead of the embedded one:
+    its names, Kubernetes settings, etcd token and PKI lifetimes stay; its
+    addresses, VIP, interface and fence devices become the lab's. The lab
+    runs what it can measure: Pacemaker masters (etcd on them) and separate
+    LB hosts; anything else is refused, saying what."""
+    try:
+        import yaml
+    except ImportError:
+        raise LabError("-f %s: python3-yaml is needed to read it (scripts/setup.sh "
+                       "installs it)" % path)
+    try:
+        with open(path) as f:
+            doc = yaml.safe_load(f)
+    except (OSError, yaml.YAMLError) as e:
+        raise LabError("%s: %s" % (path, e))
+    if not isinstance(doc, dict):
+        raise LabError("%s: not a cluster description (a mapping)" % path)
+    comp = doc.get("components") or {}
+    why = []
+    if comp.get("manager", "pacemaker") != "pacemaker":
+        why.append("components.manager is %s (the lab runs pacemaker)" % comp.get("manager"))
+    if not doc.get("load_balancers"):
+        why.append("no load_balancers (the lab runs the load balancers on their own hosts)")
+    etcd = doc.get("etcd") or {}
+    if etcd.get("hosts", "masters") != "masters":
+        why.append("etcd.hosts is not masters (the lab stacks etcd on the masters)")
+    masters = doc.get("masters") or []
+    if len(masters) not in (3, 5):
+        why.append("%d masters (the lab runs 3 or 5)" % len(masters))
+    if len(doc.get("load_balancers") or []) > 8:
+        why.append("more than 8 load balancers")
+    if why:
+        raise LabError("%s: cannot run in the lab: %s" % (path, "; ".join(why)))
+    names = [h["name"] for h in masters + doc["load_balancers"]]
+    clash = [n for n in names if n in ("client", "bmc")]
+    if clash:
+        raise LabError("%s: host names %s are the lab's own" % (path, clash))
+    return doc
+
+
+def source_description(stack, src):
+    """The description src at lab addresses (YAML text)."""
+    import copy
+    import yaml
+    d = copy.deepcopy(src)
+    hosts = {h[0]: h for h in lab_hosts(src)}
+    for h in d["masters"] + d["load_balancers"]:
+        h["address"] = hosts[h["name"]][2]
+    api = d.setdefault("api", {})
+    api["vip"] = VIP + "/24"
+    api["interface"] = "eth0"
+    k8s = d.setdefault("kubernetes", {})
+    k8s["service_cidr"], k8s["cluster_cidr"] = "198.18.128.0/24", "198.18.192.0/20"
+    k8s.pop("bin_dir", None)
+    comp = d.setdefault("components", {})
+    comp["load_balancer"], comp["vip"] = (("lbd", "vipd") if stack == "cpha"
+                                          else ("haproxy", "keepalived"))
+    fencing = d.setdefault("fencing", {})
+    for k in ("watchdog", "watchdog_timeout"):
+        fencing.pop(k, None)
+    fencing["devices"] = [{"name": "ipmi-" + n, "agent": "fence_ipmilan", "host": n,
+                           "params": p} for n, p in bmc_params(lab_hosts(src))]
+    return "# %s, run in the cpha lab at lab addresses\n" % src.get("_path", "a description") \
+        + yaml.safe_dump({k: v for k, v in d.items() if not k.startswith("_")},
+                         sort_keys=False)
+
+
+def bmc_params(hosts):
+    """(host, fence_ipmilan parameters) for every master and LB host: one
+    ipmi_sim each on the bmc host, in this order (build.start_bmcs too)."""
+    bmc = [h for h in hosts if h[1] == "bmc"][0]
+    targets = [h for h in hosts if h[1] == "master"] + [h for h in hosts if h[1] == "lb"]
+    return [(h[0], {"ip": bmc[2], "ipport": BMC_PORT0 + i + 1, "username": "admin",
+                    "password_file": "/etc/cpha/secrets/ipmi-" + h[0], "lanplus": 1,
+                    "cipher": 3}) for i, h in enumerate(targets)]
+
+
+def description(stack="cpha", source=None):
+    if source:
+        return source_description(stack, source)
     lb, vipd = ("lbd", "vipd") if stack == "cpha" else ("haproxy", "keepalived")
     ms = [h for h in HOSTS if h[1] == "master"]
     lbs = [h for h in HOSTS if h[1] == "lb"]
@@ -122,14 +215,14 @@ class Lab:
         return os.path.join(self.data, *parts)
 
     # -- network ------------------------------------------------------------------
-    def create(self):
+    def create(self, source=None):
         if self.exists():
             raise LabError("lab %s is already up (cpha lab down first)" % self.name)
         os.makedirs(self.state_dir, exist_ok=True)
         if os.path.exists(self.data):
             shutil.rmtree(self.data)
         os.makedirs(self.data)
-        for i, (n, role, v4, v6) in enumerate(HOSTS):
+        for i, (n, role, v4, v6) in enumerate(lab_hosts(source)):
             self.hosts[n] = hosts.Host(self, n, role, v4, v6, i)
         self.save()
         # the root network namespace, pinned: the BMCs (in their own

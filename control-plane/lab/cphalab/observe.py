@@ -185,14 +185,15 @@ def settled(lab, want_lb=True):
     if sorted(online) != sorted(masters):
         return False, "Pacemaker nodes online: %s" % online
     res = resources(x)
-    for rid, n in (("etcd", 3), ("apiserver", 3), ("kcm", 1), ("scheduler", 1)):
+    nm = len(masters)
+    for rid, n in (("etcd", nm), ("apiserver", nm), ("kcm", 1), ("scheduler", 1)):
         if len(res.get(rid, [])) != n:
             return False, "%s active on %s" % (rid, res.get(rid, []))
     members = etcd_members(lab)
-    if not members or len(members) != 3 or any(not m[0] for m in members):
+    if not members or len(members) != nm or any(not m[0] for m in members):
         return False, "etcd members %s" % members
     health = etcd_health(lab)
-    if len(health) != 3 or not all(health.values()):
+    if len(health) != nm or not all(health.values()):
         return False, "etcd health %s" % health
     if want_lb:
         holders = vip_holders(lab)

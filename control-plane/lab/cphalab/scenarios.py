@@ -216,14 +216,15 @@ def etcd_data_loss(ctx):
     def healthy():
         ms = observe.etcd_members(lab)
         h = observe.etcd_health(lab)
-        return ms and len(ms) == 3 and all(m[0] for m in ms) and len(h) == 3 and all(h.values())
+        n = len(lab.by_role("master"))
+        return ms and len(ms) == n and all(m[0] for m in ms) and len(h) == n and all(h.values())
     t_bad = first_time(lambda: not healthy(), 60, 0.5)
     if t_bad:
         ctx.mark("etcd member on %s seen unhealthy" % victim.name)
     t_ok = first_time(healthy, 180, 1)
     ctx.timings.update(detect_ms=ctx.ms_since(t0, t_bad), replaced_ms=ctx.ms_since(t0, t_ok))
     if t_ok:
-        ctx.mark("etcd has 3 healthy members again")
+        ctx.mark("etcd has all its members healthy again")
     return t0
 
 
