@@ -26,6 +26,7 @@ struct lbd_check {
 	bool stopped;
 	uint64_t started; /* CLOCK_MONOTONIC usec */
 	uint64_t deadline;
+	uint64_t connect_usec; /* the connect part of the running check's budget */
 	/* TCP and tcp-check */
 	int fd;
 	sd_event_source *io;

@@ -28,16 +28,30 @@ static uint64_t rnd(void)
 	return rnd_state;
 }
 
-static uint64_t check_timeout(const struct lbd_check *c)
+/* HAProxy: with "timeout check", min(connect, inter) to connect and then
+ * "timeout check" to answer; without it, inter for everything. A server
+ * that does not answer its SYNs (a host that lost power) fails its check
+ * when the connect part ends, not after the whole budget. */
+static uint64_t check_connect_timeout(const struct lbd_check *c)
 {
 	const struct lbd_timeouts *t = &c->bcfg->timeouts;
 	uint64_t inter = c->srv->o.inter;
 
-	/* HAProxy: with "timeout check", min(connect, inter) to connect and
-	 * then "timeout check" to answer; without it, inter for everything */
 	if (t->check)
-		return (t->connect && t->connect < inter ? t->connect : inter) + t->check;
+		return t->connect && t->connect < inter ? t->connect : inter;
 	return inter;
+}
+
+static uint64_t check_timeout(const struct lbd_check *c)
+{
+	return check_connect_timeout(c) + c->bcfg->timeouts.check;
+}
+
+static void set_deadline(struct lbd_check *c, uint64_t deadline)
+{
+	c->deadline = deadline;
+	sd_event_source_set_time(c->timer, deadline);
+	sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
 }
 
 static void check_cleanup(struct lbd_check *c)
@@ -163,6 +177,9 @@ static int on_check_io(sd_event_source *src, int fd, uint32_t revents, void *use
 			return 0;
 		}
 		c->connecting = false;
+		/* connected: "timeout check" to answer, from now */
+		if (c->bcfg->timeouts.check)
+			set_deadline(c, lbd_now() + c->bcfg->timeouts.check);
 	}
 	rules_continue(c);
 	return 0;
@@ -416,9 +433,12 @@ static void check_begin(struct lbd_check *c)
 
 	c->running = true;
 	c->started = lbd_now();
-	c->deadline = c->started + check_timeout(c);
-	sd_event_source_set_time(c->timer, c->deadline);
-	sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
+	c->connect_usec = check_connect_timeout(c);
+	/* libcurl (HTTP checks) gets the whole budget and the connect part;
+	 * the others connect first, within the connect part */
+	set_deadline(
+		c, c->started + (c->bcfg->check_kind == LBD_CHECK_HTTP ? check_timeout(c)
+								       : check_connect_timeout(c)));
 	c->step = 0;
 	c->fd = -1;
 	switch (c->bcfg->check_kind) {

@@ -46,12 +46,18 @@ static void drain_done(void)
 				const char *layer = "Layer4 connection problem";
 
 				curl_easy_getinfo(c->easy, CURLINFO_OS_ERRNO, &oserr);
-				if (res == CURLE_OPERATION_TIMEDOUT)
-					layer = "Layer7 timeout";
-				else if (res == CURLE_SSL_CONNECT_ERROR ||
-					 res == CURLE_PEER_FAILED_VERIFICATION ||
-					 res == CURLE_SSL_CERTPROBLEM || res == CURLE_SSL_CIPHER ||
-					 res == CURLE_SSL_CACERT_BADFILE)
+				if (res == CURLE_OPERATION_TIMEDOUT) {
+					curl_off_t connected = 0;
+
+					/* no TCP connection yet: HAProxy's "Layer4 timeout" */
+					curl_easy_getinfo(
+						c->easy, CURLINFO_CONNECT_TIME_T, &connected);
+					layer = connected ? "Layer7 timeout" : "Layer4 timeout";
+				} else if (res == CURLE_SSL_CONNECT_ERROR ||
+					   res == CURLE_PEER_FAILED_VERIFICATION ||
+					   res == CURLE_SSL_CERTPROBLEM ||
+					   res == CURLE_SSL_CIPHER ||
+					   res == CURLE_SSL_CACERT_BADFILE)
 					layer = "Layer6 invalid response: TLS error";
 				else if (res != CURLE_COULDNT_CONNECT)
 					layer = "Layer7 invalid response";
@@ -260,6 +266,8 @@ int check_http_start(struct lbd_check *c)
 	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)((left + 999) / 1000));
+	/* the connect part of the budget (HAProxy's min(timeout connect, inter)) */
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)((c->connect_usec + 999) / 1000));
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, c);
 	curl_easy_setopt(e, CURLOPT_USERAGENT, "lbd-check");
