@@ -27,6 +27,7 @@ struct lbd_check {
 	uint64_t started; /* CLOCK_MONOTONIC usec */
 	uint64_t deadline;
 	uint64_t connect_usec; /* the connect part of the running check's budget */
+	int curl_fd;           /* an HTTP check's socket (libcurl's; not closed here) */
 	/* TCP and tcp-check */
 	int fd;
 	sd_event_source *io;

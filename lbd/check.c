@@ -177,9 +177,8 @@ static int on_check_io(sd_event_source *src, int fd, uint32_t revents, void *use
 			return 0;
 		}
 		c->connecting = false;
-		/* connected: "timeout check" to answer, from now */
-		if (c->bcfg->timeouts.check)
-			set_deadline(c, lbd_now() + c->bcfg->timeouts.check);
+		/* connected: the rest of the budget to answer */
+		set_deadline(c, c->started + check_timeout(c));
 	}
 	rules_continue(c);
 	return 0;
@@ -434,11 +433,8 @@ static void check_begin(struct lbd_check *c)
 	c->running = true;
 	c->started = lbd_now();
 	c->connect_usec = check_connect_timeout(c);
-	/* libcurl (HTTP checks) gets the whole budget and the connect part;
-	 * the others connect first, within the connect part */
-	set_deadline(
-		c, c->started + (c->bcfg->check_kind == LBD_CHECK_HTTP ? check_timeout(c)
-								       : check_connect_timeout(c)));
+	/* first the connect part; once connected, the whole budget */
+	set_deadline(c, c->started + c->connect_usec);
 	c->step = 0;
 	c->fd = -1;
 	switch (c->bcfg->check_kind) {
@@ -472,6 +468,14 @@ static int on_check_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	(void)usec;
 	if (!c->running) {
 		check_begin(c);
+		return 0;
+	}
+	if (c->bcfg->check_kind == LBD_CHECK_HTTP && c->deadline < c->started + check_timeout(c)) {
+		if (check_http_connected(c)) {
+			set_deadline(c, c->started + check_timeout(c));
+			return 0;
+		}
+		check_done(c, false, "Layer4 timeout");
 		return 0;
 	}
 	check_done(c, false,

@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <curl/curl.h>
 
 #include "check-types.h"
@@ -216,6 +220,28 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *userdata)
 	return n; /* the rest is read and dropped */
 }
 
+bool check_http_connected(const struct lbd_check *c)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	/* the socket libcurl made (on_sockopt): ESTABLISHED once the server
+	 * answered the SYN, whatever TLS and HTTP still wait for */
+	if (c->curl_fd < 0 || getsockopt(c->curl_fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == -1)
+		return false;
+	return ti.tcpi_state == TCP_ESTABLISHED;
+}
+
+/* libcurl made the check's socket: remember it for check_http_connected */
+static int on_sockopt(void *userdata, curl_socket_t fd, curlsocktype purpose)
+{
+	struct lbd_check *c = userdata;
+
+	if (purpose == CURLSOCKTYPE_IPCXN)
+		c->curl_fd = fd;
+	return CURL_SOCKOPT_OK;
+}
+
 void check_http_abort(struct lbd_check *c)
 {
 	if (c->easy) {
@@ -266,9 +292,10 @@ int check_http_start(struct lbd_check *c)
 	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)((left + 999) / 1000));
-	/* the connect part of the budget (HAProxy's min(timeout connect, inter)) */
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)((c->connect_usec + 999) / 1000));
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+	c->curl_fd = -1;
+	curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, on_sockopt);
+	curl_easy_setopt(e, CURLOPT_SOCKOPTDATA, c);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, c);
 	curl_easy_setopt(e, CURLOPT_USERAGENT, "lbd-check");
 	if (hc->method && strcmp(hc->method, "HEAD") == 0)

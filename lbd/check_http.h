@@ -3,6 +3,8 @@
 #ifndef LBD_CHECK_HTTP_H
 #define LBD_CHECK_HTTP_H
 
+#include <stdbool.h>
+
 #include <systemd/sd-event.h>
 
 #include "check-types.h"
@@ -13,5 +15,7 @@ void check_http_shutdown(void);
 /* Start c's HTTP check or abandon the running one. */
 int check_http_start(struct lbd_check *c);
 void check_http_abort(struct lbd_check *c);
+/* Whether the running check's TCP connection is established. */
+bool check_http_connected(const struct lbd_check *c);
 
 #endif

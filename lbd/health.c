@@ -66,3 +66,14 @@ void health_force(struct lbd_health *h, bool up)
 	h->up = up;
 	h->health = up ? h->rise + h->fall - 1 : 0;
 }
+
+uint64_t health_cut_offset(uint64_t i, uint64_t k, uint64_t spread_usec)
+{
+	uint64_t window = spread_usec;
+
+	if (k <= 1 || !spread_usec)
+		return 0;
+	if (k * HEALTH_CUT_GAP_USEC < window)
+		window = k * HEALTH_CUT_GAP_USEC;
+	return window * i / k;
+}

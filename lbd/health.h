@@ -40,6 +40,14 @@ void health_force(struct lbd_health *h, bool up);
  * where; without (0), up to 5% early. */
 uint64_t health_jitter(uint64_t interval, unsigned spread, uint64_t r);
 
+/* shutdown-sessions-spread: when the i-th of k sessions of a thread is
+ * cut (usec after the server went down): evenly over the window, the first
+ * at once, but never more than HEALTH_CUT_GAP_USEC apart, so that a handful
+ * of sessions is not held up for the whole window while thousands still
+ * reconnect one at a time. */
+#define HEALTH_CUT_GAP_USEC 1000ULL /* one cut per millisecond and thread */
+uint64_t health_cut_offset(uint64_t i, uint64_t k, uint64_t spread_usec);
+
 /* option log-health-checks: whether a check result is logged, as HAProxy
  * does: a failure unless the counter was already 0 (fully down) before it,
  * a success unless it was already at its top (fully up). */

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "proxyproto.h"
 #include "server.h"
+#include "health.h"
 #include "session.h"
 #include "tlog.h"
 
@@ -634,8 +635,8 @@ void session_cut_server(
 			session_close(s, term);
 			continue;
 		}
-		/* evenly over the window, the first one now */
-		s->kill_at = now + spread_usec * i / k + 1;
+		/* evenly over the window (or faster, for a few), the first now */
+		s->kill_at = now + health_cut_offset(i, k, spread_usec) + 1;
 		s->kill_term = term;
 		i++;
 		session_arm(s);

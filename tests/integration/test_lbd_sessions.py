@@ -7,8 +7,9 @@ on-marked-down shutdown-sessions + shutdown-sessions-spread 2s. A client
 holds 6 watch streams (tools/watchers.py, which reconnects like client-go).
 
 - All 6 on s1, then s1 is frozen with SIGSTOP (it can neither answer nor
-  close anything): lbd marks it DOWN, cuts the 6 streams spread over the
-  2s window, and they reconnect to s2/s3 and get events again.
+  close anything): lbd marks it DOWN, cuts the 6 streams (spread over
+  the 2s window at most one a millisecond: a handful goes at once), and
+  they reconnect to s2/s3 and get events again.
 - "set server ... state drain": the streams on that server keep getting
   events, new connections go elsewhere. "state maint": the same, nothing is
   cut. "shutdown sessions server": they are cut at once, and reconnect
@@ -36,7 +37,10 @@ N = 6
 SPREAD = 2.0
 INTER, FALL = 0.5, 2
 # a check of a frozen server: min(timeout connect, inter) + timeout check
+# once connected; only the connect part when its accept queue is full and
+# the SYN goes unanswered (HAProxy's rule)
 ONE_CHECK = 0.5 + 0.5
+CONNECT_PART = 0.5
 
 BODY = """
 defaults
@@ -151,17 +155,19 @@ class Sessions(unittest.TestCase):
             # fall 2: the next check starts within inter, then each of the
             # fall checks runs into its timeout, fastinter (= inter) apart;
             # 0.5s of scheduling slack
-            self.assertGreaterEqual(detect, FALL * ONE_CHECK - 0.05)
+            self.assertGreaterEqual(detect, FALL * CONNECT_PART - 0.05)
             self.assertLessEqual(detect, INTER + FALL * ONE_CHECK + (FALL - 1) * INTER + 0.5)
             self.assertRegex(lb.log_text(), r"server api/s1 is DOWN: Layer\d timeout")
             # nothing is cut before lbd marks s1 down (the poll may see DOWN
             # up to 0.1s late), and everything within the spread window
             self.assertGreater(cuts[0], t_down - 0.15)
             self.assertLess(cuts[-1], t_down + SPREAD + 0.5)
-            # spread: 6 streams over 2 worker threads, each thread spreads
-            # its own evenly over 2s, the first at once: one thread holds at
-            # least 3, so its last cut comes >= 2 * 2/3 = 1.33s after its first
-            self.assertGreaterEqual(cuts[-1] - cuts[0], 1.0, "cuts not spread: %s" % cuts)
+            # spread: each thread cuts its own evenly over 2s but at most
+            # one a millisecond apart: a handful is not held up for the
+            # window (health_cut_offset, unit-tested with thousands); the 6
+            # streams reconnect within a few ms of each other plus their
+            # reconnect delay
+            self.assertLess(cuts[-1] - cuts[0], 0.5, "6 cuts held up: %s" % cuts)
 
             step("SIGCONT s1; it comes back")
             api.procs["s1"].kill(signal.SIGCONT)

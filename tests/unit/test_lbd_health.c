@@ -72,6 +72,26 @@ static void test_intervals(void **state)
 	assert_int_equal(health_interval(&h, 10, 3, 5), 10);
 }
 
+static void test_cut_offset(void **state)
+{
+	(void)state;
+	/* no spread, or one session: at once */
+	assert_int_equal(health_cut_offset(3, 10, 0), 0);
+	assert_int_equal(health_cut_offset(0, 1, 2000000), 0);
+	/* more than one a millisecond would fit: evenly over the whole
+	 * window, the first at once */
+	assert_int_equal(health_cut_offset(0, 20000, 10000000), 0);
+	assert_int_equal(health_cut_offset(10000, 20000, 10000000), 5000000);
+	assert_int_equal(health_cut_offset(19999, 20000, 10000000), 9999500);
+	/* fewer: one a millisecond, done before the window ends */
+	assert_int_equal(health_cut_offset(2500, 5000, 10000000), 2500000);
+	/* a handful: one a millisecond, not held up for the window */
+	assert_int_equal(health_cut_offset(1, 6, 2000000), 1000);
+	assert_int_equal(health_cut_offset(5, 6, 2000000), 5000);
+	/* exactly at the rate: the window */
+	assert_int_equal(health_cut_offset(1000, 2000, 2000000), 1000000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -79,6 +99,7 @@ int main(void)
 		cmocka_unit_test(test_fall_and_rise_counts),
 		cmocka_unit_test(test_alternating_results_do_not_flap),
 		cmocka_unit_test(test_intervals),
+		cmocka_unit_test(test_cut_offset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
