@@ -116,9 +116,17 @@ class Monitor(unittest.TestCase):
 
     def test_fence_overdue(self):
         m = runner.Monitor(self.lab)
-        observe.fenced_show = lambda h: {"pending": [{"victim": "lb2", "overdue": True}]}
+        # fenced's show json: due_in counts down to the fence; a fence
+        # running or just due is not overdue
+        observe.fenced_show = lambda h: {"pending": [{"node": "lb2", "state": "victim",
+                                                      "due_in": -0.3}]}
         m.sample()
-        self.assertTrue(m.bad["no_fence_overdue"])
+        self.assertEqual(m.bad["no_fence_overdue"], [])
+        m.reset()
+        observe.fenced_show = lambda h: {"pending": [{"node": "lb2", "state": "victim",
+                                                      "due_in": -4.0}]}
+        m.sample()
+        self.assertEqual(len(m.bad["no_fence_overdue"]), 2)  # seen from lb1 and lb2
 
 
 class Events(unittest.TestCase):

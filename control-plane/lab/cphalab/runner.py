@@ -55,7 +55,9 @@ class Monitor(threading.Thread):
                 if h.powered() and h.link_up():
                     s = observe.fenced_show(h) or {}
                     for p in s.get("pending", []):
-                        if p.get("overdue") or p.get("past_deadline"):
+                        # due_in: seconds until the fence is due; below 0 it
+                        # should have started (a second's grace for the poll)
+                        if p.get("due_in", 0) < -1.0:
                             self.bad["no_fence_overdue"].append((now, h.name, p))
         self.samples += 1
 
