@@ -236,8 +236,9 @@ class Lab:
         for h in self.hosts.values():
             h.create_net()
 
-    def destroy(self):
-        """Every process of every lab namespace, the namespaces, the bridge."""
+    def destroy(self, keep_data=False):
+        """Every process of every lab namespace, the namespaces, the bridge;
+        the data directory too unless keep_data."""
         errors = []
         prefix = self.prefix + "-"
         r = run(["ip", "netns", "list"], check=False)
@@ -262,4 +263,8 @@ class Lab:
             run(["umount", self.root_ns], check=False)
         if os.path.exists(self.state_dir):
             shutil.rmtree(self.state_dir, ignore_errors=True)
+        if not keep_data and os.path.isdir(self.data):
+            # the hosts' overlay work directories hold root-only entries:
+            # rmtree copes; a mount left inside would stop it
+            shutil.rmtree(self.data, ignore_errors=True)
         return errors

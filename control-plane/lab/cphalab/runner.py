@@ -3,6 +3,7 @@ monitor, and the report (cpha lab report)."""
 
 import json
 import os
+import shutil
 import threading
 import time
 
@@ -219,7 +220,10 @@ def run_stack(lab, stack, names, progress, report_dir):
         kstop.set()
         client = lab.host("client")
         client.stop("probe-" + stack, timeout=10)
-    return {"stack": STACK_NAMES[stack], "events": events, "scenarios": out}
+    # the events go with the report: the lab's data goes with the lab
+    kept = os.path.join(report_dir, "events-%s.jsonl" % stack)
+    shutil.copyfile(events, kept)
+    return {"stack": STACK_NAMES[stack], "events": kept, "scenarios": out}
 
 
 def run(lab, a, progress):
