@@ -164,9 +164,14 @@ static void run_level(struct fenced *d, size_t i, unsigned lvl)
 	if (d->cfg->global.via == FENCED_VIA_PACEMAKER) {
 		log_notice(
 			"fencing %s: asking pacemaker-fenced, action %s", n->name, action_name(d));
-		rc = fenced_pcmk_fence(d->pcmk, n->name, action_name(d),
-			(unsigned)(d->cfg->global.agent_timeout / 1000000), on_pcmk_done, n, r.msg,
-			sizeof(r.msg));
+		if (!d->pcmk) {
+			snprintf(r.msg, sizeof(r.msg), "no memory for the pacemaker-fenced client");
+			rc = -ENOMEM;
+		} else {
+			rc = fenced_pcmk_fence(d->pcmk, n->name, action_name(d),
+				(unsigned)(d->cfg->global.agent_timeout / 1000000), on_pcmk_done, n,
+				r.msg, sizeof(r.msg));
+		}
 		n->pcmk_busy = rc == 0;
 	} else {
 		log_notice("fencing %s: level %u, action %s", n->name, level_number(n, lvl),

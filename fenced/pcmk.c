@@ -140,12 +140,10 @@ int fenced_pcmk_open(sd_event *e, struct fenced_pcmk **out, char *why, size_t wh
 	p->e = e;
 	p->fd = -1;
 	r = connect_fencer(p, why, whylen);
-	if (r < 0) {
-		free(p);
-		return r;
-	}
+	/* not connected yet: fenced_pcmk_fence connects (it used to get NULL
+	 * here and crash on the first fence) */
 	*out = p;
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 void fenced_pcmk_close(struct fenced_pcmk *p)

@@ -14,7 +14,10 @@ struct fenced_pcmk;
 
 typedef void (*fenced_pcmk_done_fn)(void *ud, bool ok, const char *msg);
 
-/* Connect to pacemaker-fenced. 0, or a negative errno with why. */
+/* Connect to pacemaker-fenced. 0, or a negative errno with why. Unless
+ * out of memory (-ENOMEM, *out untouched), *out is set even when this
+ * first connect fails: pacemaker-fenced may start after fenced, and each
+ * fence request connects again. */
 int fenced_pcmk_open(sd_event *e, struct fenced_pcmk **out, char *why, size_t whylen);
 void fenced_pcmk_close(struct fenced_pcmk *p);
 

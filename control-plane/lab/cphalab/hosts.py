@@ -20,6 +20,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import threading
 import time
 
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -117,6 +118,9 @@ class Host:
         self.dir = os.path.join(lab.data, "hosts", name)
         self.holder = 0
         self.services = {}  # name -> pid
+        # the runner's invariant monitor reads hosts while a scenario
+        # powers them: a refresh must not undo a power-on in flight
+        self.lock = threading.RLock()
 
     # -- state ------------------------------------------------------------------
     def to_json(self):
@@ -140,6 +144,10 @@ class Host:
         write_json(self.state_file, {"holder": self.holder, "services": self.services})
 
     def refresh(self):
+        with self.lock:
+            return self._refresh()
+
+    def _refresh(self):
         try:
             with open(self.state_file) as f:
                 d = json.load(f)
@@ -223,6 +231,10 @@ class Host:
 
     def power_on(self):
         """A fresh holder: empty /run and /dev/shm, the disk as it was."""
+        with self.lock:
+            self._power_on()
+
+    def _power_on(self):
         self.set_power(True)
         if self.powered():
             return
@@ -253,6 +265,10 @@ class Host:
     def power_off(self):
         """Power lost: the link first (nothing more leaves), then every
         process, then /run and /dev/shm, then the holder."""
+        with self.lock:
+            self._power_off()
+
+    def _power_off(self):
         self.link(False)
         self.set_power(False)
         try:
@@ -295,6 +311,10 @@ class Host:
 
     def start(self, name, argv, env=None):
         """A service of this host, detached, its output in logs/NAME.log."""
+        with self.lock:
+            return self._start(name, argv, env)
+
+    def _start(self, name, argv, env=None):
         log = os.path.join(self.dir, "logs", name + ".log")
         with open(log, "a") as out:
             out.write("==== %s start: %s\n" % (time.strftime("%H:%M:%S"), " ".join(argv)))
@@ -323,8 +343,10 @@ class Host:
             time.sleep(0.05)
         if pid_alive(pid):
             os.kill(pid, signal.SIGKILL)
-        self.services.pop(name, None)
-        self.save()
+        with self.lock:
+            self.refresh()
+            self.services.pop(name, None)
+            self.save()
 
     def signal(self, name, sig):
         pid = self.service_pid(name)
