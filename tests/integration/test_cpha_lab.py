@@ -193,6 +193,8 @@ def main():
             len(sc), ", ".join("%s failed %d gap %s ms" % (n, s["failed"], s["max_gap_ms"])
                                for n, s in sc.items())))
         status_faults()
+        import shutil
+        shutil.rmtree(report, ignore_errors=True)  # kept only when the test fails
     finally:
         step("cpha lab down")
         r = lab("down", check_rc=False)
