@@ -3,8 +3,10 @@
 from Debian, in the same run, on loopback.
 
 Both proxies get the same TCP configuration and the same thread count
-(1, then 2); they run one at a time on the same ports, lbd and HAProxy
-alternate within each round, and each figure is the median of the rounds.
+(1, then 2) and run side by side on their own ports; the client alternates
+between them every --slice seconds (1 s) until each had --seconds, so load
+that comes and goes on the machine falls on both; each figure is the
+median of the rounds.
 The same patterns without a proxy (client straight to the server) are the
 ceiling; the share of it each proxy reaches is printed beside the ratio.
 
@@ -114,17 +116,24 @@ def loadavg():
         return float(f.read().split()[0])
 
 
+# Each proxy has its own frontend ports, so both can run at once and the
+# client can alternate between them every --slice seconds.
+PORT_OFFSET = {"lbd": 0, "haproxy": 10, "lbd+spread": 20}
+
+
 class Proxy:
     def __init__(self, kind, threads, work, spread=False):
         self.kind, self.threads, self.spread = kind, threads, spread
         self.name = "%s%s" % (kind, "+spread" if spread else "")
+        self.ports = {k: v + PORT_OFFSET[self.name] for k, v in PORTS.items()}
         self.sock = os.path.join(work, "%s-%d.sock" % (self.name, threads))
         self.cfg = os.path.join(work, "%s-%d.cfg" % (self.name, threads))
         hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
         glob = "    ulimit-n %d\n" % hard if kind == "haproxy" else ""
         with open(self.cfg, "w") as f:
             f.write(PROXY_CFG.format(threads=threads, maxconn=MAXCONN, sock=self.sock,
-                                     extra_global=glob, p=PORTS, b=BACKENDS, s=STORM_SERVERS, rx=REQ_EXTRA,
+                                     extra_global=glob, p=self.ports, b=BACKENDS, s=STORM_SERVERS,
+                                     rx=REQ_EXTRA,
                                      spread=" shutdown-sessions-spread " + SPREAD
                                      if spread else ""))
         self.proc = None
@@ -133,7 +142,7 @@ class Proxy:
         argv = [LBD if self.kind == "lbd" else HAPROXY, "-db", "-f", self.cfg]
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                      start_new_session=True)
-        for port in PORTS.values():
+        for port in self.ports.values():
             wait_port(port)
 
     def admin(self, line):
@@ -182,7 +191,7 @@ def client(mode, port, seconds, conns, threads, pid=None):
 
 
 def storm(proxy, probe_rate):
-    st = subprocess.Popen([CONN_TOOL, "storm", str(PORTS["storm"]), str(STORM_CONNS),
+    st = subprocess.Popen([CONN_TOOL, "storm", str(proxy.ports["storm"]), str(STORM_CONNS),
                            str(probe_rate)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           text=True, start_new_session=True)
     try:
@@ -235,6 +244,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=5)
+    ap.add_argument("--slice", type=float, default=1.0,
+                    help="seconds per turn when alternating between the proxies")
     ap.add_argument("--conns", type=int, default=64, help="concurrent client connections")
     ap.add_argument("--client-threads", type=int, default=2)
     ap.add_argument("--threads", default="1,2", help="proxy thread counts")
@@ -274,22 +285,35 @@ def main():
                 log("round %d direct      %-6s %8.0f conn/s  errors %d  load %.2f" %
                     (rnd + 1, mode, r["rate"], r["errors"], loadavg()))
             for t in threads:
-                kinds = ["lbd", "haproxy"] if (rnd + t) % 2 == 0 else ["haproxy", "lbd"]
-                if args.only:
-                    kinds = [args.only]
-                for kind in kinds:
-                    p = Proxy(kind, t, work)
-                    p.start()
-                    try:
-                        for mode in conn_patterns:
-                            r = client(mode, PORTS[mode], args.seconds, args.conns,
-                                       args.client_threads, p.proc.pid)
-                            add((kind, t, mode), r["rate"])
-                            add((kind, t, mode + "_cpu"), r["cpu_us"])
+                # both proxies run; the client alternates between them every
+                # --slice seconds, so load that comes and goes on the
+                # machine falls on both
+                kinds = [args.only] if args.only else ["lbd", "haproxy"]
+                running = [Proxy(kind, t, work) for kind in kinds]
+                try:
+                    for p in running:
+                        p.start()
+                    for mode in conn_patterns:
+                        slices = max(1, int(round(args.seconds / args.slice)))
+                        tot = {p.kind: [0, 0, 0.0] for p in running}  # conns, errors, cpu us
+                        for i in range(slices):
+                            order = running if (rnd + t + i) % 2 == 0 else running[::-1]
+                            for p in order:
+                                r = client(mode, p.ports[mode], args.slice, args.conns,
+                                           args.client_threads, p.proc.pid)
+                                tot[p.kind][0] += r["conns"]
+                                tot[p.kind][1] += r["errors"]
+                                tot[p.kind][2] += r["cpu_us"] * r["conns"]
+                        for p in running:
+                            n, errors, cpu = tot[p.kind]
+                            rate = n / (slices * args.slice)
+                            add((p.kind, t, mode), rate)
+                            add((p.kind, t, mode + "_cpu"), cpu / max(n, 1))
                             log("round %d %-7s t=%d %-6s %8.0f conn/s  %5.1f us CPU/conn  "
-                                "errors %d  load %.2f" % (rnd + 1, kind, t, mode, r["rate"],
-                                                          r["cpu_us"], r["errors"], loadavg()))
-                    finally:
+                                "errors %d  load %.2f" % (rnd + 1, p.kind, t, mode, rate,
+                                                          cpu / max(n, 1), errors, loadavg()))
+                finally:
+                    for p in running:
                         p.stop()
             if "storm" not in patterns:
                 continue
