@@ -615,7 +615,8 @@ static int cmd_storm(int argc, char **argv)
 				continue;
 			if (r > 0 && c->st == W_RECONNECTING) {
 				buf[r] = '\0';
-				if (strncmp(buf, down, strlen(down)) == 0 && buf[strlen(down)] == '\n')
+				if (strncmp(buf, down, strlen(down)) == 0 &&
+					buf[strlen(down)] == '\n')
 					wrong++;
 				rlat[nrlat++] = now - c->t_dial;
 				c->st = W_DONE;

@@ -115,8 +115,8 @@ static void test_fin_rides_with_the_data(void **state)
 	shutdown(fx->server[0], SHUT_WR);
 	wait_rdhup(fx->server[1]);
 	before = segs_in(fx->client[0]);
-	assert_int_equal(splice_pump(&fx->w, &f, fx->server[1], fx->client[1], false, &moved),
-		LBD_PUMP_OK);
+	assert_int_equal(
+		splice_pump(&fx->w, &f, fx->server[1], fx->client[1], false, &moved), LBD_PUMP_OK);
 	assert_int_equal(moved, 6);
 	assert_true(f.src_eof);
 	assert_true(f.dst_shut);
@@ -163,8 +163,8 @@ static void test_no_fin_no_hold(void **state)
 
 	assert_int_equal(send(fx->server[0], "xyz", 3, 0), 3);
 	usleep(20000);
-	assert_int_equal(splice_pump(&fx->w, &f, fx->server[1], fx->client[1], false, &moved),
-		LBD_PUMP_OK);
+	assert_int_equal(
+		splice_pump(&fx->w, &f, fx->server[1], fx->client[1], false, &moved), LBD_PUMP_OK);
 	assert_int_equal(moved, 3);
 	assert_false(f.src_ready);
 	assert_false(f.dst_shut);
