@@ -488,10 +488,12 @@ static void session_check_done(struct lbd_session *s)
 	session_arm(s);
 }
 
-/* Connected: start forwarding. The client's edges came while we were not
- * forwarding, so its side is read now; the server's side only when the
- * event that said "connected" also said "readable" (later data brings its
- * own edge). */
+/* Connected: start forwarding. The client's side is read now only if an
+ * edge said it was readable while we were not forwarding (an edge still
+ * queued, such as the one epoll_ctl's ADD queues for a socket that already
+ * has data, brings its read later); the server's side only when the event
+ * that said "connected" also said "readable". Reading on speculation cost
+ * a recv() that found nothing for most new connections. */
 static void session_open(struct lbd_session *s, bool server_readable)
 {
 	s->st = LBD_SESS_OPEN;
@@ -502,7 +504,7 @@ static void session_open(struct lbd_session *s, bool server_readable)
 		session_close(s, "SC");
 		return;
 	}
-	if (!pump(s, true, true, false))
+	if (!pump(s, true, false, false))
 		return;
 	if (server_readable && !pump(s, false, true, false))
 		return;
@@ -550,8 +552,11 @@ static void on_client_io(struct lbd_evh *h, uint32_t revents)
 	if (revents & (EPOLLRDHUP | EPOLLHUP))
 		s->c2s.src_rdhup = true; /* kept: the edge does not come again */
 	if (s->st != LBD_SESS_OPEN) {
-		/* not forwarding yet; data waits in the socket. A client that
-		 * resets before we reach a server is gone. */
+		/* not forwarding yet; data waits in the socket, and the edge
+		 * is remembered for session_open. A client that resets before
+		 * we reach a server is gone. */
+		if (revents & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
+			s->c2s.src_ready = true;
 		if (revents & EPOLLERR)
 			session_close(s, s->st == LBD_SESS_QUEUED ? "CQ" : "CC");
 		return;

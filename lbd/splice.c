@@ -2,6 +2,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -95,12 +97,22 @@ static enum lbd_pump_result pass_fin(struct lbd_flow *f, int dst, bool by_close)
 	return LBD_PUMP_OK;
 }
 
+/* Send what a MSG_MORE send held back (TCP_NODELAY pushes pending frames). */
+static void uncork(int dst)
+{
+	int one = 1;
+
+	setsockopt(dst, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
 /* Copy mode: read into the worker's scratch buffer and write at once; only
  * what the destination does not take is kept, in a buffer of its own. */
 static enum lbd_pump_result pump_copy(
 	struct lbd_worker *w, struct lbd_flow *f, int src, int dst, bool by_close, size_t *moved)
 {
+	bool corked = false; /* the last send held its bytes for the FIN */
 	ssize_t n, k;
+	int more;
 
 	for (;;) {
 		while (f->blen > 0) {
@@ -129,6 +141,12 @@ static enum lbd_pump_result pump_copy(
 		n = recv(src, w->scratch, LBD_COPY_BUF, MSG_DONTWAIT);
 		if (n == -1 && errno == EINTR)
 			continue;
+		if (corked && n != 0) {
+			/* not the FIN that was due: send what was held, in
+			 * front of any reset */
+			uncork(dst);
+			corked = false;
+		}
 		if (n == -1 && errno == EAGAIN) {
 			f->src_ready = false;
 			continue;
@@ -145,14 +163,21 @@ static enum lbd_pump_result pump_copy(
 			f->src_ready = false; /* a short read drained the socket */
 		}
 		/* after the peer's FIN or reset, read once more: only the
-		 * next read tells a clean end (0) from an abort (error) */
-		k = send(dst, w->scratch, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		 * next read tells a clean end (0) from an abort (error).
+		 * A short read after the FIN took all there is: MSG_MORE
+		 * holds these bytes so that the FIN the next read finds
+		 * leaves with them, one segment where there were two
+		 * (a server that speaks first and closes); the client
+		 * reads the same bytes and the same end. */
+		more = f->src_rdhup && (size_t)n < LBD_COPY_BUF ? MSG_MORE : 0;
+		k = send(dst, w->scratch, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT | more);
 		if (k == -1 && errno != EAGAIN && errno != EINTR)
 			return LBD_PUMP_DST_ERR;
 		if (k < 0)
 			k = 0;
 		f->bytes += (uint64_t)k;
 		*moved += (size_t)k;
+		corked = more && k == n;
 		if (k < n) {
 			f->buf = malloc((size_t)(n - k));
 			if (!f->buf)
