@@ -24,14 +24,13 @@ Exit 0 pass, 77 skip (not root), 1 fail.
 import json
 import os
 import signal
-import subprocess
 import sys
 import xml.dom.minidom
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from cphatest import cphacmd, step, util  # noqa: E402
+from cphatest import labcmd, step, util  # noqa: E402
 
 NAME = "t%d" % (os.getpid() % 10000)
 SCENARIOS = ["apiserver-rolling-restart", "reload-under-load", "lb-poweroff",
@@ -43,23 +42,8 @@ def check(cond, msg):
         raise AssertionError(msg)
 
 
-def lab(*args, timeout=900, check_rc=True, quiet=False):
-    r = subprocess.run([cphacmd.binary(), "lab", "--name", NAME] + list(args),
-                       capture_output=True, text=True, timeout=timeout)
-    if not quiet:
-        sys.stdout.write(r.stdout)
-    if check_rc and r.returncode != 0:
-        raise AssertionError("cpha lab %s: exit %d\n%s" % (" ".join(args), r.returncode,
-                                                          r.stderr))
-    return r
-
-
-def leftovers():
-    r = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True)
-    ns = [l.split()[0] for l in r.stdout.splitlines() if l.startswith("cl%s-" % NAME)]
-    r = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True)
-    links = [l.split(": ")[1] for l in r.stdout.splitlines() if ": cl%s" % NAME in l]
-    return ns + links
+lab = labcmd.LabCmd(NAME)
+leftovers = lab.leftovers
 
 
 def status(host="m1"):
