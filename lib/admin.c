@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -276,5 +277,133 @@ out:
 	close(fd);
 	cpha_buf_free(&req);
 	cpha_buf_free(&in);
+	return r;
+}
+
+/* ---- the client without blocking ---- */
+
+#define ADMIN_REPLY_MAX (16u << 20) /* bytes: far above any status reply */
+
+struct cpha_admin_req {
+	int fd;
+	sd_event_source *io, *timer;
+	struct cpha_buf in;
+	cpha_admin_reply_fn fn;
+	void *ud;
+};
+
+void cpha_admin_req_cancel(struct cpha_admin_req *q)
+{
+	if (!q)
+		return;
+	sd_event_source_disable_unref(q->io);
+	sd_event_source_disable_unref(q->timer);
+	if (q->fd >= 0)
+		close(q->fd);
+	cpha_buf_free(&q->in);
+	free(q);
+}
+
+static void req_done(struct cpha_admin_req *q, int r)
+{
+	char *reply = NULL;
+
+	if (r == 0 && !(reply = cpha_buf_steal(&q->in)))
+		r = -ENOMEM;
+	q->fn(q->ud, r, reply);
+	cpha_admin_req_cancel(q);
+}
+
+static int on_req_io(sd_event_source *s, int fd, uint32_t revents, void *ud)
+{
+	struct cpha_admin_req *q = ud;
+	char chunk[4096];
+	ssize_t n;
+
+	(void)s;
+	(void)revents;
+	for (;;) {
+		n = recv(fd, chunk, sizeof(chunk), 0);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			return 0;
+		if (n == -1) {
+			req_done(q, -errno);
+			return 0;
+		}
+		if (n == 0) {
+			req_done(q, 0);
+			return 0;
+		}
+		if (q->in.len + (size_t)n > ADMIN_REPLY_MAX) {
+			req_done(q, -EMSGSIZE); /* a peer that never stops talking */
+			return 0;
+		}
+		if (cpha_buf_append(&q->in, chunk, (size_t)n) < 0) {
+			req_done(q, -ENOMEM);
+			return 0;
+		}
+	}
+}
+
+static int on_req_timeout(sd_event_source *s, uint64_t usec, void *ud)
+{
+	(void)s;
+	(void)usec;
+	req_done(ud, -ETIMEDOUT);
+	return 0;
+}
+
+int cpha_admin_query_async(sd_event *e, const char *path, const char *cmd, uint64_t timeout_usec,
+	cpha_admin_reply_fn fn, void *userdata, struct cpha_admin_req **out)
+{
+	struct cpha_admin_req *q;
+	struct sockaddr_un sun;
+	struct cpha_buf req = { 0 };
+	ssize_t n;
+	int r;
+
+	*out = NULL;
+	r = fill_sun(&sun, path);
+	if (r < 0)
+		return r;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	q->fn = fn;
+	q->ud = userdata;
+	q->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (q->fd == -1) {
+		r = -errno;
+		goto fail;
+	}
+	/* a listening unix socket accepts at once, or refuses (EAGAIN: its
+	 * backlog is full): nothing to wait for */
+	if (connect(q->fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		r = -errno;
+		goto fail;
+	}
+	r = cpha_buf_printf(&req, "%s\n", cmd);
+	if (r < 0)
+		goto fail;
+	/* one short line into an empty socket buffer goes whole */
+	n = send(q->fd, req.data, req.len, MSG_NOSIGNAL);
+	if (n != (ssize_t)req.len) {
+		r = n == -1 ? -errno : -EIO;
+		goto fail;
+	}
+	cpha_buf_free(&req);
+	r = sd_event_add_io(e, &q->io, q->fd, EPOLLIN, on_req_io, q);
+	if (r >= 0)
+		r = sd_event_add_time_relative(
+			e, &q->timer, CLOCK_MONOTONIC, timeout_usec, 1000, on_req_timeout, q);
+	if (r < 0)
+		goto fail;
+	*out = q;
+	return 0;
+fail:
+	cpha_buf_free(&req);
+	cpha_admin_req_cancel(q);
 	return r;
 }

@@ -55,4 +55,19 @@ void cpha_admin_close(struct cpha_admin *a);
  * Returns 0 or a negative errno (-ETIMEDOUT, -ECONNREFUSED, -ENOENT...). */
 int cpha_admin_query(const char *path, const char *cmd, uint64_t timeout_usec, char **reply);
 
+/* The same, without blocking: the reply comes through fn from the event
+ * loop. Two daemons that ask each other (fenced asks vipd who holds the
+ * VIP while vipd asks fenced about quorum) must not both wait in a
+ * blocking query: each would time out waiting for the other's loop. fn
+ * gets 0 and the malloc'd reply (fn frees it), or a negative errno and
+ * NULL; it is called once, unless the request is cancelled first. Returns
+ * 0 with *out set (freed after fn returns), or a negative errno (nothing
+ * runs, fn is not called). */
+struct cpha_admin_req;
+typedef void (*cpha_admin_reply_fn)(void *userdata, int r, char *reply);
+int cpha_admin_query_async(sd_event *e, const char *path, const char *cmd, uint64_t timeout_usec,
+	cpha_admin_reply_fn fn, void *userdata, struct cpha_admin_req **out);
+/* Drop a request before its reply: fn is not called. NULL allowed. */
+void cpha_admin_req_cancel(struct cpha_admin_req *q);
+
 #endif
