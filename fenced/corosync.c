@@ -288,6 +288,15 @@ int fenced_cs_quorate_now(struct fenced_cs *cs)
 	return (info.flags & VOTEQUORUM_INFO_QUORATE) != 0;
 }
 
+bool fenced_cs_member_now(struct fenced_cs *cs, uint32_t id)
+{
+	struct votequorum_info info;
+
+	if (cs->dead || votequorum_getinfo(cs->vq, id, &info) != CS_OK)
+		return false;
+	return info.node_state == VOTEQUORUM_NODESTATE_MEMBER;
+}
+
 int fenced_cs_send(struct fenced_cs *cs, const char *msg, size_t len)
 {
 	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };

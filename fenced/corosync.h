@@ -67,6 +67,10 @@ uint32_t fenced_cs_our_id(const struct fenced_cs *cs);
  * A negative errno when corosync does not answer. */
 int fenced_cs_quorate_now(struct fenced_cs *cs);
 
+/* Whether corosync counts node id as a member now (votequorum's node
+ * state), asked synchronously; false when it does not answer. */
+bool fenced_cs_member_now(struct fenced_cs *cs, uint32_t id);
+
 /* Multicast to the group (agreed order). 0, or a negative errno. */
 int fenced_cs_send(struct fenced_cs *cs, const char *msg, size_t len);
 

@@ -96,6 +96,17 @@ static void rearm(struct fenced *d, uint64_t deadline)
 	sd_event_source_set_enabled(d->timer, SD_EVENT_ONESHOT);
 }
 
+/* What corosync says of each node now, for the start-up victims rule
+ * (decide.h: cs_member): before every decision that may fence one. */
+static void cs_members(struct fenced *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nnodes; i++)
+		d->nodes[i].cs_member = d->cs && d->nodes[i].cfg.id != d->st.our_id &&
+					fenced_cs_member_now(d->cs, d->nodes[i].cfg.id);
+}
+
 static int on_timer(sd_event_source *s, uint64_t usec, void *ud)
 {
 	struct fenced *d = ud;
@@ -103,6 +114,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *ud)
 
 	(void)s;
 	(void)usec;
+	cs_members(d);
 	fd_timer(&d->st, mono(), &out);
 	apply(d, &out);
 	return 0;
@@ -309,6 +321,16 @@ static void apply(struct fenced *d, struct fd_out *out)
 				(double)d->cfg->global.retry_interval / 1e6);
 			break;
 		case FD_ACT_SKIPPED:
+			if (!d->nodes[a->node].member) {
+				/* decide.h: a start-up victim that corosync counts */
+				log_notice("%s is a corosync member (up, its fenced not in the "
+					   "domain yet): no start-up fencing",
+					n->name);
+				fenced_history(d, n->name, "skipped", 0, 0, 0, true,
+					"a corosync member: no start-up fencing");
+				d->skipped++;
+				break;
+			}
 			log_notice("%s rejoined clean (its fenced restarted) before being fenced: "
 				   "not fenced",
 				n->name);
@@ -326,6 +348,98 @@ static void apply(struct fenced *d, struct fd_out *out)
 		}
 	}
 	rearm(d, out->deadline);
+}
+
+/* ---- power-check: is a silent VIP holder powered off? ---- */
+
+static uint32_t vip_holder(const struct fenced *d);
+
+/* Node i was seen alive (it joined, or spoke): an earlier "off" is stale. */
+static void power_forget(struct fenced *d, size_t i, const char *why)
+{
+	struct fenced_nd *n = &d->nd[i];
+
+	if (n->prun) {
+		fenced_power_cancel(n->prun);
+		n->prun = NULL;
+	}
+	if (n->power == FENCED_POWER_OFF)
+		log_notice("%s: %s, so its power is on again", n->name, why);
+	n->power = FENCED_POWER_UNKNOWN;
+}
+
+static void on_power_done(void *ud, enum fenced_power st, const char *msg)
+{
+	struct fenced_nd *n = ud;
+	struct fenced *d = n->d;
+	struct fd_out out;
+
+	n->prun = NULL;
+	n->power = st;
+	n->power_at = now_us(CLOCK_REALTIME);
+	snprintf(n->power_msg, sizeof(n->power_msg), "%s", msg);
+	fenced_history(d, n->name, "power", d->st.our_id, 0, 0, st != FENCED_POWER_UNKNOWN,
+		"%s (%s)", fenced_power_name(st), msg);
+	if (st != FENCED_POWER_OFF) {
+		cpha_log(st == FENCED_POWER_ON ? LOG_INFO : LOG_WARNING, "power-check %s: %s (%s)",
+			n->name, fenced_power_name(st), msg);
+		return;
+	}
+	/* off: whatever it said about the VIP, it holds nothing now, and a
+	 * victim waiting on priority_delay_vip waits no more */
+	log_notice("power-check %s: off (%s)%s%s", n->name, msg,
+		n->vip ? ": it no longer counts as the VIP holder" : "",
+		d->nodes[n->idx].vip_delayed ? "; priority_delay_vip no longer applies" : "");
+	if (n->vip) {
+		n->vip = false;
+		fd_vip(&d->st, vip_holder(d));
+	}
+	fd_power_off(&d->st, mono(), n->idx, &out);
+	apply(d, &out);
+}
+
+int fenced_power_check_node(
+	struct fenced *d, const char *node, char *started, size_t slen, char *why, size_t whylen)
+{
+	struct fenced_nd *n = NULL;
+	size_t i;
+	int r;
+
+	for (i = 0; i < d->nnodes; i++) {
+		if (node ? strcmp(d->nd[i].name, node) == 0
+			 : d->nd[i].vip && d->nodes[i].cfg.id != d->st.our_id) {
+			n = &d->nd[i];
+			break;
+		}
+	}
+	if (!n) {
+		if (node)
+			snprintf(why, whylen, "no node '%s' in corosync's nodelist", node);
+		else
+			snprintf(
+				why, whylen, "no other node holds the VIP, as far as fenced knows");
+		return -ENOENT;
+	}
+	if (d->nodes[i].cfg.id == d->st.our_id) {
+		snprintf(why, whylen, "%s is this node", n->name);
+		return -EINVAL;
+	}
+	if (d->cfg->global.via == FENCED_VIA_PACEMAKER) {
+		snprintf(why, whylen, "fence_via pacemaker: fenced runs no agent of its own");
+		return -EOPNOTSUPP;
+	}
+	snprintf(started, slen, "%s", n->name);
+	if (n->prun)
+		return 0; /* one check at a time: the running one answers */
+	n->power = FENCED_POWER_CHECKING;
+	/* a quick read: a BMC that does not answer in 10 s will not help a
+	 * takeover that waits for it */
+	r = fenced_power_check(d->e, d->cfg, n->cfg,
+		d->cfg->global.agent_timeout < 10000000 ? d->cfg->global.agent_timeout : 10000000,
+		on_power_done, n, &n->prun, why, whylen);
+	if (r < 0)
+		n->power = FENCED_POWER_UNKNOWN;
+	return r;
 }
 
 /* ---- what corosync says ---- */
@@ -366,6 +480,8 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 		j[nj].clean = i != (size_t)-1 && d->nd[i].pid != joined[k].pid;
 		nj++;
 		if (i != (size_t)-1)
+			power_forget(d, i, "it joined the fence domain");
+		if (i != (size_t)-1)
 			log_notice("%s joined the fence domain%s",
 				fenced_node_name(d, joined[k].id, b, sizeof(b)),
 				d->nd[i].pid && d->nd[i].pid == joined[k].pid
@@ -389,6 +505,7 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 		set_quorum(d, q);
 	for (i = 0; i < d->nnodes; i++)
 		was[i] = d->nodes[i].state;
+	cs_members(d);
 	fd_membership(&d->st, mono(), ids, d->nmembers, left, nleft, j, nj, &out);
 	for (i = 0; i < d->nnodes; i++) {
 		struct fd_node *fn = &d->nodes[i];
@@ -486,6 +603,8 @@ static void on_deliver(void *ud, uint32_t from, const char *data, size_t len)
 		i = fd_find(&d->st, from);
 		if (i == (size_t)-1)
 			return;
+		if (d->nd[i].power == FENCED_POWER_OFF)
+			power_forget(d, i, "it spoke");
 		d->nd[i].vip = msg[4] == '1';
 		fd_vip(&d->st, vip_holder(d));
 	}
@@ -501,6 +620,9 @@ static void set_quorum(struct fenced *d, bool quorate)
 	d->quorate = quorate;
 	if (d->wd && (r = fenced_wd_set(d->wd, quorate)) < 0)
 		log_err("watchdog %s: %s", d->cfg->watchdog.device, strerror(-r));
+	/* quorum gained in a two_node cluster means the other node arrived:
+	 * its corosync membership must be known before its fenced's CPG join */
+	cs_members(d);
 	fd_quorum(&d->st, mono(), quorate, &out);
 	apply(d, &out);
 	cpha_notify_status("%s, %u members", d->quorate ? "quorate" : "not quorate", d->nmembers);
@@ -540,23 +662,24 @@ static const struct fenced_cs_ops cs_ops = {
 
 /* ---- the VIP: ask the local vipd, tell the group when it changes ---- */
 
-/* vipd with track_fenced asks us at the same time, waiting up to 500 ms:
- * we wait much less, so two daemons asking each other never both time out */
-#define VIPD_QUERY_USEC 100000ULL
+/* a vipd that does not answer in this keeps what we said of it */
+#define VIPD_QUERY_USEC 500000ULL
 
-static int vip_query(struct fenced *d)
+static void set_self_vip(struct fenced *d, bool holds);
+
+/* The local vipd's "show json": does any instance hold the VIP? */
+static void on_vip_reply(void *ud, int r, char *reply)
 {
-	const char *path =
-		d->cfg->global.vip_socket ? d->cfg->global.vip_socket : FENCED_DEFAULT_VIP_SOCKET;
-	char *reply = NULL;
+	struct fenced *d = ud;
 	json_t *j, *insts, *in;
 	size_t k;
-	int holds = 0;
+	bool holds = false;
 
-	if (access(path, F_OK) != 0)
-		return 0; /* no vipd here, or it stopped (and removed its socket) */
-	if (cpha_admin_query(path, "show json", VIPD_QUERY_USEC, &reply) < 0)
-		return -1;
+	d->vip_req = NULL;
+	if (r < 0) {
+		free(reply);
+		return; /* it did not answer: what we said stays */
+	}
 	j = json_loads(reply, 0, NULL);
 	free(reply);
 	insts = j ? json_object_get(j, "instances") : NULL;
@@ -565,24 +688,40 @@ static int vip_query(struct fenced *d)
 		const char *st = json_string_value(json_object_get(in, "state"));
 
 		if (st && strcmp(st, "MASTER") == 0)
-			holds = 1;
+			holds = true;
 	}
 	json_decref(j);
-	return holds;
+	set_self_vip(d, holds);
+}
+
+static void set_self_vip(struct fenced *d, bool holds)
+{
+	if (holds != d->self_vip) {
+		d->self_vip = holds;
+		log_info("this node %s the VIP", holds ? "holds" : "no longer holds");
+		send_line(d, "VIP %d", holds);
+	}
 }
 
 static int on_vip_timer(sd_event_source *s, uint64_t usec, void *ud)
 {
 	struct fenced *d = ud;
-	int holds = vip_query(d);
+	const char *path =
+		d->cfg->global.vip_socket ? d->cfg->global.vip_socket : FENCED_DEFAULT_VIP_SOCKET;
 
 	(void)usec;
-	if (holds >= 0 && (bool)holds != d->self_vip) {
-		d->self_vip = holds;
-		log_info("this node %s the VIP", holds ? "holds" : "no longer holds");
-		send_line(d, "VIP %d", holds);
-	}
 	cpha_timer_rearm(s, 1000000);
+	if (d->vip_req)
+		return 0; /* the last question is still out */
+	if (access(path, F_OK) != 0) {
+		set_self_vip(d, false); /* no vipd here, or it stopped (and removed its socket) */
+		return 0;
+	}
+	/* not a blocking query: vipd with track_fenced asks us at any time,
+	 * and two loops each waiting for the other answer neither */
+	if (cpha_admin_query_async(
+		    d->e, path, "show json", VIPD_QUERY_USEC, on_vip_reply, d, &d->vip_req) < 0)
+		d->vip_req = NULL;
 	return 0;
 }
 
@@ -759,6 +898,8 @@ void fenced_stop(struct fenced *d)
 				d->nd[i].unfencing ? "unfencing" : "fencing", d->nd[i].name);
 			cancel_run(d, &d->nd[i]);
 		}
+	for (i = 0; i < d->nnodes; i++)
+		fenced_power_cancel(d->nd[i].prun);
 	fenced_pcmk_close(d->pcmk);
 	d->pcmk = NULL;
 	/* a clean stop of a healthy node: leave the group (the others do not
@@ -770,6 +911,8 @@ void fenced_stop(struct fenced *d)
 	sd_event_source_disable_unref(d->timer);
 	sd_event_source_disable_unref(d->vip_timer);
 	d->timer = d->vip_timer = NULL;
+	cpha_admin_req_cancel(d->vip_req);
+	d->vip_req = NULL;
 	free(d->nodes);
 	free(d->nd);
 	d->nodes = NULL;
@@ -805,6 +948,13 @@ void fenced_reload(struct fenced *d)
 	fenced_cfg_msgs_free(&errs);
 	for (i = 0; i < c->nnotices; i++)
 		log_notice("%s", c->notices[i]);
+	for (i = 0; i < d->nnodes; i++)
+		if (d->nd[i].prun) {
+			/* it reads devices of the configuration that goes */
+			fenced_power_cancel(d->nd[i].prun);
+			d->nd[i].prun = NULL;
+			d->nd[i].power = FENCED_POWER_UNKNOWN;
+		}
 	fenced_cfg_free(d->cfg);
 	d->cfg = c;
 	node_settings(d);

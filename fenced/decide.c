@@ -81,7 +81,8 @@ static void make_victim(
 		d = add(d, st->cfg.post_fail_delay);
 	d = add(d, n->cfg.delay);
 	d = add(d, rnd(st, n->cfg.delay_max));
-	if (st->vip_holder && st->vip_holder == n->cfg.id)
+	n->vip_delayed = st->vip_holder && st->vip_holder == n->cfg.id && n->cfg.priority_delay_vip;
+	if (n->vip_delayed)
 		d = add(d, n->cfg.priority_delay_vip);
 	/* no device: its watchdog has reset it 2 x timeout after it lost us */
 	if (!n->cfg.nlevels && d < 2 * st->cfg.watchdog_timeout)
@@ -162,7 +163,8 @@ static void run_due(struct fd_state *st, uint64_t now, struct fd_out *out)
 		 * and failed is a victim already, one that was fenced is off */
 		for (i = 0; i < st->nnodes && !st->cfg.clean_start; i++)
 			if (!st->nodes[i].member && !st->nodes[i].member_gen &&
-				!st->nodes[i].fenced_at && st->nodes[i].cfg.id != st->our_id)
+				!st->nodes[i].fenced_at && !st->nodes[i].cs_member &&
+				st->nodes[i].cfg.id != st->our_id)
 				make_victim(st, i, now, false, st->gen + 1);
 	}
 	if (!st->quorate)
@@ -170,6 +172,14 @@ static void run_due(struct fd_state *st, uint64_t now, struct fd_out *out)
 	for (i = 0; i < st->nnodes; i++) {
 		struct fd_node *n = &st->nodes[i];
 
+		if (n->state == FD_VICTIM && !n->member_gen && n->cs_member) {
+			/* a start-up victim corosync now counts as a member: up */
+			n->state = FD_OK;
+			n->due = FD_NEVER;
+			n->deferred_to = 0;
+			emit(out, FD_ACT_SKIPPED, i, 0, 0, now);
+			continue;
+		}
 		if (n->state != FD_VICTIM || now < n->due)
 			continue;
 		by = fd_fencer(st, i);
@@ -256,6 +266,22 @@ void fd_quorum(struct fd_state *st, uint64_t now, bool quorate, struct fd_out *o
 void fd_vip(struct fd_state *st, uint32_t holder)
 {
 	st->vip_holder = holder;
+}
+
+void fd_power_off(struct fd_state *st, uint64_t now, size_t i, struct fd_out *out)
+{
+	struct fd_node *n = &st->nodes[i];
+
+	begin(out);
+	if (i < st->nnodes && n->state == FD_VICTIM && n->vip_delayed) {
+		n->vip_delayed = false;
+		n->due =
+			n->due > n->cfg.priority_delay_vip ? n->due - n->cfg.priority_delay_vip : 0;
+		n->delay -=
+			n->delay > n->cfg.priority_delay_vip ? n->cfg.priority_delay_vip : n->delay;
+	}
+	run_due(st, now, out);
+	finish(st, out);
 }
 
 void fd_timer(struct fd_state *st, uint64_t now, struct fd_out *out)

@@ -12,7 +12,9 @@
  *   clean_start.
  * - A victim is due post_fail_delay after it failed, plus its node's delay,
  *   a random part up to its delay_max, and its priority_delay_vip when it
- *   holds the VIP (the side of a split that holds the VIP fences first).
+ *   holds the VIP (the side of a split that holds the VIP fences first);
+ *   not once its power was read off (fd_power_off: a host that is off
+ *   races nobody).
  * - Nothing is fenced without quorum: victims wait, their deadlines kept.
  * - One member fences: the lowest node id among the members that were
  *   members when the victim failed ("complete" state). The others defer.
@@ -28,7 +30,10 @@
  *   can fence it: every retry_interval it is reported (ALL_FAILED) until an
  *   administrator's ack arrives as a broadcast outcome.
  * - A node fenced, or seen as a member, before post_join_delay ends is not
- *   a start-up victim: the rule is for nodes never seen.
+ *   a start-up victim: the rule is for nodes never seen. Nor is one that
+ *   corosync counts as a member (cs_member) when the start-up victim
+ *   would be made or fenced: its fenced has not joined yet, the host is
+ *   up.
  * - Any member's broadcast outcome ends the victim's entry everywhere. */
 #ifndef FENCED_DECIDE_H
 #define FENCED_DECIDE_H
@@ -78,6 +83,13 @@ struct fd_node {
 	uint32_t fenced_by;   /* the last outcome: who fenced it (0: none, or its watchdog) */
 	uint64_t fenced_at;   /* and when (0: never) */
 	uint32_t deferred_to; /* victim: the member we said would fence it */
+	bool vip_delayed;     /* victim: its delay includes priority_delay_vip */
+	/* corosync counts it as a member now (votequorum), whether or not its
+	 * fenced has joined the domain yet: set by the caller before each
+	 * call. A node never seen in the domain but a corosync member is no
+	 * start-up victim (RHCS's reduce_victims): it is up, and in a
+	 * two_node cluster its arrival is what makes the partition quorate. */
+	bool cs_member;
 };
 
 enum fd_action_type {
@@ -142,6 +154,12 @@ void fd_quorum(struct fd_state *st, uint64_t now, bool quorate, struct fd_out *o
 
 /* vipd says who holds the VIP (0: nobody). */
 void fd_vip(struct fd_state *st, uint32_t holder);
+
+/* Node i's power was read off from its fence devices (power-check): a
+ * host that is off races nobody, so a victim whose delay included
+ * priority_delay_vip loses that part (due at once if the rest has
+ * passed). Nodes not waiting on that delay are left as they are. */
+void fd_power_off(struct fd_state *st, uint64_t now, size_t i, struct fd_out *out);
 
 /* The deadline came: start what is due (start-up victims, due victims). */
 void fd_timer(struct fd_state *st, uint64_t now, struct fd_out *out);

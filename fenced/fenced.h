@@ -7,12 +7,14 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "admin.h"
 #include "agent.h"
 #include "buf.h"
 #include "cfg.h"
 #include "corosync.h"
 #include "decide.h"
 #include "pcmk.h"
+#include "power.h"
 #include "watchdog.h"
 
 #define FENCED_DEFAULT_SOCKET     "/run/fenced/admin.sock"
@@ -46,6 +48,11 @@ struct fenced_nd {
 	unsigned run_level;            /* index into cfg->levels */
 	uint64_t run_started;          /* monotonic us */
 	uint64_t victim_since;         /* wall us, for show */
+	/* power-check: its power state as its fence devices last said */
+	struct fenced_power_run *prun; /* a check runs */
+	enum fenced_power power;
+	uint64_t power_at;   /* wall us of the answer (0: none) */
+	char power_msg[200]; /* which device said so, or why none could */
 };
 
 struct fenced {
@@ -54,6 +61,7 @@ struct fenced {
 	struct fenced_config *cfg;
 	struct fenced_cs *cs;
 	sd_event_source *timer, *vip_timer, *exit_timer;
+	struct cpha_admin_req *vip_req; /* "show json" to the local vipd, out */
 	struct fd_state st;
 	struct fd_node *nodes; /* corosync's nodelist, by id */
 	struct fenced_nd *nd;
@@ -81,6 +89,12 @@ static const double fenced_bucket_le[FENCED_BUCKETS - 1] = { 1, 2, 5, 10, 30, 60
 int fenced_start(struct fenced *d, char *why, size_t whylen);
 void fenced_stop(struct fenced *d);
 void fenced_reload(struct fenced *d);
+/* The admin command "power-check [NODE]" (NULL: the other node that holds
+ * the VIP): start reading NODE's power state from its fence devices (see
+ * power.h). 0 with the node's name in started, or a negative errno with
+ * why. */
+int fenced_power_check_node(
+	struct fenced *d, const char *node, char *started, size_t slen, char *why, size_t whylen);
 /* The admin command "ack NODE": 0, or a negative errno with why. */
 int fenced_ack(struct fenced *d, const char *node, uid_t uid, char *why, size_t whylen);
 void fenced_history(struct fenced *d, const char *node, const char *event, uint32_t by, int level,

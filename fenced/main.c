@@ -28,6 +28,8 @@ static void usage(FILE *f)
 		   "       fenced [-f FILE] -c [-q] [-C FILE] check the configuration\n"
 		   "       fenced [-f FILE] show [json]       the running daemon's state\n"
 		   "       fenced [-f FILE] ack NODE          NODE is off: end its fencing\n"
+		   "       fenced [-f FILE] power-check [NODE] read NODE's power (default: the\n"
+		   "                                          other VIP holder) from its devices\n"
 		   "       fenced -v\n"
 		   "  -f FILE  configuration (default " FENCED_DEFAULT_CONFIG ")\n"
 		   "  -c       check the configuration and every agent's parameters against its\n"
@@ -104,7 +106,8 @@ static int check(const char *path, const char *cs_conf, int quiet)
 	return 0;
 }
 
-/* "show", "show json", "ack NODE": ask the daemon over its socket. */
+/* "show", "show json", "ack NODE", "power-check [NODE]": ask the daemon
+ * over its socket. */
 static int client(const char *path, const char *cmd)
 {
 	struct fenced_cfg_msgs errs = { 0 };
@@ -279,6 +282,10 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (strcmp(argv[i], "show") == 0 && i + 2 >= argc) {
 			snprintf(cmd, sizeof(cmd), "show%s%s", i + 1 < argc ? " " : "",
+				i + 1 < argc ? argv[i + 1] : "");
+			return client(path, cmd);
+		} else if (strcmp(argv[i], "power-check") == 0 && i + 2 >= argc) {
+			snprintf(cmd, sizeof(cmd), "power-check%s%.500s", i + 1 < argc ? " " : "",
 				i + 1 < argc ? argv[i + 1] : "");
 			return client(path, cmd);
 		} else if (strcmp(argv[i], "ack") == 0 && i + 2 == argc) {

@@ -65,6 +65,16 @@ static json_t *node_json(struct fenced *d, size_t i)
 		if (!d->quorate)
 			json_object_set_new(j, "waiting_for", json_string("quorum"));
 	}
+	if (d->nd[i].power != FENCED_POWER_UNKNOWN || d->nd[i].power_at) {
+		json_object_set_new(j, "power", json_string(fenced_power_name(d->nd[i].power)));
+		if (d->nd[i].power_at) {
+			char t[64];
+
+			iso(d->nd[i].power_at, t, sizeof(t));
+			json_object_set_new(j, "power_checked", json_string(t));
+			json_object_set_new(j, "power_said", json_string(d->nd[i].power_msg));
+		}
+	}
 	if (n->fenced_at)
 		json_object_set_new(j, "fenced_by",
 			json_string(n->fenced_by ? fenced_node_name(d, n->fenced_by, b, sizeof(b))
@@ -143,6 +153,8 @@ static void show_text(struct fenced *d, struct cpha_buf *reply)
 
 		cpha_buf_printf(reply, "  %-16s id %-4" PRIu32 " %-8s levels %u%s", d->nd[i].name,
 			n->cfg.id, state_name(d, i), n->cfg.nlevels, d->nd[i].vip ? " vip" : "");
+		if (d->nd[i].power != FENCED_POWER_UNKNOWN)
+			cpha_buf_printf(reply, "  power %s", fenced_power_name(d->nd[i].power));
 		if (n->state == FD_VICTIM)
 			cpha_buf_printf(reply, "  due in %.1f s%s, fencer %s, round %u",
 				in_secs(n->due), d->quorate ? "" : " (waits for quorum)",
@@ -180,9 +192,20 @@ void fenced_command(struct fenced *d, uid_t uid, const char *line, struct cpha_b
 			cpha_buf_printf(reply, "error: %s\n", why);
 		else
 			cpha_buf_printf(reply, "ok: %s acknowledged as fenced\n", line + 4);
+	} else if (strcmp(line, "power-check") == 0 || strncmp(line, "power-check ", 12) == 0) {
+		char who[256];
+
+		if (fenced_power_check_node(
+			    d, line[11] ? line + 12 : NULL, who, sizeof(who), why, sizeof(why)) < 0)
+			cpha_buf_printf(reply, "error: %s\n", why);
+		else
+			cpha_buf_printf(reply,
+				"ok: reading the power state of %s (show json: power)\n", who);
 	} else {
 		cpha_buf_printf(reply,
-			"error: unknown command '%.64s' (show, show json, ack NODE)\n", line);
+			"error: unknown command '%.64s' (show, show json, ack NODE, power-check "
+			"[NODE])\n",
+			line);
 	}
 }
 

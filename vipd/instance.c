@@ -271,7 +271,12 @@ void inst_apply(struct vipd_inst *in, const struct vrrp_out *out)
 			break;
 		}
 	}
-	arm(in, out->deadline);
+	/* the state machine's deadline now, not out's: an action above may
+	 * have moved it again (WANT_MASTER let through by fenced went master
+	 * inside this loop; out still holds the Master_Down_Timer it asked
+	 * with, which would delay the first advertisement after the takeover
+	 * by Master_Down_Interval) */
+	arm(in, vrrp_state_deadline(&in->sm));
 	sync_member_changed(in, out);
 }
 
@@ -423,6 +428,11 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		vrrp_state_advert(&in->sm, inst_now(in->d), adv.priority, adv.adver_int,
 			addr_raw(&rx.src), addr_raw(&in->src), &out);
 		inst_apply(in, &out);
+		if (c->fenced_socket && in->sm.state == VRRP_STATE_BACKUP && adv.priority > 0 &&
+			in->sm.master_seen &&
+			!memcmp(in->sm.master_addr, addr_raw(&rx.src),
+				c->family == AF_INET6 ? 16 : 4))
+			track_fenced_master_heard(in);
 	}
 	return 0;
 }
@@ -686,6 +696,7 @@ void inst_free(struct vipd_inst *in)
 	sd_event_source_disable_unref(in->garp_timer);
 	sd_event_source_disable_unref(in->refresh_timer);
 	sd_event_source_disable_unref(in->fenced_timer);
+	sd_event_source_disable_unref(in->power_timer);
 	vrrp_sock_close(&in->sock);
 	free(in->tracks);
 	free(in->name);

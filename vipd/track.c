@@ -243,6 +243,12 @@ static bool fenced_poll(struct vipd_inst *in)
 				if (json_is_true(json_object_get(nd, "vip")) && name &&
 					(!self || strcmp(name, self) != 0))
 					other = true;
+				if (in->power_node[0] && name && strcmp(name, in->power_node) == 0)
+					snprintf(in->power_state, sizeof(in->power_state), "%s",
+						json_string_value(json_object_get(nd, "power"))
+							? json_string_value(
+								  json_object_get(nd, "power"))
+							: "unknown");
 			}
 		}
 		json_decref(j);
@@ -295,12 +301,112 @@ static int on_fenced_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+/* fenced was asked for the silent master's power: act on its answer.
+ * Returns true while the answer is still to come (keep asking). */
+static bool power_answer(struct vipd_inst *in)
+{
+	struct vrrp_out out = { 0 };
+
+	if (!in->power_node[0] || in->sm.state != VRRP_STATE_BACKUP)
+		return false;
+	if (strcmp(in->power_state, "checking") == 0)
+		return true;
+	if (strcmp(in->power_state, "off") == 0 && track_fenced_allows_master(in)) {
+		log_notice("instance %s: fenced read %s's power: off. The master is gone: taking "
+			   "over after Skew_Time, as after a priority 0 advert",
+			in->name, in->power_node);
+		vrrp_state_master_gone(&in->sm, inst_now(in->d), &out);
+		inst_apply(in, &out);
+	} else {
+		log_notice("instance %s: fenced read %s's power: %s; waiting for the master-down "
+			   "timer%s",
+			in->name, in->power_node, in->power_state,
+			strcmp(in->power_state, "off") == 0 ? " and fenced" : " and for corosync");
+	}
+	in->power_node[0] = '\0'; /* answered: once per silence */
+	return false;
+}
+
+/* Ask fenced to read the power of the node that holds the VIP; its answer
+ * comes through fenced_poll (power_state) and power_answer(). why: what
+ * made us ask, for the log. */
+static void power_ask(struct vipd_inst *in, const char *why)
+{
+	char *reply = NULL;
+	const char *p;
+	size_t n;
+	int r;
+
+	r = cpha_admin_query(in->cfg->fenced_socket, "power-check", LBD_QUERY_USEC, &reply);
+	if (r < 0) {
+		free(reply);
+		log_info("instance %s: %s; fenced does not answer power-check: %s", in->name, why,
+			strerror(-r));
+		return;
+	}
+	p = reply ? strstr(reply, "ok: reading the power state of ") : NULL;
+	if (!p) {
+		n = reply ? strcspn(reply, "\n") : 0;
+		log_info("instance %s: %s; fenced cannot read its power: %.*s", in->name, why,
+			(int)(n < 200 ? n : 200), reply ? reply : "");
+		free(reply);
+		return;
+	}
+	p += strlen("ok: reading the power state of ");
+	n = strcspn(p, " \n");
+	snprintf(in->power_node, sizeof(in->power_node), "%.*s", (int)n, p);
+	snprintf(in->power_state, sizeof(in->power_state), "checking");
+	free(reply);
+	log_notice("instance %s: %s: fenced reads %s's power", in->name, why, in->power_node);
+	/* ask fenced for the answer as a held takeover does */
+	if (!in->fenced_timer)
+		sd_event_add_time_relative(in->d->e, &in->fenced_timer, CLOCK_MONOTONIC,
+			FENCED_HELD_POLL_USEC, 10000, on_fenced_timer, in);
+	else
+		cpha_timer_rearm(in->fenced_timer, FENCED_HELD_POLL_USEC);
+}
+
+static int on_power_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct vipd_inst *in = userdata;
+	char why[80];
+
+	(void)s;
+	(void)usec;
+	if (in->sm.state != VRRP_STATE_BACKUP || in->sm.want_master || in->power_node[0])
+		return 0; /* not a backup, or already taking over, or asked */
+	snprintf(why, sizeof(why), "no advert from the master for %.1f s",
+		(double)(in->sm.master_adver_int * 3 / 2) / 1e6);
+	power_ask(in, why);
+	return 0;
+}
+
+void track_fenced_master_heard(struct vipd_inst *in)
+{
+	uint64_t after = in->sm.master_adver_int * 3 / 2;
+
+	if (in->power_node[0])
+		log_notice("instance %s: the master speaks again", in->name);
+	in->power_node[0] = '\0';
+	if (!in->power_timer)
+		sd_event_add_time_relative(in->d->e, &in->power_timer, CLOCK_MONOTONIC, after,
+			10000, on_power_timer, in);
+	else
+		cpha_timer_rearm(in->power_timer, after);
+}
+
 void track_fenced_try_master(struct vipd_inst *in)
 {
 	struct vrrp_out out = { 0 };
 
+	if (power_answer(in)) {
+		if (in->fenced_timer)
+			cpha_timer_rearm(in->fenced_timer, FENCED_HELD_POLL_USEC);
+		return;
+	}
 	if (in->sm.state != VRRP_STATE_BACKUP || !in->sm.want_master) {
 		in->fenced_held = false; /* a master was heard, or we are one */
+		in->power_asked_held = false;
 		in->fenced_open_at = 0;
 		return;
 	}
@@ -315,6 +421,16 @@ void track_fenced_try_master(struct vipd_inst *in)
 				: !in->fenced_quorate ? "no quorum"
 				: in->fenced_pending  ? "a node is waiting to be fenced"
 						      : "another node still holds the VIP");
+		/* a backup that never heard the master (it started after it went
+		 * silent) has had no silence to notice: ask for the holder's
+		 * power once, now */
+		if (!in->fenced_held && in->fenced_known && in->fenced_quorate &&
+			!in->fenced_pending && in->fenced_other_holder && !in->power_node[0] &&
+			!in->power_asked_held) {
+			in->power_asked_held = true;
+			power_ask(in,
+				"the master is gone and fenced says another node holds the VIP");
+		}
 		in->fenced_held = true;
 		/* the takeover waits on fenced: ask it often, not once a second */
 		if (!in->fenced_timer)

@@ -90,6 +90,12 @@ struct vipd_inst {
 	sd_event_source *fenced_timer; /* while held: ask fenced every 100 ms */
 	uint64_t last_lower_advert_at; /* monotonic us: last advert of a lower priority */
 	uint64_t fenced_open_at;       /* held, then allowed: when (Skew_Time counts from it) */
+	/* track_fenced: a master silent for 1.5 intervals has its power read
+	 * by fenced; powered off, it is gone as after a priority 0 advert */
+	sd_event_source *power_timer; /* fires 1.5 x Master_Adver_Interval after the last advert */
+	char power_node[64];          /* the node fenced reads (""): asked this silence */
+	char power_state[16];         /* what fenced said of it at the last poll */
+	bool power_asked_held;        /* asked while a takeover was held */
 };
 
 /* A vrrp_sync_group at run time: its tracking applies to every member, and
@@ -168,6 +174,10 @@ bool track_fenced_allows_master(const struct vipd_inst *in);
 /* Master_Down_Timer fired on a tracked instance outside a sync group:
  * take over if fenced allows it, else wait (asked again at each poll). */
 void track_fenced_try_master(struct vipd_inst *in);
+
+/* track_fenced: the master's advert was heard (in BACKUP): restart the
+ * silence timer after which fenced is asked for the master's power. */
+void track_fenced_master_heard(struct vipd_inst *in);
 void track_netlink_link(struct vipd *d, int ifindex, bool up);
 
 /* sync.c: link the running instances of d to their sync groups (after

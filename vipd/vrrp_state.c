@@ -279,6 +279,19 @@ void vrrp_state_timer(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 	finish(sm, out);
 }
 
+void vrrp_state_master_gone(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
+{
+	uint64_t at;
+
+	begin(out);
+	if (sm->state == VRRP_STATE_BACKUP) {
+		at = add(base(sm, now), sm->skew_time);
+		if (at < sm->master_down_timer)
+			sm->master_down_timer = at;
+	}
+	finish(sm, out);
+}
+
 void vrrp_state_goto_master(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 {
 	begin(out);

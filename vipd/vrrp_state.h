@@ -147,6 +147,12 @@ void vrrp_state_timer(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out);
 void vrrp_state_goto_master(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out);
 void vrrp_state_goto_backup(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out);
 
+/* The master is known to be gone (vipd: fenced read its power state off):
+ * in BACKUP, as a priority 0 ADVERTISEMENT does (RFC 9568 §6.4.2),
+ * Master_Down_Timer to Skew_Time, if that is sooner, so the best backup
+ * still takes over first. No-op in any other state. */
+void vrrp_state_master_gone(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out);
+
 /* Membership of a sync group changed (a reload): sets cfg.sync. */
 void vrrp_state_set_sync(struct vrrp_sm *sm, bool sync);
 

@@ -1,9 +1,12 @@
 /* Running fence-agents: the standard input an agent gets (secrets read
  * from their files), one device run with the real fence_dummy, a level of
  * two devices (reboot as all off then all on), failure, timeout, and
- * secrets masked in messages. The test agent is a shell script that logs
- * what it was asked. */
+ * secrets masked in messages; a node's power state read with action
+ * "status" (fenced_power_check). The test agents are shell scripts that
+ * log what they were asked. */
+#include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,14 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "agent.h"
 #include "cfg.h"
+#include "power.h"
 
-static char dir[64], agent[128], logpath[128], secret[128];
+static char dir[64], agent[128], logpath[128], secret[128], status_agent[128], status_log[128],
+	hang_pid[128];
 
 static struct fenced_config *load(const char *fmt, ...)
 {
@@ -89,6 +95,30 @@ static int setup(void **state)
 		logpath);
 	write_file(agent, text, 0755);
 	write_file(secret, "s3cr3t-pw\n", 0600);
+
+	snprintf(status_agent, sizeof(status_agent), "%s/fence_status", dir);
+	snprintf(status_log, sizeof(status_log), "%s/status.log", dir);
+	snprintf(hang_pid, sizeof(hang_pid), "%s/hang.pid", dir);
+	/* logs "FIRST-LINE-OF-STDIN name" and answers as its parameter
+	 * "answer" says, with fence-agents' status exit codes: on 0, off 2,
+	 * an error 1 (with a line on stderr); hang writes its pid, sleeps */
+	snprintf(text, sizeof(text),
+		"#!/bin/sh\n"
+		"first=\n"
+		"while IFS= read -r l; do\n"
+		"  [ -z \"$first\" ] && first=$l\n"
+		"  case $l in name=*) n=${l#name=};; answer=*) s=${l#answer=};; esac\n"
+		"done\n"
+		"echo \"$first $n\" >> %s\n"
+		"case $s in\n"
+		"  on) exit 0;;\n"
+		"  off) exit 2;;\n"
+		"  hang) echo $$ > %s; sleep 30; exit 2;;\n"
+		"esac\n"
+		"echo \"cannot reach the BMC of $n\" >&2\n"
+		"exit 1\n",
+		status_log, hang_pid);
+	write_file(status_agent, text, 0755);
 	return 0;
 }
 
@@ -261,12 +291,287 @@ static void test_level(void **state)
 	sd_event_unref(e);
 }
 
+/* ---- the power state: fenced_power_check ---- */
+
+struct pgot {
+	int called;
+	enum fenced_power st;
+	char msg[256];
+};
+
+static void power_done(void *ud, enum fenced_power st, const char *msg)
+{
+	struct pgot *g = ud;
+
+	g->called++;
+	g->st = st;
+	snprintf(g->msg, sizeof(g->msg), "%s", msg ? msg : "(null)");
+}
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* Check the power of node m in the levels given (devices a, b and c are
+ * the status agent, named a, b and c): done must come once, from the loop.
+ * Returns the state; g has the message. */
+static enum fenced_power power(const char *levels, uint64_t timeout, struct pgot *g)
+{
+	struct fenced_power_run *run = NULL;
+	struct fenced_config *c;
+	char why[256] = "";
+	sd_event *e;
+	int i;
+
+	memset(g, 0, sizeof(*g));
+	c = load("fence_device a {\n agent %s\n name a\n}\n"
+		 "fence_device b {\n agent %s\n name b\n}\n"
+		 "fence_device c {\n agent %s\n name c\n}\n"
+		 "fence_node m { %s }\n",
+		status_agent, status_agent, status_agent, levels);
+	unlink(status_log);
+	assert_int_equal(sd_event_new(&e), 0);
+	assert_int_equal(fenced_power_check(e, c, fenced_cfg_node(c, "m"), timeout, power_done, g,
+				 &run, why, sizeof(why)),
+		0);
+	assert_non_null(run);
+	assert_int_equal(g->called, 0); /* only from the loop */
+	for (i = 0; i < 300 && !g->called; i++)
+		sd_event_run(e, 100000);
+	for (i = 0; i < 3; i++) /* and never again */
+		sd_event_run(e, 10000);
+	assert_int_equal(g->called, 1);
+	sd_event_unref(e);
+	fenced_cfg_free(c);
+	return g->st;
+}
+
+/* One device: off (exit 2), on (exit 0); each asked with action=status on
+ * the first line of its standard input, and asked once. */
+static void test_power_one_device(void **state)
+{
+	struct pgot g;
+
+	(void)state;
+	assert_int_equal(power("level 1 { a answer=off }", 5000000, &g), FENCED_POWER_OFF);
+	assert_string_equal(g.msg, "a: off");
+	assert_string_equal(slurp(status_log), "action=status a\n");
+
+	assert_int_equal(power("level 1 { a answer=on }", 5000000, &g), FENCED_POWER_ON);
+	assert_string_equal(g.msg, "a: on");
+	assert_string_equal(slurp(status_log), "action=status a\n");
+
+	/* an exit status other than 0 or 2 is no answer: nothing else to ask */
+	assert_int_equal(power("level 1 { a answer=error }", 5000000, &g), FENCED_POWER_UNKNOWN);
+	assert_non_null(strstr(g.msg, "a: "));
+	assert_non_null(strstr(g.msg, "cannot reach the BMC of a"));
+}
+
+/* Two devices in a level (two PDU outlets): off only when both say off;
+ * one outlet on powers the host. */
+static void test_power_level_of_two(void **state)
+{
+	struct pgot g;
+
+	(void)state;
+	assert_int_equal(
+		power("level 1 {\n a answer=off\n b answer=off\n}", 5000000, &g), FENCED_POWER_OFF);
+	assert_string_equal(slurp(status_log), "action=status a\naction=status b\n");
+	assert_non_null(strstr(g.msg, "b"));
+	assert_non_null(strstr(g.msg, "off"));
+
+	assert_int_equal(
+		power("level 1 {\n a answer=off\n b answer=on\n}", 5000000, &g), FENCED_POWER_ON);
+	assert_string_equal(g.msg, "b: on");
+	assert_string_equal(slurp(status_log), "action=status a\naction=status b\n");
+
+	/* on ends the check: b and level 2 are not asked */
+	assert_int_equal(power("level 1 {\n a answer=on\n b answer=off\n}\n"
+			       "level 2 { c answer=off }",
+				 5000000, &g),
+		FENCED_POWER_ON);
+	assert_string_equal(g.msg, "a: on");
+	assert_string_equal(slurp(status_log), "action=status a\n");
+
+	/* off then no answer: the level proves nothing, the next one says */
+	assert_int_equal(power("level 1 {\n a answer=off\n b answer=error\n}\n"
+			       "level 2 { c answer=on }",
+				 5000000, &g),
+		FENCED_POWER_ON);
+	assert_string_equal(g.msg, "c: on");
+	assert_string_equal(
+		slurp(status_log), "action=status a\naction=status b\naction=status c\n");
+}
+
+/* A level that cannot answer passes to the next; when none answers the
+ * state is unknown, with the device that failed and why. */
+static void test_power_levels(void **state)
+{
+	struct pgot g;
+
+	(void)state;
+	/* level 1's first device errs: its second is not asked, level 2 is */
+	assert_int_equal(power("level 1 {\n a answer=error\n b answer=on\n}\n"
+			       "level 2 { c answer=off }",
+				 5000000, &g),
+		FENCED_POWER_OFF);
+	assert_string_equal(g.msg, "c: off");
+	assert_string_equal(slurp(status_log), "action=status a\naction=status c\n");
+
+	assert_int_equal(
+		power("level 1 { a answer=error }\nlevel 2 { b answer=error }", 5000000, &g),
+		FENCED_POWER_UNKNOWN);
+	assert_string_equal(slurp(status_log), "action=status a\naction=status b\n");
+	assert_non_null(strstr(g.msg, "b: "));
+	assert_non_null(strstr(g.msg, "exit status 1"));
+	assert_non_null(strstr(g.msg, "cannot reach the BMC of b"));
+}
+
+/* A device that does not answer in time is killed at the timeout and
+ * counts as an error: the next level answers, soon after the timeout. */
+static void test_power_timeout(void **state)
+{
+	struct pgot g;
+	uint64_t t0, t;
+
+	(void)state;
+	t0 = mono_now();
+	assert_int_equal(power("level 1 { a answer=hang }\nlevel 2 { b answer=off }", 300000, &g),
+		FENCED_POWER_OFF);
+	t = mono_now() - t0;
+	assert_string_equal(g.msg, "b: off");
+	assert_string_equal(slurp(status_log), "action=status a\naction=status b\n");
+	assert_true(t >= 300000);
+	assert_true(t < 5000000);
+
+	assert_int_equal(power("level 1 { a answer=hang }", 300000, &g), FENCED_POWER_UNKNOWN);
+	assert_non_null(strstr(g.msg, "a: "));
+	assert_non_null(strstr(g.msg, "killed at the timeout"));
+}
+
+/* Nothing to read: no node, or no agent that can start. */
+static void test_power_cannot_start(void **state)
+{
+	struct fenced_power_run *run = (struct fenced_power_run *)1;
+	struct fenced_config *c;
+	struct pgot g = { 0 };
+	char why[256] = "";
+	sd_event *e;
+	int i;
+
+	(void)state;
+	assert_int_equal(sd_event_new(&e), 0);
+	c = load("fence_device a {\n agent fence_cpha_nosuch\n}\n"
+		 "fence_device b {\n agent %s\n name b\n}\n"
+		 "fence_node m { level 1 { a } }\n"
+		 "fence_node n { level 1 { a }\nlevel 2 { b answer=off } }\n",
+		status_agent);
+	assert_int_equal(
+		fenced_power_check(e, c, NULL, 5000000, power_done, &g, &run, why, sizeof(why)),
+		-EINVAL);
+	assert_null(run);
+	assert_non_null(strstr(why, "no fence device"));
+	assert_int_equal(g.called, 0);
+
+	/* no agent could start: done before the call returns, no run */
+	run = (struct fenced_power_run *)1;
+	why[0] = '\0';
+	assert_int_equal(fenced_power_check(e, c, fenced_cfg_node(c, "m"), 5000000, power_done, &g,
+				 &run, why, sizeof(why)),
+		0);
+	assert_null(run);
+	assert_int_equal(g.called, 1);
+	assert_int_equal(g.st, FENCED_POWER_UNKNOWN);
+	assert_non_null(strstr(g.msg, "a: "));
+	assert_non_null(strstr(g.msg, "not installed"));
+	for (i = 0; i < 3; i++)
+		sd_event_run(e, 10000);
+	assert_int_equal(g.called, 1);
+
+	/* the level whose agent cannot start passes to the next */
+	memset(&g, 0, sizeof(g));
+	unlink(status_log);
+	assert_int_equal(fenced_power_check(e, c, fenced_cfg_node(c, "n"), 5000000, power_done, &g,
+				 &run, why, sizeof(why)),
+		0);
+	assert_non_null(run);
+	for (i = 0; i < 300 && !g.called; i++)
+		sd_event_run(e, 100000);
+	assert_int_equal(g.called, 1);
+	assert_int_equal(g.st, FENCED_POWER_OFF);
+	assert_string_equal(g.msg, "b: off");
+	fenced_cfg_free(c);
+	sd_event_unref(e);
+}
+
+/* Cancelled while an agent runs: done never comes, the agent is stopped. */
+static void test_power_cancel(void **state)
+{
+	struct fenced_power_run *run = NULL;
+	struct fenced_config *c;
+	struct pgot g = { 0 };
+	char why[256] = "";
+	uint64_t end;
+	sd_event *e;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(sd_event_new(&e), 0);
+	c = load("fence_device a {\n agent %s\n name a\n}\n"
+		 "fence_node m { level 1 { a answer=hang } }\n",
+		status_agent);
+	unlink(status_log);
+	assert_int_equal(fenced_power_check(e, c, fenced_cfg_node(c, "m"), 600000, power_done, &g,
+				 &run, why, sizeof(why)),
+		0);
+	assert_non_null(run);
+	/* wait until the agent really runs, then cancel it */
+	unlink(hang_pid);
+	end = mono_now() + 5000000;
+	while (!slurp(hang_pid)[0] && mono_now() < end)
+		sd_event_run(e, 20000);
+	assert_string_equal(slurp(status_log), "action=status a\n");
+	pid = atoi(slurp(hang_pid));
+	assert_true(pid > 0);
+	assert_int_equal(kill(pid, 0), 0);
+	fenced_power_cancel(run);
+	assert_int_equal(kill(pid, 0), -1); /* killed and reaped */
+	fenced_power_cancel(NULL);
+	end = mono_now() + 1000000; /* past the timeout */
+	while (mono_now() < end)
+		sd_event_run(e, 50000);
+	assert_int_equal(g.called, 0);
+	fenced_cfg_free(c);
+	sd_event_unref(e);
+}
+
+static void test_power_names(void **state)
+{
+	(void)state;
+	assert_string_equal(fenced_power_name(FENCED_POWER_UNKNOWN), "unknown");
+	assert_string_equal(fenced_power_name(FENCED_POWER_CHECKING), "checking");
+	assert_string_equal(fenced_power_name(FENCED_POWER_ON), "on");
+	assert_string_equal(fenced_power_name(FENCED_POWER_OFF), "off");
+	assert_string_equal(fenced_power_name((enum fenced_power)9), "unknown");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_input),
 		cmocka_unit_test(test_fence_dummy),
 		cmocka_unit_test(test_level),
+		cmocka_unit_test(test_power_one_device),
+		cmocka_unit_test(test_power_level_of_two),
+		cmocka_unit_test(test_power_levels),
+		cmocka_unit_test(test_power_timeout),
+		cmocka_unit_test(test_power_cannot_start),
+		cmocka_unit_test(test_power_cancel),
+		cmocka_unit_test(test_power_names),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -200,6 +200,65 @@ static void test_post_join_delay(void **state)
 	assert_int_equal(nodes[2].state, FD_OK);
 }
 
+/* Start-up victims and corosync's own membership (cs_member): the lab
+ * found a freshly booted LB host, alone in a partition past its
+ * post_join_delay, fencing the VIP holder the moment the partition healed
+ * (the holder's arrival made it quorate, two_node). */
+static void test_startup_victim_corosync_member(void **state)
+{
+	static const uint32_t me[] = { 1 }, both[] = { 1, 2 };
+	static const struct fd_joined j1[] = { { 1, true } }, j2[] = { { 2, true } };
+
+	(void)state;
+	/* two nodes of three (3 unused here); we are 1 and start alone */
+	setup3(1, 0, false);
+	nodes[2].fenced_at = 1; /* not part of this story */
+	members(T0, me, 1, NULL, 0, j1, 1);
+	fd_timer(&st, T0 + 6 * S, &out); /* post_join_delay: 2 never seen */
+	assert_int_equal(out.n, 0);      /* not quorate: it waits */
+	assert_int_equal(nodes[1].state, FD_VICTIM);
+	/* the partition heals: corosync sees 2, quorum comes before the
+	 * domain join of 2's fenced */
+	nodes[1].cs_member = true;
+	fd_quorum(&st, T0 + 20 * S, true, &out);
+	assert_int_equal(out.n, 1);
+	act(0, FD_ACT_SKIPPED, 1, 0);
+	assert_int_equal(nodes[1].state, FD_OK);
+	members(T0 + 20 * S, both, 2, NULL, 0, j2, 1);
+	assert_int_equal(out.n, 0);
+
+	/* the same without cs_member: fenced at once (the old rule) */
+	setup3(1, 0, false);
+	nodes[2].fenced_at = 1;
+	members(T0, me, 1, NULL, 0, j1, 1);
+	fd_timer(&st, T0 + 6 * S, &out);
+	fd_quorum(&st, T0 + 20 * S, true, &out);
+	act(0, FD_ACT_FENCE, 1, 0);
+
+	/* a corosync member at the end of post_join_delay is no victim */
+	setup3(1, 0, false);
+	nodes[2].fenced_at = 1;
+	members(T0, me, 1, NULL, 0, j1, 1);
+	fd_quorum(&st, T0, true, &out);
+	nodes[1].cs_member = true;
+	fd_timer(&st, T0 + 6 * S, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[1].state, FD_OK);
+
+	/* a member that failed stays a victim even if corosync still lists
+	 * it (its fenced died, the host runs): only start-up victims */
+	setup3(1, 0, false);
+	all_up();
+	{
+		static const uint32_t m13[] = { 1, 3 };
+		static const struct fd_left l[] = { { 2, FD_LEFT_PROCDOWN } };
+
+		nodes[1].cs_member = true;
+		members(T0 + 10 * S, m13, 2, l, 1, NULL, 0);
+		act(0, FD_ACT_FENCE, 1, 0);
+	}
+}
+
 static void test_rejoin_before_fenced(void **state)
 {
 	static const uint32_t two[] = { 1, 2 }, three[] = { 1, 2, 3 };
@@ -392,6 +451,62 @@ static void test_names(void **state)
 	assert_string_equal(fd_node_state_name((enum fd_node_state)9), "unknown");
 }
 
+/* A victim whose delay included priority_delay_vip loses that part once
+ * its power is read off; other delays stay, and a node not waiting on it
+ * is left alone. */
+static void test_power_off_drops_vip_delay(void **state)
+{
+	static const uint32_t m[] = { 1, 2 };
+	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
+
+	(void)state;
+	setup3(1, 0, false);
+	nodes[2].cfg.delay = 2 * S;
+	nodes[2].cfg.priority_delay_vip = 8 * S;
+	all_up();
+	fd_vip(&st, 3);
+	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(out.deadline, T0 + 20 * S); /* 2 s + 8 s */
+	assert_true(nodes[2].vip_delayed);
+	/* read off 1 s after the failure: the static 2 s still counts */
+	fd_power_off(&st, T0 + 11 * S, 2, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(out.deadline, T0 + 12 * S);
+	assert_int_equal(nodes[2].delay, 2 * S);
+	assert_false(nodes[2].vip_delayed);
+	/* a second read changes nothing */
+	fd_power_off(&st, T0 + 11 * S, 2, &out);
+	assert_int_equal(out.deadline, T0 + 12 * S);
+	/* read off after the static delay passed: due at once */
+	setup3(1, 0, false);
+	nodes[2].cfg.priority_delay_vip = 8 * S;
+	all_up();
+	fd_vip(&st, 3);
+	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
+	fd_power_off(&st, T0 + 11 * S, 2, &out);
+	assert_int_equal(out.n, 1);
+	act(0, FD_ACT_FENCE, 2, 0);
+	/* not the VIP holder when it failed: nothing to drop */
+	setup3(1, 0, false);
+	nodes[2].cfg.delay = 4 * S;
+	nodes[2].cfg.priority_delay_vip = 8 * S;
+	all_up();
+	fd_vip(&st, 1);
+	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
+	fd_power_off(&st, T0 + 11 * S, 2, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(out.deadline, T0 + 14 * S);
+	/* a member (not a victim) read off: nothing happens */
+	setup3(1, 0, false);
+	nodes[1].cfg.priority_delay_vip = 8 * S;
+	all_up();
+	fd_vip(&st, 2);
+	fd_power_off(&st, T0 + 11 * S, 1, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[1].state, FD_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +517,8 @@ int main(void)
 		cmocka_unit_test(test_post_join_delay),
 		cmocka_unit_test(test_rejoin_before_fenced),
 		cmocka_unit_test(test_delays),
+		cmocka_unit_test(test_power_off_drops_vip_delay),
+		cmocka_unit_test(test_startup_victim_corosync_member),
 		cmocka_unit_test(test_fencer_succession),
 		cmocka_unit_test(test_watchdog_only),
 		cmocka_unit_test(test_join_deadline_spares_seen_nodes),

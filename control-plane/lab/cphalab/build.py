@@ -220,14 +220,19 @@ set_working_mc 0x20
 BMC_CMDS = "mc_setbmc 0x20\nmc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 " \
            "persist_sdr\nmc_enable 0x20\n"
 # ipmi_sim's chassis_control: "get power" prints power:1|0, "set power 0|1"
-# acts. The power state is the host's: the lab program asks and acts.
+# acts. The power state is the host's: the lab program asks and acts. Both
+# are logged: a fencer that read "off" has proof the host is off.
 CHASSIS = """#!/bin/sh
 shift
 op=$1
 shift
 if [ "$op" = get ]; then
     for p in "$@"; do
-        [ "$p" = power ] && echo "power:$(cat %(state)s 2>/dev/null || echo 1)"
+        if [ "$p" = power ]; then
+            v=$(cat %(state)s 2>/dev/null || echo 1)
+            echo "$(date +%%s.%%N) get power $v" >>%(log)s
+            echo "power:$v"
+        fi
     done
     exit 0
 fi

@@ -58,10 +58,13 @@ def first_times(conds, timeout, interval=0.1):
 
 
 def bmc_off_time(lab, name, since):
-    """When the host's BMC was first told to act after since: a fence
-    (reboot) of a host already off only powers it on."""
+    """When, after since, a fencer first had proof from the host's BMC that
+    it is off: the BMC was told to act ("set power": a fence, or the "on"
+    of a reboot of a host already off), or it answered a power status
+    read with off ("get power 0": fence_ipmilan's off of a host already
+    off, fenced's power-check)."""
     for t, what in build.bmc_events(lab, name, since):
-        if what.startswith("set power"):
+        if what.startswith("set power") or what == "get power 0":
             return t
     return None
 

@@ -16,7 +16,7 @@ for its timeout, as a hardware one would reset the host.
     fl = fencedlab.Cluster(lab, hosts, names, bmc_host, conf_fn)
     fl.start()                  # BMCs, corosync, fenced; quorate everywhere
     fl.show(node)               # fenced show json of that node
-    fl.bmc_events(node)         # [(time, "set power 0"...)] from its BMC
+    fl.bmc_events(node)         # [(time, "set power 0", "get power 1"...)] from its BMC
 """
 
 import json
@@ -54,6 +54,7 @@ mc_enable 0x20
 """
 
 # chassis_control: "MC get power" prints "power:1|0"; "MC set power 0|1".
+# Both are logged ("get power 0": a fencer read that the node is off).
 # The power state is a file, as a real BMC keeps it: off kills the node,
 # on marks it on (the test boots the node, as the host would).
 CHASSIS = """#!/bin/sh
@@ -68,7 +69,10 @@ shift
 if [ "$op" = get ]; then
     for p in "$@"; do
         case $p in
-        power) echo "power:$(cat "$state")" ;;
+        power)
+            v=$(cat "$state")
+            echo "$(date +%%s.%%N) get power $v" >>"$log"
+            echo "power:$v" ;;
         esac
     done
     exit 0
@@ -205,6 +209,11 @@ class Cluster(pcmk3.Cluster):
 
     def bmc_port(self, node):
         return BMC_PORT0 + self.nodes.index(node) + 1
+
+    def bmc_power(self, node, on):
+        """What the node's BMC reports from now on (a power loss it saw)."""
+        with open(os.path.join(self.dir, "bmc-" + node.name, "power"), "w") as f:
+            f.write("1\n" if on else "0\n")
 
     def bmc_log(self, node):
         return os.path.join(self.dir, "bmc-%s.log" % node.name)
