@@ -239,10 +239,13 @@ class Host:
         if self.powered():
             return
         self._mkdirs()
-        for a in self.addresses():
-            if a not in (self.v4, self.v6) and not a.startswith("fe80"):
-                run(["ip", "-n", self.netns, "addr", "del", a + ("/64" if ":" in a else "/32"),
-                     "dev", "eth0"], check=False)
+        # a host that lost power lost every address a daemon had added
+        # (a VIP): only the boot configuration's come back
+        r = run(["ip", "-n", self.netns, "-o", "addr", "show", "dev", "eth0"], check=False)
+        for w in (line.split() for line in r.stdout.splitlines()):
+            if len(w) > 3 and w[3].split("/")[0] not in (self.v4, self.v6) \
+                    and not w[3].startswith("fe80"):
+                run(["ip", "-n", self.netns, "addr", "del", w[3], "dev", "eth0"], check=False)
         log = os.path.join(self.dir, "logs", "holder.log")
         with open(log, "w") as out:
             p = subprocess.Popen(["nsenter", "--net=/run/netns/" + self.netns, "--",
