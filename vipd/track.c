@@ -399,11 +399,10 @@ void track_fenced_try_master(struct vipd_inst *in)
 {
 	struct vrrp_out out = { 0 };
 
-	if (power_answer(in)) {
-		if (in->fenced_timer)
-			cpha_timer_rearm(in->fenced_timer, FENCED_HELD_POLL_USEC);
-		return;
-	}
+	/* a power read still out keeps fenced asked often; it never holds
+	 * back a takeover that fenced allows by the usual path */
+	if (power_answer(in) && in->fenced_timer)
+		cpha_timer_rearm(in->fenced_timer, FENCED_HELD_POLL_USEC);
 	if (in->sm.state != VRRP_STATE_BACKUP || !in->sm.want_master) {
 		in->fenced_held = false; /* a master was heard, or we are one */
 		in->power_asked_held = false;
@@ -422,14 +421,14 @@ void track_fenced_try_master(struct vipd_inst *in)
 				: in->fenced_pending  ? "a node is waiting to be fenced"
 						      : "another node still holds the VIP");
 		/* a backup that never heard the master (it started after it went
-		 * silent) has had no silence to notice: ask for the holder's
-		 * power once, now */
+		 * silent) has had no silence to notice, and a holder corosync
+		 * already lost waits for its fence and priority_delay_vip: ask
+		 * for the holder's power once, now (off drops the delay) */
 		if (!in->fenced_held && in->fenced_known && in->fenced_quorate &&
-			!in->fenced_pending && in->fenced_other_holder && !in->power_node[0] &&
+			(in->fenced_pending || in->fenced_other_holder) && !in->power_node[0] &&
 			!in->power_asked_held) {
 			in->power_asked_held = true;
-			power_ask(in,
-				"the master is gone and fenced says another node holds the VIP");
+			power_ask(in, "the master is gone and fenced has not let go of it");
 		}
 		in->fenced_held = true;
 		/* the takeover waits on fenced: ask it often, not once a second */

@@ -206,6 +206,13 @@ def scenario_power_seen(cl, lab):
                    capture_output=True, timeout=10)
     boot(cl, lab, lb2)
     util.wait_until(lambda: holds(lb1) and not holds(lb2), 40, 0.2, "lb1 to hold the VIP")
+    # lb2's vipd must have heard lb1 as a backup (it is FAULT until
+    # quorum): a silence it can notice needs a master it heard
+    util.wait_until(lambda: [ln for ln in lb2.vipd.log_text().splitlines() if " -> " in ln]
+                    [-1:] and "-> BACKUP" in [ln for ln in lb2.vipd.log_text().splitlines()
+                                              if " -> " in ln][-1],
+                    30, 0.2, "lb2's vipd to be a backup")
+    time.sleep(2.5)  # two of lb1's adverts
     util.wait_until(lambda: vip_holder_known(lb2, "lb1"), 20, 0.3,
                     "lb2's fenced to know lb1 holds the VIP")
     before = len(history(lb2, "lb1", "fenced"))
