@@ -187,7 +187,11 @@ static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, 
 		put(b,
 			"    vipd_admin_socket " RENDER_VIPD_SOCKET "\n"
 			"    ! /metrics and /status (read-only JSON, what `cpha status` reads)\n"
-			"    vipd_metrics_bind %s\n",
+			"    vipd_metrics_bind %s\n"
+			"    ! giving up the VIP (the other host preempts, a fault) resets the\n"
+			"    ! connections on it: clients reconnect at once instead of hanging\n"
+			"    ! until their own timeout (a watch: 30 s and more)\n"
+			"    vipd_reset_connections\n",
 			render_text_hostport(&self->addr, RENDER_VIPD_METRICS_PORT, a, sizeof(a)));
 	put(b, "}\n\n");
 	if (script)

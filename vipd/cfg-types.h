@@ -205,6 +205,10 @@ struct vipd_global {
 	/* vrrp_startup_delay and vrrp_delay_after_boot (since boot, from
 	 * CLOCK_BOOTTIME): no instance becomes master before the later */
 	uint64_t startup_delay, delay_after_boot;
+	/* vipd extension "vipd_reset_connections [BOOL]": an instance that
+	 * gives up its addresses resets the TCP connections on them
+	 * (tcp_reset.h) */
+	bool reset_connections;
 };
 
 struct vipd_config {

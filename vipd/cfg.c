@@ -26,6 +26,8 @@
  *   max_auto_priority [N]           kept (-1..99; no value: 99; -1 stored as 0)
  *   vipd_admin_socket PATH          vipd extension
  *   vipd_metrics_bind ADDR:PORT     vipd extension
+ *   vipd_reset_connections [BOOL]   vipd extension: reset the TCP connections
+ *                                   on addresses given up (tcp_reset.h)
  *   notification_email { ... }      notice: no effect (vipd sends no mail)
  *   notification_email_from ADDR    notice: no effect
  *   smtp_server ADDR [PORT]         notice: no effect
@@ -336,6 +338,14 @@ static void cfg_g_min_garp(struct cfg_ctx *ctx, const struct cpha_conf_node *n, 
 	}
 }
 
+static void cfg_g_reset(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
+{
+	bool b;
+
+	if (vipd_cfg_bool(ctx, n, &b, "global_defs") == 0)
+		G(obj)->reset_connections = b;
+}
+
 /* Tuning of keepalived's own processes: accepted, no effect. */
 static void cfg_g_tuning(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
@@ -415,6 +425,7 @@ static const struct cfg_kw cfg_global_kws[] = {
 	{ { "max_auto_priority", CFG_KW_HERE }, cfg_g_auto_prio, 0 },
 	{ { "vipd_admin_socket", CFG_KW_HERE }, cfg_g_admin, 0 },
 	{ { "vipd_metrics_bind", CFG_KW_HERE }, cfg_g_metrics, 0 },
+	{ { "vipd_reset_connections", CFG_KW_HERE }, cfg_g_reset, 0 },
 	{ { "notification_email", CFG_KW_HERE }, cfg_g_no_effect, CFG_KW_BLOCK },
 	{ { "notification_email_from", CFG_KW_HERE }, cfg_g_no_effect, 0 },
 	{ { "smtp_server", CFG_KW_HERE }, cfg_g_no_effect, 0 },

@@ -14,6 +14,7 @@
 #include "garp.h"
 #include "log.h"
 #include "spawn.h"
+#include "tcp_reset.h"
 #include "vipd.h"
 
 #define RX_BUF 2048
@@ -146,6 +147,31 @@ static void vips_del(struct vipd_inst *in, bool quiet)
 	}
 }
 
+/* vipd_reset_connections: before a master's addresses go, reset the TCP
+ * connections on them, while a reset can still leave from them. */
+static void vips_reset(struct vipd_inst *in)
+{
+	char a[CPHA_ADDR_STRLEN];
+	unsigned n, total = 0;
+	size_t i;
+	int r;
+
+	if (!in->d->cfg->global.reset_connections)
+		return;
+	for (i = 0; i < in->cfg->nvips; i++) {
+		const struct vipd_vip *v = &in->cfg->vips[i];
+
+		r = vipd_tcp_reset(v->addr.ss.ss_family, addr_raw(&v->addr), &n);
+		total += n;
+		if (r < 0)
+			log_warn("instance %s: resetting the connections on %s: %s", in->name,
+				cpha_addr_format(&v->addr, a, sizeof(a)), strerror(-r));
+	}
+	if (total)
+		log_notice("instance %s: reset %u TCP connection%s on the addresses it gives up",
+			in->name, total, total == 1 ? "" : "s");
+}
+
 static void garp_burst(struct vipd_inst *in)
 {
 	size_t i;
@@ -254,14 +280,20 @@ void inst_apply(struct vipd_inst *in, const struct vrrp_out *out)
 			start_announcing(in);
 			break;
 		case VRRP_ACT_BECOME_BACKUP:
+			if (a->from == VRRP_STATE_MASTER)
+				vips_reset(in);
 			vips_del(in, false);
 			transition(in, "BACKUP", a->from);
 			break;
 		case VRRP_ACT_BECOME_FAULT:
+			if (a->from == VRRP_STATE_MASTER)
+				vips_reset(in);
 			vips_del(in, false);
 			transition(in, "FAULT", a->from);
 			break;
 		case VRRP_ACT_BECOME_INIT:
+			if (a->from == VRRP_STATE_MASTER)
+				vips_reset(in);
 			vips_del(in, false);
 			transition(in, "STOP", a->from);
 			break;

@@ -160,6 +160,7 @@ static void test_defaults(void **state)
 	assert_null(c->global.router_id);
 	assert_int_equal(c->global.vrrp_version, 2);
 	assert_string_equal(c->global.admin_socket, "/run/vipd/admin.sock");
+	assert_false(c->global.reset_connections); /* keepalived does not */
 	assert_false(c->global.metrics_set);
 	assert_int_equal(c->global.max_auto_priority, -1);
 	assert_false(c->global.enable_script_security);
@@ -200,6 +201,7 @@ static void test_everything(void **state)
 					"  max_auto_priority\n"
 					"  vipd_admin_socket /run/vipd/a.sock\n"
 					"  vipd_metrics_bind 127.0.0.1:9105\n"
+					"  vipd_reset_connections\n"
 					"}\n"
 					"vrrp_script chk {\n"
 					"  script /bin/sh -c 'test -f /tmp/x y'\n"
@@ -280,6 +282,7 @@ static void test_everything(void **state)
 	assert_string_equal(c->global.admin_socket, "/run/vipd/a.sock");
 	assert_true(c->global.metrics_set);
 	assert_string_equal(addr_str(&c->global.metrics), "127.0.0.1:9105");
+	assert_true(c->global.reset_connections);
 
 	assert_string_equal(s->command, "/bin/sh -c 'test -f /tmp/x y'");
 	assert_int_equal(s->interval, 2 * SEC);
