@@ -26,6 +26,19 @@ struct diag_req {
 	struct inet_diag_req_v2 r;
 };
 
+/* A sock_diag request about TCP sockets of family fam in LIVE_STATES. */
+static void diag_req_init(struct diag_req *req, uint16_t type, uint16_t flags, int fam)
+{
+	memset(req, 0, sizeof(*req));
+	req->nlh.nlmsg_len = sizeof(*req);
+	req->nlh.nlmsg_type = type;
+	req->nlh.nlmsg_flags = flags;
+	req->nlh.nlmsg_seq = 1;
+	req->r.sdiag_family = (uint8_t)fam;
+	req->r.sdiag_protocol = IPPROTO_TCP;
+	req->r.idiag_states = LIVE_STATES;
+}
+
 static int diag_socket(void)
 {
 	struct timeval tv = { .tv_sec = 1 };
@@ -42,7 +55,7 @@ static int diag_socket(void)
  * family fam, 4 or 16 bytes) and that is not listening: their ids. */
 static int dump(int fd, int fam, const uint8_t *addr, struct inet_diag_sockid **ids, size_t *n)
 {
-	struct diag_req req = { 0 };
+	struct diag_req req;
 	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
 	size_t alen = fam == AF_INET6 ? 16 : 4, cap = 0;
 	char buf[16384];
@@ -50,13 +63,7 @@ static int dump(int fd, int fam, const uint8_t *addr, struct inet_diag_sockid **
 	ssize_t got;
 	int len;
 
-	req.nlh.nlmsg_len = sizeof(req);
-	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.nlh.nlmsg_seq = 1;
-	req.r.sdiag_family = (uint8_t)fam;
-	req.r.sdiag_protocol = IPPROTO_TCP;
-	req.r.idiag_states = LIVE_STATES;
+	diag_req_init(&req, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_DUMP, fam);
 	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&nl, sizeof(nl)) == -1)
 		return -errno;
 	while (!done) {
@@ -98,18 +105,12 @@ static int dump(int fd, int fam, const uint8_t *addr, struct inet_diag_sockid **
  * owner sees ECONNABORTED. */
 static int destroy(int fd, int fam, const struct inet_diag_sockid *id)
 {
-	struct diag_req req = { 0 };
+	struct diag_req req;
 	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
 	char buf[512];
 	ssize_t len;
 
-	req.nlh.nlmsg_len = sizeof(req);
-	req.nlh.nlmsg_type = SOCK_DESTROY;
-	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	req.nlh.nlmsg_seq = 2;
-	req.r.sdiag_family = (uint8_t)fam;
-	req.r.sdiag_protocol = IPPROTO_TCP;
-	req.r.idiag_states = LIVE_STATES;
+	diag_req_init(&req, SOCK_DESTROY, NLM_F_REQUEST | NLM_F_ACK, fam);
 	req.r.id = *id;
 	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&nl, sizeof(nl)) == -1)
 		return -errno;

@@ -1,0 +1,165 @@
+/* The VRRP state machine, continued: vrrp_state_master_gone (the master is
+ * known to be gone: fenced read its power off), with explicit times
+ * (microseconds). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+
+#include "vipd_state_test.h"
+
+/* fenced read the master's power off: as a priority 0 advert, Master_Down_Timer
+ * to Skew_Time (RFC 9568 §6.4.2), but only ever sooner, from the end of the
+ * start-up hold while it lasts; a master's advert afterwards restores
+ * Master_Down_Interval; nothing in MASTER, FAULT or INIT. */
+static void test_master_gone(void **state)
+{
+	struct vrrp_sm_config c;
+	struct vrrp_sm sm;
+	struct vrrp_out out;
+	uint64_t t, hold = T0 + 5 * S;
+
+	(void)state;
+	/* a master heard at T0 + 1 s, then gone: take over Skew_Time later */
+	backup_at_t0(&sm, cfg3(100));
+	assert_int_equal(vrrp_state_advert(&sm, T0 + S, 200, 100, A2, A1, &out), 0);
+	assert_int_equal(out.deadline, T0 + S + 3609375);
+	t = T0 + 2 * S;
+	out.n = 3; /* the call starts a fresh list */
+	vrrp_state_master_gone(&sm, t, &out);
+	acts(&out, END);
+	assert_int_equal(sm.state, VRRP_STATE_BACKUP);
+	assert_int_equal(out.deadline, t + 609375);
+	assert_int_equal(sm.master_down_timer, t + 609375);
+	assert_int_equal(vrrp_state_deadline(&sm), t + 609375);
+	vrrp_state_timer(&sm, t + 609374, &out); /* not before Skew_Time */
+	acts(&out, END);
+	assert_int_equal(sm.state, VRRP_STATE_BACKUP);
+	assert_int_equal(out.deadline, t + 609375);
+	vrrp_state_timer(&sm, t + 609375, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 100, VRRP_ACT_BECOME_MASTER, 100, END);
+	assert_int_equal(out.act[1].from, VRRP_STATE_BACKUP);
+	assert_int_equal(sm.state, VRRP_STATE_MASTER);
+	assert_int_equal(out.deadline, t + 609375 + S);
+
+	/* the Skew_Time of our priority and the master's interval: 200 at
+	 * 0.5 s gives 56 * 0.5 / 256 s = 109375 us */
+	backup_at_t0(&sm, cfg3(200));
+	vrrp_state_advert(&sm, T0 + S, 250, 50, A2, A1, &out);
+	vrrp_state_master_gone(&sm, T0 + 2 * S, &out);
+	assert_int_equal(out.deadline, T0 + 2 * S + 109375);
+
+	/* a master's advert after it (the check was wrong, or it came back):
+	 * Master_Down_Interval again, from that advert */
+	backup_at_t0(&sm, cfg3(100));
+	vrrp_state_advert(&sm, T0 + S, 200, 100, A2, A1, &out);
+	vrrp_state_master_gone(&sm, T0 + 2 * S, &out);
+	assert_int_equal(out.deadline, T0 + 2 * S + 609375);
+	assert_int_equal(vrrp_state_advert(&sm, T0 + 2 * S + 100 * MS, 200, 100, A2, A1, &out), 0);
+	acts(&out, END);
+	assert_int_equal(out.deadline, T0 + 2 * S + 100 * MS + 3609375);
+	vrrp_state_timer(&sm, T0 + 2 * S + 609375, &out); /* the old deadline: nothing */
+	acts(&out, END);
+	assert_int_equal(sm.state, VRRP_STATE_BACKUP);
+
+	/* never later: after a priority 0 advert (Skew_Time already runs)... */
+	backup_at_t0(&sm, cfg3(100));
+	vrrp_state_advert(&sm, T0 + S, 0, 100, A2, A1, &out);
+	assert_int_equal(out.deadline, T0 + S + 609375);
+	vrrp_state_master_gone(&sm, T0 + S + 500 * MS, &out);
+	acts(&out, END);
+	assert_int_equal(out.deadline, T0 + S + 609375);
+	vrrp_state_timer(&sm, T0 + S + 609375, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 100, VRRP_ACT_BECOME_MASTER, 100, END);
+	/* ...and when Master_Down_Timer is due before now + Skew_Time */
+	backup_at_t0(&sm, cfg3(100));
+	vrrp_state_master_gone(&sm, T0 + 3500 * MS, &out);
+	assert_int_equal(out.deadline, T0 + 3609375);
+	/* and twice in a row does not push it on */
+	backup_at_t0(&sm, cfg3(100));
+	vrrp_state_master_gone(&sm, T0 + S, &out);
+	vrrp_state_master_gone(&sm, T0 + S + 200 * MS, &out);
+	assert_int_equal(out.deadline, T0 + S + 609375);
+
+	/* during the start-up hold: Skew_Time after its end, not before */
+	c = cfg3(100);
+	c.hold_until = hold;
+	backup_at_t0(&sm, c);
+	vrrp_state_master_gone(&sm, T0 + S, &out);
+	assert_int_equal(out.deadline, hold + 609375);
+	vrrp_state_timer(&sm, hold + 609374, &out);
+	acts(&out, END);
+	vrrp_state_timer(&sm, hold + 609375, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 100, VRRP_ACT_BECOME_MASTER, 100, END);
+	/* after the hold: from now */
+	backup_at_t0(&sm, c);
+	vrrp_state_master_gone(&sm, hold + S, &out);
+	assert_int_equal(out.deadline, hold + S + 609375);
+	/* the owner waiting for the end of the hold: not a moment later */
+	c = cfg3(255);
+	c.hold_until = hold;
+	init(&sm, c);
+	vrrp_state_start(&sm, T0, &out);
+	vrrp_state_master_gone(&sm, T0 + S, &out);
+	acts(&out, END);
+	assert_int_equal(out.deadline, hold);
+
+	/* a sync group member asks at Skew_Time instead of taking over */
+	c = cfg3(100);
+	c.sync = true;
+	backup_at_t0(&sm, c);
+	vrrp_state_advert(&sm, T0 + S, 200, 100, A2, A1, &out);
+	vrrp_state_master_gone(&sm, T0 + 2 * S, &out);
+	acts(&out, END);
+	vrrp_state_timer(&sm, T0 + 2 * S + 609374, &out);
+	acts(&out, END);
+	vrrp_state_timer(&sm, T0 + 2 * S + 609375, &out);
+	acts(&out, VRRP_ACT_WANT_MASTER, 100, END);
+	assert_int_equal(sm.state, VRRP_STATE_BACKUP);
+	assert_true(sm.want_master);
+	/* already asking (timer at Master_Down_Interval): asks again sooner */
+	vrrp_state_master_gone(&sm, T0 + 3 * S, &out);
+	assert_int_equal(out.deadline, T0 + 3 * S + 609375);
+
+	/* no-op in MASTER: the advert timer stays */
+	t = master_from_t0(&sm, cfg3(100));
+	vrrp_state_master_gone(&sm, t + 10, &out);
+	acts(&out, END);
+	assert_int_equal(sm.state, VRRP_STATE_MASTER);
+	assert_int_equal(out.deadline, t + S);
+	assert_int_equal(sm.master_down_timer, VRRP_NEVER);
+	/* in FAULT: no timer appears */
+	backup_at_t0(&sm, cfg3(100));
+	vrrp_state_fault(&sm, T0 + S, true, &out);
+	vrrp_state_master_gone(&sm, T0 + 2 * S, &out);
+	acts(&out, END);
+	assert_int_equal(out.deadline, VRRP_NEVER);
+	assert_int_equal(sm.master_down_timer, VRRP_NEVER);
+	vrrp_state_timer(&sm, T0 + 10 * S, &out);
+	acts(&out, END);
+	assert_int_equal(sm.state, VRRP_STATE_FAULT);
+	/* in INIT: nothing either */
+	init(&sm, cfg3(100));
+	vrrp_state_master_gone(&sm, T0, &out);
+	acts(&out, END);
+	assert_int_equal(out.deadline, VRRP_NEVER);
+	assert_int_equal(sm.master_down_timer, VRRP_NEVER);
+	vrrp_state_timer(&sm, T0 + 10 * S, &out);
+	acts(&out, END);
+	assert_int_equal(sm.state, VRRP_STATE_INIT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_master_gone),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
