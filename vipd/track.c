@@ -239,16 +239,14 @@ static bool fenced_poll(struct vipd_inst *in)
 			json_array_foreach(nodes, k, nd)
 			{
 				const char *name = json_string_value(json_object_get(nd, "name"));
+				const char *power = json_string_value(json_object_get(nd, "power"));
 
 				if (json_is_true(json_object_get(nd, "vip")) && name &&
 					(!self || strcmp(name, self) != 0))
 					other = true;
 				if (in->power_node[0] && name && strcmp(name, in->power_node) == 0)
 					snprintf(in->power_state, sizeof(in->power_state), "%s",
-						json_string_value(json_object_get(nd, "power"))
-							? json_string_value(
-								  json_object_get(nd, "power"))
-							: "unknown");
+						power ? power : "unknown");
 			}
 		}
 		json_decref(j);
@@ -327,6 +325,9 @@ static bool power_answer(struct vipd_inst *in)
 	return false;
 }
 
+/* fenced's answer to "power-check": this, then the node's name */
+#define POWER_CHECK_OK "ok: reading the power state of "
+
 /* Ask fenced to read the power of the node that holds the VIP; its answer
  * comes through fenced_poll (power_state) and power_answer(). why: what
  * made us ask, for the log. */
@@ -344,7 +345,7 @@ static void power_ask(struct vipd_inst *in, const char *why)
 			strerror(-r));
 		return;
 	}
-	p = reply ? strstr(reply, "ok: reading the power state of ") : NULL;
+	p = reply ? strstr(reply, POWER_CHECK_OK) : NULL;
 	if (!p) {
 		n = reply ? strcspn(reply, "\n") : 0;
 		log_info("instance %s: %s; fenced cannot read its power: %.*s", in->name, why,
@@ -352,7 +353,7 @@ static void power_ask(struct vipd_inst *in, const char *why)
 		free(reply);
 		return;
 	}
-	p += strlen("ok: reading the power state of ");
+	p += strlen(POWER_CHECK_OK);
 	n = strcspn(p, " \n");
 	snprintf(in->power_node, sizeof(in->power_node), "%.*s", (int)n, p);
 	snprintf(in->power_state, sizeof(in->power_state), "checking");
