@@ -69,6 +69,17 @@ enum tick_step {
 
 static const char *const step_names[] = { "readyz", "lease_get", "lease_put" };
 
+/* What a failed request showed, for the report to tell its cause (see
+ * lab_cause.h): curl's result and the OS error under it, how far the
+ * connection got, the HTTP status and, for a 5xx, the Status's reason. */
+struct probe_fail {
+	int curl;      /* CURLcode; -1: no transfer ran (the tick's own timeout) */
+	long os_errno; /* CURLINFO_OS_ERRNO */
+	bool connected, tls;
+	long code;
+	char reason[96];
+};
+
 struct tick {
 	struct cpha_curl_xfer x;
 	struct cpha_list link;
@@ -261,13 +272,57 @@ static int tick_send(struct tick *t)
 	return 0;
 }
 
-/* The rest of the tick cannot run: one failed line for each request left. */
-static void tick_fail_rest(struct tick *t, enum tick_step from, const char *why)
+/* The fields of f into a failed request's line (o may be NULL). */
+static json_t *fail_fields(json_t *o, const struct probe_fail *f)
 {
+	if (!o)
+		return NULL;
+	if (f->curl >= 0)
+		json_object_set_new(o, "curl", json_integer(f->curl));
+	json_object_set_new(o, "errno", json_integer(f->os_errno));
+	json_object_set_new(o, "connected", json_boolean(f->connected));
+	json_object_set_new(o, "tls", json_boolean(f->tls));
+	if (f->reason[0])
+		json_object_set_new(o, "reason", json_string(f->reason));
+	return o;
+}
+
+/* The rest of the tick cannot run: one failed line for each request left,
+ * with what the failed step showed (f), marked not_sent. */
+static void tick_fail_rest(
+	struct tick *t, enum tick_step from, const char *why, const struct probe_fail *f)
+{
+	static const struct probe_fail none = { .curl = -1 };
+
 	for (int s = (int)from; s <= STEP_PUT; s++)
 		emit(t->p, step_names[s],
-			json_pack("{sbsisiss}", "ok", 0, "ms", 0, "code", 0, "err", why));
+			fail_fields(
+				json_pack("{sbsisIsssb}", "ok", 0, "ms", 0, "code",
+					(json_int_t)(f ? f->code : 0), "err", why, "not_sent", 1),
+				f ? f : &none));
 	tick_free(t);
+}
+
+/* What the failed transfer of t showed. reused: the step ran on the
+ * connection an earlier step of the tick made. */
+static void fail_observe(struct tick *t, CURLcode result, long code, struct probe_fail *f)
+{
+	curl_off_t connect = 0, appconnect = 0;
+	long nconn = 0, os_errno = 0;
+	bool reused;
+
+	memset(f, 0, sizeof(*f));
+	f->curl = (int)result;
+	f->code = code;
+	curl_easy_getinfo(t->x.h, CURLINFO_OS_ERRNO, &os_errno);
+	curl_easy_getinfo(t->x.h, CURLINFO_NUM_CONNECTS, &nconn);
+	curl_easy_getinfo(t->x.h, CURLINFO_CONNECT_TIME_T, &connect);
+	curl_easy_getinfo(t->x.h, CURLINFO_APPCONNECT_TIME_T, &appconnect);
+	f->os_errno = os_errno;
+	reused = t->step != STEP_READYZ && nconn == 0 && connect == 0;
+	/* a connect that failed made no connection and timed none */
+	f->connected = result != CURLE_COULDNT_CONNECT && (reused || connect > 0 || code > 0);
+	f->tls = f->connected && (reused || appconnect > 0 || code > 0);
 }
 
 static void tick_start(struct probe *p)
@@ -285,7 +340,7 @@ static void tick_start(struct probe *p)
 	t->x.h = curl_easy_init();
 	t->share = curl_share_init();
 	if (!t->x.h || !t->share) {
-		tick_fail_rest(t, STEP_READYZ, "out of memory");
+		tick_fail_rest(t, STEP_READYZ, "out of memory", NULL);
 		return;
 	}
 	curl_share_setopt(t->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
@@ -295,7 +350,7 @@ static void tick_start(struct probe *p)
 	curl_easy_setopt(t->x.h, CURLOPT_WRITEDATA, &t->body);
 	t->step = STEP_READYZ;
 	if (tick_send(t) < 0)
-		tick_fail_rest(t, STEP_READYZ, t->err);
+		tick_fail_rest(t, STEP_READYZ, t->err, NULL);
 }
 
 /* The sequence number a Lease read carries; 0 when none. */
@@ -310,6 +365,21 @@ static uint64_t lease_seq(json_t *lease, char *rv, size_t rvlen)
 	return seq ? strtoull(seq, NULL, 10) : 0;
 }
 
+/* A Kubernetes Status's reason and message ("InternalError: etcdserver:
+ * request timed out"), or "" when the body is not one. */
+static void status_reason(const struct cpha_buf *body, char *out, size_t size)
+{
+	json_t *o = json_loads(body->data ? body->data : "", 0, NULL);
+	const char *reason = json_string_value(json_object_get(o, "reason"));
+	const char *msg = json_string_value(json_object_get(o, "message"));
+
+	out[0] = '\0';
+	if (reason || msg)
+		snprintf(out, size, "%s%s%s", reason ? reason : "", reason && msg ? ": " : "",
+			msg ? msg : "");
+	json_decref(o);
+}
+
 static void tick_done(struct cpha_curl_xfer *x, CURLcode result)
 {
 	struct tick *t = (struct tick *)x;
@@ -320,16 +390,20 @@ static void tick_done(struct cpha_curl_xfer *x, CURLcode result)
 	char why[CURL_ERROR_SIZE + 64];
 	uint64_t seq = 0;
 	bool ok, has_seq = false, conflict = false;
+	struct probe_fail f = { .curl = -1 };
 	json_t *extra;
 
 	if (result != CURLE_OK) {
+		fail_observe(t, result, 0, &f);
 		snprintf(why, sizeof(why), "%s", t->err[0] ? t->err : curl_easy_strerror(result));
 		emit(p, step_names[step],
-			json_pack("{sbsisiss}", "ok", 0, "ms", (int)ms, "code", 0, "err", why));
+			fail_fields(json_pack("{sbsisiss}", "ok", 0, "ms", (int)ms, "code", 0,
+					    "err", why),
+				&f));
 		if (step < STEP_PUT) {
 			snprintf(why, sizeof(why), "not sent: %s failed: %s", step_names[step],
 				t->err[0] ? t->err : curl_easy_strerror(result));
-			tick_fail_rest(t, step + 1, why);
+			tick_fail_rest(t, step + 1, why, &f);
 		} else {
 			tick_free(t);
 		}
@@ -378,8 +452,12 @@ static void tick_done(struct cpha_curl_xfer *x, CURLcode result)
 	if (conflict)
 		json_object_set_new(extra, "conflict", json_true());
 	if (!ok && !conflict) {
+		fail_observe(t, CURLE_OK, code, &f);
+		if (code >= 500)
+			status_reason(&t->body, f.reason, sizeof(f.reason));
 		snippet(t->body.data ? t->body.data : "", t->body.len, why, sizeof(why));
 		json_object_set_new(extra, "err", json_string(why));
+		fail_fields(extra, &f);
 	}
 	if (has_seq)
 		json_object_set_new(extra, "seq", json_integer((json_int_t)seq));
@@ -390,12 +468,15 @@ static void tick_done(struct cpha_curl_xfer *x, CURLcode result)
 	}
 	if (step == STEP_GET && !ok) {
 		snprintf(why, sizeof(why), "not sent: lease_get answered %ld", code);
-		tick_fail_rest(t, STEP_PUT, why);
+		tick_fail_rest(t, STEP_PUT, why, &f);
 		return;
 	}
 	t->step = step + 1;
-	if (tick_send(t) < 0)
-		tick_fail_rest(t, t->step, t->err);
+	if (tick_send(t) < 0) {
+		/* the tick's own deadline: its connection was up */
+		f = (struct probe_fail){ .curl = -1, .connected = true, .tls = true };
+		tick_fail_rest(t, t->step, t->err, &f);
+	}
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)

@@ -122,6 +122,18 @@ class LabProbeTest(unittest.TestCase):
                 self.assertGreaterEqual(e["t"], t_kill - 0.05, e)
                 self.assertLessEqual(e["t"], t_back + 1.5, e)
                 self.assertIn("err", e)
+                # what the failure showed, for the report's causes
+                self.assertIn("connected", e)
+                self.assertIn("tls", e)
+                self.assertTrue("curl" in e or e.get("not_sent"), e)
+            step("causes seen: the killed apiserver's port refuses (curl 7, ECONNREFUSED, "
+                 "not connected); the tick's other requests are marked not_sent")
+            refused = [e for e in bad if e.get("curl") == 7 and e.get("errno") == 111
+                       and not e["connected"] and not e["tls"]]
+            self.assertGreater(len(refused), 10, bad[:5])
+            unsent = [e for e in bad if e.get("not_sent")]
+            self.assertTrue(unsent, "a failed readyz leaves its tick's other requests unsent")
+            self.assertTrue(all(e["err"].startswith("not sent: ") for e in unsent), unsent[:3])
             # acknowledged writes (a 409 lost to another tick is ok, not acknowledged)
             puts = [e for e in ev if e["k"] == "lease_put" and e["ok"] and not e.get("conflict")]
             self.assertTrue(any(e["t"] < t_kill for e in puts))
