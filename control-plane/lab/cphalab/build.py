@@ -315,8 +315,11 @@ def start_lb_daemons(host):
         host.start("vipd", ["vipd", "-f", "/etc/vipd/vipd.conf"])
     else:
         host.start("haproxy", ["haproxy", "-W", "-db", "-f", "/etc/haproxy/haproxy.cfg"])
+        # TMPDIR: where keepalived writes its state dumps (keepalived.json on
+        # SIGJSON), the host's own /run rather than the machine's /tmp
         host.start("keepalived", ["keepalived", "-n", "-l", "-D", "-f",
-                                  "/etc/keepalived/keepalived.conf"])
+                                  "/etc/keepalived/keepalived.conf"],
+                   env={"TMPDIR": "/run/keepalived"})
 
 
 def stop_lb_daemons(host):

@@ -220,3 +220,193 @@ def wait_settled(lab, timeout, progress=None, want_lb=True):
         last = why
         time.sleep(1)
     raise LabError("the lab did not settle in %ds: %s" % (timeout, last))
+
+
+# -- the facts of a settled start (judge.settle_reasons) ---------------------------
+KEEPALIVED_STATES = {0: "INIT", 1: "BACKUP", 2: "MASTER", 3: "FAULT"}
+# `keepalived --signum=JSON`: SIGRTMIN+2 on Linux
+KEEPALIVED_SIGJSON = __import__("signal").SIGRTMIN + 2
+
+
+def vrrp_conf(host):
+    """(the VRRP daemon's configuration text, "vipd" | "keepalived")."""
+    for path, name in (("/etc/vipd/vipd.conf", "vipd"),
+                       ("/etc/keepalived/keepalived.conf", "keepalived")):
+        try:
+            with open(host.path(path)) as f:
+                return f.read(), name
+        except OSError:
+            continue
+    return "", None
+
+
+def vrrp_settings(host):
+    """{"advert_int": s, "preempt": bool} from the host's VRRP configuration."""
+    text, _ = vrrp_conf(host)
+    adv, preempt = 1.0, True
+    for line in text.splitlines():
+        w = line.split("!")[0].split("#")[0].split()
+        if len(w) >= 2 and w[0] == "advert_int":
+            adv = float(w[1])
+        elif w and w[0] == "nopreempt":
+            preempt = False
+    return {"advert_int": adv, "preempt": preempt}
+
+
+def vrrp_state(host):
+    """What the host's VRRP daemon says of itself: {"state", "priority",
+    "last_change" (unix s)}, or {} when it does not answer. vipd: its
+    admin socket's show json; keepalived: its JSON dump (SIGJSON, written
+    to $TMPDIR, the host's /run/keepalived)."""
+    import os
+    _, daemon = vrrp_conf(host)
+    try:
+        if daemon == "vipd":
+            inst = json.loads(admin(host, "/run/vipd/admin.sock", "show json"))["instances"][0]
+            return {"state": inst["state"], "priority": inst["priority"],
+                    "last_change": inst["last_change_usec"] / 1e6}
+        if daemon == "keepalived":
+            pid = host.service_pid("keepalived")
+            if not pid:
+                return {}
+            path = host.path("/run/keepalived/keepalived.json")
+            before = os.stat(path).st_mtime if os.path.exists(path) else 0
+            os.kill(pid, KEEPALIVED_SIGJSON)
+            end = time.time() + 2
+            while time.time() < end:
+                if os.path.exists(path) and os.stat(path).st_mtime != before:
+                    with open(path) as f:
+                        d = json.load(f)[0]["data"]
+                    return {"state": KEEPALIVED_STATES.get(d["state"], str(d["state"])),
+                            "priority": d["effective_priority"],
+                            "last_change": d["last_transition"]}
+                time.sleep(0.05)
+    except (OSError, ValueError, KeyError, IndexError, LabError):
+        pass
+    return {}
+
+
+def lb_servers(host, proxy="apiserver"):
+    """{server: status} of the load balancer's apiserver backend (its
+    admin socket's show stat, HAProxy's CSV from lbd and HAProxy alike),
+    or None when it does not answer."""
+    try:
+        text = admin(host, lb_socket(host), "show stat")
+    except (OSError, LabError):
+        return None
+    out = {}
+    for line in text.splitlines():
+        w = line.split(",")
+        if len(w) > 17 and w[0] == proxy and w[1] not in ("FRONTEND", "BACKEND"):
+            out[w[1]] = w[17]
+    return out if out else None
+
+
+def etcd_member_ids(lab):
+    """{member name: member ID} from etcd's member list ({} when none answers)."""
+    for h in up_masters(lab)[:1]:
+        eps = ",".join("https://%s:2379" % m.v4 for m in up_masters(lab))
+        r = h.run(["etcdctl", "--endpoints", eps, "--command-timeout=3s", "-w", "json"]
+                  + ETCD_TLS + ["member", "list"], check=False, timeout=15,
+                  env={"ETCDCTL_API": "3"})
+        try:
+            return {m.get("name", ""): m["ID"] for m in json.loads(r.stdout)["members"]}
+        except (ValueError, KeyError, TypeError):
+            return {}
+    return {}
+
+
+def etcd_leaders(lab, via=None, masters=None):
+    """The leader ID each answering etcd endpoint names ([] when none
+    answers); masters: ask only these (default: every master)."""
+    for h in ([via] if via else up_masters(lab))[:1]:
+        eps = ",".join("https://%s:2379" % m.v4 for m in (masters or lab.by_role("master")))
+        r = h.run(["etcdctl", "--endpoints", eps, "--command-timeout=3s", "-w", "json"]
+                  + ETCD_TLS + ["endpoint", "status"], check=False, timeout=20,
+                  env={"ETCDCTL_API": "3"})
+        try:
+            return [e["Status"]["leader"] for e in json.loads(r.stdout or "[]")]
+        except (ValueError, KeyError, TypeError):
+            return []
+    return []
+
+
+def pcmk_idle(lab, x):
+    """The DC's controller is in S_IDLE (no transition in progress)."""
+    dc = x.find("./summary/current_dc") if x is not None else None
+    if dc is None or not dc.get("name"):
+        return False
+    for h in up_masters(lab):
+        r = h.run(["crmadmin", "-q", "-S", dc.get("name")], check=False, timeout=15)
+        if r.returncode == 0:
+            return "S_IDLE" in (r.stdout + r.stderr)
+    return False
+
+
+def pcmk_failed(x):
+    """Pacemaker's failed actions, as text."""
+    out = []
+    for f in (x.iter("failure") if x is not None else []):
+        out.append("%s on %s: %s" % (f.get("op_key"), f.get("node"),
+                                     f.get("exitreason") or f.get("exitstatus")))
+    return out
+
+
+def lease_age(lab, name, now):
+    """Seconds since the Lease's renewTime, or None (no Lease, no answer)."""
+    import datetime
+    spec = lease(lab, name)
+    rt = (spec or {}).get("renewTime")
+    if not rt:
+        return None
+    try:
+        t = datetime.datetime.strptime(rt.rstrip("Z")[:26], "%Y-%m-%dT%H:%M:%S.%f")
+    except ValueError:
+        try:
+            t = datetime.datetime.strptime(rt.rstrip("Z"), "%Y-%m-%dT%H:%M:%S")
+        except ValueError:
+            return None
+    return now - t.replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
+def settle_facts(lab, events=None, steady=5.0):
+    """The facts judge.settle_reasons judges, gathered now. events: the
+    running prober's EventLog (None: no prober)."""
+    now = time.time()
+    f = {"now": now, "masters": [m.name for m in lab.by_role("master")]}
+    x = crm(lab)
+    if x is not None:
+        f["pcmk"] = {"online": nodes_online(x), "resources": resources(x),
+                     "idle": pcmk_idle(lab, x), "failed": pcmk_failed(x)}
+    else:
+        f["pcmk"] = None
+    members = etcd_members(lab)
+    if members is None:
+        f["etcd"] = None
+    else:
+        health = etcd_health(lab)
+        f["etcd"] = {"members": len([m for m in members if m[0]]),
+                     "healthy": sum(1 for v in health.values() if v),
+                     "leaders": etcd_leaders(lab)}
+    lbs = []
+    for h in lab.by_role("lb"):
+        up = h.powered() and h.link_up()
+        d = {"name": h.name, "powered": up}
+        if up:
+            d["vip"] = labmod.VIP in h.addresses()
+            d.update(vrrp_state(h))
+            d["servers"] = lb_servers(h)
+            f.update(vrrp_settings(h))
+        lbs.append(d)
+    f["lbs"] = lbs
+    f["leases"] = {n: lease_age(lab, n, time.time())
+                   for n in ("kube-controller-manager", "kube-scheduler")}
+    if events is not None:
+        events.poll()
+        now = time.time()
+        n, bad = events.window(now - steady, now)
+        f["prober"] = {"history": events.since_start(now), "requests": n, "failed": bad,
+                       "watches": events.watches, "open": len(events.open_at(now))}
+    else:
+        f["prober"] = None
+    return f

@@ -7,11 +7,15 @@ import shutil
 import threading
 import time
 
-from . import build, observe, scenarios
+from . import build, judge, observe, scenarios, stackswitch
 from . import lab as labmod
+from .events import EventLog
 from .hosts import LabError, write_json
 
 STACK_NAMES = {"cpha": "cpha", "peer": "haproxy+keepalived"}
+START_TIMEOUT = 150  # s a scenario waits for a settled start before it is "not started"
+DEFAULT_SECONDS = 80  # a run's length before one was seen, for the time left
+SWITCH_SECONDS = 45  # a change of stack on the LB hosts, for the time left
 
 
 class Monitor(threading.Thread):
@@ -29,6 +33,15 @@ class Monitor(threading.Thread):
         self.bad = {"one_vip_holder": [], "one_controller_manager": [], "one_scheduler": [],
                     "no_fence_overdue": []}
         self.samples = 0
+        self.no_vip = []  # [from, to] while no live LB host held the VIP
+        self.no_vip_since = None
+
+    def no_vip_phases(self, end):
+        """The sampled intervals without a VIP holder, up to end."""
+        out = [{"phase": "no_vip", "from": a, "to": b} for a, b in self.no_vip]
+        if self.no_vip_since is not None:
+            out.append({"phase": "no_vip", "from": self.no_vip_since, "to": end})
+        return out
 
     def run(self):
         while not self.stop_ev.is_set():
@@ -45,6 +58,11 @@ class Monitor(threading.Thread):
         holders = observe.vip_holders(lab)
         if len(holders) > 1:
             self.bad["one_vip_holder"].append((now, holders))
+        if not holders and self.no_vip_since is None:
+            self.no_vip_since = now
+        elif holders and self.no_vip_since is not None:
+            self.no_vip.append((self.no_vip_since, now))
+            self.no_vip_since = None
         connected = {h.name for h in observe.up_masters(lab)}
         for inv, prog in (("one_controller_manager", "kube-controller-manager"),
                           ("one_scheduler", "kube-scheduler")):
@@ -141,103 +159,219 @@ def serve_again(path, t0, end):
     return None if first_ok_after is None else int(round((first_ok_after - t0) * 1000))
 
 
-def start_prober(lab, stack):
+def prober_path(lab, stack):
     client = lab.host("client")
-    inside = "/var/log/probe-%s.jsonl" % stack
-    path = os.path.join(client.dir, "log", os.path.basename(inside))
-    if os.path.exists(path):
-        os.unlink(path)
+    return os.path.join(client.dir, "log", "probe-%s.jsonl" % stack)
+
+
+def start_prober(lab, stack):
+    """The prober of stack on the client, appending to its events file."""
+    client = lab.host("client")
     client.start("probe-" + stack, [
         "cpha", "lab", "probe", "--server", "https://%s:6443" % labmod.VIP,
         "--server-name", "kubernetes", "--cacert", "/etc/kubernetes/pki/ca.pem",
         "--cert", "/etc/kubernetes/pki/admin.pem", "--key", "/etc/kubernetes/pki/admin-key.pem",
-        "--out", inside])
+        "--out", "/var/log/probe-%s.jsonl" % stack])
     time.sleep(1)
     if not client.service_pid("probe-" + stack):
         raise LabError("the prober did not start: %s" % open(os.path.join(
             client.dir, "logs", "probe-%s.log" % stack)).read()[-1500:])
-    return path
 
 
-def run_stack(lab, stack, names, progress, report_dir):
-    if lab.info.get("stack") != stack:
-        progress("stack %s: rendering and starting %s on the LB hosts" % (
-            STACK_NAMES[stack], "lbd, vipd" if stack == "cpha" else "haproxy, keepalived"))
-        from importlib import import_module
-        import_module("cphalab.stackswitch").switch(lab, stack, progress)
-    events = start_prober(lab, stack)
-    kpath = os.path.join(report_dir, "kubectl-%s.jsonl" % stack)
-    kstop = threading.Event()
-    kt = threading.Thread(target=kubectl_loop, args=(lab, kpath, kstop), daemon=True)
-    kt.start()
-    mon = Monitor(lab)
-    mon.start()
-    time.sleep(5)
-    out = []
+class Session:
+    """One `cpha lab run`: the stack on the LB hosts with its prober, the
+    real kubectl beside it, the invariant monitor, and every attempt."""
+
+    def __init__(self, lab, stacks, progress, report_dir):
+        self.lab, self.progress, self.report_dir = lab, progress, report_dir
+        self.stack = None
+        self.events = {}
+        for s in stacks:
+            p = prober_path(lab, s)
+            if os.path.exists(p):
+                os.unlink(p)
+            self.events[s] = EventLog(p)
+        self.attempts = {s: [] for s in stacks}
+        self.kpath = os.path.join(report_dir, "kubectl.jsonl")
+        if os.path.exists(self.kpath):
+            os.unlink(self.kpath)
+        self.kstop = threading.Event()
+        threading.Thread(target=kubectl_loop, args=(lab, self.kpath, self.kstop),
+                         daemon=True).start()
+        self.mon = Monitor(lab)
+        self.mon.start()
+
+    def use(self, stack):
+        """The LB hosts run stack, its prober running."""
+        if self.stack == stack:
+            return
+        if self.stack:
+            self.lab.host("client").stop("probe-" + self.stack, timeout=10)
+        if self.lab.info.get("stack") != stack:
+            self.progress("stack %s: rendering and starting %s on the LB hosts" % (
+                STACK_NAMES[stack], "lbd, vipd" if stack == "cpha" else "haproxy, keepalived"))
+            stackswitch.switch(self.lab, stack, self.progress)
+        start_prober(self.lab, stack)
+        self.stack = stack
+
+    def close(self):
+        self.mon.stop()
+        self.kstop.set()
+        if self.stack:
+            self.lab.host("client").stop("probe-" + self.stack, timeout=10)
+
+
+def wait_start(lab, events, progress, timeout):
+    """Wait, bounded, for a settled start (judge.settle_reasons), clearing
+    Pacemaker's failed actions of earlier faults once, as an operator does
+    after an incident. Returns (facts, why, notes): why is "" when settled."""
+    deadline = time.time() + timeout
+    last, notes, cleaned = "", [], False
+    while True:
+        try:
+            f = observe.settle_facts(lab, events)
+            reasons = judge.settle_reasons(f)
+        except LabError as e:
+            f, reasons = {}, [str(e)]
+        what, why = judge.settle_decide(reasons, time.time(), deadline)
+        if what == "go":
+            return f, "", notes
+        if what == "give_up":
+            return f, why, notes
+        only_failed = all(r.startswith("Pacemaker failed actions") or r.startswith(
+            "the prober has run only") for r in reasons)
+        if only_failed and not cleaned and any(r.startswith("Pacemaker failed actions")
+                                               for r in reasons):
+            m = observe.up_masters(lab)
+            if m:
+                m[0].run(["crm_resource", "--cleanup"], check=False, timeout=60)
+                notes.append("cleared before the start: " + [
+                    r for r in reasons if r.startswith("Pacemaker failed actions")][0])
+                cleaned = True
+        if why != last:
+            progress("  settling: " + why)
+            last = why
+        time.sleep(1)
+
+
+def run_attempt(sess, stack, name, rnd, attempt):
+    """One run of a scenario on stack: a settled start, the fault, the
+    lab settled again, and its validity. Returns its lab.json object."""
+    lab, progress = sess.lab, sess.progress
+    ev = sess.events[stack]
+    facts, why, notes = wait_start(lab, ev, progress, START_TIMEOUT)
+    base = {"name": name, "repeat": rnd, "attempt": attempt}
+    if why:
+        now = time.time()
+        progress("  NOT STARTED: " + why)
+        return dict(base, start=now, end=now, started=False, valid=False,
+                    invalid_reason="not started: " + why, notes=notes, invariants={},
+                    timings={}, marks=[], phases=[], t0=None)
+    fn = dict(scenarios.SCENARIOS)[name]
+    ctx = scenarios.Ctx(lab, progress, stack, facts, ev)
+    ctx.notes += notes
+    sess.mon.reset()
+    start = time.time()
+    err, t0 = None, None
     try:
-        for name in names:
-            fn = dict(scenarios.SCENARIOS)[name]
-            ctx = scenarios.Ctx(lab, progress, stack)
-            progress("%s: %s" % (STACK_NAMES[stack], name))
-            mon.reset()
-            start = time.time()
-            err = None
-            t0 = None
-            try:
-                t0 = fn(ctx)
-                observe.wait_settled(lab, 240, progress)
-            except LabError as e:
-                err = str(e)
-                ctx.notes.append("scenario error: " + err)
-                progress("  ERROR: " + err)
-                try:
-                    observe.wait_settled(lab, 180, progress)
-                except LabError as e2:
-                    ctx.notes.append("did not settle: %s" % e2)
-            time.sleep(3)
-            end = time.time()
-            if t0:
-                ctx.timings["serve_ms"] = serve_again(events, t0, end)
-            inv = {k: not v for k, v in mon.bad.items()}
-            for k, v in mon.bad.items():
-                if v:
-                    ctx.notes.append("%s violated %d times, first at +%.1f s: %s" % (
-                        k, len(v), v[0][0] - start, v[0][1:]))
-            members = observe.etcd_members(lab)
-            inv["etcd_odd"] = bool(members) and len(members) % 2 == 1
-            inv["no_lost_write"] = lost_writes(events, start, end) == 0
-            inv["settled"] = err is None
-            inv.update(ctx.invariants)
-            note = kubectl_summary(kpath, start, end)
-            if note:
-                ctx.notes.append(note)
-            out.append({"name": name, "start": start, "end": end, "invariants": inv,
-                        "timings": ctx.timings, "marks": ctx.marks, "notes": ctx.notes})
-            progress("  done in %.0f s; invariants %s" % (end - start, "all held" if all(
-                inv.values()) else "FAILED: " + ", ".join(k for k, v in inv.items() if not v)))
-    finally:
-        mon.stop()
-        kstop.set()
-        client = lab.host("client")
-        client.stop("probe-" + stack, timeout=10)
-    # the events go with the report: the lab's data goes with the lab
-    kept = os.path.join(report_dir, "events-%s.jsonl" % stack)
-    shutil.copyfile(events, kept)
-    return {"stack": STACK_NAMES[stack], "events": kept, "scenarios": out}
+        t0 = fn(ctx)
+        observe.wait_settled(lab, 240, progress)
+    except LabError as e:
+        err = str(e)
+        ctx.notes.append("scenario error: " + err)
+        progress("  ERROR: " + err)
+        try:
+            observe.wait_settled(lab, 180, progress)
+        except LabError as e2:
+            ctx.notes.append("did not settle: %s" % e2)
+    time.sleep(3)
+    end = time.time()
+    if t0:
+        ctx.timings["serve_ms"] = serve_again(ev.path, t0, end)
+    inv = {k: not v for k, v in sess.mon.bad.items()}
+    for k, v in sess.mon.bad.items():
+        if v:
+            ctx.notes.append("%s violated %d times, first at +%.1f s: %s" % (
+                k, len(v), v[0][0] - start, v[0][1:]))
+    members = observe.etcd_members(lab)
+    inv["etcd_odd"] = bool(members) and len(members) % 2 == 1
+    inv["no_lost_write"] = lost_writes(ev.path, start, end) == 0
+    inv["settled"] = err is None
+    inv.update(ctx.invariants)
+    note = kubectl_summary(sess.kpath, start, end)
+    if note:
+        ctx.notes.append(note)
+    phases = list(ctx.phases)
+    if not any(p["phase"] == "no_vip" for p in phases):
+        phases += sess.mon.no_vip_phases(end)
+    ev.poll()
+    check = dict(ctx.check)
+    if err:
+        check["error"] = err
+    # a scenario without one fault time faults from its start
+    opened = ev.open_at(t0 or start)
+    check["watches_open_at_t0"] = len(opened)
+    check["watches_broken"] = len(ev.broken_between(t0 or start, end) & opened)
+    valid, why = judge.validity(name, check)
+    progress("  done in %.0f s; %s; invariants %s" % (
+        end - start, "valid" if valid else "INVALID: " + why, "all held" if all(
+            inv.values()) else "FAILED: " + ", ".join(k for k, v in inv.items() if not v)))
+    out = dict(base, start=start, end=end, t0=t0, started=True, valid=valid, invariants=inv,
+               timings=ctx.timings, marks=ctx.marks, notes=ctx.notes, phases=phases,
+               check=check)
+    if not valid:
+        out["invalid_reason"] = why
+    return out
 
 
 def run(lab, a, progress):
-    names = a.scenarios or [n for n, _ in scenarios.SCENARIOS]
     known = [n for n, _ in scenarios.SCENARIOS]
+    if not 1 <= a.repeat <= 20:
+        raise LabError("--repeat %d: 1 to 20 runs per stack" % a.repeat)
+    try:
+        names, counts = judge.parse_counts(a.scenarios or known, a.repeat)
+    except ValueError as e:
+        raise LabError(str(e))
     for n in names:
         if n not in known:
             raise LabError("unknown scenario %r (known: %s)" % (n, " ".join(known)))
     stacks = ["peer"] if a.peer_only else (["cpha", "peer"] if a.peer else ["cpha"])
     report = os.path.abspath(a.report)
     os.makedirs(report, exist_ok=True)
+    plan = judge.schedule(names, counts, stacks)
+    seconds = {}
+    tried, extra = {}, {}
+    sess = Session(lab, stacks, progress, report)
+    try:
+        i = 0
+        while i < len(plan):
+            rnd, stack, name = plan[i]
+            sess.use(stack)
+            key = (stack, name)
+            tried[key] = tried.get(key, 0) + 1
+            left = judge.time_left(plan[i:], seconds, DEFAULT_SECONDS, SWITCH_SECONDS, stack)
+            progress("run %d of %d: %s %s, repeat %d (attempt %d); about %d min left" % (
+                i + 1, len(plan), STACK_NAMES[stack], name, rnd, tried[key],
+                round(left / 60.0)))
+            t = time.time()
+            out = run_attempt(sess, stack, name, rnd, tried[key])
+            sess.attempts[stack].append(out)
+            seconds.setdefault(key, []).append(time.time() - t)
+            if judge.retry(extra.get(key, 0), out["valid"]):
+                extra[key] = extra.get(key, 0) + 1
+                progress("  run again (an invalid run counts in no figure)")
+                continue
+            i += 1
+    finally:
+        sess.close()
     runs = []
     for s in stacks:
-        runs.append(run_stack(lab, s, names, progress, report))
+        kept = os.path.join(report, "events-%s.jsonl" % s)
+        if os.path.exists(sess.events[s].path):
+            shutil.copyfile(sess.events[s].path, kept)
+        else:
+            open(kept, "w").close()
+        runs.append({"stack": STACK_NAMES[s], "events": kept, "scenarios": sess.attempts[s]})
     doc = {"lab": {"name": lab.name, "binaries": lab.info.get("binaries", {}),
                    "hosts": [{"name": h.name, "role": h.role, "address": h.v4}
                              for h in lab.hosts.values()],

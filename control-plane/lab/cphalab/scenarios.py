@@ -12,14 +12,23 @@ from .hosts import LabError, wait_until
 
 
 class Ctx:
-    def __init__(self, lab, progress, stack):
+    """What a scenario is given (the lab, its stack, the facts of its
+    settled start, the prober's events) and what it says: marks, timings,
+    notes, invariants, the facts its validity is judged on (check, see
+    judge.validity) and the phases its failed requests fall in."""
+
+    def __init__(self, lab, progress, stack, start_facts=None, events=None):
         self.lab = lab
         self.progress = progress
         self.stack = stack
+        self.start_facts = start_facts or {}
+        self.events = events
         self.marks = []
         self.timings = {}
         self.notes = []
         self.invariants = {}
+        self.check = {}
+        self.phases = []
 
     def mark(self, what):
         self.marks.append({"t": time.time(), "what": what})
@@ -27,6 +36,23 @@ class Ctx:
 
     def ms_since(self, t0, t):
         return None if t is None else int(round((t - t0) * 1000))
+
+    def phase(self, name, t_from, t_to):
+        """Failed requests in [t_from, t_to] belong to phase name (one of
+        before_detect, no_vip, dead_server, etcd_election)."""
+        if t_from is not None and t_to is not None and t_to > t_from:
+            self.phases.append({"phase": name, "from": t_from, "to": t_to})
+
+    def first_ok_ms(self, t0, after=0.2):
+        """ms from t0 to the first request served after t0 + after (a
+        request in flight at the fault may still complete), or None."""
+        if self.events is None:
+            return None
+        self.events.poll()
+        for t, ok, _ in self.events.requests:
+            if ok and t > t0 + after:
+                return self.ms_since(t0, t)
+        return None
 
 
 def first_time(fn, timeout, interval=0.1):
@@ -40,20 +66,28 @@ def first_time(fn, timeout, interval=0.1):
 
 
 def first_times(conds, timeout, interval=0.1):
-    """{name: time fn() first held, or None} for conds {name: fn}, all
-    polled in each round (one slow or never-true condition does not delay
-    the others' times)."""
+    """{name: time fn() first held, or None} for conds {name: fn}, each
+    polled in a thread of its own (a slow condition, crm_mon's, does not
+    coarsen a fast one's time, an admin socket's). The time is the end of
+    the poll that first saw it hold: it held by then at the latest."""
+    import threading
     out = {k: None for k in conds}
     end = time.time() + timeout
-    while time.time() < end and any(v is None for v in out.values()):
-        for k, fn in conds.items():
-            if out[k] is None:
-                try:
-                    if fn():
-                        out[k] = time.time()
-                except Exception:
-                    pass
-        time.sleep(interval)
+
+    def poll(k, fn):
+        while time.time() < end:
+            try:
+                if fn():
+                    out[k] = time.time()
+                    return
+            except Exception:
+                pass
+            time.sleep(interval)
+    ts = [threading.Thread(target=poll, args=kv, daemon=True) for kv in conds.items()]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(max(0.0, end - time.time()) + 5)
     return out
 
 
@@ -68,6 +102,72 @@ def bmc_off_time(lab, name, since, reads=False):
         if what.startswith("set power") or (reads and what == "get power 0"):
             return t
     return None
+
+
+def api_dead(lab, host):
+    """The host's apiserver no longer answers (from the client, directly)."""
+    return observe.api(lab, "/readyz", server=host.v4, timeout=1)[0] != 200
+
+
+def etcd_leader_of(ctx):
+    """The etcd member name that led at the settled start, or None."""
+    leaders = (ctx.start_facts.get("etcd") or {}).get("leaders") or []
+    if not leaders:
+        return None
+    ids = observe.etcd_member_ids(ctx.lab)
+    return next((n for n, i in ids.items() if i == leaders[0]), None)
+
+
+def new_leader_cond(lab, victim, leader):
+    """A condition for first_times: the survivors agree on a leader other
+    than the victim's member (None when the victim did not lead etcd)."""
+    if leader != victim.name:
+        return None
+    survivors = [m for m in lab.by_role("master") if m is not victim]
+    old = {}
+
+    def cond():
+        if "id" not in old:
+            old["id"] = observe.etcd_member_ids(lab).get(victim.name)
+        ls = observe.etcd_leaders(lab, masters=survivors)
+        return len(ls) == len(survivors) and len(set(ls)) == 1 and ls[0] != old["id"]
+    return cond
+
+
+def lb_marked_down_cond(lab, holder, server):
+    """A condition for first_times: the load balancer on holder no longer
+    sends new connections to server (its status is not UP, and not UP in
+    transition either, "UP 1/2")."""
+    def cond():
+        st = (observe.lb_servers(holder) or {}).get(server)
+        return st is not None and not st.startswith("UP")
+    return cond
+
+
+def apiserver_loss(ctx, victim, t0, leader, extra):
+    """The effects of a master's loss the client sees: the victim's
+    apiserver dead (check), the load balancer holding the VIP marking it
+    down (dead_server) and, when it led etcd, the election. extra: more
+    conditions for first_times; leader: the etcd member that led at the
+    start. Returns first_times' result."""
+    lab = ctx.lab
+    holders = observe.vip_holders(lab)
+    holder = lab.host(holders[0]) if holders else None
+    conds = dict(extra)
+    if holder is not None:
+        conds["lb_down"] = lb_marked_down_cond(lab, holder, victim.name)
+    elect = new_leader_cond(lab, victim, leader)
+    if elect:
+        conds["elected"] = elect
+    got = first_times(conds, 120, 0.2)
+    ctx.check["victim_api_dead"] = api_dead(lab, victim)
+    ctx.timings["lb_down_ms"] = ctx.ms_since(t0, got.get("lb_down"))
+    ctx.phase("dead_server", t0, got.get("lb_down"))
+    if elect:
+        ctx.timings["etcd_election_ms"] = ctx.ms_since(t0, got.get("elected"))
+        ctx.phase("etcd_election", t0, got.get("elected"))
+        ctx.mark("etcd: a new leader (the victim led)")
+    return got
 
 
 def lb_daemons(ctx):
@@ -86,6 +186,7 @@ def apiserver_rolling_restart(ctx):
         for h in lab.by_role("lb"):
             if h.powered():
                 observe.admin(h, observe.lb_socket(h), cmd)
+    before = dict(observe.acting(lab, "kube-apiserver"))
     for m in lab.by_role("master"):
         lbs("set server apiserver/%s state drain" % m.name)
         ctx.mark("apiserver/%s drained on the load balancers" % m.name)
@@ -98,6 +199,10 @@ def apiserver_rolling_restart(ctx):
         lbs("set server apiserver/%s state ready" % m.name)
         ctx.mark("apiserver/%s ready again, back in rotation" % m.name)
         time.sleep(6)  # rise 2 x inter 2s before the next one goes
+    after = dict(observe.acting(lab, "kube-apiserver"))
+    ctx.check.update(masters=len(lab.by_role("master")), restarted=sum(
+        1 for m in lab.by_role("master") if after.get(m.name) and after.get(m.name) !=
+        before.get(m.name)))
 
 
 def reload_under_load(ctx):
@@ -106,11 +211,14 @@ def reload_under_load(ctx):
     sig = {"lbd": signal.SIGHUP, "vipd": signal.SIGHUP, "haproxy": signal.SIGUSR2,
            "keepalived": signal.SIGHUP}
     ctx.mark("20 reloads of %s and of %s on each LB host, 0.5 s apart" % (lb, vip))
+    sent = 0
     for i in range(20):
         for h in ctx.lab.by_role("lb"):
             for d in (lb, vip):
                 h.signal(d, sig[d])
+                sent += 1
         time.sleep(0.5)
+    ctx.check.update(reloads=sent, expected=20 * 2 * len(ctx.lab.by_role("lb")))
     time.sleep(3)
     ctx.mark("reloads done")
 
@@ -126,8 +234,11 @@ def lb_poweroff(ctx):
         raise LabError("lb-poweroff: VIP holders before: %s" % holders)
     victim = lab.host(holders[0])
     other = [h for h in lab.by_role("lb") if h is not victim][0]
+    vrrp = observe.vrrp_settings(other)
     t0 = time.time()
     victim.power_off()
+    ctx.check["victim_held_vip"] = True
+    ctx.check["victim_off"] = not victim.powered() and not victim.link_up()
     ctx.mark("%s (VIP holder) lost power" % victim.name)
 
     def left():
@@ -143,6 +254,17 @@ def lb_poweroff(ctx):
     ctx.timings.update(detect_ms=ctx.ms_since(t0, got.get("detect")),
                        fence_ms=ctx.ms_since(t0, t_fence), vip_move_ms=ctx.ms_since(t0, t_vip))
     ctx.invariants["vip_after_fence"] = bool(t_vip and t_fence and t_vip >= t_fence)
+    # detected: the survivor knew (its power read said off, or corosync
+    # lost the host); keepalived's only sign is its own takeover
+    t_detect = min([t for t in (got.get("detect"), t_fence) if t] or [t_vip or 0]) or None
+    ctx.phase("before_detect", t0, t_detect)
+    ctx.phase("no_vip", t_detect, t_vip)
+    # keepalived notices a silent master after Master_Down_Interval (3
+    # advert intervals and the skew, RFC 5798 section 6.1) counted from
+    # the master's last advert, at most one interval before the fault
+    ctx.check.update(vip_moved=t_vip is not None, vip_move_ms=ctx.ms_since(t0, t_vip),
+                     floor_ms=int(2000 * vrrp["advert_int"]) if ctx.stack != "cpha" else 0,
+                     first_ok_ms=ctx.first_ok_ms(t0))
     if t_vip:
         ctx.mark("VIP on %s" % other.name)
     if not t_fence:
@@ -154,6 +276,9 @@ def lb_poweroff(ctx):
         time.sleep(3)
         build.boot(lab, victim)
         ctx.mark("%s powered on by the operator (no fencer in this stack)" % victim.name)
+    if not vrrp["preempt"]:
+        ctx.notes.append("nopreempt: the VIP stays on %s" % other.name)
+        return t0
     # the rendered VRRP priorities preempt: the old holder takes the VIP
     # back once its daemons are up (vrrp_startup_delay). That failback cuts
     # every connection through the other host, so it belongs to this
@@ -175,17 +300,19 @@ def master_poweroff(ctx):
     if len(kcm) != 1:
         raise LabError("master-poweroff: kcm runs on %s" % kcm)
     victim = lab.host(kcm[0])
+    leader = etcd_leader_of(ctx)
     t0 = time.time()
     victim.power_off()
     ctx.mark("%s (controller-manager) lost power" % victim.name)
+
     def crm_now():
         return observe.crm(lab)
-    got = first_times({
+    got = apiserver_loss(ctx, victim, t0, leader, {
         "detect": lambda: (lambda x: x is not None and victim.name not in
                            observe.nodes_online(x))(crm_now()),
         "move": lambda: any(n != victim.name for n in observe.resources(crm_now()).get(
             "kcm", [])),
-        "fence": lambda: bmc_off_time(lab, victim.name, t0)}, 120, 0.3)
+        "fence": lambda: bmc_off_time(lab, victim.name, t0)})
     t_detect, t_move = got["detect"], got["move"]
     t_fence = bmc_off_time(lab, victim.name, t0)
     ctx.timings.update(detect_ms=ctx.ms_since(t0, t_detect), fence_ms=ctx.ms_since(t0, t_fence),
@@ -203,11 +330,14 @@ def master_partition(ctx):
     lab = ctx.lab
     kcm = observe.resources(observe.crm(lab)).get("kcm", [])
     victim = lab.host(kcm[0]) if kcm else lab.by_role("master")[-1]
+    leader = etcd_leader_of(ctx)
     t0 = time.time()
     victim.link(False)
     ctx.mark("%s cut off the network (alive)" % victim.name)
-    t_fence = None
-    end = time.time() + 90
+    got = apiserver_loss(ctx, victim, t0, leader, {
+        "fence": lambda: bmc_off_time(lab, victim.name, t0)})
+    t_fence = got.get("fence") and bmc_off_time(lab, victim.name, t0)
+    end = time.time() + 90 - (time.time() - t0)
     while time.time() < end and not t_fence:
         t_fence = bmc_off_time(lab, victim.name, t0)
         time.sleep(0.3)
@@ -242,6 +372,14 @@ def cut(host, peer, on):
         run(ns + ["delete", "table", "inet", "cphalab_cut"], check=False)
 
 
+def reaches(host, peer):
+    """host gets an answer from peer (one ICMP echo, 1 s)."""
+    if not host.powered():
+        return False
+    r = host.run(["ping", "-n", "-q", "-c", "1", "-W", "1", peer.v4], check=False, timeout=10)
+    return r.returncode == 0
+
+
 def lb_partition(ctx):
     """The two LB hosts cut apart, both alive and reachable by clients."""
     lab = ctx.lab
@@ -250,7 +388,10 @@ def lb_partition(ctx):
     cut(a, b, True)
     cut(b, a, True)
     ctx.mark("%s and %s cut apart (both alive)" % (a.name, b.name))
-    time.sleep(30)
+    # the cut, seen from each side: nothing reaches the other host
+    ctx.check["cut_ab"] = not reaches(a, b)
+    ctx.check["cut_ba"] = not reaches(b, a)
+    time.sleep(max(0.0, 30 - (time.time() - t0)))
     cut(a, b, False)
     cut(b, a, False)
     ctx.mark("partition healed")
@@ -271,6 +412,8 @@ def etcd_data_loss(ctx):
     """One member's data wiped: the agent replaces the member."""
     lab = ctx.lab
     victim = lab.by_role("master")[-1]
+    leader = etcd_leader_of(ctx)
+    elect = new_leader_cond(lab, victim, leader)
     t0 = time.time()
     pids = [p for p, argv in victim.processes() if argv and argv[0].endswith("etcd")]
     for p in pids:
@@ -284,7 +427,12 @@ def etcd_data_loss(ctx):
         h = observe.etcd_health(lab)
         n = len(lab.by_role("master"))
         return ms and len(ms) == n and all(m[0] for m in ms) and len(h) == n and all(h.values())
+    if elect:
+        t_elected = first_time(elect, 30, 0.2)
+        ctx.phase("etcd_election", t0, t_elected)
+        ctx.timings["etcd_election_ms"] = ctx.ms_since(t0, t_elected)
     t_bad = first_time(lambda: not healthy(), 60, 0.5)
+    ctx.check["unhealthy_seen"] = t_bad is not None
     if t_bad:
         ctx.mark("etcd member on %s seen unhealthy" % victim.name)
     t_ok = first_time(healthy, 180, 1)
@@ -304,9 +452,8 @@ def master_rebuild(ctx):
     for d in ("etc.up", "varlib.up", "log"):
         shutil.rmtree(victim.dir + "/" + d, ignore_errors=True)
     ctx.mark("%s lost with its disk" % victim.name)
-    end = time.time() + 90
-    while time.time() < end and not bmc_off_time(lab, victim.name, t0):
-        time.sleep(0.3)
+    t_fence = first_time(lambda: bmc_off_time(lab, victim.name, t0), 90, 0.3)
+    ctx.check["fenced"] = t_fence is not None
     wait_until(lambda: victim.powered(), 60, 0.5, victim.name + " to power on")
     # the BMC powered it on: a blank machine; stop what its init started
     first_time(lambda: "pacemakerd" in victim.refresh().services, 15, 0.2)

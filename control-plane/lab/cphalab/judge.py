@@ -1,0 +1,257 @@
+"""The lab's judgements, with no I/O: whether the lab has settled enough
+for a scenario to start, whether a scenario's fault did what it must (a
+valid run), and in which order the runs go. Facts in, verdicts out:
+observe.py gathers the facts, runner.py acts on the verdicts.
+
+A measuring instrument starts every run from the same state and throws
+away a run whose fault did not happen as intended: a power loss of the
+VIP holder that broke no watch did not hit the VIP holder, whatever the
+figures say.
+"""
+
+STEADY_SECS = 5.0  # the prober: every request OK for this long before a start
+VRRP_QUIET_ADVERTS = 3  # no VRRP transition for this many advert intervals
+LEASE_MAX_AGE = 6.0  # s: a leader renews every retry period (2 s) well inside this
+FIRST_OK_SLACK_MS = 300  # a request in flight at the fault may still complete
+MAX_EXTRA_ATTEMPTS = 2  # invalid or unstarted runs retried, per stack and scenario
+
+
+def settle_reasons(f):
+    """What keeps the lab from a settled start, as a list of reasons
+    ([] when settled), from the facts f:
+      now, advert_int (s), preempt (the VRRP configuration preempts),
+      masters: [name],
+      pcmk: None (no quorate DC) or {online, resources: {rid: [node]},
+            idle, failed: [text]},
+      etcd: None or {members, healthy, leaders: [id]},
+      lbs: [{name, powered, vip, state, priority, last_change, servers:
+             {server: status} or None}],
+      leases: {name: seconds since renewTime, or None},
+      prober: None or {history, requests, failed, watches, open}
+    The checks: Pacemaker quorate with every master online, every
+    resource where it belongs and no transition or failed action; etcd
+    with every member healthy and one leader; exactly one VIP holder, the
+    one VRRP itself calls MASTER and, when the configuration preempts,
+    the one the priorities prefer, with no transition for
+    VRRP_QUIET_ADVERTS advert intervals; every apiserver up on every load
+    balancer; the controller-manager's and scheduler's Leases renewed;
+    the prober seeing every request succeed for STEADY_SECS and every
+    watch open."""
+    out = []
+    masters = sorted(f.get("masters", []))
+    nm = len(masters)
+    pc = f.get("pcmk")
+    if pc is None:
+        return ["no quorate Pacemaker DC"]
+    if sorted(pc.get("online", [])) != masters:
+        out.append("Pacemaker nodes online: %s" % " ".join(sorted(pc.get("online", []))))
+    res = pc.get("resources", {})
+    for rid, n in (("etcd", nm), ("apiserver", nm), ("kcm", 1), ("scheduler", 1)):
+        if len(res.get(rid, [])) != n:
+            out.append("%s active on [%s]" % (rid, " ".join(res.get(rid, []))))
+    if not pc.get("idle", False):
+        out.append("Pacemaker has a transition in progress")
+    if pc.get("failed"):
+        out.append("Pacemaker failed actions: %s" % "; ".join(pc["failed"][:3]))
+    et = f.get("etcd")
+    if et is None:
+        out.append("etcd does not answer")
+    else:
+        if et.get("members") != nm or et.get("healthy") != nm:
+            out.append("etcd: %s members, %s healthy" % (et.get("members"), et.get("healthy")))
+        leaders = sorted(set(et.get("leaders", [])))
+        if len(leaders) != 1:
+            out.append("etcd leaders: %s" % (leaders or "none"))
+    out += _lb_reasons(f)
+    for name, age in sorted(f.get("leases", {}).items()):
+        if age is None:
+            out.append("no Lease %s" % name)
+        elif age > LEASE_MAX_AGE:
+            out.append("Lease %s last renewed %.1f s ago" % (name, age))
+    pr = f.get("prober")
+    if pr is None:
+        out.append("the prober is not running")
+    elif pr.get("history", 0) < STEADY_SECS:
+        out.append("the prober has run only %.1f s" % pr.get("history", 0))
+    else:
+        if not pr.get("requests"):
+            out.append("no request in the last %.0f s" % STEADY_SECS)
+        elif pr.get("failed"):
+            out.append("%d of %d requests failed in the last %.0f s" % (
+                pr["failed"], pr["requests"], STEADY_SECS))
+        if pr.get("open", 0) < pr.get("watches", 0):
+            out.append("%d of %d watches open" % (pr.get("open", 0), pr.get("watches", 0)))
+    return out
+
+
+def _lb_reasons(f):
+    out = []
+    lbs = f.get("lbs", [])
+    now, adv = f.get("now", 0.0), f.get("advert_int", 1.0)
+    off = [l["name"] for l in lbs if not l.get("powered")]
+    if off:
+        return ["LB hosts off: %s" % " ".join(off)]
+    holders = [l for l in lbs if l.get("vip")]
+    if len(holders) != 1:
+        return ["VIP holders: [%s]" % " ".join(l["name"] for l in holders)]
+    h = holders[0]
+    masters = [l["name"] for l in lbs if l.get("state") == "MASTER"]
+    if masters != [h["name"]]:
+        out.append("the VIP is on %s but VRRP MASTER is [%s]" % (h["name"], " ".join(masters)))
+    others = [l for l in lbs if l is not h and l.get("state") != "BACKUP"]
+    if others:
+        out.append("%s: VRRP %s, not BACKUP" % (others[0]["name"], others[0].get("state")))
+    if f.get("preempt"):
+        best = max(lbs, key=lambda l: l.get("priority") or 0)
+        if best is not h and (best.get("priority") or 0) > (h.get("priority") or 0):
+            out.append("the VIP is on %s but the priorities prefer %s" % (h["name"],
+                                                                       best["name"]))
+    changes = [l["last_change"] for l in lbs if l.get("last_change")]
+    if len(changes) != len(lbs):
+        out.append("a VRRP daemon does not say when it last changed state")
+    elif now - max(changes) < VRRP_QUIET_ADVERTS * adv:
+        out.append("VRRP transition %.1f s ago (under %d advert intervals)" % (
+            now - max(changes), VRRP_QUIET_ADVERTS))
+    for l in lbs:
+        srv = l.get("servers")
+        if srv is None:
+            out.append("%s: the load balancer does not answer" % l["name"])
+            continue
+        bad = sorted(s for s, st in srv.items() if st != "UP")
+        if bad or len(srv) != len(f.get("masters", [])):
+            out.append("%s: apiservers not up: %s" % (l["name"], " ".join(
+                "%s %s" % (s, srv[s]) for s in bad) or "%d of %d listed" % (
+                    len(srv), len(f.get("masters", [])))))
+    return out
+
+
+def settle_decide(reasons, now, deadline):
+    """("go", "") when settled, ("wait", why) until the deadline, then
+    ("give_up", why): the scenario is reported as not started."""
+    if not reasons:
+        return "go", ""
+    return ("give_up" if now >= deadline else "wait"), reasons[0]
+
+
+def validity(name, f):
+    """(valid, why) of one run of scenario name from what its fault did
+    (f, filled by the scenario and the runner):
+      every scenario: watches_open_at_t0, watches_broken (of those, how
+        many broke in the window);
+      lb-poweroff: victim_held_vip, victim_off, vip_moved, vip_move_ms,
+        floor_ms (the earliest the stack can notice a silent master),
+        first_ok_ms (the first request served after the fault);
+      master-poweroff, master-partition: victim_api_dead;
+      lb-partition: cut_ab, cut_ba (each way, nothing got through);
+      apiserver-rolling-restart: restarted, masters;
+      etcd-data-loss: unhealthy_seen; master-rebuild: fenced;
+      reload-under-load: reloads, expected.
+    A run is invalid when its fault did not have the effects it must."""
+    if "started" in f and not f["started"]:
+        return False, "not started: %s" % f.get("why", "the lab did not settle")
+    if f.get("error"):
+        return False, "scenario error: %s" % f["error"]
+    opened, broke = f.get("watches_open_at_t0"), f.get("watches_broken", 0)
+    if name == "lb-poweroff":
+        if not f.get("victim_held_vip"):
+            return False, "the host that lost power did not hold the VIP"
+        if not f.get("victim_off"):
+            return False, "the VIP holder was still up after its power loss"
+        if not f.get("vip_moved"):
+            return False, "the VIP never came to the other host"
+        if not opened:
+            return False, "no watch was open at the fault"
+        if broke < opened:
+            return False, ("only %d of the %d watches open through the VIP holder broke: "
+                           "they did not go through it" % (broke, opened))
+        move, floor = f.get("vip_move_ms"), f.get("floor_ms", 0)
+        if move is not None and move < floor:
+            return False, ("the VIP moved %d ms after the fault, before the stack can "
+                           "notice a silent master (%d ms)" % (move, floor))
+        first = f.get("first_ok_ms")
+        if move is not None and first is not None and first + FIRST_OK_SLACK_MS < move:
+            return False, ("a request was served %d ms after the fault, before the VIP "
+                           "moved (%d ms)" % (first, move))
+    elif name in ("master-poweroff", "master-partition"):
+        if not f.get("victim_api_dead"):
+            return False, "the victim's apiserver still answered after the fault"
+        if opened and not broke:
+            return False, "no watch broke: none went through the victim's apiserver"
+    elif name == "lb-partition":
+        if not (f.get("cut_ab") and f.get("cut_ba")):
+            open_ways = [w for w, k in (("first to second", "cut_ab"),
+                                        ("second to first", "cut_ba")) if not f.get(k)]
+            return False, "the partition did not cut both ways (%s open)" % " and ".join(
+                open_ways)
+    elif name == "apiserver-rolling-restart":
+        if f.get("restarted", 0) < f.get("masters", 1):
+            return False, "only %d of %d apiservers restarted" % (f.get("restarted", 0),
+                                                                 f.get("masters", 1))
+    elif name == "etcd-data-loss":
+        if not f.get("unhealthy_seen"):
+            return False, "etcd was never seen unhealthy after the member's data was wiped"
+    elif name == "master-rebuild":
+        if not f.get("fenced"):
+            return False, "the lost master was never fenced"
+    elif name == "reload-under-load":
+        if f.get("reloads", 0) < f.get("expected", 0):
+            return False, "only %d of %d reloads were sent" % (f.get("reloads", 0),
+                                                              f.get("expected", 0))
+    return True, ""
+
+
+def schedule(names, counts, stacks):
+    """The runs in order: [(round, stack, name)]. Round r runs every
+    scenario asked for at least r times, stack by stack, the stacks'
+    order reversed every other round (cpha, peer, peer, cpha, ...) so
+    that drift and machine load fall on both alike and a stack switch is
+    saved at every turn."""
+    rounds = max([counts.get(n, 1) for n in names], default=0)
+    out = []
+    for r in range(1, rounds + 1):
+        order = stacks if r % 2 else list(reversed(stacks))
+        for s in order:
+            out += [(r, s, n) for n in names if counts.get(n, 1) >= r]
+    return out
+
+
+def retry(extra_so_far, valid):
+    """Whether an invalid or unstarted run is run again at once: while the
+    scenario has had fewer than MAX_EXTRA_ATTEMPTS extra attempts on this
+    stack (extra_so_far: the attempts beyond its scheduled runs)."""
+    return not valid and extra_so_far < MAX_EXTRA_ATTEMPTS
+
+
+def time_left(remaining, seconds, default=90.0, switch=0.0, stack=None):
+    """Seconds the runs left (remaining: [(round, stack, name)]) should
+    take, from the mean duration seen so far per (stack, name)
+    (seconds: {(stack, name): [s]}), else per name, else default; plus
+    switch seconds for every change of stack from stack (the one running)."""
+    total = 0.0
+    for _, s, n in remaining:
+        if s != stack:
+            total += switch if stack is not None else 0.0
+            stack = s
+        seen = seconds.get((s, n)) or [v for (s2, n2), vs in seconds.items() if n2 == n
+                                       for v in vs]
+        total += sum(seen) / len(seen) if seen else default
+    return total
+
+
+def parse_counts(args, default):
+    """Scenario arguments NAME or NAME:N into ([names], {name: N});
+    N from 1 to 20. Raises ValueError naming the bad argument."""
+    names, counts = [], {}
+    for a in args:
+        name, sep, n = a.partition(":")
+        if not name or (sep and not n):
+            raise ValueError("%s: NAME or NAME:N" % a)
+        if n:
+            if not (n.isascii() and n.isdigit()) or not 1 <= int(n) <= 20:
+                raise ValueError("%s: the repeat count must be 1 to 20" % a)
+            counts[name] = int(n)
+        else:
+            counts[name] = default
+        if name not in names:
+            names.append(name)
+    return names, counts
