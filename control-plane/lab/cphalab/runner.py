@@ -254,13 +254,26 @@ def wait_start(lab, events, progress, timeout):
         time.sleep(1)
 
 
+def settle_summary(f, waited):
+    """What the report keeps of a settled start: how long it was waited
+    for, the VIP holder, how long VRRP had been quiet."""
+    lbs = f.get("lbs") or []
+    changes = [l["last_change"] for l in lbs if l.get("last_change")]
+    return {"waited_s": round(waited, 1),
+            "vip_holder": next((l["name"] for l in lbs if l.get("vip")), None),
+            "vrrp_quiet_s": round(f["now"] - max(changes), 1) if changes and "now" in f
+            else None}
+
+
 def run_attempt(sess, stack, name, rnd, attempt):
     """One run of a scenario on stack: a settled start, the fault, the
     lab settled again, and its validity. Returns its lab.json object."""
     lab, progress = sess.lab, sess.progress
     ev = sess.events[stack]
+    t_wait = time.time()
     facts, why, notes = wait_start(lab, ev, progress, START_TIMEOUT)
-    base = {"name": name, "repeat": rnd, "attempt": attempt}
+    base = {"name": name, "repeat": rnd, "attempt": attempt,
+            "settle": settle_summary(facts, time.time() - t_wait)}
     if why:
         now = time.time()
         progress("  NOT STARTED: " + why)
