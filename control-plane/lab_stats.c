@@ -1,4 +1,5 @@
-/* cpha lab: statistics of a scenario's window and the lab's goals. Pure. */
+/* cpha lab: the prober's event lines and the statistics of a scenario's
+ * window. Pure. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -24,6 +25,69 @@ static const struct {
 	{ "stop", LAB_EV_STOP },
 };
 
+/* The optional fields of a request line that say how it failed. Returns 0
+ * or -EINVAL with why. */
+static int parse_failure(json_t *o, struct lab_event *ev, char *why, size_t whylen)
+{
+	static const char *const ints[] = { "code", "curl", "errno" };
+	static const char *const bools[] = { "connected", "tls", "not_sent" };
+	json_t *v;
+	const char *err;
+
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		v = json_object_get(o, ints[i]);
+		if (v && (!json_is_integer(v) || json_integer_value(v) < 0 ||
+				 json_integer_value(v) > 100000)) {
+			snprintf(
+				why, whylen, "\"%s\" must be an integer from 0 to 100000", ints[i]);
+			return -EINVAL;
+		}
+	}
+	for (size_t i = 0; i < sizeof(bools) / sizeof(bools[0]); i++) {
+		v = json_object_get(o, bools[i]);
+		if (v && !json_is_boolean(v)) {
+			snprintf(why, whylen, "\"%s\" must be a boolean", bools[i]);
+			return -EINVAL;
+		}
+	}
+	v = json_object_get(o, "ms");
+	if (v && (!json_is_number(v) || json_number_value(v) < 0)) {
+		snprintf(why, whylen, "\"ms\" must be a number >= 0");
+		return -EINVAL;
+	}
+	ev->ms = v ? json_number_value(v) : 0;
+	for (const char *const *k = (const char *const[]){ "err", "reason", NULL }; *k; k++) {
+		v = json_object_get(o, *k);
+		if (v && !json_is_string(v)) {
+			snprintf(why, whylen, "\"%s\" must be a string", *k);
+			return -EINVAL;
+		}
+	}
+	ev->code = (int)json_integer_value(json_object_get(o, "code"));
+	v = json_object_get(o, "curl");
+	ev->curl = v ? (int)json_integer_value(v) : -1;
+	ev->os_errno = (int)json_integer_value(json_object_get(o, "errno"));
+	v = json_object_get(o, "connected");
+	ev->connected = v ? json_is_true(v) : -1;
+	v = json_object_get(o, "tls");
+	ev->tls = v ? json_is_true(v) : -1;
+	err = json_string_value(json_object_get(o, "err"));
+	/* a prober that did not write not_sent said so in the text */
+	ev->not_sent = json_is_true(json_object_get(o, "not_sent")) ||
+		       (err && !strncmp(err, "not sent: ", 10));
+	if (!ev->ok) {
+		const struct lab_cause_facts f = { .code = ev->code,
+			.curl = ev->curl,
+			.os_errno = ev->os_errno,
+			.connected = ev->connected,
+			.tls = ev->tls,
+			.err = err };
+
+		ev->cause = lab_cause_classify(&f);
+	}
+	return 0;
+}
+
 int lab_event_parse(const char *line, struct lab_event *ev, char *why, size_t whylen)
 {
 	json_error_t jerr;
@@ -33,6 +97,8 @@ int lab_event_parse(const char *line, struct lab_event *ev, char *why, size_t wh
 	int rc = -EINVAL;
 
 	memset(ev, 0, sizeof(*ev));
+	ev->curl = -1;
+	ev->connected = ev->tls = -1;
 	if (!o) {
 		snprintf(why, whylen, "column %d: %s", jerr.column, jerr.text);
 		return -EINVAL;
@@ -70,6 +136,8 @@ int lab_event_parse(const char *line, struct lab_event *ev, char *why, size_t wh
 		}
 		if (v)
 			ev->n = (int)json_integer_value(v);
+		if (parse_failure(o, ev, why, whylen) < 0)
+			goto out;
 		break;
 	case LAB_EV_BREAK:
 	case LAB_EV_OPEN:
@@ -142,7 +210,8 @@ static struct watch_state *watch_find(struct watch_state **ws, size_t *n, int w)
 	return &v[(*n)++];
 }
 
-void lab_window_stats(const struct lab_events *e, double start, double end, struct lab_window *w)
+void lab_window_stats_phases(const struct lab_events *e, double start, double end,
+	const struct lab_phase_span *spans, size_t nspans, struct lab_window *w)
 {
 	struct watch_state *ws = NULL;
 	size_t nws = 0;
@@ -165,6 +234,11 @@ void lab_window_stats(const struct lab_events *e, double start, double end, stru
 			w->requests += ev->n;
 			if (!ev->ok) {
 				w->failed += ev->n;
+				w->causes[(unsigned)ev->cause < LAB_NCAUSES ? ev->cause
+									    : LAB_CAUSE_OTHER] +=
+					ev->n;
+				w->phases[lab_phase_of(
+					ev->t, ev->ms, ev->not_sent, spans, nspans)] += ev->n;
 				break;
 			}
 			if ((ev->t - last_ok) * 1000.0 > w->max_gap_ms)
@@ -204,7 +278,20 @@ void lab_window_stats(const struct lab_events *e, double start, double end, stru
 			round(100000.0 * (double)(w->requests - w->failed) / (double)w->requests) /
 			1000.0;
 	w->never_restored = broken_now;
+	w->restored_stat_ms = w->watches_restored_ms < 0 ? 0 : w->watches_restored_ms;
+	if (broken_now && (end - episode) * 1000.0 > w->restored_stat_ms)
+		w->restored_stat_ms = (end - episode) * 1000.0;
 	free(ws);
+}
+
+void lab_window_stats(const struct lab_events *e, double start, double end, struct lab_window *w)
+{
+	lab_window_stats_phases(e, start, end, NULL, 0, w);
+}
+
+void lab_scenario_stats(const struct lab_events *e, struct lab_scenario *s)
+{
+	lab_window_stats_phases(e, s->start, s->end, s->phases, s->nphases, &s->st);
 }
 
 int lab_invariant(const struct lab_scenario *s, const char *name)

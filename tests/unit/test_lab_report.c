@@ -1,5 +1,6 @@
 /* cpha lab report: report.json's shape, report.md's sections, the SVG's
- * structure (lab_render.c, lab_svg.c), and `cpha lab report` on files. */
+ * structure (lab_render.c, lab_svg.c), LAB.json (lab_load.c), and
+ * `cpha lab report` on files. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include "buf.h"
 #include "cpha.h"
 #include "lab.h"
+#include "lab_load.h"
 #include "lab_render.h"
 #include "lab_stats.h"
 
@@ -30,7 +32,16 @@ struct fixture {
 
 static void add(struct lab_events *e, double t, enum lab_ev_kind k, bool ok, int w)
 {
-	struct lab_event ev = { .t = t, .kind = k, .ok = ok, .n = 1, .w = w, .watches = 2 };
+	struct lab_event ev = { .t = t,
+		.kind = k,
+		.ok = ok,
+		.n = 1,
+		.w = w,
+		.watches = 2,
+		.curl = -1,
+		.connected = -1,
+		.tls = -1,
+		.cause = LAB_CAUSE_OTHER };
 
 	assert_int_equal(lab_events_add(e, &ev), 0);
 }
@@ -329,6 +340,75 @@ static void test_command(void **state)
 	rm_rf();
 }
 
+/* LAB.json's new fields checked like the others. */
+static void test_load_errors(void **state)
+{
+	static const struct {
+		const char *scenario, *want;
+	} cases[] = {
+		{ "\"phases\": {}", "runs[0].scenarios[0]: \"phases\" must be an array" },
+		{ "\"phases\": [{\"phase\": \"no_vip\", \"from\": 1, \"to\": 2}, {\"phase\": "
+		  "\"no-vip\", \"from\": 1, \"to\": 2}]",
+			"runs[0].scenarios[0].phases[1]: unknown phase \"no-vip\"" },
+		{ "\"phases\": [{\"phase\": \"other\", \"from\": 1, \"to\": 2}]",
+			"runs[0].scenarios[0].phases[0]: unknown phase \"other\"" },
+		{ "\"phases\": [{\"phase\": \"no_vip\", \"from\": 1}]",
+			"runs[0].scenarios[0].phases[0]: needs a string \"phase\" and numbers" },
+		{ "\"phases\": [{\"phase\": \"no_vip\", \"from\": 3, \"to\": 2}]",
+			"runs[0].scenarios[0].phases[0]: \"to\" is before \"from\"" },
+		{ "\"repeat\": 0", "runs[0].scenarios[0]: \"repeat\" must be an integer >= 1" },
+		{ "\"repeat\": 1.5", "\"repeat\" must be an integer" },
+		{ "\"valid\": \"no\"", "runs[0].scenarios[0]: \"valid\" must be a boolean" },
+		{ "\"started\": 0", "\"started\" must be a boolean" },
+		{ "\"started\": false, \"valid\": true", "never started cannot be valid" },
+		{ "\"invalid_reason\": 3", "\"invalid_reason\" must be a string" },
+		{ "\"t0\": \"1\"", "\"t0\" must be a number or null" },
+	};
+	char why[300], text[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lab_model m = { 0 };
+		json_t *doc;
+
+		snprintf(text, sizeof(text),
+			"{\"runs\": [{\"stack\": \"cpha\", \"events\": \"e\", \"scenarios\": "
+			"[{\"name\": \"x\", \"start\": 1, \"end\": 2, %s}]}]}",
+			cases[i].scenario);
+		doc = json_loads(text, 0, NULL);
+		assert_non_null(doc);
+		why[0] = '\0';
+		assert_int_equal(lab_model_load(doc, &m, why, sizeof(why)), -EINVAL);
+		if (!strstr(why, cases[i].want))
+			fail_msg("%s: got \"%s\", want \"%s\"", cases[i].scenario, why,
+				cases[i].want);
+		lab_model_free(&m);
+		json_decref(doc);
+	}
+}
+
+/* A description of a lab program that wrote none of the new fields. */
+static void test_load_old(void **state)
+{
+	json_t *doc = json_loads("{\"runs\": [{\"stack\": \"cpha\", \"events\": \"e\", "
+				 "\"scenarios\": [{\"name\": \"x\", \"start\": 1, \"end\": 2}, "
+				 "{\"name\": \"y\", \"start\": 3, \"end\": 4, \"t0\": null}]}]}",
+		0, NULL);
+	struct lab_model m = { 0 };
+	char why[200];
+
+	(void)state;
+	assert_int_equal(lab_model_load(doc, &m, why, sizeof(why)), 0);
+	assert_int_equal(m.runs[0].nscen, 2);
+	assert_int_equal(m.runs[0].scen[0].repeat, 0);
+	assert_false(m.runs[0].scen[0].invalid);
+	assert_false(m.runs[0].scen[0].not_started);
+	assert_false(m.runs[0].scen[1].has_t0);
+	assert_int_equal(m.runs[0].scen[0].nphases, 0);
+	lab_model_free(&m);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +416,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_markdown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_svg, setup, teardown),
 		cmocka_unit_test(test_command),
+		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_load_old),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
