@@ -1,7 +1,7 @@
 /* cpha lab report --in LAB.json --out DIR: read the orchestrator's lab
  * description (lab_load.c) and each run's prober events, compute every
  * attempt's statistics (lab_stats.c) and write report.json, report.md and
- * timeline.svg (lab_render.c, lab_svg.c). */
+ * timeline.svg (lab_render_json.c, lab_render_md.c, lab_svg.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>

@@ -134,30 +134,9 @@ int lab_invariant(const struct lab_scenario *s, const char *name);
  * included. */
 void lab_scenario_stats(const struct lab_events *e, struct lab_scenario *s);
 
-enum lab_goal_state {
-	LAB_GOAL_MET,
-	LAB_GOAL_NOT_MET,
-	LAB_GOAL_NOT_MEASURED,
-};
-
-struct lab_goal {
-	char what[160];
-	enum lab_goal_state state;
-	char why[240];
-};
-
-#define LAB_NGOALS 7
-
-/* Evaluate the lab's goals (see cpha(1)) on the model: the "cpha" run
- * against the first run of another stack (the peer). Fills g[LAB_NGOALS]. */
-void lab_goals(const struct lab_model *m, struct lab_goal g[LAB_NGOALS]);
-
 /* Find a run by stack name; the peer is the first run of another stack
  * than cpha. NULL when absent. */
 const struct lab_run *lab_find_run(const struct lab_model *m, const char *stack);
 const struct lab_run *lab_peer_run(const struct lab_model *m);
-
-/* The first attempt of a scenario by name; NULL when absent. */
-const struct lab_scenario *lab_find_scenario(const struct lab_run *r, const char *name);
 
 #endif

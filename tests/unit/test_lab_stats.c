@@ -342,73 +342,6 @@ static void test_restored_stat(void **state)
 	lab_events_free(&e);
 }
 
-/* A scenario with chosen figures. */
-static struct lab_scenario scen(
-	const char *name, long failed, double gap, double restored, int never)
-{
-	struct lab_scenario s = { .name = name };
-
-	s.st.requests = 100;
-	s.st.failed = failed;
-	s.st.max_gap_ms = gap;
-	s.st.watches_restored_ms = restored;
-	s.st.never_restored = never;
-	return s;
-}
-
-static void test_goals(void **state)
-{
-	json_t *vip = json_pack("{sb}", "vip_after_fence", 1);
-	struct lab_scenario a[] = {
-		scen("apiserver-rolling-restart", 0, 100, 900, 0),
-		scen("reload-under-load", 2, 300, -1, 0),
-		scen("lb-poweroff", 3, 2000, 1000, 0),
-		scen("master-poweroff", 5, 3000, 1500, 0),
-	};
-	struct lab_scenario b[] = {
-		scen("apiserver-rolling-restart", 9, 100, -1, 2),
-		scen("lb-poweroff", 3, 1900, 1000, 0),
-		scen("master-poweroff", 50, 9000, 1400, 0),
-	};
-	struct lab_run runs[] = {
-		{ .stack = "cpha", .scen = a, .nscen = 4 },
-		{ .stack = "haproxy+keepalived", .scen = b, .nscen = 3 },
-	};
-	struct lab_model m = { .runs = runs, .nruns = 2 };
-	struct lab_goal g[LAB_NGOALS];
-
-	(void)state;
-	a[2].invariants = vip;
-	lab_goals(&m, g);
-	assert_int_equal(g[0].state, LAB_GOAL_MET);     /* rolling restart: 0 failed */
-	assert_int_equal(g[1].state, LAB_GOAL_NOT_MET); /* reload: 2 failed */
-	assert_non_null(strstr(g[1].why, "2 of 100"));
-	assert_int_equal(g[2].state, LAB_GOAL_NOT_MET); /* lb-poweroff: gap 2000 > 1900 */
-	assert_int_equal(g[3].state, LAB_GOAL_MET);     /* master-poweroff: better */
-	assert_int_equal(g[4].state, LAB_GOAL_MET);     /* vip_after_fence */
-	assert_int_equal(g[5].state, LAB_GOAL_NOT_MET); /* 1500 ms vs 1400 ms */
-	assert_int_equal(g[6].state, LAB_GOAL_MET);     /* 900 ms vs never restored */
-	assert_non_null(strstr(g[6].why, "never"));
-
-	/* without the peer: comparisons are not measured; absent scenarios too */
-	m.nruns = 1;
-	a[2].invariants = NULL;
-	lab_goals(&m, g);
-	assert_int_equal(g[2].state, LAB_GOAL_NOT_MEASURED);
-	assert_int_equal(g[3].state, LAB_GOAL_NOT_MEASURED);
-	assert_int_equal(g[4].state, LAB_GOAL_NOT_MEASURED);
-	assert_int_equal(g[5].state, LAB_GOAL_NOT_MEASURED);
-	assert_int_equal(g[6].state, LAB_GOAL_NOT_MEASURED);
-	runs[0].nscen = 1;
-	lab_goals(&m, g);
-	assert_int_equal(g[1].state, LAB_GOAL_NOT_MEASURED);
-	m.nruns = 0;
-	lab_goals(&m, g);
-	for (int i = 0; i < LAB_NGOALS; i++)
-		assert_int_equal(g[i].state, LAB_GOAL_NOT_MEASURED);
-	json_decref(vip);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,7 +354,6 @@ int main(void)
 		cmocka_unit_test(test_parse_failure),
 		cmocka_unit_test(test_causes_phases),
 		cmocka_unit_test(test_restored_stat),
-		cmocka_unit_test(test_goals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
