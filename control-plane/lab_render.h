@@ -28,7 +28,8 @@ json_t *lab_render_sample(const struct lab_sample *s);
 int lab_render_md(const struct lab_model *m, struct cpha_buf *out);
 
 /* timeline.svg appended to out: requests ok and failed per second, one lane
- * per run, scenario markers. Returns 0 or -ENOMEM. */
+ * per run, markers for the valid attempts and hatched bands for the others.
+ * Returns 0 or -ENOMEM. */
 int lab_render_svg(const struct lab_model *m, struct cpha_buf *out);
 
 #endif

@@ -482,7 +482,7 @@ static void test_command_repeats(void **state)
 {
 	static const double cstart[] = { 100, 200, 300, 400 }, pstart[] = { 100, 200, 300 };
 	static const int cfail[] = { 12, 100, 13, 14 }, pfail[] = { 20, 21, 22 };
-	char lab[8192] = "", *md;
+	char lab[8192] = "", *md, *svg;
 	json_t *rep, *s, *r, *st, *g;
 
 	(void)state;
@@ -618,6 +618,12 @@ static void test_command_repeats(void **state)
 	/* the invalid attempt's false invariant is not a failure of the stack */
 	assert_non_null(strstr(md, "None: every invariant that was judged held."));
 	free(md);
+	svg = read_out("timeline.svg");
+	assert_int_equal(count(svg, "class=\"invalid\""), 2);
+	assert_int_equal(count(svg, "class=\"scenario\""), 12);
+	assert_non_null(strstr(svg, "lb-poweroff #2 invalid</text>"));
+	assert_non_null(strstr(svg, "master-poweroff #1 not started</text>"));
+	free(svg);
 	rm_rf();
 }
 
