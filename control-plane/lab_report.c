@@ -1,13 +1,12 @@
 /* cpha lab report --in LAB.json --out DIR: read the orchestrator's lab
- * description and each run's prober events, compute every scenario's
- * statistics (lab_stats.c) and write report.json, report.md and
- * timeline.svg (lab_render.c, lab_svg.c). */
+ * description (lab_load.c) and each run's prober events, compute every
+ * attempt's statistics (lab_stats.c) and write report.json, report.md and
+ * timeline.svg (lab_render_json.c, lab_render_md.c, lab_svg.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "buf.h"
 #include "cpha.h"
 #include "lab.h"
+#include "lab_load.h"
 #include "lab_render.h"
 #include "lab_stats.h"
 
@@ -82,98 +82,6 @@ out:
 	return rc;
 }
 
-static int bad(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Print "file: what is wrong" and return -1. */
-static int bad(const char *file, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", file);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
-
-/* The model from the lab description doc (borrowed into m). */
-static int load_model(const char *file, json_t *doc, struct lab_model *m)
-{
-	json_t *runs = json_object_get(doc, "runs");
-	size_t i, j;
-	json_t *run;
-
-	if (!json_is_object(doc))
-		return bad(file, "the top level must be an object");
-	m->lab = json_object_get(doc, "lab");
-	if (m->lab && !json_is_object(m->lab))
-		return bad(file, "\"lab\" must be an object");
-	if (!json_is_array(runs))
-		return bad(file, "\"runs\" must be an array");
-	m->runs = calloc(json_array_size(runs) + 1, sizeof(*m->runs));
-	if (!m->runs)
-		return bad(file, "out of memory");
-	json_array_foreach(runs, i, run)
-	{
-		struct lab_run *r = &m->runs[i];
-		json_t *sc = json_object_get(run, "scenarios"), *s;
-
-		m->nruns = i + 1;
-		r->stack = json_string_value(json_object_get(run, "stack"));
-		r->events_path = json_string_value(json_object_get(run, "events"));
-		if (!r->stack || !r->events_path)
-			return bad(file, "runs[%zu]: \"stack\" and \"events\" must be strings", i);
-		if (!json_is_array(sc))
-			return bad(file, "runs[%zu]: \"scenarios\" must be an array", i);
-		r->scen = calloc(json_array_size(sc) + 1, sizeof(*r->scen));
-		if (!r->scen)
-			return bad(file, "out of memory");
-		json_array_foreach(sc, j, s)
-		{
-			struct lab_scenario *x = &r->scen[j];
-			json_t *st = json_object_get(s, "start"), *en = json_object_get(s, "end");
-
-			r->nscen = j + 1;
-			x->name = json_string_value(json_object_get(s, "name"));
-			if (!x->name || !json_is_number(st) || !json_is_number(en))
-				return bad(file,
-					"runs[%zu].scenarios[%zu]: needs a string \"name\" and "
-					"numbers \"start\" and \"end\"",
-					i, j);
-			x->start = json_number_value(st);
-			x->end = json_number_value(en);
-			if (x->end < x->start)
-				return bad(file,
-					"runs[%zu].scenarios[%zu]: \"end\" is before \"start\"", i,
-					j);
-			x->invariants = json_object_get(s, "invariants");
-			if (x->invariants && !json_is_object(x->invariants) &&
-				!json_is_null(x->invariants))
-				return bad(file,
-					"runs[%zu].scenarios[%zu]: \"invariants\" must be an "
-					"object",
-					i, j);
-			x->timings = json_object_get(s, "timings");
-			if (x->timings && !json_is_object(x->timings))
-				x->timings = NULL;
-			x->marks = json_object_get(s, "marks");
-			x->notes = json_object_get(s, "notes");
-		}
-	}
-	return 0;
-}
-
-static void free_model(struct lab_model *m)
-{
-	for (size_t i = 0; i < m->nruns; i++) {
-		lab_events_free(&m->runs[i].ev);
-		free(m->runs[i].scen);
-	}
-	free(m->runs);
-	memset(m, 0, sizeof(*m));
-}
-
 /* Write data to DIR/name through a temporary file. Returns 0 or -1 (printed). */
 static int write_file(const char *dir, const char *name, const char *data, size_t len)
 {
@@ -214,7 +122,7 @@ int cmd_lab_report(int argc, char **argv)
 	struct cpha_buf md = { 0 }, svg = { 0 };
 	json_error_t jerr;
 	json_t *doc = NULL, *rep = NULL;
-	char *js = NULL;
+	char *js = NULL, why[300];
 	int c, rc = CPHA_EXIT_FAIL;
 
 	optind = 1;
@@ -251,15 +159,17 @@ int cmd_lab_report(int argc, char **argv)
 			fprintf(stderr, "%s: %s\n", in, jerr.text);
 		goto out;
 	}
-	if (load_model(in, doc, &m) < 0)
+	if (lab_model_load(doc, &m, why, sizeof(why)) < 0) {
+		fprintf(stderr, "%s: %s\n", in, why);
 		goto out;
+	}
 	for (size_t i = 0; i < m.nruns; i++) {
 		struct lab_run *r = &m.runs[i];
 
 		if (read_events(r, in) < 0)
 			goto out;
 		for (size_t j = 0; j < r->nscen; j++)
-			lab_window_stats(&r->ev, r->scen[j].start, r->scen[j].end, &r->scen[j].st);
+			lab_scenario_stats(&r->ev, &r->scen[j]);
 	}
 	if (mkdir(outdir, 0755) == -1 && errno != EEXIST) {
 		fprintf(stderr, "%s: %s\n", outdir, strerror(errno));
@@ -281,7 +191,7 @@ out:
 	json_decref(rep);
 	cpha_buf_free(&md);
 	cpha_buf_free(&svg);
-	free_model(&m);
+	lab_model_free(&m);
 	json_decref(doc);
 	return rc;
 }

@@ -1,7 +1,7 @@
-/* cpha lab: statistics of a scenario's window and the lab's goals. Pure. */
+/* cpha lab: the prober's event lines and the statistics of a scenario's
+ * window. Pure. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +24,69 @@ static const struct {
 	{ "stop", LAB_EV_STOP },
 };
 
+/* The optional fields of a request line that say how it failed. Returns 0
+ * or -EINVAL with why. */
+static int parse_failure(json_t *o, struct lab_event *ev, char *why, size_t whylen)
+{
+	static const char *const ints[] = { "code", "curl", "errno" };
+	static const char *const bools[] = { "connected", "tls", "not_sent" };
+	json_t *v;
+	const char *err;
+
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		v = json_object_get(o, ints[i]);
+		if (v && (!json_is_integer(v) || json_integer_value(v) < 0 ||
+				 json_integer_value(v) > 100000)) {
+			snprintf(
+				why, whylen, "\"%s\" must be an integer from 0 to 100000", ints[i]);
+			return -EINVAL;
+		}
+	}
+	for (size_t i = 0; i < sizeof(bools) / sizeof(bools[0]); i++) {
+		v = json_object_get(o, bools[i]);
+		if (v && !json_is_boolean(v)) {
+			snprintf(why, whylen, "\"%s\" must be a boolean", bools[i]);
+			return -EINVAL;
+		}
+	}
+	v = json_object_get(o, "ms");
+	if (v && (!json_is_number(v) || json_number_value(v) < 0)) {
+		snprintf(why, whylen, "\"ms\" must be a number >= 0");
+		return -EINVAL;
+	}
+	ev->ms = v ? json_number_value(v) : 0;
+	for (const char *const *k = (const char *const[]){ "err", "reason", NULL }; *k; k++) {
+		v = json_object_get(o, *k);
+		if (v && !json_is_string(v)) {
+			snprintf(why, whylen, "\"%s\" must be a string", *k);
+			return -EINVAL;
+		}
+	}
+	ev->code = (int)json_integer_value(json_object_get(o, "code"));
+	v = json_object_get(o, "curl");
+	ev->curl = v ? (int)json_integer_value(v) : -1;
+	ev->os_errno = (int)json_integer_value(json_object_get(o, "errno"));
+	v = json_object_get(o, "connected");
+	ev->connected = v ? json_is_true(v) : -1;
+	v = json_object_get(o, "tls");
+	ev->tls = v ? json_is_true(v) : -1;
+	err = json_string_value(json_object_get(o, "err"));
+	/* a prober that did not write not_sent said so in the text */
+	ev->not_sent = json_is_true(json_object_get(o, "not_sent")) ||
+		       (err && !strncmp(err, "not sent: ", 10));
+	if (!ev->ok) {
+		const struct lab_cause_facts f = { .code = ev->code,
+			.curl = ev->curl,
+			.os_errno = ev->os_errno,
+			.connected = ev->connected,
+			.tls = ev->tls,
+			.err = err };
+
+		ev->cause = lab_cause_classify(&f);
+	}
+	return 0;
+}
+
 int lab_event_parse(const char *line, struct lab_event *ev, char *why, size_t whylen)
 {
 	json_error_t jerr;
@@ -33,6 +96,8 @@ int lab_event_parse(const char *line, struct lab_event *ev, char *why, size_t wh
 	int rc = -EINVAL;
 
 	memset(ev, 0, sizeof(*ev));
+	ev->curl = -1;
+	ev->connected = ev->tls = -1;
 	if (!o) {
 		snprintf(why, whylen, "column %d: %s", jerr.column, jerr.text);
 		return -EINVAL;
@@ -70,6 +135,8 @@ int lab_event_parse(const char *line, struct lab_event *ev, char *why, size_t wh
 		}
 		if (v)
 			ev->n = (int)json_integer_value(v);
+		if (parse_failure(o, ev, why, whylen) < 0)
+			goto out;
 		break;
 	case LAB_EV_BREAK:
 	case LAB_EV_OPEN:
@@ -142,7 +209,8 @@ static struct watch_state *watch_find(struct watch_state **ws, size_t *n, int w)
 	return &v[(*n)++];
 }
 
-void lab_window_stats(const struct lab_events *e, double start, double end, struct lab_window *w)
+void lab_window_stats_phases(const struct lab_events *e, double start, double end,
+	const struct lab_phase_span *spans, size_t nspans, struct lab_window *w)
 {
 	struct watch_state *ws = NULL;
 	size_t nws = 0;
@@ -165,6 +233,11 @@ void lab_window_stats(const struct lab_events *e, double start, double end, stru
 			w->requests += ev->n;
 			if (!ev->ok) {
 				w->failed += ev->n;
+				w->causes[(unsigned)ev->cause < LAB_NCAUSES ? ev->cause
+									    : LAB_CAUSE_OTHER] +=
+					ev->n;
+				w->phases[lab_phase_of(
+					ev->t, ev->ms, ev->not_sent, spans, nspans)] += ev->n;
 				break;
 			}
 			if ((ev->t - last_ok) * 1000.0 > w->max_gap_ms)
@@ -204,7 +277,20 @@ void lab_window_stats(const struct lab_events *e, double start, double end, stru
 			round(100000.0 * (double)(w->requests - w->failed) / (double)w->requests) /
 			1000.0;
 	w->never_restored = broken_now;
+	w->restored_stat_ms = w->watches_restored_ms < 0 ? 0 : w->watches_restored_ms;
+	if (broken_now && (end - episode) * 1000.0 > w->restored_stat_ms)
+		w->restored_stat_ms = (end - episode) * 1000.0;
 	free(ws);
+}
+
+void lab_window_stats(const struct lab_events *e, double start, double end, struct lab_window *w)
+{
+	lab_window_stats_phases(e, start, end, NULL, 0, w);
+}
+
+void lab_scenario_stats(const struct lab_events *e, struct lab_scenario *s)
+{
+	lab_window_stats_phases(e, s->start, s->end, s->phases, s->nphases, &s->st);
 }
 
 int lab_invariant(const struct lab_scenario *s, const char *name)
@@ -234,132 +320,4 @@ const struct lab_run *lab_peer_run(const struct lab_model *m)
 		if (m->runs[i].stack && strcmp(m->runs[i].stack, "cpha"))
 			return &m->runs[i];
 	return NULL;
-}
-
-const struct lab_scenario *lab_find_scenario(const struct lab_run *r, const char *name)
-{
-	for (size_t i = 0; r && i < r->nscen; i++)
-		if (r->scen[i].name && !strcmp(r->scen[i].name, name))
-			return &r->scen[i];
-	return NULL;
-}
-
-static void goal_set(struct lab_goal *g, enum lab_goal_state st, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void goal_set(struct lab_goal *g, enum lab_goal_state st, const char *fmt, ...)
-{
-	va_list ap;
-
-	g->state = st;
-	va_start(ap, fmt);
-	vsnprintf(g->why, sizeof(g->why), fmt, ap);
-	va_end(ap);
-}
-
-static void goal_zero_failed(struct lab_goal *g, const struct lab_run *cpha, const char *scen)
-{
-	const struct lab_scenario *s = lab_find_scenario(cpha, scen);
-
-	snprintf(g->what, sizeof(g->what), "%s: 0 failed requests (cpha)", scen);
-	if (!s)
-		goal_set(g, LAB_GOAL_NOT_MEASURED, "no %s scenario in the cpha run", scen);
-	else if (s->st.failed == 0)
-		goal_set(g, LAB_GOAL_MET, "0 of %ld failed", s->st.requests);
-	else
-		goal_set(g, LAB_GOAL_NOT_MET, "%ld of %ld failed", s->st.failed, s->st.requests);
-}
-
-static void goal_no_worse(struct lab_goal *g, const struct lab_run *cpha,
-	const struct lab_run *peer, const char *scen)
-{
-	const struct lab_scenario *a = lab_find_scenario(cpha, scen);
-	const struct lab_scenario *b = lab_find_scenario(peer, scen);
-
-	snprintf(g->what, sizeof(g->what), "%s: failed requests and max gap no worse than %s", scen,
-		peer && peer->stack ? peer->stack : "the peer stack");
-	if (!a || !b) {
-		goal_set(g, LAB_GOAL_NOT_MEASURED, "no %s scenario in the %s run", scen,
-			!a     ? "cpha"
-			: peer ? "peer"
-			       : "peer (no peer run)");
-		return;
-	}
-	goal_set(g,
-		a->st.failed <= b->st.failed && a->st.max_gap_ms <= b->st.max_gap_ms
-			? LAB_GOAL_MET
-			: LAB_GOAL_NOT_MET,
-		"failed %ld vs %ld, max gap %.0f ms vs %.0f ms", a->st.failed, b->st.failed,
-		a->st.max_gap_ms, b->st.max_gap_ms);
-}
-
-/* How long watches took to come back, for comparing: 0 when none broke,
- * infinity when some never came back. */
-static double restore_cost(const struct lab_scenario *s)
-{
-	if (s->st.never_restored)
-		return INFINITY;
-	return s->st.watches_restored_ms < 0 ? 0 : s->st.watches_restored_ms;
-}
-
-static void restore_text(const struct lab_scenario *s, char *buf, size_t len)
-{
-	if (s->st.never_restored)
-		snprintf(buf, len, "%d never restored", s->st.never_restored);
-	else if (s->st.watches_restored_ms < 0)
-		snprintf(buf, len, "none broke");
-	else
-		snprintf(buf, len, "%.0f ms", s->st.watches_restored_ms);
-}
-
-static void goal_watches(struct lab_goal *g, const struct lab_run *cpha, const struct lab_run *peer,
-	const char *scen)
-{
-	const struct lab_scenario *a = lab_find_scenario(cpha, scen);
-	const struct lab_scenario *b = lab_find_scenario(peer, scen);
-	char ta[64], tb[64];
-	double ca, cb;
-
-	snprintf(g->what, sizeof(g->what), "%s: watches restored faster than %s", scen,
-		peer && peer->stack ? peer->stack : "the peer stack");
-	if (!a || !b) {
-		goal_set(g, LAB_GOAL_NOT_MEASURED, "no %s scenario in the %s run", scen,
-			!a     ? "cpha"
-			: peer ? "peer"
-			       : "peer (no peer run)");
-		return;
-	}
-	restore_text(a, ta, sizeof(ta));
-	restore_text(b, tb, sizeof(tb));
-	ca = restore_cost(a);
-	cb = restore_cost(b);
-	/* none broken on either side counts as met: nothing to be faster at */
-	goal_set(g, (ca < cb || (ca == 0 && cb == 0)) ? LAB_GOAL_MET : LAB_GOAL_NOT_MET, "%s vs %s",
-		ta, tb);
-}
-
-void lab_goals(const struct lab_model *m, struct lab_goal g[LAB_NGOALS])
-{
-	const struct lab_run *cpha = lab_find_run(m, "cpha");
-	const struct lab_run *peer = lab_peer_run(m);
-	const struct lab_scenario *s;
-	int v;
-
-	memset(g, 0, LAB_NGOALS * sizeof(*g));
-	goal_zero_failed(&g[0], cpha, "apiserver-rolling-restart");
-	goal_zero_failed(&g[1], cpha, "reload-under-load");
-	goal_no_worse(&g[2], cpha, peer, "lb-poweroff");
-	goal_no_worse(&g[3], cpha, peer, "master-poweroff");
-	snprintf(g[4].what, sizeof(g[4].what), "lb-poweroff: vip_after_fence (cpha)");
-	s = lab_find_scenario(cpha, "lb-poweroff");
-	v = s ? lab_invariant(s, "vip_after_fence") : -1;
-	if (!s)
-		goal_set(&g[4], LAB_GOAL_NOT_MEASURED, "no lb-poweroff scenario in the cpha run");
-	else if (v < 0)
-		goal_set(&g[4], LAB_GOAL_NOT_MEASURED, "the orchestrator did not judge it");
-	else
-		goal_set(&g[4], v ? LAB_GOAL_MET : LAB_GOAL_NOT_MET, "vip_after_fence %s",
-			v ? "true" : "false");
-	goal_watches(&g[5], cpha, peer, "master-poweroff");
-	goal_watches(&g[6], cpha, peer, "apiserver-rolling-restart");
 }

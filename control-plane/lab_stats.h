@@ -9,6 +9,8 @@
 
 #include <jansson.h>
 
+#include "lab_cause.h"
+
 /* Kinds of prober event lines ("k"). */
 enum lab_ev_kind {
 	LAB_EV_START, /* "start": carries the number of watches */
@@ -28,6 +30,15 @@ struct lab_event {
 	int n;       /* LAB_EV_REQ: how many requests the line stands for */
 	int w;       /* LAB_EV_BREAK / LAB_EV_OPEN: the watch's index */
 	int watches; /* LAB_EV_START: watches the prober holds */
+	/* LAB_EV_REQ: how it went; what a line leaves out stays unknown */
+	double ms;                  /* its duration; 0 when not given */
+	int code;                   /* HTTP status; 0: none */
+	int curl;                   /* CURLcode of a failed transfer; -1: not given */
+	int os_errno;               /* the OS errno curl saw; 0: none or not given */
+	signed char connected, tls; /* 1, 0, or -1 not given */
+	bool not_sent;              /* never sent: an earlier step of its tick failed */
+	enum lab_cause cause;       /* not ok: its cause (lab_cause.h), decided from
+				     * the fields above and its "err" text */
 };
 
 /* A run's events, in file order. */
@@ -36,7 +47,9 @@ struct lab_events {
 	size_t n, cap;
 };
 
-/* Parse one line. Returns 0, or -EINVAL with why (a short reason). */
+/* Parse one line. Lines of kinds this reader does not know are kept as
+ * LAB_EV_OTHER; the optional fields of a request line, when present, must
+ * have their type. Returns 0, or -EINVAL with why (a short reason). */
 int lab_event_parse(const char *line, struct lab_event *ev, char *why, size_t whylen);
 
 /* Append ev. Returns 0 or -ENOMEM. */
@@ -55,24 +68,48 @@ struct lab_window {
 				     * every watch was open again; < 0: none
 				     * broke (or none came back: never_restored) */
 	int never_restored;         /* watches still broken at end */
+	double restored_stat_ms;    /* watches_restored_ms for statistics: 0
+				     * when none broke; when some never came
+				     * back, at least the time from the first
+				     * break of that episode to the end (a
+				     * lower bound) */
 	double availability;        /* % of requests ok; < 0: no requests */
 	long lost_writes;
+	long causes[LAB_NCAUSES]; /* failed requests by cause */
+	long phases[LAB_NPHASES]; /* failed requests by phase */
 };
 
-/* Compute the window's statistics from a run's events. */
+/* Compute the window's statistics from a run's events, the failed requests'
+ * phases from spans[0..nspans-1] (none: every one is in "other"). */
+void lab_window_stats_phases(const struct lab_events *e, double start, double end,
+	const struct lab_phase_span *spans, size_t nspans, struct lab_window *w);
+
+/* lab_window_stats_phases() without phases. */
 void lab_window_stats(const struct lab_events *e, double start, double end, struct lab_window *w);
 
 /* The time of the run's first event (0 when there is none). */
 double lab_events_t0(const struct lab_events *e);
 
+/* One attempt at a scenario. Zero for the flags is the common case: a
+ * valid attempt that started. */
 struct lab_scenario {
 	const char *name;
 	double start, end;
+	int repeat;                    /* the repeat round, >= 1; 0: not given */
+	bool invalid;                  /* the lab judged the attempt unfit */
+	bool not_started;              /* the lab did not settle: never ran */
+	const char *invalid_reason;    /* borrowed; may be NULL */
+	double t0;                     /* when the fault was applied */
+	bool has_t0;                   /* t0 was given */
+	struct lab_phase_span *phases; /* owned by the model */
+	size_t nphases;
 	json_t *invariants;              /* borrowed; object or NULL */
 	json_t *timings, *marks, *notes; /* borrowed; may be NULL */
 	struct lab_window st;
 };
 
+/* A stack's run: every attempt at every scenario, in time order (the same
+ * name once per attempt). */
 struct lab_run {
 	const char *stack;
 	const char *events_path;
@@ -93,27 +130,13 @@ struct lab_model {
  * orchestrator said nothing and the prober saw none. */
 int lab_invariant(const struct lab_scenario *s, const char *name);
 
-enum lab_goal_state {
-	LAB_GOAL_MET,
-	LAB_GOAL_NOT_MET,
-	LAB_GOAL_NOT_MEASURED,
-};
+/* The window's statistics of attempt s from the run's events e, its phases
+ * included. */
+void lab_scenario_stats(const struct lab_events *e, struct lab_scenario *s);
 
-struct lab_goal {
-	char what[160];
-	enum lab_goal_state state;
-	char why[240];
-};
-
-#define LAB_NGOALS 7
-
-/* Evaluate the lab's goals (see cpha(1)) on the model: the "cpha" run
- * against the first run of another stack (the peer). Fills g[LAB_NGOALS]. */
-void lab_goals(const struct lab_model *m, struct lab_goal g[LAB_NGOALS]);
-
-/* Find a run by stack name, a scenario by name; NULL when absent. */
+/* Find a run by stack name; the peer is the first run of another stack
+ * than cpha. NULL when absent. */
 const struct lab_run *lab_find_run(const struct lab_model *m, const char *stack);
 const struct lab_run *lab_peer_run(const struct lab_model *m);
-const struct lab_scenario *lab_find_scenario(const struct lab_run *r, const char *name);
 
 #endif

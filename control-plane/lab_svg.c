@@ -1,5 +1,6 @@
 /* cpha lab report: timeline.svg, requests ok and failed per second, one
- * lane per run. Pure. */
+ * lane per run; valid attempts marked by their edges, the others by a
+ * hatched band. Pure. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 #include "buf.h"
 #include "lab_render.h"
+#include "lab_repeat.h"
 #include "lab_stats.h"
 
 #define SVG_LEFT    70 /* room for the y axis labels */
@@ -55,6 +57,17 @@ static double nice_step(double span, int n)
 	return 10 * p;
 }
 
+/* Open the label of the span [xs, xe]: from its left edge, or ending at
+ * its right edge near the lane's right end, so that it stays in view. */
+static void svg_label(struct cpha_buf *b, double xs, double xe, int y, const char *cls)
+{
+	if (xs > SVG_LEFT + SVG_PLOT_W - 160)
+		cpha_buf_printf(b, "<text x=\"%.2f\" y=\"%d\" class=\"%s\" text-anchor=\"end\">",
+			xe - 2, y, cls);
+	else
+		cpha_buf_printf(b, "<text x=\"%.2f\" y=\"%d\" class=\"%s\">", xs + 2, y, cls);
+}
+
 static void svg_lane(struct cpha_buf *b, const struct lab_run *r, int top)
 {
 	const struct lab_events *e = &r->ev;
@@ -66,6 +79,16 @@ static void svg_lane(struct cpha_buf *b, const struct lab_run *r, int top)
 	for (size_t i = 0; i < e->n; i++)
 		if (e->v[i].t > t1)
 			t1 = e->v[i].t;
+	/* the attempts are drawn even where the prober wrote nothing (one that
+	 * never started, after the last event) */
+	for (size_t j = 0; j < r->nscen; j++) {
+		if (!e->n && j == 0)
+			t0 = t1 = r->scen[j].start;
+		if (r->scen[j].start < t0)
+			t0 = r->scen[j].start;
+		if (r->scen[j].end > t1)
+			t1 = r->scen[j].end;
+	}
 	nbins = (size_t)ceil(t1 - t0) + 1;
 	if (nbins > SVG_MAXBINS)
 		nbins = SVG_MAXBINS;
@@ -95,7 +118,7 @@ static void svg_lane(struct cpha_buf *b, const struct lab_run *r, int top)
 	cpha_buf_printf(b, "<g class=\"lane\">\n<text x=\"%d\" y=\"%d\" class=\"lane-title\">",
 		SVG_LEFT, top + 18);
 	xml_text(b, r->stack);
-	cpha_buf_printf(b, " (%zu s from the run's first event)</text>\n", nbins);
+	cpha_buf_printf(b, " (%zu s)</text>\n", nbins);
 	cpha_buf_printf(b,
 		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
 		"stroke=\"#999\"/>\n",
@@ -137,6 +160,7 @@ static void svg_lane(struct cpha_buf *b, const struct lab_run *r, int top)
 	for (size_t j = 0; j < r->nscen; j++) {
 		const struct lab_scenario *s = &r->scen[j];
 		double xs = SVG_LEFT + (s->start - t0) * bw, xe = SVG_LEFT + (s->end - t0) * bw;
+		int ty = py + 10 + (int)(j % 3) * 11;
 
 		if (xs < SVG_LEFT)
 			xs = SVG_LEFT;
@@ -144,13 +168,30 @@ static void svg_lane(struct cpha_buf *b, const struct lab_run *r, int top)
 			xe = SVG_LEFT + SVG_PLOT_W;
 		if (xe < xs)
 			continue; /* outside the run's events */
+		if (!lab_repeat_valid(s)) {
+			/* an attempt that does not count: a band, seen even when it
+			 * never started (start == end) */
+			if (xe - xs < 2)
+				xe = xs + 2;
+			cpha_buf_printf(b,
+				"<rect class=\"invalid\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
+				"height=\"%d\" fill=\"url(#invalid)\"/>\n",
+				xs, py, xe - xs, SVG_PLOT_H);
+			svg_label(
+				b, xs, xe, py + SVG_PLOT_H - 4 - (int)(j % 3) * 11, "invalid-name");
+			xml_text(b, s->name);
+			cpha_buf_printf(b, " #%d %s</text>\n", lab_repeat_round(r, j),
+				s->not_started ? "not started" : "invalid");
+			continue;
+		}
 		cpha_buf_printf(b,
 			"<line class=\"scenario\" x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\"/>\n"
 			"<line class=\"scenario\" x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\"/>\n",
 			xs, py, xs, py + SVG_PLOT_H, xe, py, xe, py + SVG_PLOT_H);
-		cpha_buf_printf(b, "<text x=\"%.2f\" y=\"%d\" class=\"scenario-name\">", xs + 2,
-			py + 10 + (int)(j % 3) * 11);
+		svg_label(b, xs, xe, ty, "scenario-name");
 		xml_text(b, s->name);
+		if (lab_repeat_count(r, s->name, NULL) > 1)
+			cpha_buf_printf(b, " #%d", lab_repeat_round(r, j));
 		cpha_buf_puts(b, "</text>\n");
 	}
 	cpha_buf_puts(b, "</g>\n");
@@ -171,13 +212,21 @@ int lab_render_svg(const struct lab_model *m, struct cpha_buf *out)
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n",
 		w, h, w, h);
-	cpha_buf_puts(&b, "<style>.ok{fill:#4a9a4a}.failed{fill:#d03030}"
-			  ".scenario{stroke:#3050c0;stroke-dasharray:4 3}"
-			  ".scenario-name{fill:#3050c0}.lane-title{font-size:13px;font-weight:bold}"
-			  ".tick{fill:#444}.axis{fill:#222}</style>\n");
+	cpha_buf_puts(&b,
+		"<style>.ok{fill:#4a9a4a}.failed{fill:#d03030}"
+		".scenario{stroke:#3050c0;stroke-dasharray:4 3}"
+		".scenario-name{fill:#3050c0}.lane-title{font-size:13px;font-weight:bold}"
+		".tick{fill:#444}.axis{fill:#222}"
+		".invalid{stroke:#888;fill-opacity:0.6}.invalid-name{fill:#555}</style>\n");
+	/* invalid attempts: grey, hatched */
+	cpha_buf_puts(&b, "<defs><pattern id=\"invalid\" width=\"6\" height=\"6\" "
+			  "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+			  "<rect width=\"6\" height=\"6\" fill=\"#ddd\"/>"
+			  "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999\" "
+			  "stroke-width=\"2\"/></pattern></defs>\n");
 	cpha_buf_printf(&b,
 		"<text x=\"%d\" y=\"20\" font-size=\"15\">cpha lab: requests per second "
-		"(green ok, red failed)</text>\n",
+		"(green ok, red failed; hatched: attempts that do not count)</text>\n",
 		SVG_LEFT);
 	for (size_t i = 0; i < m->nruns; i++)
 		svg_lane(&b, &m->runs[i], SVG_TOP + (int)i * SVG_LANE_H);

@@ -202,71 +202,144 @@ static void test_lost_write(void **state)
 	lab_events_free(&e);
 }
 
-/* A scenario with chosen figures. */
-static struct lab_scenario scen(
-	const char *name, long failed, double gap, double restored, int never)
+/* The failure fields of request lines, old and new. */
+static void test_parse_failure(void **state)
 {
-	struct lab_scenario s = { .name = name };
-
-	s.st.requests = 100;
-	s.st.failed = failed;
-	s.st.max_gap_ms = gap;
-	s.st.watches_restored_ms = restored;
-	s.st.never_restored = never;
-	return s;
-}
-
-static void test_goals(void **state)
-{
-	json_t *vip = json_pack("{sb}", "vip_after_fence", 1);
-	struct lab_scenario a[] = {
-		scen("apiserver-rolling-restart", 0, 100, 900, 0),
-		scen("reload-under-load", 2, 300, -1, 0),
-		scen("lb-poweroff", 3, 2000, 1000, 0),
-		scen("master-poweroff", 5, 3000, 1500, 0),
-	};
-	struct lab_scenario b[] = {
-		scen("apiserver-rolling-restart", 9, 100, -1, 2),
-		scen("lb-poweroff", 3, 1900, 1000, 0),
-		scen("master-poweroff", 50, 9000, 1400, 0),
-	};
-	struct lab_run runs[] = {
-		{ .stack = "cpha", .scen = a, .nscen = 4 },
-		{ .stack = "haproxy+keepalived", .scen = b, .nscen = 3 },
-	};
-	struct lab_model m = { .runs = runs, .nruns = 2 };
-	struct lab_goal g[LAB_NGOALS];
+	struct lab_event ev;
+	char why[200];
 
 	(void)state;
-	a[2].invariants = vip;
-	lab_goals(&m, g);
-	assert_int_equal(g[0].state, LAB_GOAL_MET);     /* rolling restart: 0 failed */
-	assert_int_equal(g[1].state, LAB_GOAL_NOT_MET); /* reload: 2 failed */
-	assert_non_null(strstr(g[1].why, "2 of 100"));
-	assert_int_equal(g[2].state, LAB_GOAL_NOT_MET); /* lb-poweroff: gap 2000 > 1900 */
-	assert_int_equal(g[3].state, LAB_GOAL_MET);     /* master-poweroff: better */
-	assert_int_equal(g[4].state, LAB_GOAL_MET);     /* vip_after_fence */
-	assert_int_equal(g[5].state, LAB_GOAL_NOT_MET); /* 1500 ms vs 1400 ms */
-	assert_int_equal(g[6].state, LAB_GOAL_MET);     /* 900 ms vs never restored */
-	assert_non_null(strstr(g[6].why, "never"));
+	/* a prober that writes how the transfer failed */
+	assert_int_equal(lab_event_parse("{\"t\":1,\"k\":\"readyz\",\"ok\":false,\"ms\":1002,"
+					 "\"code\":0,\"curl\":28,\"errno\":0,\"connected\":true,"
+					 "\"tls\":false,\"err\":\"SSL connection timeout\"}",
+				 &ev, why, sizeof(why)),
+		0);
+	assert_int_equal(ev.curl, 28);
+	assert_int_equal(ev.connected, 1);
+	assert_int_equal(ev.tls, 0);
+	assert_true(ev.ms == 1002);
+	assert_false(ev.not_sent);
+	assert_int_equal(ev.cause, LAB_CAUSE_TLS_TIMEOUT);
+	assert_int_equal(lab_event_parse("{\"t\":1,\"k\":\"lease_put\",\"ok\":false,\"ms\":0,"
+					 "\"code\":0,\"curl\":7,\"errno\":111,\"connected\":false,"
+					 "\"tls\":false,\"not_sent\":true,\"err\":\"x\"}",
+				 &ev, why, sizeof(why)),
+		0);
+	assert_true(ev.not_sent);
+	assert_int_equal(ev.os_errno, 111);
+	assert_int_equal(ev.cause, LAB_CAUSE_CONNECT_REFUSED);
+	assert_int_equal(
+		lab_event_parse("{\"t\":1,\"k\":\"lease_get\",\"ok\":false,\"ms\":40,"
+				"\"code\":503,\"reason\":\"ServiceUnavailable\",\"err\":\"{}\"}",
+			&ev, why, sizeof(why)),
+		0);
+	assert_int_equal(ev.code, 503);
+	assert_int_equal(ev.cause, LAB_CAUSE_HTTP_5XX);
+	/* an old line: no curl, the text decides; "not sent: " marks it */
+	assert_int_equal(lab_event_parse("{\"t\":1,\"k\":\"lease_get\",\"ok\":false,\"ms\":0,"
+					 "\"code\":0,\"err\":\"not sent: readyz failed: Connection "
+					 "refused\"}",
+				 &ev, why, sizeof(why)),
+		0);
+	assert_int_equal(ev.curl, -1);
+	assert_int_equal(ev.connected, -1);
+	assert_true(ev.not_sent);
+	assert_int_equal(ev.cause, LAB_CAUSE_CONNECT_REFUSED);
+	/* an ok line keeps its fields and has no cause to speak of */
+	assert_int_equal(lab_event_parse("{\"t\":1,\"k\":\"readyz\",\"ok\":true,\"ms\":3,"
+					 "\"code\":200}",
+				 &ev, why, sizeof(why)),
+		0);
+	assert_int_equal(ev.code, 200);
+	/* wrong types are errors */
+	assert_int_equal(lab_event_parse("{\"t\":1,\"k\":\"readyz\",\"ok\":false,\"curl\":\"7\"}",
+				 &ev, why, sizeof(why)),
+		-EINVAL);
+	assert_non_null(strstr(why, "curl"));
+	assert_int_equal(lab_event_parse("{\"t\":1,\"k\":\"readyz\",\"ok\":false,\"errno\":-1}",
+				 &ev, why, sizeof(why)),
+		-EINVAL);
+	assert_int_equal(lab_event_parse("{\"t\":1,\"k\":\"readyz\",\"ok\":false,\"tls\":1}", &ev,
+				 why, sizeof(why)),
+		-EINVAL);
+	assert_non_null(strstr(why, "tls"));
+	assert_int_equal(lab_event_parse("{\"t\":1,\"k\":\"readyz\",\"ok\":false,\"ms\":\"3\"}",
+				 &ev, why, sizeof(why)),
+		-EINVAL);
+	assert_int_equal(lab_event_parse("{\"t\":1,\"k\":\"readyz\",\"ok\":false,\"reason\":5}",
+				 &ev, why, sizeof(why)),
+		-EINVAL);
+	/* other kinds do not look at these fields */
+	assert_int_equal(lab_event_parse("{\"t\":1,\"k\":\"watch_break\",\"w\":1,\"curl\":\"x\"}",
+				 &ev, why, sizeof(why)),
+		0);
+}
 
-	/* without the peer: comparisons are not measured; absent scenarios too */
-	m.nruns = 1;
-	a[2].invariants = NULL;
-	lab_goals(&m, g);
-	assert_int_equal(g[2].state, LAB_GOAL_NOT_MEASURED);
-	assert_int_equal(g[3].state, LAB_GOAL_NOT_MEASURED);
-	assert_int_equal(g[4].state, LAB_GOAL_NOT_MEASURED);
-	assert_int_equal(g[5].state, LAB_GOAL_NOT_MEASURED);
-	assert_int_equal(g[6].state, LAB_GOAL_NOT_MEASURED);
-	runs[0].nscen = 1;
-	lab_goals(&m, g);
-	assert_int_equal(g[1].state, LAB_GOAL_NOT_MEASURED);
-	m.nruns = 0;
-	lab_goals(&m, g);
-	for (int i = 0; i < LAB_NGOALS; i++)
-		assert_int_equal(g[i].state, LAB_GOAL_NOT_MEASURED);
-	json_decref(vip);
+/* Failed requests counted by cause and phase, with their n. */
+static void test_causes_phases(void **state)
+{
+	struct lab_events e = { 0 };
+	struct lab_phase_span spans[] = {
+		{ LAB_PHASE_BEFORE_DETECT, 10.0, 11.0 },
+		{ LAB_PHASE_NO_VIP, 11.0, 12.0 },
+	};
+	struct lab_scenario s = {
+		.name = "x", .start = 9, .end = 20, .phases = spans, .nphases = 2
+	};
+
+	(void)state;
+	add_req(&e, 9.5, true);
+	/* 10.5: in before_detect; 11.5 reaching back 0.6 s over before_detect
+	 * and no_vip: no_vip; its two requests not sent: at 11.5, no_vip */
+	add(&e, "{\"t\":10.5,\"k\":\"readyz\",\"ok\":false,\"ms\":0,\"curl\":7,\"errno\":111}");
+	add(&e, "{\"t\":11.5,\"k\":\"readyz\",\"ok\":false,\"ms\":600,\"curl\":28,"
+		"\"connected\":false}");
+	add(&e, "{\"t\":11.5,\"k\":\"lease_put\",\"ok\":false,\"ms\":0,\"n\":2,"
+		"\"err\":\"not sent: readyz failed: Connection timed out after 600 "
+		"milliseconds\"}");
+	add(&e, "{\"t\":13,\"k\":\"lease_get\",\"ok\":false,\"ms\":5,\"code\":500}");
+	add(&e, "{\"t\":25,\"k\":\"lease_get\",\"ok\":false,\"ms\":5,\"code\":500}"); /* outside */
+	lab_scenario_stats(&e, &s);
+	assert_int_equal(s.st.failed, 5);
+	assert_int_equal(s.st.causes[LAB_CAUSE_CONNECT_REFUSED], 1);
+	assert_int_equal(s.st.causes[LAB_CAUSE_CONNECT_TIMEOUT], 3);
+	assert_int_equal(s.st.causes[LAB_CAUSE_HTTP_5XX], 1);
+	assert_int_equal(s.st.phases[LAB_PHASE_BEFORE_DETECT], 1);
+	assert_int_equal(s.st.phases[LAB_PHASE_NO_VIP], 3);
+	assert_int_equal(s.st.phases[LAB_PHASE_OTHER], 1);
+	/* without phases every failure is in other */
+	lab_window_stats(&e, 9, 20, &s.st);
+	assert_int_equal(s.st.phases[LAB_PHASE_OTHER], 5);
+	assert_int_equal(s.st.causes[LAB_CAUSE_CONNECT_TIMEOUT], 3);
+	lab_events_free(&e);
+}
+
+/* watches_restored_ms for statistics: 0, the longest episode, or a lower
+ * bound when some never came back. */
+static void test_restored_stat(void **state)
+{
+	struct lab_events e = { 0 };
+	struct lab_window w;
+
+	(void)state;
+	add(&e, "{\"t\":1,\"k\":\"start\",\"watches\":2}");
+	lab_window_stats(&e, 0, 5, &w);
+	assert_true(w.restored_stat_ms == 0);
+	add(&e, "{\"t\":10.0,\"k\":\"watch_break\",\"w\":0}");
+	add(&e, "{\"t\":11.0,\"k\":\"watch_open\",\"w\":0}");
+	add(&e, "{\"t\":20.0,\"k\":\"watch_break\",\"w\":1}");
+	lab_window_stats(&e, 0, 15, &w);
+	assert_true(w.restored_stat_ms > 999 && w.restored_stat_ms < 1001);
+	/* watch 1 never back: from its break at 20 to the end at 22.5 */
+	lab_window_stats(&e, 0, 22.5, &w);
+	assert_int_equal(w.never_restored, 1);
+	assert_true(w.watches_restored_ms > 999 && w.watches_restored_ms < 1001);
+	assert_true(w.restored_stat_ms > 2499 && w.restored_stat_ms < 2501);
+	/* a longer earlier episode stays the figure */
+	lab_window_stats(&e, 0, 20.5, &w);
+	assert_true(w.restored_stat_ms > 999 && w.restored_stat_ms < 1001);
+	lab_events_free(&e);
 }
 
 int main(void)
@@ -278,7 +351,9 @@ int main(void)
 		cmocka_unit_test(test_empty_window),
 		cmocka_unit_test(test_watches),
 		cmocka_unit_test(test_lost_write),
-		cmocka_unit_test(test_goals),
+		cmocka_unit_test(test_parse_failure),
+		cmocka_unit_test(test_causes_phases),
+		cmocka_unit_test(test_restored_stat),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
