@@ -154,16 +154,28 @@ def lb_poweroff(ctx):
         time.sleep(3)
         build.boot(lab, victim)
         ctx.mark("%s powered on by the operator (no fencer in this stack)" % victim.name)
-    # the rendered VRRP priorities preempt: the old holder takes the VIP
-    # back once its daemons are up (vrrp_startup_delay). That failback cuts
-    # every connection through the other host, so it belongs to this
-    # scenario's window, not to whichever scenario runs next.
-    t_back = first_time(lambda: observe.vip_holders(lab) == [victim.name], 90, 0.2)
-    if t_back:
-        ctx.mark("VIP back on %s (preempt)" % victim.name)
-        time.sleep(6)  # the cut watches' clients notice (5 s without data) and reopen
+    if ctx.stack == "cpha":
+        # vipd preempts: the old holder takes the VIP back once its daemons
+        # are up (vrrp_startup_delay), and the other host resets the
+        # connections on it. That failback belongs to this scenario's
+        # window, not to whichever scenario runs next.
+        t_back = first_time(lambda: observe.vip_holders(lab) == [victim.name], 90, 0.2)
+        if t_back:
+            ctx.mark("VIP back on %s (preempt)" % victim.name)
+            time.sleep(6)  # the cut watches' clients notice (5 s without data) and reopen
+        else:
+            ctx.notes.append("the VIP did not come back to %s within 90 s" % victim.name)
     else:
-        ctx.notes.append("the VIP did not come back to %s within 90 s" % victim.name)
+        # keepalived.conf has nopreempt (it cannot reset the connections on
+        # a VIP it gives up): no failback. Watched for longer than a
+        # preempting host would take (vrrp_startup_delay 15 s, then
+        # Master_Down_Interval) from its keepalived's start.
+        t_moved = first_time(lambda: observe.vip_holders(lab) != [other.name], 30, 0.2)
+        if t_moved:
+            ctx.notes.append("the VIP left %s after %s came back: %s" % (
+                other.name, victim.name, observe.vip_holders(lab)))
+        else:
+            ctx.mark("VIP stays on %s (nopreempt: no failback)" % other.name)
     return t0
 
 
