@@ -23,10 +23,31 @@
 	"/bin/bash -c 'exec 3<>/dev/tcp/127.0.0.1/8404 && echo GET /healthz HTTP/1.0 >&3 && "      \
 	"echo >&3 && head -c 12 <&3 | grep -q HTTP/1.[01].200'"
 
-/* The weight a failed load-balancer check takes off a host's priority:
- * enough to fall below every healthy LB host, so the VIP goes where an
- * apiserver can be reached, and below 100, the priority vipd -c assumes
- * for a peer it cannot see (keepalived's default). */
+/* keepalived.conf(5): with the default weight 0, fall failures of a
+ * vrrp_script put the instance in FAULT, which gives the VIP up, and rise
+ * successes take it out. A negative weight would only lower the priority,
+ * and under nopreempt no backup takes the VIP from a master of lower
+ * priority: the VIP would stay where no apiserver can be reached. */
+#define KA_NO_WEIGHT                                                                               \
+	"    ! no weight: while it fails the instance is in FAULT, which gives\n"                  \
+	"    ! the VIP up; a lower priority would not (with nopreempt no\n"                        \
+	"    ! backup takes the VIP from a master, whatever its priority)\n"
+
+/* keepalived cannot reset the connections on a VIP it gives up: after a
+ * failback every watch through the other host hangs until its client's own
+ * timeout. keepalived.conf(5): nopreempt needs an initial state other than
+ * MASTER (every host starts as BACKUP). */
+#define KA_NOPREEMPT                                                                               \
+	"    ! a host that comes back does not take the VIP back: keepalived\n"                    \
+	"    ! cannot reset the connections on a VIP it gives up, so after a\n"                    \
+	"    ! failback every watch through the other host would hang until\n"                     \
+	"    ! its client's own timeout\n"                                                         \
+	"    nopreempt\n"
+
+/* The weight a failed load-balancer check takes off a vipd host's
+ * priority: enough to fall below every healthy LB host, so the VIP goes
+ * where an apiserver can be reached, and below 100, the priority vipd -c
+ * assumes for a peer it cannot see (keepalived's default). */
 static unsigned lb_track_weight(const struct cp_cluster *c)
 {
 	unsigned lo = 255, hi = 0, w;
@@ -158,7 +179,11 @@ static void lb_config(const struct cp_cluster *c, const struct cp_host *self, st
 
 /* vipd.conf or keepalived.conf: one VRRPv3 instance over unicast to the
  * other LB hosts, tracking the local load balancer (and, for vipd, fenced:
- * no takeover before the old holder is fenced, no VIP without quorum). */
+ * no takeover before the old holder is fenced, no VIP without quorum).
+ * vipd preempts: the highest priority with a working load balancer holds
+ * the VIP, and the host that gives it up resets the connections on it.
+ * keepalived cannot reset them, so its instance does not preempt and a
+ * failed check puts it in FAULT, which gives the VIP up. */
 static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, struct cpha_buf *b)
 {
 	bool ka = c->vipd == CP_VIP_KEEPALIVED;
@@ -198,7 +223,7 @@ static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, 
 			"    vipd_reset_connections\n",
 			render_text_hostport(&self->addr, RENDER_VIPD_METRICS_PORT, a, sizeof(a)));
 	put(b, "}\n\n");
-	if (script)
+	if (script) {
 		put(b,
 			"! the local %s has an apiserver up (its monitor URI answers 200)\n"
 			"vrrp_script lb_healthy {\n"
@@ -206,14 +231,32 @@ static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, 
 			"    interval 2\n"
 			"    timeout 2\n"
 			"    rise 2\n"
-			"    fall 2\n"
-			"    weight -%u\n"
-			"    ! failing until it has succeeded rise times\n"
-			"    init_fail\n"
-			"}\n\n",
-			cluster_lb_name(c->lb), w);
+			"    fall 2\n",
+			cluster_lb_name(c->lb));
+		/* keepalived re-applies init_fail at every reload, and with no
+		 * weight that is FAULT: the VIP would go at each reload; its
+		 * vrrp_startup_delay covers the start instead */
+		if (ka)
+			put(b, KA_NO_WEIGHT
+				"    ! no init_fail: keepalived applies it again at every "
+				"reload,\n"
+				"    ! which would put the instance in FAULT and drop the "
+				"VIP\n");
+		else
+			put(b,
+				"    weight -%u\n"
+				"    ! failing until it has succeeded rise times\n"
+				"    init_fail\n",
+				w);
+		put(b, "}\n\n");
+	}
+	if (ka)
+		put(b, "! Every host starts as BACKUP. When no host holds the VIP (at a\n"
+		       "! common start, or once the holder is gone) the highest priority\n"
+		       "! takes it; then the MASTER keeps it while its check passes.\n");
+	else
+		put(b, "! Every host starts as BACKUP; the highest priority holds the VIP.\n");
 	put(b,
-		"! Every host starts as BACKUP; the highest priority holds the VIP.\n"
 		"vrrp_instance " RENDER_LB_PROXY " {\n"
 		"    state BACKUP\n"
 		"    interface %s\n"
@@ -221,6 +264,8 @@ static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, 
 		"    priority %u\n"
 		"    advert_int 1\n",
 		c->interface, c->vrid, self->priority);
+	if (ka)
+		put(b, KA_NOPREEMPT);
 	if (npeers) {
 		put(b, "    unicast_src_ip %s\n    unicast_peer {\n",
 			render_text_addr(&self->addr, a, sizeof(a)));

@@ -19,9 +19,11 @@
   address.
 - On one master of the five, the rendered HAProxy (and lbd) configuration
   and keepalived.conf run for real: the LB binds the VIP before the host
-  holds it (the rendered sysctl file), keepalived's track script fails with
-  no apiserver and succeeds once one answers /readyz, and a client reaches
-  the apiserver through the VIP.
+  holds it (the rendered sysctl file); with no apiserver keepalived's track
+  script fails and keeps the instance in FAULT, without the VIP, past
+  vrrp_startup_delay; once an apiserver answers /readyz the host takes the
+  VIP, a client reaches the apiserver through it, and when the apiserver
+  stops the host gives the VIP up again.
 
 Root; exit 0 pass, 77 skip (a tool missing, or not built), else fail.
     python3 tests/integration/test_cpha_render_checkers.py [-v] [-k NAME]
@@ -35,7 +37,6 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 import xml.etree.ElementTree as ET
 
@@ -61,6 +62,9 @@ CHECKERS = ("lbd", "vipd", "fenced", "haproxy", "keepalived", "crm_verify")
 RA_DIR = "/usr/lib/ocf/resource.d"
 VIP = "198.18.0.10"
 M0 = "198.18.0.11"
+# keepalived 2.2's lines for the instance's state changes
+KA_FAULT = "(apiserver) Entering FAULT STATE"
+KA_MASTER = "(apiserver) Entering MASTER STATE"
 
 
 def skip_reason():
@@ -353,24 +357,25 @@ class RenderCheckers(unittest.TestCase):
                             10, what="the monitor frontend")
             self.assertTrue(p_lb.running())
             kad = os.path.dirname(lab.path("ka", "x"))
-            ka = h.spawn(["keepalived", "-n", "-l", "-D", "-G", "-R", "--vrrp", "-f",
-                          os.path.join(etc, "keepalived", "keepalived.conf"),
+            kaconf = os.path.join(etc, "keepalived", "keepalived.conf")
+            with open(kaconf) as f:
+                delay = int(re.search(r"\n    vrrp_startup_delay (\d+)\n", f.read()).group(1))
+            ka = h.spawn(["keepalived", "-n", "-l", "-D", "-G", "-R", "--vrrp", "-f", kaconf,
                           "-p", os.path.join(kad, "k.pid"), "-r", os.path.join(kad, "v.pid"),
                           "-c", os.path.join(kad, "c.pid"), "-b", os.path.join(kad, "b.pid")],
                          name="keepalived")
-            util.step("%s: no apiserver: the VIP waits until the track script fails" % lb)
+            util.step("%s: no apiserver: no VIP, the instance in FAULT" % lb)
             # the LB counts its servers up until its first check: the script
-            # may pass at first, but vrrp_startup_delay outlasts that, so
-            # the host is MASTER (alone) only with its priority lowered
-            t0 = time.monotonic()
-            vipdlib.wait_holders([h], VIP, ["m0"], timeout=30)
-            self.assertGreater(time.monotonic() - t0, 13)
+            # may pass at first, but vrrp_startup_delay outlasts that. With
+            # no weight a failing script keeps the instance in FAULT, so the
+            # host (alone) never takes the VIP; with a weight it would,
+            # priority lowered, after the delay and Master_Down_Interval
+            vipdlib.steady_holders([h], VIP, [], delay + 10, interval=0.2)
+            self.assertTrue(ka.running())
             log = ka.log_text()
-            before = log[:log.find("Entering MASTER STATE")]
-            ok = before.rfind("VRRP_Script(lb_healthy) succeeded")
-            if ok >= 0:  # it passed on the LB's first answer: failing again since
-                self.assertGreater(before.rfind("priority from 150 to 99"), ok, log)
-            self.assertNotIn("priority from 99 to 150", log)
+            self.assertIn(KA_FAULT, log)
+            self.assertNotIn(KA_MASTER, log)
+            self.assertNotIn("priority from", log)  # no weight: the priority stays 150
             n_ok = log.count("VRRP_Script(lb_healthy) succeeded")
 
             util.step("%s: an apiserver answers /readyz: the script succeeds" % lb)
@@ -391,18 +396,27 @@ class RenderCheckers(unittest.TestCase):
             util.wait_until(
                 lambda: ka.log_text().count("VRRP_Script(lb_healthy) succeeded") > n_ok, 20,
                 what="lb_healthy succeeding")
-            util.wait_until(lambda: "priority from 99 to 150" in ka.log_text(), 5,
-                            what="the priority back to 150")
+            util.step("%s: out of FAULT, the host takes the VIP" % lb)
+            # rise 2 x interval 2, then Master_Down_Interval (3 x 1 s + skew)
+            vipdlib.wait_holders([h], VIP, ["m0"], timeout=15)
+            log = ka.log_text()
+            self.assertIn(KA_MASTER, log)
+            self.assertLess(log.find(KA_FAULT), log.find(KA_MASTER), log)
+            self.assertNotIn("priority from", log)
             util.step("%s: a client reaches the apiserver through the VIP" % lb)
             r = client.run(["curl", "-sk", "--noproxy", "*", "-m", "5",
                             "https://%s:6443/readyz" % VIP], check=False)
             self.assertEqual((r.returncode, r.stdout), (0, "ok"), r.stderr)
 
-            util.step("%s: the apiserver stops: the script fails again" % lb)
-            n_fail = ka.log_text().count("priority from 150 to 99")
+            util.step("%s: the apiserver stops: FAULT again, the VIP given up" % lb)
+            n_fault = ka.log_text().count(KA_FAULT)
             api.terminate_and_wait()
-            util.wait_until(lambda: ka.log_text().count("priority from 150 to 99") > n_fail, 30,
-                            what="the priority lowered again")
+            # the LB marks it down (fall 2 x inter 2s), the script fails
+            # (fall 2 x interval 2)
+            vipdlib.wait_holders([h], VIP, [], timeout=30)
+            util.wait_until(lambda: ka.log_text().count(KA_FAULT) > n_fault, 5,
+                            what="keepalived in FAULT again")
+            self.assertNotIn("priority from", ka.log_text())
 
     def test_track_haproxy(self):
         self.lb_runs("haproxy")

@@ -210,6 +210,8 @@ static void test_sample_lbd(void **state)
 	/* 150 - 51 = 99: below the peer's 140 and below 100 */
 	has(t, "    track_lbd {\n        /run/lbd/admin.sock apiserver 1 weight -51\n    }\n");
 	has(t, "    track_fenced /run/fenced/admin.sock\n}\n");
+	/* vipd preempts: it resets the connections on a VIP it gives up */
+	lacks(t, "nopreempt");
 	lacks(t, "authentication {");
 	lacks(t, "auth_pass");
 	lacks(t, "vrrp_script"); /* vipd reads lbd's socket itself */
@@ -276,10 +278,20 @@ static void test_five_haproxy(void **state)
 		for (const char *p = sc; p < end - 1; p++)
 			assert_true(*p != '"' && *p != '$' && *p != '\\');
 	}
-	/* priorities 150..110 by position; 150 - 51 = 99 < 110 */
-	has(t, "    weight -51\n    ! failing until it has succeeded rise times\n"
-	       "    init_fail\n}\n");
-	has(t, "    virtual_router_id 42\n    priority 130\n");
+	/* no weight: a failing check puts the instance in FAULT (keepalived's
+	 * default weight 0), since under nopreempt a lower priority would keep
+	 * the VIP on a host whose HAProxy has no apiserver */
+	has(t, "    rise 2\n    fall 2\n");
+	lacks(t, " weight "); /* in the script and in track_script */
+	/* keepalived applies init_fail again at every reload: with no weight
+	 * that would be FAULT, the VIP dropped at each reload */
+	lacks(t, "    init_fail\n");
+	has(t, "    virtual_router_id 42\n    priority 130\n    advert_int 1\n");
+	/* no failback: keepalived cannot reset the connections on the VIP */
+	has(t, "    nopreempt\n    unicast_src_ip 198.18.0.13\n");
+	assert_int_equal(count(t, "nopreempt\n"), 1);
+	has(t, "vrrp_instance apiserver {\n    state BACKUP\n"); /* nopreempt needs it */
+	lacks(t, "state MASTER");
 	has(t, "    unicast_src_ip 198.18.0.13\n    unicast_peer {\n        198.18.0.11\n"
 	       "        198.18.0.12\n        198.18.0.14\n        198.18.0.15\n    }\n");
 	has(t, "    track_script {\n        lb_healthy\n    }\n");
@@ -303,6 +315,11 @@ static void test_vipd_haproxy(void **state)
 	t = text_of(&s, "lb00", "/etc/vipd/vipd.conf");
 	has(t, "    script_user root\n    enable_script_security\n");
 	has(t, "vrrp_script lb_healthy {\n");
+	/* vipd keeps the weight and preempts (it resets the connections on a
+	 * VIP it gives up): only keepalived's instance goes to FAULT */
+	has(t, "    fall 2\n    weight -51\n    ! failing until it has succeeded rise times\n"
+	       "    init_fail\n}\n");
+	lacks(t, "nopreempt");
 	has(t, "    track_script {\n        lb_healthy\n    }\n");
 	has(t, "    track_fenced /run/fenced/admin.sock\n");
 	lacks(t, "track_lbd");
