@@ -136,12 +136,14 @@ enum lab_cause lab_cause_classify(const struct lab_cause_facts *f)
 	}
 }
 
-/* The precedence of the phases when spans overlap: the first wins. */
+/* The precedence of the phases when spans overlap: the first wins. A
+ * request that met the fault before any survivor noticed it could only
+ * have been saved by a faster detection, whatever came after. */
 static const enum lab_phase phase_rank[] = {
+	LAB_PHASE_BEFORE_DETECT,
 	LAB_PHASE_NO_VIP,
 	LAB_PHASE_DEAD_SERVER,
 	LAB_PHASE_ETCD_ELECTION,
-	LAB_PHASE_BEFORE_DETECT,
 };
 
 enum lab_phase lab_phase_of(

@@ -88,7 +88,7 @@ struct lab_phase_span {
 /* The phase a failed request falls in. Its span is [t - ms/1000, t] (t:
  * when its line was written), [t, t] when it was not sent or ms is 0.
  * Among the spans that overlap it (both ends included) the phase first in
- * the order no_vip, dead_server, etcd_election, before_detect wins; none:
+ * the order before_detect, no_vip, dead_server, etcd_election wins; none:
  * other. */
 enum lab_phase lab_phase_of(
 	double t, double ms, bool not_sent, const struct lab_phase_span *spans, size_t nspans);

@@ -179,8 +179,12 @@ class LabProbeTest(unittest.TestCase):
             self.assertEqual((steady["failed"], steady["watches_broken"]), (0, 0))
             self.assertLess(steady["max_gap_ms"], 600)
             self.assertTrue(outage["invariants"]["no_lost_write"])
+            # the killed apiserver refused connections: the report says so
+            self.assertGreater(outage["causes"]["connect_refused"], 10, outage["causes"])
+            self.assertEqual(sum(outage["causes"].values()), outage["failed"])
+            self.assertEqual(outage["phases"]["other"], outage["failed"])
             with open(os.path.join(rdir, "report.md")) as f:
-                self.assertIn("| apiserver-rolling-restart: 0 failed requests (cpha) | NOT met",
+                self.assertIn("| apiserver-rolling-restart: 0 failed requests (cpha) | not met",
                               f.read())
             if shutil.which("xmllint"):
                 subprocess.run(["xmllint", "--noout", os.path.join(rdir, "timeline.svg")],
@@ -226,7 +230,7 @@ class LabProbeTest(unittest.TestCase):
                 s = json.load(f)["runs"][0]["scenarios"][0]
             self.assertFalse(s["invariants"]["no_lost_write"])
             with open(os.path.join(rdir, "report.md")) as f:
-                self.assertIn("cpha / delete: **no_lost_write** is false", f.read())
+                self.assertIn("cpha / delete, repeat 1: **no_lost_write** is false", f.read())
 
 
 def main():

@@ -168,10 +168,12 @@ static void test_phase_precedence(void **state)
 {
 	(void)state;
 	assert_int_equal(lab_phase_of(10.5, 0, false, spans, 4), LAB_PHASE_BEFORE_DETECT);
-	/* before_detect and dead_server overlap: dead_server */
-	assert_int_equal(lab_phase_of(11.8, 0, false, spans, 4), LAB_PHASE_DEAD_SERVER);
-	/* no_vip wins over both */
+	/* before_detect and dead_server overlap: before_detect */
+	assert_int_equal(lab_phase_of(11.8, 0, false, spans, 4), LAB_PHASE_BEFORE_DETECT);
+	/* no_vip wins over dead_server */
 	assert_int_equal(lab_phase_of(12.5, 0, false, spans, 4), LAB_PHASE_NO_VIP);
+	/* a request that began before detection and ended without the VIP */
+	assert_int_equal(lab_phase_of(12.5, 1000, false, spans, 4), LAB_PHASE_BEFORE_DETECT);
 	/* dead_server wins over etcd_election */
 	assert_int_equal(lab_phase_of(14.5, 0, false, spans, 4), LAB_PHASE_DEAD_SERVER);
 	assert_int_equal(lab_phase_of(15.5, 0, false, spans, 4), LAB_PHASE_ETCD_ELECTION);

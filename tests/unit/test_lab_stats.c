@@ -291,7 +291,8 @@ static void test_causes_phases(void **state)
 	(void)state;
 	add_req(&e, 9.5, true);
 	/* 10.5: in before_detect; 11.5 reaching back 0.6 s over before_detect
-	 * and no_vip: no_vip; its two requests not sent: at 11.5, no_vip */
+	 * and no_vip: before_detect (it met the fault before detection); its
+	 * two requests not sent: at 11.5, no_vip */
 	add(&e, "{\"t\":10.5,\"k\":\"readyz\",\"ok\":false,\"ms\":0,\"curl\":7,\"errno\":111}");
 	add(&e, "{\"t\":11.5,\"k\":\"readyz\",\"ok\":false,\"ms\":600,\"curl\":28,"
 		"\"connected\":false}");
@@ -305,8 +306,8 @@ static void test_causes_phases(void **state)
 	assert_int_equal(s.st.causes[LAB_CAUSE_CONNECT_REFUSED], 1);
 	assert_int_equal(s.st.causes[LAB_CAUSE_CONNECT_TIMEOUT], 3);
 	assert_int_equal(s.st.causes[LAB_CAUSE_HTTP_5XX], 1);
-	assert_int_equal(s.st.phases[LAB_PHASE_BEFORE_DETECT], 1);
-	assert_int_equal(s.st.phases[LAB_PHASE_NO_VIP], 3);
+	assert_int_equal(s.st.phases[LAB_PHASE_BEFORE_DETECT], 2);
+	assert_int_equal(s.st.phases[LAB_PHASE_NO_VIP], 2);
 	assert_int_equal(s.st.phases[LAB_PHASE_OTHER], 1);
 	/* without phases every failure is in other */
 	lab_window_stats(&e, 9, 20, &s.st);

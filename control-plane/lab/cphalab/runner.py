@@ -314,9 +314,11 @@ def run_attempt(sess, stack, name, rnd, attempt):
     note = kubectl_summary(sess.kpath, start, end)
     if note:
         ctx.notes.append(note)
+    # the monitor's sampled intervals without a VIP holder, where the
+    # scenario marked none itself (a failback's, after its own)
     phases = list(ctx.phases)
-    if not any(p["phase"] == "no_vip" for p in phases):
-        phases += sess.mon.no_vip_phases(end)
+    last = max([p["to"] for p in phases], default=0.0)
+    phases += [p for p in sess.mon.no_vip_phases(end) if p["from"] > last]
     ev.poll()
     check = dict(ctx.check)
     if err:
