@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The main job, from a fresh clone on Debian 12 as root: installs what is
 # missing, builds, and runs the lab: `cpha lab up`, every scenario for the
-# cpha stack (lbd + vipd + fenced) and then for HAProxy + keepalived, the
-# report in ./lab-report (report.md, report.json, timeline.svg), and
-# `cpha lab down` — also on failure or Ctrl-C: no namespace or process left.
-# Scenarios can be named as arguments (default: all of them).
+# cpha stack (lbd + vipd + fenced) and for HAProxy + keepalived, the stacks
+# interleaved, the power losses 5 times per stack and the partitions 3
+# times (the others once), the report in ./lab-report (report.md,
+# report.json, timeline.svg), and `cpha lab down` — also on failure or
+# Ctrl-C: no namespace or process left. Scenarios can be named as
+# arguments, NAME or NAME:RUNS (default: the list below). About 35 minutes
+# on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +36,11 @@ trap 'exit 143' TERM
 "$cpha" lab --name main down >/dev/null 2>&1 || true
 say "cpha lab up: three masters, two load-balancer hosts, a client, BMCs"
 "$cpha" lab --name main up
-say "cpha lab run --peer: every scenario, cpha stack then HAProxy + keepalived"
+if [ "$#" -eq 0 ]; then
+	set -- apiserver-rolling-restart reload-under-load lb-poweroff:5 master-poweroff:5 \
+		lb-partition:3 master-partition:3 etcd-data-loss master-rebuild
+fi
+say "cpha lab run --peer $*: cpha and HAProxy + keepalived, interleaved"
 "$cpha" lab --name main run --peer --report lab-report "$@"
 say "report: $PWD/lab-report/report.md"
 cat lab-report/report.md
