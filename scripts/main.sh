@@ -41,6 +41,8 @@ if [ "$#" -eq 0 ]; then
 		lb-partition:3 master-partition:3 etcd-data-loss master-rebuild
 fi
 say "cpha lab run --peer $*: cpha and HAProxy + keepalived, interleaved"
-"$cpha" lab --name main run --peer --report lab-report "$@"
+# --peer-preempt: lb-poweroff once more with keepalived preempting, as
+# kubeadm's guide sets it up, to show what nopreempt changes
+"$cpha" lab --name main run --peer --peer-preempt lb-poweroff:1 --report lab-report "$@"
 say "report: $PWD/lab-report/report.md"
 cat lab-report/report.md

@@ -334,6 +334,24 @@ class SettleDecide(unittest.TestCase):
         self.assertEqual(judge.settle_decide(r, 10.0, 10.0), ("give_up", r[0]))
         self.assertEqual(judge.settle_decide(r, 10.001, 10.0), ("give_up", r[0]))
 
+    def test_cleanup_once(self):
+        f = settled()
+        f["pcmk"]["failed"] = ["kcm_monitor_10000 on m2: not running"]
+        r = judge.settle_reasons(f)
+        what, why = judge.settle_decide(r, 1.0, 10.0)
+        self.assertEqual(what, "cleanup")
+        self.assertIn("kcm_monitor_10000", why)
+        # once per wait: then it is waited on like anything else
+        self.assertEqual(judge.settle_decide(r, 1.0, 10.0, cleaned=True)[0], "wait")
+        self.assertEqual(judge.settle_decide(r, 10.0, 10.0, cleaned=True)[0], "give_up")
+        # a young prober does not hold it back
+        f["prober"]["history"] = 2.0
+        self.assertEqual(judge.settle_decide(judge.settle_reasons(f), 1.0, 10.0)[0], "cleanup")
+        # but anything else out of place does: failed actions are only
+        # cleared when everything runs where it should
+        f["pcmk"]["resources"]["kcm"] = []
+        self.assertEqual(judge.settle_decide(judge.settle_reasons(f), 1.0, 10.0)[0], "wait")
+
     def loop(self, observe, timeout=30.0, step=1.0):
         """A runner.wait_start loop on a fake clock: observe(t) gives the
         facts at t. Returns (decision, why, number of waits, t)."""
@@ -544,6 +562,17 @@ class Validity(unittest.TestCase):
 class Schedule(unittest.TestCase):
     NAMES = ["a", "b", "c"]
     COUNTS = {"a": 3, "b": 1, "c": 2}
+
+    def test_variant_runs_only_its_scenarios(self):
+        # a third stack running b twice and nothing else; d only there
+        plan = judge.schedule(self.NAMES + ["d"], dict(self.COUNTS, d=0),
+                              ["cpha", "peer", "var"], {"var": {"b": 2, "d": 1}})
+        self.assertEqual([x for x in plan if x[1] == "var"],
+                         [(1, "var", "b"), (1, "var", "d"), (2, "var", "b")])
+        self.assertFalse([x for x in plan if x[2] == "d" and x[1] != "var"])
+        self.assertEqual(sum(1 for x in plan if x[1] == "cpha"), 6)
+        # round 2 turns the order: the variant first
+        self.assertEqual(plan[[x[0] for x in plan].index(2)], (2, "var", "b"))
 
     def test_expected_order(self):
         self.assertEqual(judge.schedule(self.NAMES, self.COUNTS, ["cpha", "peer"]), [
@@ -828,3 +857,23 @@ class Events(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
+
+
+class PreemptVariant(unittest.TestCase):
+    """The lab's preempting keepalived: what cpha render makes, with
+    nopreempt taken out and the check weighted, as kubeadm's guide does."""
+
+    CONF = ("! keepalived's configuration language. VRRPv3: no authentication.\n"
+            "vrrp_script lb_healthy {\n    script \"x\"\n    interval 2\n    timeout 2\n"
+            "    rise 2\n    fall 2\n    ! no weight\n}\n"
+            "vrrp_instance apiserver {\n    state BACKUP\n    priority 150\n"
+            "    advert_int 1\n    nopreempt\n    track_script {\n        lb_healthy\n"
+            "    }\n}\n")
+
+    def test_preempting(self):
+        from cphalab import build
+        out = build.preempting(self.CONF)
+        self.assertNotIn("nopreempt", out)
+        self.assertIn("    fall 2\n    weight -51\n    init_fail\n", out)
+        self.assertIn("The lab's variant: preempting.", out)
+        self.assertEqual(out.count("weight"), self.CONF.count("weight") + 1)

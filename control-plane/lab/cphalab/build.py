@@ -130,7 +130,34 @@ def make_files(lab, progs, stack):
     if os.path.exists(out):
         shutil.rmtree(out)
     cpha(progs, ["-f", desc, "render", "--out", out])
+    if stack == "peer-preempt":
+        for h in lab.by_role("lb"):
+            p = os.path.join(out, h.name, "etc", "keepalived", "keepalived.conf")
+            with open(p) as f:
+                text = f.read()
+            with open(p, "w") as f:
+                f.write(preempting(text))
     return desc, out
+
+
+def preempting(text):
+    """keepalived.conf as cpha render makes it, changed to preempt as
+    kubeadm's HA guide does: no nopreempt, and the check lowering the
+    priority below every healthy host (the highest priority less 99)
+    instead of putting the instance in FAULT, failing until it passes."""
+    prios = [int(l.split()[1]) for l in text.splitlines()
+             if l.split()[:1] == ["priority"] and len(l.split()) > 1]
+    weight = max(max(prios, default=100) - 99, 1)
+    out = []
+    for line in text.splitlines(True):
+        if line.strip() == "nopreempt":
+            continue
+        out.append(line)
+        if line.strip() == "fall 2":
+            out.append("    weight -%d\n    init_fail\n" % weight)
+    return "".join(out).replace(
+        "! keepalived's configuration language.",
+        "! keepalived's configuration language. The lab's variant: preempting.", 1)
 
 
 def hacluster():

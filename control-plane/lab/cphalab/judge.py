@@ -14,6 +14,8 @@ VRRP_QUIET_ADVERTS = 3  # no VRRP transition for this many advert intervals
 LEASE_MAX_AGE = 6.0  # s: a leader renews every retry period (2 s) well inside this
 FIRST_OK_SLACK_MS = 300  # a request in flight at the fault may still complete
 MAX_EXTRA_ATTEMPTS = 2  # invalid or unstarted runs retried, per stack and scenario
+FAILED_ACTIONS = "Pacemaker failed actions"
+PROBER_YOUNG = "the prober has run only"
 
 
 def settle_reasons(f):
@@ -52,7 +54,7 @@ def settle_reasons(f):
     if not pc.get("idle", False):
         out.append("Pacemaker has a transition in progress")
     if pc.get("failed"):
-        out.append("Pacemaker failed actions: %s" % "; ".join(pc["failed"][:3]))
+        out.append(FAILED_ACTIONS + ": %s" % "; ".join(pc["failed"][:3]))
     et = f.get("etcd")
     if et is None:
         out.append("etcd does not answer")
@@ -72,7 +74,7 @@ def settle_reasons(f):
     if pr is None:
         out.append("the prober is not running")
     elif pr.get("history", 0) < STEADY_SECS:
-        out.append("the prober has run only %.1f s" % pr.get("history", 0))
+        out.append(PROBER_YOUNG + " %.1f s" % pr.get("history", 0))
     else:
         if not pr.get("requests"):
             out.append("no request in the last %.0f s" % STEADY_SECS)
@@ -125,11 +127,19 @@ def _lb_reasons(f):
     return out
 
 
-def settle_decide(reasons, now, deadline):
-    """("go", "") when settled, ("wait", why) until the deadline, then
-    ("give_up", why): the scenario is reported as not started."""
+def settle_decide(reasons, now, deadline, cleaned=False):
+    """("go", "") when settled; ("cleanup", why) when all that is left is
+    Pacemaker's record of failed actions (of an earlier fault: everything
+    runs where it should), once per wait (cleaned: done already), as an
+    operator clears them after an incident; ("wait", why) until the
+    deadline, then ("give_up", why): the scenario is reported as not
+    started."""
     if not reasons:
         return "go", ""
+    failed = [r for r in reasons if r.startswith(FAILED_ACTIONS)]
+    if failed and not cleaned and all(r.startswith(FAILED_ACTIONS) or r.startswith(
+            PROBER_YOUNG) for r in reasons):
+        return "cleanup", failed[0]
     return ("give_up" if now >= deadline else "wait"), reasons[0]
 
 
@@ -200,18 +210,23 @@ def validity(name, f):
     return True, ""
 
 
-def schedule(names, counts, stacks):
+def schedule(names, counts, stacks, only=None):
     """The runs in order: [(round, stack, name)]. Round r runs every
     scenario asked for at least r times, stack by stack, the stacks'
     order reversed every other round (cpha, peer, peer, cpha, ...) so
     that drift and machine load fall on both alike and a stack switch is
-    saved at every turn."""
-    rounds = max([counts.get(n, 1) for n in names], default=0)
+    saved at every turn. only: {stack: {name: N}} for a stack that runs
+    just these scenarios, N times each (a variant of the peer)."""
+    only = only or {}
+
+    def count(s, n):
+        return only[s].get(n, 0) if s in only else counts.get(n, 1)
+    rounds = max([count(s, n) for s in stacks for n in names], default=0)
     out = []
     for r in range(1, rounds + 1):
         order = stacks if r % 2 else list(reversed(stacks))
         for s in order:
-            out += [(r, s, n) for n in names if counts.get(n, 1) >= r]
+            out += [(r, s, n) for n in names if count(s, n) >= r]
     return out
 
 

@@ -12,7 +12,8 @@ from . import lab as labmod
 from .events import EventLog
 from .hosts import LabError, write_json
 
-STACK_NAMES = {"cpha": "cpha", "peer": "haproxy+keepalived"}
+STACK_NAMES = {"cpha": "cpha", "peer": "haproxy+keepalived",
+               "peer-preempt": "haproxy+keepalived (preempt)"}
 START_TIMEOUT = 150  # s a scenario waits for a settled start before it is "not started"
 DEFAULT_SECONDS = 80  # a run's length before one was seen, for the time left
 SWITCH_SECONDS = 45  # a change of stack on the LB hosts, for the time left
@@ -233,21 +234,17 @@ def wait_start(lab, events, progress, timeout):
             reasons = judge.settle_reasons(f)
         except LabError as e:
             f, reasons = {}, [str(e)]
-        what, why = judge.settle_decide(reasons, time.time(), deadline)
+        what, why = judge.settle_decide(reasons, time.time(), deadline, cleaned)
         if what == "go":
             return f, "", notes
         if what == "give_up":
             return f, why, notes
-        only_failed = all(r.startswith("Pacemaker failed actions") or r.startswith(
-            "the prober has run only") for r in reasons)
-        if only_failed and not cleaned and any(r.startswith("Pacemaker failed actions")
-                                               for r in reasons):
+        if what == "cleanup":
             m = observe.up_masters(lab)
             if m:
                 m[0].run(["crm_resource", "--cleanup"], check=False, timeout=60)
-                notes.append("cleared before the start: " + [
-                    r for r in reasons if r.startswith("Pacemaker failed actions")][0])
-                cleaned = True
+                notes.append("cleared before the start: " + why)
+            cleaned = True
         if why != last:
             progress("  settling: " + why)
             last = why
@@ -351,9 +348,23 @@ def run(lab, a, progress):
         if n not in known:
             raise LabError("unknown scenario %r (known: %s)" % (n, " ".join(known)))
     stacks = ["peer"] if a.peer_only else (["cpha", "peer"] if a.peer else ["cpha"])
+    only = {}
+    if a.peer_preempt:
+        try:
+            pn, pc = judge.parse_counts(a.peer_preempt, a.repeat)
+        except ValueError as e:
+            raise LabError(str(e))
+        for n in pn:
+            if n not in known:
+                raise LabError("--peer-preempt: unknown scenario %r" % n)
+            if n not in names:
+                names.append(n)
+                counts[n] = 0
+        stacks.append("peer-preempt")
+        only["peer-preempt"] = pc
     report = os.path.abspath(a.report)
     os.makedirs(report, exist_ok=True)
-    plan = judge.schedule(names, counts, stacks)
+    plan = judge.schedule(names, counts, stacks, only)
     seconds = {}
     tried, extra = {}, {}
     sess = Session(lab, stacks, progress, report)

@@ -10,7 +10,7 @@ def switch(lab, stack, progress):
         build.stop_lb_daemons(h)
     for h in lab.by_role("lb"):
         build.install_host(lab, h, desc, out, stack)
-        if stack == "peer":
+        if stack != "cpha":
             build.stop_lb_cluster(h)
         elif not h.service_pid("corosync"):
             build.start_lb_cluster(h)
