@@ -31,11 +31,12 @@ def settled():
 
     def lb(name, vip, state, priority):
         return {"name": name, "powered": True, "vip": vip, "state": state,
-                "priority": priority, "last_change": NOW - 300.0,
+                "priority": priority, "last_change": NOW - 300.0, "uptime": 400.0,
                 "servers": {m: "UP" for m in masters}}
 
     return {
-        "now": NOW, "advert_int": 1.0, "preempt": True, "masters": list(masters),
+        "now": NOW, "advert_int": 1.0, "preempt": True, "startup_delay": 15.0,
+        "masters": list(masters),
         "pcmk": {"online": ["m3", "m1", "m2"],
                  "resources": {"etcd": list(masters), "apiserver": list(masters),
                                "kcm": ["m2"], "scheduler": ["m1"]},
@@ -215,6 +216,20 @@ class SettleReasons(unittest.TestCase):
         def change(f):
             lb(f, "lb1")["last_change"] = NOW - 1.0  # the latest of both counts
         self.assertOneReason(change, "VRRP transition 1.0 s ago")
+
+    def test_daemon_in_its_startup_delay(self):
+        # a backup just started cannot take the VIP over before its
+        # vrrp_startup_delay: the run would measure the delay
+        def change(f):
+            lb(f, "lb2")["uptime"] = 17.9  # 15 s + 3 advert intervals not yet
+        self.assertOneReason(change, "lb2: its VRRP daemon started 17.9 s ago "
+                             "(vrrp_startup_delay 15 s)")
+        f = settled()
+        lb(f, "lb2")["uptime"] = 18.1
+        self.assertEqual(judge.settle_reasons(f), [])
+        f["startup_delay"] = 0.0
+        lb(f, "lb2")["uptime"] = 3.1
+        self.assertEqual(judge.settle_reasons(f), [])
 
     def test_daemon_without_last_change(self):
         def change(f):

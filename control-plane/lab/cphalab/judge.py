@@ -26,7 +26,9 @@ def settle_reasons(f):
       pcmk: None (no quorate DC) or {online, resources: {rid: [node]},
             idle, failed: [text]},
       etcd: None or {members, healthy, leaders: [id]},
-      lbs: [{name, powered, vip, state, priority, last_change, servers:
+      startup_delay (s, vrrp_startup_delay),
+      lbs: [{name, powered, vip, state, priority, last_change, uptime (s
+             since its VRRP daemon started, or None), servers:
              {server: status} or None}],
       leases: {name: seconds since renewTime, or None},
       prober: None or {history, requests, failed, watches, open}
@@ -35,7 +37,8 @@ def settle_reasons(f):
     with every member healthy and one leader; exactly one VIP holder, the
     one VRRP itself calls MASTER and, when the configuration preempts,
     the one the priorities prefer, with no transition for
-    VRRP_QUIET_ADVERTS advert intervals; every apiserver up on every load
+    VRRP_QUIET_ADVERTS advert intervals and every VRRP daemon past its
+    vrrp_startup_delay by as much; every apiserver up on every load
     balancer; the controller-manager's and scheduler's Leases renewed;
     the prober seeing every request succeed for STEADY_SECS and every
     watch open."""
@@ -108,6 +111,13 @@ def _lb_reasons(f):
         if best is not h and (best.get("priority") or 0) > (h.get("priority") or 0):
             out.append("the VIP is on %s but the priorities prefer %s" % (h["name"],
                                                                        best["name"]))
+    # a daemon in its vrrp_startup_delay cannot take the VIP over yet: the
+    # run would measure the delay, not the failover
+    ready = f.get("startup_delay", 0.0) + VRRP_QUIET_ADVERTS * adv
+    for l in lbs:
+        if l.get("uptime") is not None and l["uptime"] < ready:
+            out.append("%s: its VRRP daemon started %.1f s ago (vrrp_startup_delay %g s)" % (
+                l["name"], l["uptime"], f.get("startup_delay", 0.0)))
     changes = [l["last_change"] for l in lbs if l.get("last_change")]
     if len(changes) != len(lbs):
         out.append("a VRRP daemon does not say when it last changed state")

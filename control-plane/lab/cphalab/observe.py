@@ -241,16 +241,32 @@ def vrrp_conf(host):
 
 
 def vrrp_settings(host):
-    """{"advert_int": s, "preempt": bool} from the host's VRRP configuration."""
+    """{"advert_int": s, "preempt": bool, "startup_delay": s} from the
+    host's VRRP configuration."""
     text, _ = vrrp_conf(host)
-    adv, preempt = 1.0, True
+    adv, preempt, delay = 1.0, True, 0.0
     for line in text.splitlines():
         w = line.split("!")[0].split("#")[0].split()
         if len(w) >= 2 and w[0] == "advert_int":
             adv = float(w[1])
+        elif len(w) >= 2 and w[0] == "vrrp_startup_delay":
+            delay = float(w[1])
         elif w and w[0] == "nopreempt":
             preempt = False
-    return {"advert_int": adv, "preempt": preempt}
+    return {"advert_int": adv, "preempt": preempt, "startup_delay": delay}
+
+
+def process_age(pid):
+    """Seconds since process pid started, or None."""
+    import os
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            start = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as f:
+            up = float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return up - start / os.sysconf("SC_CLK_TCK")
 
 
 def vrrp_state(host):
@@ -395,6 +411,9 @@ def settle_facts(lab, events=None, steady=5.0):
         if up:
             d["vip"] = labmod.VIP in h.addresses()
             d.update(vrrp_state(h))
+            _, daemon = vrrp_conf(h)
+            pid = h.service_pid(daemon) if daemon else 0
+            d["uptime"] = process_age(pid) if pid else None
             d["servers"] = lb_servers(h)
             f.update(vrrp_settings(h))
         lbs.append(d)

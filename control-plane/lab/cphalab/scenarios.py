@@ -269,6 +269,13 @@ def lb_poweroff(ctx):
         ctx.mark("VIP on %s" % other.name)
     if not t_fence:
         ctx.notes.append("no fence of %s seen at its BMC" % victim.name)
+    # every watch went through the dead holder: each breaks once its
+    # client notices the silence (the prober's --watch-stall, 5 s)
+    if ctx.events is not None:
+        opened = ctx.events.open_at(t0)
+        if not first_time(lambda: opened <= ctx.events.poll().broken_between(
+                t0, time.time()), 20, 0.2):
+            ctx.notes.append("not every watch open at the fault broke within 20 s")
     if ctx.stack == "cpha":
         wait_until(lambda: victim.powered(), 60, 0.5, victim.name + " to boot after its fence")
         ctx.mark("%s booted (BMC power on)" % victim.name)
