@@ -647,7 +647,7 @@ def attempts(repeats, stacks=("cpha",), valid=lambda attempt: False):
     while i < len(plan):
         _, s, n = plan[i]
         tried[s] = tried.get(s, 0) + 1
-        if judge.retry(extra.get(s, 0), valid(tried[s])):
+        if judge.retry(extra.get(s, 0), valid(tried[s]), repeats):
             extra[s] = extra.get(s, 0) + 1
             continue
         i += 1
@@ -673,11 +673,16 @@ class Retry(unittest.TestCase):
         self.assertEqual(attempts(3, valid=lambda a: a < 3), {"cpha": 5})
 
     def test_early_invalid_runs_loop(self):
-        # every run invalid: the scheduled runs and MAX_EXTRA_ATTEMPTS more,
-        # whichever round the invalid runs fall in
-        for repeats in (1, 2, 3, 20):
+        # every run invalid: the scheduled runs and MAX_EXTRA_ATTEMPTS more
+        # (half the repeats when more), whichever round they fall in
+        for repeats, extra in ((1, 2), (2, 2), (3, 2), (5, 3), (20, 10)):
             got = attempts(repeats)["cpha"]
-            self.assertEqual(got, repeats + judge.MAX_EXTRA_ATTEMPTS, repeats)
+            self.assertEqual(got, repeats + extra, repeats)
+
+    def test_more_repeats_more_retries(self):
+        self.assertTrue(judge.retry(2, False, 5))
+        self.assertFalse(judge.retry(3, False, 5))
+        self.assertFalse(judge.retry(2, False, 4))
 
 
 class TimeLeft(unittest.TestCase):

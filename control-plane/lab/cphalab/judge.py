@@ -240,11 +240,12 @@ def schedule(names, counts, stacks, only=None):
     return out
 
 
-def retry(extra_so_far, valid):
+def retry(extra_so_far, valid, repeats=1):
     """Whether an invalid or unstarted run is run again at once: while the
-    scenario has had fewer than MAX_EXTRA_ATTEMPTS extra attempts on this
-    stack (extra_so_far: the attempts beyond its scheduled runs)."""
-    return not valid and extra_so_far < MAX_EXTRA_ATTEMPTS
+    scenario has had fewer extra attempts on this stack (extra_so_far: the
+    attempts beyond its scheduled runs) than MAX_EXTRA_ATTEMPTS, or half
+    its repeats when that is more."""
+    return not valid and extra_so_far < max(MAX_EXTRA_ATTEMPTS, (repeats + 1) // 2)
 
 
 def time_left(remaining, seconds, default=90.0, switch=0.0, stack=None):

@@ -383,7 +383,7 @@ def run(lab, a, progress):
             out = run_attempt(sess, stack, name, rnd, tried[key])
             sess.attempts[stack].append(out)
             seconds.setdefault(key, []).append(time.time() - t)
-            if judge.retry(extra.get(key, 0), out["valid"]):
+            if judge.retry(extra.get(key, 0), out["valid"], only.get(stack, counts).get(name, 1)):
                 extra[key] = extra.get(key, 0) + 1
                 progress("  run again (an invalid run counts in no figure)")
                 continue
