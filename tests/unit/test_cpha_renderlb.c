@@ -269,9 +269,9 @@ static void test_five_haproxy(void **state)
 	lacks(t, "vipd_");
 	lacks(t, "track_fenced"); /* vipd's */
 	lacks(t, "track_lbd");
-	has(t, "vrrp_script lb_healthy {\n    script \"/bin/bash -c 'exec "
+	has(t, "vrrp_script lb_healthy {\n    script \"/bin/bash -c 'c() { exec "
 	       "3<>/dev/tcp/127.0.0.1/8404 && echo GET /healthz HTTP/1.0 >&3 && echo >&3 && "
-	       "head -c 12 <&3 | grep -q HTTP/1.[01].200'\"\n");
+	       "head -c 12 <&3 | grep -q HTTP/1.[01].200; }; c || { sleep 0.5; c; }'\"\n");
 	/* no quote or dollar inside the command: keepalived and vipd split it alike */
 	{
 		const char *sc = strstr(t, "script \"") + 8, *end = strchr(sc, '\n');
