@@ -110,27 +110,27 @@ def api_dead(lab, host):
 
 
 def etcd_leader_of(ctx):
-    """The etcd member name that led at the settled start, or None."""
+    """(member name, member ID) of the etcd leader at the settled start,
+    read before the fault; (None, None) when not known."""
     leaders = (ctx.start_facts.get("etcd") or {}).get("leaders") or []
     if not leaders:
-        return None
+        return None, None
     ids = observe.etcd_member_ids(ctx.lab)
-    return next((n for n, i in ids.items() if i == leaders[0]), None)
+    return next((n for n, i in ids.items() if i == leaders[0]), None), leaders[0]
 
 
 def new_leader_cond(lab, victim, leader):
     """A condition for first_times: the survivors agree on a leader other
-    than the victim's member (None when the victim did not lead etcd)."""
-    if leader != victim.name:
+    than the victim's member (None when the victim did not lead etcd).
+    leader: etcd_leader_of's answer."""
+    name, old_id = leader
+    if name != victim.name:
         return None
     survivors = [m for m in lab.by_role("master") if m is not victim]
-    old = {}
 
     def cond():
-        if "id" not in old:
-            old["id"] = observe.etcd_member_ids(lab).get(victim.name)
         ls = observe.etcd_leaders(lab, masters=survivors)
-        return len(ls) == len(survivors) and len(set(ls)) == 1 and ls[0] != old["id"]
+        return len(ls) == len(survivors) and len(set(ls)) == 1 and ls[0] != old_id
     return cond
 
 
