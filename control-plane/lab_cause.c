@@ -128,7 +128,8 @@ enum lab_cause lab_cause_classify(const struct lab_cause_facts *f)
 	case CURL_SEND_ERROR:
 	case CURL_RECV_ERROR:
 		if (f->os_errno == ECONNRESET || f->os_errno == EPIPE ||
-			find(f->err, "reset by peer") || f->curl == CURL_GOT_NOTHING)
+			find(f->err, "reset by peer") || find(f->err, "SSL_ERROR_SYSCALL") ||
+			f->curl == CURL_GOT_NOTHING)
 			return LAB_CAUSE_CONNECT_RESET;
 		return LAB_CAUSE_OTHER;
 	default:

@@ -11,8 +11,10 @@
  *     ECONNRESET: connect_reset; ETIMEDOUT, EHOSTUNREACH, ENETUNREACH,
  *     EHOSTDOWN: connect_timeout; else other.
  *  4. curl 35, 52, 55, 56 (SSL connect error, got nothing, send error,
- *     receive error): errno ECONNRESET or EPIPE, the text "reset by peer" in
- *     err, or curl 52: connect_reset; else other.
+ *     receive error): errno ECONNRESET or EPIPE, the text "reset by peer"
+ *     or "SSL_ERROR_SYSCALL" (OpenSSL met the end of the connection in the
+ *     handshake: closed, not reset, by a load balancer with no server to
+ *     send to) in err, or curl 52: connect_reset; else other.
  *  5. any other curl code: other.
  *  6. no curl code (files of a prober that did not write it, or the
  *     prober's own "tick timed out before X was sent"): the err text, the

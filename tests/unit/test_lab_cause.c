@@ -100,6 +100,13 @@ static void test_curl_reset(void **state)
 			cause(0, *c, 0, 1, 0, "certificate verify failed"), LAB_CAUSE_OTHER);
 	}
 	assert_int_equal(cause(0, 52, 0, 1, 1, "Empty reply from server"), LAB_CAUSE_CONNECT_RESET);
+	/* HAProxy with no server to send to closes the client's connection:
+	 * the TLS handshake meets its end, errno 0 */
+	assert_int_equal(cause(0, 35, 0, 0, 0,
+				 "OpenSSL SSL_connect: SSL_ERROR_SYSCALL in connection to "
+				 "kubernetes:6443"),
+		LAB_CAUSE_CONNECT_RESET);
+	assert_int_equal(cause(0, 60, 0, 0, 0, "SSL_ERROR_SYSCALL"), LAB_CAUSE_OTHER);
 }
 
 /* Rule 5: another curl code is other, whatever the text. */
