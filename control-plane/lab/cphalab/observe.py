@@ -65,13 +65,19 @@ def nodes_online(x):
             and n.get("type") == "member"]
 
 
+def etcdctl(host, masters, args, timeout=15):
+    """etcdctl ARGS (JSON out) on host against the masters' client URLs,
+    with the cluster's client certificate."""
+    eps = ",".join("https://%s:2379" % m.v4 for m in masters)
+    return host.run(["etcdctl", "--endpoints", eps, "--command-timeout=3s", "-w", "json"]
+                    + ETCD_TLS + list(args), check=False, timeout=timeout,
+                    env={"ETCDCTL_API": "3"})
+
+
 def etcd_members(lab, via=None):
     """[(name, clientURL)] from etcd's member list, or None."""
     for h in ([via] if via else up_masters(lab)):
-        eps = ",".join("https://%s:2379" % m.v4 for m in lab.by_role("master"))
-        r = h.run(["etcdctl", "--endpoints", eps, "--command-timeout=3s", "-w", "json"]
-                  + ETCD_TLS + ["member", "list"], check=False, timeout=15,
-                  env={"ETCDCTL_API": "3"})
+        r = etcdctl(h, lab.by_role("master"), ["member", "list"])
         if r.returncode == 0:
             try:
                 d = json.loads(r.stdout)
@@ -86,10 +92,7 @@ def etcd_health(lab, via=None):
     """{endpoint: healthy} for every master's client URL."""
     out = {}
     for h in ([via] if via else up_masters(lab))[:1]:
-        eps = ",".join("https://%s:2379" % m.v4 for m in lab.by_role("master"))
-        r = h.run(["etcdctl", "--endpoints", eps, "--command-timeout=3s", "-w", "json"]
-                  + ETCD_TLS + ["endpoint", "health"], check=False, timeout=20,
-                  env={"ETCDCTL_API": "3"})
+        r = etcdctl(h, lab.by_role("master"), ["endpoint", "health"], timeout=20)
         try:
             for e in json.loads(r.stdout or "[]"):
                 out[e.get("endpoint")] = bool(e.get("health"))
@@ -321,10 +324,7 @@ def lb_servers(host, proxy="apiserver"):
 def etcd_member_ids(lab):
     """{member name: member ID} from etcd's member list ({} when none answers)."""
     for h in up_masters(lab)[:1]:
-        eps = ",".join("https://%s:2379" % m.v4 for m in up_masters(lab))
-        r = h.run(["etcdctl", "--endpoints", eps, "--command-timeout=3s", "-w", "json"]
-                  + ETCD_TLS + ["member", "list"], check=False, timeout=15,
-                  env={"ETCDCTL_API": "3"})
+        r = etcdctl(h, up_masters(lab), ["member", "list"])
         try:
             return {m.get("name", ""): m["ID"] for m in json.loads(r.stdout)["members"]}
         except (ValueError, KeyError, TypeError):
@@ -336,10 +336,7 @@ def etcd_leaders(lab, via=None, masters=None):
     """The leader ID each answering etcd endpoint names ([] when none
     answers); masters: ask only these (default: every master)."""
     for h in ([via] if via else up_masters(lab))[:1]:
-        eps = ",".join("https://%s:2379" % m.v4 for m in (masters or lab.by_role("master")))
-        r = h.run(["etcdctl", "--endpoints", eps, "--command-timeout=3s", "-w", "json"]
-                  + ETCD_TLS + ["endpoint", "status"], check=False, timeout=20,
-                  env={"ETCDCTL_API": "3"})
+        r = etcdctl(h, masters or lab.by_role("master"), ["endpoint", "status"], timeout=20)
         try:
             return [e["Status"]["leader"] for e in json.loads(r.stdout or "[]")]
         except (ValueError, KeyError, TypeError):
