@@ -125,7 +125,7 @@ int cmd_plan(int argc, char **argv, const char *file)
 	else
 		print_table(c, &p);
 	for (size_t i = 0; i < d.nwarns; i++)
-		fprintf(stderr, "%s: warning\n", d.warns[i]);
+		fprintf(stderr, "%s\n", d.warns[i]);
 	for (size_t i = 0; i < d.nerrs; i++)
 		fprintf(stderr, "%s\n", d.errs[i]);
 	rc = d.nerrs ? CPHA_EXIT_FAIL : (strict && d.nwarns) ? CPHA_EXIT_WARN : CPHA_EXIT_OK;

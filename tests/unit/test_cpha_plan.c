@@ -173,8 +173,8 @@ static void test_warnings(void **state)
 	/* the base: LB on the masters, no fence devices, no zones */
 	plan_of(&r, CPHA_TEST_BASE, false);
 	assert_int_equal(r.rc, 0);
-	assert_true(HAS_WARN(
-		&r.d, ":4:5:", "host m1 has no fence device", "Pacemaker", "there is no watchdog"));
+	assert_true(HAS_WARN(&r.d, ":4:5: warning: host m1 has no fence device", "Pacemaker",
+		"there is no watchdog"));
 	assert_false(HAS_WARN(&r.d, "single load-balancer"));
 	assert_true(cpha_test_has(
 		r.p.notes, r.p.nnotes, (const char *const[]){ "no master names a zone", NULL }));
