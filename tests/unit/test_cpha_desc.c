@@ -265,6 +265,34 @@ static void test_external_etcd(void **state)
 	cp_diag_free(&d);
 }
 
+/* Priorities are VRRP's: with Pacemaker placing the VIP (IPaddr2) they
+ * mean nothing, and equal ones are no error. */
+static void test_priority_without_vrrp(void **state)
+{
+	struct cp_diag d = { 0 };
+	struct cp_cluster *c = cpha_test_load(
+		"cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24}\nmasters:\n"
+		"  - {name: m1, address: 198.18.0.11, priority: 100}\n"
+		"  - {name: m2, address: 198.18.0.12, priority: 100}\n"
+		"  - {name: m3, address: 198.18.0.13}\ncomponents: {vip: pacemaker}\n",
+		&d, NULL);
+	(void)state;
+
+	dump(&d);
+	assert_non_null(c);
+	cluster_free(c);
+	cp_diag_free(&d);
+	/* the same with vipd is refused */
+	c = cpha_test_load("cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24}\nmasters:\n"
+			   "  - {name: m1, address: 198.18.0.11, priority: 100}\n"
+			   "  - {name: m2, address: 198.18.0.12, priority: 100}\n"
+			   "  - {name: m3, address: 198.18.0.13}\n",
+		&d, NULL);
+	assert_null(c);
+	assert_true(HAS_ERR(&d, ":5:48:", "VRRP priority 100 of m2 is also the priority of m1"));
+	cp_diag_free(&d);
+}
+
 static void test_vrid_derived(void **state)
 {
 	(void)state;
@@ -392,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_lbs_left_out),
 		cmocka_unit_test(test_external_etcd),
+		cmocka_unit_test(test_priority_without_vrrp),
 		cmocka_unit_test(test_vrid_derived),
 		cmocka_unit_test(test_first_service_ip),
 		cmocka_unit_test(test_net),
