@@ -33,6 +33,7 @@ static void print_table(const struct cp_cluster *c, const struct plan *p)
 	printf("\n");
 	for (size_t i = 0; i < p->nroles; i++)
 		printf("%s: %s\n", p->roles[i].role, p->roles[i].tolerance);
+	printf("control plane: %s\n", p->tolerance);
 	for (size_t i = 0; i < p->nnotes; i++)
 		printf("note: %s\n", p->notes[i]);
 }
@@ -66,6 +67,9 @@ static int print_json(const struct cp_cluster *c, const struct plan *p, const st
 		json_pack("{s:s, s:s, s:s}", "load_balancer", cluster_lb_name(c->lb), "vip",
 			cluster_vip_name(c->vipd), "manager", cluster_mgr_name(c->manager)));
 	json_object_set_new(o, "roles", roles);
+	json_object_set_new(o, "control_plane",
+		json_pack("{s:I, s:s}", "tolerates", (json_int_t)p->tolerates, "tolerance",
+			p->tolerance));
 	json_object_set_new(o, "errors", errs);
 	json_object_set_new(o, "warnings", warns);
 	json_object_set_new(o, "notes", notes);
@@ -125,7 +129,7 @@ int cmd_plan(int argc, char **argv, const char *file)
 	else
 		print_table(c, &p);
 	for (size_t i = 0; i < d.nwarns; i++)
-		fprintf(stderr, "%s: warning\n", d.warns[i]);
+		fprintf(stderr, "%s\n", d.warns[i]);
 	for (size_t i = 0; i < d.nerrs; i++)
 		fprintf(stderr, "%s\n", d.errs[i]);
 	rc = d.nerrs ? CPHA_EXIT_FAIL : (strict && d.nwarns) ? CPHA_EXIT_WARN : CPHA_EXIT_OK;
