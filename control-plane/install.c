@@ -144,8 +144,8 @@ static int walk(const char *rroot, const char *rel, bool whole, bool create, cha
 			}
 			if (!inside(rroot, r)) {
 				snprintf(why, whylen,
-					"%s: a symbolic link to %s, out of the root %s: refused", next,
-					r, rroot);
+					"%s: a symbolic link to %s, out of the root %s: refused",
+					next, r, rroot);
 				free(r);
 				free(next);
 				rc = -1;
@@ -201,8 +201,8 @@ static const char *src_base(const struct install_action *a, const struct install
 }
 
 /* Check one action without writing. Returns 0, or -1 after printing. */
-static int check_action(
-	const char *rroot, const struct install_action *a, const struct install_opts *o, struct act *t)
+static int check_action(const char *rroot, const struct install_action *a,
+	const struct install_opts *o, struct act *t)
 {
 	char why[PATH_MAX + 256], *real = NULL;
 	bool complete;
@@ -221,8 +221,8 @@ static int check_action(
 		t->gid = pw->pw_gid;
 	}
 	if (!(a->flags & INSTALL_DIR)) {
-		t->src = a->src == INSTALL_SRC_DESC ? strdup(o->desc) :
-						      join(src_base(a, o), a->source);
+		t->src = a->src == INSTALL_SRC_DESC ? strdup(o->desc)
+						    : join(src_base(a, o), a->source);
 		if (!t->src)
 			oom();
 		if (stat(t->src, &st) == -1) {
@@ -259,9 +259,9 @@ static int check_action(
 		if (r == 0 && !S_ISREG(st.st_mode)) {
 			fprintf(stderr, "cpha install: %s: %s: install writes regular files only\n",
 				t->shown,
-				S_ISLNK(st.st_mode)      ? "a symbolic link" :
-					S_ISDIR(st.st_mode) ? "a directory" :
-							      "not a regular file");
+				S_ISLNK(st.st_mode)   ? "a symbolic link"
+				: S_ISDIR(st.st_mode) ? "a directory"
+						      : "not a regular file");
 			free(p);
 			free(real);
 			return -1;
@@ -342,8 +342,7 @@ static int do_action(const char *rroot, const struct install_action *a,
 	int r, rc = -1;
 
 	/* first without making anything: whether it is there decides what is said */
-	r = walk(rroot, a->dest, a->flags & INSTALL_DIR, false, &real, &complete, why,
-		sizeof(why));
+	r = walk(rroot, a->dest, a->flags & INSTALL_DIR, false, &real, &complete, why, sizeof(why));
 	if (r == 0 && !complete && !o->dry_run) {
 		free(real);
 		real = NULL;
@@ -401,8 +400,8 @@ static int do_action(const char *rroot, const struct install_action *a,
 			fprintf(stderr, "cpha install: %s: %s\n", t->shown, strerror(-r));
 			goto out;
 		}
-		same_text = exists && have.len == want.len &&
-			    !memcmp(have.data, want.data, want.len);
+		same_text =
+			exists && have.len == want.len && !memcmp(have.data, want.data, want.len);
 		same_meta = exists && (st.st_mode & 07777) == a->mode &&
 			    (t->uid == (uid_t)-1 || (st.st_uid == t->uid && st.st_gid == t->gid));
 	}
@@ -580,7 +579,7 @@ static void list_files(const char *dir, const char *rel, char ***v, size_t *n)
 			free(r);
 			continue;
 		}
-file:;
+	file:;
 		char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
 		if (!nv)
 			oom();

@@ -17,10 +17,11 @@
 #define E INSTALL_ON_ETCD
 
 /* What render does not make. The PKI files are where the rendered units,
- * manifests and kubeconfigs read them; a master gets the CA key and the
+ * manifests and kubeconfigs read them. A master gets the CA key and the
  * front-proxy CA key as kubeadm gives them to every control-plane node
- * (https://kubernetes.io/docs/setup/best-practices/certificates/). The
- * front-proxy files are optional while `cpha pki` may not make them yet. */
+ * (its "manual certificate distribution":
+ * https://kubernetes.io/docs/setup/production-environment/tools/kubeadm/high-availability/).
+ * The front-proxy files are optional while `cpha pki` may not make them. */
 const struct install_row install_table[] = {
 	{ INSTALL_SRC_NONE, NULL, NULL, 0700, INSTALL_DIR, E },
 	{ INSTALL_SRC_NONE, NULL, "/var/log/cpha", 0755, INSTALL_DIR, INSTALL_ON_ALL },
@@ -200,8 +201,8 @@ static int find_secrets(const struct cp_cluster *c, const struct cp_host *h,
 				continue;
 			for (size_t f = 0; f < s->n && !used; f++) {
 				const struct render_file *rf = &s->v[f];
-				if (rf->host ? strcmp(rf->host, h->name) :
-					       !(pcmk && !strcmp(rf->path, RENDER_PCS_SCRIPT)))
+				if (rf->host ? strcmp(rf->host, h->name)
+					     : !(pcmk && !strcmp(rf->path, RENDER_PCS_SCRIPT)))
 					continue;
 				used = mentions(&rf->text, pr->value);
 			}

@@ -63,7 +63,7 @@ struct install_action {
 	char *source; /* relative to OUT/<host>/ or the PKI directory; NULL otherwise */
 	char *dest;   /* absolute path on the host */
 	unsigned mode;
-	char *owner;  /* a user name to chown to (its group too), or NULL: as created */
+	char *owner; /* a user name to chown to (its group too), or NULL: as created */
 	unsigned flags;
 	bool private_key; /* rendered: the text holds a private key (mode made private) */
 };
