@@ -367,7 +367,10 @@ static int do_action(const char *rroot, const struct install_action *a,
 			print_mode_owner(o->out, a->mode, a->owner);
 			fprintf(o->out, " %s\n", t->shown);
 		} else {
-			fprintf(o->out, "chmod %04o %s\n", a->mode, t->shown);
+			if (t->uid != (uid_t)-1 && (st.st_uid != t->uid || st.st_gid != t->gid))
+				fprintf(o->out, "chown %s:%s %s\n", a->owner, a->owner, t->shown);
+			if ((st.st_mode & 07777) != a->mode)
+				fprintf(o->out, "chmod %04o %s\n", a->mode, t->shown);
 		}
 		(*changed)++;
 		if (o->dry_run) {

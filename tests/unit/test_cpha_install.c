@@ -541,7 +541,8 @@ static void test_run(void **state)
 	put(pki, "k.pem", "key\n", 0600);
 	put(out, "f.conf", "conf\n", 0644);
 	put(top, "desc.yaml", "cluster: {name: x}\n", 0644);
-	add_action(&plan, INSTALL_SRC_NONE, NULL, "/var/lib/d", 0700, NULL, INSTALL_DIR);
+	add_action(&plan, INSTALL_SRC_NONE, NULL, "/var/lib/d", 0700, nobody ? "nobody" : NULL,
+		INSTALL_DIR);
 	add_action(&plan, INSTALL_SRC_RENDER, "f.conf", "/etc/a/f.conf", 0640,
 		nobody ? "nobody" : NULL, 0);
 	add_action(&plan, INSTALL_SRC_PKI, "k.pem", "/etc/a/pki/k.pem", 0600, NULL, 0);
@@ -585,6 +586,16 @@ static void test_run(void **state)
 	assert_true(asprintf(&p, "%s/var/lib/d", root) > 0);
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0700);
+	if (nobody) {
+		assert_int_equal(st.st_uid, nobody->pw_uid);
+		/* an owner changed by hand is put back */
+		assert_int_equal(chown(p, 0, 0), 0);
+		assert_int_equal(run(&plan, &o, &txt), 0);
+		assert_true(has_line(txt, "chown nobody:nobody "));
+		free(txt);
+		assert_int_equal(stat(p, &st), 0);
+		assert_int_equal(st.st_uid, nobody->pw_uid);
+	}
 	free(p);
 	assert_true(asprintf(&p, "%s/etc/a/pki", root) > 0);
 	assert_int_equal(stat(p, &st), 0);
