@@ -18,6 +18,9 @@
 int cmd_plan(int argc, char **argv, const char *file);
 int cmd_pki(int argc, char **argv, const char *file);
 int cmd_render(int argc, char **argv, const char *file);
+/* Install one host's rendered files, PKI files and description
+ * (install.c). */
+int cmd_install(int argc, char **argv, const char *file);
 int cmd_check(int argc, char **argv, const char *file);
 int cmd_restart(int argc, char **argv, const char *file);
 int cmd_logs(int argc, char **argv, const char *file);

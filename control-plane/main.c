@@ -17,6 +17,8 @@ static void usage(FILE *f)
 		"  pki [--dir DIR] [check|renew [--force]|add-san NAME...]  certificates, keys\n"
 		"  render [--out DIR] [--host NAME] [--no-check] [--allow-even]  every file, "
 		"checked\n"
+		"  install --host NAME --render OUT --pki DIR [--root DIR] [--dry-run]\n"
+		"                                            put one host's files in place\n"
 		"  check [--host NAME] [--root DIR]          installed files against render\n"
 		"  status [--json] [--watch [N]] [--pki DIR] [--timeout D]  live availability\n"
 		"  restart ROLE                              restart a role the manager's way\n"
@@ -36,6 +38,7 @@ int main(int argc, char **argv)
 		{ "plan", cmd_plan },
 		{ "pki", cmd_pki },
 		{ "render", cmd_render },
+		{ "install", cmd_install },
 		{ "check", cmd_check },
 		{ "status", cmd_status },
 		{ "restart", cmd_restart },
