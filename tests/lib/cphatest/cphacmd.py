@@ -17,9 +17,11 @@ from . import util
 
 # Where seed 003 puts each PKI file on a master (runbook, step 3).
 PKI_PLACES = [
-    ("/etc/kubernetes/pki", ["ca.pem", "apiserver.pem", "apiserver-key.pem", "sa.key",
-                             "sa.pub", "kubelet-client.pem", "kubelet-client-key.pem",
-                             "admin.pem", "admin-key.pem"]),
+    ("/etc/kubernetes/pki", ["ca.pem", "ca-key.pem", "apiserver.pem", "apiserver-key.pem",
+                             "sa.key", "sa.pub", "kubelet-client.pem", "kubelet-client-key.pem",
+                             "admin.pem", "admin-key.pem", "super-admin.pem",
+                             "super-admin-key.pem", "front-proxy-ca.pem",
+                             "front-proxy-client.pem", "front-proxy-client-key.pem"]),
     ("/etc/etcd/pki", ["ca.pem", "etcd-server.pem", "etcd-server-key.pem",
                        "etcd-client.pem", "etcd-client-key.pem"]),
     ("/var/lib/kube-controller-manager/pki", ["controller-manager.pem",
