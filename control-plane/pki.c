@@ -444,8 +444,8 @@ const struct pki_place pki_places[] = {
 	{ "etcd-server-key.pem", "/etc/etcd/pki", 0600, PKI_PLACE_MASTER, NULL },
 	{ "etcd-client.pem", "/etc/etcd/pki", 0644, PKI_PLACE_MASTER, NULL },
 	{ "etcd-client-key.pem", "/etc/etcd/pki", 0600, PKI_PLACE_MASTER, NULL },
-	{ "controller-manager.pem", "/var/lib/kube-controller-manager/pki", 0644,
-		PKI_PLACE_MASTER, NULL },
+	{ "controller-manager.pem", "/var/lib/kube-controller-manager/pki", 0644, PKI_PLACE_MASTER,
+		NULL },
 	{ "controller-manager-key.pem", "/var/lib/kube-controller-manager/pki", 0600,
 		PKI_PLACE_MASTER, NULL },
 	{ "scheduler.pem", "/var/lib/kube-scheduler/pki", 0644, PKI_PLACE_MASTER, NULL },
@@ -929,7 +929,8 @@ unsigned pki_lint_cert(const struct pki_spec *s, X509 *x, EVP_PKEY *key, X509 *c
 		bad |= lint_subject(s, file, x, r);
 	bad |= lint_time(file, x, now, renew_days, r);
 	if (ca)
-		bad |= lint_chain(file, s->front_proxy ? PKI_FP_CA ".pem" : PKI_CA ".pem", x, ca, r);
+		bad |= lint_chain(
+			file, s->front_proxy ? PKI_FP_CA ".pem" : PKI_CA ".pem", x, ca, r);
 	bad |= lint_weak(file, x, r);
 	if (key && EVP_PKEY_eq(X509_get0_pubkey(x), key) != 1) {
 		pki_report_add(

@@ -24,8 +24,8 @@
 #define PKI_SA_PUB      "sa.pub"
 #define PKI_AUTHKEY     "corosync-authkey" /* installed as /etc/corosync/authkey */
 #define PKI_AUTHKEY_LEN 256                /* bytes, as corosync-keygen makes it */
-#define PKI_STEMLEN     72                 /* longest stem ("node-" and a host name), with its NUL */
-#define PKI_NODE_PREFIX "node-"            /* node-HOST: the kubelet client certificate of a master */
+#define PKI_STEMLEN     72      /* longest stem ("node-" and a host name), with its NUL */
+#define PKI_NODE_PREFIX "node-" /* node-HOST: the kubelet client certificate of a master */
 
 /* Extended key usages (pki_spec.eku). */
 #define PKI_EKU_SERVER (1u << 0) /* id-kp-serverAuth: TLS server */
@@ -164,9 +164,10 @@ unsigned pki_lint_ca(const char *stem, X509 *cert, EVP_PKEY *key, time_t now, un
 /* Lint the certificate of s against the plan: every SAN present, extended
  * key usage exactly s->eku, key usage, not a CA, CN and O of a client,
  * validity at now and within renew_days, the chain to ca (when ca is not
- * NULL: ca.pem, or front-proxy-ca.pem for s->front_proxy), and that key (when not NULL) is its key. One PKI_PROBLEM line per
- * finding, naming the file. Returns PKI_BAD_*, or PKI_BAD_MISSING alone,
- * and no line, when x is NULL. */
+ * NULL: ca.pem, or front-proxy-ca.pem for s->front_proxy), and that key
+ * (when not NULL) is its key. One PKI_PROBLEM line per finding, naming the
+ * file. Returns PKI_BAD_*, or PKI_BAD_MISSING alone, and no line, when x is
+ * NULL. */
 unsigned pki_lint_cert(const struct pki_spec *s, X509 *x, EVP_PKEY *key, X509 *ca, time_t now,
 	unsigned renew_days, struct pki_report *r);
 
@@ -179,8 +180,8 @@ enum pki_action pki_decide(enum pki_op op, bool force, bool ca, bool have_key, u
  * "Certificates onto the host"): file NAME goes into DIR with MODE on the
  * hosts of the role; a NAME with "%s" is one file per master, the master's
  * name in place of %s, installed on that master only. */
-#define PKI_PLACE_MASTER 1 /* every master */
-#define PKI_PLACE_NODE   2 /* the master named in the file's name */
+#define PKI_PLACE_MASTER   1 /* every master */
+#define PKI_PLACE_NODE     2 /* the master named in the file's name */
 #define PKI_PLACE_COROSYNC 3 /* every host of the corosync cluster */
 
 struct pki_place {

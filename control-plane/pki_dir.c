@@ -454,7 +454,8 @@ static void step_ca(struct ctx *x, struct ca *ca)
 				ca->stem, ca->stem);
 		/* what it signed would be born expired */
 		else if (X509_cmp_time(X509_get0_notAfter(p.cert), &now) <= 0)
-			ca->no_issue = CA_WHY(ca, "%s.pem has expired (run cpha pki renew)", ca->stem);
+			ca->no_issue =
+				CA_WHY(ca, "%s.pem has expired (run cpha pki renew)", ca->stem);
 		if (o->op != PKI_OP_ISSUE)
 			goto keep;
 		pki_report_add(x->r, PKI_INFO, p.cert_name, "kept, expires %s",
@@ -476,8 +477,8 @@ static void step_ca(struct ctx *x, struct ca *ca)
 				"right key, or move both away to start a new CA)",
 				p.cert_name);
 		else
-			pki_report_add(x->r, PKI_ERROR, p.key_name,
-				"missing: %s cannot be renewed", p.cert_name);
+			pki_report_add(x->r, PKI_ERROR, p.key_name, "missing: %s cannot be renewed",
+				p.cert_name);
 		ca->no_issue = CA_WHY(ca, "the CA is not usable (see %s.pem)", ca->stem);
 		goto keep;
 	case PKI_NEW:
@@ -493,15 +494,15 @@ static void step_ca(struct ctx *x, struct ca *ca)
 			save_pem(x, p.cert_name, PEM_CERT, nc) < 0)
 			goto fail;
 		pki_report_add(x->r, PKI_INFO, p.key_name, "created, ECDSA P-256");
-		pki_report_add(x->r, PKI_INFO, p.cert_name, "created, CN %s, expires %s",
-			ca->cn, pki_time_format(X509_get0_notAfter(nc), d, sizeof(d)));
+		pki_report_add(x->r, PKI_INFO, p.cert_name, "created, CN %s, expires %s", ca->cn,
+			pki_time_format(X509_get0_notAfter(nc), d, sizeof(d)));
 		ca->cert = nc;
 		ca->key = nk;
 		pair_free(&p);
 		return;
 	default: /* PKI_ISSUE, PKI_REISSUE, PKI_RENEW: the same key, the same name */
-		nc = pki_issue_ca(p.cert ? X509_get_subject_name(p.cert) : NULL, ca->cn,
-			p.key, o->now, x->plan->ca_days, &why);
+		nc = pki_issue_ca(p.cert ? X509_get_subject_name(p.cert) : NULL, ca->cn, p.key,
+			o->now, x->plan->ca_days, &why);
 		if (!nc) {
 			pki_report_add(x->r, PKI_ERROR, p.cert_name, "cannot be issued: %s", why);
 			goto fail;
@@ -699,8 +700,7 @@ static void step_add_san(struct ctx *x)
 		goto out;
 	}
 	pki_names_merge(&have, &fresh);
-	nc = pki_issue(
-		s, &have, p.key, x->ca.cert, x->ca.key, x->o->now, x->plan->cert_days, &why);
+	nc = pki_issue(s, &have, p.key, x->ca.cert, x->ca.key, x->o->now, x->plan->cert_days, &why);
 	if (!nc) {
 		pki_report_add(x->r, PKI_ERROR, p.cert_name, "cannot be re-issued: %s", why);
 		goto out;
