@@ -458,6 +458,17 @@ const struct pki_place pki_places[] = {
 };
 const size_t pki_nplaces = sizeof(pki_places) / sizeof(pki_places[0]);
 
+const char *pki_place_name(const struct pki_place *p, const char *host, char *buf, size_t len)
+{
+	const char *at = strstr(p->name, "%s");
+	size_t pre = at ? (size_t)(at - p->name) : strlen(p->name);
+	int n;
+
+	n = at ? snprintf(buf, len, "%.*s%s%s", (int)pre, p->name, host, at + 2)
+	       : snprintf(buf, len, "%s", p->name);
+	return n < 0 || (size_t)n >= len ? NULL : buf;
+}
+
 /* ---------------------------------------------------------------- issuing -- */
 
 EVP_PKEY *pki_key_new(void)

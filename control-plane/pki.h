@@ -195,6 +195,11 @@ struct pki_place {
 extern const struct pki_place pki_places[];
 extern const size_t pki_nplaces;
 
+/* The name in the PKI directory of p's file for host (the master's name
+ * in place of "%s"; host is unused for the others). Returns buf, or NULL
+ * when it does not fit in len. */
+const char *pki_place_name(const struct pki_place *p, const char *host, char *buf, size_t len);
+
 /* "2027-03-01" (UTC). buf holds at least 11 bytes. */
 const char *pki_time_format(const ASN1_TIME *t, char *buf, size_t len);
 

@@ -1012,6 +1012,55 @@ static void test_add_san(void **state)
 	pki_names_free(&more);
 }
 
+/* Every file the directory holds has a place on the hosts (but the
+ * front-proxy CA's key, which nothing on a host signs with), and every
+ * place names a file the directory holds, with a key's mode for a key. */
+static void test_places(void **state)
+{
+	struct stat st;
+	char name[PKI_STEMLEN + 16];
+	DIR *d;
+	struct dirent *e;
+
+	(void)state;
+	load_plan(YAML3);
+	issue();
+	for (size_t i = 0; i < pki_nplaces; i++) {
+		const struct pki_place *p = &pki_places[i];
+
+		/* a file per master, or one for all */
+		assert_true((p->where == PKI_PLACE_NODE) == (strstr(p->name, "%s") != NULL));
+		assert_non_null(pki_place_name(p, "m2", name, sizeof(name)));
+		assert_int_equal(stat(path_in(name), &st), 0);
+		assert_int_equal(p->mode, st.st_mode & 07777);
+		assert_true(p->dir[0] == '/');
+	}
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		bool placed = false;
+
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "front-proxy-ca-key.pem"))
+			continue;
+		for (size_t i = 0; i < pki_nplaces && !placed; i++) {
+			const struct pki_place *p = &pki_places[i];
+			char want[PKI_STEMLEN + 16];
+
+			for (int m = 1; m <= 3 && !placed; m++) {
+				char host[8];
+
+				snprintf(host, sizeof(host), "m%d", m);
+				placed = !strcmp(
+					pki_place_name(p, host, want, sizeof(want)), e->d_name);
+			}
+		}
+		if (!placed)
+			print_error("%s has no place on the hosts\n", e->d_name);
+		assert_true(placed);
+	}
+	closedir(d);
+}
+
 static void test_plan_change(void **state)
 {
 	struct pki_report r;
@@ -1133,6 +1182,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ca_expired, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_add_san, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_places, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_existing_rsa_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_rules, setup, teardown),
 	};
