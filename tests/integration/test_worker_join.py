@@ -7,7 +7,9 @@ pki` made from a description of this cluster; the VIP 198.18.0.2 is an
 address of m0 (no vipd: the address is all a worker sees of it). m0 runs a
 kube-controller-manager stand-in that approves node-client requests and
 signs them with the cluster CA (--cluster-signing-cert-file/-key-file).
-cphalab.worker.join_worker, on w0 (198.18.0.31): `cpha token create`,
+The rendered cluster/bootstrap-rbac.yaml is applied with the real kubectl
+and the super-admin credentials, as the runbook says (the stand-in stores
+the bindings; it does not evaluate them). cphalab.worker.join_worker, on w0 (198.18.0.31): `cpha token create`,
 the Secret stored with the real kubectl and super-admin credentials (on m1),
 a CSR POSTed with the token through the VIP, the certificate awaited, then
 used: the worker must be system:node:worker0 in system:nodes.
@@ -103,11 +105,21 @@ def run(lab):
     cphatest.wait_until(lambda: "Started controllers" in kcm.log_text(), 15, 0.1,
                         "the controller-manager to lead and start its controllers")
 
-    step("join worker0 from w0 (token stored with kubectl on m1, CSR through the VIP)")
+    step("the rendered bootstrap-rbac.yaml applied with kubectl and super-admin (on m1)")
+    out = lab.path("render")
+    r = subprocess.run(cpha + ["render", "--out", out, "--no-check", "--allow-even"],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, "cpha render: %s%s" % (r.stdout, r.stderr))
     superadmin = kube.write_kubeconfig(
         lab.path("super-admin.conf"), "https://%s:6443" % VIP, "super-admin", ca,
         os.path.join(pki, "super-admin.pem"), os.path.join(pki, "super-admin-key.pem"))
     cache = lab.path("kube-cache")
+    said = wk.apply_bootstrap_rbac(masters[1], superadmin,
+                                   os.path.join(out, "cluster", "bootstrap-rbac.yaml"),
+                                   ["--cache-dir", cache])
+    check(said.count("created") == 4, "four bindings created: %s" % said)
+
+    step("join worker0 from w0 (token stored with kubectl on m1, CSR through the VIP)")
     t0 = time.monotonic()
     j = wk.join_worker(None, worker=w0, admin=masters[1], name="worker0", cpha=cpha, pki=pki,
                        workdir=lab.path("w0"), server="https://kubernetes:6443", via=VIP,
@@ -138,6 +150,12 @@ def run(lab):
                        text=True)
     check("CN=system:node:worker0,O=system:nodes" in r.stdout and
           "TLS Web Client Authentication" in r.stdout, "the certificate: %s" % r.stdout)
+    status, crbs = j.api.call("GET", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+                              **admin)
+    binds = {(b["roleRef"]["name"], b["subjects"][0]["name"]) for b in crbs["items"]}
+    check(("system:node-bootstrapper", "system:bootstrappers:cpha:default-node-token")
+          in binds and ("cluster-admin", "kubeadm:cluster-admins") in binds,
+          "the bindings stored: %s" % binds)
     status, sec = j.api.call("GET", "/api/v1/namespaces/kube-system/secrets/bootstrap-token-"
                              + j.token_id, **admin)
     check(status == 200 and sec["type"] == "bootstrap.kubernetes.io/token"

@@ -83,15 +83,30 @@ def create_token(cpha, pki, kubeconfig, ttl="1h", description=None):
     return "%s.%s" % (ids[0], secrets[0]), r.stdout
 
 
-def store_secret(admin, kubeconfig, secret_yaml, extra=()):
-    """kubectl apply -f - on the admin host with the super-admin kubeconfig."""
+def kubectl_apply(admin, kubeconfig, text, what, extra=()):
+    """kubectl apply -f - on the admin host: its output, or JoinError.
+    --validate=false: kubectl validates against the server's OpenAPI
+    document, which the stand-in apiserver does not serve (the server still
+    refuses what it cannot take)."""
     r = admin.run(["kubectl", "--kubeconfig", kubeconfig] + list(extra)
                   + ["apply", "--validate=false", "-f", "-"], check=False, timeout=60,
-                  input=secret_yaml)
+                  input=text)
     if r.returncode != 0:
-        raise JoinError("kubectl apply of the bootstrap token Secret: exit %d: %s"
-                        % (r.returncode, (r.stderr or r.stdout).strip()))
+        raise JoinError("kubectl apply of %s: exit %d: %s"
+                        % (what, r.returncode, (r.stderr or r.stdout).strip()))
     return r.stdout.strip()
+
+
+def apply_bootstrap_rbac(admin, kubeconfig, rbac_yaml, extra=()):
+    """The runbook's once-only step: the rendered cluster/bootstrap-rbac.yaml
+    applied with the super-admin kubeconfig."""
+    with open(rbac_yaml) as f:
+        return kubectl_apply(admin, kubeconfig, f.read(), rbac_yaml, extra)
+
+
+def store_secret(admin, kubeconfig, secret_yaml, extra=()):
+    """The token's Secret, applied with the super-admin kubeconfig."""
+    return kubectl_apply(admin, kubeconfig, secret_yaml, "the bootstrap token Secret", extra)
 
 
 def ca_of_kubeconfig(path, out):
