@@ -13,7 +13,9 @@ the bindings; it does not evaluate them). cphalab.worker.join_worker, on w0 (198
 the Secret stored with the real kubectl and super-admin credentials (on m1),
 a CSR POSTed with the token through the VIP, the certificate awaited, then
 used: the worker must be system:node:worker0 in system:nodes.
-Then the negatives: an unknown token and an expired one get 401 and leave
+Then the negatives: requests for another subject (O system:masters, a CN
+that is no node) are left pending and unsigned; an unknown token and an
+expired one get 401 and leave
 no certificate request behind; the token cannot read Secrets (403); the
 token cleaner removes the expired token's Secret.
 Exit 0 pass, 77 skip (not root, or no kubectl), 1 fail.
@@ -168,6 +170,23 @@ def run(lab):
     status, _ = j.api.call("GET", "/api/v1/namespaces/kube-system/secrets", cert=j.cert,
                            key=j.key)
     check(status == 403, "a node listing Secrets: %s" % status)
+
+    step("a request for more than a node's identity is left pending, unsigned")
+    os.makedirs(lab.path("w0-greedy"), exist_ok=True)
+    greedy = []
+    for subj in ("/O=system:masters/CN=system:node:worker0",
+                 "/O=system:nodes/O=system:masters/CN=system:node:worker0",
+                 "/O=system:nodes/CN=admin"):
+        _, pem = wk.make_request(w0, lab.path("w0-greedy"), "worker0", subject=subj)
+        status, obj = wk.post_csr(j.api, j.token, pem)
+        check(status == 201, "the token may ask (%s): %s %s" % (subj, status, obj))
+        greedy.append(obj["metadata"]["name"])
+    time.sleep(2.0)  # four rounds of the approver
+    for n in greedy:
+        status, obj = j.api.call("GET", "%s/%s" % (CSRS, n), **admin)
+        check(status == 200 and not obj["status"].get("conditions")
+              and not obj["status"].get("certificate"),
+              "request %s stays pending: %s" % (n, obj["status"]))
 
     step("an unknown token: 401, no request stored")
     before = csr_names(j.api, admin)

@@ -120,13 +120,15 @@ def ca_of_kubeconfig(path, out):
     return out
 
 
-def make_request(worker, workdir, name):
-    """A new P-256 key and a CSR for system:node:NAME in system:nodes."""
+def make_request(worker, workdir, name, subject=None):
+    """A new P-256 key and a CSR for system:node:NAME in system:nodes (or
+    for subject, in openssl's /O=.../CN=... form): (key file, CSR PEM)."""
     key, csr = os.path.join(workdir, "kubelet-client-key.pem"), os.path.join(workdir,
                                                                              "kubelet.csr")
     r = worker.run(["openssl", "req", "-new", "-newkey", "ec", "-pkeyopt",
                     "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", csr,
-                    "-subj", "/O=system:nodes/CN=system:node:%s" % name], check=False,
+                    "-subj", subject or "/O=system:nodes/CN=system:node:%s" % name],
+                   check=False,
                    timeout=30)
     if r.returncode != 0:
         raise JoinError("openssl req: %s" % r.stderr.strip())
