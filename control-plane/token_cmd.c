@@ -75,7 +75,7 @@ static int write_file(const char *path, const char *data, size_t len)
 	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd == -1) {
-		fprintf(stderr, "cpha token: %s: %s\n", tmp, strerror(errno));
+		fprintf(stderr, "cpha token: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	f = fdopen(fd, "w");
