@@ -9,15 +9,16 @@ kube-controller-manager stand-in that approves node-client requests and
 signs them with the cluster CA (--cluster-signing-cert-file/-key-file).
 The rendered cluster/bootstrap-rbac.yaml is applied with the real kubectl
 and the super-admin credentials, as the runbook says (the stand-in stores
-the bindings; it does not evaluate them). cphalab.worker.join_worker, on w0 (198.18.0.31): `cpha token create`,
-the Secret stored with the real kubectl and super-admin credentials (on m1),
-a CSR POSTed with the token through the VIP, the certificate awaited, then
-used: the worker must be system:node:worker0 in system:nodes.
-Then the negatives: requests for another subject (O system:masters, a CN
-that is no node) are left pending and unsigned; an unknown token and an
-expired one get 401 and leave
-no certificate request behind; the token cannot read Secrets (403); the
-token cleaner removes the expired token's Secret.
+the bindings; it does not evaluate them). Then cphalab.worker.join_worker
+on w0 (198.18.0.31): `cpha token create`, the Secret stored with kubectl
+and super-admin (on m1), a CSR POSTed with the token through the VIP, the
+certificate awaited, then used: the worker must be system:node:worker0 in
+system:nodes.
+Then the negatives: the token cannot read Secrets (403); requests for
+another subject (O system:masters, a CN that is no node) are left pending
+and unsigned; an unknown token and an expired one get 401 and leave no
+certificate request behind; the token cleaner removes the expired token's
+Secret.
 Exit 0 pass, 77 skip (not root, or no kubectl), 1 fail.
     sudo python3 tests/integration/test_worker_join.py
 """
