@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "install_plan.h"
+#include "pki.h"
 #include "render_ha.h"
 
 #define K8S   RENDER_PKI_K8S "/"
@@ -21,7 +22,8 @@
  * front-proxy CA key as kubeadm gives them to every control-plane node
  * (its "manual certificate distribution":
  * https://kubernetes.io/docs/setup/production-environment/tools/kubeadm/high-availability/).
- * The front-proxy files are optional while `cpha pki` may not make them. */
+ * The front-proxy CA's key stays in the PKI directory: nothing on a host
+ * signs with it. */
 const struct install_row install_table[] = {
 	{ INSTALL_SRC_NONE, NULL, NULL, 0700, INSTALL_DIR, E },
 	{ INSTALL_SRC_NONE, NULL, "/var/log/cpha", 0755, INSTALL_DIR, INSTALL_ON_ALL },
@@ -36,14 +38,14 @@ const struct install_row install_table[] = {
 	{ INSTALL_SRC_PKI, "kubelet-client-key.pem", K8S "kubelet-client-key.pem", 0600, 0, M },
 	{ INSTALL_SRC_PKI, "admin.pem", K8S "admin.pem", 0644, 0, M },
 	{ INSTALL_SRC_PKI, "admin-key.pem", K8S "admin-key.pem", 0600, 0, M },
-	{ INSTALL_SRC_PKI, "front-proxy-ca.pem", K8S "front-proxy-ca.pem", 0644, INSTALL_OPTIONAL,
+	/* the break-glass credential of /etc/kubernetes/super-admin.conf, root's
+	 * only, as kubeadm keeps it on its control-plane node */
+	{ INSTALL_SRC_PKI, "super-admin.pem", K8S "super-admin.pem", 0644, 0, M },
+	{ INSTALL_SRC_PKI, "super-admin-key.pem", K8S "super-admin-key.pem", 0600, 0, M },
+	{ INSTALL_SRC_PKI, "front-proxy-ca.pem", K8S "front-proxy-ca.pem", 0644, 0, M },
+	{ INSTALL_SRC_PKI, "front-proxy-client.pem", K8S "front-proxy-client.pem", 0644, 0, M },
+	{ INSTALL_SRC_PKI, "front-proxy-client-key.pem", K8S "front-proxy-client-key.pem", 0600, 0,
 		M },
-	{ INSTALL_SRC_PKI, "front-proxy-ca-key.pem", K8S "front-proxy-ca-key.pem", 0600,
-		INSTALL_OPTIONAL, M },
-	{ INSTALL_SRC_PKI, "front-proxy-client.pem", K8S "front-proxy-client.pem", 0644,
-		INSTALL_OPTIONAL, M },
-	{ INSTALL_SRC_PKI, "front-proxy-client-key.pem", K8S "front-proxy-client-key.pem", 0600,
-		INSTALL_OPTIONAL, M },
 	{ INSTALL_SRC_PKI, "ca.pem", RENDER_ETCD_CA, 0644, 0, M | E },
 	{ INSTALL_SRC_PKI, "etcd-server.pem", RENDER_ETCD_SERVER_CERT, 0644, 0, E },
 	{ INSTALL_SRC_PKI, "etcd-server-key.pem", RENDER_ETCD_SERVER_KEY, 0600, 0, E },
@@ -54,6 +56,12 @@ const struct install_row install_table[] = {
 		M },
 	{ INSTALL_SRC_PKI, "scheduler.pem", SCHED "scheduler.pem", 0644, 0, M },
 	{ INSTALL_SRC_PKI, "scheduler-key.pem", SCHED "scheduler-key.pem", 0600, 0, M },
+	/* a static-pods master's own kubelet: its client certificate, made for
+	 * that master only ("%s": the host's name) */
+	{ INSTALL_SRC_PKI, PKI_NODE_PREFIX "%s.pem", RENDER_KUBELET_PKI "/kubelet-client.pem", 0644,
+		0, INSTALL_ON_KUBELET },
+	{ INSTALL_SRC_PKI, PKI_NODE_PREFIX "%s-key.pem", RENDER_KUBELET_PKI "/kubelet-client-key.pem",
+		0600, 0, INSTALL_ON_KUBELET },
 	/* corosync reads it on every node of its cluster: corosync.conf(5) */
 	{ INSTALL_SRC_PKI, "corosync-authkey", "/etc/corosync/authkey", 0400, 0,
 		INSTALL_ON_COROSYNC },
@@ -112,6 +120,8 @@ static unsigned host_on(const struct cp_host *h, const struct render_set *s)
 	/* render is the truth on who runs corosync */
 	if (render_find((struct render_set *)s, h->name, RENDER_COROSYNC_CONF))
 		on |= INSTALL_ON_COROSYNC;
+	if (render_find((struct render_set *)s, h->name, RENDER_KUBELET_CONFIG))
+		on |= INSTALL_ON_KUBELET;
 	return on;
 }
 
@@ -214,9 +224,27 @@ static int find_secrets(const struct cp_cluster *c, const struct cp_host *h,
 	return 0;
 }
 
-static int add_row(const struct cp_cluster *c, const struct install_row *r, struct install_plan *p)
+const char *install_source_name(
+	const struct install_row *r, const char *host, char *buf, size_t len)
 {
-	return add(p, r->src, r->source, r->dest ? r->dest : c->etcd_data_dir, r->mode, r->flags);
+	const char *at = r->source ? strstr(r->source, "%s") : NULL;
+	int n;
+
+	if (!at)
+		return r->source;
+	n = snprintf(buf, len, "%.*s%s%s", (int)(at - r->source), r->source, host, at + 2);
+	return n < 0 || (size_t)n >= len ? NULL : buf;
+}
+
+static int add_row(const struct cp_cluster *c, const struct cp_host *h,
+	const struct install_row *r, struct install_plan *p)
+{
+	char name[256];
+	const char *source = install_source_name(r, h->name, name, sizeof(name));
+
+	if (r->source && !source)
+		return -ENAMETOOLONG;
+	return add(p, r->src, source, r->dest ? r->dest : c->etcd_data_dir, r->mode, r->flags);
 }
 
 int install_plan_build(const struct cp_cluster *c, const struct cp_host *h,
@@ -232,7 +260,7 @@ int install_plan_build(const struct cp_cluster *c, const struct cp_host *h,
 	/* directories and the description first: nothing else is in them */
 	for (size_t i = 0; i < install_table_n; i++)
 		if (install_table[i].src != INSTALL_SRC_PKI && (install_table[i].on & on) &&
-			add_row(c, &install_table[i], p) < 0)
+			add_row(c, h, &install_table[i], p) < 0)
 			goto fail;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct render_file *f = &s->v[i];
@@ -250,7 +278,7 @@ int install_plan_build(const struct cp_cluster *c, const struct cp_host *h,
 	}
 	for (size_t i = 0; i < install_table_n; i++)
 		if (install_table[i].src == INSTALL_SRC_PKI && (install_table[i].on & on) &&
-			add_row(c, &install_table[i], p) < 0)
+			add_row(c, h, &install_table[i], p) < 0)
 			goto fail;
 	r = find_secrets(c, h, s, p);
 	if (r < 0)
@@ -296,6 +324,8 @@ static const char *on_text(unsigned on)
 		return "etcd members";
 	if (on == INSTALL_ON_COROSYNC)
 		return "corosync members (masters; LB hosts)";
+	if (on == INSTALL_ON_KUBELET)
+		return "that master only, with static pods";
 	return "?";
 }
 
@@ -308,7 +338,14 @@ void install_table_markdown(struct cpha_buf *b)
 
 		switch (r->src) {
 		case INSTALL_SRC_PKI:
-			snprintf(from, sizeof(from), "`PKIDIR/%s`", r->source);
+			if (strstr(r->source, "%s")) {
+				/* "node-%s.pem": shown as node-HOST.pem */
+				int at = (int)(strstr(r->source, "%s") - r->source);
+				snprintf(from, sizeof(from), "`PKIDIR/%.*sHOST%s`", at, r->source,
+					r->source + at + 2);
+			} else {
+				snprintf(from, sizeof(from), "`PKIDIR/%s`", r->source);
+			}
 			break;
 		case INSTALL_SRC_DESC:
 			snprintf(from, sizeof(from), "the description (`-f`)");

@@ -43,6 +43,7 @@ enum install_src {
 #define INSTALL_ON_ETCD     (1u << 1) /* etcd members */
 #define INSTALL_ON_COROSYNC (1u << 2) /* hosts render gives a corosync.conf */
 #define INSTALL_ON_ALL      (1u << 3) /* every host */
+#define INSTALL_ON_KUBELET  (1u << 4) /* hosts render gives a kubelet configuration */
 
 /* One row of the table of what render does not make. */
 struct install_row {
@@ -103,5 +104,11 @@ bool install_holds_key(const char *text, size_t len);
 /* install_table[] as a Markdown table (docs/runbook.md shows it; a unit
  * test keeps the two the same). */
 void install_table_markdown(struct cpha_buf *b);
+
+/* The PKI directory's name of r's source for host: "node-%s.pem" is the
+ * host's own file, node-HOST.pem; any other source is itself. Returns buf
+ * or r->source, or NULL when the name does not fit in len. */
+const char *install_source_name(
+	const struct install_row *r, const char *host, char *buf, size_t len);
 
 #endif

@@ -21,6 +21,8 @@ static void usage(FILE *f)
 		"                                            put one host's files in place\n"
 		"  check [--host NAME] [--root DIR]          installed files against render\n"
 		"  status [--json] [--watch [N]] [--pki DIR] [--timeout D]  live availability\n"
+		"  token create [--ttl D] [--description T] [--print-join-command]\n"
+		"                                            a bootstrap token for a worker\n"
 		"  restart ROLE                              restart a role the manager's way\n"
 		"  logs ROLE [-f]                            a role's logs\n"
 		"  lab up|down|status|run [SCENARIO...]|x HOST CMD...|probe|report\n"
@@ -41,6 +43,7 @@ int main(int argc, char **argv)
 		{ "install", cmd_install },
 		{ "check", cmd_check },
 		{ "status", cmd_status },
+		{ "token", cmd_token },
 		{ "restart", cmd_restart },
 		{ "logs", cmd_logs },
 	};

@@ -62,6 +62,17 @@ void render_set_free(struct render_set *s);
 #define RENDER_SCHED_DIR        "/var/lib/kube-scheduler"
 #define RENDER_ADMIN_CONFIG     "/etc/kubernetes/admin.conf"
 
+/* system:masters, the break-glass credentials */
+#define RENDER_SUPER_ADMIN_CONFIG "/etc/kubernetes/super-admin.conf"
+/* static pods: the kubelet of each master (kubeadm's paths) */
+#define RENDER_KUBELET_CONFIG     "/var/lib/kubelet/config.yaml"
+#define RENDER_KUBELET_KUBECONFIG "/etc/kubernetes/kubelet.conf"
+/* where node-HOST.pem and its key are installed, as kubelet-client*.pem */
+#define RENDER_KUBELET_PKI        "/var/lib/kubelet/pki"
+/* cluster-wide: the RBAC bindings kubeadm makes at init, applied once with
+ * super-admin.conf */
+#define RENDER_BOOTSTRAP_RBAC     "bootstrap-rbac.yaml"
+
 /* The modules: each adds its files for the whole cluster. They return 0,
  * or -1 after adding an error to d. */
 int render_masters(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);

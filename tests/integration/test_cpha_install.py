@@ -317,22 +317,23 @@ class Install(unittest.TestCase):
         desc, pki, out = self.sets["systemd"]
         fp = os.path.join(self.tmp, "pki-front-proxy")
         shutil.copytree(pki, fp)
-        names = ["front-proxy-ca.pem", "front-proxy-ca-key.pem", "front-proxy-client.pem",
-                 "front-proxy-client-key.pem"]
+        names = ["front-proxy-ca.pem", "front-proxy-client.pem", "front-proxy-client-key.pem"]
         root = self.root("fp")
-        if not all(os.path.exists(os.path.join(pki, n)) for n in names):
-            r = self.install("systemd", "m2", root)
-            self.assertIn("warning: %s: missing" % os.path.join(pki, names[0]), r.stderr)
-            self.assertFalse(os.path.exists(root + "/etc/kubernetes/pki/" + names[0]))
-            for n in names:
-                with open(os.path.join(fp, n), "w") as f:
-                    f.write("made by the test: %s\n" % n)
+        # a PKI directory from before the front-proxy CA: refused, naming
+        # the file and how to make it; nothing written
+        os.unlink(os.path.join(fp, "front-proxy-client.pem"))
+        r = self.install("systemd", "m2", root, pki=fp, check=False)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("front-proxy-client.pem", r.stderr)
+        self.assertFalse(os.path.exists(root + "/etc/kubernetes/pki/" + names[0]))
+        shutil.copy2(os.path.join(pki, "front-proxy-client.pem"), fp)
         r = self.install("systemd", "m2", root, pki=fp)
-        self.assertNotIn("front-proxy", r.stderr)
         for n in names:
             got = root + "/etc/kubernetes/pki/" + n
             self.assertTrue(filecmp.cmp(os.path.join(fp, n), got, shallow=False))
             self.assertEqual(mode_of(got), 0o600 if "key" in n else 0o644)
+        # nothing on a host signs with the front-proxy CA: its key stays
+        self.assertFalse(os.path.exists(root + "/etc/kubernetes/pki/front-proxy-ca-key.pem"))
 
         util.step("a file in OUT/HOST that render does not make is not installed")
         stray_out = os.path.join(self.tmp, "out-stray")

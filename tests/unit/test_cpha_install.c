@@ -156,8 +156,9 @@ static const char *const master_pki[] = {
 	"/etc/kubernetes/pki/kubelet-client-key.pem",
 	"/etc/kubernetes/pki/admin.pem",
 	"/etc/kubernetes/pki/admin-key.pem",
+	"/etc/kubernetes/pki/super-admin.pem",
+	"/etc/kubernetes/pki/super-admin-key.pem",
 	"/etc/kubernetes/pki/front-proxy-ca.pem",
-	"/etc/kubernetes/pki/front-proxy-ca-key.pem",
 	"/etc/kubernetes/pki/front-proxy-client.pem",
 	"/etc/kubernetes/pki/front-proxy-client-key.pem",
 	"/etc/etcd/pki/ca.pem",
@@ -198,7 +199,7 @@ static void test_master(void **state)
 		a = want(&p, master_pki[i], INSTALL_SRC_PKI, strstr(n, "key") ? 0600 : 0644);
 		assert_string_equal(a->source, n);
 		assert_null(a->owner);
-		assert_int_equal(!!(a->flags & INSTALL_OPTIONAL), !strncmp(n, "front-proxy", 11));
+		assert_false(a->flags & INSTALL_OPTIONAL);
 	}
 	a = want(&p, "/etc/corosync/authkey", INSTALL_SRC_PKI, 0400);
 	assert_string_equal(a->source, "corosync-authkey");
@@ -267,6 +268,14 @@ static void test_static_pods(void **state)
 	want(&p, "/etc/kubernetes/manifests/kube-apiserver.yaml", INSTALL_SRC_RENDER, 0600);
 	for (size_t i = 0; i < NMASTER_PKI; i++)
 		assert_non_null(install_plan_find(&p, master_pki[i]));
+	/* its own kubelet's client certificate, and no other master's */
+	assert_string_equal(
+		want(&p, "/var/lib/kubelet/pki/kubelet-client.pem", INSTALL_SRC_PKI, 0644)->source,
+		"node-cp-a.pem");
+	assert_string_equal(
+		want(&p, "/var/lib/kubelet/pki/kubelet-client-key.pem", INSTALL_SRC_PKI, 0600)
+			->source,
+		"node-cp-a-key.pem");
 	want(&p, "/var/lib/etcd", INSTALL_SRC_NONE, 0700);
 	want(&p, "/etc/corosync/authkey", INSTALL_SRC_PKI, 0400);
 	assert_int_equal(p.nsecrets, 0); /* no fencing devices */
