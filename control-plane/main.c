@@ -21,12 +21,14 @@ static void usage(FILE *f)
 		"                                            put one host's files in place\n"
 		"  check [--host NAME] [--root DIR]          installed files against render\n"
 		"  status [--json] [--watch [N]] [--pki DIR] [--timeout D]  live availability\n"
-		"  restart ROLE                              restart a role the manager's way\n"
-		"  logs ROLE [-f]                            a role's logs\n"
-		"  lab up|down|status|run [SCENARIO...]|x HOST CMD...|probe|report\n"
+		"  restart ROLE [--host NAME] [--dry-run]    restart a role the manager's way\n"
+		"  logs ROLE [-f] [--dry-run]                a role's logs (-f follows)\n"
+		"  lab [--name NAME] up|down|status|run|x|probe|report ...\n"
 		"                                            the HA control plane on one machine\n"
 		"  -f FILE  the cluster description (default " CPHA_DEFAULT_FILE "); also "
-		"accepted after COMMAND\n");
+		"accepted after COMMAND\n"
+		"           (after logs, as --file FILE)\n"
+		"COMMAND --help prints the options of COMMAND; see cpha(1)\n");
 }
 
 int main(int argc, char **argv)

@@ -20,6 +20,20 @@
 #include "run.h"
 #include "spawn.h"
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: cpha render [-f FILE] [--out DIR] [--host NAME] [--no-check] "
+		   "[--allow-even]\n"
+		   "  --out DIR     write DIR/HOST/<path as installed> and DIR/cluster/ "
+		   "(default ./render)\n"
+		   "  --host NAME   only that host's files and the cluster-wide ones\n"
+		   "  --no-check    write the files without running their checkers; a file "
+		   "whose\n"
+		   "                maker is not installed (cib.xml: cibadmin, pcs) is left out, "
+		   "said\n"
+		   "  --allow-even  accept an even etcd member count, as cpha plan does\n");
+}
+
 static void oom(void)
 {
 	fputs("cpha: out of memory\n", stderr);
@@ -318,6 +332,7 @@ int cmd_render(int argc, char **argv, const char *file)
 		{ "no-check", no_argument, NULL, 'n' },
 		{ "allow-even", no_argument, NULL, 'e' },
 		{ "file", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = "render", *host = NULL;
@@ -330,7 +345,7 @@ int cmd_render(int argc, char **argv, const char *file)
 	int ch, rc = CPHA_EXIT_OK;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'o':
 			out = optarg;
@@ -347,9 +362,11 @@ int cmd_render(int argc, char **argv, const char *file)
 		case 'f':
 			file = optarg;
 			break;
+		case 'h':
+			usage(stdout);
+			return CPHA_EXIT_OK;
 		default:
-			fprintf(stderr, "usage: cpha render [-f FILE] [--out DIR] [--host NAME] "
-					"[--no-check] [--allow-even]\n");
+			usage(stderr);
 			return CPHA_EXIT_USAGE;
 		}
 	}
