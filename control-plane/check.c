@@ -1,5 +1,5 @@
-/* `cpha check` (seed 002's drift idea): what is installed on a host against
- * what `cpha render` makes for it, file by file, and the configuration a
+/* `cpha check`: what is installed on a host against what `cpha render`
+ * makes for it, file by file, and the configuration a
  * running lbd or vipd has loaded against the file on disk. Any difference
  * is drift: the host is "degraded" and the exit status is 1. */
 #include <errno.h>

@@ -1,6 +1,5 @@
-/* `cpha restart ROLE` and `cpha logs ROLE [-f]` (seed 000's master-restart
- * and master-logs): the right action for the manager the description
- * names, printed before it runs. */
+/* `cpha restart ROLE` and `cpha logs ROLE [-f]`: the right action for the
+ * manager the description names, printed before it runs. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -38,7 +38,7 @@ static void print_table(const struct cp_cluster *c, const struct plan *p)
 		printf("%-*s  %-*s  %s; %s\n", (int)w0, r->role, (int)w1, r->hosts, r->style,
 			r->tolerance);
 	}
-	/* the sentence the seeds' matrix asks for, per role */
+	/* the availability matrix's sentence, per role */
 	printf("\n");
 	for (size_t i = 0; i < p->nroles; i++)
 		printf("%s: %s\n", p->roles[i].role, p->roles[i].tolerance);
