@@ -15,7 +15,9 @@ searches (/usr/sbin, /sbin) hidden behind an empty non-executable file
   pcs and its package;
 - without --no-check the missing tool stays an error: exit 1, the same
   reason, nothing written;
-- a description without Pacemaker (five-haproxy.yaml) renders with no note.
+- a description without Pacemaker (five-haproxy.yaml) renders with no note;
+- `cpha check` of a load-balancer host needs none of those tools (it
+  compares the host's own files): the rendered lb00 is "ok".
 
 Root (for the mount namespace) unless none of the tools is installed;
 exit 0 pass, 77 skip, else fail.
@@ -142,6 +144,27 @@ class NoCheck(unittest.TestCase):
                       "make it); --no-check writes the other files without it", r.stderr)
         self.assertNotIn("note:", r.stderr)
         self.assertEqual(tree(out) if os.path.isdir(out) else [], [])
+
+    def test_check_without_pacemaker_tools(self):
+        util.step("cpha check of an LB host, no Pacemaker tools: its files only, ok")
+        out = os.path.join(self.tmp, "for-check")
+        r = self.render(SAMPLE, out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        argv = [CPHA, "-f", SAMPLE, "check", "--host", "lb00", "--root",
+                os.path.join(out, "lb00")]
+        masks = installed(PCMK_TOOLS)
+        if masks:
+            mount = shutil.which("mount", path=SBIN)
+            argv = [shutil.which("unshare", path=SBIN), "-m", "--propagation", "private",
+                    shutil.which("sh", path=SBIN), "-c", " && ".join(
+                        "%s --bind %s %s" % (mount, self.blank, p) for p in masks)
+                    + ' && exec "$@"', "sh"] + argv
+        r = subprocess.run(argv, env=util.clean_env({"PATH": self.empty}),
+                           capture_output=True, text=True, timeout=120,
+                           stdin=subprocess.DEVNULL)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("lb00: ok: 4 files as rendered", r.stdout)
+        self.assertNotIn("cib.xml", r.stderr)
 
     def test_no_pacemaker_no_note(self):
         util.step("a description without Pacemaker: no cib.xml to skip, no note")
