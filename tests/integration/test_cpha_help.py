@@ -14,7 +14,8 @@
 - The lab's verbs are parsed by the lab program (argparse): every option
   its summary (`cpha lab --help`) and `cpha --help` name for a verb is in
   that verb's own generated usage.
-- Every option in cpha(1)'s SYNOPSIS is one the command's help advertises.
+- Every option in cpha(1)'s SYNOPSIS is one the command's help advertises,
+  and every option of its lab synopsis is in the lab's usage.
 
 No root needed. Exit 0 pass, 77 skip (cpha not built), 1 fail.
     python3 tests/integration/test_cpha_help.py [-v]
@@ -215,6 +216,19 @@ class Helps(unittest.TestCase):
                     self.assertIn(opt, self.options(helptext),
                                   "cpha(1) SYNOPSIS: %s %s; cpha %s --help:\n%s"
                                   % (cmd, opt, cmd, helptext))
+
+    def test_man_lab_synopsis_options_exist(self):
+        with open(MAN) as f:
+            man = f.read()
+        syn = man.split("\n.SS lab\n", 1)[1].split("\n.br\n", 1)[0].replace("\\-", "-")
+        py, top = self.lab_verbs()
+        usages = top.split("\n\n")[0] + "".join(
+            self.help_of(["lab", v]).split("\n\n")[0] for v in sorted(py))
+        opts = self.options(re.sub(r"^\.[A-Z]+ ?", "", syn, flags=re.M).replace('"', " "))
+        self.assertIn("--peer-preempt", opts, syn)
+        for opt in opts:
+            with self.subTest(opt=opt):
+                self.assertIn("[%s" % opt, usages, "cpha(1) lab synopsis: %s" % opt)
 
 
 if __name__ == "__main__":
