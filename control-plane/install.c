@@ -664,7 +664,7 @@ int cmd_install(int argc, char **argv, const char *file)
 	int ch, rc = CPHA_EXIT_FAIL;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'H':
 			hname = optarg;

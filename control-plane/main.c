@@ -23,12 +23,14 @@ static void usage(FILE *f)
 		"  status [--json] [--watch [N]] [--pki DIR] [--timeout D]  live availability\n"
 		"  token create [--ttl D] [--description T] [--print-join-command]\n"
 		"                                            a bootstrap token for a worker\n"
-		"  restart ROLE                              restart a role the manager's way\n"
-		"  logs ROLE [-f]                            a role's logs\n"
-		"  lab up|down|status|run [SCENARIO...]|x HOST CMD...|probe|report\n"
+		"  restart ROLE [--host NAME] [--dry-run]    restart a role the manager's way\n"
+		"  logs ROLE [-f] [--dry-run]                a role's logs (-f follows)\n"
+		"  lab [--name NAME] up|down|status|run|x|probe|report ...\n"
 		"                                            the HA control plane on one machine\n"
 		"  -f FILE  the cluster description (default " CPHA_DEFAULT_FILE "); also "
-		"accepted after COMMAND\n");
+		"accepted after COMMAND\n"
+		"           (after logs, as --file FILE)\n"
+		"COMMAND --help prints the options of COMMAND; see cpha(1)\n");
 }
 
 int main(int argc, char **argv)
