@@ -92,7 +92,8 @@ def main():
             r = subprocess.run(argv, capture_output=True, text=True, env=env)
             if r.returncode != 0:
                 fail("%s: exit %d\n%s" % (" ".join(argv[1:]), r.returncode, r.stderr))
-        want = sorted(["cluster/admin.conf"] + ["%s/%s" % (h, f) for h in hosts
+        want = sorted(["cluster/admin.conf", "cluster/bootstrap-rbac.yaml",
+                       "cluster/super-admin.conf"] + ["%s/%s" % (h, f) for h in hosts
                                                 for f in LB_FILES])
         if tree(out) != want:
             fail("render --host lb1, lb2: %s, want %s" % (tree(out), want))

@@ -38,15 +38,16 @@ MAN = os.path.join(util.repo_root(), "docs", "man", "cpha.1")
 
 # The commands, as `cpha --help` lists them; the lab's verbs, as the lab
 # program's parser and cpha (probe, report) take them.
-COMMANDS = {"plan", "pki", "render", "install", "check", "status", "restart", "logs",
-            "lab"}
+COMMANDS = {"plan", "pki", "render", "install", "check", "status", "token", "restart",
+            "logs", "lab"}
 PKI_VERBS = {"check", "renew", "add-san"}
 LAB_C_VERBS = {"probe", "report"}
 LAB_PY_VERBS = {"up", "down", "status", "x", "run", "power", "boot", "stack"}
 
 # Options parsed by getopt in cpha itself (an unknown one is an error).
 C_PARSED = [["plan"], ["pki"], ["pki", "check"], ["pki", "renew"], ["pki", "add-san"],
-            ["render"], ["install"], ["check"], ["status"], ["restart"], ["logs"], ["lab", "probe"],
+            ["render"], ["install"], ["check"], ["status"], ["token"], ["token", "create"],
+            ["restart"], ["logs"], ["lab", "probe"],
             ["lab", "report"]]
 
 # An option and its metavar in help text: "--out DIR", "[--watch [N]]", "-f".
