@@ -11,6 +11,7 @@
 
 #include "buf.h"
 #include "etcd_member.h"
+#include "etcd_record.h"
 #include "ocf.h"
 #include "ocf_args.h"
 #include "ocf_proc.h"
@@ -46,6 +47,7 @@ struct etcd {
 	off_t log_start;
 	char *via;             /* client URL of the healthy member that answered last */
 	struct etcd_size size; /* quorum sizing (etcd_validate()) */
+	uint64_t cluster_id;   /* header.cluster_id of this member's last status; 0: none */
 };
 
 struct api_res {
@@ -79,6 +81,14 @@ json_t *etcd_api_id_body(uint64_t id);
 const char *etcd_api_client_url(const struct etcd *e, const struct etcd_member *m);
 
 void etcd_api_probe_members(const struct etcd *e, struct etcd_members *l, const char *via);
+
+/* etcd_cib.c: the cluster ID record (crm_attribute), the data dir's
+ * cluster ID (its WAL; 0 when it cannot be read), another member whose etcd
+ * answers on its peer URL (its name, or NULL) */
+enum etcd_record_state etcd_record_read(const struct etcd *e, uint64_t *id);
+int etcd_record_write(const struct etcd *e, uint64_t id);
+uint64_t etcd_data_cluster_id(const struct etcd *e);
+const char *etcd_peer_running(const struct etcd *e);
 
 /* etcd_setup.c: parameters, validation and the etcd command line */
 int etcd_port_param(struct etcd *e, const char *name, unsigned *out);

@@ -1,0 +1,177 @@
+/* The etcd agent's cluster ID record in Pacemaker's CIB (crm_attribute),
+ * its data dir's cluster ID (the WAL) and whether another member's etcd
+ * runs; etcd_record.c decides what they mean. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "etcd-internal.h"
+#include "etcd_record.h"
+#include "log.h"
+
+#define CRM_EX_NOSUCH      105       /* crm_attribute: no such property */
+#define ETCD_CIB_CALL_USEC 10000000U /* one crm_attribute run */
+
+/* Run by Pacemaker (its executor passes crm_feature_set to every action),
+ * or pointed at a CIB file: a record is expected to be readable. */
+static bool cib_expected(const struct etcd *e)
+{
+	return ocf_env(e->c, "OCF_RESKEY_crm_feature_set") || getenv("CIB_file");
+}
+
+static uint64_t cib_timeout(const struct etcd *e)
+{
+	return etcd_api_timeout(e, ETCD_CIB_CALL_USEC);
+}
+
+enum etcd_record_state etcd_record_read(const struct etcd *e, uint64_t *id)
+{
+	const char *const argv[] = { "crm_attribute", "--type", "crm_config", "--name",
+		ETCD_RECORD_NAME, "--query", "--quiet", NULL };
+	struct ocf_run_result res;
+	enum etcd_record_state s;
+	char line[128] = "";
+	int r;
+
+	*id = 0;
+	r = ocf_run(argv, cib_timeout(e), &res);
+	if (r < 0) {
+		/* no Pacemaker tools on this host: nothing keeps a record */
+		log_info("crm_attribute: %s: the etcd cluster ID is not recorded", strerror(-r));
+		return cib_expected(e) ? ETCD_REC_UNREADABLE : ETCD_REC_OFF;
+	}
+	if (res.exited && res.exit_code == 0) {
+		ocf_first_line(res.out, line, sizeof(line));
+		if (etcd_id_parse(line, id) == 0) {
+			s = ETCD_REC_SET;
+			goto out;
+		}
+		/* a value nobody can use: refuse the way an unreadable CIB does */
+		log_err("cluster property %s=%s is not an etcd cluster ID (hex); fix it with "
+			"crm_attribute --type crm_config --name %s --update ID",
+			ETCD_RECORD_NAME, line, ETCD_RECORD_NAME);
+		s = ETCD_REC_UNREADABLE;
+		goto out;
+	}
+	if (res.exited && res.exit_code == CRM_EX_NOSUCH) {
+		s = ETCD_REC_NONE;
+		goto out;
+	}
+	ocf_first_line(res.err, line, sizeof(line));
+	s = cib_expected(e) ? ETCD_REC_UNREADABLE : ETCD_REC_OFF;
+	if (s == ETCD_REC_OFF)
+		log_info("crm_attribute: %s (not run by Pacemaker): the etcd cluster ID is "
+			 "not recorded",
+			res.timed_out ? "timed out" : str_or(line, "failed"));
+	else
+		log_warn("reading cluster property %s: crm_attribute: %s", ETCD_RECORD_NAME,
+			res.timed_out ? "timed out" : str_or(line, "failed"));
+out:
+	ocf_run_free(&res);
+	return s;
+}
+
+int etcd_record_write(const struct etcd *e, uint64_t id)
+{
+	char value[24], line[256] = "";
+	const char *const argv[] = { "crm_attribute", "--type", "crm_config", "--name",
+		ETCD_RECORD_NAME, "--update", value, NULL };
+	struct ocf_run_result res;
+	int r;
+
+	snprintf(value, sizeof(value), "%" PRIx64, id);
+	r = ocf_run(argv, cib_timeout(e), &res);
+	if (r < 0) {
+		log_warn("recording etcd cluster %s: crm_attribute: %s", value, strerror(-r));
+		return -1;
+	}
+	if (!res.exited || res.exit_code != 0) {
+		ocf_first_line(res.err, line, sizeof(line));
+		log_warn("recording etcd cluster %s: crm_attribute: %s", value,
+			res.timed_out ? "timed out" : str_or(line, "failed"));
+		ocf_run_free(&res);
+		return -1;
+	}
+	ocf_run_free(&res);
+	log_notice("recorded etcd cluster %s in the CIB (cluster property %s)", value,
+		ETCD_RECORD_NAME);
+	return 0;
+}
+
+/* The first WAL file in name order: every one starts with the metadata. */
+uint64_t etcd_data_cluster_id(const struct etcd *e)
+{
+	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 2], first[NAME_MAX + 1] = "";
+	unsigned char buf[4096];
+	uint64_t cluster = 0, member = 0;
+	const char *why;
+	struct dirent *de;
+	ssize_t n;
+	DIR *d;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/member/wal", e->data_dir);
+	d = opendir(dir);
+	if (!d) {
+		log_info("%s: %s: the data's cluster ID is checked once etcd runs", dir,
+			strerror(errno));
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len > 4 && strcmp(de->d_name + len - 4, ".wal") == 0 &&
+			(!*first || strcmp(de->d_name, first) < 0))
+			snprintf(first, sizeof(first), "%s", de->d_name);
+	}
+	closedir(d);
+	if (!*first) {
+		log_info("%s holds no WAL file: the data's cluster ID is checked once etcd runs",
+			dir);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, first);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd == -1) {
+		log_info("%s: %s: the data's cluster ID is checked once etcd runs", path,
+			strerror(errno));
+		return 0;
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0 || etcd_wal_ids(buf, (size_t)n, &cluster, &member, &why) < 0) {
+		log_info("%s: %s: the data's cluster ID is checked once etcd runs", path,
+			n < 0 ? strerror(errno) : why);
+		return 0;
+	}
+	log_debug("%s: cluster %" PRIx64 ", member %" PRIx64, path, cluster, member);
+	return cluster;
+}
+
+/* Another member of the map whose etcd answers on its peer URL (it runs,
+ * with data, perhaps waiting for a majority): its name, or NULL. */
+const char *etcd_peer_running(const struct etcd *e)
+{
+	struct api_res res = { 0 };
+	const char *who = NULL;
+	size_t i;
+
+	for (i = 0; i < e->map.n && !who; i++) {
+		const struct etcd_node *n = &e->map.v[i];
+
+		if (n == e->me || ocf_left(e->c) == 0)
+			continue;
+		if (etcd_api_tls_call(&e->peer, n->peer_url, "/version", NULL,
+			    etcd_api_timeout(e, ETCD_PROBE_USEC), &res) == 0 &&
+			res.status == 200)
+			who = n->name;
+	}
+	cpha_buf_free(&res.body);
+	return who;
+}
