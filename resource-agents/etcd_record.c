@@ -209,8 +209,8 @@ static void mismatch(
 	d->verdict = ETCD_ID_MISMATCH;
 	if (data)
 		snprintf(d->why, sizeof(d->why),
-			"member %s's data dir is of etcd cluster %" PRIx64 ", the CIB records "
-			"%" PRIx64 ": not started",
+			"the data dir of member %s is of etcd cluster %" PRIx64 ", the CIB "
+			"records %" PRIx64 ": not started",
 			v->name, other, v->recorded);
 	else
 		snprintf(d->why, sizeof(d->why),

@@ -220,8 +220,9 @@ static void test_recorded_mismatch(void **state)
 	v.data_id = OTHER;
 	etcd_id_gate(&v, &d);
 	assert_int_equal(d.verdict, ETCD_ID_MISMATCH);
-	assert_string_equal(d.why, "member m0's data dir is of etcd cluster 1c2d3e4f5a6b7c8d, "
-				   "the CIB records f68a727a17953d73: not started");
+	assert_string_equal(d.why, "the data dir of member m0 is of etcd cluster "
+				   "1c2d3e4f5a6b7c8d, the CIB records f68a727a17953d73: not "
+				   "started");
 	assert_non_null(strstr(d.help, "--update 1c2d3e4f5a6b7c8d"));
 	assert_non_null(strstr(d.help, "move this data dir aside"));
 	/* set aside as a removed member's: no, it is not of this cluster */
