@@ -366,93 +366,18 @@ static int carry_out(
 	return launch(e, pid);
 }
 
-/* The ID gate's view of one round of a start: the record, the data dir's
- * cluster, the running cluster, and (for a bootstrap under a record)
- * whether another member's etcd runs and how long none has. */
-struct id_round {
-	enum etcd_record_state rec;
-	uint64_t recorded;
-	uint64_t data_id;
-	bool data_read;      /* data_id was looked for (once per start) */
-	uint64_t lost_since; /* ocf_now() when no data was first seen anywhere; 0 */
-	char *initial;       /* node_map as --initial-cluster, for the instructions */
-};
-
-static void id_gate(struct etcd *e, struct id_round *r, const struct etcd_view *v,
-	const struct etcd_decision *d, const struct etcd_members *l, struct etcd_id_decision *out)
-{
-	struct etcd_id_view iv = { 0 };
-	const char *who = NULL;
-
-	r->rec = etcd_record_read(e, &r->recorded);
-	if (v->has_data && !r->data_read) {
-		r->data_id = etcd_data_cluster_id(e);
-		r->data_read = true;
-	}
-	iv.record = r->rec;
-	iv.recorded = r->recorded;
-	iv.plan = d->plan;
-	iv.has_data = v->has_data;
-	iv.data_id = v->has_data ? r->data_id : 0;
-	iv.running_id = v->reachable ? l->cluster_id : 0;
-	if (d->plan == ETCD_PLAN_BOOTSTRAP && r->rec == ETCD_REC_SET) {
-		who = etcd_peer_running(e);
-		if (who)
-			r->lost_since = 0;
-		else if (!r->lost_since)
-			r->lost_since = ocf_now();
-		iv.data_elsewhere = who != NULL;
-		iv.elsewhere = who;
-		iv.lost_usec = who ? 0 : ocf_now() - r->lost_since;
-	} else {
-		r->lost_since = 0;
-	}
-	if (!r->initial)
-		r->initial = etcd_initial_cluster_map(&e->map, NULL);
-	iv.name = e->name;
-	iv.data_dir = e->data_dir;
-	iv.peer_url = e->me->peer_url;
-	iv.initial = str_or(r->initial, "?");
-	iv.token = str_or(ocf_get(e->c, "token"), "?");
-	etcd_id_gate(&iv, out);
-}
-
-/* A refusal of the ID gate: every line of its help in the log, the short
- * reason as the exit reason. OCF_ERR_GENERIC: see the agent's longdesc. */
-static int id_refuse(const struct etcd_id_decision *g)
-{
-	char help[sizeof(g->help)], *line, *save = NULL;
-
-	snprintf(help, sizeof(help), "%s", g->help);
-	for (line = strtok_r(help, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		log_err("%s", line);
-	return ocf_fail(PCMK_OCF_UNKNOWN_ERROR, "%s", g->why);
-}
-
 static int etcd_stop(struct etcd *e);
 
-/* After a launched member runs: record its cluster, or, when it runs in
- * another cluster than the one recorded meanwhile, stop it. */
+/* After a member runs: its cluster recorded when there is no record; when
+ * it runs in another cluster than the one recorded meanwhile (another
+ * bootstrap won the record), a member this start launched is stopped. */
 static int id_after_start(struct etcd *e, bool launched)
 {
-	enum etcd_record_state rec;
-	uint64_t recorded;
 	char why[512];
 	int rc;
 
-	if (!e->cluster_id)
-		return PCMK_OCF_OK; /* still waiting for a majority: the monitor records */
-	rec = etcd_record_read(e, &recorded);
-	switch (etcd_id_check(rec, recorded, e->cluster_id, why, sizeof(why))) {
-	case ETCD_ID_KEEP:
+	if (etcd_cib_after(e, e->cluster_id, why, sizeof(why)) != ETCD_ID_DIFFERS)
 		return PCMK_OCF_OK;
-	case ETCD_ID_RECORD:
-		log_info("%s", why);
-		etcd_record_write(e, e->cluster_id);
-		return PCMK_OCF_OK;
-	case ETCD_ID_DIFFERS:
-		break;
-	}
 	if (!launched) {
 		log_warn("%s", why);
 		return PCMK_OCF_OK;
@@ -466,7 +391,7 @@ static int id_after_start(struct etcd *e, bool launched)
 
 static int etcd_start(struct etcd *e)
 {
-	struct id_round idr = { 0 };
+	struct etcd_id_round idr = { 0 };
 	struct etcd_id_decision g;
 	struct etcd_decision d;
 	struct etcd_members l = { 0 };
@@ -520,7 +445,7 @@ static int etcd_start(struct etcd *e)
 		v.reachable = reachable;
 		if (etcd_decide(&v, &d) < 0) {
 			etcd_members_free(&l);
-			free(idr.initial);
+			etcd_id_round_free(&idr);
 			return ocf_fail(PCMK_OCF_UNKNOWN_ERROR, "out of memory");
 		}
 		if (strcmp(last, d.why) != 0)
@@ -532,13 +457,13 @@ static int etcd_start(struct etcd *e)
 			 * member of the clone, and the ones that run are fine */
 			ocf_strv_free(&d.initial);
 			etcd_members_free(&l);
-			free(idr.initial);
+			etcd_id_round_free(&idr);
 			return ocf_fail(PCMK_OCF_UNKNOWN_ERROR, "%s", why);
 		}
 		if (*why && strcmp(last_size, why) != 0)
 			log_warn("%s", why);
 		snprintf(last_size, sizeof(last_size), "%s", why);
-		id_gate(e, &idr, &v, &d, &l, &g);
+		etcd_cib_gate(e, &idr, &v, &d, &l, &g);
 		if (strcmp(last_id, g.why) != 0)
 			log_info(
 				"start: cluster ID %s: %s", etcd_id_verdict_name(g.verdict), g.why);
@@ -550,13 +475,13 @@ static int etcd_start(struct etcd *e)
 						      : ocf_fail(PCMK_OCF_UNKNOWN_ERROR,
 								"start timed out: %s", g.why);
 		} else {
-			rc = id_refuse(&g);
+			rc = etcd_cib_refuse(&g);
 		}
 		ocf_strv_free(&d.initial);
 		etcd_members_free(&l);
 		if (rc == -1)
 			continue;
-		free(idr.initial);
+		etcd_id_round_free(&idr);
 		if (rc != PCMK_OCF_OK)
 			return rc;
 		rc = wait_member(
@@ -625,30 +550,6 @@ static int size_report(struct etcd *e)
 	if (etcd_size_gate(&e->size, e->name, NULL, NULL, why, sizeof(why)) == ETCD_SIZE_GO)
 		return PCMK_OCF_OK;
 	return ocf_degraded("%s", why);
-}
-
-/* The leader's record upkeep: a cluster with no record (an agent
- * upgraded under it) gets one; a record that names another cluster is
- * OCF_DEGRADED (the member is fine; the record or the cluster is wrong,
- * and only an operator knows which). */
-static int id_monitor(struct etcd *e, uint64_t cluster_id)
-{
-	enum etcd_record_state rec;
-	uint64_t recorded;
-	char why[512];
-
-	rec = etcd_record_read(e, &recorded);
-	switch (etcd_id_check(rec, recorded, cluster_id, why, sizeof(why))) {
-	case ETCD_ID_KEEP:
-		break;
-	case ETCD_ID_RECORD:
-		log_info("%s", why);
-		etcd_record_write(e, cluster_id);
-		break;
-	case ETCD_ID_DIFFERS:
-		return ocf_degraded("%s", why);
-	}
-	return PCMK_OCF_OK;
 }
 
 static int etcd_monitor(struct etcd *e)
@@ -732,7 +633,11 @@ static int etcd_monitor(struct etcd *e)
 	}
 	if (st.leader == st.member_id) {
 		reconcile(e, st.member_id, &l);
-		rc = id_monitor(e, st.cluster_id);
+		/* a missing record written (upgrade); another cluster's is
+		 * OCF_DEGRADED: the member is fine, only an operator knows
+		 * whether the record or the cluster is wrong */
+		if (etcd_cib_after(e, st.cluster_id, why, sizeof(why)) == ETCD_ID_DIFFERS)
+			rc = ocf_degraded("%s", why);
 	}
 out:
 	etcd_members_free(&l);

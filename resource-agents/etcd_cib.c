@@ -175,3 +175,77 @@ const char *etcd_peer_running(const struct etcd *e)
 	cpha_buf_free(&res.body);
 	return who;
 }
+
+void etcd_id_round_free(struct etcd_id_round *r)
+{
+	free(r->initial);
+	r->initial = NULL;
+}
+
+void etcd_cib_gate(struct etcd *e, struct etcd_id_round *r, const struct etcd_view *v,
+	const struct etcd_decision *d, const struct etcd_members *l, struct etcd_id_decision *out)
+{
+	struct etcd_id_view iv = { 0 };
+	const char *who = NULL;
+
+	iv.record = etcd_record_read(e, &iv.recorded);
+	if (v->has_data && !r->data_read) {
+		r->data_id = etcd_data_cluster_id(e);
+		r->data_read = true;
+	}
+	iv.plan = d->plan;
+	iv.has_data = v->has_data;
+	iv.data_id = v->has_data ? r->data_id : 0;
+	iv.running_id = v->reachable ? l->cluster_id : 0;
+	if (d->plan == ETCD_PLAN_BOOTSTRAP && iv.record == ETCD_REC_SET) {
+		/* only then: a peer URL that answers is the one sign of data
+		 * on a member that waits for a majority */
+		who = etcd_peer_running(e);
+		if (who)
+			r->lost_since = 0;
+		else if (!r->lost_since)
+			r->lost_since = ocf_now();
+		iv.data_elsewhere = who != NULL;
+		iv.elsewhere = who;
+		iv.lost_usec = who ? 0 : ocf_now() - r->lost_since;
+	} else {
+		r->lost_since = 0;
+	}
+	if (!r->initial)
+		r->initial = etcd_initial_cluster_map(&e->map, NULL);
+	iv.name = e->name;
+	iv.data_dir = e->data_dir;
+	iv.peer_url = e->me->peer_url;
+	iv.initial = str_or(r->initial, "?");
+	iv.token = str_or(ocf_get(e->c, "token"), "?");
+	etcd_id_gate(&iv, out);
+}
+
+int etcd_cib_refuse(const struct etcd_id_decision *g)
+{
+	char help[sizeof(g->help)], *line, *save = NULL;
+
+	snprintf(help, sizeof(help), "%s", g->help);
+	for (line = strtok_r(help, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		log_err("%s", line);
+	return ocf_fail(PCMK_OCF_UNKNOWN_ERROR, "%s", g->why);
+}
+
+enum etcd_id_after etcd_cib_after(const struct etcd *e, uint64_t cluster_id, char *why, size_t len)
+{
+	enum etcd_record_state rec;
+	enum etcd_id_after a;
+	uint64_t recorded;
+
+	if (len)
+		why[0] = '\0';
+	if (!cluster_id)
+		return ETCD_ID_KEEP; /* waiting for a majority: the leader's monitor records */
+	rec = etcd_record_read(e, &recorded);
+	a = etcd_id_check(rec, recorded, cluster_id, why, len);
+	if (a == ETCD_ID_RECORD) {
+		log_info("%s", why);
+		etcd_record_write(e, cluster_id);
+	}
+	return a;
+}
