@@ -198,7 +198,8 @@ static void lost(const struct etcd_id_view *v, struct etcd_id_decision *d)
 		"%s (etcd 3.5 and later; etcd 3.4: ETCDCTL_API=3 etcdctl snapshot restore, same "
 		"flags), with that node's own --name, --data-dir and peer URL; then start the "
 		"clone (the same members and token give the recorded ID)\n"
-		"to start a new, empty cluster on purpose: %s, then crm_resource --cleanup",
+		"to start a new, empty cluster on purpose: %s, then pcs resource cleanup (or "
+		"crm_resource --cleanup)",
 		v->recorded, v->name, v->data_dir, v->name, v->data_dir, v->initial, v->token,
 		v->peer_url, clear_cmd());
 }
