@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,24 @@
 static bool cib_expected(const struct etcd *e)
 {
 	return ocf_env(e->c, "OCF_RESKEY_crm_feature_set") || getenv("CIB_file");
+}
+
+/* A note about reading the record, logged once while it stays the same:
+ * a start reads the record every round (once a second). */
+static void read_note(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void read_note(int level, const char *fmt, ...)
+{
+	static char last[512];
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (strcmp(text, last) == 0)
+		return;
+	snprintf(last, sizeof(last), "%s", text);
+	cpha_log(level, "%s", text);
 }
 
 static uint64_t cib_timeout(const struct etcd *e)
@@ -43,7 +62,8 @@ enum etcd_record_state etcd_record_read(const struct etcd *e, uint64_t *id)
 	r = ocf_run(argv, cib_timeout(e), &res);
 	if (r < 0) {
 		/* no Pacemaker tools on this host: nothing keeps a record */
-		log_info("crm_attribute: %s: the etcd cluster ID is not recorded", strerror(-r));
+		read_note(LOG_INFO, "crm_attribute: %s: the etcd cluster ID is not recorded",
+			strerror(-r));
 		return cib_expected(e) ? ETCD_REC_UNREADABLE : ETCD_REC_OFF;
 	}
 	if (res.exited && res.exit_code == 0) {
@@ -53,7 +73,8 @@ enum etcd_record_state etcd_record_read(const struct etcd *e, uint64_t *id)
 			goto out;
 		}
 		/* a value nobody can use: refuse the way an unreadable CIB does */
-		log_err("cluster property %s=%s is not an etcd cluster ID (hex); fix it with "
+		read_note(LOG_ERR,
+			"cluster property %s=%s is not an etcd cluster ID (hex); fix it with "
 			"crm_attribute --type crm_config --name %s --update ID",
 			ETCD_RECORD_NAME, line, ETCD_RECORD_NAME);
 		s = ETCD_REC_UNREADABLE;
@@ -66,12 +87,13 @@ enum etcd_record_state etcd_record_read(const struct etcd *e, uint64_t *id)
 	ocf_first_line(res.err, line, sizeof(line));
 	s = cib_expected(e) ? ETCD_REC_UNREADABLE : ETCD_REC_OFF;
 	if (s == ETCD_REC_OFF)
-		log_info("crm_attribute: %s (not run by Pacemaker): the etcd cluster ID is "
-			 "not recorded",
+		read_note(LOG_INFO,
+			"crm_attribute: %s (not run by Pacemaker): the etcd cluster ID is "
+			"not recorded",
 			res.timed_out ? "timed out" : str_or(line, "failed"));
 	else
-		log_warn("reading cluster property %s: crm_attribute: %s", ETCD_RECORD_NAME,
-			res.timed_out ? "timed out" : str_or(line, "failed"));
+		read_note(LOG_WARNING, "reading cluster property %s: crm_attribute: %s",
+			ETCD_RECORD_NAME, res.timed_out ? "timed out" : str_or(line, "failed"));
 out:
 	ocf_run_free(&res);
 	return s;

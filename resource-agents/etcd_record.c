@@ -245,12 +245,12 @@ void etcd_id_gate(const struct etcd_id_view *v, struct etcd_id_decision *d)
 		if (v->plan == ETCD_PLAN_BOOTSTRAP) {
 			d->verdict = ETCD_ID_WAIT;
 			snprintf(d->why, sizeof(d->why),
-				"the CIB does not answer: a new cluster waits until the recorded "
-				"cluster ID can be read");
+				"the cluster ID record cannot be read (the log says why): no new "
+				"cluster until it can");
 			return;
 		}
 		snprintf(d->why, sizeof(d->why),
-			"the CIB does not answer: the cluster ID is not checked");
+			"the cluster ID record cannot be read (the log says why): not checked");
 		return;
 	case ETCD_REC_NONE:
 		/* rules 1 and 4: record what runs */

@@ -23,8 +23,9 @@
  *  4. No record, and this member has data or joins a running cluster: go;
  *     that cluster's ID is recorded once the member runs (an agent upgraded
  *     under a running cluster).
- *  5. The record cannot be read although Pacemaker runs the agent: a
- *     bootstrap waits (it cannot be checked); other plans go unchecked.
+ *  5. The record cannot be read (the CIB does not answer although
+ *     Pacemaker runs the agent, or its value is not an ID): a bootstrap
+ *     waits (it cannot be checked); other plans go unchecked.
  *     Run by hand with no CIB to ask, the record is not kept at all.
  *
  * etcd derives a member's ID from its peer URLs and --initial-cluster-token
@@ -53,7 +54,8 @@
 enum etcd_record_state {
 	ETCD_REC_NONE,       /* no record (crm_attribute: no such property) */
 	ETCD_REC_SET,        /* recorded: the ID */
-	ETCD_REC_UNREADABLE, /* run by Pacemaker, but the CIB did not answer */
+	ETCD_REC_UNREADABLE, /* run by Pacemaker, but the CIB did not answer, or the value
+			      * is not an ID */
 	ETCD_REC_OFF,        /* run by hand: no CIB to keep a record in */
 };
 

@@ -277,6 +277,8 @@ static void test_unreadable_and_off(void **state)
 	(void)state;
 	etcd_id_gate(&v, &d);
 	assert_int_equal(d.verdict, ETCD_ID_WAIT);
+	assert_string_equal(d.why, "the cluster ID record cannot be read (the log says why): no "
+				   "new cluster until it can");
 	v.lost_usec = 10 * ETCD_LOST_GRACE_USEC;
 	etcd_id_gate(&v, &d);
 	assert_int_equal(d.verdict, ETCD_ID_WAIT);
