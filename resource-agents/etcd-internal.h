@@ -11,6 +11,7 @@
 
 #include "buf.h"
 #include "etcd_member.h"
+#include "etcd_record.h"
 #include "ocf.h"
 #include "ocf_args.h"
 #include "ocf_proc.h"
@@ -46,6 +47,7 @@ struct etcd {
 	off_t log_start;
 	char *via;             /* client URL of the healthy member that answered last */
 	struct etcd_size size; /* quorum sizing (etcd_validate()) */
+	uint64_t cluster_id;   /* header.cluster_id of this member's last status; 0: none */
 };
 
 struct api_res {
@@ -79,6 +81,40 @@ json_t *etcd_api_id_body(uint64_t id);
 const char *etcd_api_client_url(const struct etcd *e, const struct etcd_member *m);
 
 void etcd_api_probe_members(const struct etcd *e, struct etcd_members *l, const char *via);
+
+/* etcd_cib.c: the cluster ID record (crm_attribute), the data dir's
+ * cluster ID (its WAL; 0 when it cannot be read), another member whose etcd
+ * answers on its peer URL (its name, or NULL) */
+enum etcd_record_state etcd_record_read(const struct etcd *e, uint64_t *id);
+int etcd_record_write(const struct etcd *e, uint64_t id);
+uint64_t etcd_data_cluster_id(const struct etcd *e);
+const char *etcd_peer_running(const struct etcd *e);
+
+/* What a start's ID gate keeps from one round to the next: the data dir's
+ * cluster (read once), since when no member has shown data, and node_map
+ * as --initial-cluster for the instructions. Zeroed at first; free with
+ * etcd_id_round_free(). */
+struct etcd_id_round {
+	uint64_t data_id;
+	bool data_read;
+	uint64_t lost_since; /* ocf_now() when no data was first seen anywhere; 0 */
+	char *initial;
+};
+void etcd_id_round_free(struct etcd_id_round *r);
+
+/* Gather the ID gate's view for the start's decision d (over v and l)
+ * and judge it (etcd_id_gate()) into *out. */
+void etcd_cib_gate(struct etcd *e, struct etcd_id_round *r, const struct etcd_view *v,
+	const struct etcd_decision *d, const struct etcd_members *l, struct etcd_id_decision *out);
+
+/* A refusal of the gate: its help in the log, line by line; returns
+ * OCF_ERR_GENERIC with the short reason (see the agent's longdesc). */
+int etcd_cib_refuse(const struct etcd_id_decision *g);
+
+/* A running member in cluster cluster_id (0: not known yet): the record
+ * read afresh and written when missing. ETCD_ID_DIFFERS (why) when the
+ * record names another cluster. */
+enum etcd_id_after etcd_cib_after(const struct etcd *e, uint64_t cluster_id, char *why, size_t len);
 
 /* etcd_setup.c: parameters, validation and the etcd command line */
 int etcd_port_param(struct etcd *e, const char *name, unsigned *out);

@@ -19,6 +19,7 @@
 #include "buf.h"
 #include "etcd-internal.h"
 #include "etcd_member.h"
+#include "etcd_record.h"
 #include "log.h"
 #include "ocf.h"
 #include "ocf_args.h"
@@ -189,6 +190,7 @@ static int wait_member(struct etcd *e, pid_t pid, bool may_wait)
 			etcd_api_call(e, e->me->client_url, "/v3/maintenance/status", "{}",
 				etcd_api_timeout(e, ETCD_CALL_USEC), &res) == 0 &&
 			res.status == 200 && etcd_status_parse(res.body.data, &st, &perr) == 0) {
+			e->cluster_id = st.cluster_id;
 			if (!st.learner) {
 				log_info("member %s (%" PRIx64 ") is healthy%s (etcd %s, pid %d)",
 					e->name, st.member_id,
@@ -364,12 +366,38 @@ static int carry_out(
 	return launch(e, pid);
 }
 
+static int etcd_stop(struct etcd *e);
+
+/* After a member runs: its cluster recorded when there is no record; when
+ * it runs in another cluster than the one recorded meanwhile (another
+ * bootstrap won the record), a member this start launched is stopped. */
+static int id_after_start(struct etcd *e, bool launched)
+{
+	char why[512];
+	int rc;
+
+	if (etcd_cib_after(e, e->cluster_id, why, sizeof(why)) != ETCD_ID_DIFFERS)
+		return PCMK_OCF_OK;
+	if (!launched) {
+		log_warn("%s", why);
+		return PCMK_OCF_OK;
+	}
+	log_err("%s; stopping member %s", why, e->name);
+	rc = etcd_stop(e);
+	if (rc != PCMK_OCF_OK)
+		return rc;
+	return ocf_fail(PCMK_OCF_UNKNOWN_ERROR, "%s", why);
+}
+
 static int etcd_start(struct etcd *e)
 {
+	struct etcd_id_round idr = { 0 };
+	struct etcd_id_decision g;
 	struct etcd_decision d;
 	struct etcd_members l = { 0 };
 	struct etcd_view v = { 0 };
 	char last[sizeof(d.why)] = "", why[512], last_size[sizeof(why)] = "";
+	char last_id[sizeof(g.why)] = "";
 	enum etcd_size_verdict sv;
 	bool reachable;
 	pid_t pid;
@@ -382,7 +410,8 @@ static int etcd_start(struct etcd *e)
 		log_info("etcd already running (pid %d)", (int)pid);
 		if (etcd_size_gate(&e->size, e->name, NULL, NULL, why, sizeof(why)) != ETCD_SIZE_GO)
 			log_warn("%s", why);
-		return wait_member(e, pid, true);
+		rc = wait_member(e, pid, true);
+		return rc == PCMK_OCF_OK ? id_after_start(e, false) : rc;
 	}
 	r = ocf_mkdir_p(ocf_get(e->c, "piddir"), 0755);
 	if (r < 0)
@@ -416,6 +445,7 @@ static int etcd_start(struct etcd *e)
 		v.reachable = reachable;
 		if (etcd_decide(&v, &d) < 0) {
 			etcd_members_free(&l);
+			etcd_id_round_free(&idr);
 			return ocf_fail(PCMK_OCF_UNKNOWN_ERROR, "out of memory");
 		}
 		if (strcmp(last, d.why) != 0)
@@ -427,20 +457,36 @@ static int etcd_start(struct etcd *e)
 			 * member of the clone, and the ones that run are fine */
 			ocf_strv_free(&d.initial);
 			etcd_members_free(&l);
+			etcd_id_round_free(&idr);
 			return ocf_fail(PCMK_OCF_UNKNOWN_ERROR, "%s", why);
 		}
 		if (*why && strcmp(last_size, why) != 0)
 			log_warn("%s", why);
 		snprintf(last_size, sizeof(last_size), "%s", why);
-		rc = carry_out(e, &d, &l, &pid);
+		etcd_cib_gate(e, &idr, &v, &d, &l, &g);
+		if (strcmp(last_id, g.why) != 0)
+			log_info(
+				"start: cluster ID %s: %s", etcd_id_verdict_name(g.verdict), g.why);
+		snprintf(last_id, sizeof(last_id), "%s", g.why);
+		if (g.verdict == ETCD_ID_GO) {
+			rc = carry_out(e, &d, &l, &pid);
+		} else if (g.verdict == ETCD_ID_WAIT) {
+			rc = ocf_sleep(e->c, 1000000) ? -1
+						      : ocf_fail(PCMK_OCF_UNKNOWN_ERROR,
+								"start timed out: %s", g.why);
+		} else {
+			rc = etcd_cib_refuse(&g);
+		}
 		ocf_strv_free(&d.initial);
 		etcd_members_free(&l);
 		if (rc == -1)
 			continue;
+		etcd_id_round_free(&idr);
 		if (rc != PCMK_OCF_OK)
 			return rc;
-		return wait_member(
+		rc = wait_member(
 			e, pid, d.plan == ETCD_PLAN_RESTART || d.plan == ETCD_PLAN_BOOTSTRAP);
+		return rc == PCMK_OCF_OK ? id_after_start(e, true) : rc;
 	}
 }
 
@@ -585,8 +631,14 @@ static int etcd_monitor(struct etcd *e)
 			goto out;
 		}
 	}
-	if (st.leader == st.member_id)
+	if (st.leader == st.member_id) {
 		reconcile(e, st.member_id, &l);
+		/* a missing record written (upgrade); another cluster's is
+		 * OCF_DEGRADED: the member is fine, only an operator knows
+		 * whether the record or the cluster is wrong */
+		if (etcd_cib_after(e, st.cluster_id, why, sizeof(why)) == ETCD_ID_DIFFERS)
+			rc = ocf_degraded("%s", why);
+	}
 out:
 	etcd_members_free(&l);
 	cpha_buf_free(&res.body);
@@ -976,6 +1028,26 @@ static const struct ocf_agent agent = {
 		"no member answers and no other instance is active (the clone starts as a "
 		"whole), a new cluster is bootstrapped from the members starting now (a "
 		"majority of node_map at least).\n"
+		"Cluster ID record: a new cluster's ID is recorded in the CIB as the cluster "
+		"property etcd-cluster-id (crm_attribute --type crm_config; every node keeps it, "
+		"the loss of any node keeps it); a member that restarts or joins records a "
+		"missing one, and so does the leader's monitor (an agent upgraded under a "
+		"running cluster). With a record, a start never bootstraps: when no member "
+		"answers, its data dir is empty and no other member's etcd answers on its peer "
+		"URL for 15 s, the data is gone on every member, and the start fails with "
+		"OCF_ERR_GENERIC, the recorded ID in the exit reason and in the log the restore "
+		"(etcdutl snapshot restore, or ETCDCTL_API=3 etcdctl snapshot restore with etcd "
+		"3.4, with this member's --name, --data-dir, --initial-cluster, "
+		"--initial-cluster-token and --initial-advertise-peer-urls) and how to clear the "
+		"record for a new, empty cluster on purpose (crm_attribute --type crm_config "
+		"--name etcd-cluster-id --delete). OCF_ERR_GENERIC, not OCF_ERR_CONFIGURED: a "
+		"node cannot tell every data dir empty from being cut off from the members that "
+		"have data, and OCF_ERR_CONFIGURED would stop those members everywhere; a failed "
+		"start bans the instance from this node only (start-failure-is-fatal), and a "
+		"clone instance has nowhere else to go, so Pacemaker does not retry in a loop. A "
+		"data dir whose WAL names another cluster ID than the record, or a running "
+		"cluster of another ID, is refused the same way (no restart, no member add or "
+		"remove). Run by hand, with no CIB to ask, nothing is recorded or checked.\n"
 		"monitor: the process, the member's /health (no answer three times is an error; "
 		"an unhealthy answer - no leader, no quorum - is OCF_DEGRADED, never a fatal "
 		"code: a passing state must not stop the clone), its membership (a learner is "

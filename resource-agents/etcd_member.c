@@ -387,6 +387,9 @@ int etcd_members_parse(const char *json, struct etcd_members *out, const char **
 		goto out;
 	}
 	json_u64(json_object_get(json_object_get(root, "header"), "member_id"), &out->answered_by);
+	if (json_u64(json_object_get(json_object_get(root, "header"), "cluster_id"),
+		    &out->cluster_id) < 0)
+		out->cluster_id = 0;
 	out->v = calloc(json_array_size(arr) + 1, sizeof(*out->v));
 	if (!out->v) {
 		r = -ENOMEM;
@@ -476,6 +479,9 @@ int etcd_status_parse(const char *json, struct etcd_status *st, const char **why
 		*why = "no member_id, or a bad number";
 		r = -EINVAL;
 	}
+	if (json_u64(json_object_get(json_object_get(root, "header"), "cluster_id"),
+		    &st->cluster_id) < 0)
+		st->cluster_id = 0;
 	st->learner = json_is_true(json_object_get(root, "isLearner"));
 	v = json_object_get(root, "version");
 	if (json_is_string(v))

@@ -66,6 +66,7 @@ struct etcd_members {
 	struct etcd_member *v;
 	size_t n;
 	uint64_t answered_by; /* header.member_id of the answer */
+	uint64_t cluster_id;  /* header.cluster_id of the answer; 0: none */
 };
 
 /* The members of a /v3/cluster/member/list, .../add, .../promote or
@@ -84,8 +85,9 @@ ssize_t etcd_members_find(const struct etcd_members *l, const char *name, const 
 
 /* /v3/maintenance/status of one member. */
 struct etcd_status {
-	uint64_t member_id; /* header.member_id */
-	uint64_t leader;    /* 0: no leader known */
+	uint64_t member_id;  /* header.member_id */
+	uint64_t cluster_id; /* header.cluster_id; 0: none */
+	uint64_t leader;     /* 0: no leader known */
 	uint64_t raft_index;
 	uint64_t applied_index;
 	bool learner;

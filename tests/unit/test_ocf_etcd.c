@@ -147,6 +147,7 @@ static void test_members_json(void **state)
 	parse_list(list3, &l);
 	assert_int_equal(l.n, 3);
 	assert_true(l.answered_by == 11268113552013673373ULL);
+	assert_true(l.cluster_id == 13457599788668729686ULL); /* the record's check */
 	assert_true(l.v[0].id == 11268113552013673373ULL);
 	assert_string_equal(l.v[0].name, "m0");
 	assert_int_equal(l.v[0].peer_urls.n, 1);
@@ -209,6 +210,7 @@ static void test_status_health_errors(void **state)
 			&st, &why),
 		0);
 	assert_true(st.member_id == 11405214779465829ULL);
+	assert_true(st.cluster_id == 1);
 	assert_true(st.leader == 11268113552013673373ULL);
 	assert_true(st.raft_index == 10 && st.applied_index == 9);
 	assert_true(st.learner);
