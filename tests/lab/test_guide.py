@@ -69,6 +69,12 @@ class Guide(unittest.TestCase):
         with self.assertRaisesRegex(LabError, r"g.md:1: a lab block"):
             guide.parse("```bash lab=admin\nls\n```\n", "g.md")
 
+    def test_several_wheres(self):
+        b = guide.parse("```sh lab=hosts,client\nls\n```\n")
+        self.assertEqual([(x.where, x.line) for x in b], [("hosts", 2), ("client", 2)])
+        with self.assertRaisesRegex(LabError, r"g.md:1: a lab block"):
+            guide.parse("```sh lab=hosts,nowhere\nls\n```\n", "g.md")
+
     def test_unclosed_block(self):
         with self.assertRaisesRegex(LabError, r"g.md:2: code block never closed"):
             guide.parse("x\n```sh lab=admin\nls\n", "g.md")

@@ -2,7 +2,7 @@
 
 The guide's shell blocks that the lab runs say where in their info string:
 
-    ```sh lab=WHERE
+    ```sh lab=WHERE[,WHERE...]
 
 WHERE is one of WHERES. The lab runs them in the order of the guide, each
 on every host it names (in the order of the description), with the
@@ -57,10 +57,11 @@ def parse(text, path="docs/deploy.md"):
         where = [w[4:] for w in rest if w.startswith("lab=")]
         if not where:
             continue
-        if lang != "sh" or where[0] not in WHERES:
-            raise LabError("%s:%d: a lab block is ```sh lab=WHERE, WHERE one of %s" % (
-                path, start, ", ".join(WHERES)))
-        out.append(Block(where[0], "\n".join(body) + "\n", start + 1))
+        for w in where[0].split(","):
+            if lang != "sh" or w not in WHERES:
+                raise LabError("%s:%d: a lab block is ```sh lab=WHERE[,WHERE...], WHERE one "
+                               "of %s" % (path, start, ", ".join(WHERES)))
+            out.append(Block(w, "\n".join(body) + "\n", start + 1))
     return out
 
 

@@ -93,5 +93,6 @@ def rebase_text(text, root):
 def install(desc, render_dir, pki_dir, host, root):
     """A host's files, certificates and keys under root, as `cpha install`
     places them on a real host (docs/deploy.md, step 3)."""
+    os.makedirs(root, exist_ok=True)
     return run(["-f", desc, "install", "--host", host, "--render", render_dir, "--pki", pki_dir,
                 "--root", root])
