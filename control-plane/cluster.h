@@ -74,7 +74,12 @@ struct cp_cluster {
 	struct cp_pos vip_pos, vrid_pos;
 
 	/* kubernetes: */
-	char *k8s_version; /* "1.31": the flags rendered are the ones it accepts */
+	char *k8s_version; /* as written: "1.36", "1.36.4" or "v1.36.4" */
+	unsigned k8s_minor; /* 1.<k8s_minor>: one flags.h's table knows; the flags rendered
+			     * are the ones it accepts */
+	unsigned k8s_patch; /* when k8s_patch_set */
+	bool k8s_patch_set;
+	struct cp_pos k8s_version_pos; /* line 0: not written */
 	char *service_cidr, *cluster_cidr, *node_port_range;
 	char **admission, **authorization; /* NULL-terminated */
 	bool leader_elect;
@@ -95,6 +100,7 @@ struct cp_cluster {
 	size_t netcd;
 	char *etcd_token;
 	char *etcd_data_dir;
+	unsigned etcd_minor; /* etcd.version 3.<etcd_minor>: 4, 5 or 6 */
 	struct cp_pos etcd_pos;
 
 	/* components: */

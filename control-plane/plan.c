@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 
+#include "flags.h"
 #include "plan.h"
 #include "quorum.h"
 
@@ -251,6 +252,27 @@ static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cp
 	}
 }
 
+void plan_check_version(const struct cp_cluster *c, const char *today, struct cp_diag *d)
+{
+	const struct flags_k8s_minor *m = flags_k8s_minor(c->k8s_minor);
+	struct cp_pos at = c->k8s_version_pos;
+	char known[128];
+
+	if (!m) {
+		cp_diag_err(d, c->file, at,
+			"kubernetes.version: cpha does not know the flags of Kubernetes 1.%u; it "
+			"knows %s",
+			c->k8s_minor, flags_k8s_known(known, sizeof(known)));
+		return;
+	}
+	if (today && flags_k8s_past_eol(m, today))
+		cp_diag_warn(d, c->file, at,
+			"kubernetes.version: Kubernetes 1.%u reached its end of life on %s: no "
+			"more security fixes upstream (https://kubernetes.io/releases/); "
+			"cpha knows %s",
+			m->minor, m->eol, flags_k8s_known(known, sizeof(known)));
+}
+
 int plan_build(
 	const struct cp_cluster *c, const struct plan_opts *o, struct plan *p, struct cp_diag *d)
 {
@@ -260,6 +282,7 @@ int plan_build(
 	char why[512];
 
 	memset(p, 0, sizeof(*p));
+	plan_check_version(c, o->today, d);
 
 	/* etcd: Raft quorum */
 	if (cpha_quorum_check(ne, o->allow_even, why, sizeof(why)) < 0)

@@ -37,6 +37,36 @@ static void print_table(const struct cp_cluster *c, const struct plan *p)
 		printf("note: %s\n", p->notes[i]);
 }
 
+/* A finding as gcc writes a warning: "FILE:LINE:COL: warning: TEXT". The
+ * finding is "FILE:LINE:COL: TEXT" or "FILE: TEXT". */
+static void print_warning(const char *file, const char *w)
+{
+	size_t n = strlen(file);
+	const char *p = w;
+
+	if (!strncmp(w, file, n) && w[n] == ':') {
+		p = w + n + 1;
+		/* :LINE:COL */
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p == ':' && p[1] >= '0' && p[1] <= '9') {
+			p++;
+			while (*p >= '0' && *p <= '9')
+				p++;
+			if (*p == ':')
+				p++;
+		}
+		if (*p == ' ')
+			p++;
+		else
+			p = w;
+	}
+	if (p == w)
+		fprintf(stderr, "warning: %s\n", w);
+	else
+		fprintf(stderr, "%.*swarning: %s\n", (int)(p - w), w, p);
+}
+
 static int print_json(const struct cp_cluster *c, const struct plan *p, const struct cp_diag *d)
 {
 	json_t *o = json_object(), *roles = json_array(), *errs = json_array(),
@@ -89,6 +119,7 @@ int cmd_plan(int argc, char **argv, const char *file)
 	struct cp_cluster *c;
 	struct plan p;
 	bool json = false, strict = false;
+	char today[16];
 	int ch, rc;
 
 	optind = 1;
@@ -119,13 +150,14 @@ int cmd_plan(int argc, char **argv, const char *file)
 	c = cpha_load(file);
 	if (!c)
 		return CPHA_EXIT_FAIL;
+	po.today = cpha_today(today, sizeof(today));
 	plan_build(c, &po, &p, &d);
 	if (json)
 		print_json(c, &p, &d);
 	else
 		print_table(c, &p);
 	for (size_t i = 0; i < d.nwarns; i++)
-		fprintf(stderr, "%s: warning\n", d.warns[i]);
+		print_warning(c->file, d.warns[i]);
 	for (size_t i = 0; i < d.nerrs; i++)
 		fprintf(stderr, "%s\n", d.errs[i]);
 	rc = d.nerrs ? CPHA_EXIT_FAIL : (strict && d.nwarns) ? CPHA_EXIT_WARN : CPHA_EXIT_OK;

@@ -673,7 +673,7 @@ static void test_static_pods(void **state)
 		assert_non_null(yget(&y, "spec.containers.0.startupProbe.httpGet"));
 		if (r == FLAGS_APISERVER) {
 			assert_string_equal(yscalar(&y, "spec.containers.0.image"),
-				"registry.example/k8s/kube-apiserver:v1.30.0");
+				"registry.example/k8s/kube-apiserver:v1.35.9");
 			assert_string_equal(
 				yscalar(&y, "spec.containers.0.livenessProbe.httpGet.path"),
 				"/livez");
@@ -697,7 +697,7 @@ static void test_static_pods(void **state)
 		}
 		if (r == FLAGS_ETCD) {
 			assert_string_equal(yscalar(&y, "spec.containers.0.image"),
-				"registry.example/k8s/etcd:3.5.15-0");
+				"registry.example/k8s/etcd:3.5.24-0");
 			assert_string_equal(
 				yscalar(&y, "spec.volumes.0.hostPath.path"), "/var/lib/etcd");
 		}
