@@ -74,7 +74,7 @@ struct cp_cluster {
 	struct cp_pos vip_pos, vrid_pos;
 
 	/* kubernetes: */
-	char *k8s_version; /* as written: "1.36", "1.36.4" or "v1.36.4" */
+	char *k8s_version;  /* as written: "1.36", "1.36.4" or "v1.36.4" */
 	unsigned k8s_minor; /* 1.<k8s_minor>: one flags.h's table knows; the flags rendered
 			     * are the ones it accepts */
 	unsigned k8s_patch; /* when k8s_patch_set */

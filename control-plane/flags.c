@@ -351,8 +351,8 @@ static const struct row rows[] = {
 	{ FLAGS_APISERVER, "requestheader-extra-headers-prefix", "X-Remote-Extra-", NULL, NULL, 0 },
 	{ FLAGS_APISERVER, "requestheader-group-headers", "X-Remote-Group", NULL, NULL, 0 },
 	{ FLAGS_APISERVER, "requestheader-username-headers", "X-Remote-User", NULL, NULL, 0 },
-	{ FLAGS_APISERVER, "proxy-client-cert-file", RENDER_PKI_K8S "/front-proxy-client.pem",
-		NULL, NULL, 0 },
+	{ FLAGS_APISERVER, "proxy-client-cert-file", RENDER_PKI_K8S "/front-proxy-client.pem", NULL,
+		NULL, 0 },
 	{ FLAGS_APISERVER, "proxy-client-key-file", RENDER_PKI_K8S "/front-proxy-client-key.pem",
 		NULL, NULL, 0 },
 	{ FLAGS_APISERVER, "v", "2", NULL, NULL, 0 },
@@ -613,7 +613,8 @@ char *flags_k8s_known(char *buf, size_t len)
 	if (len)
 		buf[0] = '\0';
 	for (size_t i = 0; i < sizeof(k8s_minors) / sizeof(k8s_minors[0]) && off < len; i++) {
-		int w = snprintf(buf + off, len - off, "%s1.%u", i ? ", " : "", k8s_minors[i].minor);
+		int w = snprintf(
+			buf + off, len - off, "%s1.%u", i ? ", " : "", k8s_minors[i].minor);
 		if (w < 0)
 			break;
 		off += (size_t)w;

@@ -90,7 +90,7 @@ struct flags_k8s_minor {
 struct flags_k8s_flag {
 	enum flags_role role;
 	const char *name;
-	const char *kind;     /* how its value parses: "str", "bool", "int", "duration" */
+	const char *kind;      /* how its value parses: "str", "bool", "int", "duration" */
 	unsigned since, until; /* in 1.<since> (0: every minor) up to before 1.<until> (0: still) */
 };
 
