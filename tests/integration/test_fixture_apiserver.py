@@ -300,6 +300,11 @@ class ApiserverFixtureTest(unittest.TestCase):
             r = b.m0.run([kube.binary("kube-scheduler"), "--leader-elect",
                           "--leader-elect-retry-period=x"], timeout=20, check=False)
             self.assertEqual(r.returncode, 1, r.stderr)
+            step("a flag the version lacks: refused as kube refuses it")
+            r = b.m0.run(kube.scheduler_argv("/nonexistent", extra=["--bogus"]), timeout=20,
+                         check=False)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("Error: unknown flag: --bogus", r.stderr)
 
             b.start_etcd()
             ap = b.apiserver()
@@ -308,7 +313,7 @@ class ApiserverFixtureTest(unittest.TestCase):
             kc = kube.write_kubeconfig(lab.path("scheduler.kubeconfig"), API,
                                        "system:kube-scheduler", b.ca, cert, key, embed=True)
             step("kube-scheduler stand-in (self-signed serving cert) takes the lease")
-            sch = b.m0.spawn(kube.scheduler_argv(kc, extra=["--bogus"]), name="kube-scheduler")
+            sch = b.m0.spawn(kube.scheduler_argv(kc), name="kube-scheduler")
             cphatest.wait_until(
                 lambda: kube.logged_acquire(sch, "kube-system", "kube-scheduler"), 10,
                 0.1, "kube-scheduler to acquire its lease")
