@@ -83,9 +83,10 @@ struct cp_cluster {
 	char *service_cidr, *cluster_cidr, *node_port_range;
 	char **admission, **authorization; /* NULL-terminated */
 	bool leader_elect;
-	char *bin_dir;          /* where the kube-* and etcd binaries are (/usr/bin) */
-	char *image_repository; /* static pods: registry.k8s.io */
-	char *etcd_image;       /* static pods: registry.k8s.io/etcd:3.5.x-0 */
+	char *bin_dir;                /* where the kube-* and etcd binaries are (/usr/bin) */
+	char *image_repository;       /* static pods: registry.k8s.io */
+	char *etcd_image;             /* static pods: registry.k8s.io/etcd:3.5.x-0 */
+	struct cp_pos etcd_image_pos; /* line 0: the default of etcd.version */
 	struct cp_pos service_cidr_pos;
 
 	/* hosts (masters, then LB hosts, then external etcd hosts) */

@@ -236,6 +236,7 @@ static int k_image_repository(struct rd *r, const yaml_node_t *v, void *o, const
 
 static int k_etcd_image(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
+	((struct cp_cluster *)o)->etcd_image_pos = desc_pos(v);
 	return desc_str(r, v, k, &((struct cp_cluster *)o)->etcd_image);
 }
 

@@ -273,6 +273,26 @@ void plan_check_version(const struct cp_cluster *c, const char *today, struct cp
 			m->minor, m->eol, flags_k8s_known(known, sizeof(known)));
 }
 
+void plan_check_etcd_image(const struct cp_cluster *c, struct cp_diag *d)
+{
+	const char *tag = c->etcd_image ? strrchr(c->etcd_image, ':') : NULL;
+	unsigned maj, min;
+	char dot;
+
+	if (c->manager != CP_MGR_STATIC_PODS || !tag || strchr(tag, '/'))
+		return;
+	tag++;
+	if (*tag == 'v')
+		tag++;
+	if (sscanf(tag, "%u.%u%c", &maj, &min, &dot) != 3 || dot != '.' || maj != 3)
+		return; /* a tag that names no version: nothing to compare */
+	if (min != c->etcd_minor)
+		cp_diag_warn(d, c->file, c->etcd_image_pos.line ? c->etcd_image_pos : c->etcd_pos,
+			"kubernetes.etcd_image: %s runs etcd 3.%u, but etcd.version is 3.%u: its "
+			"flags are rendered for 3.%u",
+			c->etcd_image, min, c->etcd_minor, c->etcd_minor);
+}
+
 int plan_build(
 	const struct cp_cluster *c, const struct plan_opts *o, struct plan *p, struct cp_diag *d)
 {
@@ -283,6 +303,7 @@ int plan_build(
 
 	memset(p, 0, sizeof(*p));
 	plan_check_version(c, o->today, d);
+	plan_check_etcd_image(c, d);
 
 	/* etcd: Raft quorum */
 	if (cpha_quorum_check(ne, o->allow_even, why, sizeof(why)) < 0)

@@ -37,6 +37,11 @@ struct plan_opts {
  * is past the minor's upstream end of life. Pure: today is an argument. */
 void plan_check_version(const struct cp_cluster *c, const char *today, struct cp_diag *d);
 
+/* With static pods, a warning when kubernetes.etcd_image's tag names
+ * another etcd release line than etcd.version (the flags are rendered for
+ * etcd.version's). Pure. */
+void plan_check_etcd_image(const struct cp_cluster *c, struct cp_diag *d);
+
 /* Build the matrix and check every rule: errors and warnings go into d
  * with the place in the description they concern. Returns 0, or -1 when an
  * error was found. */

@@ -363,6 +363,56 @@ static void test_version_eol(void **state)
 	cluster_free(c);
 }
 
+/* With static pods, an etcd image of another release line than
+ * etcd.version is a warning at the image's place. */
+static void test_etcd_image(void **state)
+{
+	static const struct {
+		const char *yaml;
+		const char *warn; /* NULL: none */
+	} cases[] = {
+		{ "components: {manager: static-pods}\n", NULL }, /* the default image */
+		{ "components: {manager: static-pods}\netcd: {version: '3.6'}\n", NULL },
+		{ "components: {manager: static-pods}\n"
+		  "kubernetes: {etcd_image: 'r.example/etcd:3.5.24-0'}\n",
+			":8:26: kubernetes.etcd_image: r.example/etcd:3.5.24-0 runs etcd 3.5, but "
+			"etcd.version is 3.4" },
+		{ "components: {manager: static-pods}\n"
+		  "kubernetes: {etcd_image: 'r.example/etcd:v3.6.1'}\netcd: {version: '3.6'}\n",
+			NULL },
+		{ "components: {manager: static-pods}\n"
+		  "kubernetes: {etcd_image: 'r.example:5000/etcd:latest'}\n",
+			NULL },
+		{ "components: {manager: static-pods}\n"
+		  "kubernetes: {etcd_image: 'r.example:5000/etcd'}\n",
+			NULL },
+		/* no static pods: the image is not used */
+		{ "kubernetes: {etcd_image: 'r.example/etcd:3.5.24-0'}\n", NULL },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cp_diag d = { 0 };
+		struct cp_cluster *c;
+		char yaml[1024];
+
+		snprintf(yaml, sizeof(yaml), "%s%s", CPHA_TEST_BASE, cases[i].yaml);
+		c = cpha_test_load(yaml, &d, NULL);
+		assert_non_null(c);
+		plan_check_etcd_image(c, &d);
+		if (!cases[i].warn) {
+			if (d.nwarns)
+				fail_msg("case %zu: %s", i, d.warns[0]);
+		} else {
+			assert_int_equal(d.nwarns, 1);
+			if (!strstr(d.warns[0], cases[i].warn))
+				fail_msg("case %zu: %s", i, d.warns[0]);
+		}
+		cp_diag_free(&d);
+		cluster_free(c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_two_node_delay),
 		cmocka_unit_test(test_leader_elect),
 		cmocka_unit_test(test_version_eol),
+		cmocka_unit_test(test_etcd_image),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
