@@ -90,7 +90,7 @@ def write_kubeconfig(path, server, user, ca, cert, key, embed=False,
 def controller_manager_argv(kubeconfig, ca, sa_key, lease=4, renew=3, retry=1,
                             name="kube-controller-manager", extra=()):
     """The seed unit's flags plus short leader-election timings (seconds).
-    Without the seed's --address (gone since 1.23; the secure port binds
+    Without --address (gone since 1.23; the secure port binds
     every address by default)."""
     return [binary(name),
             "--kubeconfig=%s" % kubeconfig,
