@@ -1,4 +1,5 @@
 /* The cluster model's lookups, names and diagnostics (desc.c reads it). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -6,6 +7,7 @@
 #include <string.h>
 
 #include <arpa/inet.h>
+#include <net/if.h>
 
 #include "cluster.h"
 
@@ -135,25 +137,123 @@ const char *cluster_mgr_name(enum cp_mgr v)
 
 int cluster_first_service_ip(const struct cp_cluster *c, char *buf, size_t len)
 {
-	char net[64], *slash;
-	unsigned char a[16];
-	int fam;
+	const char *why;
+	struct cp_net n;
 
-	snprintf(net, sizeof(net), "%s", c->service_cidr);
-	slash = strchr(net, '/');
-	if (!slash)
+	if (!c->service_cidr || !strchr(c->service_cidr, '/') ||
+		cp_net_parse(c->service_cidr, &n, &why) < 0)
 		return -EINVAL;
-	*slash = 0;
-	fam = strchr(net, ':') ? AF_INET6 : AF_INET;
-	if (inet_pton(fam, net, a) != 1)
-		return -EINVAL;
-	/* the network address plus one, as the apiserver allocates it */
-	for (int i = (fam == AF_INET ? 4 : 16) - 1; i >= 0; i--)
-		if (++a[i])
+	/* the network address plus one, as the apiserver allocates it: Go's
+	 * net.ParseCIDR drops host bits, so 10.32.0.1/16 gives 10.32.0.1 too */
+	cp_net_mask(&n);
+	for (int i = (n.family == AF_INET ? 4 : 16) - 1; i >= 0; i--)
+		if (++n.a[i])
 			break;
-	if (!inet_ntop(fam, a, buf, (socklen_t)len))
+	n.prefix = n.family == AF_INET ? 32 : 128;
+	if (!cp_net_format(&n, false, buf, len))
 		return -EINVAL;
 	return 0;
+}
+
+static unsigned net_bits(const struct cp_net *n)
+{
+	return n->family == AF_INET ? 32 : 128;
+}
+
+void cp_net_of_addr(const struct cpha_addr *a, unsigned prefix, struct cp_net *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->family = cpha_addr_family(a);
+	if (n->family == AF_INET)
+		memcpy(n->a, &((const struct sockaddr_in *)&a->ss)->sin_addr, 4);
+	else
+		memcpy(n->a, &((const struct sockaddr_in6 *)&a->ss)->sin6_addr, 16);
+	n->prefix = prefix > net_bits(n) ? net_bits(n) : prefix;
+}
+
+int cp_net_parse(const char *s, struct cp_net *n, const char **why)
+{
+	struct cpha_addr a;
+	unsigned len;
+
+	if (cpha_parse_prefix(s, &a, &len, why) < 0)
+		return -EINVAL;
+	cp_net_of_addr(&a, len, n);
+	return 0;
+}
+
+bool cp_net_mask(struct cp_net *n)
+{
+	bool set = false;
+
+	for (unsigned i = 0; i < net_bits(n) / 8; i++) {
+		/* the bits of byte i inside the prefix */
+		unsigned keep = n->prefix >= 8 * (i + 1) ? 8
+				: n->prefix > 8 * i      ? n->prefix - 8 * i
+							 : 0;
+		unsigned char mask = keep ? (unsigned char)(0xffu << (8 - keep)) : 0;
+
+		if (n->a[i] & ~mask)
+			set = true;
+		n->a[i] &= mask;
+	}
+	return set;
+}
+
+unsigned cp_net_host_bits(const struct cp_net *n)
+{
+	return net_bits(n) - n->prefix;
+}
+
+bool cp_net_overlap(const struct cp_net *x, const struct cp_net *y)
+{
+	struct cp_net a = *x, b = *y;
+
+	if (x->family != y->family)
+		return false;
+	/* both cut to the shorter prefix: the same network then */
+	a.prefix = b.prefix = x->prefix < y->prefix ? x->prefix : y->prefix;
+	cp_net_mask(&a);
+	cp_net_mask(&b);
+	return !memcmp(a.a, b.a, sizeof(a.a));
+}
+
+char *cp_net_format(const struct cp_net *n, bool with_prefix, char *buf, size_t len)
+{
+	char text[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(n->family, n->a, text, sizeof(text)))
+		return NULL;
+	if (with_prefix)
+		snprintf(buf, len, "%s/%u", text, n->prefix);
+	else
+		snprintf(buf, len, "%s", text);
+	return buf;
+}
+
+bool cluster_ifname_valid(const char *name, const char **why)
+{
+	if (!*name) {
+		*why = "an interface name cannot be empty";
+		return false;
+	}
+	if (strlen(name) >= IFNAMSIZ) {
+		*why = "Linux interface names are at most 15 bytes (IFNAMSIZ 16 with its NUL)";
+		return false;
+	}
+	if (!strcmp(name, ".") || !strcmp(name, "..")) {
+		*why = "'.' and '..' are not interface names";
+		return false;
+	}
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		/* the kernel's isspace() also counts Latin-1's no-break space */
+		if (*p == '/' || *p == ':' || isspace(*p) || *p == 0xa0) {
+			*why = "Linux refuses '/', ':' and white space in an interface name "
+			       "(':' would read as an address label, as in eth0:1)";
+			return false;
+		}
+	}
+	return true;
 }
 
 unsigned cluster_derive_vrid(const char *name)
@@ -167,18 +267,18 @@ unsigned cluster_derive_vrid(const char *name)
 	return 1 + h % 255;
 }
 
-static void add(char ***v, size_t *n, const char *file, struct cp_pos p, const char *fmt,
-	va_list ap) __attribute__((format(printf, 5, 0)));
-static void add(
-	char ***v, size_t *n, const char *file, struct cp_pos p, const char *fmt, va_list ap)
+static void add(char ***v, size_t *n, const char *kind, const char *file, struct cp_pos p,
+	const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+static void add(char ***v, size_t *n, const char *kind, const char *file, struct cp_pos p,
+	const char *fmt, va_list ap)
 {
 	char text[1024], *line;
 	char **nv;
 
 	vsnprintf(text, sizeof(text), fmt, ap);
-	if (p.line && asprintf(&line, "%s:%u:%u: %s", file, p.line, p.col, text) < 0)
+	if (p.line && asprintf(&line, "%s:%u:%u: %s%s", file, p.line, p.col, kind, text) < 0)
 		line = NULL;
-	else if (!p.line && asprintf(&line, "%s: %s", file, text) < 0)
+	else if (!p.line && asprintf(&line, "%s: %s%s", file, kind, text) < 0)
 		line = NULL;
 	nv = realloc(*v, (*n + 1) * sizeof(*nv));
 	if (!line || !nv) {
@@ -193,7 +293,7 @@ void cp_diag_err(struct cp_diag *d, const char *file, struct cp_pos p, const cha
 {
 	va_list ap;
 	va_start(ap, fmt);
-	add(&d->errs, &d->nerrs, file, p, fmt, ap);
+	add(&d->errs, &d->nerrs, "", file, p, fmt, ap);
 	va_end(ap);
 }
 
@@ -201,7 +301,7 @@ void cp_diag_warn(struct cp_diag *d, const char *file, struct cp_pos p, const ch
 {
 	va_list ap;
 	va_start(ap, fmt);
-	add(&d->warns, &d->nwarns, file, p, fmt, ap);
+	add(&d->warns, &d->nwarns, "warning: ", file, p, fmt, ap);
 	va_end(ap);
 }
 

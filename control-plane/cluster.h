@@ -53,6 +53,7 @@ struct cp_host {
 	unsigned node_id;      /* corosync nodeid: given, or the position in its corosync cluster */
 	unsigned priority;     /* VRRP priority on LB hosts (given, or 150 - 10 x index) */
 	struct cp_pos pos, name_pos, addr_pos;
+	struct cp_pos priority_pos; /* 0/0 when the priority is the default */
 };
 
 struct cp_cluster {
@@ -87,7 +88,9 @@ struct cp_cluster {
 	char *image_repository;       /* static pods: registry.k8s.io */
 	char *etcd_image;             /* static pods: registry.k8s.io/etcd:3.5.x-0 */
 	struct cp_pos etcd_image_pos; /* line 0: the default of etcd.version */
-	struct cp_pos service_cidr_pos;
+	struct cp_pos service_cidr_pos, cluster_cidr_pos;
+	struct cp_pos admission_pos; /* 0/0: the default list */
+	struct cp_pos interface_pos;
 
 	/* hosts (masters, then LB hosts, then external etcd hosts) */
 	struct cp_host *hosts;
@@ -157,15 +160,54 @@ const char *cluster_lb_name(enum cp_lb v);
 const char *cluster_vip_name(enum cp_vip v);
 const char *cluster_mgr_name(enum cp_mgr v);
 
-/* The first address of service_cidr plus one (10.32.0.1): the in-cluster
- * "kubernetes" service IP. Returns 0 or -EINVAL. */
+/* The network address of service_cidr plus one (10.32.0.1 for 10.32.0.0/16,
+ * whatever host bits the text has): the in-cluster "kubernetes" service IP,
+ * as kube-apiserver allocates it. Returns 0 or -EINVAL. */
 int cluster_first_service_ip(const struct cp_cluster *c, char *buf, size_t len);
+
+/* A network (or one address, prefix 32/128) as bytes, for the checks that
+ * compare networks: host bits, size, overlap. */
+struct cp_net {
+	int family;          /* AF_INET or AF_INET6 */
+	unsigned char a[16]; /* network byte order; IPv4 uses the first 4 */
+	unsigned prefix;
+};
+
+/* "address/prefix" (or a bare address) into n, host bits kept as written.
+ * Returns 0 or -EINVAL with *why set. */
+int cp_net_parse(const char *s, struct cp_net *n, const char **why);
+
+/* An address with a prefix length (prefix 32/128: the address alone). */
+void cp_net_of_addr(const struct cpha_addr *a, unsigned prefix, struct cp_net *n);
+
+/* Clear the host bits of n; true when some were set. */
+bool cp_net_mask(struct cp_net *n);
+
+/* Bits after the prefix (16 for an IPv4 /16). */
+unsigned cp_net_host_bits(const struct cp_net *n);
+
+/* True when x and y share an address (one contains the other). */
+bool cp_net_overlap(const struct cp_net *x, const struct cp_net *y);
+
+/* "10.32.0.0/16", or the bare address when with_prefix is false. Returns buf
+ * (INET6_ADDRSTRLEN + 5 bytes is enough). */
+char *cp_net_format(const struct cp_net *n, bool with_prefix, char *buf, size_t len);
+
+/* Whether Linux would take name as an interface name (the kernel's
+ * dev_valid_name(): not empty, shorter than IFNAMSIZ (16) bytes, not "." or
+ * "..", no '/', ':' or white space). On false *why says which rule. */
+bool cluster_ifname_valid(const char *name, const char **why);
+
+/* kube-apiserver refuses a --service-cluster-ip-range with more host bits
+ * than this (an IPv4 prefix shorter than /12, IPv6 shorter than /108). */
+#define CP_SERVICE_CIDR_MAX_HOST_BITS 20
 
 /* The VRID derived from a cluster name (1..255): stable, and spread so that
  * two clusters on one segment rarely share it. */
 unsigned cluster_derive_vrid(const char *name);
 
-/* Diagnostics. */
+/* Diagnostics. Errors read "file:line:col: text", warnings "file:line:col:
+ * warning: text" (gcc's form); "file: ..." when the place is a default. */
 void cp_diag_err(struct cp_diag *d, const char *file, struct cp_pos p, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void cp_diag_warn(struct cp_diag *d, const char *file, struct cp_pos p, const char *fmt, ...)

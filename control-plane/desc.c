@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "cluster.h"
+#include "desc_check.h"
 #include "desc_read.h"
 #include "flags.h"
 
@@ -90,13 +91,19 @@ static int k_port(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 static int k_interface(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_cluster *c = o;
-	if (desc_str(r, v, k, &c->interface) < 0)
+	const char *s = desc_scalar(r, v, k), *why = NULL;
+
+	if (!s)
 		return -1;
-	if (strlen(c->interface) >= 16) {
-		desc_err(r, v, "interface: '%s' is longer than an interface name can be",
-			c->interface);
+	c->interface_pos = desc_pos(v);
+	/* the kernel's rules (dev_valid_name()): vipd, keepalived and
+	 * IPaddr2 would all fail on the host instead */
+	if (!cluster_ifname_valid(s, &why)) {
+		desc_err(r, v, "interface: '%s' is not an interface name: %s", s, why);
 		return -1;
 	}
+	free(c->interface);
+	c->interface = desc_strdup(s);
 	return 0;
 }
 
@@ -155,33 +162,60 @@ static int k_version(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 	return 0;
 }
 
-static int k_cidr(struct rd *r, const yaml_node_t *v, char **out, const char *k)
+/* A network as ip route and kube-apiserver take it: address/prefix with no
+ * host bits (ip route refuses them; Go's net.ParseCIDR drops them without a
+ * word, so 10.32.0.1/16 would quietly mean 10.32.0.0/16). */
+static int k_cidr(struct rd *r, const yaml_node_t *v, char **out, const char *k, struct cp_net *net)
 {
 	const char *s = desc_scalar(r, v, k), *why = NULL;
-	struct cpha_addr a;
-	unsigned len;
+	char fixed[INET6_ADDRSTRLEN + 5];
+	struct cp_net n;
 
 	if (!s)
 		return -1;
-	if (!strchr(s, '/') || cpha_parse_prefix(s, &a, &len, &why) < 0) {
+	if (!strchr(s, '/') || cp_net_parse(s, &n, &why) < 0) {
 		desc_err(r, v, "%s: '%s' is not a network address/prefix-length", k, s);
+		return -1;
+	}
+	if (cp_net_mask(&n)) {
+		desc_err(r, v, "%s: %s has host bits set; did you mean %s?", k, s,
+			cp_net_format(&n, true, fixed, sizeof(fixed)));
 		return -1;
 	}
 	free(*out);
 	*out = desc_strdup(s);
+	if (net)
+		*net = n;
 	return 0;
 }
 
 static int k_service_cidr(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_cluster *c = o;
+	struct cp_net n;
+
 	c->service_cidr_pos = desc_pos(v);
-	return k_cidr(r, v, &c->service_cidr, k);
+	if (k_cidr(r, v, &c->service_cidr, k, &n) < 0)
+		return -1;
+	/* kube-apiserver's validateMaxCIDRRange() (and kubeadm's
+	 * ValidateServiceSubnetSize()): at most 20 host bits */
+	if (cp_net_host_bits(&n) > CP_SERVICE_CIDR_MAX_HOST_BITS) {
+		unsigned bits = n.family == AF_INET ? 32 : 128;
+		desc_err(r, v,
+			"%s: %s is too large: kube-apiserver refuses a service range with more "
+			"than %u host bits; give a prefix of /%u or longer",
+			k, c->service_cidr, CP_SERVICE_CIDR_MAX_HOST_BITS,
+			bits - CP_SERVICE_CIDR_MAX_HOST_BITS);
+		return -1;
+	}
+	return 0;
 }
 
 static int k_cluster_cidr(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return k_cidr(r, v, &((struct cp_cluster *)o)->cluster_cidr, k);
+	struct cp_cluster *c = o;
+	c->cluster_cidr_pos = desc_pos(v);
+	return k_cidr(r, v, &c->cluster_cidr, k, NULL);
 }
 
 static int k_node_port_range(struct rd *r, const yaml_node_t *v, void *o, const char *k)
@@ -204,7 +238,9 @@ static int k_node_port_range(struct rd *r, const yaml_node_t *v, void *o, const 
 
 static int k_admission(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return desc_strv(r, v, k, &((struct cp_cluster *)o)->admission);
+	struct cp_cluster *c = o;
+	c->admission_pos = desc_pos(v);
+	return desc_strv(r, v, k, &c->admission);
 }
 
 static int k_authorization(struct rd *r, const yaml_node_t *v, void *o, const char *k)
@@ -307,7 +343,9 @@ static int k_host_node_id(struct rd *r, const yaml_node_t *v, void *o, const cha
 
 static int k_host_priority(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return desc_uint(r, v, k, 1, 254, &((struct cp_host *)o)->priority);
+	struct cp_host *h = o;
+	h->priority_pos = desc_pos(v);
+	return desc_uint(r, v, k, 1, 254, &h->priority);
 }
 
 static const struct key host_keys[] = {
@@ -1004,6 +1042,8 @@ int cluster_load(const char *file, struct cp_cluster **out, struct cp_diag *d)
 		goto out;
 	}
 	if (desc_walk(&r, root, "top level", top_keys, &t) < 0 || finish(&r, root, &t) < 0)
+		goto out;
+	if (desc_check(c, d) < 0)
 		goto out;
 	if (d->nerrs)
 		goto out;

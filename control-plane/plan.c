@@ -190,6 +190,22 @@ static void check_fencing(const struct cp_cluster *c, struct cp_diag *d)
 	}
 }
 
+/* NodeRestriction is not among kube-apiserver's default admission plugins:
+ * without it the Node authorizer lets a kubelet's credentials modify the
+ * Node objects of other nodes and pods bound to them
+ * (https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/#noderestriction).
+ */
+static void check_admission(const struct cp_cluster *c, struct cp_diag *d)
+{
+	for (char **a = c->admission; a && *a; a++)
+		if (!strcmp(*a, "NodeRestriction"))
+			return;
+	cp_diag_warn(d, c->file, c->admission_pos,
+		"kubernetes.admission leaves out NodeRestriction: a node's credentials can "
+		"then modify other nodes' objects (their Node objects, labels and the pods "
+		"bound to them); add NodeRestriction to the list");
+}
+
 /* The corosync clusters: the masters, and the LB tier when separate. */
 static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cp_diag *d)
 {
@@ -293,13 +309,90 @@ void plan_check_etcd_image(const struct cp_cluster *c, struct cp_diag *d)
 			c->etcd_image, min, c->etcd_minor, c->etcd_minor);
 }
 
+/* Failures a corosync cluster of n nodes keeps quorum through: a majority,
+ * or with two_node (n == 2) the one that fenced the other. */
+static unsigned corosync_tolerance(unsigned n)
+{
+	return n == 2 ? 1 : cpha_quorum_tolerance(n);
+}
+
+/* What the processes on the masters need besides their own host: etcd's
+ * quorum when etcd runs on the masters (losing masters loses members), and
+ * the masters' Pacemaker quorum when Pacemaker runs them (no-quorum-policy
+ * stop). Returns the master failures that leave both, and in why the
+ * reason when it is below nm - 1 (else ""). */
+static unsigned masters_need(const struct cp_cluster *c, char *why, size_t len)
+{
+	unsigned nm = (unsigned)c->nmasters, ne = (unsigned)c->netcd, cap = nm ? nm - 1 : 0;
+	unsigned te = cpha_quorum_tolerance(ne), stacked = 0;
+
+	*why = 0;
+	for (size_t i = 0; i < c->netcd; i++)
+		if (c->hosts[c->etcd[i]].roles & CP_ROLE_MASTER)
+			stacked++;
+	/* failing masters fail their etcd members too */
+	if (stacked > te && te < cap) {
+		cap = te;
+		snprintf(why, len, "etcd runs on the masters and they need its quorum, %u of %u",
+			cpha_quorum_majority(ne), ne);
+	}
+	if (c->manager == CP_MGR_PACEMAKER && corosync_tolerance(nm) < cap) {
+		cap = corosync_tolerance(nm);
+		snprintf(why, len, "Pacemaker stops them without the masters' quorum, %u of %u",
+			cpha_quorum_majority(nm), nm);
+	}
+	return cap;
+}
+
+/* Keep the smallest tolerance and what it comes from (the first one wins
+ * a tie: the order of the calls is the order of importance). */
+static void limit(unsigned *t, char **why, unsigned v, char *reason)
+{
+	if (!*why || v < *t) {
+		free(*why);
+		*t = v;
+		*why = reason;
+	} else {
+		free(reason);
+	}
+}
+
+/* The control plane as a whole survives f host failures when every part
+ * does: etcd, the masters' Pacemaker, the apiservers, the load balancers
+ * and the VIP, each counted on its own hosts. */
+static void control_plane(const struct cp_cluster *c, struct plan *p, unsigned t_api,
+	unsigned t_vip, const char *vip_why)
+{
+	unsigned ne = (unsigned)c->netcd, nm = (unsigned)c->nmasters;
+	unsigned nl = (unsigned)cluster_lb_count(c), t = 0;
+	char *why = NULL;
+
+	limit(&t, &why, cpha_quorum_tolerance(ne),
+		fmt("etcd quorum %u of %u", cpha_quorum_majority(ne), ne));
+	if (c->manager == CP_MGR_PACEMAKER)
+		limit(&t, &why, corosync_tolerance(nm),
+			nm == 2 ? fmt("the masters' two-node Pacemaker cluster, only if one "
+				      "fences the other first")
+				: fmt("the masters' Pacemaker quorum %u of %u",
+					  cpha_quorum_majority(nm), nm));
+	limit(&t, &why, t_api, fmt("%u kube-apiserver%s", nm, plural(nm)));
+	limit(&t, &why, nl ? nl - 1 : 0, fmt("%u load balancer%s", nl, plural(nl)));
+	limit(&t, &why, t_vip,
+		*vip_why ? fmt("the VIP: %s", vip_why)
+			 : fmt("%u host%s for the VIP", nl, plural(nl)));
+	p->tolerates = t;
+	p->tolerance = fmt("tolerates %u host failure%s (%s)", t, plural(t), why);
+	free(why);
+}
+
 int plan_build(
 	const struct cp_cluster *c, const struct plan_opts *o, struct plan *p, struct cp_diag *d)
 {
 	unsigned ne = (unsigned)c->netcd, nm = (unsigned)c->nmasters;
 	unsigned nl = (unsigned)cluster_lb_count(c);
 	size_t errs = d->nerrs;
-	char why[512];
+	unsigned t_api, t_vip;
+	char why[512], need[160], vip_why[160];
 
 	memset(p, 0, sizeof(*p));
 	plan_check_version(c, o->today, d);
@@ -316,10 +409,11 @@ int plan_build(
 			cpha_quorum_majority(ne), cpha_quorum_tolerance(ne),
 			plural(cpha_quorum_tolerance(ne))));
 
+	t_api = masters_need(c, need, sizeof(need));
 	add_role(p, fmt("kube-apiserver"), names(c, CP_ROLE_MASTER),
-		fmt("active-active behind the VIP"), nm, nm ? nm - 1 : 0,
-		fmt("%u instance%s, tolerates %u failure%s (while etcd keeps quorum)", nm,
-			plural(nm), nm ? nm - 1 : 0, plural(nm ? nm - 1 : 0)));
+		fmt("active-active behind the VIP"), nm, t_api,
+		fmt("%u instance%s, tolerates %u failure%s (%s)", nm, plural(nm), t_api,
+			plural(t_api), *need ? need : "while etcd keeps quorum"));
 	for (int k = 0; k < 2; k++) {
 		const char *role = k ? "kube-scheduler" : "kube-controller-manager";
 		const char *style;
@@ -330,10 +424,11 @@ int plan_build(
 		else
 			style = c->leader_elect ? "active-passive: Lease leader election"
 						: "ACTIVE ON EVERY MASTER (leader_elect: false)";
-		add_role(p, fmt("%s", role), names(c, CP_ROLE_MASTER), fmt("%s", style), nm,
-			nm ? nm - 1 : 0,
-			fmt("%u candidate%s, 1 active, tolerates %u failure%s", nm, plural(nm),
-				nm ? nm - 1 : 0, plural(nm ? nm - 1 : 0)));
+		/* they work through the apiservers: the same needs */
+		add_role(p, fmt("%s", role), names(c, CP_ROLE_MASTER), fmt("%s", style), nm, t_api,
+			fmt("%u candidate%s, 1 active, tolerates %u failure%s%s%s%s", nm,
+				plural(nm), t_api, plural(t_api), *need ? " (" : "", need,
+				*need ? ")" : ""));
 	}
 	if (c->manager != CP_MGR_PACEMAKER && !c->leader_elect)
 		cp_diag_err(d, c->file, c->components_pos,
@@ -347,11 +442,23 @@ int plan_build(
 		nl ? nl - 1 : 0,
 		fmt("%u instance%s, tolerates %u failure%s", nl, plural(nl), nl ? nl - 1 : 0,
 			plural(nl ? nl - 1 : 0)));
+	/* vipd holds the VIP only with the quorum of its corosync cluster
+	 * (it tracks fenced), IPaddr2 only with Pacemaker's; keepalived
+	 * needs none */
+	t_vip = nl ? nl - 1 : 0;
+	*vip_why = 0;
+	if (c->vipd != CP_VIP_KEEPALIVED && corosync_tolerance(nl) < t_vip) {
+		t_vip = corosync_tolerance(nl);
+		snprintf(vip_why, sizeof(vip_why),
+			"no VIP without the quorum of its corosync cluster, %u of %u",
+			cpha_quorum_majority(nl), nl);
+	}
 	add_role(p, fmt("VIP %s (%s, VRID %u)", c->vip_text, cluster_vip_name(c->vipd), c->vrid),
 		names(c, c->lb_on_masters ? CP_ROLE_MASTER : CP_ROLE_LB),
-		fmt("active-passive: one holder"), nl, nl ? nl - 1 : 0,
-		fmt("%u host%s, tolerates %u failure%s", nl, plural(nl), nl ? nl - 1 : 0,
-			plural(nl ? nl - 1 : 0)));
+		fmt("active-passive: one holder"), nl, t_vip,
+		fmt("%u host%s, tolerates %u failure%s%s%s%s", nl, plural(nl), t_vip, plural(t_vip),
+			*vip_why ? " (" : "", vip_why, *vip_why ? ")" : ""));
+	control_plane(c, p, t_api, t_vip, vip_why);
 	if (c->vipd != CP_VIP_PACEMAKER && c->vrid_derived)
 		add_note(p, fmt("VRID %u is derived from the cluster name '%s' (api.vrid sets it)",
 				    c->vrid, c->name));
@@ -363,6 +470,7 @@ int plan_build(
 			c->vrid);
 
 	check_corosync(c, p, d);
+	check_admission(c, d);
 	check_hosts(c, d);
 	check_vip(c, d);
 	check_fencing(c, d);
@@ -405,5 +513,6 @@ void plan_free(struct plan *p)
 	for (size_t i = 0; i < p->nnotes; i++)
 		free(p->notes[i]);
 	free(p->notes);
+	free(p->tolerance);
 	memset(p, 0, sizeof(*p));
 }

@@ -21,6 +21,11 @@ struct plan_role {
 struct plan {
 	struct plan_role *roles;
 	size_t nroles;
+	/* the control plane as a whole: the host failures every role above
+	 * survives at once, and which one limits it ("1 host failure (etcd
+	 * quorum 2 of 3)") */
+	unsigned tolerates;
+	char *tolerance;
 	char **notes; /* things worth saying that are neither errors nor warnings */
 	size_t nnotes;
 };

@@ -33,38 +33,9 @@ static void print_table(const struct cp_cluster *c, const struct plan *p)
 	printf("\n");
 	for (size_t i = 0; i < p->nroles; i++)
 		printf("%s: %s\n", p->roles[i].role, p->roles[i].tolerance);
+	printf("control plane: %s\n", p->tolerance);
 	for (size_t i = 0; i < p->nnotes; i++)
 		printf("note: %s\n", p->notes[i]);
-}
-
-/* A finding as gcc writes a warning: "FILE:LINE:COL: warning: TEXT". The
- * finding is "FILE:LINE:COL: TEXT" or "FILE: TEXT". */
-static void print_warning(const char *file, const char *w)
-{
-	size_t n = strlen(file);
-	const char *p = w;
-
-	if (!strncmp(w, file, n) && w[n] == ':') {
-		p = w + n + 1;
-		/* :LINE:COL */
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (*p == ':' && p[1] >= '0' && p[1] <= '9') {
-			p++;
-			while (*p >= '0' && *p <= '9')
-				p++;
-			if (*p == ':')
-				p++;
-		}
-		if (*p == ' ')
-			p++;
-		else
-			p = w;
-	}
-	if (p == w)
-		fprintf(stderr, "warning: %s\n", w);
-	else
-		fprintf(stderr, "%.*swarning: %s\n", (int)(p - w), w, p);
 }
 
 static int print_json(const struct cp_cluster *c, const struct plan *p, const struct cp_diag *d)
@@ -96,6 +67,9 @@ static int print_json(const struct cp_cluster *c, const struct plan *p, const st
 		json_pack("{s:s, s:s, s:s}", "load_balancer", cluster_lb_name(c->lb), "vip",
 			cluster_vip_name(c->vipd), "manager", cluster_mgr_name(c->manager)));
 	json_object_set_new(o, "roles", roles);
+	json_object_set_new(o, "control_plane",
+		json_pack("{s:I, s:s}", "tolerates", (json_int_t)p->tolerates, "tolerance",
+			p->tolerance));
 	json_object_set_new(o, "errors", errs);
 	json_object_set_new(o, "warnings", warns);
 	json_object_set_new(o, "notes", notes);
@@ -157,7 +131,7 @@ int cmd_plan(int argc, char **argv, const char *file)
 	else
 		print_table(c, &p);
 	for (size_t i = 0; i < d.nwarns; i++)
-		print_warning(c->file, d.warns[i]);
+		fprintf(stderr, "%s\n", d.warns[i]);
 	for (size_t i = 0; i < d.nerrs; i++)
 		fprintf(stderr, "%s\n", d.errs[i]);
 	rc = d.nerrs ? CPHA_EXIT_FAIL : (strict && d.nwarns) ? CPHA_EXIT_WARN : CPHA_EXIT_OK;

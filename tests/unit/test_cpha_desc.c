@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "cpha_test.h"
@@ -238,6 +240,67 @@ static void test_errors(void **state)
 		{ "cluster: {name: Lab_1}\n", ":1:17:", "lower-case letters" },
 		{ "api: {name: k, vip: 198.18.0.2/24}\n", ":1:1:", "cluster.name is required" },
 		{ "cluster: {name: lab}\nmasters: 3\n", ":2:10:", "expected a list of hosts" },
+		/* networks as ip route takes them: no host bits */
+		{ CPHA_TEST_BASE "kubernetes: {service_cidr: 10.32.0.1/16}\n",
+			":7:28:", "10.32.0.1/16 has host bits set; did you mean 10.32.0.0/16?" },
+		{ CPHA_TEST_BASE "kubernetes: {cluster_cidr: '2001:db8:1::1/64'}\n",
+			":7:28:", "host bits set; did you mean 2001:db8:1::/64?" },
+		/* kube-apiserver's limit: 20 host bits */
+		{ CPHA_TEST_BASE "kubernetes: {service_cidr: 10.0.0.0/11}\n", ":7:28:",
+			"10.0.0.0/11 is too large: kube-apiserver refuses a service range "
+			"with more than 20 host bits; give a prefix of /12 or longer" },
+		{ CPHA_TEST_BASE "kubernetes: {service_cidr: 'fd00:10:96::/107'}\n",
+			":7:28:", "host bits; give a prefix of /108 or longer" },
+		/* pods, services and hosts each on networks of their own */
+		{ CPHA_TEST_BASE
+			"kubernetes: {service_cidr: 10.32.0.0/16, cluster_cidr: 10.32.0.0/16}\n",
+			":7:56:",
+			"cluster_cidr: 10.32.0.0/16 is the same network as service_cidr "
+			"10.32.0.0/16 (line 7)" },
+		{ CPHA_TEST_BASE
+			"kubernetes: {service_cidr: 10.32.0.0/16, cluster_cidr: 10.0.0.0/8}\n",
+			":7:56:", "cluster_cidr: 10.0.0.0/8 overlaps service_cidr 10.32.0.0/16" },
+		{ CPHA_TEST_BASE "kubernetes: {cluster_cidr: 10.96.0.0/16}\n",
+			":7:28:", "10.96.0.0/16 overlaps the default service_cidr 10.96.0.0/12" },
+		{ CPHA_TEST_BASE "kubernetes: {service_cidr: 198.18.0.0/20}\n", ":7:28:",
+			"service_cidr: 198.18.0.0/20 overlaps the hosts' network "
+			"198.18.0.0/24 (api.vip 198.18.0.2/24, line 2)" },
+		{ "cluster: {name: lab}\napi: {name: k, vip: 10.244.1.2/24}\nmasters: [{name: m1, "
+		  "address: 10.244.1.11}]\n",
+			":2:21:",
+			"the hosts' network 10.244.1.0/24 overlaps the default cluster_cidr "
+			"10.244.0.0/16" },
+		{ CPHA_TEST_BASE "etcd: {hosts: [m1, m2, {name: e3, address: 10.96.0.5}]}\n",
+			":7:44:", "address 10.96.0.5 of host e3 is in the default service_cidr" },
+		{ CPHA_TEST_BASE "etcd: {hosts: [m1, m2, {name: e3, address: 10.40.0.5}]}\n"
+				 "kubernetes: {cluster_cidr: 10.40.0.0/16}\n",
+			":8:28:",
+			"cluster_cidr: 10.40.0.0/16 holds the address 10.40.0.5 of host e3 "
+			"(line 7)" },
+		/* interface names as the kernel takes them */
+		{ "cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24, interface: ' '}\n",
+			":2:47:",
+			"interface: ' ' is not an interface name: Linux refuses '/', ':' "
+			"and white space" },
+		{ "cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24, interface: ''}\n",
+			":2:47:", "cannot be empty" },
+		{ "cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24, interface: eth0:1}\n",
+			":2:47:", "'eth0:1' is not an interface name" },
+		{ "cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24, interface: "
+		  "bond0.1234567890}\n",
+			":2:47:", "at most 15 bytes" },
+		/* VRRP priorities: no tie for the address to break */
+		{ CPHA_TEST_BASE
+			"load_balancers:\n  - {name: l1, address: 198.18.0.3, priority: 100}\n"
+			"  - {name: l2, address: 198.18.0.4, priority: 100}\n",
+			":9:47:",
+			"VRRP priority 100 of l2 is also the priority of l1 (line 8): "
+			"keepalived and vipd would pick the VIP holder by the higher address" },
+		{ CPHA_TEST_BASE "load_balancers:\n  - {name: l1, address: 198.18.0.3}\n"
+				 "  - {name: l2, address: 198.18.0.4, priority: 150}\n",
+			":9:47:",
+			"VRRP priority 150 of l2 is also the priority of l1 (line 8) (a "
+			"priority left out is 150, 140" },
 	};
 	size_t failed = 0;
 	(void)state;
@@ -246,13 +309,14 @@ static void test_errors(void **state)
 		struct cp_diag d = { 0 };
 		struct cp_cluster *c = cpha_test_load(cases[i].yaml, &d, NULL);
 
-		if (c || !HAS_ERR(&d, cases[i].where, cases[i].what)) {
+		bool found = HAS_ERR(&d, cases[i].where, cases[i].what);
+
+		if (c || !found) {
 			print_message(
 				"case %zu: want '%s' '%s'\n", i, cases[i].where, cases[i].what);
 			dump(&d);
-		}
-		if (c || !HAS_ERR(&d, cases[i].where, cases[i].what))
 			failed++;
+		}
 		cluster_free(c);
 		cp_diag_free(&d);
 	}
@@ -302,6 +366,34 @@ static void test_external_etcd(void **state)
 	cp_diag_free(&d);
 }
 
+/* Priorities are VRRP's: with Pacemaker placing the VIP (IPaddr2) they
+ * mean nothing, and equal ones are no error. */
+static void test_priority_without_vrrp(void **state)
+{
+	struct cp_diag d = { 0 };
+	struct cp_cluster *c = cpha_test_load(
+		"cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24}\nmasters:\n"
+		"  - {name: m1, address: 198.18.0.11, priority: 100}\n"
+		"  - {name: m2, address: 198.18.0.12, priority: 100}\n"
+		"  - {name: m3, address: 198.18.0.13}\ncomponents: {vip: pacemaker}\n",
+		&d, NULL);
+	(void)state;
+
+	dump(&d);
+	assert_non_null(c);
+	cluster_free(c);
+	cp_diag_free(&d);
+	/* the same with vipd is refused */
+	c = cpha_test_load("cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24}\nmasters:\n"
+			   "  - {name: m1, address: 198.18.0.11, priority: 100}\n"
+			   "  - {name: m2, address: 198.18.0.12, priority: 100}\n"
+			   "  - {name: m3, address: 198.18.0.13}\n",
+		&d, NULL);
+	assert_null(c);
+	assert_true(HAS_ERR(&d, ":5:48:", "VRRP priority 100 of m2 is also the priority of m1"));
+	cp_diag_free(&d);
+}
+
 static void test_vrid_derived(void **state)
 {
 	(void)state;
@@ -316,6 +408,111 @@ static void test_vrid_derived(void **state)
 	assert_int_not_equal(cluster_derive_vrid("prod"), cluster_derive_vrid("staging"));
 }
 
+/* The "kubernetes" service IP is the network address plus one, whatever
+ * host bits the text carries (it was 10.32.0.2 for 10.32.0.1/16). */
+static void test_first_service_ip(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "10.32.0.0/16", "10.32.0.1" },
+		{ "10.32.0.1/16", "10.32.0.1" },
+		{ "10.32.7.9/16", "10.32.0.1" },
+		{ "10.96.0.0/12", "10.96.0.1" },
+		{ "10.111.255.255/12", "10.96.0.1" },
+		{ "198.18.128.0/24", "198.18.128.1" },
+		{ "fd00:10:96::/112", "fd00:10:96::1" },
+		{ "fd00:10:96::ffff/112", "fd00:10:96::1" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cp_cluster c = { .service_cidr = (char *)cases[i][0] };
+		char ip[64];
+
+		assert_int_equal(cluster_first_service_ip(&c, ip, sizeof(ip)), 0);
+		assert_string_equal(ip, cases[i][1]);
+	}
+	struct cp_cluster bad = { .service_cidr = (char *)"10.32.0.0" };
+	char ip[64];
+	assert_int_equal(cluster_first_service_ip(&bad, ip, sizeof(ip)), -EINVAL);
+}
+
+static void test_net(void **state)
+{
+	struct cp_net a, b;
+	const char *why;
+	char buf[64];
+	(void)state;
+
+	assert_int_equal(cp_net_parse("10.32.0.1/16", &a, &why), 0);
+	assert_int_equal(cp_net_host_bits(&a), 16);
+	assert_true(cp_net_mask(&a));
+	assert_string_equal(cp_net_format(&a, true, buf, sizeof(buf)), "10.32.0.0/16");
+	assert_false(cp_net_mask(&a));
+	assert_int_equal(cp_net_parse("10.40.0.0/12", &b, &why), 0);
+	assert_true(cp_net_mask(&b)); /* 40 = 0x28: the /12 is 10.32.0.0 */
+	assert_string_equal(cp_net_format(&b, true, buf, sizeof(buf)), "10.32.0.0/12");
+	assert_int_equal(cp_net_parse("10.40.0.0/13", &b, &why), 0);
+	assert_false(cp_net_mask(&b));
+	assert_false(cp_net_overlap(&a, &b));
+	assert_int_equal(cp_net_parse("10.0.0.0/8", &b, &why), 0);
+	assert_true(cp_net_overlap(&a, &b));
+	assert_true(cp_net_overlap(&b, &a));
+	assert_int_equal(cp_net_parse("10.33.0.0/16", &b, &why), 0);
+	assert_false(cp_net_overlap(&a, &b));
+	assert_int_equal(cp_net_parse("10.32.255.255", &b, &why), 0);
+	assert_int_equal(b.prefix, 32);
+	assert_true(cp_net_overlap(&a, &b));
+	assert_int_equal(cp_net_parse("2001:db8::/32", &b, &why), 0);
+	assert_false(cp_net_overlap(&a, &b)); /* families never overlap */
+	assert_int_equal(cp_net_parse("2001:db8:0:1::5/64", &a, &why), 0);
+	assert_true(cp_net_overlap(&a, &b));
+	assert_true(cp_net_mask(&a));
+	assert_string_equal(cp_net_format(&a, true, buf, sizeof(buf)), "2001:db8:0:1::/64");
+	assert_int_equal(cp_net_parse("0.0.0.0/0", &a, &why), 0);
+	assert_false(cp_net_mask(&a));
+	assert_int_equal(cp_net_parse("10.1.2.3/0", &a, &why), 0);
+	assert_true(cp_net_mask(&a));
+	assert_string_equal(cp_net_format(&a, true, buf, sizeof(buf)), "0.0.0.0/0");
+}
+
+/* Messages read like gcc's: "file:line:col: text" for an error,
+ * "file:line:col: warning: text" for a warning. */
+static void test_diag_form(void **state)
+{
+	struct cp_diag d = { 0 };
+	(void)state;
+
+	cp_diag_err(&d, "c.yaml", (struct cp_pos){ 3, 7 }, "bad %s", "value");
+	cp_diag_warn(&d, "c.yaml", (struct cp_pos){ 4, 1 }, "odd %d", 1);
+	cp_diag_warn(&d, "c.yaml", (struct cp_pos){ 0, 0 }, "a default is odd");
+	assert_int_equal(d.nerrs, 1);
+	assert_int_equal(d.nwarns, 2);
+	assert_string_equal(d.errs[0], "c.yaml:3:7: bad value");
+	assert_string_equal(d.warns[0], "c.yaml:4:1: warning: odd 1");
+	assert_string_equal(d.warns[1], "c.yaml: warning: a default is odd");
+	cp_diag_free(&d);
+}
+
+/* The kernel's dev_valid_name() rules. */
+static void test_ifname(void **state)
+{
+	static const char *const good[] = { "eth0", "bond0.100", "enp0s31f6", "...", "br-lan_1",
+		"abcdefghijklmno" };
+	static const char *const bad[] = { "", ".", "..", "abcdefghijklmnop", "eth0:1", "a/b", " ",
+		"eth 0", "eth0\t", "eth0\n" };
+	const char *why;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		assert_true(cluster_ifname_valid(good[i], &why));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why = NULL;
+		if (cluster_ifname_valid(bad[i], &why))
+			fail_msg("'%s' accepted", bad[i]);
+		assert_non_null(why);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,9 +521,14 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_lbs_left_out),
 		cmocka_unit_test(test_external_etcd),
+		cmocka_unit_test(test_priority_without_vrrp),
 		cmocka_unit_test(test_vrid_derived),
 		cmocka_unit_test(test_versions),
 		cmocka_unit_test(test_k8s_parse),
+		cmocka_unit_test(test_first_service_ip),
+		cmocka_unit_test(test_net),
+		cmocka_unit_test(test_ifname),
+		cmocka_unit_test(test_diag_form),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,11 +65,17 @@ static void test_sample_is_clean(void **state)
 	show(&r);
 	assert_int_equal(r.rc, 0);
 	assert_int_equal(r.d.nerrs, 0);
-	assert_int_equal(r.d.nwarns, 0);
+	/* its admission list leaves NodeRestriction out: the one warning */
+	assert_int_equal(r.d.nwarns, 1);
+	assert_true(HAS_WARN(&r.d, "cluster.yaml:20:14: warning: kubernetes.admission leaves out "
+				   "NodeRestriction"));
 	assert_string_equal(
 		role(&r, "etcd")->tolerance, "3 members, quorum 2, tolerates 1 failure");
 	assert_string_equal(role(&r, "etcd")->hosts, "kubem00 kubem01 kubem02");
-	assert_int_equal(role(&r, "kube-apiserver")->tolerates, 2);
+	/* stacked etcd: two masters down is etcd without quorum */
+	assert_int_equal(role(&r, "kube-apiserver")->tolerates, 1);
+	assert_int_equal(r.p.tolerates, 1);
+	assert_string_equal(r.p.tolerance, "tolerates 1 host failure (etcd quorum 2 of 3)");
 	assert_string_equal(role(&r, "load balancer (lbd)")->hosts, "lb00 lb01");
 	assert_int_equal(role(&r, "corosync (masters)")->tolerates, 1);
 	assert_int_equal(role(&r, "corosync (load balancers)")->members, 2);
@@ -173,8 +179,8 @@ static void test_warnings(void **state)
 	/* the base: LB on the masters, no fence devices, no zones */
 	plan_of(&r, CPHA_TEST_BASE, false);
 	assert_int_equal(r.rc, 0);
-	assert_true(HAS_WARN(
-		&r.d, ":4:5:", "host m1 has no fence device", "Pacemaker", "there is no watchdog"));
+	assert_true(HAS_WARN(&r.d, ":4:5: warning: host m1 has no fence device", "Pacemaker",
+		"there is no watchdog"));
 	assert_false(HAS_WARN(&r.d, "single load-balancer"));
 	assert_true(cpha_test_has(
 		r.p.notes, r.p.nnotes, (const char *const[]){ "no master names a zone", NULL }));
@@ -327,8 +333,9 @@ static void test_version_eol(void **state)
 	plan_check_version(c, "2026-11-28", &d);
 	assert_int_equal(d.nwarns, 1);
 	assert_int_equal(d.nerrs, 0);
-	assert_non_null(strstr(d.warns[0], ":7:23: kubernetes.version: Kubernetes 1.34 reached "
-					   "its end of life on 2026-10-27"));
+	assert_non_null(
+		strstr(d.warns[0], ":7:23: warning: kubernetes.version: Kubernetes 1.34 reached "
+				   "its end of life on 2026-10-27"));
 	assert_non_null(strstr(d.warns[0], "cpha knows 1.33, 1.34, 1.35, 1.36, 1.37"));
 	cp_diag_free(&d);
 
@@ -375,7 +382,8 @@ static void test_etcd_image(void **state)
 		{ "components: {manager: static-pods}\netcd: {version: '3.6'}\n", NULL },
 		{ "components: {manager: static-pods}\n"
 		  "kubernetes: {etcd_image: 'r.example/etcd:3.5.24-0'}\n",
-			":8:26: kubernetes.etcd_image: r.example/etcd:3.5.24-0 runs etcd 3.5, but "
+			":8:26: warning: kubernetes.etcd_image: r.example/etcd:3.5.24-0 runs etcd "
+			"3.5, but "
 			"etcd.version is 3.4" },
 		{ "components: {manager: static-pods}\n"
 		  "kubernetes: {etcd_image: 'r.example/etcd:v3.6.1'}\netcd: {version: '3.6'}\n",
@@ -413,6 +421,100 @@ static void test_etcd_image(void **state)
 	}
 }
 
+/* A role tolerates what the roles it needs tolerate; the control plane as
+ * a whole what its weakest part does. */
+static void test_tolerance(void **state)
+{
+	struct run r;
+	(void)state;
+
+	/* three masters, stacked etcd, Pacemaker, the VIP on the masters */
+	plan_of(&r, CPHA_TEST_BASE, false);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(role(&r, "kube-apiserver")->tolerates, 1);
+	assert_string_equal(role(&r, "kube-apiserver")->tolerance,
+		"3 instances, tolerates 1 failure (etcd runs on the masters and they need its "
+		"quorum, 2 of 3)");
+	assert_int_equal(role(&r, "kube-scheduler")->tolerates, 1);
+	assert_int_equal(role(&r, "kube-controller-manager")->tolerates, 1);
+	/* vipd holds the VIP only with its corosync cluster's quorum */
+	assert_int_equal(role(&r, "VIP")->tolerates, 1);
+	assert_true(strstr(role(&r, "VIP")->tolerance,
+		"no VIP without the quorum of its corosync cluster, 2 of 3"));
+	assert_int_equal(role(&r, "load balancer")->tolerates, 2);
+	assert_int_equal(r.p.tolerates, 1);
+	assert_string_equal(r.p.tolerance, "tolerates 1 host failure (etcd quorum 2 of 3)");
+	done(&r);
+
+	/* external etcd, systemd, keepalived: the apiservers need only one of
+	 * them, the control plane still etcd's quorum */
+	plan_of(&r,
+		CPHA_TEST_BASE "etcd:\n  hosts:\n    - {name: e1, address: 198.18.0.21}\n"
+			       "    - {name: e2, address: 198.18.0.22}\n"
+			       "    - {name: e3, address: 198.18.0.23}\n"
+			       "components: {manager: systemd, vip: keepalived}\n",
+		false);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(role(&r, "kube-apiserver")->tolerates, 2);
+	assert_string_equal(role(&r, "kube-apiserver")->tolerance,
+		"3 instances, tolerates 2 failures (while etcd keeps quorum)");
+	assert_int_equal(role(&r, "VIP")->tolerates, 2);
+	assert_string_equal(r.p.tolerance, "tolerates 1 host failure (etcd quorum 2 of 3)");
+	done(&r);
+
+	/* five masters, one etcd member on them: Pacemaker's quorum limits */
+	plan_of(&r,
+		CPHA_TEST_BASE "  - {name: m4, address: 198.18.0.14}\n"
+			       "  - {name: m5, address: 198.18.0.15}\n"
+			       "etcd: {hosts: [m1, {name: e2, address: 198.18.0.22}, {name: e3, "
+			       "address: 198.18.0.23}]}\n",
+		false);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(role(&r, "kube-apiserver")->tolerates, 2);
+	assert_true(strstr(role(&r, "kube-apiserver")->tolerance,
+		"Pacemaker stops them without the masters' quorum, 3 of 5"));
+	assert_int_equal(r.p.tolerates, 1);
+	done(&r);
+
+	/* five stacked masters and a single LB host: the load balancer is the
+	 * weakest part */
+	plan_of(&r,
+		CPHA_TEST_BASE "  - {name: m4, address: 198.18.0.14}\n"
+			       "  - {name: m5, address: 198.18.0.15}\n"
+			       "load_balancers: [{name: l1, address: 198.18.0.3}]\n",
+		false);
+	assert_int_equal(role(&r, "kube-apiserver")->tolerates, 2);
+	assert_int_equal(r.p.tolerates, 0);
+	assert_string_equal(r.p.tolerance, "tolerates 0 host failures (1 load balancer)");
+	done(&r);
+}
+
+/* NodeRestriction left out of an admission list that is given. */
+static void test_admission(void **state)
+{
+	struct run r;
+	(void)state;
+
+	plan_of(&r, CPHA_TEST_BASE "kubernetes: {admission: [ServiceAccount, LimitRanger]}\n",
+		false);
+	assert_int_equal(r.rc, 0);
+	assert_true(HAS_WARN(&r.d,
+		":7:25: warning: kubernetes.admission leaves out NodeRestriction: a node's "
+		"credentials can then modify other nodes' objects"));
+	done(&r);
+
+	plan_of(&r, CPHA_TEST_BASE "kubernetes: {admission: [ServiceAccount, NodeRestriction]}\n",
+		false);
+	assert_false(HAS_WARN(&r.d, "NodeRestriction"));
+	done(&r);
+
+	/* the default list has it */
+	plan_of(&r, CPHA_TEST_BASE, false);
+	assert_string_equal(r.c->admission[0], "NodeRestriction");
+	assert_false(HAS_WARN(&r.d, "NodeRestriction"));
+	done(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -426,6 +528,8 @@ int main(void)
 		cmocka_unit_test(test_leader_elect),
 		cmocka_unit_test(test_version_eol),
 		cmocka_unit_test(test_etcd_image),
+		cmocka_unit_test(test_tolerance),
+		cmocka_unit_test(test_admission),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,17 +7,16 @@ own: the BMC password files (a real site has its own) and dc-deadtime 5s
 in the seeded CIB (Pacemaker's 20 s default would only slow start-up).
 """
 
-import glob
 import grp
 import os
 import pwd
 import shlex
 import shutil
 import subprocess
-import time
 
 from . import lab as labmod
-from .hosts import LabError, run, wait_until
+from . import guide, units
+from .hosts import LabError
 
 # docs/runbook.md, "install the PKI"
 PKI_PLACES = [
@@ -140,6 +139,36 @@ def make_files(lab, progs, stack):
     return desc, out
 
 
+def follow_guide(lab, progs, stack, progress):
+    """docs/deploy.md on the lab's hosts (guide.py): plan, pki and render
+    on the admin workstation (this machine), then each host's steps. The
+    peer stack's LB hosts stop where HAProxy and keepalived take over
+    (start_lb). Returns (description, render directory)."""
+    stage = lab.path("stage")
+    os.makedirs(stage, exist_ok=True)
+    text = labmod.description(stack, lab.info.get("source"))
+    desc = lab.path("cluster-%s.yaml" % stack)
+    for p in (desc, os.path.join(stage, "cluster.yaml")):
+        with open(p, "w") as f:
+            f.write(text)
+    if not os.path.lexists(lab.path("pki")):
+        os.symlink(os.path.join("stage", "pki"), lab.path("pki"))
+    env = dict(os.environ)
+    env["PATH"] = ":".join([os.path.dirname(progs.cpha)] + [
+        os.path.join(progs.build, d) for d in ("lbd", "vipd", "fenced") if progs.build]
+        + [env.get("PATH", "")])
+    api = ((lab.info.get("source") or {}).get("api") or {}).get("name", "kubernetes")
+    bmcs = " ".join(h.name for h in lab.by_role("master") + lab.by_role("lb"))
+    variables = {"STAGE": stage, "VIP": labmod.VIP, "API_NAME": api, "BMC_HOSTS": bmcs,
+                 "BMC_PASSWORD": labmod.BMC_PASSWORD}
+    follower = guide.Follower(lab, stage, variables, env, unit_dirs(), UNIT_ENV, progress)
+    follower.follow(skip=() if stack == "cpha" else ("lbs", "client"))
+    # the lab's own: a controller elected in 5 s after its many reboots
+    # (Pacemaker's default dc-deadtime is 20 s)
+    lab.by_role("master")[0].run(["pcs", "property", "set", "dc-deadtime=5s"], timeout=120)
+    return desc, os.path.join(stage, "out")
+
+
 def preempting(text):
     """keepalived.conf as cpha render makes it, changed to preempt as
     kubeadm's HA guide does: no nopreempt, and the check lowering the
@@ -175,29 +204,23 @@ def install_tree(host, src):
             host.write(inside, data, mode=os.stat(p).st_mode & 0o777)
 
 
-def hosts_file(lab):
-    lines = ["127.0.0.1 localhost", "%s kubernetes" % labmod.VIP]
+def hosts_file(lab, api=True):
+    """The names of the lab's hosts (what their DNS would say); with api,
+    also api.name at the VIP (docs/deploy.md's step, which `cpha lab up`
+    runs itself)."""
+    lines = ["127.0.0.1 localhost"]
+    if api:
+        lines.append("%s kubernetes" % labmod.VIP)
     lines += ["%s %s" % (h.v4, h.name) for h in lab.hosts.values()]
     return "\n".join(lines) + "\n"
 
 
-def install_host(lab, host, desc, out, stack, seed_cib=True):
-    """Everything a master or LB host needs on its disk, as an operator
-    following docs/runbook.md would put it."""
-    pki = lab.path("pki")
-    host.write("/etc/hosts", hosts_file(lab))
-    with open(desc) as f:
-        host.write("/etc/cpha/cluster.yaml", f.read())
-    for h in lab.hosts.values():
-        if h.role in ("master", "lb"):
-            host.write("/etc/cpha/secrets/ipmi-" + h.name, labmod.BMC_PASSWORD + "\n", 0o600)
-    hostdir = os.path.join(out, host.name)
-    for d in ("/etc/lbd", "/etc/vipd", "/etc/haproxy", "/etc/keepalived"):
-        if os.path.isdir(host.path(d)) and not os.path.exists(hostdir + d):
-            shutil.rmtree(host.path(d), ignore_errors=True)  # the other stack's files
-    install_tree(host, hostdir)
-    with open(os.path.join(pki, "corosync-authkey"), "rb") as f:
-        host.write("/etc/corosync/authkey", f.read(), 0o400)
+def prepare_host(lab, host, api=True):
+    """What a freshly installed host has before docs/deploy.md begins: its
+    name service, and the directories the corosync and Pacemaker packages
+    make (the lab lays the machine's programs over the host, not the
+    packages' files)."""
+    host.write("/etc/hosts", hosts_file(lab, api))
     hc = hacluster()
     for d in ("/var/lib/corosync", "/var/log/cpha"):
         os.makedirs(host.path(d), exist_ok=True)
@@ -210,6 +233,25 @@ def install_host(lab, host, desc, out, stack, seed_cib=True):
     os.makedirs(p, exist_ok=True)
     os.chmod(p, 0o770)
     os.chown(p, *hc)
+
+
+def install_host(lab, host, desc, out, stack):
+    """Everything a master or LB host needs on its disk, as an operator
+    following docs/runbook.md would put it."""
+    pki = lab.path("pki")
+    prepare_host(lab, host)
+    with open(desc) as f:
+        host.write("/etc/cpha/cluster.yaml", f.read())
+    for h in lab.hosts.values():
+        if h.role in ("master", "lb"):
+            host.write("/etc/cpha/secrets/ipmi-" + h.name, labmod.BMC_PASSWORD + "\n", 0o600)
+    hostdir = os.path.join(out, host.name)
+    for d in ("/etc/lbd", "/etc/vipd", "/etc/haproxy", "/etc/keepalived"):
+        if os.path.isdir(host.path(d)) and not os.path.exists(hostdir + d):
+            shutil.rmtree(host.path(d), ignore_errors=True)  # the other stack's files
+    install_tree(host, hostdir)
+    with open(os.path.join(pki, "corosync-authkey"), "rb") as f:
+        host.write("/etc/corosync/authkey", f.read(), 0o400)
     if host.role != "master":
         return
     for d, names in PKI_PLACES:
@@ -218,15 +260,6 @@ def install_host(lab, host, desc, out, stack, seed_cib=True):
                 host.write(os.path.join(d, n), f.read(), 0o600 if "key" in n else 0o644)
     os.makedirs(host.path("/var/lib/etcd"), exist_ok=True)
     os.chmod(host.path("/var/lib/etcd"), 0o700)
-    cib = host.path("/var/lib/pacemaker/cib/cib.xml")
-    if seed_cib and not os.path.exists(cib):
-        with open(os.path.join(out, "cluster", "cib.xml")) as f:
-            text = f.read()
-        text = text.replace(
-            '<cluster_property_set id="cib-bootstrap-options">',
-            '<cluster_property_set id="cib-bootstrap-options">\n        <nvpair '
-            'id="cib-bootstrap-options-dc-deadtime" name="dc-deadtime" value="5s"/>', 1)
-        host.write("/var/lib/pacemaker/cib/cib.xml", text, 0o600, hc)
 
 
 # -- BMCs ----------------------------------------------------------------------------
@@ -320,14 +353,28 @@ def bmc_events(lab, name, since=0.0):
 
 
 # -- services ------------------------------------------------------------------------
+# What the lab adds to a unit's environment: Pacemaker logs to the host's
+# own /var/log only (the machine's syslog is not the host's).
+UNIT_ENV = {"pacemaker": {"PCMK_logfacility": "none", "PCMK_stderr": "no"}}
+
+
+def unit_dirs():
+    """The units of this build (etc/systemd in the source tree), looked up
+    after the host's own (an installed package's)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    d = os.path.realpath(os.path.join(here, "..", "..", "etc", "systemd"))
+    return [d] if os.path.isdir(d) else []
+
+
+def start_units(host, names, progress=None):
+    """`systemctl start NAMES` on host, through the units (units.py)."""
+    return units.start(host, names, unit_dirs(), UNIT_ENV, progress)
+
+
 def start_master(host):
-    host.start("corosync", ["corosync", "-f"])
-    host.start("pacemakerd", ["pacemakerd"], env={"PCMK_logfacility": "none",
-                                                  "PCMK_stderr": "no"})
-    if os.path.exists(host.path("/etc/fenced/fenced.conf")):
-        # fenced beside Pacemaker (fence_via pacemaker), as render makes it
-        wait_corosync(host)
-        host.start("fenced", ["fenced", "-f", "/etc/fenced/fenced.conf"])
+    """What a master's init starts: corosync, Pacemaker, and fenced where
+    render wrote its configuration (fence_via pacemaker)."""
+    start_units(host, ["corosync", "pacemaker", "fenced"])
 
 
 def lb_stack(host):
@@ -338,8 +385,7 @@ def lb_stack(host):
 
 def start_lb_daemons(host):
     if lb_stack(host) == "cpha":
-        host.start("lbd", ["lbd", "-f", "/etc/lbd/lbd.cfg"])
-        host.start("vipd", ["vipd", "-f", "/etc/vipd/vipd.conf"])
+        start_units(host, ["lbd", "vipd"])
     else:
         host.start("haproxy", ["haproxy", "-W", "-db", "-f", "/etc/haproxy/haproxy.cfg"])
         # TMPDIR: where keepalived writes its state dumps (keepalived.json on
@@ -354,17 +400,8 @@ def stop_lb_daemons(host):
         host.stop(n)
 
 
-def wait_corosync(host, timeout=30):
-    """corosync answers on its IPC (systemd's After=corosync.service)."""
-    wait_until(lambda: host.run(["corosync-cmapctl", "-g", "totem.cluster_name"], check=False,
-                                timeout=10).returncode == 0, timeout, 0.2,
-               "corosync on " + host.name)
-
-
 def start_lb_cluster(host):
-    host.start("corosync", ["corosync", "-f"])
-    wait_corosync(host)
-    host.start("fenced", ["fenced", "-f", "/etc/fenced/fenced.conf"])
+    start_units(host, ["corosync", "fenced"])
 
 
 def stop_lb_cluster(host):

@@ -472,7 +472,7 @@ def master_rebuild(ctx):
     out = lab.path("rebuild-" + victim.name)
     shutil.rmtree(out, ignore_errors=True)
     build.cpha(progs, ["-f", desc, "render", "--host", victim.name, "--out", out])
-    build.install_host(lab, victim, desc, out, ctx.stack, seed_cib=False)
+    build.install_host(lab, victim, desc, out, ctx.stack)
     ctx.mark("runbook 2-3: cpha render --host %s, files and certificates in place" % victim.name)
     build.start_master(victim)
     ctx.mark("runbook 5: corosync and Pacemaker started")

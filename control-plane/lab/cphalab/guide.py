@@ -1,0 +1,174 @@
+"""docs/deploy.md, followed by the lab.
+
+The guide's shell blocks that the lab runs say where in their info string:
+
+    ```sh lab=WHERE
+
+WHERE is one of WHERES. The lab runs them in the order of the guide, each
+on every host it names (in the order of the description), with the
+variables the guide defines at its start in the environment. Every line
+of a block runs with `sh -eu`, except `systemctl` lines, which the lab
+carries out itself from the unit files (units.py): a lab host has no
+systemd of its own. A block that fails stops `cpha lab up` with the
+guide's file and line: if the guide breaks, the lab breaks.
+
+parse() and segments() are pure (tests/lab/test_cphalab.py).
+"""
+
+import os
+import re
+import subprocess
+
+from . import units
+from .hosts import LabError
+
+WHERES = ("admin", "hosts", "masters", "lbs", "first-master", "client")
+FENCE = re.compile(r"^(\s*)(`{3,})\s*(\S*)(.*)$")
+
+
+class Block:
+    def __init__(self, where, text, line):
+        self.where, self.text, self.line = where, text, line
+
+    def __repr__(self):
+        return "Block(%r, line %d)" % (self.where, self.line)
+
+
+def parse(text, path="docs/deploy.md"):
+    """The blocks marked lab=WHERE, in order; an unknown WHERE or an
+    unclosed block is an error naming the line."""
+    out = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        start, fence, lang, rest = i + 1, m.group(2), m.group(3), m.group(4).split()
+        body = []
+        i += 1
+        while i < len(lines) and not lines[i].strip().startswith(fence):
+            body.append(lines[i])
+            i += 1
+        if i >= len(lines):
+            raise LabError("%s:%d: code block never closed" % (path, start))
+        i += 1
+        where = [w[4:] for w in rest if w.startswith("lab=")]
+        if not where:
+            continue
+        if lang != "sh" or where[0] not in WHERES:
+            raise LabError("%s:%d: a lab block is ```sh lab=WHERE, WHERE one of %s" % (
+                path, start, ", ".join(WHERES)))
+        out.append(Block(where[0], "\n".join(body) + "\n", start + 1))
+    return out
+
+
+def segments(text):
+    """[("sh", text) | ("systemctl", verb, [units])] of a block, lines
+    joined at a trailing backslash, consecutive shell lines kept together
+    (each segment runs in a shell of its own)."""
+    logical = []
+    pending = ""
+    for raw in text.splitlines():
+        line = pending + raw
+        if line.rstrip().endswith("\\"):
+            pending = line.rstrip()[:-1] + " "
+            continue
+        pending = ""
+        logical.append(line)
+    out = []
+    for line in logical:
+        code = line.split("#", 1)[0].strip() if line.lstrip().startswith("systemctl") else ""
+        sc = units.systemctl_line(code) if code else None
+        if sc:
+            out.append(("systemctl",) + sc)
+        elif out and out[-1][0] == "sh":
+            out[-1] = ("sh", out[-1][1] + line + "\n")
+        elif line.strip():
+            out.append(("sh", line + "\n"))
+    return out
+
+
+def find():
+    """docs/deploy.md of the source tree, or the packaged copy (which
+    dh_compress may have gzipped)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for p in (os.path.join(here, "..", "..", "docs", "deploy.md"),
+              "/usr/share/doc/cpha/deploy.md", "/usr/share/doc/cpha/deploy.md.gz"):
+        if os.path.exists(p):
+            return os.path.realpath(p)
+    raise LabError("docs/deploy.md not found (the lab follows it)")
+
+
+def read(path):
+    if path.endswith(".gz"):
+        import gzip
+        with gzip.open(path, "rt") as f:
+            return f.read()
+    with open(path) as f:
+        return f.read()
+
+
+class Follower:
+    """Runs the guide's blocks. hosts_of(where) -> [Host]; admin_env: the
+    environment of admin blocks (PATH with this build's cpha)."""
+
+    def __init__(self, lab, stage, variables, admin_env, unit_dirs, unit_env, progress):
+        self.lab, self.stage, self.vars = lab, stage, variables
+        self.admin_env, self.unit_dirs, self.unit_env = admin_env, unit_dirs, unit_env
+        self.progress = progress
+        self.path = find()
+
+    def hosts_of(self, where):
+        lab = self.lab
+        masters, lbs = lab.by_role("master"), lab.by_role("lb")
+        return {"hosts": masters + lbs, "masters": masters, "lbs": lbs,
+                "first-master": masters[:1], "client": [lab.host("client")]}[where]
+
+    def follow(self, only_hosts=None, skip=()):
+        blocks = parse(read(self.path), self.path)
+        for b in blocks:
+            if b.where in skip:
+                continue
+            if b.where == "admin":
+                self.admin(b)
+                continue
+            for h in self.hosts_of(b.where):
+                if only_hosts is None or h.name in only_hosts:
+                    self.on_host(b, h)
+
+    def fail(self, b, where, what):
+        raise LabError("docs/deploy.md:%d (%s): %s" % (b.line, where, what))
+
+    def admin(self, b):
+        env = dict(self.admin_env)
+        env.update(self.vars)
+        for seg in segments(b.text):
+            if seg[0] != "sh":
+                self.fail(b, "admin", "systemctl on the admin workstation")
+            r = subprocess.run(["sh", "-euc", seg[1]], cwd=self.stage, env=env,
+                               capture_output=True, text=True, timeout=600)
+            if r.returncode:
+                self.fail(b, "admin", "exit %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
+        self.progress("deploy.md:%d done on the admin workstation" % b.line)
+
+    def on_host(self, b, h):
+        env = dict(self.vars)
+        env["HOST"] = h.name
+        for seg in segments(b.text):
+            if seg[0] == "sh":
+                r = h.run(["sh", "-euc", seg[1]], check=False, timeout=600, env=env)
+                if r.returncode:
+                    self.fail(b, h.name, "exit %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
+                continue
+            verb, names = seg[1], seg[2]
+            if verb == "start":
+                units.start(h, names, self.unit_dirs, self.unit_env, self.progress)
+            elif verb == "stop":
+                for n in reversed(names):
+                    u = units.load(h, n, self.unit_dirs)
+                    argv, _ = units.command(u.get("Service", "ExecStart")[0], {})
+                    h.stop(os.path.basename(argv[0]))
+            # enable/disable/status/daemon-reload: nothing to do in the lab
+        self.progress("deploy.md:%d done on %s" % (b.line, h.name))

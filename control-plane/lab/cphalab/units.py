@@ -1,0 +1,310 @@
+"""Services started the way their systemd units say, inside a lab host.
+
+A lab host is a network namespace with its own mounts, not a machine with
+its own systemd, so the lab does what systemd would do with a unit's
+[Service] lines: EnvironmentFile= and Environment=, ConditionFileNotEmpty=,
+every ExecStartPre= in turn, then ExecStart= as the service, and for
+Type=notify it waits for READY=1 on a NOTIFY_SOCKET of its own. Units named
+together start in the order of their After= lines, as `systemctl start`
+orders a transaction.
+
+Not carried out (systemd's own machinery, not the program's): the
+sandboxing lines (DynamicUser=, ProtectSystem=, PrivateTmp=,
+CapabilityBoundingSet=, ...), Restart= and WatchdogSec=. The programs run
+as root with the host's mounts; docs/lab.md says so.
+
+The parsing and ordering are pure (unit-tested in tests/lab); start() is
+the I/O around them.
+"""
+
+import os
+import re
+import shlex
+import socket
+import time
+
+from .hosts import LabError
+
+# Where systemd looks for a unit, most local first. The lab adds the
+# units of its own build (etc/systemd in the source tree) last: an
+# installed package puts them in /lib/systemd/system.
+UNIT_DIRS = ["/etc/systemd/system", "/lib/systemd/system", "/usr/lib/systemd/system"]
+
+
+class Unit:
+    """The lines of a unit file that the lab acts on."""
+
+    def __init__(self, name, text):
+        self.name = name
+        self.sections = parse(text)
+
+    def get(self, section, key):
+        """Every value of key in section, in order; an empty value resets
+        the list, as systemd does for list settings."""
+        out = []
+        for k, v in self.sections.get(section, []):
+            if k == key:
+                if v == "":
+                    out = []
+                else:
+                    out.append(v)
+        return out
+
+    def last(self, section, key, default=None):
+        v = self.get(section, key)
+        return v[-1] if v else default
+
+    def after(self):
+        return [w for v in self.get("Unit", "After") for w in v.split()]
+
+    def service_type(self):
+        return self.last("Service", "Type", "simple")
+
+
+def parse(text):
+    """{section: [(key, value)]} of a unit file: comments (# ;) dropped,
+    backslash continuations joined."""
+    sections = {}
+    cur = None
+    pending = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if pending:
+            line = pending + " " + line
+            pending = ""
+        if line.endswith("\\"):
+            pending = line[:-1].rstrip()
+            continue
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            cur = sections.setdefault(line[1:-1], [])
+            continue
+        if cur is None or "=" not in line:
+            continue
+        k, v = line.split("=", 1)
+        cur.append((k.strip(), v.strip()))
+    return sections
+
+
+def env_assignments(value):
+    """KEY=VALUE words of an Environment= line (quotes as systemd reads them)."""
+    out = {}
+    for w in shlex.split(value):
+        if "=" in w:
+            k, v = w.split("=", 1)
+            out[k] = v
+    return out
+
+
+def env_file(text):
+    """KEY=VALUE lines of an EnvironmentFile= (comments and blanks skipped,
+    one level of quotes removed)."""
+    out = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line[0] in "#;" or "=" not in line:
+            continue
+        k, v = line.split("=", 1)
+        k, v = k.strip(), v.strip()
+        if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+            v = v[1:-1]
+        out[k] = v
+    return out
+
+
+def command(value, env):
+    """(argv, ignore_failure) of an Exec*= line: leading prefixes "-"
+    (failure ignored), "@", "+", "!", ":" (privilege and argv[0] games the
+    lab does not play) removed; "${VAR}" replaced within a word, a "$VAR"
+    word split into words (systemd.service(5), "Command lines")."""
+    ignore = False
+    while value and value[0] in "-@+!:":
+        ignore = ignore or value[0] == "-"
+        value = value[1:]
+    argv = []
+    for w in shlex.split(value):
+        m = re.fullmatch(r"\$([A-Za-z_][A-Za-z0-9_]*)", w)
+        if m:
+            argv += env.get(m.group(1), "").split()
+            continue
+        argv.append(re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}",
+                           lambda m: env.get(m.group(1), ""), w))
+    return argv, ignore
+
+
+def order(units):
+    """The units (a dict name -> Unit) in an order that respects every
+    After= among them; otherwise their given order. A cycle is an error,
+    as systemd refuses such a transaction."""
+    names = list(units)
+    done, out, busy = set(), [], set()
+
+    def visit(n, path):
+        if n in done:
+            return
+        if n in busy:
+            raise LabError("units ordered in a cycle: %s" % " -> ".join(path + [n]))
+        busy.add(n)
+        for a in units[n].after():
+            a = a[:-8] if a.endswith(".service") else a
+            if a in units:
+                visit(a, path + [n])
+        busy.discard(n)
+        done.add(n)
+        out.append(n)
+
+    for n in names:
+        visit(n, [])
+    return out
+
+
+def systemctl_line(line):
+    """(verb, [unit names]) of a `systemctl` line the lab carries out, or
+    None for any other line. `enable --now` is start (nothing boots the
+    lab's hosts but the lab, which starts what is enabled: see boot())."""
+    w = shlex.split(line)
+    if not w or w[0] != "systemctl":
+        return None
+    args = [x for x in w[1:] if not x.startswith("-")]
+    flags = [x for x in w[1:] if x.startswith("-")]
+    if not args:
+        return None
+    verb, names = args[0], [n[:-8] if n.endswith(".service") else n for n in args[1:]]
+    if verb == "enable" and "--now" in flags:
+        verb = "start"
+    if verb not in ("start", "stop", "restart", "enable", "disable", "is-active", "status",
+                    "daemon-reload"):
+        raise LabError("systemctl %s: not a verb the lab carries out" % verb)
+    return verb, names
+
+
+# -- I/O ---------------------------------------------------------------------------
+def find(host, name, extra_dirs=()):
+    """The unit file of name as the host sees it, or None."""
+    for d in UNIT_DIRS:
+        p = host.path(os.path.join(d, name + ".service"))
+        if os.path.exists(p):
+            return p
+    for d in extra_dirs:
+        p = os.path.join(d, name + ".service")
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def load(host, name, extra_dirs=()):
+    p = find(host, name, extra_dirs)
+    if not p:
+        raise LabError("%s: unit %s.service not found (%s)" % (
+            host.name, name, ", ".join(UNIT_DIRS + list(extra_dirs))))
+    with open(p) as f:
+        return Unit(name, f.read())
+
+
+def environment(host, unit):
+    env = {}
+    for v in unit.get("Service", "EnvironmentFile"):
+        optional = v.startswith("-")
+        p = v.lstrip("-")
+        try:
+            with open(host.path(p)) as f:
+                env.update(env_file(f.read()))
+        except OSError:
+            if not optional:
+                raise LabError("%s: %s.service: EnvironmentFile=%s: cannot read" % (
+                    host.name, unit.name, p))
+    for v in unit.get("Service", "Environment"):
+        env.update(env_assignments(v))
+    return env
+
+
+def condition_met(host, unit):
+    for p in unit.get("Unit", "ConditionFileNotEmpty"):
+        try:
+            if os.path.getsize(host.path(p)) == 0:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def start(host, names, extra_dirs=(), extra_env=None, progress=None, timeout=60):
+    """`systemctl start NAMES` on host: each unit in After= order,
+    ExecStartPre= lines run to completion, ExecStart= started as the
+    host's service named after its program; Type=notify waits for
+    READY=1. Returns the names started (a unit whose condition fails is
+    skipped, as systemd skips it)."""
+    units = {n: load(host, n, extra_dirs) for n in names}
+    started = []
+    for n in order(units):
+        u = units[n]
+        if not condition_met(host, u):
+            if progress:
+                progress("%s: %s.service skipped: a Condition is not met" % (host.name, n))
+            continue
+        env = environment(host, u)
+        env.update((extra_env or {}).get(n, {}))
+        starts = u.get("Service", "ExecStart")
+        if len(starts) != 1:
+            raise LabError("%s: %s.service: %d ExecStart= lines" % (host.name, n, len(starts)))
+        argv, _ = command(starts[0], env)
+        svc = os.path.basename(argv[0])
+        if host.service_pid(svc):
+            continue  # active already: start does nothing
+        for line in u.get("Service", "ExecStartPre"):
+            pre, ignore = command(line, env)
+            pre[0] = local(host, pre[0])
+            r = host.run(pre, check=False, timeout=timeout, env=env)
+            if r.returncode != 0 and not ignore:
+                raise LabError("%s: %s.service: ExecStartPre=%s: exit %d\n%s%s" % (
+                    host.name, n, " ".join(pre), r.returncode, r.stdout, r.stderr))
+        argv[0] = local(host, argv[0])
+        notify = u.service_type() == "notify"
+        sock = path = None
+        if notify:
+            path = host.lab.path("notify-%s-%s" % (host.name, n))
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            sock.bind(path)
+            env["NOTIFY_SOCKET"] = path
+        try:
+            pid = host.start(svc, argv, env=env)
+            if notify:
+                wait_ready(host, n, sock, pid, timeout)
+        finally:
+            if sock:
+                sock.close()
+                os.unlink(path)
+        started.append(n)
+    return started
+
+
+def local(host, prog):
+    """The lab installs its programs in the hosts' /usr/bin overlay, not
+    where a package puts them (/usr/sbin): a path the host lacks is
+    looked up by name on the host's PATH."""
+    if "/" not in prog or os.path.exists(host.path(prog)):
+        return prog
+    return os.path.basename(prog)
+
+
+def wait_ready(host, name, sock, pid, timeout):
+    from .hosts import pid_alive
+    end = time.time() + timeout
+    sock.settimeout(0.2)
+    while time.time() < end:
+        try:
+            msg = sock.recv(4096).decode(errors="replace")
+        except socket.timeout:
+            if not pid_alive(pid):
+                raise LabError("%s: %s.service: its process exited before READY=1" % (
+                    host.name, name))
+            continue
+        if "READY=1" in msg.split("\n"):
+            return
+    raise LabError("%s: %s.service: no READY=1 within %ds (Type=notify)" % (
+        host.name, name, timeout))

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Unit tests of how the lab follows docs/deploy.md (no root, no
+namespaces): the guide's lab blocks, their segments, and the systemd unit
+lines the lab carries out in place of systemd (cphalab/guide.py,
+cphalab/units.py). Also checks the guide itself: every lab block is
+well formed and every unit it starts exists with one ExecStart=."""
+
+import os
+import sys
+import unittest
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.join(TOP, "control-plane", "lab"))
+
+from cphalab import guide, units  # noqa: E402
+from cphalab.hosts import LabError  # noqa: E402
+
+GUIDE = """# A guide
+
+```sh
+echo not for the lab
+```
+
+```sh lab=admin
+cpha plan
+```
+
+Text.
+
+```sh lab=masters
+cd "$STAGE"
+systemctl enable --now corosync pacemaker.service  # both
+echo after \\
+  continued
+systemctl daemon-reload
+```
+"""
+
+UNIT = """[Unit]
+Description=x
+After=network-online.target corosync.service
+After=lbd.service
+ConditionFileNotEmpty=/etc/x.conf
+
+[Service]
+Type=notify
+Environment=CONFIG=/etc/x.conf "B=two words"
+EnvironmentFile=-/etc/default/x
+ExecStartPre=/usr/sbin/x -c -q -f ${CONFIG}
+ExecStart=/usr/sbin/x -f ${CONFIG} $OPTS \\
+    --tail
+ExecReload=/bin/kill -HUP $MAINPID
+"""
+
+
+class Guide(unittest.TestCase):
+    def test_only_marked_blocks_in_order(self):
+        b = guide.parse(GUIDE)
+        self.assertEqual([x.where for x in b], ["admin", "masters"])
+        self.assertEqual(b[0].text, "cpha plan\n")
+        self.assertEqual(b[0].line, 8)  # the first line of the block's body
+        self.assertEqual(b[1].line, 14)
+
+    def test_unknown_where_names_the_line(self):
+        with self.assertRaisesRegex(LabError, r"deploy.md:3: a lab block"):
+            guide.parse("x\n\n```sh lab=everywhere\nls\n```\n", "deploy.md")
+        with self.assertRaisesRegex(LabError, r"g.md:1: a lab block"):
+            guide.parse("```bash lab=admin\nls\n```\n", "g.md")
+
+    def test_unclosed_block(self):
+        with self.assertRaisesRegex(LabError, r"g.md:2: code block never closed"):
+            guide.parse("x\n```sh lab=admin\nls\n", "g.md")
+
+    def test_segments(self):
+        b = guide.parse(GUIDE)[1]
+        s = guide.segments(b.text)
+        self.assertEqual(s[0], ("sh", 'cd "$STAGE"\n'))
+        self.assertEqual(s[1], ("systemctl", "start", ["corosync", "pacemaker"]))
+        self.assertEqual(s[2][0], "sh")
+        self.assertRegex(s[2][1], r"^echo after +continued\n$")
+        self.assertEqual(s[3], ("systemctl", "daemon-reload", []))
+
+    def test_systemctl_lines(self):
+        self.assertEqual(units.systemctl_line("systemctl enable --now a b.service"),
+                         ("start", ["a", "b"]))
+        self.assertEqual(units.systemctl_line("systemctl enable a"), ("enable", ["a"]))
+        self.assertIsNone(units.systemctl_line("echo systemctl start a"))
+        with self.assertRaisesRegex(LabError, "systemctl isolate"):
+            units.systemctl_line("systemctl isolate rescue.target")
+
+
+class Units(unittest.TestCase):
+    def test_parse_and_lists(self):
+        u = units.Unit("x", UNIT)
+        self.assertEqual(u.after(), ["network-online.target", "corosync.service",
+                                     "lbd.service"])
+        self.assertEqual(u.service_type(), "notify")
+        self.assertEqual(u.get("Service", "ExecStart"),
+                         ["/usr/sbin/x -f ${CONFIG} $OPTS --tail"])
+        self.assertEqual(u.get("Unit", "ConditionFileNotEmpty"), ["/etc/x.conf"])
+        reset = units.Unit("y", "[Unit]\nAfter=a\nAfter=\nAfter=b\n")
+        self.assertEqual(reset.after(), ["b"])
+
+    def test_environment_and_command(self):
+        u = units.Unit("x", UNIT)
+        env = units.env_assignments(u.get("Service", "Environment")[0])
+        self.assertEqual(env, {"CONFIG": "/etc/x.conf", "B": "two words"})
+        env.update(units.env_file("# c\nOPTS='-v  -d'\n\nEMPTY=\n"))
+        argv, ignore = units.command(u.get("Service", "ExecStart")[0], env)
+        self.assertEqual(argv, ["/usr/sbin/x", "-f", "/etc/x.conf", "-v", "-d", "--tail"])
+        self.assertFalse(ignore)
+        argv, ignore = units.command("-/bin/true ${MISSING}x", env)
+        self.assertEqual(argv, ["/bin/true", "x"])
+        self.assertTrue(ignore)
+        argv, _ = units.command("/usr/sbin/corosync -f $COROSYNC_OPTIONS", {})
+        self.assertEqual(argv, ["/usr/sbin/corosync", "-f"])
+
+    def test_order_follows_after(self):
+        us = {n: units.Unit(n, t) for n, t in (
+            ("vipd", "[Unit]\nAfter=lbd.service fenced.service\n"),
+            ("corosync", "[Unit]\nAfter=network-online.target\n"),
+            ("lbd", "[Unit]\n"),
+            ("fenced", "[Unit]\nAfter=corosync.service\n"))}
+        o = units.order(us)
+        self.assertEqual(sorted(o), sorted(us))
+        for a, b in (("corosync", "fenced"), ("lbd", "vipd"), ("fenced", "vipd")):
+            self.assertLess(o.index(a), o.index(b), o)
+        # no After= among them: the order given
+        free = {n: units.Unit(n, "[Unit]\n") for n in ("b", "a", "c")}
+        self.assertEqual(units.order(free), ["b", "a", "c"])
+        cyc = {"a": units.Unit("a", "[Unit]\nAfter=b.service\n"),
+               "b": units.Unit("b", "[Unit]\nAfter=a.service\n")}
+        with self.assertRaisesRegex(LabError, "cycle: a -> b -> a"):
+            units.order(cyc)
+
+
+class TheGuide(unittest.TestCase):
+    """docs/deploy.md as shipped."""
+
+    def setUp(self):
+        with open(os.path.join(TOP, "docs", "deploy.md")) as f:
+            self.blocks = guide.parse(f.read())
+
+    def test_every_part_of_the_bring_up_is_followed(self):
+        wheres = [b.where for b in self.blocks]
+        for w in ("admin", "hosts", "masters", "first-master", "lbs", "client"):
+            self.assertIn(w, wheres)
+        # the order an operator must keep: files before services, masters'
+        # cluster before its configuration, the LB hosts after
+        install = next(i for i, b in enumerate(self.blocks) if "install --host" in b.text)
+        self.assertEqual(self.blocks[install].where, "hosts")
+        self.assertLess(wheres.index("admin"), install)
+        self.assertLess(wheres.index("masters"), wheres.index("first-master"))
+        self.assertLess(wheres.index("first-master"), wheres.index("lbs"))
+
+    def test_units_started_exist(self):
+        dirs = [os.path.join(TOP, "etc", "systemd")] + units.UNIT_DIRS
+        seen = set()
+        for b in self.blocks:
+            for s in guide.segments(b.text):
+                if s[0] != "systemctl" or s[1] != "start":
+                    continue
+                for n in s[2]:
+                    p = next((os.path.join(d, n + ".service") for d in dirs
+                              if os.path.exists(os.path.join(d, n + ".service"))), None)
+                    if p is None and n in ("corosync", "pacemaker"):
+                        print("skipped: %s.service is not installed here" % n)
+                        continue
+                    self.assertIsNotNone(p, "docs/deploy.md:%d: no unit %s" % (b.line, n))
+                    with open(p) as f:
+                        u = units.Unit(n, f.read())
+                    self.assertEqual(len(u.get("Service", "ExecStart")), 1, p)
+                    seen.add(n)
+        self.assertTrue({"lbd", "vipd", "fenced"} <= seen, seen)
+
+    def test_vipd_starts_after_fenced_and_lbd(self):
+        us = {}
+        for n in ("corosync", "fenced", "lbd", "vipd"):
+            p = os.path.join(TOP, "etc", "systemd", n + ".service")
+            us[n] = units.Unit(n, open(p).read() if os.path.exists(p) else "[Unit]\n")
+        self.assertIn("fenced.service", us["vipd"].after())
+        self.assertIn("lbd.service", us["vipd"].after())
+        o = units.order(us)
+        self.assertLess(o.index("lbd"), o.index("vipd"))
+        self.assertLess(o.index("fenced"), o.index("vipd"))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
