@@ -470,7 +470,8 @@ static int k_etcd_version(struct rd *r, const yaml_node_t *v, void *o, const cha
 	if ((sscanf(s, "%u.%u%n", &maj, &min, &n) != 2 || s[n]) &&
 		(sscanf(s, "%u.%u.%u%n", &maj, &min, &patch, &n) != 3 || s[n]))
 		maj = 0;
-	if (maj != 3 || min < FLAGS_ETCD_MINOR_MIN || min > FLAGS_ETCD_MINOR_MAX || !isdigit(*s)) {
+	if (maj != 3 || min < FLAGS_ETCD_MINOR_MIN || min > FLAGS_ETCD_MINOR_MAX || !isdigit(*s) ||
+		strspn(s, "0123456789.") != strlen(s)) {
 		desc_err(r, v, "version: '%s': give the etcd release line, 3.4, 3.5 or 3.6",
 			written);
 		return -1;

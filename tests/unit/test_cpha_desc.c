@@ -219,6 +219,7 @@ static void test_errors(void **state)
 		{ CPHA_TEST_BASE "etcd: {version: '3.3'}\n", ":7:17:", "3.4, 3.5 or 3.6" },
 		{ CPHA_TEST_BASE "etcd: {version: '3.7'}\n", ":7:17:", "version: '3.7'" },
 		{ CPHA_TEST_BASE "etcd: {version: 3.5.x}\n", ":7:17:", "version: '3.5.x'" },
+		{ CPHA_TEST_BASE "etcd: {version: 3.+5}\n", ":7:17:", "version: '3.+5'" },
 		{ CPHA_TEST_BASE "kubernetes: {service_cidr: 10.32.0.0}\n",
 			":7:28:", "is not a network address/prefix-length" },
 		{ CPHA_TEST_BASE "kubernetes: {admission: NodeRestriction}\n",
