@@ -5,7 +5,7 @@
  * takes most of etcd's flags as its own parameters.
  *
  * The flags are made for the Kubernetes minor version of the model, from a
- * table of the minors cpha knows (k8s_versions.def: end of life, newest
+ * table of the minors cpha knows (k8s_versions.def: end of life, a published
  * patch, the flags that differ between them), and for the etcd release
  * line of the model (3.4, 3.5 or 3.6). Flags that current Kubernetes
  * removed are not made at all (docs/render.md lists them and what replaced
@@ -72,8 +72,8 @@ bool flags_plain_word(const char *s);
 const char *flags_program(enum flags_role role);
 
 /* The release cpha runs for the model's version (static-pod images):
- * "v1.36.4" into buf: the patch the description names, else the newest
- * patch of the table. Returns buf. */
+ * "v1.36.4" into buf: the patch the description names, else the table's
+ * patch of the minor. Returns buf. */
 char *flags_k8s_release(const struct cp_cluster *c, char *buf, size_t len);
 
 /* ---- the Kubernetes versions cpha knows (k8s_versions.def) ---- */
@@ -82,7 +82,7 @@ char *flags_k8s_release(const struct cp_cluster *c, char *buf, size_t len);
 struct flags_k8s_minor {
 	unsigned minor;  /* 1.<minor> */
 	const char *eol; /* upstream end of life, "YYYY-MM-DD" */
-	unsigned patch;  /* the newest patch release in the table */
+	unsigned patch;  /* a published patch release: images when none is named */
 };
 
 /* A flag of kube-apiserver, kube-controller-manager or kube-scheduler that
