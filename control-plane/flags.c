@@ -381,8 +381,9 @@ static const struct row rows[] = {
 	{ FLAGS_CONTROLLER_MANAGER, "service-account-private-key-file", RENDER_PKI_K8S "/sa.key",
 		NULL, NULL, 0 },
 	{ FLAGS_CONTROLLER_MANAGER, "use-service-account-credentials", "true", NULL, NULL, 0 },
-	/* the two that are off by default make and expire bootstrap tokens'
-	 * signatures in the cluster-info ConfigMap, which kubeadm join reads */
+	/* two controllers that are off by default: bootstrapsigner signs the
+	 * cluster-info ConfigMap with each bootstrap token (kubeadm join
+	 * checks it), tokencleaner deletes expired tokens */
 	{ FLAGS_CONTROLLER_MANAGER, "controllers", "*,bootstrapsigner,tokencleaner", NULL, NULL,
 		0 },
 	{ FLAGS_CONTROLLER_MANAGER, "v", "2", NULL, NULL, 0 },

@@ -46,7 +46,8 @@ struct cp_flags {
 };
 
 /* The flags of role on host h (an etcd member for FLAGS_ETCD, a master for
- * the others), in a fixed order. Every value is checked to be one word
+ * the others), in a fixed order; etcd's for the release line
+ * c->etcd_minor. Every value is checked to be one word
  * that a systemd ExecStart= line, an EnvironmentFile= and YAML carry
  * unchanged without quoting (no blank, quote, backslash, '$', '%', '`',
  * ';' or control character): otherwise an error naming the flag is added
