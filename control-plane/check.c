@@ -1,5 +1,5 @@
-/* `cpha check` (seed 002's drift idea): what is installed on a host against
- * what `cpha render` makes for it, file by file, and the configuration a
+/* `cpha check`: what is installed on a host against what `cpha render`
+ * makes for it, file by file, and the configuration a
  * running lbd or vipd has loaded against the file on disk. Any difference
  * is drift: the host is "degraded" and the exit status is 1. */
 #include <errno.h>
@@ -167,12 +167,24 @@ static const struct cp_host *local_host(const struct cp_cluster *c)
 	return cluster_host(c, name);
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: cpha check [-f FILE] [--host NAME] [--root DIR]\n"
+		   "  --host NAME  the host whose installed files are compared (default: this "
+		   "machine's\n"
+		   "               host name)\n"
+		   "  --root DIR   prefix every installed path with DIR (a host's files "
+		   "copied there)\n"
+		   "exit status: 0 ok, 1 drift or an error\n");
+}
+
 int cmd_check(int argc, char **argv, const char *file)
 {
 	static const struct option opts[] = {
 		{ "host", required_argument, NULL, 'H' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "file", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *root = "", *hname = NULL;
@@ -184,7 +196,7 @@ int cmd_check(int argc, char **argv, const char *file)
 	int ch, rc = CPHA_EXIT_FAIL;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'H':
 			hname = optarg;
@@ -195,8 +207,11 @@ int cmd_check(int argc, char **argv, const char *file)
 		case 'f':
 			file = optarg;
 			break;
+		case 'h':
+			usage(stdout);
+			return CPHA_EXIT_OK;
 		default:
-			fprintf(stderr, "usage: cpha check [-f FILE] [--host NAME] [--root DIR]\n");
+			usage(stderr);
 			return CPHA_EXIT_USAGE;
 		}
 	}
@@ -217,6 +232,8 @@ int cmd_check(int argc, char **argv, const char *file)
 				file);
 		goto out;
 	}
+	/* only the host's own files are compared: cluster/cib.xml need not be made */
+	s.tools_optional = true;
 	if (render_all(c, &s, &d) < 0 || d.nerrs) {
 		for (size_t i = 0; i < d.nerrs; i++)
 			fprintf(stderr, "%s\n", d.errs[i]);

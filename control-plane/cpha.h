@@ -18,9 +18,14 @@
 int cmd_plan(int argc, char **argv, const char *file);
 int cmd_pki(int argc, char **argv, const char *file);
 int cmd_render(int argc, char **argv, const char *file);
+/* Install one host's rendered files, PKI files and description
+ * (install.c). */
+int cmd_install(int argc, char **argv, const char *file);
 int cmd_check(int argc, char **argv, const char *file);
 int cmd_restart(int argc, char **argv, const char *file);
 int cmd_logs(int argc, char **argv, const char *file);
+/* token create: the Secret on stdout, the bootstrap kubeconfig in a file. */
+int cmd_token(int argc, char **argv, const char *file);
 /* Exit status: the worst state seen (0 healthy, 1 degraded, 2 down), 3 when
  * nothing could be asked (status_cmd.c). */
 int cmd_status(int argc, char **argv, const char *file);

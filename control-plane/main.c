@@ -17,14 +17,20 @@ static void usage(FILE *f)
 		"  pki [--dir DIR] [check|renew [--force]|add-san NAME...]  certificates, keys\n"
 		"  render [--out DIR] [--host NAME] [--no-check] [--allow-even]  every file, "
 		"checked\n"
+		"  install --host NAME --render OUT --pki DIR [--root DIR] [--dry-run]\n"
+		"                                            put one host's files in place\n"
 		"  check [--host NAME] [--root DIR]          installed files against render\n"
 		"  status [--json] [--watch [N]] [--pki DIR] [--timeout D]  live availability\n"
-		"  restart ROLE                              restart a role the manager's way\n"
-		"  logs ROLE [-f]                            a role's logs\n"
-		"  lab up|down|status|run [SCENARIO...]|x HOST CMD...|probe|report\n"
+		"  token create [--ttl D] [--description T] [--print-join-command]\n"
+		"                                            a bootstrap token for a worker\n"
+		"  restart ROLE [--host NAME] [--dry-run]    restart a role the manager's way\n"
+		"  logs ROLE [-f] [--dry-run]                a role's logs (-f follows)\n"
+		"  lab [--name NAME] up|down|status|run|x|probe|report ...\n"
 		"                                            the HA control plane on one machine\n"
 		"  -f FILE  the cluster description (default " CPHA_DEFAULT_FILE "); also "
-		"accepted after COMMAND\n");
+		"accepted after COMMAND\n"
+		"           (after logs, as --file FILE)\n"
+		"COMMAND --help prints the options of COMMAND; see cpha(1)\n");
 }
 
 int main(int argc, char **argv)
@@ -36,8 +42,10 @@ int main(int argc, char **argv)
 		{ "plan", cmd_plan },
 		{ "pki", cmd_pki },
 		{ "render", cmd_render },
+		{ "install", cmd_install },
 		{ "check", cmd_check },
 		{ "status", cmd_status },
+		{ "token", cmd_token },
 		{ "restart", cmd_restart },
 		{ "logs", cmd_logs },
 	};

@@ -1,6 +1,5 @@
-/* `cpha restart ROLE` and `cpha logs ROLE [-f]` (seed 000's master-restart
- * and master-logs): the right action for the manager the description
- * names, printed before it runs. */
+/* `cpha restart ROLE` and `cpha logs ROLE [-f]`: the right action for the
+ * manager the description names, printed before it runs. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +56,23 @@ static void list_roles(FILE *f)
 	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
 		fprintf(f, " %s", roles[i].name);
 	fprintf(f, "\n");
+}
+
+static void usage(FILE *f, bool logs)
+{
+	if (logs)
+		fprintf(f, "usage: cpha logs ROLE [-f] [--file FILE] [--dry-run]\n"
+			   "  -f, --follow   keep printing new lines (as journalctl -f)\n"
+			   "  --file FILE    the cluster description (-f follows here)\n"
+			   "  --dry-run      print the command, do not run it\n");
+	else
+		fprintf(f,
+			"usage: cpha restart ROLE [-f FILE] [--host NAME] [--dry-run]\n"
+			"  -f, --file FILE  the cluster description\n"
+			"  --host NAME      under Pacemaker, restart NAME's instance of a clone\n"
+			"                   (default: this machine's host name)\n"
+			"  --dry-run        print the command, do not run it\n");
+	list_roles(f);
 }
 
 /* The unit of the LB / VIP roles, by the component the description names. */
@@ -123,6 +139,7 @@ static int act(int argc, char **argv, const char *file, bool logs)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "host", required_argument, NULL, 'H' },
 		{ "file", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct option log_opts[] = {
@@ -130,6 +147,7 @@ static int act(int argc, char **argv, const char *file, bool logs)
 		{ "host", required_argument, NULL, 'H' },
 		{ "follow", no_argument, NULL, 'F' },
 		{ "file", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *host = NULL, *unit, *node;
@@ -142,7 +160,7 @@ static int act(int argc, char **argv, const char *file, bool logs)
 	optind = 1;
 	/* "logs ROLE -f" follows, as journalctl -f does; the description is
 	 * then given with --file or before the command */
-	while (!logs && (ch = getopt_long(argc, argv, "f:n", opts, NULL)) != -1) {
+	while (!logs && (ch = getopt_long(argc, argv, "f:nh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'n':
 			dry = true;
@@ -153,13 +171,16 @@ static int act(int argc, char **argv, const char *file, bool logs)
 		case 'f':
 			file = optarg;
 			break;
+		case 'h':
+			usage(stdout, false);
+			return CPHA_EXIT_OK;
 		default:
 			goto usage;
 		}
 	}
 	if (logs) {
 		optind = 1;
-		while ((ch = getopt_long(argc, argv, "fn", log_opts, NULL)) != -1) {
+		while ((ch = getopt_long(argc, argv, "fnh", log_opts, NULL)) != -1) {
 			switch (ch) {
 			case 'n':
 				dry = true;
@@ -174,6 +195,9 @@ static int act(int argc, char **argv, const char *file, bool logs)
 			case 'D':
 				file = optarg;
 				break;
+			case 'h':
+				usage(stdout, true);
+				return CPHA_EXIT_OK;
 			default:
 				goto usage;
 			}
@@ -259,9 +283,7 @@ out:
 	cluster_free(c);
 	return rc;
 usage:
-	fprintf(stderr, "usage: cpha %s ROLE%s [--host NAME] [--dry-run]\n", argv[0],
-		logs ? " [-f]" : "");
-	list_roles(stderr);
+	usage(stderr, logs);
 	return CPHA_EXIT_USAGE;
 }
 

@@ -318,6 +318,8 @@ int pki_plan_build(const struct cp_cluster *c, struct pki_plan *p, const char **
 	p->renew_days = c->renew_days;
 	snprintf(buf, sizeof(buf), "%s-ca", c->name);
 	p->ca_cn = xstrdup(buf);
+	snprintf(buf, sizeof(buf), "%s-front-proxy-ca", c->name);
+	p->fp_ca_cn = xstrdup(buf);
 
 	/* etcd serves clients and peers with one certificate and presents it
 	 * to its peers as a client: both usages, or peers refuse each other */
@@ -359,7 +361,34 @@ int pki_plan_build(const struct cp_cluster *c, struct pki_plan *p, const char **
 	add_spec(p, "controller-manager", "system:kube-controller-manager", NULL, PKI_EKU_CLIENT,
 		true);
 	add_spec(p, "scheduler", "system:kube-scheduler", NULL, PKI_EKU_CLIENT, true);
-	add_spec(p, "admin", "admin", "system:masters", PKI_EKU_CLIENT, true);
+	/* kubeadm since 1.29: admin.conf's group is bound to cluster-admin by
+	 * a ClusterRoleBinding (cluster/bootstrap-rbac.yaml), so it can be
+	 * taken away; super-admin.conf is the break-glass system:masters one */
+	add_spec(p, "admin", "admin", "kubeadm:cluster-admins", PKI_EKU_CLIENT, true);
+	add_spec(p, "super-admin", "super-admin", "system:masters", PKI_EKU_CLIENT, true);
+
+	/* the aggregation layer: the apiserver proxies to extension
+	 * apiservers with this identity, trusted through
+	 * --requestheader-client-ca-file and --requestheader-allowed-names */
+	s = add_spec(p, "front-proxy-client", "front-proxy-client", NULL, PKI_EKU_CLIENT, true);
+	s->front_proxy = true;
+
+	/* each master's kubelet, as the Node authorizer and NodeRestriction
+	 * know it: CN system:node:NAME in group system:nodes */
+	for (size_t i = 0; i < c->nhosts; i++) {
+		const struct cp_host *h = &c->hosts[i];
+		char stem[PKI_STEMLEN];
+
+		if (!(h->roles & CP_ROLE_MASTER))
+			continue;
+		if ((size_t)snprintf(stem, sizeof(stem), PKI_NODE_PREFIX "%s", h->name) >=
+			sizeof(stem)) {
+			*why = "a master's name is too long for a file name of the PKI";
+			goto fail;
+		}
+		snprintf(buf, sizeof(buf), "system:node:%s", h->name);
+		add_spec(p, stem, buf, "system:nodes", PKI_EKU_CLIENT, true);
+	}
 	return 0;
 fail:
 	pki_plan_free(p);
@@ -375,6 +404,7 @@ void pki_plan_free(struct pki_plan *p)
 	}
 	free(p->v);
 	free(p->ca_cn);
+	free(p->fp_ca_cn);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -547,7 +577,7 @@ X509 *pki_issue(const struct pki_spec *s, const struct pki_names *extra, EVP_PKE
 	X509 *x = NULL;
 
 	if (EVP_PKEY_eq(X509_get0_pubkey(ca), ca_key) != 1) {
-		*why = "ca-key.pem is not the key of ca.pem";
+		*why = "the CA key is not the key of the CA certificate";
 		ERR_clear_error();
 		goto out;
 	}
@@ -656,15 +686,18 @@ static unsigned lint_weak(const char *file, X509 *x, struct pki_report *r)
 	return 0;
 }
 
-unsigned pki_lint_ca(X509 *x, EVP_PKEY *key, time_t now, unsigned renew_days, struct pki_report *r)
+unsigned pki_lint_ca(const char *stem, X509 *x, EVP_PKEY *key, time_t now, unsigned renew_days,
+	struct pki_report *r)
 {
-	const char *f = PKI_CA ".pem";
+	char f[PKI_STEMLEN + 8], kf[PKI_STEMLEN + 12];
 	unsigned bad = 0;
 	uint32_t fl, ku;
 	int idx;
 
 	if (!x)
 		return PKI_BAD_MISSING;
+	snprintf(f, sizeof(f), "%s.pem", stem);
+	snprintf(kf, sizeof(kf), "%s-key.pem", stem);
 	fl = X509_get_extension_flags(x);
 	idx = X509_get_ext_by_NID(x, NID_basic_constraints, -1);
 	if (!(fl & EXFLAG_CA) || idx < 0) {
@@ -683,8 +716,7 @@ unsigned pki_lint_ca(X509 *x, EVP_PKEY *key, time_t now, unsigned renew_days, st
 	bad |= lint_time(f, x, now, renew_days, r);
 	bad |= lint_weak(f, x, r);
 	if (key && EVP_PKEY_eq(X509_get0_pubkey(x), key) != 1) {
-		pki_report_add(
-			r, PKI_PROBLEM, PKI_CA "-key.pem", "is not the key of " PKI_CA ".pem");
+		pki_report_add(r, PKI_PROBLEM, kf, "is not the key of %s", f);
 		bad |= PKI_BAD_KEY;
 	}
 	ERR_clear_error();
@@ -812,7 +844,8 @@ static unsigned lint_sans(const struct pki_spec *s, const char *file, X509 *x, s
 	return bad;
 }
 
-static unsigned lint_chain(const char *file, X509 *x, X509 *ca, struct pki_report *r)
+static unsigned lint_chain(
+	const char *file, const char *ca_file, X509 *x, X509 *ca, struct pki_report *r)
 {
 	X509_STORE *st = X509_STORE_new();
 	X509_STORE_CTX *ctx = X509_STORE_CTX_new();
@@ -828,7 +861,7 @@ static unsigned lint_chain(const char *file, X509 *x, X509 *ca, struct pki_repor
 	X509_STORE_CTX_set_flags(ctx,
 		X509_V_FLAG_NO_CHECK_TIME | X509_V_FLAG_PARTIAL_CHAIN | X509_V_FLAG_X509_STRICT);
 	if (X509_verify_cert(ctx) != 1) {
-		pki_report_add(r, PKI_PROBLEM, file, "does not verify against " PKI_CA ".pem: %s",
+		pki_report_add(r, PKI_PROBLEM, file, "does not verify against %s: %s", ca_file,
 			X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx)));
 		bad = PKI_BAD_CHAIN;
 	}
@@ -854,7 +887,8 @@ unsigned pki_lint_cert(const struct pki_spec *s, X509 *x, EVP_PKEY *key, X509 *c
 		bad |= lint_subject(s, file, x, r);
 	bad |= lint_time(file, x, now, renew_days, r);
 	if (ca)
-		bad |= lint_chain(file, x, ca, r);
+		bad |= lint_chain(
+			file, s->front_proxy ? PKI_FP_CA ".pem" : PKI_CA ".pem", x, ca, r);
 	bad |= lint_weak(file, x, r);
 	if (key && EVP_PKEY_eq(X509_get0_pubkey(x), key) != 1) {
 		pki_report_add(

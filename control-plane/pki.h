@@ -19,11 +19,13 @@
 /* File names in the PKI directory, as seed 003 names them; a certificate
  * STEM is STEM.pem with its key in STEM-key.pem. */
 #define PKI_CA          "ca"
+#define PKI_FP_CA       "front-proxy-ca" /* the aggregation layer's own CA, as kubeadm makes it */
 #define PKI_SA_KEY      "sa.key"
 #define PKI_SA_PUB      "sa.pub"
 #define PKI_AUTHKEY     "corosync-authkey" /* installed as /etc/corosync/authkey */
 #define PKI_AUTHKEY_LEN 256                /* bytes, as corosync-keygen makes it */
-#define PKI_STEMLEN     32                 /* longest stem, with its NUL */
+#define PKI_STEMLEN     72      /* longest stem ("node-" and a host name), with its NUL */
+#define PKI_NODE_PREFIX "node-" /* node-HOST: the kubelet client certificate of a master */
 
 /* Extended key usages (pki_spec.eku). */
 #define PKI_EKU_SERVER (1u << 0) /* id-kp-serverAuth: TLS server */
@@ -78,11 +80,13 @@ struct pki_spec {
 	char *cn, *o;           /* subject; o NULL: no O */
 	unsigned eku;           /* PKI_EKU_* it must carry, exactly */
 	bool client;            /* a client identity: CN and O are checked */
+	bool front_proxy;       /* signed by front-proxy-ca, not by ca */
 	struct pki_names sans;  /* every one must be present; more are fine */
 };
 
 struct pki_plan {
-	char *ca_cn; /* the subject CN of a new CA: "<cluster>-ca" */
+	char *ca_cn;    /* the subject CN of a new CA: "<cluster>-ca" */
+	char *fp_ca_cn; /* the subject CN of a new front-proxy CA: "<cluster>-front-proxy-ca" */
 	struct pki_spec *v;
 	size_t n;
 	unsigned ca_days, cert_days, renew_days;
@@ -102,8 +106,9 @@ enum pki_action {
 
 /* The certificates the description asks for, in the order they are made:
  * etcd-server, etcd-client, apiserver, kubelet-client, controller-manager,
- * scheduler, admin. Returns 0, or -EINVAL with *why set when a name in the
- * description cannot be a SAN. */
+ * scheduler, admin, super-admin, front-proxy-client (signed by
+ * front-proxy-ca), and node-HOST for every master. Returns 0, or -EINVAL
+ * with *why set when a name in the description cannot be a SAN. */
 int pki_plan_build(const struct cp_cluster *c, struct pki_plan *p, const char **why);
 void pki_plan_free(struct pki_plan *p);
 
@@ -147,20 +152,22 @@ X509 *pki_issue_ca(const X509_NAME *subject, const char *cn, EVP_PKEY *key, time
 X509 *pki_issue(const struct pki_spec *s, const struct pki_names *extra, EVP_PKEY *key, X509 *ca,
 	EVP_PKEY *ca_key, time_t now, unsigned days, const char **why);
 
-/* Lint ca.pem and, when given, its key: CA constraints, key usage,
- * validity at now and within renew_days, the key pair. One PKI_PROBLEM line
- * per finding, naming ca.pem or ca-key.pem. Returns a mask of PKI_BAD_*;
- * PKI_BAD_MISSING alone, and no line, when cert is NULL (the caller knows
- * why it has none). */
-unsigned pki_lint_ca(
-	X509 *cert, EVP_PKEY *key, time_t now, unsigned renew_days, struct pki_report *r);
+/* Lint the CA certificate STEM.pem (PKI_CA or PKI_FP_CA) and, when
+ * given, its key: CA constraints, key usage, validity at now and within
+ * renew_days, the key pair. One PKI_PROBLEM line per finding, naming
+ * STEM.pem or STEM-key.pem. Returns a mask of PKI_BAD_*; PKI_BAD_MISSING
+ * alone, and no line, when cert is NULL (the caller knows why it has
+ * none). */
+unsigned pki_lint_ca(const char *stem, X509 *cert, EVP_PKEY *key, time_t now, unsigned renew_days,
+	struct pki_report *r);
 
 /* Lint the certificate of s against the plan: every SAN present, extended
  * key usage exactly s->eku, key usage, not a CA, CN and O of a client,
  * validity at now and within renew_days, the chain to ca (when ca is not
- * NULL), and that key (when not NULL) is its key. One PKI_PROBLEM line per
- * finding, naming the file. Returns PKI_BAD_*, or PKI_BAD_MISSING alone,
- * and no line, when x is NULL. */
+ * NULL: ca.pem, or front-proxy-ca.pem for s->front_proxy), and that key
+ * (when not NULL) is its key. One PKI_PROBLEM line per finding, naming the
+ * file. Returns PKI_BAD_*, or PKI_BAD_MISSING alone, and no line, when x is
+ * NULL. */
 unsigned pki_lint_cert(const struct pki_spec *s, X509 *x, EVP_PKEY *key, X509 *ca, time_t now,
 	unsigned renew_days, struct pki_report *r);
 

@@ -28,19 +28,37 @@
 #define FILE_MODE 0644      /* certificates, sa.pub */
 #define DIR_MODE  0700      /* a directory cpha creates */
 
+/* One CA of the directory: ca (the cluster's) or front-proxy-ca (the
+ * aggregation layer's, kept apart as kubeadm does so that a certificate
+ * of one is never taken for an identity by the other). */
+struct ca {
+	const char *stem;     /* PKI_CA, PKI_FP_CA */
+	const char *cn;       /* the CN of a new one */
+	X509 *cert;           /* STEM.pem after the CA step; NULL when there is none */
+	EVP_PKEY *key;        /* NULL: nothing can be issued, for no_issue */
+	const char *no_issue; /* why: one of the texts below, or why_buf */
+	char why_buf[160];
+};
+
 struct ctx {
 	const char *path;
 	int dfd;
 	const struct pki_run *o;
 	const struct pki_plan *plan;
 	struct pki_report *r;
-	X509 *ca;             /* ca.pem after the CA step; NULL when there is none */
-	EVP_PKEY *ca_key;     /* NULL: nothing can be issued, for no_issue */
-	const char *no_issue; /* why */
+	struct ca ca, fp; /* ca.pem, front-proxy-ca.pem */
 	bool wrote;
 	size_t renewed;
 };
 
+/* The CA that signs s. */
+static struct ca *ca_of(struct ctx *x, const struct pki_spec *s)
+{
+	return s && s->front_proxy ? &x->fp : &x->ca;
+}
+
+/* Set a->no_issue to a formatted reason. */
+#define CA_WHY(a, ...) (snprintf((a)->why_buf, sizeof((a)->why_buf), __VA_ARGS__), (a)->why_buf)
 /* A certificate and its key as found in the directory. */
 struct pair {
 	char cert_name[PKI_STEMLEN + 8], key_name[PKI_STEMLEN + 12];
@@ -166,7 +184,7 @@ static int load_pem(
 	return *out ? 1 : -1;
 }
 
-/* Read STEM.pem and STEM-key.pem and lint them (s NULL: the CA). */
+/* Read STEM.pem and STEM-key.pem and lint them (s NULL: the CA STEM). */
 static void pair_load(struct ctx *x, const char *stem, const struct pki_spec *s, struct pair *p)
 {
 	unsigned renew = x->plan->renew_days;
@@ -199,9 +217,10 @@ static void pair_load(struct ctx *x, const char *stem, const struct pki_spec *s,
 		p->bad |= PKI_BAD_MODE;
 	}
 	if (s)
-		p->bad |= pki_lint_cert(s, p->cert, p->key, x->ca, x->o->now, renew, &p->lint);
+		p->bad |= pki_lint_cert(
+			s, p->cert, p->key, ca_of(x, s)->cert, x->o->now, renew, &p->lint);
 	else
-		p->bad |= pki_lint_ca(p->cert, p->key, x->o->now, renew, &p->lint);
+		p->bad |= pki_lint_ca(stem, p->cert, p->key, x->o->now, renew, &p->lint);
 }
 
 static void pair_free(struct pair *p)
@@ -397,7 +416,7 @@ static int open_dir(struct ctx *x)
 
 /* ------------------------------------------------------------------ CA -- */
 
-static void step_ca(struct ctx *x)
+static void step_ca(struct ctx *x, struct ca *ca)
 {
 	const struct pki_run *o = x->o;
 	time_t now = o->now;
@@ -408,7 +427,7 @@ static void step_ca(struct ctx *x)
 	enum pki_action a;
 	struct pair p;
 
-	pair_load(x, PKI_CA, NULL, &p);
+	pair_load(x, ca->stem, NULL, &p);
 	if (o->op == PKI_OP_CHECK) {
 		take_lines(x, &p, PKI_PROBLEM);
 		if (!p.key_file)
@@ -422,19 +441,21 @@ static void step_ca(struct ctx *x)
 	if (p.key_err[0]) {
 		pki_report_add(
 			x->r, PKI_ERROR, p.key_name, "%s; a key is never replaced", p.key_err);
-		x->no_issue = PKI_CA "-key.pem cannot be read";
+		ca->no_issue = CA_WHY(ca, "%s-key.pem cannot be read", ca->stem);
 		goto keep;
 	}
 	a = pki_decide(o->op, o->force, true, p.key_file, p.bad);
 	switch (a) {
 	case PKI_KEEP:
 		if (!p.key)
-			x->no_issue =
-				PKI_CA "-key.pem is missing (" PKI_CA
-				       ".pem exists: certificates can be checked, not issued)";
+			ca->no_issue = CA_WHY(ca,
+				"%s-key.pem is missing (%s.pem exists: certificates can be "
+				"checked, not issued)",
+				ca->stem, ca->stem);
 		/* what it signed would be born expired */
 		else if (X509_cmp_time(X509_get0_notAfter(p.cert), &now) <= 0)
-			x->no_issue = PKI_CA ".pem has expired (run cpha pki renew)";
+			ca->no_issue =
+				CA_WHY(ca, "%s.pem has expired (run cpha pki renew)", ca->stem);
 		if (o->op != PKI_OP_ISSUE)
 			goto keep;
 		pki_report_add(x->r, PKI_INFO, p.cert_name, "kept, expires %s",
@@ -452,19 +473,19 @@ static void step_ca(struct ctx *x)
 				"missing: nothing to renew (run cpha pki to make the CA)");
 		else if (p.bad & PKI_BAD_KEY)
 			pki_report_add(x->r, PKI_ERROR, p.key_name,
-				"is not the key of " PKI_CA
-				".pem: nothing can be issued (restore the "
-				"right key, or move both away to start a new CA)");
+				"is not the key of %s: nothing can be issued (restore the "
+				"right key, or move both away to start a new CA)",
+				p.cert_name);
 		else
-			pki_report_add(x->r, PKI_ERROR, p.key_name,
-				"missing: " PKI_CA ".pem cannot be renewed");
-		x->no_issue = "the CA is not usable (see " PKI_CA ".pem)";
+			pki_report_add(x->r, PKI_ERROR, p.key_name, "missing: %s cannot be renewed",
+				p.cert_name);
+		ca->no_issue = CA_WHY(ca, "the CA is not usable (see %s.pem)", ca->stem);
 		goto keep;
 	case PKI_NEW:
 		nk = new_key(x, p.key_name);
 		if (!nk)
 			goto fail;
-		nc = pki_issue_ca(NULL, x->plan->ca_cn, nk, o->now, x->plan->ca_days, &why);
+		nc = pki_issue_ca(NULL, ca->cn, nk, o->now, x->plan->ca_days, &why);
 		if (!nc) {
 			pki_report_add(x->r, PKI_ERROR, p.cert_name, "cannot be issued: %s", why);
 			goto fail;
@@ -473,15 +494,15 @@ static void step_ca(struct ctx *x)
 			save_pem(x, p.cert_name, PEM_CERT, nc) < 0)
 			goto fail;
 		pki_report_add(x->r, PKI_INFO, p.key_name, "created, ECDSA P-256");
-		pki_report_add(x->r, PKI_INFO, p.cert_name, "created, CN %s, expires %s",
-			x->plan->ca_cn, pki_time_format(X509_get0_notAfter(nc), d, sizeof(d)));
-		x->ca = nc;
-		x->ca_key = nk;
+		pki_report_add(x->r, PKI_INFO, p.cert_name, "created, CN %s, expires %s", ca->cn,
+			pki_time_format(X509_get0_notAfter(nc), d, sizeof(d)));
+		ca->cert = nc;
+		ca->key = nk;
 		pair_free(&p);
 		return;
 	default: /* PKI_ISSUE, PKI_REISSUE, PKI_RENEW: the same key, the same name */
-		nc = pki_issue_ca(p.cert ? X509_get_subject_name(p.cert) : NULL, x->plan->ca_cn,
-			p.key, o->now, x->plan->ca_days, &why);
+		nc = pki_issue_ca(p.cert ? X509_get_subject_name(p.cert) : NULL, ca->cn, p.key,
+			o->now, x->plan->ca_days, &why);
 		if (!nc) {
 			pki_report_add(x->r, PKI_ERROR, p.cert_name, "cannot be issued: %s", why);
 			goto fail;
@@ -501,22 +522,22 @@ static void step_ca(struct ctx *x)
 				d, pki_time_format(X509_get0_notAfter(p.cert), d0, sizeof(d0)));
 		if (a == PKI_RENEW)
 			x->renewed++;
-		x->ca = nc;
-		x->ca_key = p.key;
+		ca->cert = nc;
+		ca->key = p.key;
 		p.key = NULL;
 		pair_free(&p);
 		return;
 	}
 fail:
-	x->no_issue = "the CA could not be made (see " PKI_CA ".pem)";
+	ca->no_issue = CA_WHY(ca, "the CA could not be made (see %s.pem)", ca->stem);
 	X509_free(nc);
 	EVP_PKEY_free(nk);
 	pair_free(&p);
 	return;
 keep:
-	x->ca = p.cert;
-	x->ca_key = x->no_issue ? NULL : p.key;
-	if (!x->no_issue)
+	ca->cert = p.cert;
+	ca->key = ca->no_issue ? NULL : p.key;
+	if (!ca->no_issue)
 		p.key = NULL;
 	p.cert = NULL;
 	pair_free(&p);
@@ -531,6 +552,7 @@ static void step_leaf(struct ctx *x, const struct pki_spec *s)
 	char d[16], d0[16], why_buf[2048];
 	const char *why = NULL, *verb;
 	EVP_PKEY *nk = NULL, *key;
+	struct ca *ca;
 	X509 *nc = NULL;
 	enum pki_action a;
 	struct pair p;
@@ -571,9 +593,10 @@ static void step_leaf(struct ctx *x, const struct pki_spec *s)
 		goto out;
 	}
 	verb = a == PKI_RENEW ? "renewed" : "issued";
-	if (!x->ca_key) {
+	ca = ca_of(x, s);
+	if (!ca->key) {
 		pki_report_add(x->r, PKI_ERROR, p.cert_name, "cannot be %s: %s", verb,
-			x->no_issue ? x->no_issue : "no CA");
+			ca->no_issue ? ca->no_issue : "no CA");
 		goto out;
 	}
 	key = p.key;
@@ -585,7 +608,7 @@ static void step_leaf(struct ctx *x, const struct pki_spec *s)
 	/* names added to it before (add-san) stay */
 	if (p.cert)
 		pki_names_of_cert(p.cert, &extra);
-	nc = pki_issue(s, &extra, key, x->ca, x->ca_key, o->now, x->plan->cert_days, &why);
+	nc = pki_issue(s, &extra, key, ca->cert, ca->key, o->now, x->plan->cert_days, &why);
 	if (!nc) {
 		pki_report_add(x->r, PKI_ERROR, p.cert_name, "cannot be %s: %s", verb, why);
 		goto out;
@@ -671,13 +694,13 @@ static void step_add_san(struct ctx *x)
 		pki_report_add(x->r, PKI_INFO, p.cert_name, "already has %s: unchanged", text);
 		goto out;
 	}
-	if (!x->ca_key) {
+	if (!x->ca.key) {
 		pki_report_add(x->r, PKI_ERROR, p.cert_name, "cannot be re-issued: %s",
-			x->no_issue ? x->no_issue : "no CA");
+			x->ca.no_issue ? x->ca.no_issue : "no CA");
 		goto out;
 	}
 	pki_names_merge(&have, &fresh);
-	nc = pki_issue(s, &have, p.key, x->ca, x->ca_key, x->o->now, x->plan->cert_days, &why);
+	nc = pki_issue(s, &have, p.key, x->ca.cert, x->ca.key, x->o->now, x->plan->cert_days, &why);
 	if (!nc) {
 		pki_report_add(x->r, PKI_ERROR, p.cert_name, "cannot be re-issued: %s", why);
 		goto out;
@@ -813,13 +836,17 @@ int pki_dir_run(
 {
 	struct ctx x = { .path = dir, .dfd = -1, .o = o, .plan = p, .r = r };
 
+	x.ca = (struct ca){ .stem = PKI_CA, .cn = p->ca_cn };
+	x.fp = (struct ca){ .stem = PKI_FP_CA, .cn = p->fp_ca_cn };
 	if (open_dir(&x) < 0)
 		goto out;
-	step_ca(&x);
+	step_ca(&x, &x.ca);
 	if (o->op == PKI_OP_ADD_SAN) {
 		step_add_san(&x);
 		goto out;
 	}
+	/* renew --force renews it with the rest */
+	step_ca(&x, &x.fp);
 	for (size_t i = 0; i < p->n; i++)
 		step_leaf(&x, &p->v[i]);
 	if (o->op != PKI_OP_RENEW) {
@@ -834,7 +861,9 @@ int pki_dir_run(
 out:
 	if (x.dfd != -1)
 		close(x.dfd);
-	X509_free(x.ca);
-	EVP_PKEY_free(x.ca_key);
+	X509_free(x.ca.cert);
+	EVP_PKEY_free(x.ca.key);
+	X509_free(x.fp.cert);
+	EVP_PKEY_free(x.fp.key);
 	return r->nproblems || r->nerrors ? -1 : 0;
 }

@@ -10,6 +10,15 @@
 #include "flags.h"
 #include "plan.h"
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: cpha plan [-f FILE] [--json] [--allow-even] [--strict]\n"
+		   "  --json        the plan, errors, warnings and notes as one JSON object\n"
+		   "  --allow-even  accept an even etcd member count (refused by default)\n"
+		   "  --strict      exit 2 when there are warnings (and no error)\n"
+		   "exit status: 0 the design holds, 1 refused, 2 warnings with --strict\n");
+}
+
 static void print_table(const struct cp_cluster *c, const struct plan *p)
 {
 	size_t w0 = 4, w1 = 5;
@@ -34,7 +43,7 @@ static void print_table(const struct cp_cluster *c, const struct plan *p)
 		printf("%-*s  %-*s  %s; %s\n", (int)w0, r->role, (int)w1, r->hosts, r->style,
 			r->tolerance);
 	}
-	/* the sentence the seeds' matrix asks for, per role */
+	/* the availability matrix's sentence, per role */
 	printf("\n");
 	for (size_t i = 0; i < p->nroles; i++)
 		printf("%s: %s\n", p->roles[i].role, p->roles[i].tolerance);
@@ -96,6 +105,7 @@ int cmd_plan(int argc, char **argv, const char *file)
 		{ "allow-even", no_argument, NULL, 'e' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "file", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct plan_opts po = { 0 };
@@ -107,7 +117,7 @@ int cmd_plan(int argc, char **argv, const char *file)
 	int ch, rc;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
 			json = true;
@@ -121,9 +131,11 @@ int cmd_plan(int argc, char **argv, const char *file)
 		case 'f':
 			file = optarg;
 			break;
+		case 'h':
+			usage(stdout);
+			return CPHA_EXIT_OK;
 		default:
-			fprintf(stderr, "usage: cpha plan [-f FILE] [--json] [--allow-even] "
-					"[--strict]\n");
+			usage(stderr);
 			return CPHA_EXIT_USAGE;
 		}
 	}

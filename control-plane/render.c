@@ -20,6 +20,20 @@
 #include "run.h"
 #include "spawn.h"
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: cpha render [-f FILE] [--out DIR] [--host NAME] [--no-check] "
+		   "[--allow-even]\n"
+		   "  --out DIR     write DIR/HOST/<path as installed> and DIR/cluster/ "
+		   "(default ./render)\n"
+		   "  --host NAME   only that host's files and the cluster-wide ones\n"
+		   "  --no-check    write the files without running their checkers; a file "
+		   "whose\n"
+		   "                maker is not installed (cib.xml: cibadmin, pcs) is left out, "
+		   "said\n"
+		   "  --allow-even  accept an even etcd member count, as cpha plan does\n");
+}
+
 static void oom(void)
 {
 	fputs("cpha: out of memory\n", stderr);
@@ -45,6 +59,21 @@ struct cpha_buf *render_add(struct render_set *s, const char *host, const char *
 	return &f->text;
 }
 
+void render_skip(struct render_set *s, const char *host, const char *path, const char *why)
+{
+	struct render_skip *v = realloc(s->skipped, (s->nskipped + 1) * sizeof(*v)), *k;
+
+	if (!v)
+		oom();
+	s->skipped = v;
+	k = &s->skipped[s->nskipped++];
+	k->host = host ? strdup(host) : NULL;
+	k->path = strdup(path);
+	k->why = strdup(why);
+	if ((host && !k->host) || !k->path || !k->why)
+		oom();
+}
+
 struct render_file *render_find(struct render_set *s, const char *host, const char *path)
 {
 	for (size_t i = 0; i < s->n; i++) {
@@ -64,6 +93,12 @@ void render_set_free(struct render_set *s)
 		cpha_buf_free(&s->v[i].text);
 	}
 	free(s->v);
+	for (size_t i = 0; i < s->nskipped; i++) {
+		free(s->skipped[i].host);
+		free(s->skipped[i].path);
+		free(s->skipped[i].why);
+	}
+	free(s->skipped);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -318,6 +353,7 @@ int cmd_render(int argc, char **argv, const char *file)
 		{ "no-check", no_argument, NULL, 'n' },
 		{ "allow-even", no_argument, NULL, 'e' },
 		{ "file", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = "render", *host = NULL;
@@ -331,7 +367,7 @@ int cmd_render(int argc, char **argv, const char *file)
 	int ch, rc = CPHA_EXIT_OK;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'o':
 			out = optarg;
@@ -348,9 +384,11 @@ int cmd_render(int argc, char **argv, const char *file)
 		case 'f':
 			file = optarg;
 			break;
+		case 'h':
+			usage(stdout);
+			return CPHA_EXIT_OK;
 		default:
-			fprintf(stderr, "usage: cpha render [-f FILE] [--out DIR] [--host NAME] "
-					"[--no-check] [--allow-even]\n");
+			usage(stderr);
 			return CPHA_EXIT_USAGE;
 		}
 	}
@@ -384,6 +422,7 @@ int cmd_render(int argc, char **argv, const char *file)
 			d.nwarns, d.nwarns == 1 ? "" : "s");
 	plan_free(&p);
 	cp_diag_free(&d);
+	s.tools_optional = !check;
 	if (render_all(c, &s, &d) < 0 || d.nerrs) {
 		for (size_t i = 0; i < d.nerrs; i++)
 			fprintf(stderr, "%s\n", d.errs[i]);
@@ -392,6 +431,11 @@ int cmd_render(int argc, char **argv, const char *file)
 	}
 	if (!check)
 		fprintf(stderr, "cpha render: --no-check: the files are written unchecked\n");
+	for (size_t i = 0; i < s.nskipped; i++)
+		fprintf(stderr, "cpha render: note: %s%s%s not written: %s\n",
+			s.skipped[i].host ? s.skipped[i].host : "cluster",
+			s.skipped[i].path[0] == '/' ? "" : "/", s.skipped[i].path,
+			s.skipped[i].why);
 	if (render_write(&s, out, host, check) < 0) {
 		fprintf(stderr, "cpha render: nothing was written to %s\n", out);
 		rc = CPHA_EXIT_FAIL;

@@ -4,12 +4,14 @@
  * script and the CIB it makes (render_pcs.c). Everything but the CIB is
  * pure text from the model. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "duration.h"
 #include "render.h"
 #include "render_ha.h"
 #include "render_text.h"
+#include "run.h"
 
 #define put render_text_put
 
@@ -275,9 +277,19 @@ int render_ha_files(const struct cp_cluster *c, struct render_set *s, struct cp_
 	return rc;
 }
 
+static bool installed(const char *tool)
+{
+	char *p = run_which(tool);
+
+	free(p);
+	return p != NULL;
+}
+
 int render_ha(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d)
 {
 	struct pcs_cmds p = { 0 };
+	const struct render_tool *t;
+	char *why = NULL;
 	int rc = render_ha_files(c, s, d);
 
 	if (c->manager != CP_MGR_PACEMAKER)
@@ -287,9 +299,22 @@ int render_ha(const struct cp_cluster *c, struct render_set *s, struct cp_diag *
 		return -1;
 	}
 	render_pcs_script(c, &p, render_add(s, NULL, RENDER_PCS_SCRIPT, 0755, RENDER_CHECK_NONE));
-	if (rc == 0 && render_pcs_cib(c, &p,
-			       render_add(s, NULL, RENDER_CIB, 0644, RENDER_CHECK_CIB), d) < 0)
+	t = rc == 0 ? render_pcs_cib_missing(installed) : NULL;
+	if (t && asprintf(&why, "%s not found (install %s to make it)", t->name, t->package) < 0)
+		render_text_oom();
+	if (t && s->tools_optional) {
+		render_skip(s, NULL, RENDER_CIB, why);
+	} else if (t) {
+		cp_diag_err(d, c->file, (struct cp_pos){ 0, 0 },
+			"cluster:%s: %s; --no-check writes the other files without it", RENDER_CIB,
+			why);
 		rc = -1;
+	} else if (rc == 0 &&
+		   render_pcs_cib(
+			   c, &p, render_add(s, NULL, RENDER_CIB, 0644, RENDER_CHECK_CIB), d) < 0) {
+		rc = -1;
+	}
+	free(why);
 	render_pcs_free(&p);
 	return rc;
 }

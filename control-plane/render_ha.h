@@ -94,6 +94,16 @@ void render_pcs_free(struct pcs_cmds *p);
 /* The shell script of the commands (set -e, PCS=${PCS:-pcs}). Pure. */
 void render_pcs_script(const struct cp_cluster *c, const struct pcs_cmds *p, struct cpha_buf *b);
 
+/* A tool cib.xml is made with, and the Debian package that ships it. */
+struct render_tool {
+	const char *name;
+	const char *package;
+};
+
+/* The first tool render_pcs_cib() runs that have() says is not installed,
+ * or NULL when every one is. Pure (have answers). */
+const struct render_tool *render_pcs_cib_missing(bool (*have)(const char *tool));
+
 /* The CIB the commands make, by running them with `pcs -f` on an empty
  * CIB (cibadmin --empty) holding the masters as nodes, offline; epochs and
  * times normalised so that the same description gives the same bytes.

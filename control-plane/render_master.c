@@ -10,8 +10,11 @@
  *   static-pods   /etc/kubernetes/manifests/NAME.yaml; a host that runs only
  *                 etcd has no kubelet and gets etcd.service
  *
- * and on every master the controller-manager's, the scheduler's and the
- * admin's kubeconfig, plus the admin's as DIR/cluster/admin.conf.
+ * and on every master the controller-manager's, the scheduler's, the
+ * admin's and the super-admin's kubeconfig, plus the admin's and the
+ * super-admin's as DIR/cluster/admin.conf and super-admin.conf; with static
+ * pods, each master's kubelet configuration and kubeconfig; and
+ * DIR/cluster/bootstrap-rbac.yaml, the bindings kubeadm makes at init.
  * The flags themselves come from flags.c. */
 #include <errno.h>
 #include <stdarg.h>
@@ -20,8 +23,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include <arpa/inet.h>
+
 #include "flags.h"
 #include "render.h"
+#include "token.h"
 
 #define UNIT_DIR     "/etc/systemd/system"
 #define MANIFEST_DIR "/etc/kubernetes/manifests"
@@ -155,6 +161,8 @@ static const struct kubeconfig sched_kubeconfig = { RENDER_SCHED_DIR "/kubeconfi
 	RENDER_SCHED_DIR "/pki/scheduler-key.pem" };
 static const struct kubeconfig admin_kubeconfig = { RENDER_ADMIN_CONFIG, "admin", "admin",
 	RENDER_PKI_K8S "/admin.pem", RENDER_PKI_K8S "/admin-key.pem" };
+static const struct kubeconfig super_admin_kubeconfig = { RENDER_SUPER_ADMIN_CONFIG, "super-admin",
+	"super-admin", RENDER_PKI_K8S "/super-admin.pem", RENDER_PKI_K8S "/super-admin-key.pem" };
 
 /* A kubeconfig of host at path (host NULL: the cluster-wide copy) that
  * talks to https://API_NAME:PORT, the VIP the load balancers hold. */
@@ -388,6 +396,120 @@ static void pod_manifest(
 	free(image);
 }
 
+/* ---- the kubelet of a master (static pods) ---- */
+
+/* The tenth address of service_cidr, where kubeadm puts the cluster DNS
+ * service (10.96.0.10 for 10.96.0.0/12). */
+static int dns_service_ip(const struct cp_cluster *c, char *buf, size_t len)
+{
+	unsigned char a[16];
+	int fam;
+
+	if (cluster_first_service_ip(c, buf, len) < 0)
+		return -EINVAL;
+	fam = strchr(buf, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(fam, buf, a) != 1)
+		return -EINVAL;
+	for (int i = (fam == AF_INET ? 4 : 16) - 1, add = 9; i >= 0 && add; i--) {
+		add += a[i];
+		a[i] = (unsigned char)(add & 0xff);
+		add >>= 8;
+	}
+	return inet_ntop(fam, a, buf, (socklen_t)len) ? 0 : -EINVAL;
+}
+
+/* KubeletConfiguration as kubeadm writes it
+ * (https://kubernetes.io/docs/reference/config-api/kubelet-config.v1beta1/):
+ * clients authenticated by the cluster CA or a token the apiserver
+ * reviews, every request authorized by the apiserver (webhook), the
+ * static pods from the manifests directory, the systemd cgroup driver,
+ * the client certificate renewed through the CSR API. */
+static void kubelet_config(struct rm *m, const struct cp_host *h)
+{
+	const struct cp_cluster *c = m->c;
+	struct cpha_buf *b =
+		render_add(m->s, h->name, RENDER_KUBELET_CONFIG, 0644, RENDER_CHECK_YAML);
+	char dns[INET6_ADDRSTRLEN];
+
+	if (dns_service_ip(c, dns, sizeof(dns)) < 0) {
+		m->err = -EINVAL;
+		return;
+	}
+	out(m, b, "# The kubelet of %s (cluster %s).\n# %s\n", h->name, c->name, MADE_BY);
+	out(m, b,
+		"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+		"authentication:\n  anonymous:\n    enabled: false\n"
+		"  webhook:\n    cacheTTL: 0s\n    enabled: true\n  x509:\n");
+	yaml_kv(m, b, 4, "clientCAFile", RENDER_PKI_K8S "/ca.pem");
+	out(m, b,
+		"authorization:\n  mode: Webhook\n  webhook:\n"
+		"    cacheAuthorizedTTL: 0s\n    cacheUnauthorizedTTL: 0s\n"
+		"cgroupDriver: systemd\nclusterDNS:\n- ");
+	yaml_str(m, b, dns);
+	out(m, b, "\n");
+	yaml_kv(m, b, 0, "clusterDomain", c->domain);
+	out(m, b,
+		"healthzBindAddress: \"127.0.0.1\"\nhealthzPort: 10248\n"
+		"rotateCertificates: true\n"
+		"# the serving certificate is the kubelet's own, self-signed, as kubeadm\n"
+		"# leaves it: no controller approves kubelet-serving requests\n"
+		"serverTLSBootstrap: false\n");
+	yaml_kv(m, b, 0, "staticPodPath", MANIFEST_DIR);
+}
+
+/* The kubelet's kubeconfig: the node's own client certificate (node-HOST
+ * of cpha pki), renewed by the kubelet itself (rotateCertificates). */
+static void kubelet_kubeconfig(struct rm *m, const struct cp_host *h)
+{
+	char user[300];
+	struct kubeconfig k = { RENDER_KUBELET_KUBECONFIG, user, NULL,
+		RENDER_KUBELET_PKI "/kubelet-client.pem",
+		RENDER_KUBELET_PKI "/kubelet-client-key.pem" };
+
+	snprintf(user, sizeof(user), "system:node:%s", h->name);
+	kubeconfig(m, h->name, k.path, &k);
+}
+
+/* ---- RBAC: what kubeadm binds at init ---- */
+
+static void binding(struct rm *m, struct cpha_buf *b, const char *name, const char *role,
+	const char *group, const char *why)
+{
+	out(m, b, "---\n# %s\n", why);
+	out(m, b,
+		"apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n");
+	yaml_kv(m, b, 2, "name", name);
+	out(m, b, "roleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n");
+	yaml_kv(m, b, 2, "name", role);
+	out(m, b, "subjects:\n- apiGroup: rbac.authorization.k8s.io\n  kind: Group\n");
+	yaml_kv(m, b, 2, "name", group);
+}
+
+/* https://kubernetes.io/docs/reference/access-authn-authz/kubelet-tls-bootstrapping/ */
+static void bootstrap_rbac(struct rm *m)
+{
+	struct cpha_buf *b = render_add(m->s, NULL, RENDER_BOOTSTRAP_RBAC, 0644, RENDER_CHECK_YAML);
+
+	out(m, b,
+		"# The RBAC bindings of cluster %s that kubeadm makes at init: apply once,\n"
+		"# with the break-glass credentials:\n"
+		"#   kubectl --kubeconfig super-admin.conf apply -f " RENDER_BOOTSTRAP_RBAC "\n"
+		"# %s\n",
+		m->c->name, MADE_BY);
+	binding(m, b, "kubeadm:cluster-admins", "cluster-admin", "kubeadm:cluster-admins",
+		"admin.conf's group is cluster-admin through this binding (which can be "
+		"removed, unlike system:masters)");
+	binding(m, b, "cpha:kubelet-bootstrap", "system:node-bootstrapper", TOKEN_GROUP,
+		"a joining kubelet, with a token of cpha token create, may ask for its "
+		"certificate");
+	binding(m, b, "cpha:node-autoapprove-bootstrap",
+		"system:certificates.k8s.io:certificatesigningrequests:nodeclient", TOKEN_GROUP,
+		"and the controller-manager approves that request");
+	binding(m, b, "cpha:node-autoapprove-certificate-rotation",
+		"system:certificates.k8s.io:certificatesigningrequests:selfnodeclient",
+		"system:nodes", "a node's renewal of its own client certificate is approved too");
+}
+
 /* ---- the hosts ---- */
 
 /* The files of one role on h under the cluster's manager. */
@@ -451,8 +573,15 @@ int render_masters(const struct cp_cluster *c, struct render_set *s, struct cp_d
 		kubeconfig(&m, h->name, kcm_kubeconfig.path, &kcm_kubeconfig);
 		kubeconfig(&m, h->name, sched_kubeconfig.path, &sched_kubeconfig);
 		kubeconfig(&m, h->name, admin_kubeconfig.path, &admin_kubeconfig);
+		kubeconfig(&m, h->name, super_admin_kubeconfig.path, &super_admin_kubeconfig);
+		if (c->manager == CP_MGR_STATIC_PODS) {
+			kubelet_config(&m, h);
+			kubelet_kubeconfig(&m, h);
+		}
 	}
 	kubeconfig(&m, NULL, "admin.conf", &admin_kubeconfig);
+	kubeconfig(&m, NULL, "super-admin.conf", &super_admin_kubeconfig);
+	bootstrap_rbac(&m);
 	if (m.err) {
 		cp_diag_err(d, c->file, (struct cp_pos){ 0, 0 }, "render masters: %s",
 			strerror(-m.err));

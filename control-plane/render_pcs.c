@@ -478,6 +478,21 @@ void render_pcs_script(const struct cp_cluster *c, const struct pcs_cmds *p, str
 
 /* ---- the CIB (runs cibadmin and pcs) ---- */
 
+const struct render_tool *render_pcs_cib_missing(bool (*have)(const char *tool))
+{
+	/* crm_resource (agent_installed()) is optional: without it the agents
+	 * count as absent, and pacemaker-cli-utils ships it with cibadmin */
+	static const struct render_tool tools[] = {
+		{ "cibadmin", "pacemaker-cli-utils" },
+		{ "pcs", "pcs" },
+	};
+
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		if (!have(tools[i].name))
+			return &tools[i];
+	return NULL;
+}
+
 static int read_file(const char *path, struct cpha_buf *out)
 {
 	char chunk[8192];

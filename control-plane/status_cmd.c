@@ -95,7 +95,7 @@ int cmd_status(int argc, char **argv, const char *file)
 	char *end;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
 			json = true;

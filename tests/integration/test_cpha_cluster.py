@@ -98,9 +98,8 @@ def run(lab):
     hosts = {n: lab.add_host(n, v4="%s/24" % a) for n, a in MASTERS + [LB, CLIENT]}
     roots = {n: lab.path("root", n) for n in hosts}
     for n, _ in MASTERS:
-        cphacmd.install_host(out, n, roots[n])
-        cphacmd.place_pki(pki, roots[n])
-    cphacmd.install_host(out, LB[0], roots[LB[0]])
+        cphacmd.install(desc, out, pki, n, roots[n])
+    cphacmd.install(desc, out, pki, LB[0], roots[LB[0]])
 
     step("real etcd on m0..m2 with the rendered unit's flags")
     procs = {}

@@ -121,10 +121,9 @@ def run(lab, frozen, added):
     hosts = {n: lab.add_host(n, v4="%s/24" % a) for n, a in MASTERS + LBS + [CLIENT]}
     roots = {n: lab.path("root", n) for n in hosts}
     for n, _ in MASTERS:
-        cphacmd.install_host(out, n, roots[n])
-        cphacmd.place_pki(pki, roots[n])
+        cphacmd.install(desc, out, pki, n, roots[n])
     for n, _ in LBS:
-        cphacmd.install_host(out, n, roots[n])
+        cphacmd.install(desc, out, pki, n, roots[n])
     status = Status(hosts[CLIENT[0]], desc, pki)
 
     step("before anything runs: cpha status says down (exit 2), nothing healthy")

@@ -21,6 +21,7 @@
 #include <openssl/x509v3.h>
 
 #include "cpha_test.h"
+#include "install_plan.h"
 #include "pki.h"
 #include "pki_dir.h"
 
@@ -37,8 +38,10 @@
 	"  - {name: m3, address: 198.18.0.13}\n"
 #define YAML4 YAML3 "  - {name: m4, address: 198.18.0.14}\n"
 
-static const char *const certs[] = { "ca", "etcd-server", "etcd-client", "apiserver",
-	"kubelet-client", "controller-manager", "scheduler", "admin" };
+/* YAML3's files: two CAs, then the plan's certificates */
+static const char *const certs[] = { "ca", "front-proxy-ca", "etcd-server", "etcd-client",
+	"apiserver", "kubelet-client", "controller-manager", "scheduler", "admin", "super-admin",
+	"front-proxy-client", "node-m1", "node-m2", "node-m3" };
 #define NCERTS (sizeof(certs) / sizeof(certs[0]))
 
 static char root[64], dir[256];
@@ -137,7 +140,8 @@ static void check_ok(void)
 	assert_int_equal(run_op(PKI_OP_CHECK, false, NULL, &r), 0);
 	assert_int_equal(r.nproblems, 0);
 	assert_int_equal(r.nerrors, 0);
-	assert_int_equal(count(&r, PKI_INFO, "ok"), NCERTS + 2);
+	/* the CAs, the plan's certificates, sa.key and the authkey */
+	assert_int_equal(count(&r, PKI_INFO, "ok"), 2 + plan.n + 2);
 	pki_report_free(&r);
 }
 
@@ -227,7 +231,7 @@ static struct pki_spec spec_copy(const char *stem)
  * directory's CA, at time t for days; written over stem.pem. */
 static void reissue_as(const struct pki_spec *s, time_t t, unsigned days)
 {
-	char cert[64], key[64];
+	char cert[PKI_STEMLEN + 8], key[PKI_STEMLEN + 12];
 	const char *why = NULL;
 	EVP_PKEY *k, *cak;
 	X509 *ca, *x;
@@ -363,7 +367,8 @@ static void test_plan(void **state)
 	(void)state;
 	load_plan(YAML3);
 	assert_string_equal(plan.ca_cn, "lab-ca");
-	assert_int_equal(plan.n, NCERTS - 1);
+	assert_int_equal(plan.n, NCERTS - 2);
+	assert_string_equal(plan.fp_ca_cn, "lab-front-proxy-ca");
 	s = pki_plan_find(&plan, "apiserver");
 	assert_non_null(s);
 	assert_int_equal(s->eku, PKI_EKU_SERVER);
@@ -386,8 +391,19 @@ static void test_plan(void **state)
 	assert_string_equal(s->cn, "system:kube-controller-manager");
 	assert_null(s->o);
 	assert_string_equal(pki_plan_find(&plan, "scheduler")->cn, "system:kube-scheduler");
-	assert_string_equal(pki_plan_find(&plan, "admin")->o, "system:masters");
+	/* kubeadm since 1.29: admin is bound by RBAC, super-admin is the break-glass */
+	assert_string_equal(pki_plan_find(&plan, "admin")->o, "kubeadm:cluster-admins");
+	assert_string_equal(pki_plan_find(&plan, "super-admin")->o, "system:masters");
 	assert_string_equal(pki_plan_find(&plan, "etcd-client")->cn, "etcd-client");
+	s = pki_plan_find(&plan, "front-proxy-client");
+	assert_string_equal(s->cn, "front-proxy-client");
+	assert_null(s->o);
+	assert_true(s->front_proxy && s->client);
+	assert_false(pki_plan_find(&plan, "apiserver")->front_proxy);
+	s = pki_plan_find(&plan, "node-m2");
+	assert_string_equal(s->cn, "system:node:m2");
+	assert_string_equal(s->o, "system:nodes");
+	assert_int_equal(s->eku, PKI_EKU_CLIENT);
 }
 
 static void test_decide(void **state)
@@ -603,7 +619,17 @@ static void test_check_client_subject(void **state)
 	s.o = NULL;
 	reissue_as(&s, now, 365);
 	pki_names_free(&s.sans);
-	check_finds("admin.pem", "subject O is \"\"; want \"system:masters\"");
+	check_finds("admin.pem", "subject O is \"\"; want \"kubeadm:cluster-admins\"");
+
+	/* a front-proxy-client signed by the cluster's CA is not one the
+	 * apiserver takes for the aggregation layer */
+	issue();
+	{
+		struct pki_spec fp = spec_copy("front-proxy-client");
+		reissue_as(&fp, now, 365); /* signed by ca.pem */
+		pki_names_free(&fp.sans);
+	}
+	check_finds("front-proxy-client.pem", "does not verify against front-proxy-ca.pem");
 	issue();
 	check_ok();
 }
@@ -987,6 +1013,61 @@ static void test_add_san(void **state)
 	pki_names_free(&more);
 }
 
+/* Every file the directory holds has a place on the hosts (but the
+ * front-proxy CA's key, which nothing on a host signs with), and every
+ * place names a file the directory holds, with a key's mode for a key. */
+static void test_places(void **state)
+{
+	struct stat st;
+	char name[PKI_STEMLEN + 16];
+	DIR *d;
+	struct dirent *e;
+
+	(void)state;
+	load_plan(YAML3);
+	issue();
+	for (size_t i = 0; i < install_table_n; i++) {
+		const struct install_row *p = &install_table[i];
+
+		if (p->src != INSTALL_SRC_PKI)
+			continue;
+		/* a file per master ("%s": its name), or one for all */
+		assert_true((p->on == INSTALL_ON_KUBELET) == (strstr(p->source, "%s") != NULL));
+		assert_int_equal(
+			stat(path_in(install_source_name(p, "m2", name, sizeof(name))), &st), 0);
+		assert_int_equal(p->mode, st.st_mode & 07777);
+		assert_true(p->dest[0] == '/');
+	}
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		bool placed = false;
+
+		/* kept in the PKI directory: nothing on a host signs with the
+		 * front-proxy CA */
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "front-proxy-ca-key.pem"))
+			continue;
+		for (size_t i = 0; i < install_table_n && !placed; i++) {
+			const struct install_row *p = &install_table[i];
+			char want[PKI_STEMLEN + 16];
+
+			if (p->src != INSTALL_SRC_PKI)
+				continue;
+			for (int m = 1; m <= 3 && !placed; m++) {
+				char host[8];
+
+				snprintf(host, sizeof(host), "m%d", m);
+				placed = !strcmp(
+					install_source_name(p, host, want, sizeof(want)), e->d_name);
+			}
+		}
+		if (!placed)
+			print_error("%s has no place on the hosts\n", e->d_name);
+		assert_true(placed);
+	}
+	closedir(d);
+}
+
 static void test_plan_change(void **state)
 {
 	struct pki_report r;
@@ -1001,7 +1082,10 @@ static void test_plan_change(void **state)
 	k = read_key("etcd-server-key.pem");
 	load_plan(YAML4);
 	assert_int_equal(run_op(PKI_OP_CHECK, false, NULL, &r), -1);
-	assert_int_equal(r.nproblems, 4);
+	/* and m4's kubelet has no certificate yet */
+	assert_int_equal(r.nproblems, 6);
+	assert_non_null(find(&r, PKI_PROBLEM, "node-m4.pem", "missing"));
+	assert_non_null(find(&r, PKI_PROBLEM, "node-m4-key.pem", "missing"));
 	assert_non_null(find(&r, PKI_PROBLEM, "etcd-server.pem", "missing SAN DNS:m4"));
 	assert_non_null(find(&r, PKI_PROBLEM, "etcd-server.pem", "missing SAN IP:198.18.0.14"));
 	assert_non_null(find(&r, PKI_PROBLEM, "apiserver.pem", "missing SAN DNS:m4"));
@@ -1105,6 +1189,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ca_expired, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_add_san, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_places, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_existing_rsa_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_rules, setup, teardown),
 	};

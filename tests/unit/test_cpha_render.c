@@ -446,8 +446,10 @@ static void test_sample_pacemaker(void **state)
 
 	(void)state;
 	render(c, &s);
-	/* 3 env files and 3 kubeconfigs per master, and the cluster's admin.conf */
-	assert_int_equal(s.n, 3 * 6 + 1);
+	/* 3 env files and 4 kubeconfigs per master, and the cluster's admin.conf,
+	 * super-admin.conf and bootstrap-rbac.yaml; no kubelet without static pods */
+	assert_int_equal(s.n, 3 * 7 + 3);
+	assert_null(render_find(&s, "kubem00", "/var/lib/kubelet/config.yaml"));
 	for (size_t k = 0; k < s.n; k++) {
 		assert_null(strstr(s.v[k].path, ".service"));
 		assert_null(strstr(s.v[k].path, "manifests"));
@@ -715,6 +717,56 @@ static void test_static_pods(void **state)
 	yload(&y, text_of(&s, "cp-a", "/etc/kubernetes/admin.conf"));
 	assert_string_equal(
 		yscalar(&y, "clusters.0.cluster.server"), "https://api.lab6.example:6443");
+	yfree(&y);
+
+	/* each master's kubelet: kubeadm's KubeletConfiguration, its own identity */
+	yload(&y, text_of(&s, "cp-b", "/var/lib/kubelet/config.yaml"));
+	assert_string_equal(yscalar(&y, "kind"), "KubeletConfiguration");
+	assert_string_equal(yscalar(&y, "apiVersion"), "kubelet.config.k8s.io/v1beta1");
+	assert_string_equal(
+		yscalar(&y, "authentication.x509.clientCAFile"), "/etc/kubernetes/pki/ca.pem");
+	assert_string_equal(yscalar(&y, "authentication.anonymous.enabled"), "false");
+	assert_string_equal(yscalar(&y, "authentication.webhook.enabled"), "true");
+	assert_string_equal(yscalar(&y, "authorization.mode"), "Webhook");
+	assert_string_equal(yscalar(&y, "staticPodPath"), "/etc/kubernetes/manifests");
+	assert_string_equal(yscalar(&y, "cgroupDriver"), "systemd");
+	assert_string_equal(yscalar(&y, "rotateCertificates"), "true");
+	assert_string_equal(yscalar(&y, "serverTLSBootstrap"), "false");
+	/* the tenth service address, as kubeadm picks it */
+	assert_string_equal(yscalar(&y, "clusterDNS.0"), "fd00:10:96::a");
+	assert_string_equal(yscalar(&y, "clusterDomain"), "k8s.example");
+	yfree(&y);
+	yload(&y, text_of(&s, "cp-b", "/etc/kubernetes/kubelet.conf"));
+	assert_string_equal(yscalar(&y, "users.0.name"), "system:node:cp-b");
+	assert_string_equal(yscalar(&y, "users.0.user.client-certificate"),
+		"/var/lib/kubelet/pki/kubelet-client.pem");
+	assert_string_equal(
+		yscalar(&y, "clusters.0.cluster.server"), "https://api.lab6.example:6443");
+	yfree(&y);
+	assert_null(render_find(&s, "etcd-c", "/etc/kubernetes/kubelet.conf"));
+
+	/* the bindings kubeadm makes at init, one document each */
+	{
+		const char *t = text_of(&s, NULL, "bootstrap-rbac.yaml");
+		static const char *const want[] = { "  name: kubeadm:cluster-admins\n",
+			"  name: cluster-admin\n", "  name: system:node-bootstrapper\n",
+			"  name: system:bootstrappers:cpha:default-node-token\n",
+			"  name: "
+			"system:certificates.k8s.io:certificatesigningrequests:nodeclient\n",
+			"  name: "
+			"system:certificates.k8s.io:certificatesigningrequests:selfnodeclient\n",
+			"  name: system:nodes\n" };
+		size_t docs = 0;
+
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			assert_non_null(strstr(t, want[i]));
+		for (const char *p = t; (p = strstr(p, "kind: ClusterRoleBinding\n")); p++)
+			docs++;
+		assert_int_equal(docs, 4);
+	}
+	yload(&y, text_of(&s, NULL, "super-admin.conf"));
+	assert_string_equal(yscalar(&y, "users.0.user.client-certificate"),
+		"/etc/kubernetes/pki/super-admin.pem");
 	yfree(&y);
 	render_set_free(&s);
 	cluster_free(c);

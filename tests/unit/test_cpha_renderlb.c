@@ -690,6 +690,42 @@ static void test_deterministic(void **state)
 	render_twice("five-haproxy.yaml");
 }
 
+/* render_pcs_cib_missing(): which tool of cib.xml is not installed */
+static const char *const *have_tools;
+
+static bool fake_have(const char *tool)
+{
+	for (const char *const *t = have_tools; *t; t++)
+		if (!strcmp(*t, tool))
+			return true;
+	return false;
+}
+
+static void test_cib_missing(void **state)
+{
+	static const char *const all[] = { "cibadmin", "pcs", NULL };
+	static const char *const no_pcs[] = { "cibadmin", "crm_verify", NULL };
+	static const char *const no_cibadmin[] = { "pcs", NULL };
+	static const char *const none[] = { NULL };
+	const struct render_tool *t;
+
+	(void)state;
+	have_tools = all;
+	assert_null(render_pcs_cib_missing(fake_have));
+	have_tools = no_pcs;
+	t = render_pcs_cib_missing(fake_have);
+	assert_non_null(t);
+	assert_string_equal(t->name, "pcs");
+	assert_string_equal(t->package, "pcs");
+	have_tools = no_cibadmin;
+	t = render_pcs_cib_missing(fake_have);
+	assert_non_null(t);
+	assert_string_equal(t->name, "cibadmin");
+	assert_string_equal(t->package, "pacemaker-cli-utils");
+	have_tools = none; /* the first one run is named */
+	assert_string_equal(render_pcs_cib_missing(fake_have)->name, "cibadmin");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -707,6 +743,7 @@ int main(void)
 		cmocka_unit_test(test_pcs_mixed_etcd),
 		cmocka_unit_test(test_pcs_quoting),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_cib_missing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

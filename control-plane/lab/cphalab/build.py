@@ -1,10 +1,12 @@
-"""Make the lab's files the product's way and start every host's services.
+"""Make the lab's hosts the product's way and start their services.
 
-`cpha plan`, `cpha pki` and `cpha render` make every file from the lab's
-description; files are installed into each host at the paths render gives,
-PKI files where docs/runbook.md puts them. Only two things are the lab's
-own: the BMC password files (a real site has its own) and dc-deadtime 5s
-in the seeded CIB (Pacemaker's 20 s default would only slow start-up).
+`cpha lab up` follows docs/deploy.md (follow_guide, guide.py): plan, pki
+and render on the admin side, `cpha install` on each host, the services
+through their units (units.py), the pcs script into the live cluster.
+Later installs (a stack switch, a rebuilt master) use the same `cpha
+install`. The lab's own additions are what a site has of its own: the
+BMC password files, the hosts' names in /etc/hosts, and dc-deadtime 5s
+(Pacemaker's 20 s default would only slow the many reboots).
 """
 
 import grp
@@ -18,17 +20,6 @@ from . import lab as labmod
 from . import guide, units
 from .hosts import LabError
 
-# docs/runbook.md, "install the PKI"
-PKI_PLACES = [
-    ("/etc/kubernetes/pki", ["ca.pem", "ca-key.pem", "apiserver.pem", "apiserver-key.pem",
-                             "sa.key", "sa.pub", "kubelet-client.pem", "kubelet-client-key.pem",
-                             "admin.pem", "admin-key.pem"]),
-    ("/etc/etcd/pki", ["ca.pem", "etcd-server.pem", "etcd-server-key.pem", "etcd-client.pem",
-                       "etcd-client-key.pem"]),
-    ("/var/lib/kube-controller-manager/pki", ["controller-manager.pem",
-                                              "controller-manager-key.pem"]),
-    ("/var/lib/kube-scheduler/pki", ["scheduler.pem", "scheduler-key.pem"]),
-]
 KUBE = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"]
 AGENTS = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "lbd",
           "haproxy"]
@@ -193,17 +184,6 @@ def hacluster():
     return pwd.getpwnam("hacluster").pw_uid, grp.getgrnam("haclient").gr_gid
 
 
-def install_tree(host, src):
-    """A rendered host directory into the host, at the same paths."""
-    for dirpath, _, files in os.walk(src):
-        for n in files:
-            p = os.path.join(dirpath, n)
-            inside = "/" + os.path.relpath(p, src)
-            with open(p, "rb") as f:
-                data = f.read()
-            host.write(inside, data, mode=os.stat(p).st_mode & 0o777)
-
-
 def hosts_file(lab, api=True):
     """The names of the lab's hosts (what their DNS would say); with api,
     also api.name at the VIP (docs/deploy.md's step, which `cpha lab up`
@@ -236,12 +216,11 @@ def prepare_host(lab, host, api=True):
 
 
 def install_host(lab, host, desc, out, stack):
-    """Everything a master or LB host needs on its disk, as an operator
-    following docs/runbook.md would put it."""
-    pki = lab.path("pki")
+    """A master's or LB host's files, as docs/deploy.md and docs/runbook.md
+    put them: `cpha install` on the host, after the secrets the site keeps
+    of its own. Files of the other LB stack are removed first (install
+    only adds)."""
     prepare_host(lab, host)
-    with open(desc) as f:
-        host.write("/etc/cpha/cluster.yaml", f.read())
     for h in lab.hosts.values():
         if h.role in ("master", "lb"):
             host.write("/etc/cpha/secrets/ipmi-" + h.name, labmod.BMC_PASSWORD + "\n", 0o600)
@@ -249,17 +228,12 @@ def install_host(lab, host, desc, out, stack):
     for d in ("/etc/lbd", "/etc/vipd", "/etc/haproxy", "/etc/keepalived"):
         if os.path.isdir(host.path(d)) and not os.path.exists(hostdir + d):
             shutil.rmtree(host.path(d), ignore_errors=True)  # the other stack's files
-    install_tree(host, hostdir)
-    with open(os.path.join(pki, "corosync-authkey"), "rb") as f:
-        host.write("/etc/corosync/authkey", f.read(), 0o400)
-    if host.role != "master":
-        return
-    for d, names in PKI_PLACES:
-        for n in names:
-            with open(os.path.join(pki, n), "rb") as f:
-                host.write(os.path.join(d, n), f.read(), 0o600 if "key" in n else 0o644)
-    os.makedirs(host.path("/var/lib/etcd"), exist_ok=True)
-    os.chmod(host.path("/var/lib/etcd"), 0o700)
+    r = host.run(["cpha", "-f", desc, "install", "--host", host.name, "--render", out,
+                  "--pki", os.path.realpath(lab.path("pki")), "--root", "/"], check=False,
+                 timeout=120)
+    if r.returncode:
+        raise LabError("%s: cpha install: exit %d\n%s%s" % (host.name, r.returncode, r.stdout,
+                                                              r.stderr))
 
 
 # -- BMCs ----------------------------------------------------------------------------

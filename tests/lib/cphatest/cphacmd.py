@@ -10,22 +10,9 @@ a rendered unit are used with every absolute path moved under that root
 import os
 import re
 import shlex
-import shutil
 import subprocess
 
 from . import util
-
-# Where seed 003 puts each PKI file on a master (runbook, step 3).
-PKI_PLACES = [
-    ("/etc/kubernetes/pki", ["ca.pem", "apiserver.pem", "apiserver-key.pem", "sa.key",
-                             "sa.pub", "kubelet-client.pem", "kubelet-client-key.pem",
-                             "admin.pem", "admin-key.pem"]),
-    ("/etc/etcd/pki", ["ca.pem", "etcd-server.pem", "etcd-server-key.pem",
-                       "etcd-client.pem", "etcd-client-key.pem"]),
-    ("/var/lib/kube-controller-manager/pki", ["controller-manager.pem",
-                                              "controller-manager-key.pem"]),
-    ("/var/lib/kube-scheduler/pki", ["scheduler.pem", "scheduler-key.pem"]),
-]
 
 # Path prefixes a rendered file refers to that rebase() moves under a root.
 ROOTED = ("/etc/", "/var/lib/", "/run/", "/var/run/", "/var/log/")
@@ -103,19 +90,8 @@ def rebase_text(text, root):
     return re.sub(pat, lambda m: root + m.group(1), text)
 
 
-def install_host(render_dir, host, root):
-    """Copy out/HOST/* to ROOT/, keeping modes (as rsync -a out/HOST/ /)."""
-    src = os.path.join(render_dir, host)
-    for d, _, files in os.walk(src):
-        rel = os.path.relpath(d, src)
-        os.makedirs(os.path.join(root, rel), exist_ok=True)
-        for f in files:
-            shutil.copy2(os.path.join(d, f), os.path.join(root, rel, f))
-
-
-def place_pki(pki_dir, root):
-    """Copy the PKI files a master needs to where seed 003 installs them."""
-    for d, names in PKI_PLACES:
-        os.makedirs(root + d, mode=0o700, exist_ok=True)
-        for n in names:
-            shutil.copy2(os.path.join(pki_dir, n), os.path.join(root + d, n))
+def install(desc, render_dir, pki_dir, host, root):
+    """A host's files, certificates and keys under root, as `cpha install`
+    places them on a real host (docs/deploy.md, step 3)."""
+    return run(["-f", desc, "install", "--host", host, "--render", render_dir, "--pki", pki_dir,
+                "--root", root])
