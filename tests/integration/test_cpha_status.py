@@ -24,8 +24,8 @@ Exit 0 pass, 77 skip (not root, no etcd), 1 fail.
 """
 
 import json
-import re
 import os
+import re
 import shutil
 import signal
 import sys
