@@ -75,13 +75,19 @@ struct cp_cluster {
 	struct cp_pos vip_pos, vrid_pos;
 
 	/* kubernetes: */
-	char *k8s_version; /* "1.31": the flags rendered are the ones it accepts */
+	char *k8s_version;  /* as written: "1.36", "1.36.4" or "v1.36.4" */
+	unsigned k8s_minor; /* 1.<k8s_minor>: one flags.h's table knows; the flags rendered
+			     * are the ones it accepts */
+	unsigned k8s_patch; /* when k8s_patch_set */
+	bool k8s_patch_set;
+	struct cp_pos k8s_version_pos; /* line 0: not written */
 	char *service_cidr, *cluster_cidr, *node_port_range;
 	char **admission, **authorization; /* NULL-terminated */
 	bool leader_elect;
-	char *bin_dir;          /* where the kube-* and etcd binaries are (/usr/bin) */
-	char *image_repository; /* static pods: registry.k8s.io */
-	char *etcd_image;       /* static pods: registry.k8s.io/etcd:3.5.x-0 */
+	char *bin_dir;                /* where the kube-* and etcd binaries are (/usr/bin) */
+	char *image_repository;       /* static pods: registry.k8s.io */
+	char *etcd_image;             /* static pods: registry.k8s.io/etcd:3.5.x-0 */
+	struct cp_pos etcd_image_pos; /* line 0: the default of etcd.version */
 	struct cp_pos service_cidr_pos, cluster_cidr_pos;
 	struct cp_pos admission_pos; /* 0/0: the default list */
 	struct cp_pos interface_pos;
@@ -98,6 +104,7 @@ struct cp_cluster {
 	size_t netcd;
 	char *etcd_token;
 	char *etcd_data_dir;
+	unsigned etcd_minor; /* etcd.version 3.<etcd_minor>: 4, 5 or 6 */
 	struct cp_pos etcd_pos;
 
 	/* components: */

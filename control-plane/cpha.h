@@ -37,6 +37,10 @@ int cmd_lab(int argc, char **argv, const char *file, int file_given);
  * warning) to stderr. Returns the model or NULL. */
 struct cp_cluster *cpha_load(const char *file);
 
+/* Today in UTC, "YYYY-MM-DD", into buf (16 bytes are enough): the day plan
+ * judges end-of-life dates on. Returns buf, or NULL. */
+char *cpha_today(char *buf, size_t len);
+
 /* Parse "-f FILE" among a subcommand's options: getopt-style, for the
  * subcommands that take no other short options with arguments. */
 #endif

@@ -1,6 +1,7 @@
 /* Reading /etc/cpha/cluster.yaml with libyaml's document API: each mapping
  * is walked through a table of the keys it may hold, so an unknown key, a
  * wrong type or a bad value is an error at its own line and column. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "cluster.h"
 #include "desc_check.h"
 #include "desc_read.h"
+#include "flags.h"
 
 /* ---- cluster: ---- */
 
@@ -133,18 +135,30 @@ static int s_api(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 static int k_version(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
 	struct cp_cluster *c = o;
-	unsigned maj, min;
-	char tail;
+	unsigned minor, patch;
+	bool has_patch;
+	char known[128];
 
 	if (desc_str(r, v, k, &c->k8s_version) < 0)
 		return -1;
-	if (sscanf(c->k8s_version, "%u.%u%c", &maj, &min, &tail) != 2 || maj != 1 || min < 24 ||
-		min > 40) {
+	c->k8s_version_pos = desc_pos(v);
+	if (flags_k8s_parse(c->k8s_version, &minor, &patch, &has_patch) < 0) {
 		desc_err(r, v,
-			"version: '%s': give a Kubernetes minor version from 1.24 on, as 1.31",
-			c->k8s_version);
+			"version: '%s' is not a Kubernetes version: give 1.Y, 1.Y.Z or v1.Y.Z, "
+			"as %u.%u",
+			c->k8s_version, 1, flags_k8s_default_minor());
 		return -1;
 	}
+	if (!flags_k8s_minor(minor)) {
+		desc_err(r, v,
+			"version: '%s': cpha does not know the flags of Kubernetes 1.%u; it knows "
+			"%s",
+			c->k8s_version, minor, flags_k8s_known(known, sizeof(known)));
+		return -1;
+	}
+	c->k8s_minor = minor;
+	c->k8s_patch = patch;
+	c->k8s_patch_set = has_patch;
 	return 0;
 }
 
@@ -258,6 +272,7 @@ static int k_image_repository(struct rd *r, const yaml_node_t *v, void *o, const
 
 static int k_etcd_image(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
+	((struct cp_cluster *)o)->etcd_image_pos = desc_pos(v);
 	return desc_str(r, v, k, &((struct cp_cluster *)o)->etcd_image);
 }
 
@@ -439,8 +454,35 @@ static int k_etcd_data_dir(struct rd *r, const yaml_node_t *v, void *o, const ch
 	return 0;
 }
 
+/* etcd.version: the release line, "3.4", "3.5" or "3.6" (a patch, as
+ * 3.4.23 or v3.5.24, is taken and names the same line). */
+static int k_etcd_version(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = ((struct etcd_read *)o)->c;
+	const char *written = desc_scalar(r, v, k), *s = written;
+	unsigned maj, min, patch;
+	int n = 0;
+
+	if (!s)
+		return -1;
+	if (*s == 'v')
+		s++;
+	if ((sscanf(s, "%u.%u%n", &maj, &min, &n) != 2 || s[n]) &&
+		(sscanf(s, "%u.%u.%u%n", &maj, &min, &patch, &n) != 3 || s[n]))
+		maj = 0;
+	if (maj != 3 || min < FLAGS_ETCD_MINOR_MIN || min > FLAGS_ETCD_MINOR_MAX || !isdigit(*s) ||
+		strspn(s, "0123456789.") != strlen(s)) {
+		desc_err(r, v, "version: '%s': give the etcd release line, 3.4, 3.5 or 3.6",
+			written);
+		return -1;
+	}
+	c->etcd_minor = min;
+	return 0;
+}
+
 static const struct key etcd_keys[] = {
 	{ "hosts", k_etcd_hosts },
+	{ "version", k_etcd_version },
 	{ "token", k_etcd_token },
 	{ "data_dir", k_etcd_data_dir },
 	{ NULL, NULL },
@@ -835,14 +877,20 @@ static void set_defaults(struct cp_cluster *c)
 	c->api_port = 6443;
 	c->interface = desc_strdup("eth0");
 	c->vrid_derived = true;
-	c->k8s_version = desc_strdup("1.31");
+	c->k8s_minor = flags_k8s_default_minor();
+	{
+		char def[16];
+		snprintf(def, sizeof(def), "1.%u", c->k8s_minor);
+		c->k8s_version = desc_strdup(def);
+	}
 	c->service_cidr = desc_strdup("10.96.0.0/12");
 	c->cluster_cidr = desc_strdup("10.244.0.0/16");
 	c->node_port_range = desc_strdup("30000-32767");
 	c->leader_elect = true;
 	c->bin_dir = desc_strdup("/usr/bin");
 	c->image_repository = desc_strdup("registry.k8s.io");
-	c->etcd_image = desc_strdup("registry.k8s.io/etcd:3.5.15-0");
+	c->etcd_image = NULL; /* finish(): the image of etcd.version */
+	c->etcd_minor = FLAGS_ETCD_MINOR_DEFAULT;
 	c->lb_on_masters = true;
 	c->etcd_token = NULL;
 	c->etcd_data_dir = desc_strdup("/var/lib/etcd");
@@ -909,6 +957,8 @@ static int finish(struct rd *r, const yaml_node_t *root, struct top *t)
 	}
 	if (read_etcd_hosts(r, t->have_etcd ? t->etcd.hosts : NULL) < 0)
 		rc = -1;
+	if (!c->etcd_image)
+		c->etcd_image = desc_strdup(flags_etcd_image(c->etcd_minor));
 	if (!c->etcd_token && c->name) {
 		size_t len = strlen(c->name) + sizeof("-etcd");
 		c->etcd_token = desc_calloc(len, 1);

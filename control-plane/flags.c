@@ -1,7 +1,8 @@
 /* The flags of etcd, kube-apiserver, kube-controller-manager and
  * kube-scheduler on one host: one table row per flag, in the order they
- * are written. Seed 003's flags, brought up to date (see flags.h and
- * docs/man/cpha-render-masters.txt for what was dropped and why). */
+ * are written, each for the etcd release lines that have it; and the
+ * Kubernetes versions cpha knows (k8s_versions.def). See flags.h and
+ * docs/render.md for what was dropped and why. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,28 @@ struct row {
 	const char *param; /* ocf:cpha:etcd's parameter for it */
 	unsigned attrs;
 };
+
+/* etcd's flags that not every release line has: in 3.<since> up to before
+ * 3.<until> (0: no bound). The others are in 3.4, 3.5 and 3.6. */
+static const struct {
+	const char *name;
+	unsigned since, until;
+} etcd_lines[] = {
+	{ "logger", 0, 5 },
+	{ "experimental-initial-corrupt-check", 0, 6 },
+	{ "experimental-watch-progress-notify-interval", 0, 6 },
+	{ "feature-gates", 6, 0 },
+	{ "watch-progress-notify-interval", 6, 0 },
+};
+
+static bool etcd_has(const char *name, unsigned minor)
+{
+	for (size_t i = 0; i < sizeof(etcd_lines) / sizeof(etcd_lines[0]); i++)
+		if (!strcmp(etcd_lines[i].name, name))
+			return (!etcd_lines[i].since || minor >= etcd_lines[i].since) &&
+			       (!etcd_lines[i].until || minor < etcd_lines[i].until);
+	return true;
+}
 
 int flags_url(struct cpha_buf *b, const char *scheme, const char *host, unsigned port)
 {
@@ -261,12 +284,23 @@ static const struct row rows[] = {
 	{ FLAGS_ETCD, "initial-cluster", NULL, v_initial_cluster, NULL, FLAG_AGENT },
 	{ FLAGS_ETCD, "initial-cluster-state", "new", NULL, NULL, FLAG_AGENT },
 	/* Debian 12's etcd 3.4 has pre-vote off: a member coming back from a
-	 * restart deposed a healthy leader (docs/pacemaker.md) */
+	 * restart deposed a healthy leader (docs/pacemaker.md); 3.5 and 3.6
+	 * have it on by default and still take the flag */
 	{ FLAGS_ETCD, "pre-vote", "true", NULL, NULL, FLAG_AGENT },
 	/* plain HTTP /health for probes (client URLs want a certificate) */
 	{ FLAGS_ETCD, "listen-metrics-urls", NULL, v_metrics_url, NULL, 0 },
+	/* 3.4's default logger is capnslog, deprecated; zap is 3.5's default
+	 * and 3.6's only one */
 	{ FLAGS_ETCD, "logger", "zap", NULL, NULL, 0 },
 	{ FLAGS_ETCD, "log-level", "info", NULL, NULL, 0 },
+	/* what kubeadm gives etcd: check the data against the peers' before
+	 * serving, and tell watchers of progress every 5 s (the apiserver's
+	 * watch bookmarks); 3.6 renamed both (kubernetes/kubernetes#132838:
+	 * the experimental names are deprecated in 3.6, gone in 3.7) */
+	{ FLAGS_ETCD, "experimental-initial-corrupt-check", "true", NULL, NULL, 0 },
+	{ FLAGS_ETCD, "experimental-watch-progress-notify-interval", "5s", NULL, NULL, 0 },
+	{ FLAGS_ETCD, "feature-gates", "InitialCorruptCheck=true", NULL, NULL, 0 },
+	{ FLAGS_ETCD, "watch-progress-notify-interval", "5s", NULL, NULL, 0 },
 
 	/* kube-apiserver, in seed 003's order; --admission-control became
 	 * --enable-admission-plugins; --insecure-bind-address, --insecure-port
@@ -306,6 +340,21 @@ static const struct row rows[] = {
 	 * LB sent it meanwhile is refused */
 	{ FLAGS_APISERVER, "shutdown-delay-duration", "5s", NULL, NULL, 0 },
 	{ FLAGS_APISERVER, "authorization-mode", NULL, v_authorization, NULL, 0 },
+	/* workers join with bootstrap tokens (kubeadm join, TLS bootstrap);
+	 * the aggregation layer's front proxy (kubectl top, metrics-server)
+	 * authenticates to extension servers with the front-proxy client
+	 * certificate and passes the user in these headers: kubeadm's values */
+	{ FLAGS_APISERVER, "enable-bootstrap-token-auth", "true", NULL, NULL, 0 },
+	{ FLAGS_APISERVER, "requestheader-client-ca-file", RENDER_PKI_K8S "/front-proxy-ca.pem",
+		NULL, NULL, 0 },
+	{ FLAGS_APISERVER, "requestheader-allowed-names", "front-proxy-client", NULL, NULL, 0 },
+	{ FLAGS_APISERVER, "requestheader-extra-headers-prefix", "X-Remote-Extra-", NULL, NULL, 0 },
+	{ FLAGS_APISERVER, "requestheader-group-headers", "X-Remote-Group", NULL, NULL, 0 },
+	{ FLAGS_APISERVER, "requestheader-username-headers", "X-Remote-User", NULL, NULL, 0 },
+	{ FLAGS_APISERVER, "proxy-client-cert-file", RENDER_PKI_K8S "/front-proxy-client.pem", NULL,
+		NULL, 0 },
+	{ FLAGS_APISERVER, "proxy-client-key-file", RENDER_PKI_K8S "/front-proxy-client-key.pem",
+		NULL, NULL, 0 },
 	{ FLAGS_APISERVER, "v", "2", NULL, NULL, 0 },
 
 	/* kube-controller-manager: --address became --bind-address; the
@@ -315,15 +364,28 @@ static const struct row rows[] = {
 	{ FLAGS_CONTROLLER_MANAGER, "authentication-kubeconfig", KCM_KUBECONFIG, NULL, NULL, 0 },
 	{ FLAGS_CONTROLLER_MANAGER, "authorization-kubeconfig", KCM_KUBECONFIG, NULL, NULL, 0 },
 	{ FLAGS_CONTROLLER_MANAGER, "bind-address", "127.0.0.1", NULL, NULL, 0 },
+	/* who may read its secure port: kubeadm gives it both CAs */
+	{ FLAGS_CONTROLLER_MANAGER, "client-ca-file", RENDER_PKI_K8S "/ca.pem", NULL, NULL, 0 },
+	{ FLAGS_CONTROLLER_MANAGER, "requestheader-client-ca-file",
+		RENDER_PKI_K8S "/front-proxy-ca.pem", NULL, NULL, 0 },
 	{ FLAGS_CONTROLLER_MANAGER, "cluster-cidr", NULL, v_cluster_cidr, NULL, 0 },
 	{ FLAGS_CONTROLLER_MANAGER, "cluster-name", NULL, v_cluster_name, NULL, 0 },
+	/* the CA that signs the kubelets' certificates (TLS bootstrap) */
+	{ FLAGS_CONTROLLER_MANAGER, "cluster-signing-cert-file", RENDER_PKI_K8S "/ca.pem", NULL,
+		NULL, 0 },
+	{ FLAGS_CONTROLLER_MANAGER, "cluster-signing-key-file", RENDER_PKI_K8S "/ca-key.pem", NULL,
+		NULL, 0 },
 	{ FLAGS_CONTROLLER_MANAGER, "leader-elect", NULL, v_leader_elect, NULL, 0 },
 	{ FLAGS_CONTROLLER_MANAGER, "service-cluster-ip-range", NULL, v_service_cidr, NULL, 0 },
 	{ FLAGS_CONTROLLER_MANAGER, "root-ca-file", RENDER_PKI_K8S "/ca.pem", NULL, NULL, 0 },
 	{ FLAGS_CONTROLLER_MANAGER, "service-account-private-key-file", RENDER_PKI_K8S "/sa.key",
 		NULL, NULL, 0 },
 	{ FLAGS_CONTROLLER_MANAGER, "use-service-account-credentials", "true", NULL, NULL, 0 },
-	{ FLAGS_CONTROLLER_MANAGER, "controllers", "*", NULL, NULL, 0 },
+	/* two controllers that are off by default: bootstrapsigner signs the
+	 * cluster-info ConfigMap with each bootstrap token (kubeadm join
+	 * checks it), tokencleaner deletes expired tokens */
+	{ FLAGS_CONTROLLER_MANAGER, "controllers", "*,bootstrapsigner,tokencleaner", NULL, NULL,
+		0 },
 	{ FLAGS_CONTROLLER_MANAGER, "v", "2", NULL, NULL, 0 },
 
 	/* kube-scheduler: likewise */
@@ -376,6 +438,8 @@ int flags_build(const struct cp_cluster *c, const struct cp_host *h, enum flags_
 		const char *bad;
 
 		if (w->role != role)
+			continue;
+		if (role == FLAGS_ETCD && !etcd_has(w->name, c->etcd_minor))
 			continue;
 		cpha_buf_reset(&b);
 		rc = w->text ? cpha_buf_puts(&b, w->text) : w->fn(c, h, &b, &attrs);
@@ -437,8 +501,164 @@ int flags_format(const struct cp_flag *f, struct cpha_buf *b)
 
 char *flags_k8s_release(const struct cp_cluster *c, char *buf, size_t len)
 {
-	/* The model names a minor version only; the image is its first
-	 * release, which every patch release after it may replace. */
-	snprintf(buf, len, "v%s.0", c->k8s_version);
+	const struct flags_k8s_minor *m = flags_k8s_minor(c->k8s_minor);
+	unsigned patch = c->k8s_patch_set ? c->k8s_patch : m ? m->patch : 0;
+
+	snprintf(buf, len, "v1.%u.%u", c->k8s_minor, patch);
 	return buf;
+}
+
+/* ---- the Kubernetes versions (k8s_versions.def) ---- */
+
+static const struct flags_k8s_minor k8s_minors[] = {
+#define K8S_MINOR(minor, eol, patch) { minor, eol, patch },
+#define K8S_DEFAULT(minor)
+#define K8S_FLAG(role, name, kind, since, until)
+#include "k8s_versions.def"
+#undef K8S_MINOR
+#undef K8S_DEFAULT
+#undef K8S_FLAG
+};
+
+static const unsigned k8s_default[] = {
+#define K8S_MINOR(minor, eol, patch)
+#define K8S_DEFAULT(minor) minor,
+#define K8S_FLAG(role, name, kind, since, until)
+#include "k8s_versions.def"
+#undef K8S_MINOR
+#undef K8S_DEFAULT
+#undef K8S_FLAG
+};
+
+static const struct flags_k8s_flag k8s_flags[] = {
+#define K8S_MINOR(minor, eol, patch)
+#define K8S_DEFAULT(minor)
+#define K8S_FLAG(role, name, kind, since, until) { role, name, kind, since, until },
+#include "k8s_versions.def"
+#undef K8S_MINOR
+#undef K8S_DEFAULT
+#undef K8S_FLAG
+};
+
+_Static_assert(sizeof(k8s_default) == sizeof(unsigned), "k8s_versions.def: one K8S_DEFAULT");
+
+const struct flags_k8s_minor *flags_k8s_minors(size_t *n)
+{
+	*n = sizeof(k8s_minors) / sizeof(k8s_minors[0]);
+	return k8s_minors;
+}
+
+const struct flags_k8s_minor *flags_k8s_minor(unsigned minor)
+{
+	for (size_t i = 0; i < sizeof(k8s_minors) / sizeof(k8s_minors[0]); i++)
+		if (k8s_minors[i].minor == minor)
+			return &k8s_minors[i];
+	return NULL;
+}
+
+unsigned flags_k8s_default_minor(void)
+{
+	return k8s_default[0];
+}
+
+/* A decimal number without sign or leading zero ("0" itself is one);
+ * advances *s. */
+static int number(const char **s, unsigned *out)
+{
+	const char *p = *s;
+	unsigned long v = 0;
+
+	if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9'))
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (unsigned long)(*p - '0');
+		if (v > 100000)
+			return -EINVAL;
+	}
+	*out = (unsigned)v;
+	*s = p;
+	return 0;
+}
+
+int flags_k8s_parse(const char *s, unsigned *minor, unsigned *patch, bool *has_patch)
+{
+	unsigned major, mi, pa = 0;
+	bool hp = false;
+
+	if (*s == 'v') {
+		s++;
+		/* "v1.36" is not a release name: the v goes with a patch */
+		if (!strchr(s, '.') || strchr(s, '.') == strrchr(s, '.'))
+			return -EINVAL;
+	}
+	if (number(&s, &major) || major != 1 || *s++ != '.' || number(&s, &mi))
+		return -EINVAL;
+	if (*s == '.') {
+		s++;
+		if (number(&s, &pa))
+			return -EINVAL;
+		hp = true;
+	}
+	if (*s)
+		return -EINVAL;
+	*minor = mi;
+	*patch = pa;
+	*has_patch = hp;
+	return 0;
+}
+
+char *flags_k8s_known(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(k8s_minors) / sizeof(k8s_minors[0]) && off < len; i++) {
+		int w = snprintf(
+			buf + off, len - off, "%s1.%u", i ? ", " : "", k8s_minors[i].minor);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	return buf;
+}
+
+const struct flags_k8s_flag *flags_k8s_flags(size_t *n)
+{
+	*n = sizeof(k8s_flags) / sizeof(k8s_flags[0]);
+	return k8s_flags;
+}
+
+bool flags_k8s_has(enum flags_role role, unsigned minor, const char *name)
+{
+	for (size_t i = 0; i < sizeof(k8s_flags) / sizeof(k8s_flags[0]); i++) {
+		const struct flags_k8s_flag *f = &k8s_flags[i];
+
+		if (f->role == role && !strcmp(f->name, name))
+			return (!f->since || minor >= f->since) && (!f->until || minor < f->until);
+	}
+	return false;
+}
+
+bool flags_k8s_past_eol(const struct flags_k8s_minor *m, const char *today)
+{
+	/* both are YYYY-MM-DD: their order is the dates' */
+	return strcmp(today, m->eol) > 0;
+}
+
+/* ---- etcd ---- */
+
+const char *flags_etcd_image(unsigned minor)
+{
+	/* registry.k8s.io's tags: 3.4.13-0 is the last 3.4 one kubeadm used
+	 * (Kubernetes 1.19 to 1.21); 3.5.24-0 and 3.6.6-0 are kubeadm's for
+	 * the two control-plane versions it supported in November 2025 */
+	switch (minor) {
+	case 4:
+		return "registry.k8s.io/etcd:3.4.13-0";
+	case 5:
+		return "registry.k8s.io/etcd:3.5.24-0";
+	default:
+		return "registry.k8s.io/etcd:3.6.6-0";
+	}
 }

@@ -4,10 +4,12 @@
  * environment files the kube OCF agents read, a pcs script whose etcd agent
  * takes most of etcd's flags as its own parameters.
  *
- * The flags are the seed's (seed 003) brought up to date for the
- * Kubernetes version of the model: flags that current Kubernetes removed
- * are not made at all (docs/man/cpha-render-masters.txt lists them and what
- * replaced them). Pure: no I/O. */
+ * The flags are made for the Kubernetes minor version of the model, from a
+ * table of the minors cpha knows (k8s_versions.def: end of life, a published
+ * patch, the flags that differ between them), and for the etcd release
+ * line of the model (3.4, 3.5 or 3.6). Flags that current Kubernetes
+ * removed are not made at all (docs/render.md lists them and what replaced
+ * them). Pure: no I/O. */
 #ifndef CPHA_FLAGS_H
 #define CPHA_FLAGS_H
 
@@ -44,7 +46,8 @@ struct cp_flags {
 };
 
 /* The flags of role on host h (an etcd member for FLAGS_ETCD, a master for
- * the others), in a fixed order. Every value is checked to be one word
+ * the others), in a fixed order; etcd's for the release line
+ * c->etcd_minor. Every value is checked to be one word
  * that a systemd ExecStart= line, an EnvironmentFile= and YAML carry
  * unchanged without quoting (no blank, quote, backslash, '$', '%', '`',
  * ';' or control character): otherwise an error naming the flag is added
@@ -69,9 +72,66 @@ bool flags_plain_word(const char *s);
 /* The program of a role: "etcd", "kube-apiserver", ... */
 const char *flags_program(enum flags_role role);
 
-/* The patch release cpha runs for the model's minor version (static-pod
- * images): "v1.31.0" into buf. Returns buf. */
+/* The release cpha runs for the model's version (static-pod images):
+ * "v1.36.4" into buf: the patch the description names, else the table's
+ * patch of the minor. Returns buf. */
 char *flags_k8s_release(const struct cp_cluster *c, char *buf, size_t len);
+
+/* ---- the Kubernetes versions cpha knows (k8s_versions.def) ---- */
+
+/* One Kubernetes minor version. */
+struct flags_k8s_minor {
+	unsigned minor;  /* 1.<minor> */
+	const char *eol; /* upstream end of life, "YYYY-MM-DD" */
+	unsigned patch;  /* a published patch release: images when none is named */
+};
+
+/* A flag of kube-apiserver, kube-controller-manager or kube-scheduler that
+ * cpha renders, or that differs between the minors of the table. */
+struct flags_k8s_flag {
+	enum flags_role role;
+	const char *name;
+	const char *kind;      /* how its value parses: "str", "bool", "int", "duration" */
+	unsigned since, until; /* in 1.<since> (0: every minor) up to before 1.<until> (0: still) */
+};
+
+/* The minors, oldest first; *n is their count. */
+const struct flags_k8s_minor *flags_k8s_minors(size_t *n);
+
+/* The row of 1.<minor>, or NULL when the table does not know it. */
+const struct flags_k8s_minor *flags_k8s_minor(unsigned minor);
+
+/* The minor a description that names none gets. */
+unsigned flags_k8s_default_minor(void);
+
+/* Parse "1.Y", "1.Y.Z" or "v1.Y.Z" (what kubectl version and image tags
+ * say). Returns 0 with *minor, *patch (0 when not written) and *has_patch
+ * set, or -EINVAL. Does not look at the table. */
+int flags_k8s_parse(const char *s, unsigned *minor, unsigned *patch, bool *has_patch);
+
+/* "1.33, 1.34, ..." into buf, the minors the table knows. Returns buf. */
+char *flags_k8s_known(char *buf, size_t len);
+
+/* The flag rows; *n is their count. */
+const struct flags_k8s_flag *flags_k8s_flags(size_t *n);
+
+/* True when program role of 1.<minor> has --name by the table (a flag the
+ * table has no row for: false). */
+bool flags_k8s_has(enum flags_role role, unsigned minor, const char *name);
+
+/* True when 1.<m->minor> is past its upstream end of life on today
+ * ("YYYY-MM-DD"): the end-of-life day itself is still supported. */
+bool flags_k8s_past_eol(const struct flags_k8s_minor *m, const char *today);
+
+/* ---- etcd release lines (etcd.version) ---- */
+
+#define FLAGS_ETCD_MINOR_MIN     4 /* 3.4: Debian 12's etcd-server (3.4.23) */
+#define FLAGS_ETCD_MINOR_MAX     6 /* 3.6 */
+#define FLAGS_ETCD_MINOR_DEFAULT 4
+
+/* The static-pod image of etcd 3.<minor> when kubernetes.etcd_image does
+ * not name one. */
+const char *flags_etcd_image(unsigned minor);
 
 /* "https://HOST:PORT", HOST in brackets when it is an IPv6 address.
  * Returns 0 or -ENOMEM. */

@@ -2,6 +2,7 @@
  * than in main.c so that the subcommands in cphacore (render.c,
  * plan_cmd.c) link into unit tests too. */
 #include <stdio.h>
+#include <time.h>
 
 #include "cpha.h"
 
@@ -16,4 +17,14 @@ struct cp_cluster *cpha_load(const char *file)
 		fprintf(stderr, "%s\n", d.errs[i]);
 	cp_diag_free(&d);
 	return c;
+}
+
+char *cpha_today(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (gmtime_r(&now, &tm) == NULL || strftime(buf, len, "%Y-%m-%d", &tm) == 0)
+		return NULL;
+	return buf;
 }

@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 
+#include "flags.h"
 #include "plan.h"
 #include "quorum.h"
 
@@ -267,6 +268,47 @@ static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cp
 	}
 }
 
+void plan_check_version(const struct cp_cluster *c, const char *today, struct cp_diag *d)
+{
+	const struct flags_k8s_minor *m = flags_k8s_minor(c->k8s_minor);
+	struct cp_pos at = c->k8s_version_pos;
+	char known[128];
+
+	if (!m) {
+		cp_diag_err(d, c->file, at,
+			"kubernetes.version: cpha does not know the flags of Kubernetes 1.%u; it "
+			"knows %s",
+			c->k8s_minor, flags_k8s_known(known, sizeof(known)));
+		return;
+	}
+	if (today && flags_k8s_past_eol(m, today))
+		cp_diag_warn(d, c->file, at,
+			"kubernetes.version: Kubernetes 1.%u reached its end of life on %s: no "
+			"more security fixes upstream (https://kubernetes.io/releases/); "
+			"cpha knows %s",
+			m->minor, m->eol, flags_k8s_known(known, sizeof(known)));
+}
+
+void plan_check_etcd_image(const struct cp_cluster *c, struct cp_diag *d)
+{
+	const char *tag = c->etcd_image ? strrchr(c->etcd_image, ':') : NULL;
+	unsigned maj, min;
+	char dot;
+
+	if (c->manager != CP_MGR_STATIC_PODS || !tag || strchr(tag, '/'))
+		return;
+	tag++;
+	if (*tag == 'v')
+		tag++;
+	if (sscanf(tag, "%u.%u%c", &maj, &min, &dot) != 3 || dot != '.' || maj != 3)
+		return; /* a tag that names no version: nothing to compare */
+	if (min != c->etcd_minor)
+		cp_diag_warn(d, c->file, c->etcd_image_pos.line ? c->etcd_image_pos : c->etcd_pos,
+			"kubernetes.etcd_image: %s runs etcd 3.%u, but etcd.version is 3.%u: its "
+			"flags are rendered for 3.%u",
+			c->etcd_image, min, c->etcd_minor, c->etcd_minor);
+}
+
 /* Failures a corosync cluster of n nodes keeps quorum through: a majority,
  * or with two_node (n == 2) the one that fenced the other. */
 static unsigned corosync_tolerance(unsigned n)
@@ -353,6 +395,8 @@ int plan_build(
 	char why[512], need[160], vip_why[160];
 
 	memset(p, 0, sizeof(*p));
+	plan_check_version(c, o->today, d);
+	plan_check_etcd_image(c, d);
 
 	/* etcd: Raft quorum */
 	if (cpha_quorum_check(ne, o->allow_even, why, sizeof(why)) < 0)

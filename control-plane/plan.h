@@ -31,8 +31,21 @@ struct plan {
 };
 
 struct plan_opts {
-	bool allow_even; /* accept an even etcd member count */
+	bool allow_even;   /* accept an even etcd member count */
+	const char *today; /* "YYYY-MM-DD": judge the Kubernetes version's end of life on
+			    * this day; NULL: not judged */
 };
+
+/* The Kubernetes version of c against the table of the minors cpha knows
+ * (flags.h): an error when the table does not know the minor (naming the
+ * ones it knows), a warning when today ("YYYY-MM-DD", or NULL: no warning)
+ * is past the minor's upstream end of life. Pure: today is an argument. */
+void plan_check_version(const struct cp_cluster *c, const char *today, struct cp_diag *d);
+
+/* With static pods, a warning when kubernetes.etcd_image's tag names
+ * another etcd release line than etcd.version (the flags are rendered for
+ * etcd.version's). Pure. */
+void plan_check_etcd_image(const struct cp_cluster *c, struct cp_diag *d);
 
 /* Build the matrix and check every rule: errors and warnings go into d
  * with the place in the description they concern. Returns 0, or -1 when an

@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "cpha.h"
+#include "flags.h"
 #include "plan.h"
 
 static void usage(FILE *f)
@@ -28,10 +29,14 @@ static void print_table(const struct cp_cluster *c, const struct plan *p)
 		if (strlen(p->roles[i].hosts) > w1)
 			w1 = strlen(p->roles[i].hosts);
 	}
+	char rel[32];
+
 	printf("cluster %s: API https://%s:%u at VIP %s; load balancer %s, VIP by %s, "
-	       "managed by %s\n\n",
+	       "managed by %s\n",
 		c->name, c->api_name, c->api_port, c->vip_text, cluster_lb_name(c->lb),
 		cluster_vip_name(c->vipd), cluster_mgr_name(c->manager));
+	printf("Kubernetes %s (flags of 1.%u, images %s), etcd 3.%u\n\n", c->k8s_version,
+		c->k8s_minor, flags_k8s_release(c, rel, sizeof(rel)), c->etcd_minor);
 	printf("%-*s  %-*s  %s\n", (int)w0, "role", (int)w1, "hosts", "style; tolerance");
 	for (size_t i = 0; i < p->nroles; i++) {
 		const struct plan_role *r = &p->roles[i];
@@ -51,6 +56,7 @@ static int print_json(const struct cp_cluster *c, const struct plan *p, const st
 {
 	json_t *o = json_object(), *roles = json_array(), *errs = json_array(),
 	       *warns = json_array(), *notes = json_array();
+	char rel[32], etcd[16];
 	int rc;
 
 	for (size_t i = 0; i < p->nroles; i++) {
@@ -70,6 +76,10 @@ static int print_json(const struct cp_cluster *c, const struct plan *p, const st
 	json_object_set_new(o, "api",
 		json_pack("{s:s, s:s, s:I}", "name", c->api_name, "vip", c->vip_text, "port",
 			(json_int_t)c->api_port));
+	snprintf(etcd, sizeof(etcd), "3.%u", c->etcd_minor);
+	json_object_set_new(o, "versions",
+		json_pack("{s:s, s:s, s:s}", "kubernetes", c->k8s_version, "release",
+			flags_k8s_release(c, rel, sizeof(rel)), "etcd", etcd));
 	json_object_set_new(o, "vrid", json_integer(c->vrid));
 	json_object_set_new(o, "vrid_derived", json_boolean(c->vrid_derived));
 	json_object_set_new(o, "components",
@@ -103,6 +113,7 @@ int cmd_plan(int argc, char **argv, const char *file)
 	struct cp_cluster *c;
 	struct plan p;
 	bool json = false, strict = false;
+	char today[16];
 	int ch, rc;
 
 	optind = 1;
@@ -135,6 +146,7 @@ int cmd_plan(int argc, char **argv, const char *file)
 	c = cpha_load(file);
 	if (!c)
 		return CPHA_EXIT_FAIL;
+	po.today = cpha_today(today, sizeof(today));
 	plan_build(c, &po, &p, &d);
 	if (json)
 		print_json(c, &p, &d);

@@ -363,6 +363,7 @@ int cmd_render(int argc, char **argv, const char *file)
 	struct cp_cluster *c;
 	struct plan p;
 	bool check = true;
+	char today[16];
 	int ch, rc = CPHA_EXIT_OK;
 
 	optind = 1;
@@ -404,6 +405,7 @@ int cmd_render(int argc, char **argv, const char *file)
 		return CPHA_EXIT_FAIL;
 	}
 	/* the design first: render makes no files for one plan refuses */
+	po.today = cpha_today(today, sizeof(today));
 	if (plan_build(c, &po, &p, &d) < 0) {
 		for (size_t i = 0; i < d.nerrs; i++)
 			fprintf(stderr, "%s\n", d.errs[i]);

@@ -46,12 +46,13 @@ struct st_etcd {
 	uint64_t term;   /* raft term */
 };
 
-/* One apiserver's /readyz, asked directly. */
+/* One apiserver's /readyz and /version, asked directly. */
 struct st_api {
 	char host[ST_NAME];
 	long readyz; /* HTTP status; 0: no answer */
 	bool refused;
 	char error[ST_TEXT];
+	char version[ST_NAME]; /* /version's gitVersion, "v1.36.4"; "" unknown */
 };
 
 /* A leader-election Lease in kube-system. */
@@ -122,6 +123,7 @@ struct st_snapshot {
 	bool leader_elect;
 	bool fencing_configured; /* fencing devices or a watchdog described */
 	bool lb_lbd, vip_vipd;
+	unsigned k8s_minor; /* kubernetes.version's: the flags are rendered for 1.<minor> */
 
 	struct st_etcd etcd[ST_MAX_HOSTS];
 	size_t netcd;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "flags.h"
 #include "status.h"
 
 const char *status_level_name(enum st_level l)
@@ -145,6 +146,31 @@ static const char *lbd_state(const struct st_lb *lb, const char *host)
 	return NULL;
 }
 
+/* An apiserver of another minor than the description's runs flags made
+ * for that one: one it lacks stops the next restart. */
+static void check_api_version(
+	const struct st_snapshot *s, const struct st_api *a, struct st_report *r)
+{
+	unsigned minor, patch;
+	bool has_patch;
+	const char *v = a->version;
+	char base[ST_NAME];
+
+	if (!*v || !s->k8s_minor)
+		return;
+	/* a build suffix ("-rc.1", "+k3s1") is the vendor's: the minor decides */
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(v, "-+"), v);
+	if (flags_k8s_parse(base, &minor, &patch, &has_patch) < 0)
+		problem(r, ST_DEGRADED, "apiserver",
+			"kube-apiserver on %s: /version says '%s', not a Kubernetes version",
+			a->host, v);
+	else if (minor != s->k8s_minor)
+		problem(r, ST_DEGRADED, "apiserver",
+			"kube-apiserver on %s runs %s, but kubernetes.version is 1.%u: its flags "
+			"were rendered for 1.%u",
+			a->host, v, s->k8s_minor, s->k8s_minor);
+}
+
 static void check_api(const struct st_snapshot *s, struct st_report *r, struct st_role *ro)
 {
 	size_t i, j, ready = 0;
@@ -163,6 +189,7 @@ static void check_api(const struct st_snapshot *s, struct st_report *r, struct s
 			continue;
 		}
 		ready++;
+		check_api_version(s, a, r);
 		/* ready, yet a load balancer does not send to it */
 		for (j = 0; j < s->nlbs; j++) {
 			const char *st = s->lbs[j].lbd == ST_ANSWERED

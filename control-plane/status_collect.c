@@ -140,6 +140,19 @@ static void job_api(struct collect *k, struct job *j)
 	url_of(url, sizeof(url), "https", &j->h->addr, k->c->api_port, "/readyz");
 	a->refused = ask(k, &k->admin_tls, url, NULL, &a->readyz, NULL, a->error,
 			     sizeof(a->error)) == ST_REFUSED;
+	if (a->readyz) {
+		/* the version it runs, against the one its flags were made for */
+		char err[ST_TEXT];
+		json_t *root;
+
+		url_of(url, sizeof(url), "https", &j->h->addr, k->c->api_port, "/version");
+		if (ask(k, &k->admin_tls, url, NULL, NULL, &root, err, sizeof(err)) ==
+			ST_ANSWERED) {
+			snprintf(
+				a->version, sizeof(a->version), "%s", jstr(root, "gitVersion", ""));
+			json_decref(root);
+		}
+	}
 }
 
 static void job_vip(struct collect *k, struct job *j)
@@ -389,6 +402,7 @@ void status_collect(
 	s->fencing_configured = c->ndevices > 0 || c->watchdog_device;
 	s->lb_lbd = c->lb == CP_LB_LBD;
 	s->vip_vipd = c->vipd == CP_VIP_VIPD;
+	s->k8s_minor = c->k8s_minor;
 	for (i = 0; i < c->netcd && s->netcd < ST_MAX_HOSTS; i++) {
 		const struct cp_host *h = &c->hosts[c->etcd[i]];
 		struct st_etcd *e = &s->etcd[s->netcd++];

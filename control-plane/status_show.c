@@ -60,7 +60,8 @@ static void text_details(const struct st_snapshot *s, struct cpha_buf *b)
 		const struct st_api *a = &s->api[i];
 
 		if (a->readyz)
-			cpha_buf_printf(b, "  %-12s HTTP %ld", a->host, a->readyz);
+			cpha_buf_printf(b, "  %-12s HTTP %ld%s%s", a->host, a->readyz,
+				*a->version ? "  " : "", a->version);
 		else
 			cpha_buf_printf(b, "  %-12s %s: %s", a->host,
 				a->refused ? "not running" : "no answer", a->error);
@@ -187,9 +188,10 @@ static json_t *details_json(const struct st_snapshot *s)
 	for (i = 0; i < s->netcd; i++)
 		json_array_append_new(etcd, etcd_json(&s->etcd[i]));
 	for (i = 0; i < s->napi; i++)
-		json_array_append_new(api, json_pack("{s:s,s:i,s:b,s:s}", "host", s->api[i].host,
-						   "readyz", (int)s->api[i].readyz, "refused",
-						   s->api[i].refused, "error", s->api[i].error));
+		json_array_append_new(
+			api, json_pack("{s:s,s:i,s:b,s:s,s:s}", "host", s->api[i].host, "readyz",
+				     (int)s->api[i].readyz, "refused", s->api[i].refused, "error",
+				     s->api[i].error, "version", s->api[i].version));
 	for (i = 0; i < s->nleases; i++) {
 		const struct st_lease *l = &s->leases[i];
 

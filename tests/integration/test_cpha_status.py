@@ -25,6 +25,7 @@ Exit 0 pass, 77 skip (not root, no etcd), 1 fail.
 
 import json
 import os
+import re
 import shutil
 import signal
 import sys
@@ -208,6 +209,10 @@ def run(lab, frozen, added):
           all(m["healthy"] for m in etcd_members), etcd_members)
     for lb in doc["details"]["load_balancers"]:
         check([s["state"] for s in lb["servers"]] == ["UP"] * 3, lb)
+    # each apiserver's /version (the stand-ins play the version table's default,
+    # which is also the description's)
+    apis = doc["details"]["apiservers"]
+    check(all(re.match(r"^v1\.\d+\.\d+$", a["version"]) for a in apis), apis)
     r = status.run()
     check(r.returncode == 0 and "cluster lab: HEALTHY" in r.stdout and "problems: 0" in r.stdout,
           r.stdout)

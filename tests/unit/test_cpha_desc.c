@@ -1,5 +1,6 @@
 /* The cluster description: what is read, what defaults apply, and that
  * every error names file:line:column. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 
 #include "cpha_test.h"
+#include "flags.h"
 
 static void dump(const struct cp_diag *d)
 {
@@ -86,8 +88,98 @@ static void test_defaults(void **state)
 	assert_true(c->leader_elect);
 	assert_string_equal(c->authorization[0], "Node");
 	assert_int_equal(c->ca_days, 3650);
+	/* the table's default, supported upstream past 2026-11-28; etcd 3.4
+	 * (Debian 12's) and its image */
+	assert_int_equal(c->k8s_minor, flags_k8s_default_minor());
+	assert_int_equal(c->k8s_minor, 36);
+	assert_string_equal(c->k8s_version, "1.36");
+	assert_false(c->k8s_patch_set);
+	assert_int_equal(c->etcd_minor, 4);
+	assert_string_equal(c->etcd_image, "registry.k8s.io/etcd:3.4.13-0");
 	cluster_free(c);
 	cp_diag_free(&d);
+}
+
+/* kubernetes.version in each form, and etcd.version with its image. */
+static void test_versions(void **state)
+{
+	static const struct {
+		const char *yaml;
+		unsigned minor, patch;
+		bool has_patch;
+		const char *release;
+	} ok[] = {
+		{ "kubernetes: {version: '1.34'}\n", 34, 0, false, "v1.34.6" },
+		{ "kubernetes: {version: 1.35.2}\n", 35, 2, true, "v1.35.2" },
+		{ "kubernetes: {version: v1.37.1}\n", 37, 1, true, "v1.37.1" },
+		{ "kubernetes: {version: v1.33.0}\n", 33, 0, true, "v1.33.0" },
+	};
+	static const struct {
+		const char *yaml;
+		unsigned minor;
+		const char *image;
+	} etcd[] = {
+		{ "etcd: {version: '3.4'}\n", 4, "registry.k8s.io/etcd:3.4.13-0" },
+		{ "etcd: {version: 3.4.23}\n", 4, "registry.k8s.io/etcd:3.4.13-0" },
+		{ "etcd: {version: '3.5'}\n", 5, "registry.k8s.io/etcd:3.5.24-0" },
+		{ "etcd: {version: v3.6.6}\n", 6, "registry.k8s.io/etcd:3.6.6-0" },
+		{ "etcd: {version: '3.6'}\nkubernetes: {etcd_image: r.example/etcd:3.6.1-0}\n", 6,
+			"r.example/etcd:3.6.1-0" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char yaml[1024], rel[32];
+		struct cp_diag d = { 0 };
+		struct cp_cluster *c;
+
+		snprintf(yaml, sizeof(yaml), "%s%s", CPHA_TEST_BASE, ok[i].yaml);
+		c = cpha_test_load(yaml, &d, NULL);
+		dump(&d);
+		assert_non_null(c);
+		assert_int_equal(c->k8s_minor, ok[i].minor);
+		assert_int_equal(c->k8s_patch_set, ok[i].has_patch);
+		if (ok[i].has_patch)
+			assert_int_equal(c->k8s_patch, ok[i].patch);
+		assert_string_equal(flags_k8s_release(c, rel, sizeof(rel)), ok[i].release);
+		assert_int_equal(c->k8s_version_pos.line, 7);
+		cluster_free(c);
+		cp_diag_free(&d);
+	}
+	for (size_t i = 0; i < sizeof(etcd) / sizeof(etcd[0]); i++) {
+		char yaml[1024];
+		struct cp_diag d = { 0 };
+		struct cp_cluster *c;
+
+		snprintf(yaml, sizeof(yaml), "%s%s", CPHA_TEST_BASE, etcd[i].yaml);
+		c = cpha_test_load(yaml, &d, NULL);
+		dump(&d);
+		assert_non_null(c);
+		assert_int_equal(c->etcd_minor, etcd[i].minor);
+		assert_string_equal(c->etcd_image, etcd[i].image);
+		cluster_free(c);
+		cp_diag_free(&d);
+	}
+}
+
+/* The parser alone: every form it takes and some it refuses. */
+static void test_k8s_parse(void **state)
+{
+	unsigned mi, pa;
+	bool hp;
+	(void)state;
+
+	assert_int_equal(flags_k8s_parse("1.36", &mi, &pa, &hp), 0);
+	assert_true(mi == 36 && pa == 0 && !hp);
+	assert_int_equal(flags_k8s_parse("v1.34.12", &mi, &pa, &hp), 0);
+	assert_true(mi == 34 && pa == 12 && hp);
+	assert_int_equal(flags_k8s_parse("1.35.0", &mi, &pa, &hp), 0);
+	assert_true(mi == 35 && pa == 0 && hp);
+	static const char *const bad[] = { "", "1", "1.", "v1.36", "2.36", "1.36.", "1.36.1.2",
+		"1.36-rc.0", " 1.36", "1.36 ", "01.36", "1.+36", "V1.36.1", "1.99999999" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (flags_k8s_parse(bad[i], &mi, &pa, &hp) != -EINVAL)
+			fail_msg("'%s' was taken", bad[i]);
 }
 
 /* Each bad input, and the place and words its error must carry. */
@@ -118,6 +210,16 @@ static void test_errors(void **state)
 		{ CPHA_TEST_BASE "kubernetes: {leader_elect: maybe}\n",
 			":7:28:", "'maybe' is not true or false" },
 		{ CPHA_TEST_BASE "kubernetes: {version: '2.0'}\n", ":7:23:", "version: '2.0'" },
+		{ CPHA_TEST_BASE "kubernetes: {version: '1.31'}\n", ":7:23:",
+			"does not know the flags of Kubernetes 1.31; it knows 1.33, 1.34, 1.35, "
+			"1.36, 1.37" },
+		{ CPHA_TEST_BASE "kubernetes: {version: v1.36}\n", ":7:23:", "give 1.Y, 1.Y.Z" },
+		{ CPHA_TEST_BASE "kubernetes: {version: 1.36.x}\n", ":7:23:", "'1.36.x'" },
+		{ CPHA_TEST_BASE "kubernetes: {version: 1.036}\n", ":7:23:", "'1.036'" },
+		{ CPHA_TEST_BASE "etcd: {version: '3.3'}\n", ":7:17:", "3.4, 3.5 or 3.6" },
+		{ CPHA_TEST_BASE "etcd: {version: '3.7'}\n", ":7:17:", "version: '3.7'" },
+		{ CPHA_TEST_BASE "etcd: {version: 3.5.x}\n", ":7:17:", "version: '3.5.x'" },
+		{ CPHA_TEST_BASE "etcd: {version: 3.+5}\n", ":7:17:", "version: '3.+5'" },
 		{ CPHA_TEST_BASE "kubernetes: {service_cidr: 10.32.0.0}\n",
 			":7:28:", "is not a network address/prefix-length" },
 		{ CPHA_TEST_BASE "kubernetes: {admission: NodeRestriction}\n",
@@ -422,6 +524,8 @@ int main(void)
 		cmocka_unit_test(test_external_etcd),
 		cmocka_unit_test(test_priority_without_vrrp),
 		cmocka_unit_test(test_vrid_derived),
+		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_k8s_parse),
 		cmocka_unit_test(test_first_service_ip),
 		cmocka_unit_test(test_net),
 		cmocka_unit_test(test_ifname),

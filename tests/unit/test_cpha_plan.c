@@ -313,6 +313,114 @@ static void test_leader_elect(void **state)
 	done(&r);
 }
 
+/* The end of life of the description's Kubernetes minor, judged on a day
+ * the test gives: a warning at the version's place, gcc-style, from the
+ * day after the end-of-life date; none before. */
+static void test_version_eol(void **state)
+{
+	struct cp_diag d = { 0 };
+	struct cp_cluster *c;
+	(void)state;
+
+	c = cpha_test_load(CPHA_TEST_BASE "kubernetes: {version: v1.34.2}\n", &d, NULL);
+	assert_non_null(c);
+	plan_check_version(c, "2026-10-27", &d); /* its last day */
+	assert_int_equal(d.nwarns + d.nerrs, 0);
+	plan_check_version(c, "2026-01-01", &d);
+	assert_int_equal(d.nwarns + d.nerrs, 0);
+	plan_check_version(c, NULL, &d); /* no day: no judgement */
+	assert_int_equal(d.nwarns + d.nerrs, 0);
+	plan_check_version(c, "2026-11-28", &d);
+	assert_int_equal(d.nwarns, 1);
+	assert_int_equal(d.nerrs, 0);
+	assert_non_null(
+		strstr(d.warns[0], ":7:23: warning: kubernetes.version: Kubernetes 1.34 reached "
+				   "its end of life on 2026-10-27"));
+	assert_non_null(strstr(d.warns[0], "cpha knows 1.33, 1.34, 1.35, 1.36, 1.37"));
+	cp_diag_free(&d);
+
+	/* a model whose minor the table does not know (built otherwise than
+	 * by the reader, which refuses it): refused, naming the known ones */
+	c->k8s_minor = 30;
+	plan_check_version(c, "2026-11-28", &d);
+	assert_int_equal(d.nerrs, 1);
+	assert_non_null(strstr(d.errs[0], "does not know the flags of Kubernetes 1.30; it knows "
+					  "1.33, 1.34"));
+	cp_diag_free(&d);
+	cluster_free(c);
+
+	/* the default is supported on 2026-11-28; plan_build judges with
+	 * plan_opts.today */
+	struct plan p;
+	struct plan_opts o = { .today = "2026-11-28" };
+	c = cpha_test_load(CPHA_TEST_BASE, &d, NULL);
+	assert_non_null(c);
+	assert_int_equal(plan_build(c, &o, &p, &d), 0);
+	for (size_t i = 0; i < d.nwarns; i++)
+		assert_null(strstr(d.warns[i], "end of life"));
+	plan_free(&p);
+	cp_diag_free(&d);
+	cluster_free(c);
+	c = cpha_test_load(CPHA_TEST_BASE "kubernetes: {version: '1.33'}\n", &d, NULL);
+	assert_non_null(c);
+	assert_int_equal(plan_build(c, &o, &p, &d), 0);
+	assert_true(HAS_WARN(&d, ":7:23:", "1.33 reached its end of life on 2026-06-28"));
+	plan_free(&p);
+	cp_diag_free(&d);
+	cluster_free(c);
+}
+
+/* With static pods, an etcd image of another release line than
+ * etcd.version is a warning at the image's place. */
+static void test_etcd_image(void **state)
+{
+	static const struct {
+		const char *yaml;
+		const char *warn; /* NULL: none */
+	} cases[] = {
+		{ "components: {manager: static-pods}\n", NULL }, /* the default image */
+		{ "components: {manager: static-pods}\netcd: {version: '3.6'}\n", NULL },
+		{ "components: {manager: static-pods}\n"
+		  "kubernetes: {etcd_image: 'r.example/etcd:3.5.24-0'}\n",
+			":8:26: warning: kubernetes.etcd_image: r.example/etcd:3.5.24-0 runs etcd "
+			"3.5, but "
+			"etcd.version is 3.4" },
+		{ "components: {manager: static-pods}\n"
+		  "kubernetes: {etcd_image: 'r.example/etcd:v3.6.1'}\netcd: {version: '3.6'}\n",
+			NULL },
+		{ "components: {manager: static-pods}\n"
+		  "kubernetes: {etcd_image: 'r.example:5000/etcd:latest'}\n",
+			NULL },
+		{ "components: {manager: static-pods}\n"
+		  "kubernetes: {etcd_image: 'r.example:5000/etcd'}\n",
+			NULL },
+		/* no static pods: the image is not used */
+		{ "kubernetes: {etcd_image: 'r.example/etcd:3.5.24-0'}\n", NULL },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cp_diag d = { 0 };
+		struct cp_cluster *c;
+		char yaml[1024];
+
+		snprintf(yaml, sizeof(yaml), "%s%s", CPHA_TEST_BASE, cases[i].yaml);
+		c = cpha_test_load(yaml, &d, NULL);
+		assert_non_null(c);
+		plan_check_etcd_image(c, &d);
+		if (!cases[i].warn) {
+			if (d.nwarns)
+				fail_msg("case %zu: %s", i, d.warns[0]);
+		} else {
+			assert_int_equal(d.nwarns, 1);
+			if (!strstr(d.warns[0], cases[i].warn))
+				fail_msg("case %zu: %s", i, d.warns[0]);
+		}
+		cp_diag_free(&d);
+		cluster_free(c);
+	}
+}
+
 /* A role tolerates what the roles it needs tolerate; the control plane as
  * a whole what its weakest part does. */
 static void test_tolerance(void **state)
@@ -418,6 +526,8 @@ int main(void)
 		cmocka_unit_test(test_common_vrid),
 		cmocka_unit_test(test_two_node_delay),
 		cmocka_unit_test(test_leader_elect),
+		cmocka_unit_test(test_version_eol),
+		cmocka_unit_test(test_etcd_image),
 		cmocka_unit_test(test_tolerance),
 		cmocka_unit_test(test_admission),
 	};

@@ -37,7 +37,9 @@ static struct st_snapshot *healthy(void)
 		e->term = 4;
 		snprintf(a->host, sizeof(a->host), "%s", masters[i]);
 		a->readyz = 200;
+		snprintf(a->version, sizeof(a->version), "v1.36.4");
 	}
+	s->k8s_minor = 36;
 	s->vip_readyz = 200;
 	for (i = 0; i < 2; i++) {
 		struct st_lease *l = &s->leases[s->nleases++];
@@ -220,6 +222,37 @@ static void test_ready_apiserver_out_of_rotation(void **state)
 	free(s);
 }
 
+/* An apiserver of another minor than kubernetes.version: degraded, named;
+ * another patch of the same minor, or a vendor's build suffix, is fine. */
+static void test_apiserver_version(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	snprintf(s->api[1].version, ST_NAME, "v1.36.9");
+	snprintf(s->api[2].version, ST_NAME, "v1.36.2+k3s1");
+	status_check(s, r);
+	dump(r);
+	assert_int_equal(r->problems.n, 0);
+	snprintf(s->api[1].version, ST_NAME, "v1.35.2");
+	assert_int_equal(
+		judge(s, r,
+			"kube-apiserver on m1 runs v1.35.2, but kubernetes.version is 1.36: "
+			"its flags were rendered for 1.36"),
+		1);
+	assert_int_equal(r->problems.n, 1);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	snprintf(s->api[1].version, ST_NAME, "banana");
+	assert_int_equal(judge(s, r, "kube-apiserver on m1: /version says 'banana'"), 1);
+	/* not asked, or no answer: nothing to compare */
+	s->api[1].version[0] = 0;
+	status_check(s, r);
+	assert_int_equal(r->problems.n, 0);
+	free(r);
+	free(s);
+}
+
 static void test_fence_past_deadline(void **state)
 {
 	struct st_snapshot *s = healthy();
@@ -382,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_lease_not_renewed),
 		cmocka_unit_test(test_etcd),
 		cmocka_unit_test(test_ready_apiserver_out_of_rotation),
+		cmocka_unit_test(test_apiserver_version),
 		cmocka_unit_test(test_fence_past_deadline),
 		cmocka_unit_test(test_unreachable_is_not_healthy),
 		cmocka_unit_test(test_haproxy_keepalived_unknown),

@@ -89,10 +89,11 @@ def write_kubeconfig(path, server, user, ca, cert, key, embed=False,
 
 def controller_manager_argv(kubeconfig, ca, sa_key, lease=4, renew=3, retry=1,
                             name="kube-controller-manager", extra=()):
-    """The seed unit's flags plus short leader-election timings (seconds)."""
+    """The seed unit's flags plus short leader-election timings (seconds).
+    Without --address (gone since 1.23; the secure port binds
+    every address by default)."""
     return [binary(name),
             "--kubeconfig=%s" % kubeconfig,
-            "--address=127.0.0.1",
             "--cluster-cidr=198.19.0.0/16",
             "--cluster-name=kubernetes",
             "--leader-elect=true",
@@ -109,7 +110,6 @@ def controller_manager_argv(kubeconfig, ca, sa_key, lease=4, renew=3, retry=1,
 
 def scheduler_argv(kubeconfig, lease=4, renew=3, retry=1, extra=()):
     return [binary("kube-scheduler"),
-            "--address=127.0.0.1",
             "--kubeconfig=%s" % kubeconfig,
             "--leader-elect=true",
             "--leader-elect-lease-duration=%gs" % lease,
