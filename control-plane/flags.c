@@ -260,7 +260,7 @@ static int v_leader_elect(
 #define SCHED_KUBECONFIG RENDER_SCHED_DIR "/kubeconfig"
 
 static const struct row rows[] = {
-	/* etcd: seed 003's unit; --debug=false gave way to --log-level (etcd
+	/* etcd: the classic hand-written unit; --debug=false gave way to --log-level (etcd
 	 * 3.4's help: "--debug ... Will be deprecated in v3.5") and zap, the
 	 * one logger both 3.4 and 3.5 take (3.5 deprecated capnslog). */
 	{ FLAGS_ETCD, "name", NULL, v_name, NULL, FLAG_HOST | FLAG_AGENT },
@@ -302,7 +302,7 @@ static const struct row rows[] = {
 	{ FLAGS_ETCD, "feature-gates", "InitialCorruptCheck=true", NULL, NULL, 0 },
 	{ FLAGS_ETCD, "watch-progress-notify-interval", "5s", NULL, NULL, 0 },
 
-	/* kube-apiserver, in seed 003's order; --admission-control became
+	/* kube-apiserver, in the classic unit's order; --admission-control became
 	 * --enable-admission-plugins; --insecure-bind-address, --insecure-port
 	 * and --enable-swagger-ui are gone */
 	{ FLAGS_APISERVER, "enable-admission-plugins", NULL, v_admission, NULL, 0 },
@@ -310,7 +310,7 @@ static const struct row rows[] = {
 	{ FLAGS_APISERVER, "etcd-cafile", RENDER_ETCD_CA, NULL, NULL, 0 },
 	{ FLAGS_APISERVER, "etcd-certfile", RENDER_ETCD_CLIENT_CERT, NULL, NULL, 0 },
 	{ FLAGS_APISERVER, "etcd-keyfile", RENDER_ETCD_CLIENT_KEY, NULL, NULL, 0 },
-	/* the seed's 0.0.0.0 would be published as the endpoint of the
+	/* the classic unit's 0.0.0.0 would be published as the endpoint of the
 	 * "kubernetes" service */
 	{ FLAGS_APISERVER, "advertise-address", NULL, v_address, NULL, FLAG_HOST },
 	{ FLAGS_APISERVER, "allow-privileged", "true", NULL, NULL, 0 },
@@ -322,7 +322,7 @@ static const struct row rows[] = {
 	{ FLAGS_APISERVER, "tls-cert-file", RENDER_PKI_K8S "/apiserver.pem", NULL, NULL, 0 },
 	{ FLAGS_APISERVER, "tls-private-key-file", RENDER_PKI_K8S "/apiserver-key.pem", NULL, NULL,
 		0 },
-	/* bound service-account tokens (required since 1.20): the seed gave
+	/* bound service-account tokens (required since 1.20): the classic unit gave
 	 * the private key as --service-account-key-file */
 	{ FLAGS_APISERVER, "service-account-issuer", NULL, v_issuer, NULL, 0 },
 	{ FLAGS_APISERVER, "service-account-key-file", RENDER_PKI_K8S "/sa.pub", NULL, NULL, 0 },

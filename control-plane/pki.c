@@ -6,7 +6,7 @@
  * of them, the unit tests many more), handshakes that are cheaper for the
  * apiserver's many clients, and every consumer takes them: Go's crypto/tls
  * (etcd, kube-*), kubectl, and service-account tokens (ES256). A key an
- * operator already has (the seed's RSA 2048 ones) is used as it is. */
+ * operator already has (RSA 2048 ones, as cfssl made them) is used as it is. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -25,7 +25,7 @@
 #include "pki.h"
 
 /* notBefore this far in the past: a host whose clock is a little behind
- * takes a certificate made a moment ago (cfssl, the seed's tool, does the
+ * takes a certificate made a moment ago (cfssl, the usual tool of hand-built clusters, does the
  * same). */
 #define BACKDATE_SECS 300
 

@@ -16,7 +16,7 @@
 
 #include "cluster.h"
 
-/* File names in the PKI directory, as seed 003 names them; a certificate
+/* File names in the PKI directory, as hand-built clusters name them (cfssl's NAME.pem, NAME-key.pem); a certificate
  * STEM is STEM.pem with its key in STEM-key.pem. */
 #define PKI_CA          "ca"
 #define PKI_FP_CA       "front-proxy-ca" /* the aggregation layer's own CA, as kubeadm makes it */

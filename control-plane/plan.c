@@ -1,4 +1,4 @@
-/* `cpha plan`: the availability matrix of the seeds (role, hosts, style,
+/* `cpha plan`: the availability matrix (role, hosts, style,
  * failure tolerance) and the design rules, checked with no I/O. */
 #include <stdarg.h>
 #include <stdio.h>

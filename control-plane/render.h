@@ -69,7 +69,7 @@ void render_set_free(struct render_set *s);
 /* Where installed files live: shared by render and check. */
 #define RENDER_PKI_K8S          "/etc/kubernetes/pki"
 #define RENDER_PKI_ETCD         "/etc/etcd/pki"
-/* etcd's files (seed 003's names), shared by the flags and the pcs script */
+/* etcd's files (the classic names), shared by the flags and the pcs script */
 #define RENDER_ETCD_CA          RENDER_PKI_ETCD "/ca.pem"
 #define RENDER_ETCD_SERVER_CERT RENDER_PKI_ETCD "/etcd-server.pem"
 #define RENDER_ETCD_SERVER_KEY  RENDER_PKI_ETCD "/etcd-server-key.pem"

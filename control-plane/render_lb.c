@@ -91,7 +91,7 @@ static void lb_bind(const struct cp_cluster *c, struct cpha_buf *b)
 		put(b, "    bind :%u\n", c->api_port);
 }
 
-/* lbd.cfg or haproxy.cfg: the seed's listen section with HTTPS /readyz
+/* lbd.cfg or haproxy.cfg: the classic listen section with HTTPS /readyz
  * checks, the admin socket and a monitor frontend (health and metrics). */
 static void lb_config(const struct cp_cluster *c, const struct cp_host *self, struct cpha_buf *b)
 {

@@ -149,7 +149,7 @@ static void yaml_kv(struct rm *m, struct cpha_buf *b, int indent, const char *ke
 struct kubeconfig {
 	const char *path;
 	const char *user;    /* the certificate's CN */
-	const char *context; /* "USER@CLUSTER"; NULL: "default" (seed 003) */
+	const char *context; /* "USER@CLUSTER"; NULL: "default" (as hand-written kubeconfigs name it) */
 	const char *cert, *key;
 };
 
@@ -533,7 +533,7 @@ static int render_role(struct rm *m, const struct cp_host *h, enum flags_role ro
 			env_file(m, h, ri, &f);
 		break;
 	case CP_MGR_STATIC_PODS:
-		/* no kubelet on a host that runs only etcd (seed 000: "RPM-based
+		/* no kubelet on a host that runs only etcd ("RPM-based
 		 * etcd is still supported on etcd hosts that are not also
 		 * masters") */
 		if (h->roles & CP_ROLE_MASTER)

@@ -1,7 +1,7 @@
-/* What a configuration parser reports, collected instead of logged
- * (STYLE.md): errors and notices, each "file:line: text" with the place it
- * concerns, the names of the files read, and the rule that parsing stops
- * after too many errors or when memory runs out. Also the lookup of a
+/* What a configuration parser reports, collected instead of logged:
+ * errors and notices, each "file:line: text" with the place it concerns,
+ * the names of the files read, and the rule that parsing stops after too
+ * many errors or when memory runs out. Also the lookup of a
  * keyword in a parser's table, which tells an unknown keyword from one that
  * is known but not allowed where it was written.
  *

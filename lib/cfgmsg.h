@@ -1,6 +1,6 @@
 /* Helpers every configuration parser needs: messages that carry their
  * position ("file:line: text") and arrays that grow one zeroed element at a
- * time. Parsers collect messages instead of logging (STYLE.md). */
+ * time. Parsers collect messages instead of logging. */
 #ifndef CPHA_CFGMSG_H
 #define CPHA_CFGMSG_H
 

@@ -950,7 +950,7 @@ static const struct ocf_param params[] = {
 		.type = OCF_STRING,
 		.def = "",
 		.shortdesc = "Client certificate of the agent's API calls",
-		.longdesc = "Certificate the agent presents to the client URLs (the seed's "
+		.longdesc = "Certificate the agent presents to the client URLs ("
 			    "etcd-client.pem). Empty: cert_file and key_file." },
 	{ .name = "agent_key",
 		.type = OCF_STRING,

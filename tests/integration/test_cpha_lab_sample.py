@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """cpha lab -f: the shared sample description (tests/samples/cluster.yaml,
-seed 003's cluster: kubem00..02, lb00, lb01, 10.10.x.x addresses) runs in
+the sample cluster: kubem00..02, lb00, lb01, 10.10.x.x addresses) runs in
 the lab unchanged, at lab addresses.
 
 - a description the lab cannot run (manager systemd) is refused, naming

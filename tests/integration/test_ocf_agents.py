@@ -94,7 +94,7 @@ def apiserver(lab, m0, stage, pki, members, etls):
     expect(m0, stage, "kube-apiserver", "validate-all", dict(even, allow_even_etcd="true"),
            ocf.OK)
     envfile = ocf.write(lab.path("ocf", "apiserver.env"),
-                        "# as in the seed's unit\nKUBE_APISERVER_ARGS=\"%s\"\n"
+                        "# as in the classic unit\nKUBE_APISERVER_ARGS=\"%s\"\n"
                         % even["args"].replace(" ", " \\\n  "))
     expect(m0, stage, "kube-apiserver", "validate-all", dict(common, envfile=envfile),
            ocf.ERR_ARGS, r"even etcd size refused: .*2 given")

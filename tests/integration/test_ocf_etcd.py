@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ocf:cpha:etcd against the real etcd (Debian's 3.4), one lab host per member.
 
-m0 (198.18.0.11) runs a one-member cluster through the agent, with the seed
+m0 (198.18.0.11) runs a one-member cluster through the agent, with the classic
 unit's TLS for clients and peers:
   - ocf-tester passes (meta-data valid, validate-all, probes, start, start
     again, monitor, notify, stop, stop again);

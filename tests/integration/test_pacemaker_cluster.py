@@ -78,7 +78,7 @@ class Bed:
         self.hosts = [lab.add_host(n, v4=ip + "/24", v6="2001:db8::%d/64" % (11 + i))
                       for i, (n, ip) in enumerate(zip(NAMES, IPS))]
         self.pki = cphatest.Pki(lab.path("pki", "ca"))
-        # as in the seed: one etcd serving/peer certificate for every master
+        # as in the classic setup: one etcd serving/peer certificate for every master
         # (all addresses and 127.0.0.1), one client certificate
         sans = ["IP:%s" % ip for ip in IPS] + ["IP:127.0.0.1", "DNS:localhost"]
         self.etcd_cert, self.etcd_key = self.pki.issue("etcd-server", "etcd-server", sans=sans,

@@ -24,7 +24,7 @@ sent: r1 must step down for them (so the sender was right, and it was the
 defect that made vipd ignore the others), and take the VIP back once they
 stop: MDI(250) = 0.6047 s (v3), 3.0234 s (v2) after the last one.
 Last, 100 bad adverts in half a second make a handful of log lines, not
-100 (STYLE.md: no line per packet), while the counter has all 100.
+100 (the house rule: no line per packet), while the counter has all 100.
 
 Exit 0 pass, 77 skip (not root, tcpdump missing, vipd not built), else fail.
     sudo python3 tests/integration/test_vipd_admin.py [-v]
@@ -261,7 +261,7 @@ class Admin(unittest.TestCase):
                                      N * sum(1 for c in cases if c[0] == i), (n, i))
 
     def test_bad_packet_log_is_rate_limited(self):
-        """STYLE.md: repeated identical failures are rate-limited, never one
+        """Repeated identical failures are rate-limited, never one
         line per packet. 100 bad adverts in half a second: the counter has
         all of them, the log a handful of lines (lib's limiter lets a burst
         of identical lines through, then counts the rest)."""

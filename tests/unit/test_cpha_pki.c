@@ -1105,7 +1105,7 @@ static void test_plan_change(void **state)
 	check_ok();
 }
 
-/* A key the operator brings (the seed's RSA 2048) is used as it is. */
+/* A key the operator brings (RSA 2048, as cfssl made it) is used as it is. */
 static void test_existing_rsa_key(void **state)
 {
 	EVP_PKEY *k = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)2048);

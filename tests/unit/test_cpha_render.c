@@ -513,7 +513,7 @@ static void test_sample_pacemaker(void **state)
 	assert_false(flags_find(&e, "listen-metrics-urls")->attrs & FLAG_AGENT);
 	flags_free(&e);
 
-	/* kubeconfigs: the seed's paths, the VIP's name */
+	/* kubeconfigs: the classic paths, the VIP's name */
 	static const char *const kc[][3] = {
 		{ "/var/lib/kube-controller-manager/kubeconfig", "system:kube-controller-manager",
 			"/var/lib/kube-controller-manager/pki/controller-manager.pem" },

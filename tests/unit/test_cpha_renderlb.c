@@ -178,7 +178,7 @@ static void test_sample_lbd(void **state)
 	       "    stats socket /run/lbd/admin.sock mode 600 level admin\n");
 	/* /metrics and /status on the host's own address, for cpha status */
 	has(t, "    metrics-bind 10.10.10.3:9120\n");
-	/* the seed's listen section, improved */
+	/* the classic listen section, improved */
 	has(t, "\nlisten apiserver\n    bind :6443\n    mode tcp\n    option tcplog\n"
 	       "    balance roundrobin\n    option httpchk\n    http-check connect ssl\n"
 	       "    http-check send meth GET uri /readyz\n    http-check expect status 200\n");

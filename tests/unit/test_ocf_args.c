@@ -35,7 +35,7 @@ static void test_split_words(void **state)
 		"--a=1  --b 2\t--c", (const char *const[]){ "--a=1", "--b", "2", "--c", NULL });
 	expect_words("--x='a b' --y=\"c \\\"d\\\" $e\" f\\ g",
 		(const char *const[]){ "--x=a b", "--y=c \"d\" $e", "f g", NULL });
-	/* the seed unit's ExecStart continuation lines */
+	/* the classic unit's ExecStart continuation lines */
 	expect_words("--etcd-servers=https://10.10.10.80:2379 \\\n  --v=2\n",
 		(const char *const[]){ "--etcd-servers=https://10.10.10.80:2379", "--v=2", NULL });
 	expect_words("--empty='' --q=\"\"", (const char *const[]){ "--empty=", "--q=", NULL });

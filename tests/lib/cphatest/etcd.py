@@ -46,7 +46,7 @@ def issue_certs(pki, hosts, client_name="etcd-client"):
 
 
 class EtcdMember:
-    """One etcd member, started with the same TLS flags as the seed unit."""
+    """One etcd member, started with the same TLS flags as the classic unit."""
 
     def __init__(self, host, name, ca, cert, key, initial_cluster, data_dir,
                  token="etcd-cluster-token", extra_args=()):

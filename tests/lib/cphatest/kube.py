@@ -31,7 +31,7 @@ def apiserver_cert(pki, host):
 
 
 def apiserver_argv(etcd_urls, cert, key, ca, etcd_tls, extra=()):
-    """The seed unit's flags, pointed at the lab's etcd and certificates."""
+    """The classic unit's flags, pointed at the lab's etcd and certificates."""
     return [binary("kube-apiserver"),
             "--etcd-servers=%s" % ",".join(etcd_urls),
             "--etcd-cafile=%s" % etcd_tls.ca,
@@ -89,7 +89,7 @@ def write_kubeconfig(path, server, user, ca, cert, key, embed=False,
 
 def controller_manager_argv(kubeconfig, ca, sa_key, lease=4, renew=3, retry=1,
                             name="kube-controller-manager", extra=()):
-    """The seed unit's flags plus short leader-election timings (seconds).
+    """The classic unit's flags plus short leader-election timings (seconds).
     Without --address (gone since 1.23; the secure port binds
     every address by default)."""
     return [binary(name),
