@@ -47,28 +47,9 @@ static char *join(const char *a, const char *b)
 /* Read a whole regular file. Returns 0 or -errno (-EFBIG past the limit). */
 static int slurp(const char *path, struct cpha_buf *b)
 {
-	char chunk[16384];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), r = 0;
+	int r = cpha_buf_read_file(b, path, O_NOFOLLOW, INSTALL_MAX_FILE);
 
-	if (fd == -1)
-		return -errno;
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			break;
-		}
-		if (b->len + (size_t)n > INSTALL_MAX_FILE) {
-			r = -EFBIG;
-			break;
-		}
-		if (cpha_buf_append(b, chunk, (size_t)n) < 0)
-			oom();
-	}
-	close(fd);
-	if (!r && !b->data && cpha_buf_puts(b, "") < 0)
+	if (r == -ENOMEM)
 		oom();
 	return r;
 }

@@ -495,25 +495,11 @@ const struct render_tool *render_pcs_cib_missing(bool (*have)(const char *tool))
 
 static int read_file(const char *path, struct cpha_buf *out)
 {
-	char chunk[8192];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int r = cpha_buf_read_file(out, path, 0, 0);
 
-	if (fd == -1)
-		return -errno;
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			n = -errno;
-			close(fd);
-			return (int)n;
-		}
-		if (cpha_buf_append(out, chunk, (size_t)n) < 0)
-			oom();
-	}
-	close(fd);
-	return 0;
+	if (r == -ENOMEM)
+		oom();
+	return r;
 }
 
 static int write_all(const char *path, const char *text)

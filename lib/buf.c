@@ -1,7 +1,9 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 
@@ -109,4 +111,35 @@ char *cpha_buf_steal(struct cpha_buf *b)
 	b->data = NULL;
 	b->len = b->cap = 0;
 	return p;
+}
+
+int cpha_buf_read_file(struct cpha_buf *b, const char *path, int oflags, size_t max)
+{
+	char chunk[16384];
+	size_t start = b->len;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | oflags), r = 0;
+
+	if (fd == -1)
+		return -errno;
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		if (max && b->len - start + (size_t)n > max) {
+			r = -EFBIG;
+			break;
+		}
+		if (cpha_buf_append(b, chunk, (size_t)n) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+	}
+	close(fd);
+	if (!r && !b->data && cpha_buf_puts(b, "") < 0)
+		r = -ENOMEM;
+	return r;
 }

@@ -35,4 +35,10 @@ void cpha_buf_free(struct cpha_buf *b);
  * memory); the buffer is empty afterwards. */
 char *cpha_buf_steal(struct cpha_buf *b);
 
+/* Append the whole file at path (opened with O_RDONLY | O_CLOEXEC | oflags,
+ * e.g. O_NOFOLLOW) to b; b stays NUL-terminated, also for an empty file.
+ * max: the most bytes taken, 0 for no limit. Returns 0, -errno of open or
+ * read, -EFBIG past max, or -ENOMEM. */
+int cpha_buf_read_file(struct cpha_buf *b, const char *path, int oflags, size_t max);
+
 #endif

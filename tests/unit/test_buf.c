@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
 #include <cmocka.h>
 
 #include "buf.h"
@@ -55,6 +60,44 @@ static void test_consume_and_reset(void **state)
 	cpha_buf_free(&b);
 }
 
+/* A file read whole, appended; an empty one is "" not NULL; the limit and
+ * O_NOFOLLOW are kept. */
+static void test_read_file(void **state)
+{
+	char dir[] = "/tmp/cpha-buf-XXXXXX", path[64], link[64], big[40000];
+	struct cpha_buf b = { 0 };
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/f", dir);
+	snprintf(link, sizeof(link), "%s/l", dir);
+	assert_int_equal(cpha_buf_read_file(&b, path, 0, 0), -ENOENT);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(cpha_buf_read_file(&b, path, 0, 0), 0);
+	assert_non_null(b.data);
+	assert_string_equal(b.data, "");
+	memset(big, 'x', sizeof(big));
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(big, 1, sizeof(big), f), sizeof(big));
+	fclose(f);
+	assert_int_equal(cpha_buf_puts(&b, "head:"), 0);
+	assert_int_equal(cpha_buf_read_file(&b, path, 0, sizeof(big)), 0);
+	assert_int_equal(b.len, 5 + sizeof(big));
+	assert_int_equal(b.data[b.len], '\0');
+	cpha_buf_reset(&b);
+	assert_int_equal(cpha_buf_read_file(&b, path, 0, sizeof(big) - 1), -EFBIG);
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(cpha_buf_read_file(&b, link, O_NOFOLLOW, 0), -ELOOP);
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+	cpha_buf_free(&b);
+}
+
 static void test_steal(void **state)
 {
 	struct cpha_buf b = { 0 };
@@ -79,6 +122,7 @@ int main(void)
 		cmocka_unit_test(test_grows_past_initial_capacity),
 		cmocka_unit_test(test_consume_and_reset),
 		cmocka_unit_test(test_steal),
+		cmocka_unit_test(test_read_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
