@@ -1,4 +1,5 @@
 #include <arpa/inet.h>
+#include <crypt.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -19,6 +20,7 @@
 #include "duration.h"
 #include "metrics.h"
 #include "reqserv_test.h"
+#include "webcfg.h"
 
 static void test_text_format(void **state)
 {
@@ -153,6 +155,57 @@ static void test_http_listener(void **state)
 	sd_event_unref(e);
 }
 
+/* With basic_auth_users every path asks for the password: no header or a
+ * wrong one is 401 with a Basic challenge, the right one is served, and
+ * the web configuration can be dropped again. */
+static void test_basic_auth(void **state)
+{
+	char salt[CRYPT_GENSALT_OUTPUT_SIZE], text[256], err[256];
+	struct cpha_webcfg *w = NULL;
+	struct cpha_metrics *m = NULL;
+	struct http_get g = { 0 };
+	struct crypt_data cd;
+	struct cpha_addr a;
+	const char *why;
+	int scrapes = 0;
+	sd_event *e;
+
+	(void)state;
+	memset(&cd, 0, sizeof(cd));
+	assert_non_null(crypt_gensalt_rn("$2b$", 4, NULL, 0, salt, sizeof(salt)));
+	snprintf(text, sizeof(text), "basic_auth_users:\n  a: %s\n", crypt_r("b", salt, &cd));
+	assert_int_equal(cpha_webcfg_parse("w.yml", text, strlen(text), &w, err, sizeof(err)), 0);
+	assert_int_equal(sd_event_new(&e), 0);
+	assert_int_equal(cpha_parse_addr("127.0.0.1", CPHA_ADDR_PORT_NONE, &a, &why), 0);
+	assert_int_equal(cpha_metrics_listen(e, &a, fill, &scrapes, &m), 0);
+	assert_int_equal(cpha_metrics_set_web(m, w), 0);
+	cpha_webcfg_unref(w); /* the listener holds its own reference */
+	g.port = cpha_addr_port(cpha_metrics_addr(m));
+
+	g.request = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	get(e, &g);
+	assert_int_equal(strncmp(g.reply, "HTTP/1.1 401 Unauthorized\r\n", 27), 0);
+	assert_non_null(strstr(g.reply, "\r\nWWW-Authenticate: Basic realm=\"cpha\""));
+	g.request = "GET /nope HTTP/1.1\r\n\r\n"; /* before the 404: no path is told */
+	get(e, &g);
+	assert_int_equal(strncmp(g.reply, "HTTP/1.1 401", 12), 0);
+	g.request = "GET /metrics HTTP/1.1\r\nAuthorization: Basic YTpj\r\n\r\n"; /* a:c */
+	get(e, &g);
+	assert_int_equal(strncmp(g.reply, "HTTP/1.1 401", 12), 0);
+	g.request = "GET /metrics HTTP/1.1\r\nAuthorization: Basic YTpi\r\n\r\n"; /* a:b */
+	get(e, &g);
+	assert_int_equal(strncmp(g.reply, "HTTP/1.1 200 OK\r\n", 17), 0);
+	assert_non_null(strstr(g.reply, "test_scrapes 1\n"));
+	assert_int_equal(scrapes, 1);
+
+	assert_int_equal(cpha_metrics_set_web(m, NULL), 0);
+	g.request = "GET /metrics HTTP/1.1\r\n\r\n";
+	get(e, &g);
+	assert_int_equal(strncmp(g.reply, "HTTP/1.1 200 OK\r\n", 17), 0);
+	cpha_metrics_close(m);
+	sd_event_unref(e);
+}
+
 static void status(void *ud, struct cpha_buf *body)
 {
 	(*(int *)ud)++;
@@ -262,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_status_endpoint),
 		cmocka_unit_test(test_invalid_names_write_nothing),
 		cmocka_unit_test(test_http_listener),
+		cmocka_unit_test(test_basic_auth),
 		cmocka_unit_test(test_idle_clients_do_not_block),
 	};
 
