@@ -82,6 +82,7 @@ struct fenced_global {
 				   * default /run/vipd/admin.sock when it exists */
 	struct cpha_addr metrics; /* fenced_metrics_bind ADDR:PORT (Prometheus) */
 	bool metrics_set;
+	struct cpha_webcfg *metrics_web; /* fenced_metrics_web_config FILE (webcfg.h) */
 };
 
 struct fenced_watchdog {

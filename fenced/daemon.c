@@ -24,6 +24,7 @@
 #include "event.h"
 #include "fenced.h"
 #include "log.h"
+#include "metrics.h"
 
 static uint64_t now_us(clockid_t clk)
 {
@@ -955,6 +956,12 @@ void fenced_reload(struct fenced *d)
 			d->nd[i].prun = NULL;
 			d->nd[i].power = FENCED_POWER_UNKNOWN;
 		}
+	/* the metrics listener stays where it is; its authentication follows */
+	if (d->metrics && cpha_metrics_set_web(d->metrics, c->global.metrics_web) < 0) {
+		log_err("metrics: out of memory: no longer serving");
+		cpha_metrics_close(d->metrics);
+		d->metrics = NULL;
+	}
 	fenced_cfg_free(d->cfg);
 	d->cfg = c;
 	node_settings(d);

@@ -240,10 +240,15 @@ static int daemon_run(const char *path)
 	if (d.cfg->global.metrics_set) {
 		r = cpha_metrics_listen(d.e, &d.cfg->global.metrics, metrics_cb, &d,
 			(struct cpha_metrics **)&d.metrics);
-		if (r < 0)
+		if (r == 0)
+			r = cpha_metrics_set_web(d.metrics, d.cfg->global.metrics_web);
+		if (r < 0) {
 			log_err("metrics: %s", strerror(-r));
-		else
+			cpha_metrics_close(d.metrics); /* never without its authentication */
+			d.metrics = NULL;
+		} else {
 			cpha_metrics_set_status(d.metrics, fenced_status_json, &d);
+		}
 	}
 	cpha_notify_ready("running");
 	r = sd_event_loop(d.e);

@@ -19,6 +19,7 @@
 #include "digest.h"
 #include "duration.h"
 #include "cfg-internal.h"
+#include "webcfg.h"
 
 #define CFG_ALL (CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE)
 
@@ -771,6 +772,7 @@ static int cfg_run(
 	free(ctx.global.chroot);
 	free(ctx.global.srv_ciphers);
 	free(ctx.global.srv_ciphersuites);
+	cpha_webcfg_unref(ctx.global.metrics_web);
 	free(ctx.ca_base);
 	free(ctx.crt_base);
 	lbd_cfg_http_ctx_free(&ctx);
@@ -851,6 +853,7 @@ void lbd_cfg_free(struct lbd_config *c)
 	free(c->global.chroot);
 	free(c->global.srv_ciphers);
 	free(c->global.srv_ciphersuites);
+	cpha_webcfg_unref(c->global.metrics_web);
 	for (i = 0; i < c->nnotices; i++)
 		free(c->notices[i]);
 	free(c->notices);

@@ -148,18 +148,27 @@ static void apply_interfaces(struct lbd_main *m)
 		const struct cpha_addr *cur = cpha_metrics_addr(rt->metrics);
 
 		if (g->metrics_set && cpha_addr_equal(cur, &g->metrics))
-			return;
+			goto web;
 		cpha_metrics_close(rt->metrics);
 		rt->metrics = NULL;
 	}
 	if (g->metrics_set) {
 		r = cpha_metrics_listen(
 			rt->e, &g->metrics, metrics_cb, rt, (struct cpha_metrics **)&rt->metrics);
-		if (r < 0)
+		if (r < 0) {
 			log_err("metrics-bind %s: %s", cpha_addr_format(&g->metrics, a, sizeof(a)),
 				strerror(-r));
-		else
-			cpha_metrics_set_status(rt->metrics, status_json, rt);
+			return;
+		}
+		cpha_metrics_set_status(rt->metrics, status_json, rt);
+	}
+web:
+	/* no listener without its authentication: on failure it closes */
+	if (rt->metrics && cpha_metrics_set_web(rt->metrics, g->metrics_web) < 0) {
+		log_err("metrics-bind %s: metrics-web-config: out of memory; not serving",
+			cpha_addr_format(&g->metrics, a, sizeof(a)));
+		cpha_metrics_close(rt->metrics);
+		rt->metrics = NULL;
 	}
 }
 

@@ -109,12 +109,17 @@ static void open_interfaces(struct vipd *d)
 	if (d->cfg->global.metrics_set) {
 		r = cpha_metrics_listen(d->e, &d->cfg->global.metrics, metrics_cb, d,
 			(struct cpha_metrics **)&d->metrics);
-		if (r < 0)
+		if (r == 0)
+			r = cpha_metrics_set_web(d->metrics, d->cfg->global.metrics_web);
+		if (r < 0) {
 			log_err("metrics %s: %s",
 				cpha_addr_format(&d->cfg->global.metrics, a, sizeof(a)),
 				strerror(-r));
-		else
+			cpha_metrics_close(d->metrics); /* never without its authentication */
+			d->metrics = NULL;
+		} else {
 			cpha_metrics_set_status(d->metrics, vipd_status_json, d);
+		}
 	}
 }
 
