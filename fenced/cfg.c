@@ -275,7 +275,9 @@ static void g_metrics_web(struct ctx *x, const struct cpha_conf_node *n, void *o
 		err(x, n->loc, "'%s' is given twice (global_defs)", n->w[0]);
 		return;
 	}
-	if (cpha_webcfg_load(n->w[1], &g->metrics_web, why, sizeof(why)) < 0)
+	/* a relative path is beside the file that names it */
+	if (cpha_webcfg_load_beside(x->d.files[CPHA_CFGDIAG_LOC_FILE(n->loc)], n->w[1],
+		    &g->metrics_web, why, sizeof(why)) < 0)
 		err(x, n->loc, "'%s': %s (global_defs)", n->w[0], why);
 }
 

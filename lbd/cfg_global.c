@@ -341,7 +341,8 @@ static void cfg_global_metrics(
 }
 
 /* metrics-web-config FILE (lbd's own): exporter-toolkit's web configuration
- * of the metrics listener, read and checked now so that lbd -c sees it */
+ * of the metrics listener, read and checked now so that lbd -c sees it; a
+ * relative FILE is beside the configuration file */
 static void cfg_global_metrics_web(
 	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
 {
@@ -353,7 +354,7 @@ static void cfg_global_metrics_web(
 		lbd_cfg_err(ctx, a->line, "'metrics-web-config' is set twice");
 		return;
 	}
-	if (cpha_webcfg_load(a->v[1], &g->metrics_web, err, sizeof(err)) < 0)
+	if (cpha_webcfg_load_beside(ctx->file, a->v[1], &g->metrics_web, err, sizeof(err)) < 0)
 		lbd_cfg_err(ctx, a->line, "metrics-web-config: %s", err);
 }
 

@@ -400,6 +400,22 @@ int cpha_webcfg_load(const char *path, struct cpha_webcfg **out, char *err, size
 	return r;
 }
 
+int cpha_webcfg_load_beside(const char *cfgfile, const char *path, struct cpha_webcfg **out,
+	char *err, size_t errlen)
+{
+	char *p = resolve(cfgfile, path);
+	int r;
+
+	*out = NULL;
+	if (!p) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	r = cpha_webcfg_load(p, out, err, errlen);
+	free(p);
+	return r;
+}
+
 struct cpha_webcfg *cpha_webcfg_ref(struct cpha_webcfg *w)
 {
 	if (w)

@@ -74,6 +74,11 @@ int cpha_webcfg_parse(const char *file, const char *text, size_t len, struct cph
  * "cert_file ...: ..."). */
 int cpha_webcfg_load(const char *path, struct cpha_webcfg **out, char *err, size_t errlen);
 
+/* The same for a file named in the configuration file cfgfile: a relative
+ * path is taken from cfgfile's folder (the daemons' metrics-web-config). */
+int cpha_webcfg_load_beside(const char *cfgfile, const char *path, struct cpha_webcfg **out,
+	char *err, size_t errlen);
+
 struct cpha_webcfg *cpha_webcfg_ref(struct cpha_webcfg *w);
 
 /* Drop a reference; the last frees. NULL allowed. */

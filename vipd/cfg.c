@@ -214,7 +214,9 @@ static void cfg_g_metrics_web(struct cfg_ctx *ctx, const struct cpha_conf_node *
 		vipd_cfg_err(ctx, n->loc, "'vipd_metrics_web_config' is given twice (global_defs)");
 		return;
 	}
-	if (cpha_webcfg_load(n->w[1], &G(obj)->metrics_web, why, sizeof(why)) < 0)
+	/* a relative path is beside the file that names it */
+	if (cpha_webcfg_load_beside(ctx->d.files[CPHA_CFGDIAG_LOC_FILE(n->loc)], n->w[1],
+		    &G(obj)->metrics_web, why, sizeof(why)) < 0)
 		vipd_cfg_err(ctx, n->loc, "'vipd_metrics_web_config': %s (global_defs)", why);
 }
 
