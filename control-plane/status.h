@@ -122,6 +122,9 @@ struct st_snapshot {
 	bool leader_elect;
 	bool fencing_configured; /* fencing devices or a watchdog described */
 	bool lb_lbd, vip_vipd;
+	/* the daemons' /status listen on loopback (monitoring.listen): only
+	 * this host's were asked, the others' are ST_NOT_ASKED */
+	bool mon_local_only;
 
 	struct st_etcd etcd[ST_MAX_HOSTS];
 	size_t netcd;
