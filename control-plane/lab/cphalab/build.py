@@ -191,6 +191,7 @@ def install_host(lab, host, desc, out, stack, seed_cib=True):
     for h in lab.hosts.values():
         if h.role in ("master", "lb"):
             host.write("/etc/cpha/secrets/ipmi-" + h.name, labmod.BMC_PASSWORD + "\n", 0o600)
+    host.write(labmod.METRICS_PASSWORD_FILE, labmod.METRICS_PASSWORD + "\n", 0o600)
     hostdir = os.path.join(out, host.name)
     for d in ("/etc/lbd", "/etc/vipd", "/etc/haproxy", "/etc/keepalived"):
         if os.path.isdir(host.path(d)) and not os.path.exists(hostdir + d):
