@@ -18,6 +18,8 @@ running lbd, servers s1..s3 with tag servers.
    over https with the password (answered), and says 401 with a wrong one.
 4. A web configuration with an error: the reload is refused, the running
    one stays (TLS still answers).
+vipd (one router, 198.18.0.11) with vipd_metrics_web_config: TLS and basic
+auth the same, read by the client host.
 Exit 0 pass, 77 skip (not root, lbd or cpha not built), else fail.
     sudo python3 tests/integration/test_metrics_web.py [-v]
 """
@@ -26,6 +28,7 @@ import json
 import os
 import shutil
 import sys
+import time
 import unittest
 import warnings
 
@@ -33,7 +36,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
-from cphatest import cphacmd, lbd, step, util  # noqa: E402
+from cphatest import cphacmd, lbd, step, vipd  # noqa: E402
 from cphatest.pki import Pki  # noqa: E402
 
 with warnings.catch_warnings():
@@ -208,6 +211,42 @@ class MetricsWeb(unittest.TestCase):
             rc, code, out = curl(t.client, surl, "--cacert", pki.ca_cert, "-u",
                                  "prom:" + PASSWORD)
             self.assertEqual(code, 200, out)
+
+
+    def test_vipd_tls_basic_auth(self):
+        if not shutil.which("curl"):
+            self.skipTest("curl is not installed")
+        if not os.path.exists(vipd.binary()):
+            self.skipTest("vipd is not built")
+        with cphatest.Lab("mwebv") as lab:
+            pki = Pki(lab.path("pki"))
+            cert, key = pki.issue("r1", "r1", sans=["IP:198.18.0.11"], server=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                hashed = crypt.crypt(PASSWORD, crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1 << 6))
+            web = lab.path("vipd-web.yml")
+            with open(web, "w") as f:
+                f.write("tls_server_config:\n  cert_file: %s\n  key_file: %s\n"
+                        "basic_auth_users:\n  prom: '%s'\n" % (cert, key, hashed))
+            bed = vipd.Bed(lab, {"r1": 250}, global_extra=lambda n: [
+                "vipd_metrics_bind 198.18.0.11:9650", "vipd_metrics_web_config " + web])
+            bed.start()
+            surl = "https://198.18.0.11:9650/status"
+            step("vipd: https with the CA and the password; 401 without; plain HTTP fails")
+            out = None
+            for _ in range(50):  # vipd opens its listener once it runs
+                rc, code, out = curl(bed.client, surl, "--cacert", pki.ca_cert, "-u",
+                                     "prom:" + PASSWORD)
+                if code == 200:
+                    break
+                time.sleep(0.1)
+            self.assertEqual(code, 200, out)
+            self.assertIn('"instances"', out)
+            rc, code, out = curl(bed.client, surl, "--cacert", pki.ca_cert)
+            self.assertEqual(code, 401, out)
+            rc, code, out = curl(bed.client, "http://198.18.0.11:9650/status", "-u",
+                                 "prom:" + PASSWORD)
+            self.assertNotEqual(code, 200, out)
 
 
 if __name__ == "__main__":
