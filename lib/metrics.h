@@ -1,5 +1,6 @@
 /* Prometheus text exposition format (version 0.0.4) and a minimal HTTP
- * listener that serves it on /metrics. */
+ * listener that serves it on /metrics, with basic auth and TLS from an
+ * exporter-toolkit web configuration (webcfg.h) when one is set. */
 #ifndef CPHA_METRICS_H
 #define CPHA_METRICS_H
 

@@ -94,6 +94,7 @@ static int conn_send(struct rs_conn *c)
 
 	while (c->sent < c->out.len) {
 		if (c->ssl) {
+			ERR_clear_error(); /* SSL_get_error() reads the queue */
 			r = SSL_write(c->ssl, c->out.data + c->sent, (int)(c->out.len - c->sent));
 			if (r <= 0)
 				return tls_wait(c, r);
