@@ -271,10 +271,11 @@ static void g_metrics_web(struct ctx *x, const struct cpha_conf_node *n, void *o
 
 	if (nargs(x, n, 1, 1, "global_defs") < 0)
 		return;
-	if (g->metrics_web) {
+	if (g->metrics_web_loc) {
 		err(x, n->loc, "'%s' is given twice (global_defs)", n->w[0]);
 		return;
 	}
+	g->metrics_web_loc = n->loc;
 	/* a relative path is beside the file that names it */
 	if (cpha_webcfg_load_beside(x->d.files[CPHA_CFGDIAG_LOC_FILE(n->loc)], n->w[1],
 		    &g->metrics_web, why, sizeof(why)) < 0)
@@ -626,6 +627,11 @@ static void validate(struct ctx *x)
 	struct fenced_config *c = x->c;
 	bool *used;
 	size_t i, j, u, k;
+
+	if (c->global.metrics_web && !c->global.metrics_set)
+		err(x, c->global.metrics_web_loc,
+			"'fenced_metrics_web_config' without 'fenced_metrics_bind': there is no "
+			"listener to apply it to (global_defs)");
 
 	used = calloc(c->ndevices ? c->ndevices : 1, sizeof(*used));
 	if (!used) {

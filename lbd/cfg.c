@@ -711,6 +711,10 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 			}
 		}
 	}
+	if (ctx->global.metrics_web && !ctx->global.metrics_set)
+		lbd_cfg_err(ctx, ctx->metrics_web_line,
+			"'metrics-web-config' without 'metrics-bind': there is no listener to "
+			"apply it to");
 	c->global = ctx->global;
 	memset(&ctx->global, 0, sizeof(ctx->global));
 	if (!ctx->d.stop)

@@ -354,6 +354,7 @@ static void cfg_global_metrics_web(
 		lbd_cfg_err(ctx, a->line, "'metrics-web-config' is set twice");
 		return;
 	}
+	ctx->metrics_web_line = a->line;
 	if (cpha_webcfg_load_beside(ctx->file, a->v[1], &g->metrics_web, err, sizeof(err)) < 0)
 		lbd_cfg_err(ctx, a->line, "metrics-web-config: %s", err);
 }

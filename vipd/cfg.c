@@ -210,10 +210,11 @@ static void cfg_g_metrics_web(struct cfg_ctx *ctx, const struct cpha_conf_node *
 
 	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
 		return;
-	if (G(obj)->metrics_web) {
+	if (G(obj)->metrics_web_loc) {
 		vipd_cfg_err(ctx, n->loc, "'vipd_metrics_web_config' is given twice (global_defs)");
 		return;
 	}
+	G(obj)->metrics_web_loc = n->loc;
 	/* a relative path is beside the file that names it */
 	if (cpha_webcfg_load_beside(ctx->d.files[CPHA_CFGDIAG_LOC_FILE(n->loc)], n->w[1],
 		    &G(obj)->metrics_web, why, sizeof(why)) < 0)

@@ -163,6 +163,8 @@ static void test_errors(void **state)
 		{ "global_defs {\n  fenced_metrics_web_config /nonexistent/web.yml\n}\n",
 			"f.conf:2: 'fenced_metrics_web_config': /nonexistent/web.yml: No such file "
 			"or directory (global_defs)" },
+		{ "global_defs {\n  fenced_metrics_web_config /dev/null\n}\n",
+			"f.conf:2: 'fenced_metrics_web_config' without 'fenced_metrics_bind'" },
 		{ "global_defs {\n  token 3000\n}\n",
 			"f.conf:2: 'token' is not a keyword of global_defs" },
 		{ "stonith_device x {\n}\n",
