@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #define CPHA_WEB_CACHE        16  /* credentials remembered after they passed */
-#define CPHA_WEB_BCRYPT_BURST 4   /* bcrypt checks of new credentials per second */
+#define CPHA_WEB_BCRYPT_BURST 2   /* bcrypt checks of new credentials a second (~0.1 s each, cost 10) */
 #define CPHA_WEB_CRED_MAX     512 /* longest "user:password" taken */
 
 struct cpha_web_user {
