@@ -18,6 +18,7 @@
 #include "fenced.h"
 #include "log.h"
 #include "metrics.h"
+#include "webcfg.h"
 
 #define FENCED_DEFAULT_CONFIG   "/etc/fenced/fenced.conf"
 #define COROSYNC_DEFAULT_CONFIG "/etc/corosync/corosync.conf"
@@ -216,6 +217,13 @@ static int daemon_run(const char *path)
 		log_notice("%s", d.cfg->notices[i]);
 	if (unreadable_secrets(d.cfg)) {
 		log_err("%s: not started: a secret file cannot be read", path);
+		fenced_cfg_free(d.cfg);
+		return 1;
+	}
+	/* the metrics listener's certificate: loaded to run, not by -c */
+	if (cpha_webcfg_tls(d.cfg->global.metrics_web, why, sizeof(why)) < 0) {
+		log_err("fenced_metrics_web_config: %s", why);
+		log_err("%s: not started", path);
 		fenced_cfg_free(d.cfg);
 		return 1;
 	}

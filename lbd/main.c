@@ -21,6 +21,7 @@
 #include "http.h"
 #include "log.h"
 #include "metrics.h"
+#include "webcfg.h"
 #include "privdrop.h"
 #include "resolver.h"
 #include "runtime.h"
@@ -86,6 +87,19 @@ static int check_config(const char *path, int quiet)
 		printf("Configuration file is valid\n");
 	lbd_cfg_free(c);
 	return 0;
+}
+
+/* The metrics listener's certificate (metrics-web-config), loaded before a
+ * configuration runs and not by -c, which may check it where the
+ * certificate is not installed (cpha render does). */
+static int metrics_tls(struct lbd_config *c)
+{
+	char err[512];
+
+	if (cpha_webcfg_tls(c->global.metrics_web, err, sizeof(err)) == 0)
+		return 0;
+	log_err("metrics-web-config: %s", err);
+	return -1;
 }
 
 static void admin_cb(void *userdata, const struct cpha_admin_peer *peer, const char *line,
@@ -231,6 +245,12 @@ static void on_reload(void *userdata)
 	}
 	for (i = 0; i < c->nnotices; i++)
 		log_notice("%s", c->notices[i]);
+	if (metrics_tls(c) < 0) {
+		log_err("reload refused: still running the previous configuration");
+		lbd_cfg_free(c);
+		cpha_notify_ready("reload refused");
+		return;
+	}
 	privdrop_reload_notice(&m->rt.cfg->global, &c->global, m->config);
 	if (fdlimit_apply(c, m->rt.nworkers, true) < 0) {
 		log_err("reload refused: the descriptor limit is too low (strict-limits); still "
@@ -387,6 +407,10 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < (int)cfg->nnotices; i++)
 		log_notice("%s", cfg->notices[i]);
+	if (metrics_tls(cfg) < 0) {
+		lbd_cfg_free(cfg);
+		return 1;
+	}
 	if ((cfg->global.daemon || background) && !foreground && !getenv("NOTIFY_SOCKET")) {
 		if (daemonize() < 0) {
 			log_err("cannot go to the background: %m");

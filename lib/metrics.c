@@ -298,7 +298,11 @@ void cpha_metrics_set_status(struct cpha_metrics *m, cpha_status_fn fn, void *us
 
 int cpha_metrics_set_web(struct cpha_metrics *m, struct cpha_webcfg *w)
 {
-	int r = cpha__reqserv_set_tls(m->srv, w ? w->ssl_ctx : NULL);
+	int r;
+
+	if (w && w->cert_file && !w->ssl_ctx)
+		return -EINVAL; /* cpha_webcfg_tls() first: never plain text instead */
+	r = cpha__reqserv_set_tls(m->srv, w ? w->ssl_ctx : NULL);
 
 	if (r < 0)
 		return r;

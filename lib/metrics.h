@@ -50,7 +50,8 @@ void cpha_metrics_set_status(struct cpha_metrics *m, cpha_status_fn fn, void *us
 
 /* Serve with the web configuration w from now on (webcfg.h: basic auth,
  * TLS for the clients that connect next; referenced; NULL: neither).
- * Returns 0 or -ENOMEM (then nothing changed). */
+ * Returns 0, -EINVAL when w names a certificate cpha_webcfg_tls() has not
+ * loaded, or -ENOMEM (then nothing changed). */
 int cpha_metrics_set_web(struct cpha_metrics *m, struct cpha_webcfg *w);
 
 /* The address actually bound (port filled in when 0 was asked for). */

@@ -339,24 +339,30 @@ static int ssl_err(char *err, size_t errlen, const char *what, const char *path)
 	return -EINVAL;
 }
 
-static int tls_context(struct cpha_webcfg *w, char *err, size_t errlen)
+int cpha_webcfg_tls(struct cpha_webcfg *w, char *err, size_t errlen)
 {
-	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	SSL_CTX *ctx;
 
+	if (!w || !w->cert_file || w->ssl_ctx)
+		return 0;
+	ctx = SSL_CTX_new(TLS_server_method());
 	if (!ctx) {
 		snprintf(err, errlen, "%s: cannot make a TLS context", w->file);
 		return -ENOMEM;
 	}
-	w->ssl_ctx = ctx;
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE);
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
-	if (SSL_CTX_use_certificate_chain_file(ctx, w->cert_file) != 1)
-		return ssl_err(err, errlen, "cert_file", w->cert_file);
-	if (SSL_CTX_use_PrivateKey_file(ctx, w->key_file, SSL_FILETYPE_PEM) != 1)
-		return ssl_err(err, errlen, "key_file", w->key_file);
-	if (SSL_CTX_check_private_key(ctx) != 1)
-		return ssl_err(err, errlen, "key_file", w->key_file);
+	if (SSL_CTX_use_certificate_chain_file(ctx, w->cert_file) != 1 ||
+		SSL_CTX_use_PrivateKey_file(ctx, w->key_file, SSL_FILETYPE_PEM) != 1 ||
+		SSL_CTX_check_private_key(ctx) != 1) {
+		bool cert = !SSL_CTX_get0_certificate(ctx);
+
+		SSL_CTX_free(ctx);
+		return ssl_err(err, errlen, cert ? "cert_file" : "key_file",
+			cert ? w->cert_file : w->key_file);
+	}
+	w->ssl_ctx = ctx;
 	return 0;
 }
 
@@ -393,10 +399,6 @@ int cpha_webcfg_load(const char *path, struct cpha_webcfg **out, char *err, size
 	if (r == 0)
 		r = cpha_webcfg_parse(path, text, len, out, err, errlen);
 	free(text);
-	if (r == 0 && (*out)->cert_file && (r = tls_context(*out, err, errlen)) < 0) {
-		cpha_webcfg_unref(*out);
-		*out = NULL;
-	}
 	return r;
 }
 

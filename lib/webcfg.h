@@ -68,11 +68,17 @@ enum cpha_web_auth {
 int cpha_webcfg_parse(const char *file, const char *text, size_t len, struct cpha_webcfg **out,
 	char *err, size_t errlen);
 
-/* Read and parse path, and when it names a certificate load it and its key
- * into a TLS server context (TLS 1.2 and up). Returns 0 with *out set, or
- * a negative errno with the reason in err ("path:line: ..." or
- * "cert_file ...: ..."). */
+/* Read and parse path. Returns 0 with *out set, or a negative errno with
+ * the reason in err ("path:line: ..."). The certificate is not read: a
+ * configuration check (-c, cpha render's checkers) may run where it is not
+ * installed. */
 int cpha_webcfg_load(const char *path, struct cpha_webcfg **out, char *err, size_t errlen);
+
+/* When w names a certificate, load it and its key into a TLS server
+ * context (TLS 1.2 and up) once: what a daemon does before it runs a
+ * configuration (start, reload), refusing it on failure. Returns 0 (also
+ * for no TLS), or a negative errno with "cert_file PATH: ..." in err. */
+int cpha_webcfg_tls(struct cpha_webcfg *w, char *err, size_t errlen);
 
 /* The same for a file named in the configuration file cfgfile: a relative
  * path is taken from cfgfile's folder (the daemons' metrics-web-config). */

@@ -209,6 +209,22 @@ class MetricsWeb(unittest.TestCase):
             self.assertEqual(lb0["lbd"], "unreachable", lb0)
             self.assertIn("HTTP 401", lb0["lbd_error"])
 
+            step("a certificate that is not there: lbd -c passes (it checks the file "
+                 "only), the reload is refused, TLS still served")
+            with open(web) as f:
+                good = f.read()
+            with open(web, "w") as f:
+                f.write(good.replace(cert, cert + ".gone"))
+            rc, err = lb.check()
+            self.assertEqual(rc, 0, err)
+            out = lb.reload(BODY, expect_ok=False)
+            self.assertIn("metrics-web-config: cert_file %s.gone" % cert, out)
+            rc, code, out = curl(t.client, surl, "--cacert", pki.ca_cert, "-u",
+                                 "prom:" + PASSWORD)
+            self.assertEqual(code, 200, out)
+            with open(web, "w") as f:
+                f.write(good)
+
             step("a web configuration with an error: reload refused, TLS still served")
             with open(web, "a") as f:
                 f.write("rate_limit:\n  burst: 20\n")

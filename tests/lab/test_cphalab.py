@@ -179,7 +179,7 @@ class Description(unittest.TestCase):
         self.assertIn("load_balancer: haproxy, vip: keepalived",
                       labmod.description("peer"))
         # /metrics and /status on each host's address, behind basic auth
-        self.assertIn("monitoring:\n  listen: host\n  basic_auth: {user: prometheus, "
+        self.assertIn("monitoring:\n  listen: host\n  tls: true\n  basic_auth: {user: prometheus, "
                       "password_hash: '%s', password_file: /etc/cpha/secrets/metrics}\n"
                       % labmod.METRICS_HASH, d)
         # one BMC per master and LB host, on the bmc host, own port each

@@ -320,10 +320,13 @@ static void test_tls(void **state)
 	fprintf(f, "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n");
 	fclose(f);
 	assert_int_equal(cpha_webcfg_load(web, &w, err, sizeof(err)), 0);
-	assert_non_null(w->ssl_ctx);
 	assert_int_equal(sd_event_new(&e), 0);
 	assert_int_equal(cpha_parse_addr("127.0.0.1", CPHA_ADDR_PORT_NONE, &a, &why), 0);
 	assert_int_equal(cpha_metrics_listen(e, &a, fill, &scrapes, &m), 0);
+	/* never plain text for a configuration that asks for TLS */
+	assert_int_equal(cpha_metrics_set_web(m, w), -EINVAL);
+	assert_int_equal(cpha_webcfg_tls(w, err, sizeof(err)), 0);
+	assert_non_null(w->ssl_ctx);
 	assert_int_equal(cpha_metrics_set_web(m, w), 0);
 	cpha_webcfg_unref(w);
 

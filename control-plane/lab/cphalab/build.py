@@ -211,6 +211,11 @@ def install_host(lab, host, desc, out, stack, seed_cib=True):
     os.makedirs(p, exist_ok=True)
     os.chmod(p, 0o770)
     os.chown(p, *hc)
+    # monitoring.tls in the lab's description: the daemons' serving
+    # certificate from cpha pki, on every master and LB host
+    for n in ("metrics.pem", "metrics-key.pem"):
+        with open(os.path.join(pki, n), "rb") as f:
+            host.write("/etc/cpha/" + n, f.read(), 0o600 if "key" in n else 0o644)
     if host.role != "master":
         return
     for d, names in PKI_PLACES:

@@ -28,14 +28,15 @@ HOSTS = [  # name, role, IPv4, IPv6
 ]
 BMC_PORT0 = 6230
 BMC_PASSWORD = "lab-Bmc-7c1"  # IPMI 1.5: 16 bytes at most; lab only
-# The daemons' /metrics and /status: on each host's address, with basic auth
-# (bcrypt of METRICS_PASSWORD), so that `cpha status` on any lab host reads
-# every daemon through the authenticated path. Lab only.
+# The daemons' /metrics and /status: on each host's address, over TLS (cpha
+# pki's metrics.pem in /etc/cpha) with basic auth (bcrypt of
+# METRICS_PASSWORD), so that `cpha status` on any lab host reads every
+# daemon through the authenticated path. Lab only.
 METRICS_USER = "prometheus"
 METRICS_PASSWORD = "lab-Metrics-5e2"
 METRICS_HASH = "$2b$10$TMRqAKGU5zb8ybQqnE0.Z.zuewpZrcgp7Ehh07Xch2klRr4UAjTy."
 METRICS_PASSWORD_FILE = "/etc/cpha/secrets/metrics"
-MONITORING = {"listen": "host",
+MONITORING = {"listen": "host", "tls": True,
               "basic_auth": {"user": METRICS_USER, "password_hash": METRICS_HASH,
                              "password_file": METRICS_PASSWORD_FILE}}
 
@@ -56,6 +57,7 @@ fencing:
 %(devices)s
 monitoring:
   listen: host
+  tls: true
   basic_auth: {user: %(muser)s, password_hash: '%(mhash)s', password_file: %(mfile)s}
 """
 
