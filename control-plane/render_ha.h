@@ -69,6 +69,13 @@ bool ha_tier_holds_vip(const struct cp_cluster *c, enum ha_tier t);
 char *render_mon_bind(
 	const struct cp_cluster *c, const struct cp_host *h, unsigned port, char *buf, size_t len);
 
+/* Where a client (cpha status) reaches the listener of host h, without the
+ * port: the host's address (listen: host, 0.0.0.0, ::), the address given,
+ * or loopback, which only a client on h itself (local) can use: false for
+ * any other. Pure. */
+bool render_mon_reach(
+	const struct cp_cluster *c, const struct cp_host *h, bool local, struct cpha_addr *out);
+
 /* True when the description asks for basic auth or TLS: a web file is written. */
 bool render_mon_web(const struct cp_cluster *c);
 

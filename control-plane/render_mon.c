@@ -5,6 +5,8 @@
  * description asks for one. Pure: text from the model. */
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include "render_ha.h"
 #include "render_text.h"
 
@@ -26,6 +28,45 @@ char *render_mon_bind(
 	cpha_parse_addr(cpha_addr_family(&h->addr) == AF_INET6 ? "::1" : "127.0.0.1",
 		CPHA_ADDR_PORT_NONE, &lo, &why);
 	return render_text_hostport(&lo, port, buf, len);
+}
+
+/* 0.0.0.0 or :: (every address of the host), and whether a is loopback. */
+static bool any_addr(const struct cpha_addr *a, bool *loopback)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&a->ss;
+	uint32_t v4 = ntohl(((const struct sockaddr_in *)&a->ss)->sin_addr.s_addr);
+
+	if (cpha_addr_family(a) == AF_INET) {
+		*loopback = (v4 >> 24) == 127;
+		return v4 == 0;
+	}
+	*loopback = IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
+	return IN6_IS_ADDR_UNSPECIFIED(&s6->sin6_addr);
+}
+
+bool render_mon_reach(
+	const struct cp_cluster *c, const struct cp_host *h, bool local, struct cpha_addr *out)
+{
+	bool loopback = c->mon.listen == CP_MON_LOOPBACK;
+	const char *why;
+
+	if (c->mon.listen == CP_MON_HOST ||
+		(c->mon.listen == CP_MON_ADDRESS && any_addr(&c->mon.addr, &loopback))) {
+		*out = h->addr;
+		return true;
+	}
+	if (!loopback) {
+		*out = c->mon.addr;
+		return true;
+	}
+	if (!local)
+		return false;
+	if (c->mon.listen == CP_MON_ADDRESS)
+		*out = c->mon.addr;
+	else
+		cpha_parse_addr(cpha_addr_family(&h->addr) == AF_INET6 ? "::1" : "127.0.0.1",
+			CPHA_ADDR_PORT_NONE, out, &why);
+	return true;
 }
 
 bool render_mon_web(const struct cp_cluster *c)

@@ -1,7 +1,8 @@
 /* cpha status, the facts: every source asked at once (one thread per
  * request, each writing only its own part of the snapshot), each within the
  * timeout. etcd's v3 JSON API and the apiservers over TLS with the client
- * certificates of `cpha pki`; the daemons' /status over HTTP; Pacemaker
+ * certificates of `cpha pki`; the daemons' /status where the description's
+ * monitoring: puts it (HTTP or HTTPS, basic auth); Pacemaker
  * through crm_mon when it is installed here and answers. */
 #include <errno.h>
 #include <fcntl.h>
@@ -237,44 +238,16 @@ static bool is_local(const struct collect *k, const struct cp_host *h)
 	return false;
 }
 
-static bool any_or_loopback(const struct cpha_addr *a, bool *loopback)
-{
-	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&a->ss;
-	uint32_t v4 = ntohl(((const struct sockaddr_in *)&a->ss)->sin_addr.s_addr);
-
-	if (cpha_addr_family(a) == AF_INET) {
-		*loopback = (v4 >> 24) == 127;
-		return v4 == 0 || *loopback;
-	}
-	*loopback = IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
-	return IN6_IS_ADDR_UNSPECIFIED(&s6->sin6_addr) || *loopback;
-}
-
 /* The URL of a daemon's /status on host h (monitoring.listen), or false
- * when it cannot be read from here: on loopback on another host. */
+ * when it cannot be read from here: on loopback of another host. */
 static bool mon_url(
 	struct collect *k, const struct cp_host *h, unsigned port, char *url, size_t len)
 {
-	const struct cp_monitoring *m = &k->c->mon;
-	struct cpha_addr lo;
-	const char *why;
-	bool loopback = true;
+	struct cpha_addr a;
 
-	if (m->listen == CP_MON_HOST ||
-		(m->listen == CP_MON_ADDRESS && any_or_loopback(&m->addr, &loopback) &&
-			!loopback)) {
-		url_of(url, len, k->mon_scheme, &h->addr, port, "/status");
-		return true;
-	}
-	if (m->listen == CP_MON_ADDRESS && !loopback) {
-		url_of(url, len, k->mon_scheme, &m->addr, port, "/status");
-		return true;
-	}
-	if (!is_local(k, h))
+	if (!render_mon_reach(k->c, h, is_local(k, h), &a))
 		return false;
-	cpha_parse_addr(cpha_addr_family(&h->addr) == AF_INET6 ? "::1" : "127.0.0.1",
-		CPHA_ADDR_PORT_NONE, &lo, &why);
-	url_of(url, len, k->mon_scheme, &lo, port, "/status");
+	url_of(url, len, k->mon_scheme, &a, port, "/status");
 	return true;
 }
 

@@ -499,6 +499,39 @@ static void test_monitoring(void **state)
 	cluster_free(c);
 }
 
+/* Where cpha status reaches a host's listener, for each monitoring.listen:
+ * loopback only from that host itself. */
+static void test_monitoring_reach(void **state)
+{
+	static const struct {
+		const char *mon; /* appended to the sample */
+		bool local;
+		const char *want; /* NULL: not reachable from here */
+	} cases[] = {
+		{ "", false, NULL },
+		{ "", true, "127.0.0.1" },
+		{ "monitoring: {listen: host}\n", false, "10.10.10.4" },
+		{ "monitoring: {listen: 0.0.0.0}\n", false, "10.10.10.4" },
+		{ "monitoring: {listen: 10.99.0.1}\n", false, "10.99.0.1" },
+		{ "monitoring: {listen: 127.0.0.2}\n", false, NULL },
+		{ "monitoring: {listen: 127.0.0.2}\n", true, "127.0.0.2" },
+	};
+	char buf[CPHA_ADDR_STRLEN];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cp_cluster *c = load_variant(SAMPLE, cases[i].mon, NULL);
+		struct cpha_addr a;
+		bool ok = render_mon_reach(c, cluster_host(c, "lb01"), cases[i].local, &a);
+
+		if (ok != (cases[i].want != NULL) ||
+			(ok && strcmp(cpha_addr_format(&a, buf, sizeof(buf)), cases[i].want)))
+			fail_msg("case %zu: want %s, got %s", i,
+				cases[i].want ? cases[i].want : "-", ok ? buf : "-");
+		cluster_free(c);
+	}
+}
+
 static void test_five_fenced(void **state)
 {
 	struct cp_cluster *c = load_fixture("five-haproxy.yaml");
@@ -763,6 +796,7 @@ int main(void)
 		cmocka_unit_test(test_sample_fenced),
 		cmocka_unit_test(test_five_fenced),
 		cmocka_unit_test(test_monitoring),
+		cmocka_unit_test(test_monitoring_reach),
 		cmocka_unit_test(test_two_masters),
 		cmocka_unit_test(test_etcd_only_host),
 		cmocka_unit_test(test_sample_pcs),
