@@ -52,6 +52,11 @@ void cluster_free(struct cp_cluster *c)
 	free(c->etcd);
 	free(c->etcd_token);
 	free(c->etcd_data_dir);
+	free(c->mon.cert_file);
+	free(c->mon.key_file);
+	free(c->mon.user);
+	free(c->mon.password_hash);
+	free(c->mon.password_file);
 	for (size_t i = 0; i < c->ndevices; i++) {
 		struct cp_fence_device *f = &c->devices[i];
 		free(f->name);

@@ -56,6 +56,23 @@ struct cp_host {
 	struct cp_pos priority_pos; /* 0/0 when the priority is the default */
 };
 
+/* monitoring: where the daemons (lbd, vipd, fenced) serve /metrics and
+ * /status, and who may read them (desc_monitoring.c). */
+enum cp_mon_listen {
+	CP_MON_LOOPBACK, /* 127.0.0.1, or ::1 on a host with an IPv6 address (default) */
+	CP_MON_HOST,     /* each host's own address */
+	CP_MON_ADDRESS,  /* the address given, on every host (0.0.0.0, ::) */
+};
+
+struct cp_monitoring {
+	enum cp_mon_listen listen;
+	struct cpha_addr addr;      /* CP_MON_ADDRESS; no port */
+	char *cert_file, *key_file; /* tls: the serving certificate on each host; NULL: HTTP */
+	char *user, *password_hash; /* basic_auth: the user and its bcrypt hash; NULL: none */
+	char *password_file;        /* basic_auth: the password, for cpha status; NULL: none */
+	struct cp_pos pos;
+};
+
 struct cp_cluster {
 	char *file; /* as given to cluster_load() */
 
@@ -126,6 +143,8 @@ struct cp_cluster {
 	/* pki: */
 	unsigned ca_days, cert_days;
 	unsigned renew_days; /* `cpha pki renew` re-issues what expires within this */
+
+	struct cp_monitoring mon; /* monitoring: */
 };
 
 /* A message about the description, "file:line:col: text". */

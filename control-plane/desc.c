@@ -858,6 +858,11 @@ static int t_pki(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 	return s_pki(r, v, ((struct top *)o)->c, k);
 }
 
+static int t_monitoring(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return desc_monitoring(r, v, ((struct top *)o)->c, k);
+}
+
 static const struct key top_keys[] = {
 	{ "cluster", t_cluster },
 	{ "api", t_api },
@@ -868,6 +873,7 @@ static const struct key top_keys[] = {
 	{ "components", t_components },
 	{ "fencing", t_fencing },
 	{ "pki", t_pki },
+	{ "monitoring", t_monitoring },
 	{ NULL, NULL },
 };
 

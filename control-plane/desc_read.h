@@ -41,6 +41,9 @@ int desc_duration(struct rd *r, const yaml_node_t *n, const char *key, uint64_t 
 int desc_enum(
 	struct rd *r, const yaml_node_t *n, const char *key, const char *const *names, int *out);
 int desc_strv(struct rd *r, const yaml_node_t *n, const char *key, char ***out);
+/* monitoring: (desc_monitoring.c) */
+int desc_monitoring(struct rd *r, const yaml_node_t *v, void *cluster, const char *key);
+
 int desc_walk(
 	struct rd *r, const yaml_node_t *m, const char *what, const struct key *keys, void *obj);
 

@@ -62,6 +62,12 @@ const struct install_row install_table[] = {
 		0, INSTALL_ON_KUBELET },
 	{ INSTALL_SRC_PKI, PKI_NODE_PREFIX "%s-key.pem", RENDER_KUBELET_PKI "/kubelet-client-key.pem",
 		0600, 0, INSTALL_ON_KUBELET },
+	/* monitoring.tls: lbd's, vipd's and fenced's serving certificate for
+	 * /metrics and /status, where the description puts it */
+	{ INSTALL_SRC_PKI, "metrics.pem", "/etc/cpha/metrics.pem", 0644, INSTALL_MON_CERT,
+		INSTALL_ON_METRICS },
+	{ INSTALL_SRC_PKI, "metrics-key.pem", "/etc/cpha/metrics-key.pem", 0600, INSTALL_MON_KEY,
+		INSTALL_ON_METRICS },
 	/* corosync reads it on every node of its cluster: corosync.conf(5) */
 	{ INSTALL_SRC_PKI, "corosync-authkey", "/etc/corosync/authkey", 0400, 0,
 		INSTALL_ON_COROSYNC },
@@ -109,7 +115,8 @@ bool install_holds_key(const char *text, size_t len)
 }
 
 /* The mask of INSTALL_ON_* host h has, given its rendered files. */
-static unsigned host_on(const struct cp_host *h, const struct render_set *s)
+static unsigned host_on(
+	const struct cp_cluster *c, const struct cp_host *h, const struct render_set *s)
 {
 	unsigned on = INSTALL_ON_ALL;
 
@@ -122,6 +129,8 @@ static unsigned host_on(const struct cp_host *h, const struct render_set *s)
 		on |= INSTALL_ON_COROSYNC;
 	if (render_find((struct render_set *)s, h->name, RENDER_KUBELET_CONFIG))
 		on |= INSTALL_ON_KUBELET;
+	if (c->mon.cert_file && (h->roles & (CP_ROLE_MASTER | CP_ROLE_LB)))
+		on |= INSTALL_ON_METRICS;
 	return on;
 }
 
@@ -244,13 +253,19 @@ static int add_row(const struct cp_cluster *c, const struct cp_host *h,
 
 	if (r->source && !source)
 		return -ENAMETOOLONG;
-	return add(p, r->src, source, r->dest ? r->dest : c->etcd_data_dir, r->mode, r->flags);
+	const char *dest = r->dest ? r->dest : c->etcd_data_dir;
+
+	if ((r->flags & INSTALL_MON_CERT) && c->mon.cert_file)
+		dest = c->mon.cert_file;
+	if ((r->flags & INSTALL_MON_KEY) && c->mon.key_file)
+		dest = c->mon.key_file;
+	return add(p, r->src, source, dest, r->mode, r->flags & ~(INSTALL_MON_CERT | INSTALL_MON_KEY));
 }
 
 int install_plan_build(const struct cp_cluster *c, const struct cp_host *h,
 	const struct render_set *s, struct install_plan *p)
 {
-	unsigned on = host_on(h, s);
+	unsigned on = host_on(c, h, s);
 	int r = -ENOMEM;
 
 	memset(p, 0, sizeof(*p));
@@ -326,6 +341,8 @@ static const char *on_text(unsigned on)
 		return "corosync members (masters; LB hosts)";
 	if (on == INSTALL_ON_KUBELET)
 		return "that master only, with static pods";
+	if (on == INSTALL_ON_METRICS)
+		return "masters and LB hosts, with `monitoring.tls`";
 	return "?";
 }
 
@@ -355,7 +372,11 @@ void install_table_markdown(struct cpha_buf *b)
 			break;
 		}
 		cpha_buf_printf(b, "| %s | `%s`%s | %04o | %s%s |\n", from,
-			r->dest ? r->dest : "/var/lib/etcd", r->dest ? "" : " (`etcd.data_dir`)",
+			r->dest ? r->dest : "/var/lib/etcd",
+			!r->dest                        ? " (`etcd.data_dir`)"
+			: r->flags & INSTALL_MON_CERT ? " (`monitoring.tls.cert_file`)"
+			: r->flags & INSTALL_MON_KEY  ? " (`monitoring.tls.key_file`)"
+						      : "",
 			r->mode, on_text(r->on),
 			r->flags & INSTALL_OPTIONAL ? " (skipped with a warning when absent)" : "");
 	}

@@ -37,6 +37,8 @@ enum install_src {
 /* Flags of an action (install_action.flags). */
 #define INSTALL_OPTIONAL (1u << 0) /* a missing source is skipped with a warning */
 #define INSTALL_DIR      (1u << 1) /* a directory, not a file */
+#define INSTALL_MON_CERT (1u << 2) /* dest: monitoring.tls's cert_file (default in dest) */
+#define INSTALL_MON_KEY  (1u << 3) /* dest: monitoring.tls's key_file (default in dest) */
 
 /* Hosts a row of install_table[] is for (install_row.on). */
 #define INSTALL_ON_MASTER   (1u << 0) /* masters */
@@ -44,6 +46,7 @@ enum install_src {
 #define INSTALL_ON_COROSYNC (1u << 2) /* hosts render gives a corosync.conf */
 #define INSTALL_ON_ALL      (1u << 3) /* every host */
 #define INSTALL_ON_KUBELET  (1u << 4) /* hosts render gives a kubelet configuration */
+#define INSTALL_ON_METRICS  (1u << 5) /* masters and LB hosts, with monitoring.tls */
 
 /* One row of the table of what render does not make. */
 struct install_row {

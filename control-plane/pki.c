@@ -389,6 +389,20 @@ int pki_plan_build(const struct cp_cluster *c, struct pki_plan *p, const char **
 		snprintf(buf, sizeof(buf), "system:node:%s", h->name);
 		add_spec(p, stem, buf, "system:nodes", PKI_EKU_CLIENT, true);
 	}
+
+	/* monitoring.tls: one serving certificate for the daemons' /metrics
+	 * and /status (lbd, vipd, fenced) on every master and LB host, and on
+	 * loopback; cpha status verifies it with this CA */
+	if (c->mon.cert_file) {
+		s = add_spec(p, "metrics", "cpha-metrics", NULL, PKI_EKU_SERVER, false);
+		add_name(&s->sans, "127.0.0.1", why);
+		add_name(&s->sans, "::1", why);
+		add_name(&s->sans, "localhost", why);
+		for (size_t i = 0; i < c->nhosts; i++)
+			if ((c->hosts[i].roles & (CP_ROLE_MASTER | CP_ROLE_LB)) &&
+				add_host(&s->sans, &c->hosts[i], why) < 0)
+				goto fail;
+	}
 	return 0;
 fail:
 	pki_plan_free(p);

@@ -195,7 +195,7 @@ static int fenced_conf(const struct cp_cluster *c, enum ha_tier t, const struct 
 	bool pcmk = ha_tier_fence_via_pacemaker(c, t);
 	bool vipd = ha_tier_holds_vip(c, t) && c->vipd == CP_VIP_VIPD;
 	size_t n = ha_tier_count(c, t);
-	char dur[32], a[CPHA_ADDR_STRLEN];
+	char dur[32];
 
 	put(b, "! %s on %s: fencing in the corosync cluster %s-%s (", RENDER_FENCED_CONF,
 		self->name, c->name, tier_suffix(t));
@@ -218,11 +218,9 @@ static int fenced_conf(const struct cp_cluster *c, enum ha_tier t, const struct 
 	if (vipd)
 		put(b, "    ! who holds the VIP, for priority_delay_vip\n"
 		       "    vip_admin_socket " RENDER_VIPD_SOCKET "\n");
-	put(b,
-		"    ! /metrics and /status (read-only JSON, what `cpha status` reads)\n"
-		"    fenced_metrics_bind %s\n"
-		"}\n",
-		render_text_hostport(&self->addr, RENDER_FENCED_METRICS_PORT, a, sizeof(a)));
+	render_mon_lines(c, self, "fenced_metrics_bind", "fenced_metrics_web_config",
+		RENDER_FENCED_METRICS_PORT, "!", b);
+	put(b, "}\n");
 	if (!pcmk)
 		for (size_t i = 0; i < c->ndevices; i++) {
 			const struct cp_host *h = cluster_host(c, c->devices[i].host);
@@ -273,6 +271,9 @@ int render_ha_files(const struct cp_cluster *c, struct render_set *s, struct cp_
 			    render_add(s, h->name, RENDER_FENCED_CONF, 0644, RENDER_CHECK_FENCED),
 			    d) < 0)
 			rc = -1;
+		if (render_mon_web(c))
+			render_mon_web_file(c, h, "fenced",
+				render_add(s, h->name, RENDER_FENCED_WEB, 0600, RENDER_CHECK_YAML));
 	}
 	return rc;
 }

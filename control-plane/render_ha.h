@@ -57,6 +57,38 @@ const struct cp_host *ha_tier_host(const struct cp_cluster *c, enum ha_tier t, s
  * when the load balancer runs on them). */
 bool ha_tier_holds_vip(const struct cp_cluster *c, enum ha_tier t);
 
+/* render_mon.c: the daemons' /metrics and /status listeners. The web
+ * configuration is RENDER_MON_WEB_NAME beside each daemon's configuration. */
+#define RENDER_MON_WEB_NAME "metrics-web.yml"
+#define RENDER_LBD_WEB      "/etc/lbd/" RENDER_MON_WEB_NAME
+#define RENDER_VIPD_WEB     "/etc/vipd/" RENDER_MON_WEB_NAME
+#define RENDER_FENCED_WEB   "/etc/fenced/" RENDER_MON_WEB_NAME
+
+/* The address:port a daemon of host h listens on for port (monitoring.listen:
+ * 127.0.0.1 or [::1] by default, the host's address, or the one given). */
+char *render_mon_bind(
+	const struct cp_cluster *c, const struct cp_host *h, unsigned port, char *buf, size_t len);
+
+/* Where a client (cpha status) reaches the listener of host h, without the
+ * port: the host's address (listen: host, 0.0.0.0, ::), the address given,
+ * or loopback, which only a client on h itself (local) can use: false for
+ * any other. Pure. */
+bool render_mon_reach(
+	const struct cp_cluster *c, const struct cp_host *h, bool local, struct cpha_addr *out);
+
+/* True when the description asks for basic auth or TLS: a web file is written. */
+bool render_mon_web(const struct cp_cluster *c);
+
+/* The lines of a daemon's global section: a comment (cmt: "#" or "!"),
+ * "BIND_KW address:port", and "WEB_KW metrics-web.yml" when there is a web
+ * configuration. */
+void render_mon_lines(const struct cp_cluster *c, const struct cp_host *h, const char *bind_kw,
+	const char *web_kw, unsigned port, const char *cmt, struct cpha_buf *b);
+
+/* The web configuration of daemon on host h (render_mon_web() true). */
+void render_mon_web_file(const struct cp_cluster *c, const struct cp_host *h, const char *daemon,
+	struct cpha_buf *b);
+
 /* True when fenced hands its fencing to Pacemaker on this tier (masters
  * under manager: pacemaker). */
 bool ha_tier_fence_via_pacemaker(const struct cp_cluster *c, enum ha_tier t);

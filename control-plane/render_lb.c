@@ -110,13 +110,12 @@ static void lb_config(const struct cp_cluster *c, const struct cp_host *self, st
 		       "    group haproxy\n"
 		       "    stats socket " RENDER_HAPROXY_SOCKET " mode 660 level admin\n"
 		       "    stats timeout 30s\n");
-	else
-		put(b,
-			"    log stdout format raw local0\n"
-			"    stats socket " RENDER_LBD_SOCKET " mode 600 level admin\n"
-			"    # /metrics and /status (read-only JSON, what `cpha status` reads)\n"
-			"    metrics-bind %s\n",
-			render_text_hostport(&self->addr, RENDER_LBD_METRICS_PORT, a, sizeof(a)));
+	else {
+		put(b, "    log stdout format raw local0\n"
+		       "    stats socket " RENDER_LBD_SOCKET " mode 600 level admin\n");
+		render_mon_lines(c, self, "metrics-bind", "metrics-web-config",
+			RENDER_LBD_METRICS_PORT, "#", b);
+	}
 	put(b, "    maxconn 4000\n"
 	       "    hard-stop-after 1h\n"
 	       "\n"
@@ -215,16 +214,15 @@ static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, 
 	if (script)
 		put(b, "    script_user root\n"
 		       "    enable_script_security\n");
-	if (!ka)
-		put(b,
-			"    vipd_admin_socket " RENDER_VIPD_SOCKET "\n"
-			"    ! /metrics and /status (read-only JSON, what `cpha status` reads)\n"
-			"    vipd_metrics_bind %s\n"
-			"    ! giving up the VIP (the other host preempts, a fault) resets the\n"
-			"    ! connections on it: clients reconnect at once instead of hanging\n"
-			"    ! until their own timeout (a watch: 30 s and more)\n"
-			"    vipd_reset_connections\n",
-			render_text_hostport(&self->addr, RENDER_VIPD_METRICS_PORT, a, sizeof(a)));
+	if (!ka) {
+		put(b, "    vipd_admin_socket " RENDER_VIPD_SOCKET "\n");
+		render_mon_lines(c, self, "vipd_metrics_bind", "vipd_metrics_web_config",
+			RENDER_VIPD_METRICS_PORT, "!", b);
+		put(b, "    ! giving up the VIP (the other host preempts, a fault) resets the\n"
+		       "    ! connections on it: clients reconnect at once instead of hanging\n"
+		       "    ! until their own timeout (a watch: 30 s and more)\n"
+		       "    vipd_reset_connections\n");
+	}
 	put(b, "}\n\n");
 	if (script) {
 		put(b,
@@ -328,9 +326,15 @@ int render_lb(const struct cp_cluster *c, struct render_set *s, struct cp_diag *
 		else
 			lb_config(c, h,
 				render_add(s, h->name, RENDER_LBD_CFG, 0644, RENDER_CHECK_LBD));
+		if (c->lb == CP_LB_LBD && render_mon_web(c))
+			render_mon_web_file(c, h, "lbd",
+				render_add(s, h->name, RENDER_LBD_WEB, 0600, RENDER_CHECK_YAML));
 		if (c->vipd == CP_VIP_VIPD)
 			vrrp_config(c, h,
 				render_add(s, h->name, RENDER_VIPD_CONF, 0644, RENDER_CHECK_VIPD));
+		if (c->vipd == CP_VIP_VIPD && render_mon_web(c))
+			render_mon_web_file(c, h, "vipd",
+				render_add(s, h->name, RENDER_VIPD_WEB, 0600, RENDER_CHECK_YAML));
 		else if (c->vipd == CP_VIP_KEEPALIVED)
 			vrrp_config(c, h,
 				render_add(s, h->name, RENDER_KEEPALIVED_CONF, 0644,

@@ -124,6 +124,9 @@ struct st_snapshot {
 	bool fencing_configured; /* fencing devices or a watchdog described */
 	bool lb_lbd, vip_vipd;
 	unsigned k8s_minor; /* kubernetes.version's: the flags are rendered for 1.<minor> */
+	/* the daemons' /status listen on loopback (monitoring.listen): only
+	 * this host's were asked, the others' are ST_NOT_ASKED */
+	bool mon_local_only;
 
 	struct st_etcd etcd[ST_MAX_HOSTS];
 	size_t netcd;

@@ -255,7 +255,8 @@ static void check_lease(const struct st_snapshot *s, const struct st_lease *l, s
 static void check_lb(
 	const struct st_snapshot *s, struct st_report *r, struct st_role *rlb, struct st_role *rvip)
 {
-	size_t i, j, holders = 0, lbd_up = 0, mon_up = 0, mon_asked = 0;
+	size_t i, j, holders = 0, lbd_up = 0, mon_up = 0, mon_asked = 0, lbd_asked = 0;
+	size_t vipd_asked = 0;
 	char list[ST_TEXT] = "";
 	size_t n = 0;
 
@@ -263,6 +264,8 @@ static void check_lb(
 		const struct st_lb *lb = &s->lbs[i];
 
 		mon_asked += lb->monitor != ST_NOT_ASKED;
+		lbd_asked += lb->lbd != ST_NOT_ASKED;
+		vipd_asked += lb->vipd != ST_NOT_ASKED;
 		if (lb->lbd != ST_NOT_ASKED) {
 			if (lb->lbd != ST_ANSWERED) {
 				problem(r, ST_DEGRADED, "lb", "lbd on %s: %s%s%s", lb->host,
@@ -308,12 +311,18 @@ static void check_lb(
 				"%s%s (%s)", n ? ", " : "", lb->host, lb->vrrp);
 		}
 	}
-	if (s->lb_lbd) {
-		raise_level(rlb, lbd_up == 0        ? ST_DOWN
-				 : lbd_up < s->nlbs ? ST_DEGRADED
-						    : ST_HEALTHY);
+	if (s->lb_lbd && !lbd_asked && s->mon_local_only) {
+		/* their /status is on loopback of each LB host, none of them this one */
+		note(rlb, "lbd: /status on loopback of each LB host: not read from here");
+		rlb->state = "unknown";
+	} else if (s->lb_lbd) {
+		raise_level(rlb, lbd_up == 0          ? ST_DOWN
+				 : lbd_up < lbd_asked ? ST_DEGRADED
+						      : ST_HEALTHY);
 		if (!lbd_up)
 			note(rlb, "no lbd answers");
+		if (lbd_asked < s->nlbs)
+			note(rlb, "only this host's lbd read (/status on loopback)");
 	} else if (mon_asked) {
 		/* HAProxy: its monitor frontend's /healthz, no per-server states */
 		raise_level(rlb, mon_up == 0          ? ST_DOWN
@@ -334,6 +343,12 @@ static void check_lb(
 		problem(r, ST_DEGRADED, "vip", "the VIP %s is on %zu hosts: %s", s->vip, holders,
 			list);
 		raise_level(rvip, ST_DEGRADED);
+	} else if (holders == 0 && vipd_asked < s->nlbs && s->mon_local_only) {
+		/* the others' vipd are on loopback: the VIP may be on one of them */
+		note(rvip,
+			"not on this host; the other hosts' vipd not read (/status on loopback)");
+		rvip->state = "unknown";
+		return;
 	} else if (holders == 0) {
 		problem(r, ST_DOWN, "vip", "the VIP %s is on no host that answers", s->vip);
 		raise_level(rvip, ST_DOWN);
@@ -348,6 +363,8 @@ static void check_fence(const struct st_snapshot *s, struct st_report *r, struct
 	for (i = 0; i < s->nfence; i++) {
 		const struct st_fence *f = &s->fence[i];
 
+		if (f->reach == ST_NOT_ASKED) /* on loopback of another host */
+			continue;
 		if (f->reach != ST_ANSWERED) {
 			if (s->fencing_configured)
 				problem(r, ST_DEGRADED, "fencing", "fenced on %s: %s%s%s", f->host,
@@ -375,10 +392,20 @@ static void check_fence(const struct st_snapshot *s, struct st_report *r, struct
 		ro->state = "n/a";
 		return;
 	}
-	note(ro, "%zu/%zu fenced answer, %zu quorate, %zu pending", answered, s->nfence, quorate,
+	size_t asked = 0;
+
+	for (i = 0; i < s->nfence; i++)
+		asked += s->fence[i].reach != ST_NOT_ASKED;
+	note(ro, "%zu/%zu fenced answer, %zu quorate, %zu pending", answered, asked, quorate,
 		pending);
-	raise_level(ro,
-		answered < s->nfence || quorate < answered || pending ? ST_DEGRADED : ST_HEALTHY);
+	if (asked < s->nfence)
+		note(ro, "%zu not read (/status on loopback of other hosts)", s->nfence - asked);
+	if (!asked) {
+		ro->state = "unknown";
+		return;
+	}
+	raise_level(
+		ro, answered < asked || quorate < answered || pending ? ST_DEGRADED : ST_HEALTHY);
 }
 
 static void check_pcmk(const struct st_snapshot *s, struct st_report *r)

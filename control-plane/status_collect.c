@@ -1,14 +1,18 @@
 /* cpha status, the facts: every source asked at once (one thread per
  * request, each writing only its own part of the snapshot), each within the
  * timeout. etcd's v3 JSON API and the apiservers over TLS with the client
- * certificates of `cpha pki`; the daemons' /status over HTTP; Pacemaker
+ * certificates of `cpha pki`; the daemons' /status where the description's
+ * monitoring: puts it (HTTP or HTTPS, basic auth); Pacemaker
  * through crm_mon when it is installed here and answers. */
 #include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -27,6 +31,13 @@ struct collect {
 	uint64_t timeout;
 	struct cpha_http_tls etcd_tls, admin_tls, none;
 	char ca[4096], etcd_cert[4096], etcd_key[4096], admin_cert[4096], admin_key[4096];
+	/* the daemons' /status: http or https (monitoring.tls, verified with
+	 * the cluster CA), basic auth (monitoring.basic_auth) */
+	struct cpha_http_tls mon_tls;
+	const char *mon_scheme;
+	char userpwd[512];
+	char mon_error[ST_TEXT]; /* why the password could not be read; "" */
+	struct ifaddrs *local;   /* this host's addresses */
 };
 
 struct job {
@@ -221,6 +232,50 @@ static void job_lease(struct collect *k, struct job *j)
 	json_decref(root);
 }
 
+static bool same_ip(const struct cpha_addr *a, const struct sockaddr *sa)
+{
+	if (!sa || sa->sa_family != cpha_addr_family(a))
+		return false;
+	if (sa->sa_family == AF_INET)
+		return memcmp(&((const struct sockaddr_in *)sa)->sin_addr,
+			       &((const struct sockaddr_in *)&a->ss)->sin_addr, 4) == 0;
+	return memcmp(&((const struct sockaddr_in6 *)sa)->sin6_addr,
+		       &((const struct sockaddr_in6 *)&a->ss)->sin6_addr, 16) == 0;
+}
+
+static bool is_local(const struct collect *k, const struct cp_host *h)
+{
+	for (const struct ifaddrs *i = k->local; i; i = i->ifa_next)
+		if (same_ip(&h->addr, i->ifa_addr))
+			return true;
+	return false;
+}
+
+/* The URL of a daemon's /status on host h (monitoring.listen), or false
+ * when it cannot be read from here: on loopback of another host. */
+static bool mon_url(
+	struct collect *k, const struct cp_host *h, unsigned port, char *url, size_t len)
+{
+	struct cpha_addr a;
+
+	if (!render_mon_reach(k->c, h, is_local(k, h), &a))
+		return false;
+	url_of(url, len, k->mon_scheme, &a, port, "/status");
+	return true;
+}
+
+/* ask() a daemon's /status, with the password's problem added to a 401. */
+static enum st_reach ask_mon(
+	struct collect *k, const char *url, json_t **root, char *err, size_t errlen)
+{
+	long status = 0;
+	enum st_reach r = ask(k, &k->mon_tls, url, NULL, &status, root, err, errlen);
+
+	if (status == 401 && *k->mon_error)
+		snprintf(err, errlen, "HTTP 401: %.180s", k->mon_error);
+	return r;
+}
+
 static void job_lbd(struct collect *k, struct job *j)
 {
 	struct st_lb *lb = j->out;
@@ -228,8 +283,9 @@ static void job_lbd(struct collect *k, struct job *j)
 	char url[512];
 	size_t i, n;
 
-	url_of(url, sizeof(url), "http", &j->h->addr, RENDER_LBD_METRICS_PORT, "/status");
-	lb->lbd = ask(k, &k->none, url, NULL, NULL, &root, lb->lbd_error, sizeof(lb->lbd_error));
+	if (!mon_url(k, j->h, RENDER_LBD_METRICS_PORT, url, sizeof(url)))
+		return; /* ST_NOT_ASKED */
+	lb->lbd = ask_mon(k, url, &root, lb->lbd_error, sizeof(lb->lbd_error));
 	if (lb->lbd != ST_ANSWERED)
 		return;
 	json_array_foreach(json_object_get(root, "backends"), i, be)
@@ -277,8 +333,9 @@ static void job_vipd(struct collect *k, struct job *j)
 	size_t i, n;
 
 	cpha_addr_format(&k->c->vip, want, sizeof(want));
-	url_of(url, sizeof(url), "http", &j->h->addr, RENDER_VIPD_METRICS_PORT, "/status");
-	lb->vipd = ask(k, &k->none, url, NULL, NULL, &root, lb->vipd_error, sizeof(lb->vipd_error));
+	if (!mon_url(k, j->h, RENDER_VIPD_METRICS_PORT, url, sizeof(url)))
+		return; /* ST_NOT_ASKED */
+	lb->vipd = ask_mon(k, url, &root, lb->vipd_error, sizeof(lb->vipd_error));
 	if (lb->vipd != ST_ANSWERED)
 		return;
 	json_array_foreach(json_object_get(root, "instances"), i, in)
@@ -308,8 +365,9 @@ static void job_fenced(struct collect *k, struct job *j)
 	char url[512];
 	size_t i;
 
-	url_of(url, sizeof(url), "http", &j->h->addr, RENDER_FENCED_METRICS_PORT, "/status");
-	f->reach = ask(k, &k->none, url, NULL, NULL, &root, f->error, sizeof(f->error));
+	if (!mon_url(k, j->h, RENDER_FENCED_METRICS_PORT, url, sizeof(url)))
+		return; /* ST_NOT_ASKED */
+	f->reach = ask_mon(k, url, &root, f->error, sizeof(f->error));
 	if (f->reach != ST_ANSWERED)
 		return;
 	f->quorate = json_is_true(json_object_get(root, "quorate"));
@@ -377,8 +435,48 @@ static void certs(struct collect *k, const char *pki)
 	snprintf(k->etcd_key, sizeof(k->etcd_key), "%s/etcd-client-key.pem", etcd);
 	snprintf(k->admin_cert, sizeof(k->admin_cert), "%s/admin.pem", k8s);
 	snprintf(k->admin_key, sizeof(k->admin_key), "%s/admin-key.pem", k8s);
-	k->etcd_tls = (struct cpha_http_tls){ k->ca, k->etcd_cert, k->etcd_key };
-	k->admin_tls = (struct cpha_http_tls){ k->ca, k->admin_cert, k->admin_key };
+	k->etcd_tls =
+		(struct cpha_http_tls){ .ca = k->ca, .cert = k->etcd_cert, .key = k->etcd_key };
+	k->admin_tls =
+		(struct cpha_http_tls){ .ca = k->ca, .cert = k->admin_cert, .key = k->admin_key };
+}
+
+/* monitoring: https with the cluster CA, and the password of basic_auth
+ * from its password_file (first line). */
+static void mon_setup(struct collect *k)
+{
+	const struct cp_monitoring *m = &k->c->mon;
+	char pw[256];
+	ssize_t n;
+	int fd;
+
+	k->mon_scheme = m->cert_file ? "https" : "http";
+	k->mon_tls = (struct cpha_http_tls){ .ca = m->cert_file ? k->ca : NULL };
+	if (getifaddrs(&k->local) == -1)
+		k->local = NULL;
+	if (!m->user)
+		return;
+	if (!m->password_file) {
+		snprintf(k->mon_error, sizeof(k->mon_error),
+			"monitoring.basic_auth has no password_file for cpha status");
+		return;
+	}
+	fd = open(m->password_file, O_RDONLY | O_CLOEXEC);
+	n = fd == -1 ? -1 : read(fd, pw, sizeof(pw) - 1);
+	if (n < 0) {
+		snprintf(k->mon_error, sizeof(k->mon_error),
+			"monitoring.basic_auth.password_file %s: %s", m->password_file,
+			strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return;
+	}
+	close(fd);
+	pw[n] = '\0';
+	pw[strcspn(pw, "\r\n")] = '\0';
+	snprintf(k->userpwd, sizeof(k->userpwd), "%s:%s", m->user, pw);
+	explicit_bzero(pw, sizeof(pw));
+	k->mon_tls.userpwd = k->userpwd;
 }
 
 void status_collect(
@@ -396,6 +494,8 @@ void status_collect(
 
 	memset(s, 0, sizeof(*s));
 	certs(&k, pki);
+	mon_setup(&k);
+	s->mon_local_only = c->mon.listen == CP_MON_LOOPBACK;
 	snprintf(s->cluster, sizeof(s->cluster), "%s", c->name);
 	cpha_addr_format(&c->vip, s->vip, sizeof(s->vip));
 	s->leader_elect = c->leader_elect;
@@ -457,4 +557,7 @@ void status_collect(
 			jobs[i].fn(jobs[i].k, &jobs[i]); /* no thread: in turn */
 	}
 	collect_pcmk(&k, s);
+	explicit_bzero(k.userpwd, sizeof(k.userpwd));
+	if (k.local)
+		freeifaddrs(k.local);
 }

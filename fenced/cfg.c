@@ -6,7 +6,8 @@
  *                 clean_start [BOOL]; unfence [BOOL];
  *                 fence_via agents|pacemaker;
  *                 fenced_admin_socket PATH; vip_admin_socket PATH;
- *                 fenced_metrics_bind ADDR:PORT }
+ *                 fenced_metrics_bind ADDR:PORT;
+ *                 fenced_metrics_web_config FILE }
  *   fence_device NAME { agent AGENT; KEY VALUE; KEY_file PATH; ... }
  *   fence_node NAME { level N { DEVICE [key=value ...] ... } ...;
  *                     delay D; delay_max D; priority_delay_vip D;
@@ -31,6 +32,7 @@
 #include "cfgmsg.h"
 #include "conf_tree.h"
 #include "duration.h"
+#include "webcfg.h"
 
 #define CFG_MAX_ERRORS 100
 #define CFG_MAX_LEVEL  99
@@ -260,6 +262,26 @@ static void g_metrics(struct ctx *x, const struct cpha_conf_node *n, void *obj)
 	g->metrics_set = true;
 }
 
+/* exporter-toolkit's web configuration of the metrics listener (basic
+ * auth, TLS), read and checked with the configuration */
+static void g_metrics_web(struct ctx *x, const struct cpha_conf_node *n, void *obj)
+{
+	struct fenced_global *g = obj;
+	char why[512];
+
+	if (nargs(x, n, 1, 1, "global_defs") < 0)
+		return;
+	if (g->metrics_web_loc) {
+		err(x, n->loc, "'%s' is given twice (global_defs)", n->w[0]);
+		return;
+	}
+	g->metrics_web_loc = n->loc;
+	/* a relative path is beside the file that names it */
+	if (cpha_webcfg_load_beside(x->d.files[CPHA_CFGDIAG_LOC_FILE(n->loc)], n->w[1],
+		    &g->metrics_web, why, sizeof(why)) < 0)
+		err(x, n->loc, "'%s': %s (global_defs)", n->w[0], why);
+}
+
 static const struct kw global_kws[] = {
 	{ { "post_join_delay", HERE }, g_delay, false },
 	{ { "post_fail_delay", HERE }, g_delay, false },
@@ -272,6 +294,7 @@ static const struct kw global_kws[] = {
 	{ { "fenced_admin_socket", HERE }, g_socket, false },
 	{ { "vip_admin_socket", HERE }, g_socket, false },
 	{ { "fenced_metrics_bind", HERE }, g_metrics, false },
+	{ { "fenced_metrics_web_config", HERE }, g_metrics_web, false },
 };
 
 /* ---- fence_device ---- */
@@ -605,6 +628,11 @@ static void validate(struct ctx *x)
 	bool *used;
 	size_t i, j, u, k;
 
+	if (c->global.metrics_web && !c->global.metrics_set)
+		err(x, c->global.metrics_web_loc,
+			"'fenced_metrics_web_config' without 'fenced_metrics_bind': there is no "
+			"listener to apply it to (global_defs)");
+
 	used = calloc(c->ndevices ? c->ndevices : 1, sizeof(*used));
 	if (!used) {
 		cpha_cfgdiag_oom(&x->d);
@@ -722,6 +750,7 @@ void fenced_cfg_free(struct fenced_config *c)
 	free(c->watchdog.device);
 	free(c->global.admin_socket);
 	free(c->global.vip_socket);
+	cpha_webcfg_unref(c->global.metrics_web);
 	for (i = 0; i < c->nnotices; i++)
 		free(c->notices[i]);
 	free(c->notices);

@@ -82,6 +82,8 @@ struct fenced_global {
 				   * default /run/vipd/admin.sock when it exists */
 	struct cpha_addr metrics; /* fenced_metrics_bind ADDR:PORT (Prometheus) */
 	bool metrics_set;
+	struct cpha_webcfg *metrics_web; /* fenced_metrics_web_config FILE (webcfg.h) */
+	unsigned metrics_web_loc;        /* where it was given (a cfgdiag loc); 0: not */
 };
 
 struct fenced_watchdog {

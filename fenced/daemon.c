@@ -24,6 +24,8 @@
 #include "event.h"
 #include "fenced.h"
 #include "log.h"
+#include "metrics.h"
+#include "webcfg.h"
 
 static uint64_t now_us(clockid_t clk)
 {
@@ -925,6 +927,7 @@ void fenced_reload(struct fenced *d)
 	struct fenced_cfg_msgs errs = { 0 };
 	struct fenced_config *c = NULL;
 	struct fd_config fc;
+	char why[512];
 	size_t i;
 
 	for (i = 0; i < d->nnodes; i++)
@@ -948,6 +951,14 @@ void fenced_reload(struct fenced *d)
 	fenced_cfg_msgs_free(&errs);
 	for (i = 0; i < c->nnotices; i++)
 		log_notice("%s", c->notices[i]);
+	/* the metrics listener's certificate: loaded to run, not by -c */
+	if (cpha_webcfg_tls(c->global.metrics_web, why, sizeof(why)) < 0) {
+		log_err("fenced_metrics_web_config: %s", why);
+		log_err("reload refused: the running configuration stays");
+		fenced_cfg_free(c);
+		cpha_notify_ready("reload refused");
+		return;
+	}
 	for (i = 0; i < d->nnodes; i++)
 		if (d->nd[i].prun) {
 			/* it reads devices of the configuration that goes */
@@ -955,6 +966,12 @@ void fenced_reload(struct fenced *d)
 			d->nd[i].prun = NULL;
 			d->nd[i].power = FENCED_POWER_UNKNOWN;
 		}
+	/* the metrics listener stays where it is; its authentication follows */
+	if (d->metrics && cpha_metrics_set_web(d->metrics, c->global.metrics_web) < 0) {
+		log_err("metrics: out of memory: no longer serving");
+		cpha_metrics_close(d->metrics);
+		d->metrics = NULL;
+	}
 	fenced_cfg_free(d->cfg);
 	d->cfg = c;
 	node_settings(d);

@@ -18,6 +18,7 @@
 #include "fenced.h"
 #include "log.h"
 #include "metrics.h"
+#include "webcfg.h"
 
 #define FENCED_DEFAULT_CONFIG   "/etc/fenced/fenced.conf"
 #define COROSYNC_DEFAULT_CONFIG "/etc/corosync/corosync.conf"
@@ -219,6 +220,13 @@ static int daemon_run(const char *path)
 		fenced_cfg_free(d.cfg);
 		return 1;
 	}
+	/* the metrics listener's certificate: loaded to run, not by -c */
+	if (cpha_webcfg_tls(d.cfg->global.metrics_web, why, sizeof(why)) < 0) {
+		log_err("fenced_metrics_web_config: %s", why);
+		log_err("%s: not started", path);
+		fenced_cfg_free(d.cfg);
+		return 1;
+	}
 	r = sd_event_default(&d.e);
 	if (r >= 0)
 		r = cpha_event_setup(d.e, &ops, &d);
@@ -240,10 +248,15 @@ static int daemon_run(const char *path)
 	if (d.cfg->global.metrics_set) {
 		r = cpha_metrics_listen(d.e, &d.cfg->global.metrics, metrics_cb, &d,
 			(struct cpha_metrics **)&d.metrics);
-		if (r < 0)
+		if (r == 0)
+			r = cpha_metrics_set_web(d.metrics, d.cfg->global.metrics_web);
+		if (r < 0) {
 			log_err("metrics: %s", strerror(-r));
-		else
+			cpha_metrics_close(d.metrics); /* never without its authentication */
+			d.metrics = NULL;
+		} else {
 			cpha_metrics_set_status(d.metrics, fenced_status_json, &d);
+		}
 	}
 	cpha_notify_ready("running");
 	r = sd_event_loop(d.e);

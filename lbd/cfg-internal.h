@@ -90,6 +90,7 @@ struct cfg_ctx {
 	struct cpha_cfgdiag d; /* errors and notices; d.stop: too many, or no memory */
 	struct lbd_global global;
 	unsigned metrics_line;
+	unsigned metrics_web_line; /* metrics-web-config, checked against metrics-bind */
 	int ssl_verify_none; /* ssl-server-verify none */
 	char *ca_base, *crt_base;
 	enum cfg_section sec;

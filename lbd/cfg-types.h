@@ -305,6 +305,9 @@ struct lbd_global {
 	char *pidfile;            /* written at start, removed at exit; NULL: none */
 	struct cpha_addr metrics; /* lbd extension: "metrics-bind ADDR:PORT" */
 	int metrics_set;
+	/* lbd extension "metrics-web-config FILE": basic auth and TLS of the
+	 * metrics listener (webcfg.h), read with the configuration; NULL: none */
+	struct cpha_webcfg *metrics_web;
 	/* privilege drop after binding (privdrop.c), as HAProxy's user, uid,
 	 * group, gid and chroot */
 	uid_t uid;    /* (uid_t)-1: keep lbd's own */

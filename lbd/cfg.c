@@ -19,6 +19,7 @@
 #include "digest.h"
 #include "duration.h"
 #include "cfg-internal.h"
+#include "webcfg.h"
 
 #define CFG_ALL (CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE)
 
@@ -710,6 +711,10 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 			}
 		}
 	}
+	if (ctx->global.metrics_web && !ctx->global.metrics_set)
+		lbd_cfg_err(ctx, ctx->metrics_web_line,
+			"'metrics-web-config' without 'metrics-bind': there is no listener to "
+			"apply it to");
 	c->global = ctx->global;
 	memset(&ctx->global, 0, sizeof(ctx->global));
 	if (!ctx->d.stop)
@@ -771,6 +776,7 @@ static int cfg_run(
 	free(ctx.global.chroot);
 	free(ctx.global.srv_ciphers);
 	free(ctx.global.srv_ciphersuites);
+	cpha_webcfg_unref(ctx.global.metrics_web);
 	free(ctx.ca_base);
 	free(ctx.crt_base);
 	lbd_cfg_http_ctx_free(&ctx);
@@ -851,6 +857,7 @@ void lbd_cfg_free(struct lbd_config *c)
 	free(c->global.chroot);
 	free(c->global.srv_ciphers);
 	free(c->global.srv_ciphersuites);
+	cpha_webcfg_unref(c->global.metrics_web);
 	for (i = 0; i < c->nnotices; i++)
 		free(c->notices[i]);
 	free(c->notices);

@@ -12,6 +12,7 @@
 #include <openssl/ssl.h>
 
 #include "cfg-internal.h"
+#include "webcfg.h"
 
 struct cfg_gkw;
 typedef void cfg_gfn(struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k);
@@ -339,6 +340,25 @@ static void cfg_global_metrics(
 	}
 }
 
+/* metrics-web-config FILE (lbd's own): exporter-toolkit's web configuration
+ * of the metrics listener, read and checked now so that lbd -c sees it; a
+ * relative FILE is beside the configuration file */
+static void cfg_global_metrics_web(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	struct lbd_global *g = &ctx->global;
+	char err[512];
+
+	(void)k;
+	if (g->metrics_web) {
+		lbd_cfg_err(ctx, a->line, "'metrics-web-config' is set twice");
+		return;
+	}
+	ctx->metrics_web_line = a->line;
+	if (cpha_webcfg_load_beside(ctx->file, a->v[1], &g->metrics_web, err, sizeof(err)) < 0)
+		lbd_cfg_err(ctx, a->line, "metrics-web-config: %s", err);
+}
+
 #define ROW(name, min, max, fn)                                                                    \
 	{                                                                                          \
 		{ name, CFG_GLOBAL }, min, max, fn, NULL                                           \
@@ -363,6 +383,7 @@ static const struct cfg_gkw cfg_gkws[] = {
 	ROW("ca-base", 1, 1, cfg_global_base),
 	ROW("crt-base", 1, 1, cfg_global_base),
 	ROW("metrics-bind", 1, 1, cfg_global_metrics),
+	ROW("metrics-web-config", 1, 1, cfg_global_metrics_web),
 	ROW("pidfile", 1, 1, cfg_global_pidfile),
 	SAID("master-worker", 0, 1, cfg_global_noeffect,
 		"lbd is always one process that reloads in place on SIGHUP"),

@@ -21,6 +21,7 @@
 #include "http.h"
 #include "log.h"
 #include "metrics.h"
+#include "webcfg.h"
 #include "privdrop.h"
 #include "resolver.h"
 #include "runtime.h"
@@ -88,6 +89,19 @@ static int check_config(const char *path, int quiet)
 	return 0;
 }
 
+/* The metrics listener's certificate (metrics-web-config), loaded before a
+ * configuration runs and not by -c, which may check it where the
+ * certificate is not installed (cpha render does). */
+static int metrics_tls(struct lbd_config *c)
+{
+	char err[512];
+
+	if (cpha_webcfg_tls(c->global.metrics_web, err, sizeof(err)) == 0)
+		return 0;
+	log_err("metrics-web-config: %s", err);
+	return -1;
+}
+
 static void admin_cb(void *userdata, const struct cpha_admin_peer *peer, const char *line,
 	struct cpha_buf *reply)
 {
@@ -148,18 +162,27 @@ static void apply_interfaces(struct lbd_main *m)
 		const struct cpha_addr *cur = cpha_metrics_addr(rt->metrics);
 
 		if (g->metrics_set && cpha_addr_equal(cur, &g->metrics))
-			return;
+			goto web;
 		cpha_metrics_close(rt->metrics);
 		rt->metrics = NULL;
 	}
 	if (g->metrics_set) {
 		r = cpha_metrics_listen(
 			rt->e, &g->metrics, metrics_cb, rt, (struct cpha_metrics **)&rt->metrics);
-		if (r < 0)
+		if (r < 0) {
 			log_err("metrics-bind %s: %s", cpha_addr_format(&g->metrics, a, sizeof(a)),
 				strerror(-r));
-		else
-			cpha_metrics_set_status(rt->metrics, status_json, rt);
+			return;
+		}
+		cpha_metrics_set_status(rt->metrics, status_json, rt);
+	}
+web:
+	/* no listener without its authentication: on failure it closes */
+	if (rt->metrics && cpha_metrics_set_web(rt->metrics, g->metrics_web) < 0) {
+		log_err("metrics-bind %s: metrics-web-config: out of memory; not serving",
+			cpha_addr_format(&g->metrics, a, sizeof(a)));
+		cpha_metrics_close(rt->metrics);
+		rt->metrics = NULL;
 	}
 }
 
@@ -222,6 +245,12 @@ static void on_reload(void *userdata)
 	}
 	for (i = 0; i < c->nnotices; i++)
 		log_notice("%s", c->notices[i]);
+	if (metrics_tls(c) < 0) {
+		log_err("reload refused: still running the previous configuration");
+		lbd_cfg_free(c);
+		cpha_notify_ready("reload refused");
+		return;
+	}
 	privdrop_reload_notice(&m->rt.cfg->global, &c->global, m->config);
 	if (fdlimit_apply(c, m->rt.nworkers, true) < 0) {
 		log_err("reload refused: the descriptor limit is too low (strict-limits); still "
@@ -378,6 +407,10 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < (int)cfg->nnotices; i++)
 		log_notice("%s", cfg->notices[i]);
+	if (metrics_tls(cfg) < 0) {
+		lbd_cfg_free(cfg);
+		return 1;
+	}
 	if ((cfg->global.daemon || background) && !foreground && !getenv("NOTIFY_SOCKET")) {
 		if (daemonize() < 0) {
 			log_err("cannot go to the background: %m");

@@ -59,6 +59,10 @@ int cpha_http_call(const struct cpha_http_tls *t, const char *url, const char *j
 			.cert = t ? t->cert : NULL,
 			.key = t ? t->key : NULL,
 			.verify = true });
+	if (t && t->userpwd && *t->userpwd) {
+		curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(h, CURLOPT_USERPWD, t->userpwd);
+	}
 	if (json) {
 		hdr = curl_slist_append(NULL, "Content-Type: application/json");
 		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);

@@ -16,6 +16,7 @@ struct cpha_http_tls {
 	const char *ca;   /* CA file to verify the server with; NULL: the system's */
 	const char *cert; /* client certificate */
 	const char *key;  /* its key; NULL: in cert */
+	const char *userpwd; /* "user:password" for Basic authentication; NULL: none */
 };
 
 struct cpha_http_res {

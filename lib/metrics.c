@@ -7,8 +7,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "duration.h"
+#include "log.h"
 #include "metrics.h"
 #include "reqserv.h"
+#include "webcfg.h"
 
 struct cpha_metrics {
 	struct cpha__reqserv *srv;
@@ -17,6 +20,7 @@ struct cpha_metrics {
 	void *userdata;
 	cpha_status_fn status_fn; /* NULL: no /status */
 	void *status_userdata;
+	struct cpha_webcfg *web; /* basic auth and TLS; NULL: neither */
 };
 
 static int valid_name(const char *s, int label)
@@ -139,15 +143,63 @@ static long http_complete(const char *data, size_t len, int eof)
 	return 0;
 }
 
+static void http_reply_with(struct cpha_buf *reply, const char *status, const char *ctype,
+	const char *extra, const struct cpha_buf *body, int head)
+{
+	cpha_buf_printf(reply,
+		"HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
+		"Connection: close\r\n\r\n",
+		status, ctype, body->len, extra);
+	if (!head && body->len)
+		cpha_buf_append(reply, body->data, body->len);
+}
+
 static void http_reply(struct cpha_buf *reply, const char *status, const char *ctype,
 	const struct cpha_buf *body, int head)
 {
-	cpha_buf_printf(reply,
-		"HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-		"Connection: close\r\n\r\n",
-		status, ctype, body->len);
-	if (!head && body->len)
-		cpha_buf_append(reply, body->data, body->len);
+	http_reply_with(reply, status, ctype, "", body, head);
+}
+
+/* Basic authentication (RFC 7617) when the web configuration has users:
+ * 0 to go on, or -1 with the refusal written to reply. */
+static int http_auth(struct cpha_metrics *m, const struct cpha__req_peer *peer, const char *req,
+	struct cpha_buf *reply, struct cpha_buf *body)
+{
+	char value[1024], who[CPHA_ADDR_STRLEN];
+	struct cpha_addr ip = peer->addr;
+	enum cpha_web_auth a;
+	int n;
+
+	if (!m->web || !m->web->nusers)
+		return 0;
+	n = cpha_http_header(req, "Authorization", value, sizeof(value));
+	if (n == -ENOENT)
+		a = cpha_webcfg_auth(m->web, NULL, cpha_now_usec(CLOCK_MONOTONIC));
+	else if (n < 0)
+		a = CPHA_WEB_AUTH_MALFORMED;
+	else
+		a = cpha_webcfg_auth(m->web, value, cpha_now_usec(CLOCK_MONOTONIC));
+	explicit_bzero(value, sizeof(value));
+	if (a == CPHA_WEB_AUTH_OK)
+		return 0;
+	cpha_addr_set_port(&ip, 0);
+	if (a != CPHA_WEB_AUTH_MISSING)
+		/* one text per address: the log's rate limit folds a guesser */
+		cpha_log(LOG_NOTICE, "metrics: refused %s: %s",
+			ip.len ? cpha_addr_format(&ip, who, sizeof(who)) : "?",
+			a == CPHA_WEB_AUTH_BUSY        ? "too many password checks this second"
+			: a == CPHA_WEB_AUTH_MALFORMED ? "malformed Authorization header"
+						       : "wrong user or password");
+	if (a == CPHA_WEB_AUTH_BUSY) {
+		cpha_buf_puts(body, "too many password checks: retry\n");
+		http_reply_with(reply, "429 Too Many Requests", "text/plain", "Retry-After: 1\r\n",
+			body, 0);
+	} else {
+		cpha_buf_puts(body, "unauthorized\n");
+		http_reply_with(reply, "401 Unauthorized", "text/plain",
+			"WWW-Authenticate: Basic realm=\"cpha\", charset=\"UTF-8\"\r\n", body, 0);
+	}
+	return -1;
 }
 
 static void http_handle(void *userdata, const struct cpha__req_peer *peer, const char *req,
@@ -158,13 +210,14 @@ static void http_handle(void *userdata, const struct cpha__req_peer *peer, const
 	char method[16], target[256];
 	int head;
 
-	(void)peer;
 	(void)len;
 	if (sscanf(req, "%15s %255s HTTP/1.%*c", method, target) != 2) {
 		cpha_buf_puts(&body, "bad request\n");
 		http_reply(reply, "400 Bad Request", "text/plain", &body, 0);
 		goto out;
 	}
+	if (http_auth(m, peer, req, reply, &body) < 0)
+		goto out;
 	head = strcmp(method, "HEAD") == 0;
 	if (!head && strcmp(method, "GET") != 0) {
 		cpha_buf_puts(&body, "only GET and HEAD\n");
@@ -243,6 +296,22 @@ void cpha_metrics_set_status(struct cpha_metrics *m, cpha_status_fn fn, void *us
 	m->status_userdata = userdata;
 }
 
+int cpha_metrics_set_web(struct cpha_metrics *m, struct cpha_webcfg *w)
+{
+	int r;
+
+	if (w && w->cert_file && !w->ssl_ctx)
+		return -EINVAL; /* cpha_webcfg_tls() first: never plain text instead */
+	r = cpha__reqserv_set_tls(m->srv, w ? w->ssl_ctx : NULL);
+
+	if (r < 0)
+		return r;
+	cpha_webcfg_ref(w);
+	cpha_webcfg_unref(m->web);
+	m->web = w;
+	return 0;
+}
+
 const struct cpha_addr *cpha_metrics_addr(const struct cpha_metrics *m)
 {
 	return &m->addr;
@@ -253,5 +322,6 @@ void cpha_metrics_close(struct cpha_metrics *m)
 	if (!m)
 		return;
 	cpha__reqserv_free(m->srv);
+	cpha_webcfg_unref(m->web);
 	free(m);
 }

@@ -1,5 +1,6 @@
 /* Prometheus text exposition format (version 0.0.4) and a minimal HTTP
- * listener that serves it on /metrics. */
+ * listener that serves it on /metrics, with basic auth and TLS from an
+ * exporter-toolkit web configuration (webcfg.h) when one is set. */
 #ifndef CPHA_METRICS_H
 #define CPHA_METRICS_H
 
@@ -27,6 +28,7 @@ typedef void (*cpha_metrics_fn)(void *userdata, struct cpha_buf *body);
 typedef void (*cpha_status_fn)(void *userdata, struct cpha_buf *body);
 
 struct cpha_metrics;
+struct cpha_webcfg;
 
 #define CPHA_METRICS_REQ_MAX      8192        /* longest HTTP request head accepted */
 #define CPHA_METRICS_REQUEST_USEC 2000000ULL  /* connect to a complete request, or dropped */
@@ -45,6 +47,12 @@ int cpha_metrics_listen(sd_event *e, const struct cpha_addr *addr, cpha_metrics_
 /* Also serve GET /status (application/json) on m's listener, filled by fn;
  * fn NULL: /status is not found again. */
 void cpha_metrics_set_status(struct cpha_metrics *m, cpha_status_fn fn, void *userdata);
+
+/* Serve with the web configuration w from now on (webcfg.h: basic auth,
+ * TLS for the clients that connect next; referenced; NULL: neither).
+ * Returns 0, -EINVAL when w names a certificate cpha_webcfg_tls() has not
+ * loaded, or -ENOMEM (then nothing changed). */
+int cpha_metrics_set_web(struct cpha_metrics *m, struct cpha_webcfg *w);
 
 /* The address actually bound (port filled in when 0 was asked for). */
 const struct cpha_addr *cpha_metrics_addr(const struct cpha_metrics *m);

@@ -5,6 +5,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
 #include "log.h"
 #include "reqserv.h"
 
@@ -17,6 +20,7 @@ struct rs_conn {
 	struct cpha_buf in, out;
 	size_t sent;
 	int replying;
+	SSL *ssl; /* TLS: the session; NULL for plain text */
 };
 
 struct cpha__reqserv {
@@ -29,6 +33,7 @@ struct cpha__reqserv {
 	struct cpha__reqserv_limits lim;
 	unsigned nconns;
 	struct rs_conn *head, *tail;
+	SSL_CTX *ssl_ctx; /* new clients speak TLS; NULL: plain text */
 };
 
 static void conn_free(struct rs_conn *c)
@@ -46,31 +51,103 @@ static void conn_free(struct rs_conn *c)
 	s->nconns--;
 	sd_event_source_disable_unref(c->io);
 	sd_event_source_disable_unref(c->timer);
+	SSL_free(c->ssl);
 	close(c->fd);
 	cpha_buf_free(&c->in);
 	cpha_buf_free(&c->out);
 	free(c);
 }
 
-static int conn_write(struct rs_conn *c)
+/* TLS: what SSL_read/SSL_write/SSL_shutdown said. The events to wait for
+ * next (a read may need to write during the handshake, and the other way
+ * round); -1 when the session is over or broken. */
+static int tls_wait(struct rs_conn *c, int ret)
+{
+	switch (SSL_get_error(c->ssl, ret)) {
+	case SSL_ERROR_WANT_READ:
+		sd_event_source_set_io_events(c->io, EPOLLIN);
+		return 0;
+	case SSL_ERROR_WANT_WRITE:
+		sd_event_source_set_io_events(c->io, EPOLLOUT);
+		return 0;
+	case SSL_ERROR_SSL:
+		/* a handshake refused (plain HTTP on a TLS port, no shared
+		 * version): the same text every time, folded by the rate limit */
+		cpha_log(LOG_INFO, "%s: TLS: %s", c->srv->lim.what,
+			ERR_reason_error_string(ERR_peek_last_error())
+				? ERR_reason_error_string(ERR_peek_last_error())
+				: "handshake failed");
+		ERR_clear_error();
+		return -1;
+	default:
+		ERR_clear_error();
+		return -1;
+	}
+}
+
+/* Send what is left of the reply; 1 once all of it went, 0 to wait, -1 on
+ * an error. */
+static int conn_send(struct rs_conn *c)
 {
 	ssize_t n;
+	int r;
 
 	while (c->sent < c->out.len) {
+		if (c->ssl) {
+			ERR_clear_error(); /* SSL_get_error() reads the queue */
+			r = SSL_write(c->ssl, c->out.data + c->sent, (int)(c->out.len - c->sent));
+			if (r <= 0)
+				return tls_wait(c, r);
+			c->sent += (size_t)r;
+			continue;
+		}
 		n = send(c->fd, c->out.data + c->sent, c->out.len - c->sent, MSG_NOSIGNAL);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1 && errno == EAGAIN)
 			return 0;
-		if (n == -1) {
-			conn_free(c);
-			return 0;
-		}
+		if (n == -1)
+			return -1;
 		c->sent += (size_t)n;
 	}
+	return 1;
+}
+
+static int conn_write(struct rs_conn *c)
+{
+	if (conn_send(c) == 0)
+		return 0;
+	if (c->ssl && c->sent == c->out.len)
+		SSL_shutdown(c->ssl); /* close_notify, once; the reply is complete anyway */
 	shutdown(c->fd, SHUT_WR);
 	conn_free(c);
 	return 0;
+}
+
+/* Read into buf: the byte count, 0 at the end of input, -EAGAIN to wait
+ * (the events to wait for set), or -EIO. */
+static ssize_t conn_recv(struct rs_conn *c, char *buf, size_t len)
+{
+	ssize_t n;
+	int r;
+
+	if (c->ssl) {
+		ERR_clear_error();
+		r = SSL_read(c->ssl, buf, (int)len);
+		if (r > 0)
+			return r;
+		if (SSL_get_error(c->ssl, r) == SSL_ERROR_ZERO_RETURN)
+			return 0;
+		return tls_wait(c, r) == 0 ? -EAGAIN : -EIO;
+	}
+	for (;;) {
+		n = recv(c->fd, buf, len, 0);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			return -EAGAIN;
+		return n == -1 ? -EIO : n;
+	}
 }
 
 static void conn_reply(struct rs_conn *c, long reqlen)
@@ -103,12 +180,10 @@ static int on_conn_io(sd_event_source *src, int fd, uint32_t revents, void *user
 		return 0;
 	}
 	for (;;) {
-		n = recv(c->fd, chunk, sizeof(chunk), 0);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && errno == EAGAIN)
+		n = conn_recv(c, chunk, sizeof(chunk));
+		if (n == -EAGAIN)
 			return 0;
-		if (n == -1) {
+		if (n < 0) {
 			conn_free(c);
 			return 0;
 		}
@@ -271,6 +346,15 @@ static void accept_one(struct cpha__reqserv *s, int cfd)
 		s->head = c;
 	s->tail = c;
 	s->nconns++;
+	if (s->ssl_ctx) {
+		/* the handshake counts in request_usec, like the request */
+		c->ssl = SSL_new(s->ssl_ctx);
+		if (!c->ssl || SSL_set_fd(c->ssl, cfd) != 1) {
+			conn_free(c);
+			return;
+		}
+		SSL_set_accept_state(c->ssl);
+	}
 	r = sd_event_add_io(s->e, &c->io, cfd, EPOLLIN, on_conn_io, c);
 	if (r >= 0)
 		r = sd_event_add_time_relative(s->e, &c->timer, CLOCK_MONOTONIC,
@@ -337,6 +421,15 @@ int cpha__reqserv_new(struct cpha__reqserv **out, sd_event *e, int listen_fd,
 	return 0;
 }
 
+int cpha__reqserv_set_tls(struct cpha__reqserv *s, void *ssl_ctx)
+{
+	if (ssl_ctx && SSL_CTX_up_ref(ssl_ctx) != 1)
+		return -ENOMEM;
+	SSL_CTX_free(s->ssl_ctx);
+	s->ssl_ctx = ssl_ctx;
+	return 0;
+}
+
 unsigned cpha__reqserv_nconns(const struct cpha__reqserv *s)
 {
 	return s->nconns;
@@ -350,6 +443,7 @@ void cpha__reqserv_free(struct cpha__reqserv *s)
 		conn_free(s->head);
 	sd_event_source_disable_unref(s->io);
 	close(s->fd);
+	SSL_CTX_free(s->ssl_ctx);
 	sd_event_unref(s->e);
 	free(s);
 }

@@ -57,6 +57,11 @@ int cpha__reqserv_new(struct cpha__reqserv **out, sd_event *e, int listen_fd,
 	cpha__req_complete_fn complete, cpha__req_handle_fn handle, void *userdata,
 	const struct cpha__reqserv_limits *lim);
 
+/* Speak TLS with the clients that connect from now on, with ssl_ctx (an
+ * SSL_CTX *, referenced; NULL: plain text again). The handshake is bounded
+ * by request_usec, like the request. Returns 0 or -ENOMEM. */
+int cpha__reqserv_set_tls(struct cpha__reqserv *s, void *ssl_ctx);
+
 /* Clients connected now. */
 unsigned cpha__reqserv_nconns(const struct cpha__reqserv *s);
 

@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(
 	# build
 	build-essential cmake pkg-config git xsltproc
-	libsystemd-dev libssl-dev libcurl4-openssl-dev libjansson-dev libyaml-dev
+	libsystemd-dev libssl-dev libcrypt-dev libcurl4-openssl-dev libjansson-dev libyaml-dev
 	libnl-3-dev libnl-route-3-dev libcmocka-dev libmicrohttpd-dev libc-ares-dev
 	pacemaker-dev libcpg-dev libquorum-dev libvotequorum-dev libcmap-dev
 	libcorosync-common-dev

@@ -193,6 +193,8 @@ struct vipd_global {
 			     */
 	struct cpha_addr metrics; /* vipd extension "vipd_metrics_bind ADDR:PORT" */
 	bool metrics_set;
+	struct cpha_webcfg *metrics_web; /* "vipd_metrics_web_config FILE" (webcfg.h) */
+	unsigned metrics_web_loc;        /* where it was given (a cfgdiag loc); 0: not */
 	bool strict; /* vrrp_strict */
 	/* vrrp_mcast_group4 / vrrp_mcast_group6: the groups multicast instances
 	 * send to and receive on; default 224.0.0.18 and ff02::12 */

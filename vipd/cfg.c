@@ -26,6 +26,8 @@
  *   max_auto_priority [N]           kept (-1..99; no value: 99; -1 stored as 0)
  *   vipd_admin_socket PATH          vipd extension
  *   vipd_metrics_bind ADDR:PORT     vipd extension
+ *   vipd_metrics_web_config FILE    vipd extension: basic auth and TLS of the
+ *                                   metrics listener (exporter-toolkit's file)
  *   vipd_reset_connections [BOOL]   vipd extension: reset the TCP connections
  *                                   on addresses given up (tcp_reset.h)
  *   notification_email { ... }      notice: no effect (vipd sends no mail)
@@ -72,6 +74,7 @@
 #include "digest.h"
 #include "duration.h"
 #include "cfg-internal.h"
+#include "webcfg.h"
 
 /* "line 12" when loc is in the same file as from, else "file:12". */
 const char *vipd_cfg_at(struct cfg_ctx *ctx, unsigned loc, unsigned from, char *buf, size_t len)
@@ -199,6 +202,23 @@ static void cfg_g_metrics(struct cfg_ctx *ctx, const struct cpha_conf_node *n, v
 		return;
 	}
 	G(obj)->metrics_set = true;
+}
+
+static void cfg_g_metrics_web(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
+{
+	char why[512];
+
+	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
+		return;
+	if (G(obj)->metrics_web_loc) {
+		vipd_cfg_err(ctx, n->loc, "'vipd_metrics_web_config' is given twice (global_defs)");
+		return;
+	}
+	G(obj)->metrics_web_loc = n->loc;
+	/* a relative path is beside the file that names it */
+	if (cpha_webcfg_load_beside(ctx->d.files[CPHA_CFGDIAG_LOC_FILE(n->loc)], n->w[1],
+		    &G(obj)->metrics_web, why, sizeof(why)) < 0)
+		vipd_cfg_err(ctx, n->loc, "'vipd_metrics_web_config': %s (global_defs)", why);
 }
 
 /* vrrp_mcast_group4 / vrrp_mcast_group6 ADDR: the group multicast instances
@@ -425,6 +445,7 @@ static const struct cfg_kw cfg_global_kws[] = {
 	{ { "max_auto_priority", CFG_KW_HERE }, cfg_g_auto_prio, 0 },
 	{ { "vipd_admin_socket", CFG_KW_HERE }, cfg_g_admin, 0 },
 	{ { "vipd_metrics_bind", CFG_KW_HERE }, cfg_g_metrics, 0 },
+	{ { "vipd_metrics_web_config", CFG_KW_HERE }, cfg_g_metrics_web, 0 },
 	{ { "vipd_reset_connections", CFG_KW_HERE }, cfg_g_reset, 0 },
 	{ { "notification_email", CFG_KW_HERE }, cfg_g_no_effect, CFG_KW_BLOCK },
 	{ { "notification_email_from", CFG_KW_HERE }, cfg_g_no_effect, 0 },

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cfg-internal.h"
+#include "webcfg.h"
 
 void vipd_cfg_track_free(struct vipd_track *t, size_t n)
 {
@@ -102,6 +103,7 @@ void vipd_cfg_free(struct vipd_config *c)
 	free(c->global.script_user);
 	free(c->global.script_group);
 	free(c->global.admin_socket);
+	cpha_webcfg_unref(c->global.metrics_web);
 	for (i = 0; i < 2; i++) {
 		free(c->global.fifo[i].path);
 		free(c->global.fifo[i].user);

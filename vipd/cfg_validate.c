@@ -562,6 +562,10 @@ void vipd_cfg_validate(struct cfg_ctx *ctx)
 	}
 	if (ctx->d.stop)
 		return;
+	if (ctx->c->global.metrics_web && !ctx->c->global.metrics_set)
+		vipd_cfg_err(ctx, ctx->c->global.metrics_web_loc,
+			"'vipd_metrics_web_config' without 'vipd_metrics_bind': there is no "
+			"listener to apply it to (global_defs)");
 	cfg_check_vrids(ctx);
 	cfg_check_groups(ctx);
 	for (i = 0; i < ctx->c->ninstances && !ctx->d.stop; i++) {

@@ -15,6 +15,7 @@
 #include "garp.h"
 #include "log.h"
 #include "metrics.h"
+#include "webcfg.h"
 #include "vipd.h"
 
 #define VIPD_DEFAULT_CONFIG "/etc/vipd/vipd.conf"
@@ -109,12 +110,17 @@ static void open_interfaces(struct vipd *d)
 	if (d->cfg->global.metrics_set) {
 		r = cpha_metrics_listen(d->e, &d->cfg->global.metrics, metrics_cb, d,
 			(struct cpha_metrics **)&d->metrics);
-		if (r < 0)
+		if (r == 0)
+			r = cpha_metrics_set_web(d->metrics, d->cfg->global.metrics_web);
+		if (r < 0) {
 			log_err("metrics %s: %s",
 				cpha_addr_format(&d->cfg->global.metrics, a, sizeof(a)),
 				strerror(-r));
-		else
+			cpha_metrics_close(d->metrics); /* never without its authentication */
+			d->metrics = NULL;
+		} else {
 			cpha_metrics_set_status(d->metrics, vipd_status_json, d);
+		}
 	}
 }
 
@@ -221,6 +227,7 @@ static void on_reload(void *userdata)
 	struct vipd_config *c = NULL, *old;
 	struct vipd_inst **keep;
 	size_t i, nkeep;
+	char why[512];
 
 	cpha_notify_reloading();
 	if (vipd_cfg_load(d->config_path, &c, &errs) < 0) {
@@ -233,6 +240,14 @@ static void on_reload(void *userdata)
 	}
 	for (i = 0; i < c->nnotices; i++)
 		log_notice("%s", c->notices[i]);
+	/* the metrics listener's certificate: loaded to run, not by -c */
+	if (cpha_webcfg_tls(c->global.metrics_web, why, sizeof(why)) < 0) {
+		log_err("vipd_metrics_web_config: %s", why);
+		log_err("reload refused: the previous configuration stays");
+		vipd_cfg_free(c);
+		cpha_notify_ready("reload refused");
+		return;
+	}
 	keep = d->inst;
 	nkeep = d->ninst;
 	d->inst = NULL;
@@ -270,6 +285,7 @@ int main(int argc, char **argv)
 	struct cpha_event_ops ops = { .stop = on_stop, .reload = on_reload };
 	struct vipd_cfg_msgs errs = { 0 };
 	int i, check = 0, quiet = 0, r;
+	char why[512];
 	size_t k;
 
 	d.config_path = VIPD_DEFAULT_CONFIG;
@@ -308,6 +324,11 @@ int main(int argc, char **argv)
 	}
 	for (k = 0; k < d.cfg->nnotices; k++)
 		log_notice("%s", d.cfg->notices[k]);
+	if (cpha_webcfg_tls(d.cfg->global.metrics_web, why, sizeof(why)) < 0) {
+		log_err("vipd_metrics_web_config: %s", why);
+		vipd_cfg_free(d.cfg);
+		return 1;
+	}
 	r = sd_event_default(&d.e);
 	if (r >= 0)
 		r = cpha_event_setup(d.e, &ops, &d);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """cluster.yaml(5) documents every key cpha reads, and no key cpha refuses.
 
-The keys are taken from the tables control-plane/desc.c walks ("{ "key",
+The keys are taken from the tables control-plane/desc*.c walk ("{ "key",
 fn }" rows of every `static const struct key X[]`); each must appear in
 docs/man/cluster.yaml.5 as a bold word. And the example in the page must
 load: it is written to a file and read with `cpha plan` when the build is
@@ -19,8 +19,12 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 
 def keys_read():
-    with open(os.path.join(ROOT, "control-plane", "desc.c")) as f:
-        src = f.read()
+    # desc.c and the sections read in files of their own (desc_monitoring.c)
+    src = ""
+    for name in sorted(os.listdir(os.path.join(ROOT, "control-plane"))):
+        if re.match(r"desc(_\w+)?\.c$", name):
+            with open(os.path.join(ROOT, "control-plane", name)) as f:
+                src += f.read() + "\n"
     keys = {}
     for m in re.finditer(r"static const struct key (\w+)\[\] = \{(.*?)\n\};", src, re.S):
         keys[m.group(1)] = re.findall(r'\{ "([a-z_]+)", ', m.group(2))

@@ -10,7 +10,8 @@ pki` and `cpha render`. In lab hosts, with the rendered files:
   on m0 and m1 (the rendered flags, --master at the VIP: the lab has no
   DNS for "kubernetes"): they keep their Leases in the apiserver;
 - lbd and vipd on lb0 and lb1 with the rendered lbd.cfg and vipd.conf
-  (their /status on the host's own address, as rendered). vipd.conf loses
+  (their /status on the host's own address: monitoring.listen host, so
+  that cpha status on the client reads them). vipd.conf loses
   track_fenced (no fenced here: the description describes no fencing) and
   its startup delay is 2 s instead of 15. lb0 (priority 150) holds the VIP.
 From a client host, `cpha status --json` must say healthy (exit 0), one VIP
@@ -50,6 +51,7 @@ masters:
 load_balancers:
 %(lbs)s
 components: {load_balancer: lbd, vip: vipd, manager: systemd}
+monitoring: {listen: host}
 """ % {"vip": VIP,
        "masters": "\n".join("  - {name: %s, address: %s}" % m for m in MASTERS),
        "lbs": "\n".join("  - {name: %s, address: %s}" % m for m in LBS)}

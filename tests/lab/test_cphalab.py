@@ -178,6 +178,10 @@ class Description(unittest.TestCase):
         self.assertIn("components: {load_balancer: lbd, vip: vipd, manager: pacemaker}", d)
         self.assertIn("load_balancer: haproxy, vip: keepalived",
                       labmod.description("peer"))
+        # /metrics and /status on each host's address, behind basic auth
+        self.assertIn("monitoring:\n  listen: host\n  tls: true\n  basic_auth: {user: prometheus, "
+                      "password_hash: '%s', password_file: /etc/cpha/secrets/metrics}\n"
+                      % labmod.METRICS_HASH, d)
         # one BMC per master and LB host, on the bmc host, own port each
         ports = [l.split("ipport: ")[1].split(",")[0] for l in d.splitlines() if "ipport" in l]
         self.assertEqual(len(ports), 5)

@@ -514,6 +514,73 @@ static void test_ifname(void **state)
 	}
 }
 
+/* monitoring: loopback by default; host, an address, tls and basic_auth
+ * read; each bad value an error at its place. */
+static void test_monitoring(void **state)
+{
+	static const char hash[] = "$2y$10$mDwo.lAisC94iLAyP81MCesa29IzH37oigHC/42V2pdJlUprsJPze";
+	static const struct {
+		const char *yaml;
+		const char *where, *what;
+	} bad[] = {
+		{ CPHA_TEST_BASE "monitoring: {listen: everywhere}\n",
+			":7:22:", "listen: 'everywhere': loopback, host" },
+		{ CPHA_TEST_BASE "monitoring: {basic_auth: {user: p, password_hash: secret}}\n",
+			":7:51:", "password_hash: not a bcrypt hash" },
+		{ CPHA_TEST_BASE "monitoring: {basic_auth: {user: p}}\n",
+			":7:26:", "give user and password_hash" },
+		{ CPHA_TEST_BASE "monitoring: {tls: {cert_file: m.pem, key_file: /k}}\n",
+			":7:31:", "cert_file: 'm.pem': give an absolute path" },
+		{ CPHA_TEST_BASE "monitoring: {tls: {cert_file: /m.pem}}\n",
+			":7:19:", "give both cert_file and key_file" },
+		{ CPHA_TEST_BASE "monitoring: {port: 1}\n", ":7:14:", "unknown key 'port'" },
+	};
+	struct cp_diag d = { 0 };
+	struct cp_cluster *c = cpha_test_load(CPHA_TEST_BASE, &d, NULL);
+	char yaml[1024];
+	size_t failed = 0;
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(c->mon.listen, CP_MON_LOOPBACK);
+	assert_null(c->mon.user);
+	assert_null(c->mon.cert_file);
+	cluster_free(c);
+	snprintf(yaml, sizeof(yaml),
+		CPHA_TEST_BASE "monitoring:\n  listen: host\n  tls: true\n  basic_auth: {user: "
+			       "prom, password_hash: '%s', password_file: /etc/cpha/m}\n",
+		hash);
+	c = cpha_test_load(yaml, &d, NULL);
+	dump(&d);
+	assert_non_null(c);
+	assert_int_equal(c->mon.listen, CP_MON_HOST);
+	assert_string_equal(c->mon.cert_file, "/etc/cpha/metrics.pem");
+	assert_string_equal(c->mon.key_file, "/etc/cpha/metrics-key.pem");
+	assert_string_equal(c->mon.user, "prom");
+	assert_string_equal(c->mon.password_hash, hash);
+	assert_string_equal(c->mon.password_file, "/etc/cpha/m");
+	cluster_free(c);
+	c = cpha_test_load(CPHA_TEST_BASE "monitoring: {listen: 0.0.0.0, tls: false}\n", &d, NULL);
+	assert_non_null(c);
+	assert_int_equal(c->mon.listen, CP_MON_ADDRESS);
+	assert_null(c->mon.cert_file);
+	cluster_free(c);
+	cp_diag_free(&d);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct cp_diag e = { 0 };
+
+		c = cpha_test_load(bad[i].yaml, &e, NULL);
+		if (c || !HAS_ERR(&e, bad[i].where, bad[i].what)) {
+			print_message("case %zu: want '%s' '%s'\n", i, bad[i].where, bad[i].what);
+			dump(&e);
+			failed++;
+		}
+		cluster_free(c);
+		cp_diag_free(&e);
+	}
+	assert_int_equal(failed, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_net),
 		cmocka_unit_test(test_ifname),
 		cmocka_unit_test(test_diag_form),
+		cmocka_unit_test(test_monitoring),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -406,6 +406,33 @@ static void test_plan(void **state)
 	assert_int_equal(s->eku, PKI_EKU_CLIENT);
 }
 
+/* monitoring.tls: one more serving certificate, for the daemons' /metrics
+ * and /status on every master (and LB host) and on loopback; none without. */
+static void test_plan_metrics(void **state)
+{
+	static const char *const names[] = { "127.0.0.1", "::1", "localhost", "m1", "m2", "m3",
+		"198.18.0.11", "198.18.0.12", "198.18.0.13" };
+	const struct pki_spec *s;
+
+	(void)state;
+	load_plan(YAML3);
+	assert_null(pki_plan_find(&plan, "metrics"));
+	load_plan(YAML3 "monitoring: {listen: host, tls: true}\n");
+	assert_int_equal(plan.n, NCERTS - 2 + 1); /* the CAs are not in the plan */
+	s = pki_plan_find(&plan, "metrics");
+	assert_non_null(s);
+	assert_int_equal(s->eku, PKI_EKU_SERVER);
+	assert_false(s->client);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct pki_names one = { 0 };
+		assert_int_equal(pki_names_add(&one, names[i]), 0);
+		assert_true(one.ndns ? pki_names_has_dns(&s->sans, one.dns[0])
+				     : pki_names_has_ip(&s->sans, &one.ip[0]));
+		pki_names_free(&one);
+	}
+	assert_int_equal(s->sans.ndns + s->sans.nip, sizeof(names) / sizeof(names[0]));
+}
+
 static void test_decide(void **state)
 {
 	(void)state;
@@ -1024,7 +1051,8 @@ static void test_places(void **state)
 	struct dirent *e;
 
 	(void)state;
-	load_plan(YAML3);
+	/* with monitoring.tls: every file cpha pki can make */
+	load_plan(YAML3 "monitoring: {listen: host, tls: true}\n");
 	issue();
 	for (size_t i = 0; i < install_table_n; i++) {
 		const struct install_row *p = &install_table[i];
@@ -1168,6 +1196,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
+		cmocka_unit_test_setup_teardown(test_plan_metrics, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan, setup, teardown),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test_setup_teardown(test_issue_then_check, setup, teardown),

@@ -176,8 +176,10 @@ static void test_sample_lbd(void **state)
 	t = text_of(&s, "lb00", "/etc/lbd/lbd.cfg");
 	has(t, "\nglobal\n    log stdout format raw local0\n"
 	       "    stats socket /run/lbd/admin.sock mode 600 level admin\n");
-	/* /metrics and /status on the host's own address, for cpha status */
-	has(t, "    metrics-bind 10.10.10.3:9120\n");
+	/* /metrics and /status on loopback: no monitoring: in the description */
+	has(t, "    metrics-bind 127.0.0.1:9120\n");
+	lacks(t, "metrics-web-config");
+	assert_null(render_find(&s, "lb00", "/etc/lbd/metrics-web.yml"));
 	/* the classic listen section, improved */
 	has(t, "\nlisten apiserver\n    bind :6443\n    mode tcp\n    option tcplog\n"
 	       "    balance roundrobin\n    option httpchk\n    http-check connect ssl\n"
@@ -201,7 +203,7 @@ static void test_sample_lbd(void **state)
 	t = text_of(&s, "lb00", "/etc/vipd/vipd.conf");
 	has(t, "global_defs {\n    router_id lb00\n    vrrp_version 3\n");
 	has(t, "    vrrp_startup_delay 15\n    vipd_admin_socket /run/vipd/admin.sock\n");
-	has(t, "    vipd_metrics_bind 10.10.10.3:9121\n");
+	has(t, "    vipd_metrics_bind 127.0.0.1:9121\n");
 	has(t, "    vipd_reset_connections\n}\n");
 	has(t, "vrrp_instance apiserver {\n    state BACKUP\n    interface eth0\n");
 	has(t, "    priority 150\n    advert_int 1\n    unicast_src_ip 10.10.10.3\n"
@@ -429,12 +431,105 @@ static void test_sample_fenced(void **state)
 	       "    priority_delay_vip 5s\n}\n");
 	lacks(t, "    delay "); /* no fencing.delay in the sample */
 	lacks(t, "watchdog");
-	has(t, "    fenced_metrics_bind 10.10.10.3:9122\n}\n");
+	has(t, "    fenced_metrics_bind 127.0.0.1:9122\n}\n");
 	same_but_host(
 		t, "10.10.10.3", text_of(&s, "lb01", "/etc/fenced/fenced.conf"), "10.10.10.4");
 	render_set_free(&s);
 	cp_diag_free(&d);
 	cluster_free(c);
+}
+
+/* monitoring: listen on each host's address with basic auth and TLS: every
+ * daemon names its web configuration, written beside it in exporter-
+ * toolkit's format (0600); an explicit address is the same on each host. */
+static void test_monitoring(void **state)
+{
+	static const char mon[] =
+		"monitoring:\n"
+		"  listen: host\n"
+		"  tls: {cert_file: /etc/cpha/m.pem, key_file: /etc/cpha/m-key.pem}\n"
+		"  basic_auth:\n"
+		"    user: prometheus\n"
+		"    password_hash: $2y$10$mDwo.lAisC94iLAyP81MCesa29IzH37oigHC/42V2pdJlUprsJPze\n"
+		"    password_file: /etc/cpha/secrets/metrics\n";
+	struct cp_cluster *c = load_variant(SAMPLE, mon, NULL);
+	struct render_set s = { 0 };
+	struct cp_diag d = { 0 };
+	const char *t;
+
+	(void)state;
+	assert_int_equal(render_lb(c, &s, &d), 0);
+	assert_int_equal(render_ha_files(c, &s, &d), 0);
+	assert_int_equal(d.nerrs, 0);
+	t = text_of(&s, "lb00", "/etc/lbd/lbd.cfg");
+	has(t, "    metrics-bind 10.10.10.3:9120\n"
+	       "    # who may read them (basic auth, TLS), beside this file\n"
+	       "    metrics-web-config metrics-web.yml\n");
+	t = text_of(&s, "lb01", "/etc/vipd/vipd.conf");
+	has(t, "    vipd_metrics_bind 10.10.10.4:9121\n");
+	has(t, "    vipd_metrics_web_config metrics-web.yml\n");
+	t = text_of(&s, "lb00", "/etc/fenced/fenced.conf");
+	has(t, "    fenced_metrics_bind 10.10.10.3:9122\n");
+	has(t, "    fenced_metrics_web_config metrics-web.yml\n");
+	for (const char *const *p = (const char *const[]){ "/etc/lbd/metrics-web.yml",
+		     "/etc/vipd/metrics-web.yml", "/etc/fenced/metrics-web.yml", NULL };
+		*p; p++) {
+		struct render_file *f = render_find(&s, "lb01", *p);
+
+		assert_non_null(f);
+		assert_int_equal(f->mode, 0600);
+		assert_int_equal(f->check, RENDER_CHECK_YAML);
+		has(f->text.data, "\ntls_server_config:\n"
+				  "  cert_file: '/etc/cpha/m.pem'\n"
+				  "  key_file: '/etc/cpha/m-key.pem'\n"
+				  "basic_auth_users:\n"
+				  "  prometheus: '$2y$10$mDwo.lAisC94iLAyP81MCesa29IzH37oigHC/"
+				  "42V2pdJlUprsJPze'\n");
+	}
+	render_set_free(&s);
+	cluster_free(c);
+
+	c = load_variant(SAMPLE, "monitoring: {listen: '::'}\n", NULL);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(render_lb(c, &s, &d), 0);
+	has(text_of(&s, "lb01", "/etc/lbd/lbd.cfg"), "    metrics-bind [::]:9120\n");
+	assert_null(render_find(&s, "lb01", "/etc/lbd/metrics-web.yml"));
+	render_set_free(&s);
+	cp_diag_free(&d);
+	cluster_free(c);
+}
+
+/* Where cpha status reaches a host's listener, for each monitoring.listen:
+ * loopback only from that host itself. */
+static void test_monitoring_reach(void **state)
+{
+	static const struct {
+		const char *mon; /* appended to the sample */
+		bool local;
+		const char *want; /* NULL: not reachable from here */
+	} cases[] = {
+		{ "", false, NULL },
+		{ "", true, "127.0.0.1" },
+		{ "monitoring: {listen: host}\n", false, "10.10.10.4" },
+		{ "monitoring: {listen: 0.0.0.0}\n", false, "10.10.10.4" },
+		{ "monitoring: {listen: 10.99.0.1}\n", false, "10.99.0.1" },
+		{ "monitoring: {listen: 127.0.0.2}\n", false, NULL },
+		{ "monitoring: {listen: 127.0.0.2}\n", true, "127.0.0.2" },
+	};
+	char buf[CPHA_ADDR_STRLEN];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cp_cluster *c = load_variant(SAMPLE, cases[i].mon, NULL);
+		struct cpha_addr a;
+		bool ok = render_mon_reach(c, cluster_host(c, "lb01"), cases[i].local, &a);
+
+		if (ok != (cases[i].want != NULL) ||
+			(ok && strcmp(cpha_addr_format(&a, buf, sizeof(buf)), cases[i].want)))
+			fail_msg("case %zu: want %s, got %s", i,
+				cases[i].want ? cases[i].want : "-", ok ? buf : "-");
+		cluster_free(c);
+	}
 }
 
 static void test_five_fenced(void **state)
@@ -736,6 +831,8 @@ int main(void)
 		cmocka_unit_test(test_sample_corosync),
 		cmocka_unit_test(test_sample_fenced),
 		cmocka_unit_test(test_five_fenced),
+		cmocka_unit_test(test_monitoring),
+		cmocka_unit_test(test_monitoring_reach),
 		cmocka_unit_test(test_two_masters),
 		cmocka_unit_test(test_etcd_only_host),
 		cmocka_unit_test(test_sample_pcs),

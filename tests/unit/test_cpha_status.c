@@ -347,6 +347,44 @@ static void test_haproxy_keepalived_unknown(void **state)
 /* crm_mon --output-as=xml as Pacemaker 2.1 writes it (trimmed): m2
  * offline, etcd failed on m1, a stopped resource that closes itself, and a
  * node history whose <node> elements are not nodes of the cluster list. */
+/* /status on loopback (monitoring.listen left out), cpha status run on
+ * lb1, the VIP on lb0: only lb1's daemons were asked. What was not asked
+ * is no problem; the state is healthy, the VIP's unknown. The same run on
+ * a master (nothing asked): unknown, not down. */
+static void test_loopback_reads_this_host(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+	size_t i;
+
+	(void)state;
+	s->mon_local_only = true;
+	s->lbs[0].lbd = s->lbs[0].vipd = ST_NOT_ASKED;
+	for (i = 0; i < 4; i++)
+		s->fence[i].reach = ST_NOT_ASKED;
+	status_check(s, r);
+	dump(r);
+	assert_int_equal(r->problems.n, 0);
+	assert_int_equal(r->worst, ST_HEALTHY);
+	assert_non_null(strstr(r->roles[4].notes, "only this host's lbd read"));
+	assert_string_equal(r->roles[5].state, "unknown");
+	assert_non_null(strstr(r->roles[5].notes, "not on this host"));
+
+	s->lbs[1].lbd = s->lbs[1].vipd = s->fence[4].reach = ST_NOT_ASKED;
+	memset(r, 0, sizeof(*r));
+	status_check(s, r);
+	dump(r);
+	assert_int_equal(r->problems.n, 0);
+	assert_string_equal(r->roles[4].state, "unknown");
+
+	/* a daemon that was asked and did not answer is still a problem */
+	s->lbs[1].lbd = ST_REFUSED;
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(judge(s, r, "lbd on lb1: "), 1);
+	free(r);
+	free(s);
+}
+
 static const char crm_mon_xml[] =
 	"<pacemaker-result api-version=\"2.30\" request=\"crm_mon --output-as=xml\">\n"
 	"  <nodes>\n"
@@ -420,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_unreachable_is_not_healthy),
 		cmocka_unit_test(test_haproxy_keepalived_unknown),
 		cmocka_unit_test(test_crm_mon),
+		cmocka_unit_test(test_loopback_reads_this_host),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

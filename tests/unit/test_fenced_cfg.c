@@ -160,6 +160,11 @@ static void test_errors(void **state)
 			"f.conf:2: 'clean_start' takes yes or no, not 'maybe'" },
 		{ "global_defs {\n  post_fail_delay 1\n  post_fail_delay 2\n}\n",
 			"f.conf:3: 'post_fail_delay' is given twice" },
+		{ "global_defs {\n  fenced_metrics_web_config /nonexistent/web.yml\n}\n",
+			"f.conf:2: 'fenced_metrics_web_config': /nonexistent/web.yml: No such file "
+			"or directory (global_defs)" },
+		{ "global_defs {\n  fenced_metrics_web_config /dev/null\n}\n",
+			"f.conf:2: 'fenced_metrics_web_config' without 'fenced_metrics_bind'" },
 		{ "global_defs {\n  token 3000\n}\n",
 			"f.conf:2: 'token' is not a keyword of global_defs" },
 		{ "stonith_device x {\n}\n",

@@ -54,6 +54,10 @@ static void test_errors_sections(void **state)
 	expect_error("global\n  ssl-server-verify maybe\n", "t.cfg:2: 'ssl-server-verify' must");
 	expect_error("global\n  metrics-bind 198.18.0.1\n", "t.cfg:2: metrics-bind '198.18.0.1'"
 							    ": missing port");
+	expect_error("global\n  metrics-web-config /nonexistent/web.yml\n",
+		"t.cfg:2: metrics-web-config: /nonexistent/web.yml: No such file or directory");
+	expect_error("global\n  metrics-web-config /dev/null\n",
+		"t.cfg:2: 'metrics-web-config' without 'metrics-bind'");
 	expect_error("frontend\n", "t.cfg:1: 'frontend' needs a name");
 	expect_error("backend a/b\n", "t.cfg:1: character '/' is not permitted in backend name");
 	expect_error("frontend f 198.18.0.1:80\n", "t.cfg:1: 'frontend' takes only a name");

@@ -268,6 +268,15 @@ static void test_values(void **state)
 		  "}\n",
 			"t.conf:2: 'vipd_metrics_bind' '127.0.0.1': missing port" },
 		{ "global_defs {\n"
+		  "  vipd_metrics_web_config /nonexistent/web.yml\n"
+		  "}\n",
+			"t.conf:2: 'vipd_metrics_web_config': /nonexistent/web.yml: "
+			"No such file or directory (global_defs)" },
+		{ "global_defs {\n"
+		  "  vipd_metrics_web_config /dev/null\n"
+		  "}\n",
+			"t.conf:2: 'vipd_metrics_web_config' without 'vipd_metrics_bind'" },
+		{ "global_defs {\n"
 		  "  vipd_admin_socket admin.sock\n"
 		  "}\n",
 			"t.conf:2: 'vipd_admin_socket' needs an absolute path" },

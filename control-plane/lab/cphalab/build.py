@@ -201,6 +201,9 @@ def prepare_host(lab, host, api=True):
     make (the lab lays the machine's programs over the host, not the
     packages' files)."""
     host.write("/etc/hosts", hosts_file(lab, api))
+    # the site's secret for `cpha status` (monitoring.basic_auth's
+    # password_file), on every host where it may run
+    host.write(labmod.METRICS_PASSWORD_FILE, labmod.METRICS_PASSWORD + "\n", 0o600)
     hc = hacluster()
     for d in ("/var/lib/corosync", "/var/log/cpha"):
         os.makedirs(host.path(d), exist_ok=True)

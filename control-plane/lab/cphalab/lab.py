@@ -28,6 +28,17 @@ HOSTS = [  # name, role, IPv4, IPv6
 ]
 BMC_PORT0 = 6230
 BMC_PASSWORD = "lab-Bmc-7c1"  # IPMI 1.5: 16 bytes at most; lab only
+# The daemons' /metrics and /status: on each host's address, over TLS (cpha
+# pki's metrics.pem in /etc/cpha) with basic auth (bcrypt of
+# METRICS_PASSWORD), so that `cpha status` on any lab host reads every
+# daemon through the authenticated path. Lab only.
+METRICS_USER = "prometheus"
+METRICS_PASSWORD = "lab-Metrics-5e2"
+METRICS_HASH = "$2b$10$TMRqAKGU5zb8ybQqnE0.Z.zuewpZrcgp7Ehh07Xch2klRr4UAjTy."
+METRICS_PASSWORD_FILE = "/etc/cpha/secrets/metrics"
+MONITORING = {"listen": "host", "tls": True,
+              "basic_auth": {"user": METRICS_USER, "password_hash": METRICS_HASH,
+                             "password_file": METRICS_PASSWORD_FILE}}
 
 DESCRIPTION = """\
 # The lab's cluster: three masters, two load-balancer hosts (cpha lab).
@@ -44,6 +55,10 @@ components: {load_balancer: %(lb)s, vip: %(vipd)s, manager: pacemaker}
 fencing:
   devices:
 %(devices)s
+monitoring:
+  listen: host
+  tls: true
+  basic_auth: {user: %(muser)s, password_hash: '%(mhash)s', password_file: %(mfile)s}
 """
 
 
@@ -123,6 +138,7 @@ def source_description(stack, src):
         fencing.pop(k, None)
     fencing["devices"] = [{"name": "ipmi-" + n, "agent": "fence_ipmilan", "host": n,
                            "params": p} for n, p in bmc_params(lab_hosts(src))]
+    d["monitoring"] = copy.deepcopy(MONITORING)
     return "# %s, run in the cpha lab at lab addresses\n" % src.get("_path", "a description") \
         + yaml.safe_dump({k: v for k, v in d.items() if not k.startswith("_")},
                          sort_keys=False)
@@ -154,7 +170,8 @@ def description(stack="cpha", source=None):
         "vip": VIP, "lb": lb, "vipd": vipd,
         "masters": "\n".join("  - {name: %s, address: %s}" % (h[0], h[2]) for h in ms),
         "lbs": "\n".join("  - {name: %s, address: %s}" % (h[0], h[2]) for h in lbs),
-        "devices": "\n".join(devs)}
+        "devices": "\n".join(devs), "muser": METRICS_USER, "mhash": METRICS_HASH,
+        "mfile": METRICS_PASSWORD_FILE}
 
 
 class Lab:
