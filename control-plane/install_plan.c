@@ -229,7 +229,8 @@ static int find_secrets(const struct cp_cluster *c, const struct cp_host *h,
 				return -ENOMEM;
 		}
 	}
-	qsort(p->secrets, p->nsecrets, sizeof(*p->secrets), cmp_str);
+	if (p->nsecrets > 1) /* no array at all when there is none */
+		qsort(p->secrets, p->nsecrets, sizeof(*p->secrets), cmp_str);
 	return 0;
 }
 
