@@ -92,21 +92,17 @@ def segments(text):
 
 
 def find():
-    """docs/deploy.md of the source tree, or the packaged copy (which
-    dh_compress may have gzipped)."""
+    """The installed lab's copy (/usr/lib/cpha/lab/deploy.md), else
+    docs/deploy.md of the source tree."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for p in (os.path.join(here, "..", "..", "docs", "deploy.md"),
-              "/usr/share/doc/cpha/deploy.md", "/usr/share/doc/cpha/deploy.md.gz"):
+    for p in (os.path.join(here, "deploy.md"),
+              os.path.join(here, "..", "..", "docs", "deploy.md")):
         if os.path.exists(p):
             return os.path.realpath(p)
     raise LabError("docs/deploy.md not found (the lab follows it)")
 
 
 def read(path):
-    if path.endswith(".gz"):
-        import gzip
-        with gzip.open(path, "rt") as f:
-            return f.read()
     with open(path) as f:
         return f.read()
 
