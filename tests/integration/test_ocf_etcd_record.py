@@ -33,7 +33,6 @@ import re
 import shutil
 import sys
 import time
-import traceback
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -270,22 +269,7 @@ def main():
     if not os.access(os.path.join(ocf.agent_dir(), "etcd"), os.X_OK):
         print("SKIP: the etcd agent is not built", flush=True)
         return cphatest.SKIP
-    t0 = time.monotonic()
-    stage = stage_with_etcd()
-    try:
-        with cphatest.Lab("ocf-etcd-record") as lab:
-            run(lab, stage)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return cphatest.interrupted_status()
-    except Exception:
-        traceback.print_exc()
-        print("FAIL (%.1fs)" % (time.monotonic() - t0), flush=True)
-        return 1
-    finally:
-        stage.close()
-    print("PASS (%.1fs)" % (time.monotonic() - t0), flush=True)
-    return 0
+    return ocf.run_staged("ocf-etcd-record", run, stage_with_etcd())
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ import os
 import socket
 import sys
 import time
-import traceback
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -258,22 +257,7 @@ def main():
     if not os.access(ocf.lbd_binary(), os.X_OK):
         print("SKIP: %s not built" % ocf.lbd_binary(), flush=True)
         return cphatest.SKIP
-    t0 = time.monotonic()
-    stage = ocf.Stage()
-    try:
-        with cphatest.Lab("pacemaker-single") as lab:
-            run(lab, stage)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return cphatest.interrupted_status()
-    except Exception:
-        traceback.print_exc()
-        print("FAIL (%.1fs)" % (time.monotonic() - t0), flush=True)
-        return 1
-    finally:
-        stage.close()
-    print("PASS (%.1fs)" % (time.monotonic() - t0), flush=True)
-    return 0
+    return ocf.run_staged("pacemaker-single", run, ocf.Stage())
 
 
 if __name__ == "__main__":
