@@ -74,6 +74,7 @@ struct fenced_global {
 	enum fenced_action action;
 	enum fenced_via via;      /* fence_via agents|pacemaker */
 	uint64_t agent_timeout;   /* us, default 60 s */
+	uint64_t power_check_timeout; /* us, default 5 s: bounds a whole power-check */
 	uint64_t retry_interval;  /* us, default 10 s */
 	bool clean_start;         /* unsafe: nodes not joined at start-up are not fenced */
 	bool unfence;             /* "on" when a fenced node rejoins; default off */
