@@ -74,7 +74,6 @@ struct fenced_global {
 	enum fenced_action action;
 	enum fenced_via via;      /* fence_via agents|pacemaker */
 	uint64_t agent_timeout;   /* us, default 60 s */
-	uint64_t power_check_timeout; /* us, default 5 s: bounds a whole power-check */
 	uint64_t retry_interval;  /* us, default 10 s */
 	bool clean_start;         /* unsafe: nodes not joined at start-up are not fenced */
 	bool unfence;             /* "on" when a fenced node rejoins; default off */
@@ -85,6 +84,7 @@ struct fenced_global {
 	bool metrics_set;
 	struct cpha_webcfg *metrics_web; /* fenced_metrics_web_config FILE (webcfg.h) */
 	unsigned metrics_web_loc;        /* where it was given (a cfgdiag loc); 0: not */
+	uint64_t power_check_timeout;    /* us, default 5 s: bounds a whole power-check */
 };
 
 struct fenced_watchdog {

@@ -71,8 +71,8 @@ static bool level_failed_before(const struct fenced_power_run *pr, size_t i)
 }
 
 /* What settled the answer, for the history and the log. */
-static void answer_msg(const struct fenced_power_run *pr, const struct fenced_pdecision *d,
-	char *msg, size_t len)
+static void answer_msg(
+	const struct fenced_power_run *pr, const struct fenced_pdecision *d, char *msg, size_t len)
 {
 	size_t i, n = 0;
 
@@ -85,8 +85,8 @@ static void answer_msg(const struct fenced_power_run *pr, const struct fenced_pd
 		/* every device of the level that settled it */
 		for (i = 0; i < pr->nuses && n < len; i++)
 			if (pr->u[i].level == pr->u[d->by].level)
-				n += (size_t)snprintf(msg + n, len - n, "%s%.60s",
-					n ? " and " : "", dev_name(pr, i));
+				n += (size_t)snprintf(msg + n, len - n, "%s%.60s", n ? " and " : "",
+					dev_name(pr, i));
 		if (n < len)
 			snprintf(msg + n, len - n, ": off");
 		return;

@@ -78,8 +78,8 @@ static bool device_busy(const struct fenced_pread_use *u, size_t n, size_t devic
 	return false;
 }
 
-void fenced_plevel_decide(struct fenced_pread_use *u, size_t nuses,
-	enum fenced_pread_act *act, struct fenced_pdecision *out)
+void fenced_plevel_decide(struct fenced_pread_use *u, size_t nuses, enum fenced_pread_act *act,
+	struct fenced_pdecision *out)
 {
 	size_t i, end, by = 0, first_failed = nuses;
 	bool settled = false;

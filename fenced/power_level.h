@@ -77,7 +77,7 @@ struct fenced_pdecision {
  * act). When the answer is settled no use is left RUNNING or WAITING.
  * Call it again after each change the caller makes (a read ends, a start
  * fails). */
-void fenced_plevel_decide(struct fenced_pread_use *u, size_t nuses,
-	enum fenced_pread_act *act, struct fenced_pdecision *out);
+void fenced_plevel_decide(struct fenced_pread_use *u, size_t nuses, enum fenced_pread_act *act,
+	struct fenced_pdecision *out);
 
 #endif

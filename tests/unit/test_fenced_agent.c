@@ -467,8 +467,8 @@ static void test_power_levels(void **state)
 
 	/* level 2 answers first, but level 1 is trusted first: its off wins
 	 * over level 2's on */
-	assert_int_equal(power("level 1 { a answer=off delay=0.5 }\nlevel 2 { b answer=on }",
-				 5000000, &g),
+	assert_int_equal(
+		power("level 1 { a answer=off delay=0.5 }\nlevel 2 { b answer=on }", 5000000, &g),
 		FENCED_POWER_OFF);
 	assert_string_equal(g.msg, "a: off");
 	assert_string_equal(sorted_log(), "action=status a\naction=status b\n");
@@ -520,8 +520,7 @@ static void test_power_parallel(void **state)
 	(void)state;
 	unlink(hang_pid);
 	t0 = mono_now();
-	assert_int_equal(power("level 1 {\n a answer=hang\n b answer=on delay=0.3\n}", 5000000,
-				 &g),
+	assert_int_equal(power("level 1 {\n a answer=hang\n b answer=on delay=0.3\n}", 5000000, &g),
 		FENCED_POWER_ON);
 	t = mono_now() - t0;
 	assert_string_equal(g.msg, "b: on");

@@ -50,7 +50,9 @@ static void acts(const char *want)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		got[i] = act[i] == FENCED_PACT_START ? 'S' : act[i] == FENCED_PACT_CANCEL ? 'C' : '.';
+		got[i] = act[i] == FENCED_PACT_START    ? 'S'
+			 : act[i] == FENCED_PACT_CANCEL ? 'C'
+							: '.';
 	got[n] = '\0';
 	assert_string_equal(got, want);
 }
