@@ -15,6 +15,8 @@ status after a delay, or hangs, and writes its PID to a file.
      power_check_timeout is 1500ms: p2's `fenced power-check p1` answers
      "on" from level 2 right at the timeout (level 1 could not answer),
      not a BMC read later: p1's BMC was read while level 1 still hung.
+     A second power-check p1 while the first runs gets the same answer:
+     one answer in the history, at the first one's timeout.
 Exit 0 pass, 77 skip, 1 fail.
     sudo python3 tests/integration/test_fenced_power.py
 """
@@ -118,14 +120,32 @@ fence_node p2 {
     return "".join(out)
 
 
-def power_check(asker, node):
-    """power-check node from asker; (seconds until the answer, the node's
-    entry in asker's show json)."""
-    t0 = time.time()
+def ask(asker, node):
     r = asker.run([fencedlab.FENCED, "-f", asker.fenced_conf, "power-check", node],
                   check=False, timeout=15)
     check(r.returncode == 0 and "ok: reading the power state of %s" % node in r.stdout,
           "power-check %s: %r %r" % (node, r.stdout, r.stderr))
+
+
+def power_checks(asker, node):
+    """How many power answers about node asker's history holds."""
+    s = asker.show() or {}
+    return len([h for h in s.get("history", []) if h.get("node") == node
+                and h.get("event") == "power"])
+
+
+def power_check(asker, node, again_after=None):
+    """power-check node from asker (and once more after again_after s, while
+    the first runs); (seconds until the answer, the node's entry in asker's
+    show json, when it was asked)."""
+    t0 = time.time()
+    ask(asker, node)
+    if again_after is not None:
+        time.sleep(again_after)
+        s = asker.show() or {}
+        e = next((n for n in s.get("nodes", []) if n.get("name") == node), {})
+        check(e.get("power") == "checking", "not checking %.1f s after: %r" % (again_after, e))
+        ask(asker, node)  # attaches to the running check
     entry = {}
     while time.time() - t0 < 15:
         s = asker.show() or {}
@@ -179,8 +199,10 @@ def main():
             reads = [w for w, ev in cl.bmc_events(p2, t0) if ev.startswith("get power")]
             check(reads, "p2's BMC was not read")
 
-            step("2. level 1 hangs: level 2 (read meanwhile) answers at power_check_timeout")
-            t, e, t0 = power_check(p2, "p1")
+            step("2. level 1 hangs: level 2 (read meanwhile) answers at power_check_timeout;"
+                 " a second power-check meanwhile waits for the same answer")
+            before = power_checks(p2, "p1")
+            t, e, t0 = power_check(p2, "p1", again_after=0.5)
             print("  power-check p1: %s (%s) after %.2f s" % (e.get("power"),
                                                              e.get("power_said"), t))
             check(e.get("power") == "on", "p1's power per p2: %r" % e)
@@ -188,6 +210,10 @@ def main():
             check(TIMEOUT - 0.1 <= t < TIMEOUT + 1.5,
                   "the answer took %.2f s, power_check_timeout is %.1f s" % (t, TIMEOUT))
             check(gone(p2, pidfile + "-p1"), "the hanging agent still runs")
+            time.sleep(TIMEOUT + 0.5)  # a second check would answer by now
+            check(power_checks(p2, "p1") == before + 1,
+                  "the second power-check was not the first one's: %d answers"
+                  % (power_checks(p2, "p1") - before))
             reads = [w for w, ev in cl.bmc_events(p1, t0) if ev.startswith("get power")]
             check(reads and reads[0] < t0 + TIMEOUT,
                   "p1's BMC was not read while level 1 hung: %r" % reads)
