@@ -420,6 +420,8 @@ static void test_sample_fenced(void **state)
 	t = text_of(&s, "lb00", "/etc/fenced/fenced.conf");
 	lacks(t, "fence_via");
 	has(t, "    vip_admin_socket /run/vipd/admin.sock\n");
+	/* vipd's power-check of a silent VIP holder: bounded on its own */
+	has(t, "    agent_timeout 60s\n    power_check_timeout 5s\n");
 	has(t, "\nfence_device ipmi-lb00 {\n    agent fence_ipmilan\n    ip 10.10.20.3\n"
 	       "    username admin\n    password_file /etc/cpha/secrets/ipmi-lb00\n"
 	       "    lanplus 1\n}\n");
