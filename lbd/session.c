@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -280,11 +281,37 @@ static void session_dispatch(struct lbd_session *s)
 	session_close(s, r == BALANCE_FULL ? "sQ" : "SC");
 }
 
+/* observe layer4: one connect's outcome counts for the server's passive
+ * health (health.c decides; the main thread acts, server_ctl.c). HAProxy
+ * counts nothing on a server without checks, and neither does lbd. */
+static void session_observe(struct lbd_session *s, struct lbd_server *srv, bool ok)
+{
+	struct lbd_runtime *rt = s->w->rt;
+	unsigned old, n;
+	bool due;
+
+	if (!srv->o.observe || !srv->o.check)
+		return;
+	old = atomic_load_explicit(&srv->hana_errors, memory_order_relaxed);
+	do {
+		if (ok && old == 0)
+			return; /* the common case: nothing to write */
+		n = old;
+		due = health_observe(&n, srv->o.error_limit, ok);
+	} while (!atomic_compare_exchange_weak(&srv->hana_errors, &old, n));
+	if (!due)
+		return;
+	atomic_store(&srv->hana_due, true);
+	if (rt->hana_src && eventfd_write(rt->hana_efd, 1) == -1)
+		log_debug("server %s/%s: eventfd: %m", be_of(s)->name, srv->name);
+}
+
 static void connect_failed(struct lbd_session *s, int err, bool timeout)
 {
 	struct lbd_backend_rt *be = be_of(s);
 	struct lbd_server *srv = s->srv;
 
+	session_observe(s, srv, false);
 	COUNT(srv, connect_errors, 1);
 	COUNT(be, connect_errors, 1);
 	log_debug("server %s/%s: connect: %s", be->name, srv->name, strerror(err));
@@ -499,6 +526,7 @@ static void session_open(struct lbd_session *s, bool server_readable)
 	s->st = LBD_SESS_OPEN;
 	s->t_open = s->last_c = s->last_s = lbd_loop_now(s->w->e);
 	COUNT(s->srv, sessions_total, 1);
+	session_observe(s, s->srv, true);
 	s->armed = 0;
 	if (s->send_proxy && proxyproto_send(s->cfd, s->sfd, s->send_proxy) < 0) {
 		session_close(s, "SC");
