@@ -137,3 +137,10 @@ int health_on_error_parse(const char *word)
 			return (int)i;
 	return -1;
 }
+
+uint64_t health_hedge_at(uint64_t t_connect, uint64_t hedge, uint64_t connect_timeout)
+{
+	if (!hedge || (connect_timeout && hedge >= connect_timeout))
+		return 0;
+	return t_connect + hedge;
+}

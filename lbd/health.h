@@ -83,6 +83,12 @@ bool health_observe(unsigned *errors, unsigned limit, bool ok);
 enum lbd_health_change health_on_error(
 	struct lbd_health *h, enum lbd_on_error mode, bool *failed_check);
 
+/* hedge (lbd's own): when a connect started at t_connect (usec) with no
+ * answer yet gets a second connect to another server: t_connect + hedge,
+ * or 0 for never (hedge 0, or not before timeout connect ends the
+ * attempt; connect_timeout 0 is none). */
+uint64_t health_hedge_at(uint64_t t_connect, uint64_t hedge, uint64_t connect_timeout);
+
 /* "fastinter", "fail-check", "sudden-death", "mark-down": the keyword of
  * an on-error mode, and back (-1 for an unknown word). */
 const char *health_on_error_name(enum lbd_on_error mode);

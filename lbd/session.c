@@ -86,7 +86,7 @@ static uint64_t add_deadline(uint64_t base, uint64_t timeout)
 static uint64_t session_deadline(const struct lbd_session *s)
 {
 	const struct lbd_timeouts *ft = &s->fp->timeouts, *bt = &be_of(s)->timeouts;
-	uint64_t d = UINT64_MAX, tc, ts;
+	uint64_t d = UINT64_MAX, tc, ts, hedge_at;
 
 	switch (s->st) {
 	case LBD_SESS_QUEUED:
@@ -97,8 +97,9 @@ static uint64_t session_deadline(const struct lbd_session *s)
 		break;
 	case LBD_SESS_CONNECTING:
 		d = add_deadline(s->t_connect, bt->connect);
-		if (!s->hedged && s->hedge_usec && s->t_connect + s->hedge_usec < d)
-			d = s->t_connect + s->hedge_usec;
+		hedge_at = health_hedge_at(s->t_connect, s->hedge_usec, bt->connect);
+		if (!s->hedged && hedge_at && hedge_at < d)
+			d = hedge_at;
 		break;
 	case LBD_SESS_FDWAIT:
 		/* waits as long as a queued session would */
@@ -445,6 +446,9 @@ static void hedge_failed(struct lbd_session *s, int err)
 {
 	struct lbd_server *h = s->hsrv;
 
+	/* as a failed first connect: no retry of this session goes there */
+	if (h->id < 256)
+		s->tried[h->id / 8] |= (uint8_t)(1u << (h->id % 8));
 	session_observe(s, h, false);
 	COUNT(h, connect_errors, 1);
 	COUNT(be_of(s), connect_errors, 1);
@@ -465,8 +469,9 @@ static void hedge_won(struct lbd_session *s, bool server_readable)
 
 static bool hedge_due(const struct lbd_session *s, uint64_t now)
 {
-	return !s->hedged && s->hedge_usec && s->t_connect + s->hedge_usec <= now &&
-	       add_deadline(s->t_connect, be_of(s)->timeouts.connect) > now;
+	uint64_t at = health_hedge_at(s->t_connect, s->hedge_usec, be_of(s)->timeouts.connect);
+
+	return !s->hedged && at && at <= now;
 }
 
 /* hedge: the first connect has no answer after hedge_usec. Start one to

@@ -190,6 +190,18 @@ static void test_on_error_names(void **state)
 	assert_int_equal(health_on_error_parse("markdown"), -1);
 }
 
+static void test_hedge_at(void **state)
+{
+	(void)state;
+	assert_int_equal(health_hedge_at(1000, 100, 5000), 1100);
+	assert_int_equal(health_hedge_at(1000, 100, 0), 1100); /* no timeout connect */
+	assert_int_equal(health_hedge_at(1000, 0, 5000), 0);   /* off */
+	/* timeout connect ends the attempt first: never */
+	assert_int_equal(health_hedge_at(1000, 5000, 5000), 0);
+	assert_int_equal(health_hedge_at(1000, 6000, 5000), 0);
+	assert_int_equal(health_hedge_at(1000, 4999, 5000), 5999);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_on_error_sudden_death),
 		cmocka_unit_test(test_on_error_mark_down_and_fastinter),
 		cmocka_unit_test(test_on_error_names),
+		cmocka_unit_test(test_hedge_at),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
