@@ -131,6 +131,29 @@ class Hedge(unittest.TestCase):
             self.assertEqual(st["s1"]["hedges"], 3, "hedging stops once s1 is down")
             self.assertEqual(st["s1"]["hanafail"], 1)
 
+    def test_hedge_to_a_silent_server_too(self):
+        """s1 and s2 both silent: a connect to one may hedge to the other;
+        then timeout connect ends both, as without a hedge, and the retry
+        (redispatched, neither tried server again) reaches s3."""
+        with cphatest.Lab("lbd-hedge-two") as lab:
+            t, lb = self.bed(lab)
+            blackhole(t.servers[0], True)
+            blackhole(t.servers[1], True)
+            res = self.served(t, 15)
+            st = lb.servers("be")
+            slow = max(d for d, _ in res)
+            step("two silent: served by %s, slowest %.3fs; hedges s1 %d s2 %d; connect "
+                 "errors s1 %d s2 %d" % (sorted({tag for _, tag in res}), slow,
+                                         st["s1"]["hedges"], st["s2"]["hedges"],
+                                         st["s1"]["connect_errors"],
+                                         st["s2"]["connect_errors"]))
+            self.assertEqual({tag for _, tag in res}, {"s3"})
+            # at worst one whole timeout connect, then the retry's hedge
+            self.assertLess(slow, CONNECT_TIMEOUT * 1.5)
+            # some attempt hedged from one silent server to the other, and
+            # timeout connect then failed both
+            self.assertGreater(st["s1"]["connect_errors"] + st["s2"]["connect_errors"], 0)
+
     def test_no_hedge_when_servers_answer(self):
         with cphatest.Lab("lbd-hedge-none") as lab:
             t, lb = self.bed(lab)
