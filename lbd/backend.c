@@ -95,8 +95,8 @@ int backend_assign(struct lbd_backend_rt *be, struct lbd_session *s, uint64_t no
 	return r;
 }
 
-int backend_assign_other(
-	struct lbd_backend_rt *be, const struct lbd_session *s, uint64_t now, struct lbd_server **out)
+int backend_assign_other(struct lbd_backend_rt *be, const struct lbd_session *s, uint64_t now,
+	struct lbd_server **out)
 {
 	uint8_t tried[sizeof(s->tried)];
 	int r;

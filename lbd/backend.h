@@ -20,8 +20,8 @@ int backend_assign(struct lbd_backend_rt *be, struct lbd_session *s, uint64_t no
  * a new session, never s->srv nor one s tried, never a full or unusable
  * one (no queueing). On 0, *out holds a slot and a reference, given back
  * with backend_release_server(). Otherwise BALANCE_NONE or BALANCE_FULL. */
-int backend_assign_other(
-	struct lbd_backend_rt *be, const struct lbd_session *s, uint64_t now, struct lbd_server **out);
+int backend_assign_other(struct lbd_backend_rt *be, const struct lbd_session *s, uint64_t now,
+	struct lbd_server **out);
 
 /* Give back a slot and a reference taken by backend_assign_other(). */
 void backend_release_server(struct lbd_backend_rt *be, struct lbd_server *srv);

@@ -58,10 +58,10 @@ bool health_log_result(const struct lbd_health *h, unsigned before, bool ok);
  * observed outcome: established is a success, refused, unreachable or
  * timed out (no SYN-ACK within timeout connect) is a layer-4 error. */
 enum lbd_on_error {
-	LBD_ONERR_FAIL_CHECK, /* default: as one failed check */
-	LBD_ONERR_FASTINTER,  /* only check at fastinter from now on */
+	LBD_ONERR_FAIL_CHECK,   /* default: as one failed check */
+	LBD_ONERR_FASTINTER,    /* only check at fastinter from now on */
 	LBD_ONERR_SUDDEN_DEATH, /* as a pre-fatal failed check: one more failure downs it */
-	LBD_ONERR_MARK_DOWN,  /* down at once */
+	LBD_ONERR_MARK_DOWN,    /* down at once */
 };
 
 #define HEALTH_ERROR_LIMIT_DEFAULT 10 /* HAProxy's error-limit default */

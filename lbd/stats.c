@@ -209,8 +209,8 @@ void stats_show_stat(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
 		}
 		if (json) {
 			json_array_append_new(bes,
-				json_pack(
-					"{s:s,s:s,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}",
+				json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,"
+					  "s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}",
 					"backend", be->name, "balance", lbd_balance_name(be->algo),
 					"current_sessions", (int)atomic_load(&be->cur), "queued",
 					(int)queued, "active_servers", (int)act, "backup_servers",
@@ -328,8 +328,9 @@ static const struct {
 		offsetof(struct lbd_counters, redispatches) },
 	{ "denied_total", "Sessions closed for want of a server or a queue slot",
 		offsetof(struct lbd_counters, denied) },
-	{ "hedges_total", "Second connects started elsewhere because the first had no answer "
-			  "within hedge (lbd's own)",
+	{ "hedges_total",
+		"Second connects started elsewhere because the first had no answer "
+		"within hedge (lbd's own)",
 		offsetof(struct lbd_counters, hedges) },
 };
 

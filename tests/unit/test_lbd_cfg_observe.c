@@ -24,14 +24,14 @@ static void test_observe_parsed(void **state)
 	struct lbd_config *c;
 
 	(void)state;
-	c = load_ok(TCP_DEFAULTS "    default-server observe layer4 error-limit 3\n" FRONT
-				 "backend b\n"
-				 "    server a 198.18.0.11:6443 check on-error mark-down\n"
-				 "    server d 198.18.0.12:6443 check\n"
-				 "    server n 198.18.0.13:6443 check observe none on-error "
-				 "sudden-death error-limit 7\n"
-				 "    server f 198.18.0.14:6443 check on-error fastinter\n"
-				 "    server k 198.18.0.15:6443 check on-error fail-check\n");
+	c = load_ok(
+		TCP_DEFAULTS "    default-server observe layer4 error-limit 3\n" FRONT "backend b\n"
+			     "    server a 198.18.0.11:6443 check on-error mark-down\n"
+			     "    server d 198.18.0.12:6443 check\n"
+			     "    server n 198.18.0.13:6443 check observe none on-error "
+			     "sudden-death error-limit 7\n"
+			     "    server f 198.18.0.14:6443 check on-error fastinter\n"
+			     "    server k 198.18.0.15:6443 check on-error fail-check\n");
 	b = lbd_cfg_backend(c, "b");
 	s = lbd_cfg_server(b, "a");
 	assert_true(s->o.observe);
@@ -74,7 +74,8 @@ static void test_observe_errors(void **state)
 	expect_error(TCP_DEFAULTS "    default-server on-error\n" FRONT,
 		"t.cfg:6: 'on-error' needs a value");
 	/* accepted without check, as HAProxy does, but it does nothing there */
-	expect_notice(TCP_DEFAULTS FRONT "backend b\n    server a 198.18.0.11:6443 observe layer4\n",
+	expect_notice(TCP_DEFAULTS FRONT
+		"backend b\n    server a 198.18.0.11:6443 observe layer4\n",
 		"t.cfg:10: 'observe layer4' does nothing without 'check'");
 }
 
@@ -84,8 +85,7 @@ static void test_hedge(void **state)
 	struct lbd_config *c;
 
 	(void)state;
-	c = load_ok(TCP_DEFAULTS "    hedge 100ms\n" FRONT
-				 "backend b\n"
+	c = load_ok(TCP_DEFAULTS "    hedge 100ms\n" FRONT "backend b\n"
 				 "    server a 198.18.0.11:6443\n"
 				 "    server z 198.18.0.12:6443 hedge 0\n"
 				 "    server w 198.18.0.13:6443 hedge 250ms\n"
