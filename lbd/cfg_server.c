@@ -212,10 +212,13 @@ static void cfg_server_opts(struct cfg_ctx *ctx, const struct cfg_args *a, size_
 			o->on_up_shutdown_backup = 1;
 			o->set |= LBD_SO_ON_UP;
 		} else if (strcmp(kw, "observe") == 0) {
-			/* HAProxy: layer7 only in http proxies, which lbd does not run */
+			/* HAProxy 2.6 alerts but goes on (haproxy -c says the file
+			 * is valid), leaving observe as it was: lbd, which runs no
+			 * http proxy, does the same */
 			if (strcmp(val, "layer7") == 0) {
-				lbd_cfg_err(ctx, a->line,
-					"'observe layer7' can only be used in http proxies (%s)",
+				lbd_cfg_notice(ctx, a->line,
+					"'observe layer7' can only be used in http proxies; "
+					"ignored, as HAProxy does (%s)",
 					where);
 				continue;
 			}

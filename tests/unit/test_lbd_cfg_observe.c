@@ -58,10 +58,18 @@ static void test_observe_parsed(void **state)
 
 static void test_observe_errors(void **state)
 {
+	struct lbd_config *c;
+
 	(void)state;
 	/* HAProxy 2.6 refuses the same (haproxy -c) */
-	expect_error(TCP_DEFAULTS FRONT "backend b\n    server a 198.18.0.11:6443 observe layer7\n",
-		"t.cfg:10: 'observe layer7' can only be used in http proxies");
+	/* HAProxy 2.6 alerts about layer7 in a tcp proxy, then runs the file
+	 * with observe as it was: lbd says so and does the same */
+	c = load_ok(TCP_DEFAULTS "    default-server check observe layer4\n" FRONT
+				 "backend b\n    server a 198.18.0.11:6443 observe layer7\n");
+	expect_in(notices(c), "t.cfg:11: 'observe layer7' can only be used in http proxies; "
+			      "ignored, as HAProxy does");
+	assert_true(lbd_cfg_server(lbd_cfg_backend(c, "b"), "a")->o.observe);
+	lbd_cfg_free(c);
 	expect_error(TCP_DEFAULTS FRONT "backend b\n    server a 198.18.0.11:6443 observe layer9\n",
 		"t.cfg:10: 'observe' expects one of 'none', 'layer4', 'layer7' but got 'layer9'");
 	expect_error(TCP_DEFAULTS FRONT "backend b\n    server a 198.18.0.11:6443 on-error bogus\n",
