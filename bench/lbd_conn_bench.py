@@ -10,8 +10,11 @@ median of the rounds.
 The floor (cpha-bench-floor, bench/tools/floorproxy.c) runs beside them
 with the same thread count and backends: a minimal epoll proxy, what any
 TCP-terminating proxy costs on this kernel. The ratios lbd/HAProxy and
-lbd/floor are printed with a 95% bootstrap interval (bench/ratio.py) over
-the one-slice rates of all rounds.
+lbd/floor are also printed per turn: the three proxies' turns of one slice
+are adjacent in time, so each slice gives a ratio that the machine's other
+load moves little; the median of those ratios over all rounds is printed
+with a 95% bootstrap interval (bench/ratio.py), for the rate and for the
+proxy's CPU time per connection.
 The same patterns without a proxy (client straight to the server) are the
 ceiling; the share of it each proxy reaches is printed beside the ratio.
 
@@ -45,7 +48,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lbd_bench import HAPROXY, LBD, BUILD, log, median, wait_port  # noqa: E402
-from ratio import fmt_ratio, ratio_of_medians  # noqa: E402
+from ratio import fmt_ratio, median_of_ratios  # noqa: E402
 
 CONN_TOOL = os.path.join(BUILD, "bench", "cpha-bench-conn")
 FLOOR_TOOL = os.path.join(BUILD, "bench", "cpha-bench-floor")
@@ -321,6 +324,7 @@ def main():
                                 r = client(mode, p.ports[mode], args.slice, args.conns,
                                            args.client_threads, p.proc.pid)
                                 add((p.kind, t, mode + "_slices"), r["conns"] / args.slice)
+                                add((p.kind, t, mode + "_slices_cpu"), r["cpu_us"])
                                 tot[p.kind][0] += r["conns"]
                                 tot[p.kind][1] += r["errors"]
                                 tot[p.kind][2] += r["cpu_us"] * r["conns"]
@@ -389,18 +393,23 @@ def main():
                  a / f if f else float("nan"), a / d if d else float("nan"),
                  b / d if d else float("nan")))
     log("")
-    log("ratios of the medians of the %g-second turns (rounds x turns each), with a 95%% "
-        "bootstrap interval; goal: lbd/floor >= 0.95 on every pattern" % args.slice)
-    log("%-28s %6s %24s %24s %24s" % ("new connections per second", "turns", "lbd/haproxy",
-                                      "lbd/floor", "haproxy/floor"))
+    log("per turn: the median over every %g-second turn of all rounds of the ratio of the "
+        "proxies' adjacent turns, with a 95%% bootstrap interval; goal: lbd/floor >= 0.95 "
+        "on every pattern" % args.slice)
+    log("%-28s %6s %24s %24s %24s %24s" % ("", "turns", "rate lbd/haproxy", "rate lbd/floor",
+                                           "rate haproxy/floor", "CPU/conn lbd/floor"))
     for t in threads:
         for mode in conn_patterns:
             sl = {k: res.get((k, t, mode + "_slices"), []) for k in ("lbd", "haproxy", "floor")}
-            log("%-28s %6d %24s %24s %24s" % (
+            cpu = {k: res.get((k, t, mode + "_slices_cpu"), []) for k in ("lbd", "floor")}
+            if not all(sl.values()):
+                continue  # --only: one proxy
+            log("%-28s %6d %24s %24s %24s %24s" % (
                 "%s, %d thread(s)" % (mode, t), len(sl["lbd"]),
-                fmt_ratio(ratio_of_medians(sl["lbd"], sl["haproxy"])),
-                fmt_ratio(ratio_of_medians(sl["lbd"], sl["floor"])),
-                fmt_ratio(ratio_of_medians(sl["haproxy"], sl["floor"]))))
+                fmt_ratio(median_of_ratios(sl["lbd"], sl["haproxy"])),
+                fmt_ratio(median_of_ratios(sl["lbd"], sl["floor"])),
+                fmt_ratio(median_of_ratios(sl["haproxy"], sl["floor"])),
+                fmt_ratio(median_of_ratios(cpu["lbd"], cpu["floor"]))))
     log("")
     log("%-28s %10s %10s %10s %9s %9s" % ("proxy CPU per connection (us)", "lbd", "haproxy",
                                           "floor", "lbd/hap", "lbd/floor"))

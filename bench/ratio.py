@@ -1,5 +1,7 @@
-"""A ratio of two medians with a bootstrap interval, for the benchmarks'
-"A against B" figures (bench/lbd_conn_bench.py, bench/failover_ratio.py).
+"""Ratios with bootstrap intervals for the benchmarks' "A against B"
+figures: a ratio of two medians (bench/failover_ratio.py) and the median of
+paired ratios (bench/lbd_conn_bench.py, where A's and B's turns are
+adjacent in time).
 
 The lab's own bootstrap (control-plane/lab_sample.c) is C inside the cpha
 program and interval-estimates one median; it cannot be imported from
@@ -7,7 +9,9 @@ Python. This one estimates the ratio of two independent samples' medians:
 each resample draws len(a) values from a and len(b) from b with
 replacement, and the interval is the 2.5th and 97.5th percentiles of the
 resampled ratios (a percentile bootstrap, B = 2000 resamples, fixed seed,
-so the same input prints the same interval). Pure: no I/O.
+so the same input prints the same interval). For paired samples (a[i]
+and b[i] measured together), the median of the ratios a[i] / b[i], its
+interval from resampling the pairs the same way. Pure: no I/O.
 """
 
 import math
@@ -46,6 +50,21 @@ def ratio_of_medians(a, b, resamples=B, seed=SEED):
                 for _ in range(resamples))
     cut = resamples * CUT // B
     return point, rs[cut], rs[resamples - 1 - cut]
+
+
+def median_of_ratios(a, b, resamples=B, seed=SEED):
+    """(median of a[i] / b[i], low, high) for paired samples of the same
+    length, with a 95% bootstrap interval over the pairs. None when there
+    are no pairs."""
+    if len(a) != len(b):
+        raise ValueError("paired samples of %d and %d values" % (len(a), len(b)))
+    rs = [ratio(x, y) for x, y in zip(a, b)]
+    if not rs:
+        return None
+    rng = random.Random(seed)
+    ms = sorted(median(rng.choices(rs, k=len(rs))) for _ in range(resamples))
+    cut = resamples * CUT // B
+    return median(rs), ms[cut], ms[resamples - 1 - cut]
 
 
 def fmt_ratio(r, digits=3):

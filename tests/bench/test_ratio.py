@@ -70,6 +70,28 @@ class RatioOfMedians(unittest.TestCase):
         self.assertEqual(ratio.fmt_ratio(None), "-")
 
 
+class MedianOfRatios(unittest.TestCase):
+    def test_pairs_cancel_what_moves_both(self):
+        # b moves a lot from pair to pair (the machine's load), a is always
+        # 0.9 of it: the paired ratio is exactly 0.9, the ratio of the
+        # medians of the unpaired samples has a wide interval
+        b = [1000, 3000, 1500, 8000, 2000, 6000, 2500]
+        a = [0.9 * x for x in b]
+        self.assertEqual(ratio.median_of_ratios(a, b), (0.9, 0.9, 0.9))
+        unpaired = ratio.ratio_of_medians(a, b)
+        self.assertLess(unpaired[1], 0.8)
+        self.assertGreater(unpaired[2], 1.0)
+
+    def test_interval_and_errors(self):
+        r = ratio.median_of_ratios([1, 2, 3, 4, 5, 6, 100], [1] * 7)
+        self.assertEqual(r[0], 4)
+        self.assertGreater(r[1], 1)
+        self.assertLessEqual(r[2], 6)
+        self.assertIsNone(ratio.median_of_ratios([], []))
+        with self.assertRaises(ValueError):
+            ratio.median_of_ratios([1], [1, 2])
+
+
 def attempt(failed, gap, restored, timings, valid=True, notes=None, broken=10):
     return {"repeat": 1, "valid": valid, "started": True, "failed": failed,
             "max_gap_ms": gap, "watches_restored_ms": restored, "watches_broken": broken,
