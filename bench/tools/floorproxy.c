@@ -150,8 +150,8 @@ enum pump_result { PUMP_OK, PUMP_SRC_ERR, PUMP_DST_ERR };
 
 /* Move what can move from src to dst without blocking. other: the flow the
  * other way (its end decides between shutdown() and close()). */
-static enum pump_result pump(struct thread *t, struct flow *f, const struct flow *other, int src,
-	int dst)
+static enum pump_result pump(
+	struct thread *t, struct flow *f, const struct flow *other, int src, int dst)
 {
 	ssize_t n, k;
 
@@ -176,7 +176,8 @@ static enum pump_result pump(struct thread *t, struct flow *f, const struct flow
 				f->shut = true;
 				/* the other way done too: both sockets are
 				 * closed next, and close() sends this FIN */
-				if (!other->shut && shutdown(dst, SHUT_WR) == -1 && errno != ENOTCONN)
+				if (!other->shut && shutdown(dst, SHUT_WR) == -1 &&
+					errno != ENOTCONN)
 					return PUMP_DST_ERR;
 			}
 			return PUMP_OK;
@@ -375,15 +376,17 @@ int main(int argc, char **argv)
 
 	nth = argc >= 3 ? atoi(argv[1]) : 0;
 	if (nth < 1 || nth > MAX_THREADS || nfe < 1 || nfe > MAX_FRONTENDS) {
-		fprintf(stderr, "usage: %s THREADS LISTEN_PORT=BACKEND_PORT[,BACKEND_PORT...]...\n"
-				"(THREADS 1-%d, at most %d frontends of %d backends; loopback)\n",
+		fprintf(stderr,
+			"usage: %s THREADS LISTEN_PORT=BACKEND_PORT[,BACKEND_PORT...]...\n"
+			"(THREADS 1-%d, at most %d frontends of %d backends; loopback)\n",
 			argv[0], MAX_THREADS, MAX_FRONTENDS, MAX_BACKENDS);
 		return 2;
 	}
 	for (i = 0; i < nfe; i++)
 		if (parse_frontend(argv[i + 2], &fe[i]) < 0) {
-			fprintf(stderr, "cpha-bench-floor: argument %d: \"%s\" is not "
-					"LISTEN_PORT=BACKEND_PORT[,BACKEND_PORT...]\n",
+			fprintf(stderr,
+				"cpha-bench-floor: argument %d: \"%s\" is not "
+				"LISTEN_PORT=BACKEND_PORT[,BACKEND_PORT...]\n",
 				i + 2, argv[i + 2]);
 			return 2;
 		}
