@@ -32,7 +32,7 @@ from ratio import fmt_ratio, median, ratio_of_medians  # noqa: E402
 FIXED = ("failed", "max_gap_ms", "watches_restored_ms")
 LABELS = {"failed": "failed requests", "max_gap_ms": "longest gap (ms)",
           "watches_restored_ms": "watches restored (ms)", "vip_move_ms": "VIP move (ms)",
-          "serve_ms": "serve (ms)", "detect_ms": "detect (ms)", "fence_ms": "fence (ms)"}
+          "serve_ms": "serve again (ms)", "detect_ms": "detect (ms)", "fence_ms": "fence (ms)"}
 # the note report.json carries when watches never came back (cpha(1))
 NEVER_RESTORED = re.compile(r"the statistics count (\d+) ms for watches_restored_ms")
 
