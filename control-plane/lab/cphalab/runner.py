@@ -304,7 +304,8 @@ def run_attempt(sess, stack, name, rnd, attempt):
     if name == "lb-hang":
         # the monitor's samples: for keepalived, the thawed old holder
         # still MASTER beside the new one; for cpha 0 (one_vip_holder)
-        ctx.timings["two_vip_ms"] = judge.intervals_ms(sess.mon.vip_samples, end)
+        ctx.timings["two_vip_ms"] = judge.intervals_ms(
+            sorted(sess.mon.vip_samples + ctx.vip_samples), end)
     inv = {k: not v for k, v in sess.mon.bad.items()}
     for k, v in sess.mon.bad.items():
         if v:
