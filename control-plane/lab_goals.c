@@ -92,6 +92,12 @@ static int goal_absolute(struct lab_goal *g, const struct goal_row *row, const s
 	else
 		snprintf(what, sizeof(what), "%s true", row->words);
 	g->verdict = lab_sample_all(n, ok, "cpha", what, g->why, sizeof(g->why));
+	if (row->kind == GOAL_ZERO && ok < n && g->cpha.n) {
+		size_t len = strlen(g->why);
+
+		snprintf(g->why + len, sizeof(g->why) - len, "; cpha: median %.10g [%.10g, %.10g]",
+			g->cpha.median, g->cpha.lo, g->cpha.hi);
+	}
 	if (row->kind == GOAL_ZERO && peer) {
 		size_t len = strlen(g->why);
 
@@ -151,8 +157,9 @@ int lab_goals(const struct lab_model *m, struct lab_goal g[LAB_NGOALS])
 				"%s: %s true in every valid cpha run", row->scenario, row->words);
 			break;
 		case GOAL_AT_MOST:
-			snprintf(g[i].what, sizeof(g[i].what), "%s: %s at most %.10g (cpha, median)",
-				row->scenario, row->words, row->bound);
+			snprintf(g[i].what, sizeof(g[i].what),
+				"%s: %s at most %.10g (cpha, median)", row->scenario, row->words,
+				row->bound);
 			break;
 		case GOAL_NO_WORSE:
 			snprintf(g[i].what, sizeof(g[i].what), "%s: %s no worse than %s",
@@ -180,9 +187,9 @@ int lab_goals(const struct lab_model *m, struct lab_goal g[LAB_NGOALS])
 				return -ENOMEM;
 			b = sample_bound(row->bound, g[i].cpha.n);
 			snprintf(bname, sizeof(bname), "the bound");
-			g[i].verdict = lab_sample_compare(&g[i].cpha, &b,
-				lab_goal_resolution(row->metric), "cpha", bname, g[i].why,
-				sizeof(g[i].why));
+			g[i].verdict =
+				lab_sample_compare(&g[i].cpha, &b, lab_goal_resolution(row->metric),
+					"cpha", bname, g[i].why, sizeof(g[i].why));
 			continue;
 		}
 		g[i].comparative = true;
@@ -195,8 +202,8 @@ int lab_goals(const struct lab_model *m, struct lab_goal g[LAB_NGOALS])
 
 			snprintf(bname, sizeof(bname), "%.10g x %s", row->bound, pname);
 			g[i].verdict = lab_sample_compare(&g[i].cpha, &b,
-				lab_goal_resolution(row->metric), "cpha", g[i].peer.n ? bname : pname,
-				g[i].why, sizeof(g[i].why));
+				lab_goal_resolution(row->metric), "cpha",
+				g[i].peer.n ? bname : pname, g[i].why, sizeof(g[i].why));
 			continue;
 		}
 		g[i].verdict =

@@ -90,7 +90,8 @@ static void test_single_runs(void **state)
 	assert_int_equal(g[G_ROLLING_ZERO].verdict, LAB_VERDICT_MET);
 	assert_int_equal(g[G_ROLLING_ZERO].cpha.n, 1);
 	assert_int_equal(g[G_RELOAD_ZERO].verdict, LAB_VERDICT_NOT_MET);
-	assert_string_equal(g[G_RELOAD_ZERO].why, "0 failed requests in 0 of 1 valid runs of cpha");
+	assert_string_equal(g[G_RELOAD_ZERO].why,
+		"0 failed requests in 0 of 1 valid runs of cpha; cpha: median 2 [2, 2]");
 	/* 3 vs 0.25 x 3 failed, 2000 vs 1900 ms: within the resolution */
 	assert_string_equal(g[G_LB_FAILED].what,
 		"lb-poweroff: failed requests at most 0.25 x haproxy+keepalived's");
@@ -185,8 +186,8 @@ static void test_repeats(void **state)
 	assert_true(g[G_LB_FAILED].cpha.median == 10 && g[G_LB_FAILED].cpha.max == 12);
 	/* 10 [9, 12] against 0.25 x 61 [59, 64] = 15.25 [14.75, 16] */
 	assert_int_equal(g[G_LB_FAILED].verdict, LAB_VERDICT_CLEARLY_MET);
-	assert_non_null(strstr(g[G_LB_FAILED].why,
-		"vs 0.25 x haproxy+keepalived 15.25 [14.75, 16] (n 3): the intervals do not overlap"));
+	assert_non_null(strstr(g[G_LB_FAILED].why, "vs 0.25 x haproxy+keepalived 15.25 [14.75, 16] "
+						   "(n 3): the intervals do not overlap"));
 	assert_int_equal(g[G_LB_GAP].verdict, LAB_VERDICT_CLEARLY_MET);
 	assert_int_equal(g[G_LB_VIP].verdict, LAB_VERDICT_MET);
 	assert_string_equal(g[G_LB_VIP].why, "vip_after_fence true in 3 of 3 valid runs of cpha");
@@ -239,8 +240,8 @@ static void test_hang(void **state)
 		a[i] = scen("lb-hang", 10, 500, 300);
 		b[i] = scen("lb-hang", 40, 3000, 300);
 		a[i].invariants = yes;
-		a[i].timings = t[i] = json_pack(
-			"{sisi}", "serving_after_fence_ms", serving[i], "two_vip_ms", 0);
+		a[i].timings = t[i] =
+			json_pack("{sisi}", "serving_after_fence_ms", serving[i], "two_vip_ms", 0);
 		b[i].timings = pt[i] = json_pack("{si}", "two_vip_ms", two[i]);
 	}
 	assert_int_equal(lab_goals(&m, g), 0);
@@ -261,6 +262,9 @@ static void test_hang(void **state)
 	json_object_set_new(t[2], "serving_after_fence_ms", json_integer(1200));
 	assert_int_equal(lab_goals(&m, g), 0);
 	assert_int_equal(g[G_HANG_TWO_VIP].verdict, LAB_VERDICT_NOT_MET);
+	assert_string_equal(g[G_HANG_TWO_VIP].why,
+		"0 ms with the VIP on two hosts in 2 of 3 valid runs of cpha; "
+		"cpha: median 0 [0, 250]; haproxy+keepalived: median 1200 [900, 1500] (n 3)");
 	assert_int_equal(g[G_HANG_SERVING].verdict, LAB_VERDICT_CLEARLY_NOT_MET);
 	for (int i = 0; i < 3; i++) {
 		json_decref(t[i]);

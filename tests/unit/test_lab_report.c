@@ -613,10 +613,11 @@ static void test_command_repeats(void **state)
 				   "before the fault\n"));
 	assert_non_null(strstr(md, "- cpha / master-poweroff, repeat 1: not started: the lab did "
 				   "not settle\n"));
-	assert_non_null(strstr(md, "| lb-poweroff: failed requests at most 0.25 x "
-				   "haproxy+keepalived's | clearly not met | cpha 39 [36, 42] (n 3) "
-				   "vs 0.25 x haproxy+keepalived 15.75 [15, 16.5] (n 3): the "
-				   "intervals do not overlap |"));
+	assert_non_null(
+		strstr(md, "| lb-poweroff: failed requests at most 0.25 x "
+			   "haproxy+keepalived's | clearly not met | cpha 39 [36, 42] (n 3) "
+			   "vs 0.25 x haproxy+keepalived 15.75 [15, 16.5] (n 3): the "
+			   "intervals do not overlap |"));
 	/* the invalid attempt's false invariant is not a failure of the stack */
 	assert_non_null(strstr(md, "None: every invariant that was judged held."));
 	free(md);

@@ -385,11 +385,26 @@ class Host:
         process forking as it is moved), then the cgroup frozen. Returns
         (stopped, processes): how many of the host's processes the cgroup
         holds once FROZEN, and how many the host has."""
+        self.refresh()
         ident = self.ident
+        # the host's processes share the holder's mount namespace too; the
+        # lab's own commands that only enter its network (`ip -n`) do not,
+        # and freezing one would stop the lab, not the host
+        mnt = ns_ident("/proc/%d/ns/mnt" % self.holder)
+
+        def host_pids():
+            out = []
+            for p in pids_in(ident):
+                try:
+                    if ns_ident("/proc/%d/ns/mnt" % p) == mnt:
+                        out.append(p)
+                except OSError:
+                    pass
+            return out
         os.makedirs(self.freezer, exist_ok=True)
         for _ in range(20):
             inside = set(freezer_procs(self.freezer))
-            new = [p for p in pids_in(ident) if p not in inside]
+            new = [p for p in host_pids() if p not in inside]
             if not new:
                 break
             for p in new:
@@ -402,14 +417,13 @@ class Host:
             f.write("FROZEN")
         wait_until(lambda: freezer_state(self.freezer) == "FROZEN", 5, 0.02,
                    "the freezer of " + self.name)
-        # the lab's own commands pass through the host's namespace (`ip -n`
-        # reading its addresses): a process outside the cgroup counts only
-        # when it is still there a moment later
+        # a process outside the cgroup counts only when it is still there
+        # a moment later (a short command of the lab's inside the host)
         inside = set(freezer_procs(self.freezer))
-        out = [p for p in pids_in(ident) if p not in inside]
+        out = [p for p in host_pids() if p not in inside]
         if out:
             time.sleep(0.3)
-            now = set(pids_in(ident))
+            now = set(host_pids())
             out = [p for p in out if p in now]
         pids = inside | set(out)
         self.not_frozen = [(p, cmdline(p)) for p in out]

@@ -302,8 +302,9 @@ def run_attempt(sess, stack, name, rnd, attempt):
     if t0:
         ctx.timings["serve_ms"] = serve_again(ev.path, t0, end)
     if name == "lb-hang":
-        # the monitor's samples: for keepalived, the thawed old holder
-        # still MASTER beside the new one; for cpha 0 (one_vip_holder)
+        # the monitor's samples and the scenario's finer ones (after the
+        # thaw, and a failback's): for keepalived, the new holder beside
+        # the hung one, whose kernel still has the VIP; for cpha 0
         ctx.timings["two_vip_ms"] = judge.intervals_ms(
             sorted(sess.mon.vip_samples + ctx.vip_samples), end)
     inv = {k: not v for k, v in sess.mon.bad.items()}

@@ -310,7 +310,7 @@ def failback(ctx, victim, other, vrrp):
     # back once its daemons are up (vrrp_startup_delay). That failback cuts
     # every connection through the other host, so it belongs to this
     # scenario's window, not to whichever scenario runs next.
-    t_back = first_time(lambda: observe.vip_holders(ctx.lab) == [victim.name], 90, 0.2)
+    t_back = sample_vip(ctx, lambda hs: hs == [victim.name], 90)
     if t_back:
         ctx.mark("VIP back on %s (preempt)" % victim.name)
         time.sleep(6)  # the cut watches' clients notice (5 s without data) and reopen
@@ -327,6 +327,21 @@ def wait_watches_broke(ctx, t0):
         if not first_time(lambda: opened <= ctx.events.poll().broken_between(
                 t0, time.time()), 20, 0.2):
             ctx.notes.append("not every watch open at the fault broke within 20 s")
+
+
+def sample_vip(ctx, cond, timeout):
+    """Sample the VIP holders every 20 ms, finer than the monitor's 250
+    ms, into ctx.vip_samples (t, on two hosts) until cond(holders) has
+    held for 1 s; returns when it first held, or None."""
+    first, end = None, time.time() + timeout
+    while time.time() < end:
+        now, holders = time.time(), observe.vip_holders(ctx.lab)
+        ctx.vip_samples.append((now, len(holders) > 1))
+        first = (first or now) if cond(holders) else None
+        if first and now - first >= 1.0:
+            return first
+        time.sleep(0.02)
+    return None
 
 
 def wait_first_ok(ctx, t0, timeout=10):
@@ -384,16 +399,8 @@ def lb_hang(ctx):
         victim.thaw()
     ctx.mark("%s thawed after %.1f s%s" % (victim.name, time.time() - t0, "" if
                                             victim.powered() else " (powered off by its fence)"))
-    # the thawed holder may still call itself MASTER beside the new one:
-    # sampled finer than the monitor's 250 ms, until one holder for 1 s
-    one_since, end = None, time.time() + 30
-    while time.time() < end:
-        now, holders = time.time(), observe.vip_holders(lab)
-        ctx.vip_samples.append((now, len(holders) > 1))
-        one_since = (one_since or now) if len(holders) == 1 else None
-        if one_since and now - one_since >= 1.0:
-            break
-        time.sleep(0.02)
+    # the thawed holder may still call itself MASTER beside the new one
+    sample_vip(ctx, lambda hs: len(hs) == 1, 30)
     waiter.join(65)
     t_vip = got["vip"]
     # a fence is the BMC told to act ("set power"): the power read of a
