@@ -374,6 +374,12 @@ def run(lab, a, progress):
     report = os.path.abspath(a.report)
     os.makedirs(report, exist_ok=True)
     plan = judge.schedule(names, counts, stacks, only)
+    # a hang left by a run that was killed mid-scenario: thawed, or no
+    # run would ever start settled
+    for h in lab.by_role("lb") + lab.by_role("master"):
+        if h.frozen():
+            h.thaw()
+            progress("%s was left hung by an earlier run: thawed" % h.name)
     seconds = {}
     tried, extra = {}, {}
     sess = Session(lab, stacks, progress, report)
