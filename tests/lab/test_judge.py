@@ -1034,6 +1034,29 @@ class Freezer(unittest.TestCase):
                 p.wait()
             shutil.rmtree(d)
 
+    def test_thaw_all_of_one_lab(self):
+        from cphalab import hosts
+        d = tempfile.mkdtemp(prefix="cphalab-freezer-")
+        saved = hosts.FREEZER
+        try:
+            hosts.FREEZER = d
+            for n in ("clab-lb1", "clab-m1", "clabx-lb1", "other"):
+                os.makedirs(os.path.join(d, n))
+                with open(os.path.join(d, n, "freezer.state"), "w") as f:
+                    f.write("FROZEN\n")
+                open(os.path.join(d, n, "cgroup.procs"), "w").close()
+            got = sorted(hosts.thaw_all("clab"))
+            self.assertEqual(got, [os.path.join(d, "clab-lb1"), os.path.join(d, "clab-m1")])
+            for n, state in (("clab-lb1", "THAWED"), ("clab-m1", "THAWED"),
+                             ("clabx-lb1", "FROZEN"), ("other", "FROZEN")):
+                self.assertEqual(hosts.freezer_state(os.path.join(d, n)), state, n)
+            # a directory with files is no empty cgroup: rmdir fails, said so
+            self.assertFalse(hosts.remove_cgroup(os.path.join(d, "clab-m1")))
+            self.assertTrue(hosts.remove_cgroup(os.path.join(d, "gone")))
+        finally:
+            hosts.FREEZER = saved
+            shutil.rmtree(d)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
