@@ -127,7 +127,19 @@ static const char *action_name(const struct fenced *d)
 	return d->cfg->global.action == FENCED_ACTION_OFF ? "off" : "reboot";
 }
 
+/* What fenced's own agents are asked: a reboot is run as "off", and "on"
+ * once the off has succeeded (power_back_on). The node is fenced when its
+ * power is off: the survivors act on that (the VIP moves, resources
+ * recover) without waiting for the agent to power it on again, which
+ * takes fence_ipmilan another power_wait and status read. Pacemaker's
+ * fencer splits a reboot the same way for a level of several devices. */
+static const char *agent_action(const struct fenced *d)
+{
+	return d->cfg->global.action == FENCED_ACTION_OFF ? "off" : "off, then on";
+}
+
 static void on_level_done(void *ud, const struct fenced_agent_result *r);
+static void power_back_on(struct fenced *d, size_t i, unsigned lvl);
 
 /* How an attempt is named in the log: "level N", or the hand-off. */
 static const char *via_pcmk(const struct fenced *d)
@@ -189,9 +201,9 @@ static void run_level(struct fenced *d, size_t i, unsigned lvl)
 		n->pcmk_busy = rc == 0;
 	} else {
 		log_notice("fencing %s: level %u, action %s", n->name, level_number(n, lvl),
-			action_name(d));
-		rc = fenced_level_run(d->e, d->cfg, &n->cfg->levels[lvl], action_name(d),
-			on_level_done, n, &n->run, &r);
+			agent_action(d));
+		rc = fenced_level_run(
+			d->e, d->cfg, &n->cfg->levels[lvl], "off", on_level_done, n, &n->run, &r);
 	}
 	if (rc < 0) {
 		n->run = NULL;
@@ -235,6 +247,9 @@ static void on_level_done(void *ud, const struct fenced_agent_result *r)
 		r->ok ? "ok" : "failed", secs, r->ok ? "" : r->msg);
 	fd_result(&d->st, mono(), i, lvl, r->ok, &out);
 	apply(d, &out);
+	if (r->ok && d->cfg->global.action == FENCED_ACTION_REBOOT &&
+		d->cfg->global.via != FENCED_VIA_PACEMAKER && !n->run)
+		power_back_on(d, i, lvl);
 	if (d->reload_pending && !n->run && !n->pcmk_busy)
 		fenced_reload(d);
 }
@@ -254,6 +269,43 @@ static void on_unfence_done(void *ud, const struct fenced_agent_result *r)
 		r->ok, "%s", r->ok ? "on" : r->msg);
 	if (n->d->reload_pending)
 		fenced_reload(n->d);
+}
+
+/* fence_action reboot, second half: the level that turned node i off
+ * turns it on. Its failure leaves the node off, which is safe: logged and
+ * in the history, not a failed fence. A new fence of the node cancels it
+ * (apply, FD_ACT_FENCE). */
+static void on_power_on_done(void *ud, const struct fenced_agent_result *r)
+{
+	struct fenced_nd *n = ud;
+
+	n->run = NULL;
+	n->unfencing = false;
+	if (r->ok)
+		log_notice("fencing %s: powered on again (level %u, action on)", n->name,
+			level_number(n, n->run_level));
+	else
+		log_err("fencing %s: powering it on again failed: %s; it stays off", n->name,
+			r->msg);
+	fenced_history(n->d, n->name, "power-on", n->d->st.our_id,
+		(int)level_number(n, n->run_level), 0, r->ok, "%s", r->ok ? "on" : r->msg);
+	if (n->d->reload_pending)
+		fenced_reload(n->d);
+}
+
+static void power_back_on(struct fenced *d, size_t i, unsigned lvl)
+{
+	struct fenced_nd *n = &d->nd[i];
+	struct fenced_agent_result r;
+
+	n->run_level = lvl;
+	n->unfencing = true;
+	if (fenced_level_run(
+		    d->e, d->cfg, &n->cfg->levels[lvl], "on", on_power_on_done, n, &n->run, &r) < 0) {
+		n->run = NULL;
+		n->unfencing = false;
+		log_err("fencing %s: cannot power it on again: %s; it stays off", n->name, r.msg);
+	}
 }
 
 /* Node i rejoined after it was fenced: with unfence, the lowest-id member
