@@ -80,6 +80,26 @@ struct vipd_track {
 	bool process;        /* track_process: name is a vrrp_track_process */
 };
 
+/* bfd_instance NAME { ... }: a BFD session (RFC 5880, single hop RFC 5881)
+ * with keepalived 2.2's keywords and defaults. Intervals in microseconds. */
+struct vipd_bfd_def {
+	char *name;               /* up to 31 characters, as keepalived */
+	struct cpha_addr neighbor; /* neighbor_ip / neighbour_ip */
+	struct cpha_addr source;   /* source_ip; unset: the kernel's choice */
+	bool source_set;
+	uint32_t min_rx;  /* default 10 ms */
+	uint32_t min_tx;  /* default 10 ms */
+	uint32_t idle_tx; /* default 1 s (at least 1 s) */
+	unsigned mult;    /* default 5 */
+	bool passive;
+	int ttl;      /* sent; default 255 (IPv4) or 64 (IPv6), as keepalived */
+	int max_hops; /* received TTL may be this much below ttl; default 0; -1 or 255: any */
+	int weight;   /* track_bfd's default weight; 0: a session down puts the instance in FAULT */
+	bool weight_reverse;
+	bool vrrp;    /* false: "checker" alone was given: not for VRRP instances */
+	unsigned line;
+};
+
 struct vipd_vip {
 	struct cpha_addr addr; /* no port */
 	unsigned prefixlen;    /* default 32 or 128 */
@@ -223,6 +243,8 @@ struct vipd_config {
 	size_t ntrack_files;
 	struct vipd_track_process_def *track_processes;
 	size_t ntrack_processes;
+	struct vipd_bfd_def *bfds;
+	size_t nbfds;
 	struct vipd_instance *instances;
 	size_t ninstances;
 	struct vipd_sync_group *groups;

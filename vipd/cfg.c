@@ -751,6 +751,7 @@ static const struct cfg_kw cfg_top_kws[] = {
 	{ { "vrrp_track_file", CFG_KW_HERE }, cfg_track_file_def, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ { "vrrp_track_process", CFG_KW_HERE }, vipd_cfg_track_process_def,
 		CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "bfd_instance", CFG_KW_HERE }, vipd_cfg_bfd_def, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ { "vrrp_instance", CFG_KW_HERE }, cfg_top_instance, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ { "vrrp_sync_group", CFG_KW_HERE }, cfg_top_group, CFG_KW_BLOCK | CFG_KW_MULTI },
 };
@@ -784,6 +785,7 @@ static void cfg_strip_locs(struct vipd_config *c)
 	STRIP(c->scripts, c->nscripts)
 	STRIP(c->track_files, c->ntrack_files)
 	STRIP(c->track_processes, c->ntrack_processes)
+	STRIP(c->bfds, c->nbfds)
 	STRIP(c->instances, c->ninstances)
 	STRIP(c->groups, c->ngroups)
 	for (i = 0; i < c->ninstances; i++) {

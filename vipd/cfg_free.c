@@ -58,6 +58,9 @@ void vipd_cfg_free(struct vipd_config *c)
 		free(c->track_processes[i].params);
 	}
 	free(c->track_processes);
+	for (i = 0; i < c->nbfds; i++)
+		free(c->bfds[i].name);
+	free(c->bfds);
 	for (i = 0; i < c->ninstances; i++) {
 		struct vipd_instance *v = &c->instances[i];
 		char **notify[5] = { &v->notify_master, &v->notify_backup, &v->notify_fault,

@@ -259,7 +259,6 @@ static const struct {
 	{ "virtual_server", "it only does VRRP" },
 	{ "virtual_server_group", "it only does VRRP" },
 	{ "real_server", "it only does VRRP" },
-	{ "bfd_instance", "it only does VRRP" },
 	{ "static_ipaddress", "it only does VRRP" },
 	{ "static_routes", "it only does VRRP" },
 	{ "static_rules", "it only does VRRP" },

@@ -77,9 +77,6 @@ static void test_unsupported(void **state)
 		  "}\n",
 			"t.conf:1: 'static_ipaddress' is not supported by vipd (it only does "
 			"VRRP)" },
-		{ "bfd_instance b {\n"
-		  "}\n",
-			"t.conf:1: 'bfd_instance' is not supported by vipd" },
 		{ "linkbeat_use_polling\n", "t.conf:1: 'linkbeat_use_polling' is not supported" },
 		{ "global_defs {\n"
 		  "  vrrp_mcast_group4 198.18.0.1\n"

@@ -1,0 +1,1 @@
+/* BFD sessions on the event loop. */
