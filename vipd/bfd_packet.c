@@ -32,7 +32,8 @@ size_t bfd_packet_encode(const struct bfd_pkt *p, uint8_t *buf)
 	return BFD_PKT_LEN;
 }
 
-enum bfd_pkt_err bfd_packet_decode(const uint8_t *buf, size_t len, int ttl, struct bfd_pkt *p)
+enum bfd_pkt_err bfd_packet_decode(
+	const uint8_t *buf, size_t len, int ttl, int min_ttl, struct bfd_pkt *p)
 {
 	unsigned plen;
 
@@ -40,7 +41,7 @@ enum bfd_pkt_err bfd_packet_decode(const uint8_t *buf, size_t len, int ttl, stru
 	if (len < BFD_PKT_LEN)
 		return BFD_PKT_SHORT;
 	/* RFC 5881 §5: single hop, the GTSM rule (RFC 5082) */
-	if (ttl != BFD_TTL)
+	if (min_ttl > 0 && ttl < min_ttl)
 		return BFD_PKT_TTL;
 	if (buf[0] >> 5 != BFD_VERSION)
 		return BFD_PKT_VERSION;
@@ -79,7 +80,7 @@ const char *bfd_packet_strerror(enum bfd_pkt_err e)
 	case BFD_PKT_MULTIPOINT: return "multipoint bit set";
 	case BFD_PKT_MY_DISC: return "my discriminator is 0";
 	case BFD_PKT_AUTH: return "authentication present but not configured";
-	case BFD_PKT_TTL: return "TTL / hop limit is not 255 (single hop)";
+	case BFD_PKT_TTL: return "TTL / hop limit too low (single hop wants 255)";
 	}
 	return "?";
 }

@@ -62,16 +62,19 @@ enum bfd_pkt_err {
 	BFD_PKT_MULTIPOINT, /* M is set */
 	BFD_PKT_MY_DISC,    /* My Discriminator is zero */
 	BFD_PKT_AUTH,       /* A is set: authentication is not configured here */
-	BFD_PKT_TTL,        /* single hop: TTL / hop limit is not 255 (RFC 5881 §5) */
+	BFD_PKT_TTL,        /* TTL / hop limit below the least accepted (RFC 5881 §5: 255) */
 };
 
 /* Write p into buf (at least BFD_PKT_LEN bytes); returns BFD_PKT_LEN. */
 size_t bfd_packet_encode(const struct bfd_pkt *p, uint8_t *buf);
 
-/* Check len bytes received with TTL / hop limit ttl (-1: unknown, refused)
- * and fill p. Checks what needs no session; the caller then finds the
- * session (bfd_session_receive() checks Your Discriminator against it). */
-enum bfd_pkt_err bfd_packet_decode(const uint8_t *buf, size_t len, int ttl, struct bfd_pkt *p);
+/* Check len bytes received with TTL / hop limit ttl (-1: unknown) and fill
+ * p. min_ttl is the least TTL accepted: BFD_TTL for single hop as RFC 5881
+ * §5 wants; keepalived accepts its configured ttl less max_hops (0: any).
+ * Checks what needs no session; the caller then finds the session
+ * (bfd_session_receive() checks Your Discriminator against it). */
+enum bfd_pkt_err bfd_packet_decode(
+	const uint8_t *buf, size_t len, int ttl, int min_ttl, struct bfd_pkt *p);
 
 /* "ok", "too short", ... for a log line */
 const char *bfd_packet_strerror(enum bfd_pkt_err e);

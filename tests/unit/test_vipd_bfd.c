@@ -30,7 +30,7 @@ static void test_packet_decode_encode(void **state)
 	uint8_t out[BFD_PKT_LEN];
 
 	(void)state;
-	assert_int_equal(bfd_packet_decode(frr_down, sizeof(frr_down), 255, &p), BFD_PKT_OK);
+	assert_int_equal(bfd_packet_decode(frr_down, sizeof(frr_down), 255, 255, &p), BFD_PKT_OK);
 	assert_int_equal(p.state, BFD_STATE_DOWN);
 	assert_int_equal(p.diag, 0);
 	assert_int_equal(p.detect_mult, 3);
@@ -62,39 +62,43 @@ static void test_packet_rejects(void **state)
 
 	(void)state;
 	memcpy(b, frr_down, 24);
-	assert_int_equal(bfd_packet_decode(b, 23, 255, &p), BFD_PKT_SHORT);
+	assert_int_equal(bfd_packet_decode(b, 23, 255, 255, &p), BFD_PKT_SHORT);
 	/* RFC 5881 §5: single hop needs TTL 255; unknown TTL is refused too */
-	assert_int_equal(bfd_packet_decode(b, 24, 254, &p), BFD_PKT_TTL);
-	assert_int_equal(bfd_packet_decode(b, 24, -1, &p), BFD_PKT_TTL);
+	assert_int_equal(bfd_packet_decode(b, 24, 254, 255, &p), BFD_PKT_TTL);
+	assert_int_equal(bfd_packet_decode(b, 24, -1, 255, &p), BFD_PKT_TTL);
+	/* keepalived's IPv6 hop limit 64 with max_hops 0; min_ttl 0: any */
+	assert_int_equal(bfd_packet_decode(b, 24, 64, 64, &p), BFD_PKT_OK);
+	assert_int_equal(bfd_packet_decode(b, 24, 63, 64, &p), BFD_PKT_TTL);
+	assert_int_equal(bfd_packet_decode(b, 24, 1, 0, &p), BFD_PKT_OK);
 	b[0] = 0x40; /* version 2 */
-	assert_int_equal(bfd_packet_decode(b, 24, 255, &p), BFD_PKT_VERSION);
+	assert_int_equal(bfd_packet_decode(b, 24, 255, 255, &p), BFD_PKT_VERSION);
 	b[0] = 0x00; /* version 0 */
-	assert_int_equal(bfd_packet_decode(b, 24, 255, &p), BFD_PKT_VERSION);
+	assert_int_equal(bfd_packet_decode(b, 24, 255, 255, &p), BFD_PKT_VERSION);
 	memcpy(b, frr_down, 24);
 	b[3] = 23;
-	assert_int_equal(bfd_packet_decode(b, 24, 255, &p), BFD_PKT_LENGTH);
+	assert_int_equal(bfd_packet_decode(b, 24, 255, 255, &p), BFD_PKT_LENGTH);
 	b[3] = 25; /* more than received */
-	assert_int_equal(bfd_packet_decode(b, 24, 255, &p), BFD_PKT_LENGTH);
+	assert_int_equal(bfd_packet_decode(b, 24, 255, 255, &p), BFD_PKT_LENGTH);
 	/* a longer datagram with Length 24: fine (the rest is not BFD's) */
 	memset(b + 24, 0xff, 8);
 	b[3] = 24;
-	assert_int_equal(bfd_packet_decode(b, 32, 255, &p), BFD_PKT_OK);
+	assert_int_equal(bfd_packet_decode(b, 32, 255, 255, &p), BFD_PKT_OK);
 	/* A needs at least 26 bytes, then is refused: no authentication here */
 	b[1] |= BFD_FLAG_AUTH;
-	assert_int_equal(bfd_packet_decode(b, 32, 255, &p), BFD_PKT_LENGTH);
+	assert_int_equal(bfd_packet_decode(b, 32, 255, 255, &p), BFD_PKT_LENGTH);
 	b[3] = 26;
-	assert_int_equal(bfd_packet_decode(b, 32, 255, &p), BFD_PKT_AUTH);
+	assert_int_equal(bfd_packet_decode(b, 32, 255, 255, &p), BFD_PKT_AUTH);
 	memcpy(b, frr_down, 24);
 	b[2] = 0;
-	assert_int_equal(bfd_packet_decode(b, 24, 255, &p), BFD_PKT_MULT);
+	assert_int_equal(bfd_packet_decode(b, 24, 255, 255, &p), BFD_PKT_MULT);
 	memcpy(b, frr_down, 24);
 	b[1] |= BFD_FLAG_MULTIPOINT;
-	assert_int_equal(bfd_packet_decode(b, 24, 255, &p), BFD_PKT_MULTIPOINT);
+	assert_int_equal(bfd_packet_decode(b, 24, 255, 255, &p), BFD_PKT_MULTIPOINT);
 	memcpy(b, frr_down, 24);
 	b[7] = 0;
-	assert_int_equal(bfd_packet_decode(b, 24, 255, &p), BFD_PKT_MY_DISC);
+	assert_int_equal(bfd_packet_decode(b, 24, 255, 255, &p), BFD_PKT_MY_DISC);
 	assert_string_equal(bfd_packet_strerror(BFD_PKT_TTL),
-		"TTL / hop limit is not 255 (single hop)");
+		"TTL / hop limit too low (single hop wants 255)");
 	assert_string_equal(bfd_state_name(BFD_STATE_ADMIN_DOWN), "AdminDown");
 }
 
@@ -119,7 +123,7 @@ static struct bfd_pkt wire(const struct bfd_out *o)
 
 	assert_true(o->send);
 	bfd_packet_encode(&o->pkt, b);
-	assert_int_equal(bfd_packet_decode(b, sizeof(b), 255, &p), BFD_PKT_OK);
+	assert_int_equal(bfd_packet_decode(b, sizeof(b), 255, 255, &p), BFD_PKT_OK);
 	return p;
 }
 
