@@ -43,7 +43,8 @@ static void build(const struct bfd_session *s, struct bfd_pkt *p, unsigned flags
 	memset(p, 0, sizeof(*p));
 	p->diag = s->diag;
 	p->state = s->state;
-	p->flags = flags | (s->polling ? BFD_FLAG_POLL : 0);
+	/* §6.8.7: never P and F together; our own poll waits for the next packet */
+	p->flags = flags | (s->polling && !(flags & BFD_FLAG_FINAL) ? BFD_FLAG_POLL : 0);
 	p->detect_mult = s->cfg.mult;
 	p->my_disc = s->cfg.my_disc;
 	p->your_disc = s->remote_disc;
@@ -55,12 +56,16 @@ static void build(const struct bfd_session *s, struct bfd_pkt *p, unsigned flags
 static void send_now(struct bfd_session *s, uint64_t now, uint32_t rnd, unsigned flags,
 	struct bfd_out *out)
 {
+	uint64_t next;
+
 	build(s, &out->pkt, flags);
 	out->send = true;
+	next = may_send(s) ? now + tx_interval(s, rnd) : BFD_NEVER;
 	/* a Final is sent "without respect to the transmission timer"
-	 * (§6.8.7): it does not move the periodic schedule */
-	if (!(flags & BFD_FLAG_FINAL) || s->tx_timer == BFD_NEVER)
-		s->tx_timer = may_send(s) ? now + tx_interval(s, rnd) : BFD_NEVER;
+	 * (§6.8.7): it does not move the periodic schedule, unless the
+	 * interval shrank (going Up) and the next packet is now too far */
+	if (!(flags & BFD_FLAG_FINAL) || s->tx_timer == BFD_NEVER || next < s->tx_timer)
+		s->tx_timer = next;
 }
 
 static void set_state(struct bfd_session *s, enum bfd_state to, enum bfd_diag diag,

@@ -154,10 +154,17 @@ static uint64_t bring_up(struct bfd_session *a, struct bfd_session *b)
 	assert_int_equal(bfd_session_receive(b, now, (p = wire(&oa), &p), 0, &ob), 0);
 	assert_int_equal(ob.to, BFD_STATE_UP);
 	assert_true(ob.pkt.flags & BFD_FLAG_FINAL);
-	assert_true(ob.pkt.flags & BFD_FLAG_POLL); /* b's own poll */
+	/* §6.8.7: never P with F; b's own poll goes in its next packet */
+	assert_false(ob.pkt.flags & BFD_FLAG_POLL);
+	assert_true(b->polling);
 	assert_int_equal(bfd_session_receive(a, now, (p = wire(&ob), &p), 0, &oa), 0);
 	assert_false(a->polling);
+	bfd_session_timer(b, b->tx_timer, 0, &ob);
+	assert_true(ob.pkt.flags & BFD_FLAG_POLL);
+	assert_false(ob.pkt.flags & BFD_FLAG_FINAL);
+	assert_int_equal(bfd_session_receive(a, now, (p = wire(&ob), &p), 0, &oa), 0);
 	assert_true(oa.pkt.flags & BFD_FLAG_FINAL);
+	assert_false(oa.pkt.flags & BFD_FLAG_POLL);
 	assert_int_equal(bfd_session_receive(b, now, (p = wire(&oa), &p), 0, &ob), 0);
 	assert_false(b->polling);
 	return now;
