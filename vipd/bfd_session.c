@@ -146,10 +146,12 @@ int bfd_session_receive(struct bfd_session *s, uint64_t now, const struct bfd_pk
 
 	memset(out, 0, sizeof(*out));
 	/* §6.8.6: the session selection checks */
-	if (p->your_disc != 0 && p->your_disc != s->cfg.my_disc)
+	if ((p->your_disc != 0 && p->your_disc != s->cfg.my_disc) ||
+		(p->your_disc == 0 && p->state != BFD_STATE_DOWN &&
+			p->state != BFD_STATE_ADMIN_DOWN)) {
+		finish(s, out);
 		return -1;
-	if (p->your_disc == 0 && p->state != BFD_STATE_DOWN && p->state != BFD_STATE_ADMIN_DOWN)
-		return -1;
+	}
 	had_remote = s->remote_disc != 0;
 	before = s->state;
 	s->remote_disc = p->my_disc;

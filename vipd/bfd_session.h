@@ -80,7 +80,7 @@ void bfd_session_stop(struct bfd_session *s, uint64_t now, struct bfd_out *out);
 
 /* A packet that bfd_packet_decode() accepted, for this session (the caller
  * picked it by Your Discriminator or by the addresses). Returns 0, or -1
- * when §6.8.6 discards it (nothing changes then). */
+ * when §6.8.6 discards it (nothing changes then; out holds the deadline). */
 int bfd_session_receive(struct bfd_session *s, uint64_t now, const struct bfd_pkt *p,
 	uint32_t rnd, struct bfd_out *out);
 

@@ -290,6 +290,8 @@ static void test_session_remote_down_and_discards(void **state)
 		.your_disc = 99, .desired_min_tx = S, .required_min_rx = 50 * MS };
 	assert_int_equal(bfd_session_receive(&a, now, &p, 0, &o), -1);
 	assert_int_equal(a.state, BFD_STATE_UP);
+	assert_false(o.send);
+	assert_int_equal(o.deadline, bfd_session_deadline(&a)); /* still told */
 	/* zero Your Discriminator with State Up: discarded (§6.8.6) */
 	p.your_disc = 0;
 	p.state = BFD_STATE_UP;
