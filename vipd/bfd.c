@@ -102,6 +102,8 @@ static void bfd_apply(struct vipd_bfd_rt *b, const struct bfd_out *out)
 		b->changed_at = now;
 		if (out->to == BFD_STATE_DOWN)
 			b->last_down_diag = b->s.diag;
+		if (out->from == BFD_STATE_UP || out->to == BFD_STATE_UP)
+			track_bfd_changed(b->d, b->name, out->to == BFD_STATE_UP);
 		if (out->from == BFD_STATE_UP && out->to == BFD_STATE_DOWN)
 			track_fenced_bfd_down(b->d, cpha_addr_family(&b->def.neighbor),
 				addr_bytes(&b->def.neighbor), b->name);
@@ -135,6 +137,16 @@ static struct vipd_bfd_rt *find_by_addr(struct vipd *d, int family, const uint8_
 			memcmp(addr_bytes(&d->bfds[i]->def.neighbor), src, addr_len(family)) == 0)
 			return d->bfds[i];
 	return NULL;
+}
+
+bool bfd_up(const struct vipd *d, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->nbfds; i++)
+		if (strcmp(d->bfds[i]->name, name) == 0)
+			return d->bfds[i]->s.state == BFD_STATE_UP;
+	return false;
 }
 
 const struct vipd_bfd_rt *bfd_find_neighbor(const struct vipd *d, int family, const uint8_t *addr)

@@ -178,6 +178,7 @@ enum cfg_track_kind {
 	CFG_TRACK_FILE,
 	CFG_TRACK_LBD,
 	CFG_TRACK_PROCESS,
+	CFG_TRACK_BFD,
 };
 
 /* cfg_process.c: a vrrp_track_process block into ctx->c. */

@@ -78,6 +78,7 @@ struct vipd_track {
 	char *lbd_socket;
 	unsigned lbd_min_up; /* healthy servers needed in the backend */
 	bool process;        /* track_process: name is a vrrp_track_process */
+	bool bfd;            /* track_bfd: name is a bfd_instance */
 };
 
 /* bfd_instance NAME { ... }: a BFD session (RFC 5880, single hop RFC 5881)
@@ -166,6 +167,8 @@ struct vipd_instance {
 	size_t ntrack_script, ntrack_interface, ntrack_file, ntrack_lbd;
 	struct vipd_track *track_process;
 	size_t ntrack_process;
+	struct vipd_track *track_bfd; /* keepalived: up is fine, down counts as a failure */
+	size_t ntrack_bfd;
 	bool dont_track_primary; /* the interface going down is no FAULT */
 	/* track_fenced [SOCKET]: fenced's admin socket; NULL: not tracked.
 	 * No MASTER while fenced says the partition has no quorum; no takeover
@@ -188,6 +191,8 @@ struct vipd_sync_group {
 	size_t nmembers;
 	struct vipd_track *track_script, *track_interface, *track_file, *track_process;
 	size_t ntrack_script, ntrack_interface, ntrack_file, ntrack_process;
+	struct vipd_track *track_bfd;
+	size_t ntrack_bfd;
 	char *notify_master, *notify_backup, *notify_fault, *notify_stop, *notify;
 	struct vipd_runas notify_as[VIPD_NOTIFY_N];
 	unsigned line;

@@ -797,12 +797,14 @@ static void cfg_strip_locs(struct vipd_config *c)
 		STRIP(v->track_file, v->ntrack_file)
 		STRIP(v->track_lbd, v->ntrack_lbd)
 		STRIP(v->track_process, v->ntrack_process)
+		STRIP(v->track_bfd, v->ntrack_bfd)
 	}
 	for (i = 0; i < c->ngroups; i++) {
 		STRIP(c->groups[i].track_script, c->groups[i].ntrack_script)
 		STRIP(c->groups[i].track_interface, c->groups[i].ntrack_interface)
 		STRIP(c->groups[i].track_file, c->groups[i].ntrack_file)
 		STRIP(c->groups[i].track_process, c->groups[i].ntrack_process)
+		STRIP(c->groups[i].track_bfd, c->groups[i].ntrack_bfd)
 	}
 #undef STRIP
 }

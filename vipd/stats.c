@@ -63,10 +63,12 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 					: t->cfg->lbd_socket ? "lbd"
 					: t->ifindex         ? "interface"
 					: t->cfg->process    ? "process"
+					: t->cfg->bfd        ? "bfd"
 							     : "file",
 					"ok",
 					t->script ? t->script->ok
-					: t->ifindex || t->cfg->lbd_socket || t->cfg->process
+					: t->ifindex || t->cfg->lbd_socket || t->cfg->process ||
+							t->cfg->bfd
 						? t->up
 						: t->file_value == 0));
 	}

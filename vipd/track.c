@@ -468,6 +468,26 @@ void track_fenced_master_heard(struct vipd_inst *in)
 		cpha_timer_rearm(in->power_timer, after);
 }
 
+void track_bfd_changed(struct vipd *d, const char *name, bool up)
+{
+	size_t i, j;
+
+	for (i = 0; i < d->ninst; i++) {
+		bool hit = false;
+
+		for (j = 0; j < d->inst[i]->ntracks; j++) {
+			struct vipd_track_state *t = &d->inst[i]->tracks[j];
+
+			if (t->cfg && t->cfg->bfd && strcmp(t->cfg->name, name) == 0 && t->up != up) {
+				t->up = up;
+				hit = true;
+			}
+		}
+		if (hit)
+			inst_track_changed(d->inst[i]);
+	}
+}
+
 void track_fenced_bfd_down(struct vipd *d, int family, const uint8_t *addr, const char *session)
 {
 	char why[96];
@@ -755,6 +775,9 @@ static int add_tracks(struct vipd_inst *in, const struct vipd_track *t, size_t n
 		case 'l':
 			ts->up = lbd_healthy(&t[i]);
 			break;
+		case 'b':
+			ts->up = bfd_up(in->d, t[i].name);
+			break;
 		case 'p': {
 			const struct vipd_track_process_def *p =
 				vipd_cfg_track_process(in->d->cfg, t[i].name);
@@ -784,6 +807,8 @@ int track_attach(struct vipd_inst *in)
 		r = add_tracks(in, c->track_lbd, c->ntrack_lbd, 'l');
 	if (r == 0)
 		r = add_tracks(in, c->track_process, c->ntrack_process, 'p');
+	if (r == 0)
+		r = add_tracks(in, c->track_bfd, c->ntrack_bfd, 'b');
 	/* a sync group's tracking applies to each of its members */
 	for (size_t g = 0; r == 0 && c->sync_group && g < in->d->cfg->ngroups; g++) {
 		const struct vipd_sync_group *sg = &in->d->cfg->groups[g];
@@ -797,6 +822,8 @@ int track_attach(struct vipd_inst *in)
 			r = add_tracks(in, sg->track_file, sg->ntrack_file, 'f');
 		if (r == 0)
 			r = add_tracks(in, sg->track_process, sg->ntrack_process, 'p');
+		if (r == 0)
+			r = add_tracks(in, sg->track_bfd, sg->ntrack_bfd, 'b');
 	}
 	if (r == 0 && c->fenced_socket)
 		fenced_poll(in);
@@ -857,8 +884,9 @@ void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
 			} else if (w < 0 && !t->up) {
 				prio += w;
 			}
-		} else if (tc->process) {
-			/* the definition's weight, or the entry's (cfg_instance.c) */
+		} else if (tc->process || tc->bfd) {
+			/* the definition's weight, or the entry's (cfg_instance.c);
+			 * track_bfd: a session Up is success (keepalived) */
 			bool ok = t->up;
 
 			w = tc->weight;

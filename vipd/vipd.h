@@ -220,6 +220,12 @@ void bfd_show(const struct vipd *d, struct cpha_buf *reply);
 /* The session whose neighbor is addr (4 or 16 bytes by family), or NULL. */
 const struct vipd_bfd_rt *bfd_find_neighbor(const struct vipd *d, int family, const uint8_t *addr);
 
+/* Is the session NAME Up? (false when there is none) */
+bool bfd_up(const struct vipd *d, const char *name);
+/* track.c: the session NAME went Up (up) or left Up: track_bfd entries
+ * follow (keepalived: Up is success). */
+void track_bfd_changed(struct vipd *d, const char *name, bool up);
+
 /* track.c: a BFD session to this address went from Up to Down (vipd
  * extension): an instance that tracks fenced and hears its master there
  * asks fenced for the master's power now. */

@@ -99,7 +99,7 @@ static void test_unsupported(void **state)
 		{ INST("  track_bfd {\n"
 		       "    b\n"
 		       "  }\n"),
-			"t.conf:4: 'track_bfd' is not supported" },
+			"t.conf:5: no bfd_instance 'b'" },
 		{ INST("  vrrp_version 3\n"), "t.conf:4: 'vrrp_version' is not supported by vipd "
 					      "(vrrp_instance 'VI_1')" },
 		{ INST("  smtp_alert\n"), "t.conf:4: 'smtp_alert' is not supported by vipd" },

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "cfg.h"
+#include "vipd.h"
 #include "vipd_cfg_test.h"
 
 static struct vipd_config *load_ok(const char *text, size_t *nnotices)
@@ -197,9 +198,132 @@ static void test_bfd_errors(void **state)
 		"t.conf:3: 'echo_rx' is not supported by vipd");
 }
 
+#define BFD_B "bfd_instance b {\n  neighbor_ip 198.18.0.2\n}\n" /* lines 1-3 */
+#define BFD_W "bfd_instance w {\n  neighbor_ip 198.18.0.3\n  weight -30 reverse\n}\n"
+
+/* track_bfd in instances and sync groups: the definition's weight unless
+ * the entry gives one, keepalived's reverse / noreverse. */
+static void test_track_bfd(void **state)
+{
+	struct vipd_config *c;
+	const struct vipd_instance *v;
+
+	(void)state;
+	c = load_ok(BFD_B BFD_W
+		    "vrrp_instance VI_1 {\n"
+		    "  interface eth0\n"
+		    "  virtual_router_id 51\n"
+		    "  virtual_ipaddress {\n"
+		    "    198.18.0.10\n"
+		    "  }\n"
+		    "  track_bfd {\n"
+		    "    b\n"
+		    "    w\n"
+		    "  }\n"
+		    "}\n"
+		    "vrrp_instance VI_2 {\n"
+		    "  interface eth0\n"
+		    "  virtual_router_id 52\n"
+		    "  virtual_ipaddress {\n"
+		    "    198.18.0.11\n"
+		    "  }\n"
+		    "  track_bfd {\n"
+		    "    w weight 20 noreverse\n"
+		    "  }\n"
+		    "}\n"
+		    "vrrp_instance VI_3 {\n"
+		    "  interface eth0\n"
+		    "  virtual_router_id 53\n"
+		    "  virtual_ipaddress {\n"
+		    "    198.18.0.12\n"
+		    "  }\n"
+		    "}\n"
+		    "vrrp_sync_group G {\n"
+		    "  group {\n"
+		    "    VI_3\n"
+		    "  }\n"
+		    "  track_bfd {\n"
+		    "    b\n"
+		    "  }\n"
+		    "}\n",
+		NULL);
+	v = &c->instances[0];
+	assert_int_equal(v->ntrack_bfd, 2);
+	assert_true(v->track_bfd[0].bfd);
+	assert_string_equal(v->track_bfd[0].name, "b");
+	assert_int_equal(v->track_bfd[0].weight, 0); /* down: FAULT */
+	assert_int_equal(v->track_bfd[0].line, 15);
+	assert_int_equal(v->track_bfd[1].weight, -30);
+	assert_true(v->track_bfd[1].weight_reverse);
+	v = &c->instances[1];
+	assert_int_equal(v->track_bfd[0].weight, 20);
+	assert_false(v->track_bfd[0].weight_reverse);
+	assert_int_equal(c->groups[0].ntrack_bfd, 1);
+	assert_true(c->groups[0].track_bfd[0].bfd);
+	vipd_cfg_free(c);
+
+	assert_has(load_bad(INST("  track_bfd {\n    nope\n  }\n")),
+		"t.conf:5: no bfd_instance 'nope' (vrrp_instance 'VI_1')");
+	assert_has(load_bad(INST("  track_bfd {\n    b\n  }\n") BFD_B),
+		"t.conf:5: bfd_instance 'b' is defined after its use, at line 11");
+	assert_has(load_bad("bfd_instance c {\n  neighbor_ip 198.18.0.2\n  checker\n}\n"
+			    INST("  track_bfd {\n    c\n  }\n")),
+		"t.conf:9: bfd_instance 'c' says 'checker' without 'vrrp'");
+	assert_has(load_bad(BFD_B INST("  track_bfd {\n    b weight 254\n  }\n")),
+		"t.conf:8:");
+	assert_has(load_bad(BFD_B INST("  track_bfd {\n    b\n    b\n  }\n")),
+		"t.conf:9: track_bfd 'b' is listed twice");
+}
+
+/* What a track_bfd does to the priority (track_evaluate): keepalived's
+ * rules, a session Up being success. */
+static int eval_bfd(int weight, bool reverse, bool up, bool *fault)
+{
+	struct vipd_instance cfg = { .priority = 100 };
+	struct vipd_track tr = { .name = "b", .bfd = true, .weight = weight,
+		.weight_reverse = reverse };
+	struct vipd_track_state ts = { .cfg = &tr, .up = up };
+	struct vipd_inst in = { .cfg = &cfg, .tracks = &ts, .ntracks = 1 };
+	int prio;
+
+	track_evaluate(&in, &prio, fault);
+	return prio;
+}
+
+static void test_track_bfd_weights(void **state)
+{
+	bool fault;
+
+	(void)state;
+	/* no weight: down is FAULT (so a backup tracking its master goes to
+	 * FAULT when the master dies: why cpha render writes no track_bfd) */
+	assert_int_equal(eval_bfd(0, false, false, &fault), 100);
+	assert_true(fault);
+	eval_bfd(0, false, true, &fault);
+	assert_false(fault);
+	/* weight 0 reverse: FAULT while Up */
+	eval_bfd(0, true, true, &fault);
+	assert_true(fault);
+	/* positive: added while Up; negative: taken while Down */
+	assert_int_equal(eval_bfd(20, false, true, &fault), 120);
+	assert_false(fault);
+	assert_int_equal(eval_bfd(20, false, false, &fault), 100);
+	assert_int_equal(eval_bfd(-30, false, false, &fault), 70);
+	assert_int_equal(eval_bfd(-30, false, true, &fault), 100);
+	/* reverse (as for scripts): a positive weight is taken while Up, a
+	 * negative one given while Down */
+	assert_int_equal(eval_bfd(20, true, true, &fault), 80);
+	assert_int_equal(eval_bfd(20, true, false, &fault), 100);
+	assert_int_equal(eval_bfd(-30, true, true, &fault), 100);
+	assert_int_equal(eval_bfd(-30, true, false, &fault), 130);
+	assert_false(fault);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_track_bfd_weights),
+		cmocka_unit_test(test_track_bfd),
 		cmocka_unit_test(test_bfd_defaults_and_values),
 		cmocka_unit_test(test_bfd_errors),
 	};
