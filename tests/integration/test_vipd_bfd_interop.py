@@ -15,6 +15,9 @@ timers. For each peer, ROUNDS times:
     packet may have left up to one interval before the kill) and
     3 x DETECT (a loaded machine); every detection time is logged;
   - the peer starts again and the session comes Up again.
+With keepalived, r1's vipd also has a vrrp_instance with `track_bfd` (no
+weight): FAULT while the session is down, MASTER once it is Up, as
+keepalived's track_bfd does.
 
 Exit 0 pass, 77 skip (not root, vipd not built, the peer missing: the
 reason is printed), else fail.
@@ -209,6 +212,7 @@ class BfdInterop(unittest.TestCase):
         took = wait_up(v)
         util.wait_until(peer_up, UP_TIMEOUT, 0.05, "%s's view: session Up" % what)
         step("%s: Up on both sides after %.1f s" % (what, took))
+        downs = session(v)["downs"]
         times = []
         for i in range(ROUNDS):
             ups = session(v)["ups"]
@@ -221,7 +225,7 @@ class BfdInterop(unittest.TestCase):
             self.assertEqual(peer_bad(), [], "%s complains about vipd's packets" % what)
         step("%s: %d detections, %.0f..%.0f ms after the kill (detection time %.0f ms)"
              % (what, len(times), min(times) * 1000, max(times) * 1000, DETECT * 1000))
-        self.assertEqual(session(v)["downs"], ROUNDS)
+        self.assertEqual(session(v)["downs"], downs + ROUNDS)
         self.assertEqual([ln for ln in v.log_text().splitlines() if "packet dropped" in ln],
                          [])
 
@@ -231,10 +235,20 @@ class BfdInterop(unittest.TestCase):
             self.skipTest(why)
         with cphatest.Lab("vipd-bfd-ka") as lab:
             r1, r2 = vipd.hosts(lab, 2, client=False)
-            v = vipd.Vipd(lab, r1, bfd_block("to_r2", R2, R1))
+            # track_bfd with no weight (keepalived's meaning): FAULT while
+            # the session is down, the VIP held (alone) while it is Up
+            v = vipd.Vipd(lab, r1, bfd_block("to_r2", R2, R1) + vipd.instance(
+                priority=150, extra=["    track_bfd {", "        to_r2", "    }"]))
             ka = KeepalivedBfd(lab, r2, bfd_block("to_r1", R1, R2))
             v.start()
+            self.assertEqual(v.state(), "FAULT")
             ka.start()
+            v.wait_state("MASTER", UP_TIMEOUT)
+            t = ka.kill()
+            v.wait_state("FAULT", 3 * DETECT + 1)
+            step("track_bfd: FAULT %.0f ms after the kill" % ((time.time() - t) * 1000))
+            ka.start()
+            v.wait_state("MASTER", UP_TIMEOUT)
             self.rounds(v, ka, ka.up, "keepalived", ka.bad_lines)
 
     def test_frr_bfdd(self):
