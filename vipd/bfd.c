@@ -173,8 +173,12 @@ static int on_bfd_rx(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	} cm;
 	struct sockaddr_storage from;
 	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-	struct msghdr mh = { .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov,
-		.msg_iovlen = 1, .msg_control = &cm, .msg_controllen = sizeof(cm) };
+	struct msghdr mh = { .msg_name = &from,
+		.msg_namelen = sizeof(from),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = &cm,
+		.msg_controllen = sizeof(cm) };
 	struct cmsghdr *c;
 	struct bfd_pkt p;
 	struct bfd_out out;
@@ -291,7 +295,8 @@ static int open_tx(struct vipd *d, struct vipd_bfd_rt *b)
 	if (!b->def.source_set) {
 		memset(&a, 0, sizeof(a));
 		a.ss.ss_family = (sa_family_t)family;
-		a.len = family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+		a.len = family == AF_INET ? sizeof(struct sockaddr_in)
+					  : sizeof(struct sockaddr_in6);
 	}
 	fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
 	if (fd == -1)
@@ -301,7 +306,8 @@ static int open_tx(struct vipd *d, struct vipd_bfd_rt *b)
 	if (r == -1)
 		goto fail;
 	for (tries = 0; tries < 64; tries++) {
-		port = (uint16_t)(BFD_SRC_PORT_MIN + bfd_rand(d) % (BFD_SRC_PORT_MAX - BFD_SRC_PORT_MIN + 1));
+		port = (uint16_t)(BFD_SRC_PORT_MIN +
+				  bfd_rand(d) % (BFD_SRC_PORT_MAX - BFD_SRC_PORT_MIN + 1));
 		cpha_addr_set_port(&a, port);
 		if (bind(fd, (const struct sockaddr *)&a.ss, a.len) == 0) {
 			b->fd = fd;
@@ -382,7 +388,8 @@ static int bfd_start_one(struct vipd *d, const struct vipd_bfd_def *def, struct 
 	if (r == 0)
 		r = open_tx(d, b);
 	if (r == 0)
-		r = sd_event_add_time(d->e, &b->timer, CLOCK_MONOTONIC, BFD_NEVER, 1, on_bfd_timer, b);
+		r = sd_event_add_time(
+			d->e, &b->timer, CLOCK_MONOTONIC, BFD_NEVER, 1, on_bfd_timer, b);
 	if (r < 0) {
 		log_err("bfd %s: cannot start (neighbor %s): %s", def->name,
 			cpha_addr_format(&def->neighbor, a, sizeof(a)), strerror(-r));
@@ -466,10 +473,14 @@ void bfd_teardown(struct vipd *d, bool tell)
 static const char *diag_name(enum bfd_diag g)
 {
 	switch (g) {
-	case BFD_DIAG_NONE: return "none";
-	case BFD_DIAG_TIME_EXPIRED: return "detection time expired";
-	case BFD_DIAG_NEIGHBOR_DOWN: return "neighbor signaled down";
-	case BFD_DIAG_ADMIN_DOWN: return "administratively down";
+	case BFD_DIAG_NONE:
+		return "none";
+	case BFD_DIAG_TIME_EXPIRED:
+		return "detection time expired";
+	case BFD_DIAG_NEIGHBOR_DOWN:
+		return "neighbor signaled down";
+	case BFD_DIAG_ADMIN_DOWN:
+		return "administratively down";
 	}
 	return "other";
 }
@@ -485,22 +496,25 @@ json_t *bfd_json(const struct vipd *d)
 		const struct vipd_bfd_rt *b = d->bfds[i];
 
 		json_array_append_new(arr,
-			json_pack("{s:s,s:s,s:s?,s:s,s:s,s:s,s:I,s:I,s:I,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:f}",
+			json_pack("{s:s,s:s,s:s?,s:s,s:s,s:s,s:I,s:I,s:I,s:i,s:I,s:I,s:I,s:I,s:I,s:"
+				  "I,s:f}",
 				"name", b->name, "neighbor",
 				cpha_addr_format(&b->def.neighbor, n, sizeof(n)), "source",
-				b->def.source_set ? cpha_addr_format(&b->def.source, s, sizeof(s)) : NULL,
+				b->def.source_set ? cpha_addr_format(&b->def.source, s, sizeof(s))
+						  : NULL,
 				"state", bfd_state_name(b->s.state), "remote_state",
 				bfd_state_name(b->s.remote_state), "diag", diag_name(b->s.diag),
 				"local_discriminator", (json_int_t)b->s.cfg.my_disc,
 				"remote_discriminator", (json_int_t)b->s.remote_disc,
 				"detect_time_us", (json_int_t)b->s.detect_time, "remote_multiplier",
 				(int)b->s.remote_mult, "tx_interval_us",
-				(json_int_t)(b->s.desired_tx > b->s.remote_min_rx ? b->s.desired_tx
-										 : b->s.remote_min_rx),
+				(json_int_t)(b->s.desired_tx > b->s.remote_min_rx
+						     ? b->s.desired_tx
+						     : b->s.remote_min_rx),
 				"packets_in", (json_int_t)b->pkts_in, "packets_out",
 				(json_int_t)b->pkts_out, "packets_bad", (json_int_t)b->pkts_bad,
-				"ups", (json_int_t)b->s.up_count, "downs", (json_int_t)b->s.down_count,
-				"since_change_s",
+				"ups", (json_int_t)b->s.up_count, "downs",
+				(json_int_t)b->s.down_count, "since_change_s",
 				b->changed_at ? (double)(now - b->changed_at) / 1e6 : -1.0));
 	}
 	return arr;

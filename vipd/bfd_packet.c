@@ -21,7 +21,8 @@ size_t bfd_packet_encode(const struct bfd_pkt *p, uint8_t *buf)
 	buf[0] = (uint8_t)(BFD_VERSION << 5 | (p->diag & 0x1f));
 	/* we send neither A (no authentication) nor M (RFC 5880 §6.8.7) */
 	buf[1] = (uint8_t)((unsigned)p->state << 6 |
-			   (p->flags & (BFD_FLAG_POLL | BFD_FLAG_FINAL | BFD_FLAG_CPI | BFD_FLAG_DEMAND)));
+			   (p->flags & (BFD_FLAG_POLL | BFD_FLAG_FINAL | BFD_FLAG_CPI |
+					       BFD_FLAG_DEMAND)));
 	buf[2] = (uint8_t)p->detect_mult;
 	buf[3] = BFD_PKT_LEN;
 	put32(buf + 4, p->my_disc);
@@ -72,15 +73,24 @@ enum bfd_pkt_err bfd_packet_decode(
 const char *bfd_packet_strerror(enum bfd_pkt_err e)
 {
 	switch (e) {
-	case BFD_PKT_OK: return "ok";
-	case BFD_PKT_SHORT: return "too short";
-	case BFD_PKT_VERSION: return "version is not 1";
-	case BFD_PKT_LENGTH: return "bad length field";
-	case BFD_PKT_MULT: return "detect multiplier is 0";
-	case BFD_PKT_MULTIPOINT: return "multipoint bit set";
-	case BFD_PKT_MY_DISC: return "my discriminator is 0";
-	case BFD_PKT_AUTH: return "authentication present but not configured";
-	case BFD_PKT_TTL: return "TTL / hop limit too low (single hop wants 255)";
+	case BFD_PKT_OK:
+		return "ok";
+	case BFD_PKT_SHORT:
+		return "too short";
+	case BFD_PKT_VERSION:
+		return "version is not 1";
+	case BFD_PKT_LENGTH:
+		return "bad length field";
+	case BFD_PKT_MULT:
+		return "detect multiplier is 0";
+	case BFD_PKT_MULTIPOINT:
+		return "multipoint bit set";
+	case BFD_PKT_MY_DISC:
+		return "my discriminator is 0";
+	case BFD_PKT_AUTH:
+		return "authentication present but not configured";
+	case BFD_PKT_TTL:
+		return "TTL / hop limit too low (single hop wants 255)";
 	}
 	return "?";
 }
@@ -88,10 +98,14 @@ const char *bfd_packet_strerror(enum bfd_pkt_err e)
 const char *bfd_state_name(enum bfd_state s)
 {
 	switch (s) {
-	case BFD_STATE_ADMIN_DOWN: return "AdminDown";
-	case BFD_STATE_DOWN: return "Down";
-	case BFD_STATE_INIT: return "Init";
-	case BFD_STATE_UP: return "Up";
+	case BFD_STATE_ADMIN_DOWN:
+		return "AdminDown";
+	case BFD_STATE_DOWN:
+		return "Down";
+	case BFD_STATE_INIT:
+		return "Init";
+	case BFD_STATE_UP:
+		return "Up";
 	}
 	return "?";
 }

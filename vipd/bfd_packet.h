@@ -13,7 +13,7 @@
 #define BFD_PORT         3784  /* RFC 5881 §4: control packets, single hop */
 #define BFD_SRC_PORT_MIN 49152 /* RFC 5881 §4: source ports 49152..65535 */
 #define BFD_SRC_PORT_MAX 65535
-#define BFD_TTL          255   /* RFC 5881 §5: sent and required on receipt */
+#define BFD_TTL          255 /* RFC 5881 §5: sent and required on receipt */
 
 /* Session states (RFC 5880 §4.1 "Sta") */
 enum bfd_state {
@@ -26,22 +26,22 @@ enum bfd_state {
 /* Diagnostic codes (RFC 5880 §4.1 "Diag"), those a session sets */
 enum bfd_diag {
 	BFD_DIAG_NONE = 0,
-	BFD_DIAG_TIME_EXPIRED = 1,   /* Control Detection Time Expired */
-	BFD_DIAG_NEIGHBOR_DOWN = 3,  /* Neighbor Signaled Session Down */
-	BFD_DIAG_ADMIN_DOWN = 7,     /* Administratively Down */
+	BFD_DIAG_TIME_EXPIRED = 1,  /* Control Detection Time Expired */
+	BFD_DIAG_NEIGHBOR_DOWN = 3, /* Neighbor Signaled Session Down */
+	BFD_DIAG_ADMIN_DOWN = 7,    /* Administratively Down */
 };
 
 /* Flag bits of byte 1 (RFC 5880 §4.1) */
-#define BFD_FLAG_POLL      0x20 /* P: Poll */
-#define BFD_FLAG_FINAL     0x10 /* F: Final */
-#define BFD_FLAG_CPI       0x08 /* C: Control Plane Independent */
-#define BFD_FLAG_AUTH      0x04 /* A: Authentication Present */
-#define BFD_FLAG_DEMAND    0x02 /* D: Demand */
+#define BFD_FLAG_POLL       0x20 /* P: Poll */
+#define BFD_FLAG_FINAL      0x10 /* F: Final */
+#define BFD_FLAG_CPI        0x08 /* C: Control Plane Independent */
+#define BFD_FLAG_AUTH       0x04 /* A: Authentication Present */
+#define BFD_FLAG_DEMAND     0x02 /* D: Demand */
 #define BFD_FLAG_MULTIPOINT 0x01 /* M: Multipoint, must be zero */
 
 /* The fields of a control packet; intervals in microseconds as on the wire. */
 struct bfd_pkt {
-	unsigned diag;        /* 0..31 */
+	unsigned diag; /* 0..31 */
 	enum bfd_state state;
 	unsigned flags;       /* BFD_FLAG_* */
 	unsigned detect_mult; /* 1..255 */

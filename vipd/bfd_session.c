@@ -53,8 +53,8 @@ static void build(const struct bfd_session *s, struct bfd_pkt *p, unsigned flags
 	p->required_min_echo_rx = 0; /* no echo (§6.8.9) */
 }
 
-static void send_now(struct bfd_session *s, uint64_t now, uint32_t rnd, unsigned flags,
-	struct bfd_out *out)
+static void send_now(
+	struct bfd_session *s, uint64_t now, uint32_t rnd, unsigned flags, struct bfd_out *out)
 {
 	uint64_t next;
 
@@ -68,8 +68,8 @@ static void send_now(struct bfd_session *s, uint64_t now, uint32_t rnd, unsigned
 		s->tx_timer = next;
 }
 
-static void set_state(struct bfd_session *s, enum bfd_state to, enum bfd_diag diag,
-	struct bfd_out *out)
+static void set_state(
+	struct bfd_session *s, enum bfd_state to, enum bfd_diag diag, struct bfd_out *out)
 {
 	uint32_t old_tx = s->desired_tx;
 
@@ -138,8 +138,8 @@ void bfd_session_stop(struct bfd_session *s, uint64_t now, struct bfd_out *out)
 	finish(s, out);
 }
 
-int bfd_session_receive(struct bfd_session *s, uint64_t now, const struct bfd_pkt *p,
-	uint32_t rnd, struct bfd_out *out)
+int bfd_session_receive(struct bfd_session *s, uint64_t now, const struct bfd_pkt *p, uint32_t rnd,
+	struct bfd_out *out)
 {
 	enum bfd_state before;
 	bool had_remote;

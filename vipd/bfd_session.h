@@ -45,27 +45,27 @@ struct bfd_session {
 	struct bfd_session_config cfg;
 	enum bfd_state state;
 	enum bfd_state remote_state;
-	enum bfd_diag diag;          /* bfd.LocalDiag */
-	uint32_t remote_disc;        /* 0: unknown */
-	unsigned remote_mult;        /* last Detect Mult received */
-	uint32_t remote_min_rx;      /* bfd.RemoteMinRxInterval, us (1 at start) */
-	uint32_t remote_desired_tx;  /* last Desired Min TX received, us */
-	uint32_t desired_tx;         /* bfd.DesiredMinTxInterval now, us */
-	bool polling;                /* a Poll Sequence is running */
-	uint64_t tx_timer;           /* when to send next; BFD_NEVER: not sending */
-	uint64_t detect_timer;       /* when the remote is declared down; BFD_NEVER */
-	uint64_t detect_time;        /* us, the last computed */
-	uint64_t last_rx;            /* when the last accepted packet came; 0: never */
+	enum bfd_diag diag;            /* bfd.LocalDiag */
+	uint32_t remote_disc;          /* 0: unknown */
+	unsigned remote_mult;          /* last Detect Mult received */
+	uint32_t remote_min_rx;        /* bfd.RemoteMinRxInterval, us (1 at start) */
+	uint32_t remote_desired_tx;    /* last Desired Min TX received, us */
+	uint32_t desired_tx;           /* bfd.DesiredMinTxInterval now, us */
+	bool polling;                  /* a Poll Sequence is running */
+	uint64_t tx_timer;             /* when to send next; BFD_NEVER: not sending */
+	uint64_t detect_timer;         /* when the remote is declared down; BFD_NEVER */
+	uint64_t detect_time;          /* us, the last computed */
+	uint64_t last_rx;              /* when the last accepted packet came; 0: never */
 	uint64_t up_count, down_count; /* times it went Up, and from Up/Init to Down */
 };
 
 /* What a call asks the daemon to do. */
 struct bfd_out {
-	bool send;               /* send pkt now */
+	bool send; /* send pkt now */
 	struct bfd_pkt pkt;
-	bool changed;            /* the state went from .from to .to */
+	bool changed; /* the state went from .from to .to */
 	enum bfd_state from, to;
-	uint64_t deadline;       /* call bfd_session_timer() then; BFD_NEVER: no timer */
+	uint64_t deadline; /* call bfd_session_timer() then; BFD_NEVER: no timer */
 };
 
 /* Check cfg and set s up in AdminDown. Returns 0, or -EINVAL for a zero
@@ -81,8 +81,8 @@ void bfd_session_stop(struct bfd_session *s, uint64_t now, struct bfd_out *out);
 /* A packet that bfd_packet_decode() accepted, for this session (the caller
  * picked it by Your Discriminator or by the addresses). Returns 0, or -1
  * when §6.8.6 discards it (nothing changes then; out holds the deadline). */
-int bfd_session_receive(struct bfd_session *s, uint64_t now, const struct bfd_pkt *p,
-	uint32_t rnd, struct bfd_out *out);
+int bfd_session_receive(struct bfd_session *s, uint64_t now, const struct bfd_pkt *p, uint32_t rnd,
+	struct bfd_out *out);
 
 /* The deadline from the last bfd_out came (or passed): send, or detect the
  * remote's silence. Calls before the deadline only recompute it. */

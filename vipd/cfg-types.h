@@ -84,7 +84,7 @@ struct vipd_track {
 /* bfd_instance NAME { ... }: a BFD session (RFC 5880, single hop RFC 5881)
  * with keepalived 2.2's keywords and defaults. Intervals in microseconds. */
 struct vipd_bfd_def {
-	char *name;               /* up to 31 characters, as keepalived */
+	char *name;                /* up to 31 characters, as keepalived */
 	struct cpha_addr neighbor; /* neighbor_ip / neighbour_ip */
 	struct cpha_addr source;   /* source_ip; unset: the kernel's choice */
 	bool source_set;
@@ -97,7 +97,7 @@ struct vipd_bfd_def {
 	int max_hops; /* received TTL may be this much below ttl; default 0; -1 or 255: any */
 	int weight;   /* track_bfd's default weight; 0: a session down puts the instance in FAULT */
 	bool weight_reverse;
-	bool vrrp;    /* false: "checker" alone was given: not for VRRP instances */
+	bool vrrp; /* false: "checker" alone was given: not for VRRP instances */
 	unsigned line;
 };
 
@@ -220,7 +220,7 @@ struct vipd_global {
 	bool metrics_set;
 	struct cpha_webcfg *metrics_web; /* "vipd_metrics_web_config FILE" (webcfg.h) */
 	unsigned metrics_web_loc;        /* where it was given (a cfgdiag loc); 0: not */
-	bool strict; /* vrrp_strict */
+	bool strict;                     /* vrrp_strict */
 	/* vrrp_mcast_group4 / vrrp_mcast_group6: the groups multicast instances
 	 * send to and receive on; default 224.0.0.18 and ff02::12 */
 	struct cpha_addr mcast4, mcast6;

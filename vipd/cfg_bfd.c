@@ -10,11 +10,11 @@
 
 #include "cfg-internal.h"
 
-#define CFG_BFD_NAME_MAX 31 /* keepalived's BFD_INAME_MAX less its NUL */
+#define CFG_BFD_NAME_MAX      31 /* keepalived's BFD_INAME_MAX less its NUL */
 /* keepalived's ranges, in milliseconds */
-#define CFG_BFD_MS_MAX       4294967u /* UINT32_MAX / 1000 */
-#define CFG_BFD_IDLE_MIN     1000u    /* RFC 5880 §6.8.3: 1 s while not Up */
-#define CFG_BFD_RX_SENSIBLE  1000u    /* above: keepalived's warning */
+#define CFG_BFD_MS_MAX        4294967u /* UINT32_MAX / 1000 */
+#define CFG_BFD_IDLE_MIN      1000u    /* RFC 5880 §6.8.3: 1 s while not Up */
+#define CFG_BFD_RX_SENSIBLE   1000u    /* above: keepalived's warning */
 #define CFG_BFD_IDLE_SENSIBLE 10000u
 #define CFG_BFD_MULT_SENSIBLE 10u
 
@@ -73,7 +73,8 @@ static void cfg_bfd_neighbor(struct cfg_ctx *ctx, const struct cpha_conf_node *n
 	for (i = 0; i + 1 < ctx->c->nbfds; i++)
 		if (cpha_addr_equal(&ctx->c->bfds[i].neighbor, &b->neighbor)) {
 			vipd_cfg_err(ctx, n->loc,
-				"%s address %s is already the neighbor of bfd_instance '%s' (%s) (%s)",
+				"%s address %s is already the neighbor of bfd_instance '%s' (%s) "
+				"(%s)",
 				BFD(obj)->nbr_word, n->w[1], ctx->c->bfds[i].name,
 				vipd_cfg_at(ctx, ctx->c->bfds[i].line, n->loc, at, sizeof(at)),
 				BFD(obj)->where);
@@ -94,10 +95,13 @@ static void cfg_bfd_interval(struct cfg_ctx *ctx, const struct cpha_conf_node *n
 {
 	struct vipd_bfd_def *b = BFD(obj)->b;
 	bool idle = n->w[0][0] == 'i';
-	uint32_t *to = idle ? &b->idle_tx : strcmp(n->w[0], "min_rx") == 0 ? &b->min_rx : &b->min_tx;
+	uint32_t *to = idle                             ? &b->idle_tx
+		       : strcmp(n->w[0], "min_rx") == 0 ? &b->min_rx
+							: &b->min_tx;
 	unsigned sensible = idle ? CFG_BFD_IDLE_SENSIBLE : CFG_BFD_RX_SENSIBLE;
 
-	if (cfg_bfd_ms(ctx, n, idle ? CFG_BFD_IDLE_MIN : 1, CFG_BFD_MS_MAX, to, BFD(obj)->where) < 0)
+	if (cfg_bfd_ms(ctx, n, idle ? CFG_BFD_IDLE_MIN : 1, CFG_BFD_MS_MAX, to, BFD(obj)->where) <
+		0)
 		return;
 	if (*to > sensible * 1000u)
 		vipd_cfg_notice(ctx, n->loc, "%s %s ms is larger than sensible (%u ms) (%s)",
@@ -155,8 +159,9 @@ static void cfg_bfd_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, 
 		vipd_cfg_int(ctx, n, 1, -VIPD_WEIGHT_MAX, VIPD_WEIGHT_MAX, &v, BFD(obj)->where) < 0)
 		return;
 	if (n->n == 3 && strcmp(n->w[2], "reverse") != 0) {
-		vipd_cfg_err(ctx, n->loc, "'weight': unexpected '%s'; only 'reverse' may follow (%s)",
-			n->w[2], BFD(obj)->where);
+		vipd_cfg_err(ctx, n->loc,
+			"'weight': unexpected '%s'; only 'reverse' may follow (%s)", n->w[2],
+			BFD(obj)->where);
 		return;
 	}
 	BFD(obj)->b->weight = (int)v;
@@ -191,8 +196,9 @@ void vipd_cfg_bfd_def(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void 
 	if (vipd_cfg_def_name(ctx, n, "bfd_instance", old, old ? old->line : 0) < 0)
 		return;
 	if (strlen(n->w[1]) > CFG_BFD_NAME_MAX) {
-		vipd_cfg_err(ctx, n->loc, "bfd_instance '%s': the name is longer than %u characters",
-			n->w[1], CFG_BFD_NAME_MAX);
+		vipd_cfg_err(ctx, n->loc,
+			"bfd_instance '%s': the name is longer than %u characters", n->w[1],
+			CFG_BFD_NAME_MAX);
 		return;
 	}
 	b = vipd_cfg_push(ctx, &ctx->c->bfds, &ctx->c->nbfds, sizeof(*b));

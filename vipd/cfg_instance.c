@@ -576,7 +576,8 @@ static void cfg_i_tracks(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 
 	switch (n->w[0][6]) { /* after "track_" */
 	case 'b':
-		vipd_cfg_tracks(ctx, n, CFG_TRACK_BFD, &v->track_bfd, &v->ntrack_bfd, I(obj)->where);
+		vipd_cfg_tracks(
+			ctx, n, CFG_TRACK_BFD, &v->track_bfd, &v->ntrack_bfd, I(obj)->where);
 		break;
 	case 's':
 		vipd_cfg_tracks(ctx, n, CFG_TRACK_SCRIPT, &v->track_script, &v->ntrack_script,
@@ -874,7 +875,8 @@ static void cfg_g_tracks(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 		vipd_cfg_tracks(ctx, n, CFG_TRACK_PROCESS, &g->track_process, &g->ntrack_process,
 			GR(obj)->where);
 	else if (n->w[0][6] == 'b')
-		vipd_cfg_tracks(ctx, n, CFG_TRACK_BFD, &g->track_bfd, &g->ntrack_bfd, GR(obj)->where);
+		vipd_cfg_tracks(
+			ctx, n, CFG_TRACK_BFD, &g->track_bfd, &g->ntrack_bfd, GR(obj)->where);
 	else if (n->w[0][6] == 'i')
 		vipd_cfg_tracks(ctx, n, CFG_TRACK_INTERFACE, &g->track_interface,
 			&g->ntrack_interface, GR(obj)->where);

@@ -57,20 +57,19 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 
 		if (!t->cfg)
 			continue;
-		json_array_append_new(
-			tracks, json_pack("{s:s,s:s,s:b}", "name", t->cfg->name, "kind",
-					t->script            ? "script"
-					: t->cfg->lbd_socket ? "lbd"
-					: t->ifindex         ? "interface"
-					: t->cfg->process    ? "process"
-					: t->cfg->bfd        ? "bfd"
-							     : "file",
-					"ok",
-					t->script ? t->script->ok
-					: t->ifindex || t->cfg->lbd_socket || t->cfg->process ||
-							t->cfg->bfd
-						? t->up
-						: t->file_value == 0));
+		json_array_append_new(tracks,
+			json_pack("{s:s,s:s,s:b}", "name", t->cfg->name, "kind",
+				t->script            ? "script"
+				: t->cfg->lbd_socket ? "lbd"
+				: t->ifindex         ? "interface"
+				: t->cfg->process    ? "process"
+				: t->cfg->bfd        ? "bfd"
+						     : "file",
+				"ok",
+				t->script ? t->script->ok
+				: t->ifindex || t->cfg->lbd_socket || t->cfg->process || t->cfg->bfd
+					? t->up
+					: t->file_value == 0));
 	}
 	if (c->fenced_socket)
 		json_array_append_new(tracks,

@@ -286,7 +286,8 @@ bool track_fenced_allows_master(const struct vipd_inst *in)
 }
 
 #define FENCED_HELD_POLL_USEC  100000ULL /* a takeover waits on fenced */
-#define FENCED_POWER_POLL_USEC 20000ULL  /* a power read is out: its answer ends a takeover's wait */
+#define FENCED_POWER_POLL_USEC 20000ULL  /* a power read is out: its answer ends a takeover's wait \
+					  */
 
 /* How soon to ask fenced again. */
 static uint64_t fenced_poll_usec(const struct vipd_inst *in)
@@ -337,13 +338,17 @@ static bool sole_backup(const struct vipd_inst *in)
 		if (cpha_addr_family(&c->peers[i]) != fam)
 			return false;
 		memcpy(peers + i * alen,
-			fam == AF_INET ? (const void *)&((const struct sockaddr_in *)&c->peers[i].ss)->sin_addr
-				       : (const void *)&((const struct sockaddr_in6 *)&c->peers[i].ss)->sin6_addr,
+			fam == AF_INET
+				? (const void *)&((const struct sockaddr_in *)&c->peers[i].ss)
+					  ->sin_addr
+				: (const void *)&((const struct sockaddr_in6 *)&c->peers[i].ss)
+					  ->sin6_addr,
 			alen);
 	}
 	memcpy(ours,
-		fam == AF_INET ? (const void *)&((const struct sockaddr_in *)&in->src.ss)->sin_addr
-			       : (const void *)&((const struct sockaddr_in6 *)&in->src.ss)->sin6_addr,
+		fam == AF_INET
+			? (const void *)&((const struct sockaddr_in *)&in->src.ss)->sin_addr
+			: (const void *)&((const struct sockaddr_in6 *)&in->src.ss)->sin6_addr,
 		alen);
 	return vrrp_sole_backup(fam, true, peers, c->npeers, ours, in->sm.master_addr);
 }
@@ -432,8 +437,8 @@ static void power_ask(struct vipd_inst *in, const char *why)
 	if (in->power_req)
 		return;
 	snprintf(in->power_why, sizeof(in->power_why), "%s", why);
-	r = cpha_admin_query_async(in->d->e, in->cfg->fenced_socket, "power-check",
-		LBD_QUERY_USEC, power_asked, in, &in->power_req);
+	r = cpha_admin_query_async(in->d->e, in->cfg->fenced_socket, "power-check", LBD_QUERY_USEC,
+		power_asked, in, &in->power_req);
 	if (r < 0)
 		log_info("instance %s: %s; cannot ask fenced power-check: %s", in->name, why,
 			strerror(-r));
@@ -478,7 +483,8 @@ void track_bfd_changed(struct vipd *d, const char *name, bool up)
 		for (j = 0; j < d->inst[i]->ntracks; j++) {
 			struct vipd_track_state *t = &d->inst[i]->tracks[j];
 
-			if (t->cfg && t->cfg->bfd && strcmp(t->cfg->name, name) == 0 && t->up != up) {
+			if (t->cfg && t->cfg->bfd && strcmp(t->cfg->name, name) == 0 &&
+				t->up != up) {
 				t->up = up;
 				hit = true;
 			}

@@ -165,10 +165,10 @@ struct vipd {
 	 * (UDP 3784, one per family) */
 	struct vipd_bfd_rt **bfds;
 	size_t nbfds;
-	int bfd_rx_fd[2];              /* IPv4, IPv6; -1: none */
+	int bfd_rx_fd[2]; /* IPv4, IPv6; -1: none */
 	sd_event_source *bfd_rx_io[2];
-	uint64_t bfd_rx_unmatched;     /* valid packets for no session of ours */
-	uint64_t bfd_rng;              /* xorshift state for the tx jitter */
+	uint64_t bfd_rx_unmatched; /* valid packets for no session of ours */
+	uint64_t bfd_rng;          /* xorshift state for the tx jitter */
 };
 
 /* instance.c */

@@ -30,8 +30,9 @@ static void check_out(const struct bfd_session *s, const struct bfd_out *o, uint
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct bfd_session_config c = { .min_tx = 50000, .min_rx = 50000, .idle_tx = 1000000,
-		.mult = 3, .my_disc = 0x1234 };
+	struct bfd_session_config c = {
+		.min_tx = 50000, .min_rx = 50000, .idle_tx = 1000000, .mult = 3, .my_disc = 0x1234
+	};
 	struct bfd_session s;
 	struct bfd_out o;
 	struct bfd_pkt p;

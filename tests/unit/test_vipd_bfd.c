@@ -20,8 +20,30 @@
 /* An FRR bfdd packet as it goes on the wire: Down, no discriminator known
  * yet, 300 ms / 300 ms, multiplier 3 (the bytes as RFC 5880 §4.1 lays them) */
 static const uint8_t frr_down[24] = {
-	0x20, 0x40, 0x03, 0x18, 0x00, 0x00, 0x00, 0x2a, 0x00, 0x00, 0x00, 0x00,
-	0x00, 0x04, 0x93, 0xe0, 0x00, 0x04, 0x93, 0xe0, 0x00, 0x00, 0xc3, 0x50,
+	0x20,
+	0x40,
+	0x03,
+	0x18,
+	0x00,
+	0x00,
+	0x00,
+	0x2a,
+	0x00,
+	0x00,
+	0x00,
+	0x00,
+	0x00,
+	0x04,
+	0x93,
+	0xe0,
+	0x00,
+	0x04,
+	0x93,
+	0xe0,
+	0x00,
+	0x00,
+	0xc3,
+	0x50,
 };
 
 static void test_packet_decode_encode(void **state)
@@ -97,8 +119,8 @@ static void test_packet_rejects(void **state)
 	memcpy(b, frr_down, 24);
 	b[7] = 0;
 	assert_int_equal(bfd_packet_decode(b, 24, 255, 255, &p), BFD_PKT_MY_DISC);
-	assert_string_equal(bfd_packet_strerror(BFD_PKT_TTL),
-		"TTL / hop limit too low (single hop wants 255)");
+	assert_string_equal(
+		bfd_packet_strerror(BFD_PKT_TTL), "TTL / hop limit too low (single hop wants 255)");
 	assert_string_equal(bfd_state_name(BFD_STATE_ADMIN_DOWN), "AdminDown");
 }
 
@@ -177,15 +199,23 @@ static void test_session_up_and_intervals(void **state)
 
 	(void)state;
 	assert_int_equal(bfd_session_init(&a, &(struct bfd_session_config){ 0 }), -EINVAL);
-	assert_int_equal(bfd_session_init(&a, &(struct bfd_session_config){ .min_tx = 1, .mult = 3 }),
+	assert_int_equal(
+		bfd_session_init(&a, &(struct bfd_session_config){ .min_tx = 1, .mult = 3 }),
 		-EINVAL); /* no discriminator */
 	assert_int_equal(bfd_session_init(&a, &(struct bfd_session_config){ 0 }), -EINVAL);
-	assert_int_equal(bfd_session_init(&a, &(struct bfd_session_config){ .min_tx = 1, .mult = 3, .my_disc = 1 }), 0);
+	assert_int_equal(
+		bfd_session_init(
+			&a, &(struct bfd_session_config){ .min_tx = 1, .mult = 3, .my_disc = 1 }),
+		0);
 	assert_int_equal(a.state, BFD_STATE_ADMIN_DOWN);
 	assert_int_equal(a.desired_tx, BFD_SLOW_TX_MIN); /* idle_tx 0 raised to 1 s */
 
 	bfd_session_init(&a, &(struct bfd_session_config){ 0 });
-	assert_int_equal(bfd_session_init(&a, &(struct bfd_session_config){ .min_tx = 50 * MS, .mult = 3, .my_disc = 7, .idle_tx = 2 * S }), 0);
+	assert_int_equal(
+		bfd_session_init(&a,
+			&(struct bfd_session_config){
+				.min_tx = 50 * MS, .mult = 3, .my_disc = 7, .idle_tx = 2 * S }),
+		0);
 	assert_int_equal(a.desired_tx, 2 * S); /* above 1 s: as configured */
 
 	bfd_session_init(&a, (struct bfd_session_config[]){ cfg50(11) });
@@ -258,8 +288,12 @@ static void test_session_detection(void **state)
 
 	/* a slower remote sets the detection time: its 300 ms x its 5 */
 	{
-		struct bfd_pkt p = { .state = BFD_STATE_UP, .detect_mult = 5, .my_disc = 33,
-			.your_disc = 11, .desired_min_tx = 300 * MS, .required_min_rx = 300 * MS };
+		struct bfd_pkt p = { .state = BFD_STATE_UP,
+			.detect_mult = 5,
+			.my_disc = 33,
+			.your_disc = 11,
+			.desired_min_tx = 300 * MS,
+			.required_min_rx = 300 * MS };
 
 		assert_int_equal(bfd_session_receive(&a, T0 + S, &p, 0, &o), 0);
 		assert_int_equal(a.detect_time, 1500 * MS);
@@ -286,8 +320,12 @@ static void test_session_remote_down_and_discards(void **state)
 	bfd_session_init(&b, (struct bfd_session_config[]){ cfg50(22) });
 	now = bring_up(&a, &b);
 	/* wrong Your Discriminator: discarded, nothing changes */
-	p = (struct bfd_pkt){ .state = BFD_STATE_DOWN, .detect_mult = 3, .my_disc = 22,
-		.your_disc = 99, .desired_min_tx = S, .required_min_rx = 50 * MS };
+	p = (struct bfd_pkt){ .state = BFD_STATE_DOWN,
+		.detect_mult = 3,
+		.my_disc = 22,
+		.your_disc = 99,
+		.desired_min_tx = S,
+		.required_min_rx = 50 * MS };
 	assert_int_equal(bfd_session_receive(&a, now, &p, 0, &o), -1);
 	assert_int_equal(a.state, BFD_STATE_UP);
 	assert_false(o.send);
@@ -332,8 +370,11 @@ static void test_session_passive_and_jitter(void **state)
 	struct bfd_session a;
 	struct bfd_session_config c = cfg50(11);
 	struct bfd_out o;
-	struct bfd_pkt p = { .state = BFD_STATE_DOWN, .detect_mult = 3, .my_disc = 5,
-		.desired_min_tx = S, .required_min_rx = 50 * MS };
+	struct bfd_pkt p = { .state = BFD_STATE_DOWN,
+		.detect_mult = 3,
+		.my_disc = 5,
+		.desired_min_tx = S,
+		.required_min_rx = 50 * MS };
 
 	(void)state;
 	/* passive: silent until the remote speaks (§6.1, §6.8.7) */

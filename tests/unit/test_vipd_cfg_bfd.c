@@ -209,43 +209,42 @@ static void test_track_bfd(void **state)
 	const struct vipd_instance *v;
 
 	(void)state;
-	c = load_ok(BFD_B BFD_W
-		    "vrrp_instance VI_1 {\n"
-		    "  interface eth0\n"
-		    "  virtual_router_id 51\n"
-		    "  virtual_ipaddress {\n"
-		    "    198.18.0.10\n"
-		    "  }\n"
-		    "  track_bfd {\n"
-		    "    b\n"
-		    "    w\n"
-		    "  }\n"
-		    "}\n"
-		    "vrrp_instance VI_2 {\n"
-		    "  interface eth0\n"
-		    "  virtual_router_id 52\n"
-		    "  virtual_ipaddress {\n"
-		    "    198.18.0.11\n"
-		    "  }\n"
-		    "  track_bfd {\n"
-		    "    w weight 20 noreverse\n"
-		    "  }\n"
-		    "}\n"
-		    "vrrp_instance VI_3 {\n"
-		    "  interface eth0\n"
-		    "  virtual_router_id 53\n"
-		    "  virtual_ipaddress {\n"
-		    "    198.18.0.12\n"
-		    "  }\n"
-		    "}\n"
-		    "vrrp_sync_group G {\n"
-		    "  group {\n"
-		    "    VI_3\n"
-		    "  }\n"
-		    "  track_bfd {\n"
-		    "    b\n"
-		    "  }\n"
-		    "}\n",
+	c = load_ok(BFD_B BFD_W "vrrp_instance VI_1 {\n"
+				"  interface eth0\n"
+				"  virtual_router_id 51\n"
+				"  virtual_ipaddress {\n"
+				"    198.18.0.10\n"
+				"  }\n"
+				"  track_bfd {\n"
+				"    b\n"
+				"    w\n"
+				"  }\n"
+				"}\n"
+				"vrrp_instance VI_2 {\n"
+				"  interface eth0\n"
+				"  virtual_router_id 52\n"
+				"  virtual_ipaddress {\n"
+				"    198.18.0.11\n"
+				"  }\n"
+				"  track_bfd {\n"
+				"    w weight 20 noreverse\n"
+				"  }\n"
+				"}\n"
+				"vrrp_instance VI_3 {\n"
+				"  interface eth0\n"
+				"  virtual_router_id 53\n"
+				"  virtual_ipaddress {\n"
+				"    198.18.0.12\n"
+				"  }\n"
+				"}\n"
+				"vrrp_sync_group G {\n"
+				"  group {\n"
+				"    VI_3\n"
+				"  }\n"
+				"  track_bfd {\n"
+				"    b\n"
+				"  }\n"
+				"}\n",
 		NULL);
 	v = &c->instances[0];
 	assert_int_equal(v->ntrack_bfd, 2);
@@ -266,11 +265,10 @@ static void test_track_bfd(void **state)
 		"t.conf:5: no bfd_instance 'nope' (vrrp_instance 'VI_1')");
 	assert_has(load_bad(INST("  track_bfd {\n    b\n  }\n") BFD_B),
 		"t.conf:5: bfd_instance 'b' is defined after its use, at line 11");
-	assert_has(load_bad("bfd_instance c {\n  neighbor_ip 198.18.0.2\n  checker\n}\n"
-			    INST("  track_bfd {\n    c\n  }\n")),
+	assert_has(load_bad("bfd_instance c {\n  neighbor_ip 198.18.0.2\n  checker\n}\n" INST(
+			   "  track_bfd {\n    c\n  }\n")),
 		"t.conf:9: bfd_instance 'c' says 'checker' without 'vrrp'");
-	assert_has(load_bad(BFD_B INST("  track_bfd {\n    b weight 254\n  }\n")),
-		"t.conf:8:");
+	assert_has(load_bad(BFD_B INST("  track_bfd {\n    b weight 254\n  }\n")), "t.conf:8:");
 	assert_has(load_bad(BFD_B INST("  track_bfd {\n    b\n    b\n  }\n")),
 		"t.conf:9: track_bfd 'b' is listed twice");
 }
@@ -280,8 +278,9 @@ static void test_track_bfd(void **state)
 static int eval_bfd(int weight, bool reverse, bool up, bool *fault)
 {
 	struct vipd_instance cfg = { .priority = 100 };
-	struct vipd_track tr = { .name = "b", .bfd = true, .weight = weight,
-		.weight_reverse = reverse };
+	struct vipd_track tr = {
+		.name = "b", .bfd = true, .weight = weight, .weight_reverse = reverse
+	};
 	struct vipd_track_state ts = { .cfg = &tr, .up = up };
 	struct vipd_inst in = { .cfg = &cfg, .tracks = &ts, .ntracks = 1 };
 	int prio;
