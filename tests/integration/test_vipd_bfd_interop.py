@@ -15,7 +15,9 @@ timers. For each peer, ROUNDS times:
     packet may have left up to one interval before the kill) and
     3 x DETECT (a loaded machine); every detection time is logged;
   - the peer starts again and the session comes Up again.
-With keepalived, r1's vipd also has a vrrp_instance with `track_bfd` (no
+IPv6 (2001:db8::11, ::12) against keepalived too, three rounds. A SIGHUP
+to vipd with the same bfd_instance keeps the session Up (same
+discriminator, no new Up). With keepalived, r1's vipd also has a vrrp_instance with `track_bfd` (no
 weight): FAULT while the session is down, MASTER once it is Up, as
 keepalived's track_bfd does.
 
@@ -208,13 +210,13 @@ class Bfdd:
 
 class BfdInterop(unittest.TestCase):
 
-    def rounds(self, v, peer, peer_up, what, peer_bad=lambda: []):
+    def rounds(self, v, peer, peer_up, what, peer_bad=lambda: [], rounds=ROUNDS):
         took = wait_up(v)
         util.wait_until(peer_up, UP_TIMEOUT, 0.05, "%s's view: session Up" % what)
         step("%s: Up on both sides after %.1f s" % (what, took))
         downs = session(v)["downs"]
         times = []
-        for i in range(ROUNDS):
+        for i in range(rounds):
             ups = session(v)["ups"]
             t = peer.kill()
             times.append(detect(self, v, t, "%s round %d" % (what, i + 1)))
@@ -225,7 +227,7 @@ class BfdInterop(unittest.TestCase):
             self.assertEqual(peer_bad(), [], "%s complains about vipd's packets" % what)
         step("%s: %d detections, %.0f..%.0f ms after the kill (detection time %.0f ms)"
              % (what, len(times), min(times) * 1000, max(times) * 1000, DETECT * 1000))
-        self.assertEqual(session(v)["downs"], downs + ROUNDS)
+        self.assertEqual(session(v)["downs"], downs + rounds)
         self.assertEqual([ln for ln in v.log_text().splitlines() if "packet dropped" in ln],
                          [])
 
@@ -250,6 +252,30 @@ class BfdInterop(unittest.TestCase):
             ka.start()
             v.wait_state("MASTER", UP_TIMEOUT)
             self.rounds(v, ka, ka.up, "keepalived", ka.bad_lines)
+            # a reload with the same bfd_instance keeps the session running
+            ups, pid = session(v)["ups"], session(v)["local_discriminator"]
+            v.proc.kill(signal.SIGHUP)
+            util.wait_until(lambda: "reloaded" in v.log_text(), 5, 0.05, "vipd's reload")
+            time.sleep(3 * DETECT)
+            s = session(v)
+            self.assertEqual((s["state"], s["ups"], s["local_discriminator"]),
+                             ("Up", ups, pid), s)
+            step("keepalived: the session ran on through vipd's reload")
+
+    def test_keepalived_ipv6(self):
+        """IPv6: keepalived sends with hop limit 64 by default, and vipd's
+        hoplimit default (64, as keepalived's) accepts it."""
+        why = vipd.keepalived_skip_reason()
+        if why:
+            self.skipTest(why)
+        with cphatest.Lab("vipd-bfd-ka6") as lab:
+            r1, r2 = vipd.hosts(lab, 2, client=False, v6=True)
+            a1, a2 = vipd.ROUTER_IP6S[0], vipd.ROUTER_IP6S[1]
+            v = vipd.Vipd(lab, r1, bfd_block("to_r2", a2, a1))
+            ka = KeepalivedBfd(lab, r2, bfd_block("to_r1", a1, a2))
+            v.start()
+            ka.start()
+            self.rounds(v, ka, ka.up, "keepalived IPv6", ka.bad_lines, rounds=3)
 
     def test_frr_bfdd(self):
         if not os.access(BFDD, os.X_OK) or not os.access(VTYSH, os.X_OK):
