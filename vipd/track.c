@@ -285,9 +285,10 @@ bool track_fenced_allows_master(const struct vipd_inst *in)
 	       !in->fenced_other_holder;
 }
 
-#define FENCED_HELD_POLL_USEC  100000ULL /* a takeover waits on fenced */
-#define FENCED_POWER_POLL_USEC 20000ULL  /* a power read is out: its answer ends a takeover's wait \
-					  */
+#define FENCED_HELD_POLL_USEC 100000ULL /* a takeover waits on fenced */
+#define FENCED_POWER_POLL_USEC                                                                     \
+	20000ULL /* a power read is out: its answer ends a takeover's wait                         \
+		  */
 
 /* How soon to ask fenced again. */
 static uint64_t fenced_poll_usec(const struct vipd_inst *in)
@@ -503,10 +504,8 @@ void track_fenced_bfd_down(struct vipd *d, int family, const uint8_t *addr, cons
 		struct vipd_inst *in = d->inst[i];
 
 		/* a backup that hears its master at addr, and has not asked yet */
-		if (!in->cfg->fenced_socket || in->sm.state != VRRP_STATE_BACKUP ||
-			in->sm.want_master || in->power_node[0] || !in->sm.master_seen ||
-			in->sm.cfg.family != family ||
-			memcmp(in->sm.master_addr, addr, family == AF_INET ? 4 : 16) != 0)
+		if (!in->cfg->fenced_socket || in->power_node[0] ||
+			!vrrp_state_master_at(&in->sm, family, addr))
 			continue;
 		snprintf(why, sizeof(why), "BFD session %s to the master went down", session);
 		power_ask(in, why);

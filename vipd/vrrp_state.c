@@ -304,6 +304,12 @@ void vrrp_state_master_gone_sole(struct vrrp_sm *sm, uint64_t now, struct vrrp_o
 	vrrp_state_timer(sm, now, out);
 }
 
+bool vrrp_state_master_at(const struct vrrp_sm *sm, int family, const uint8_t *addr)
+{
+	return sm->state == VRRP_STATE_BACKUP && !sm->want_master && sm->master_seen &&
+	       sm->cfg.family == family && memcmp(sm->master_addr, addr, addr_len(sm)) == 0;
+}
+
 bool vrrp_sole_backup(int family, bool unicast, const uint8_t *peers, size_t npeers,
 	const uint8_t *ours, const uint8_t *master)
 {

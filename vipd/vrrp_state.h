@@ -169,6 +169,12 @@ void vrrp_state_master_gone_sole(struct vrrp_sm *sm, uint64_t now, struct vrrp_o
 bool vrrp_sole_backup(int family, bool unicast, const uint8_t *peers, size_t npeers,
 	const uint8_t *ours, const uint8_t *master);
 
+/* vipd extension: a BFD session to addr (4 or 16 bytes by family) left Up.
+ * Is it this backup's master, so that the master may be gone? True in
+ * BACKUP, not already taking over, with an accepted advert whose sender is
+ * addr. */
+bool vrrp_state_master_at(const struct vrrp_sm *sm, int family, const uint8_t *addr);
+
 /* Membership of a sync group changed (a reload): sets cfg.sync. */
 void vrrp_state_set_sync(struct vrrp_sm *sm, bool sync);
 

@@ -209,11 +209,39 @@ static void test_master_gone_sole(void **state)
 	assert_int_equal(sm.state, VRRP_STATE_INIT);
 }
 
+/* vipd extension: a BFD session to addr left Up; is addr our master? */
+static void test_master_at(void **state)
+{
+	struct vrrp_sm_config c;
+	struct vrrp_sm sm;
+	struct vrrp_out out;
+
+	(void)state;
+	backup_at_t0(&sm, cfg3(100));
+	assert_false(vrrp_state_master_at(&sm, AF_INET, A2)); /* no master heard yet */
+	vrrp_state_advert(&sm, T0 + S, 200, 100, A2, A1, &out);
+	assert_true(vrrp_state_master_at(&sm, AF_INET, A2));
+	assert_false(vrrp_state_master_at(&sm, AF_INET, A0)); /* another router */
+	assert_false(vrrp_state_master_at(&sm, AF_INET6, A2));
+	/* already taking over (a sync or fenced instance that asked) */
+	c = cfg3(100);
+	c.sync = true;
+	backup_at_t0(&sm, c);
+	vrrp_state_advert(&sm, T0 + S, 200, 100, A2, A1, &out);
+	vrrp_state_timer(&sm, T0 + S + sm.master_down_int, &out);
+	assert_true(sm.want_master);
+	assert_false(vrrp_state_master_at(&sm, AF_INET, A2));
+	/* a master itself */
+	master_from_t0(&sm, cfg3(100));
+	assert_false(vrrp_state_master_at(&sm, AF_INET, A2));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_master_gone),
 		cmocka_unit_test(test_master_gone_sole),
+		cmocka_unit_test(test_master_at),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
