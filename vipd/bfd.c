@@ -21,6 +21,7 @@
 
 #include "buf.h"
 #include "log.h"
+#include "metrics.h"
 #include "vipd.h"
 
 static uint32_t bfd_rand(struct vipd *d)
@@ -518,6 +519,37 @@ json_t *bfd_json(const struct vipd *d)
 				b->changed_at ? (double)(now - b->changed_at) / 1e6 : -1.0));
 	}
 	return arr;
+}
+
+void bfd_prometheus(const struct vipd *d, struct cpha_buf *o)
+{
+	size_t i;
+
+	if (!d->nbfds)
+		return;
+#define EACH(metric, type, help, expr)                                                             \
+	cpha_prom_family(o, metric, type, help);                                                   \
+	for (i = 0; i < d->nbfds; i++)                                                             \
+		cpha_prom_sample(o, metric, (double)(expr), "session", d->bfds[i]->name, NULL);
+	EACH("vipd_bfd_session_state", "gauge", "0 AdminDown, 1 Down, 2 Init, 3 Up (RFC 5880)",
+		d->bfds[i]->s.state)
+	EACH("vipd_bfd_session_ups_total", "counter", "Times the session came Up",
+		d->bfds[i]->s.up_count)
+	EACH("vipd_bfd_session_downs_total", "counter",
+		"Times the session went Down from Init or Up", d->bfds[i]->s.down_count)
+	EACH("vipd_bfd_detect_time_seconds", "gauge", "Detection time negotiated with the neighbor",
+		(double)d->bfds[i]->s.detect_time / 1e6)
+#undef EACH
+	cpha_prom_family(
+		o, "vipd_bfd_packets_total", "counter", "BFD control packets, by direction");
+	for (i = 0; i < d->nbfds; i++) {
+		cpha_prom_sample(o, "vipd_bfd_packets_total", (double)d->bfds[i]->pkts_in,
+			"session", d->bfds[i]->name, "direction", "in", NULL);
+		cpha_prom_sample(o, "vipd_bfd_packets_total", (double)d->bfds[i]->pkts_out,
+			"session", d->bfds[i]->name, "direction", "out", NULL);
+		cpha_prom_sample(o, "vipd_bfd_packets_total", (double)d->bfds[i]->pkts_bad,
+			"session", d->bfds[i]->name, "direction", "dropped", NULL);
+	}
 }
 
 void bfd_show(const struct vipd *d, struct cpha_buf *reply)

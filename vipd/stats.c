@@ -210,4 +210,5 @@ void stats_prometheus(struct vipd *d, struct cpha_buf *o)
 		cpha_prom_sample(o, "vipd_bad_packets_total", (double)d->inst[i]->other_group,
 			"instance", d->inst[i]->name, "reason", "other_group", NULL);
 	}
+	bfd_prometheus(d, o);
 }

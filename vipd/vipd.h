@@ -217,6 +217,8 @@ void bfd_teardown(struct vipd *d, bool reload);
 struct json_t;
 struct json_t *bfd_json(const struct vipd *d);
 void bfd_show(const struct vipd *d, struct cpha_buf *reply);
+/* vipd_bfd_* metrics (nothing when no session is configured) */
+void bfd_prometheus(const struct vipd *d, struct cpha_buf *out);
 /* The session whose neighbor is addr (4 or 16 bytes by family), or NULL. */
 const struct vipd_bfd_rt *bfd_find_neighbor(const struct vipd *d, int family, const uint8_t *addr);
 

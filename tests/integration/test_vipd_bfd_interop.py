@@ -17,7 +17,8 @@ timers. For each peer, ROUNDS times:
   - the peer starts again and the session comes Up again.
 IPv6 (2001:db8::11, ::12) against keepalived too, three rounds. A SIGHUP
 to vipd with the same bfd_instance keeps the session Up (same
-discriminator, no new Up). With keepalived, r1's vipd also has a vrrp_instance with `track_bfd` (no
+discriminator, no new Up). With bfdd, vipd's metrics say the same as its
+admin socket. With keepalived, r1's vipd also has a vrrp_instance with `track_bfd` (no
 weight): FAULT while the session is down, MASTER once it is Up, as
 keepalived's track_bfd does.
 
@@ -283,11 +284,20 @@ class BfdInterop(unittest.TestCase):
                           "scripts/setup.sh installs it)" % (BFDD, VTYSH))
         with cphatest.Lab("vipd-bfd-frr") as lab:
             r1, r2 = vipd.hosts(lab, 2, client=False)
-            v = vipd.Vipd(lab, r1, bfd_block("to_r2", R2, R1))
+            v = vipd.Vipd(lab, r1, bfd_block("to_r2", R2, R1),
+                          global_extra=["vipd_metrics_bind 127.0.0.1:9121"])
             b = Bfdd(lab, r2)
             v.start()
             b.start()
             self.rounds(v, b, b.peer_up, "bfdd")
+            # the same in the metrics
+            m = vipd.metrics(r1, "127.0.0.1:9121")
+            lab_ = (("session", "to_r2"),)
+            self.assertEqual(m[("vipd_bfd_session_state", lab_)], 3.0, m)
+            self.assertEqual(m[("vipd_bfd_session_downs_total", lab_)], ROUNDS, m)
+            self.assertAlmostEqual(m[("vipd_bfd_detect_time_seconds", lab_)], DETECT)
+            self.assertGreater(m[("vipd_bfd_packets_total",
+                                  (("direction", "in"), ("session", "to_r2")))], 0)
 
 
 def main():
