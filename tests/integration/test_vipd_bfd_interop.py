@@ -27,6 +27,7 @@ reason is printed), else fail.
     sudo python3 tests/integration/test_vipd_bfd_interop.py [-v]
 """
 
+import json
 import os
 import re
 import shutil
@@ -298,6 +299,11 @@ class BfdInterop(unittest.TestCase):
             self.assertAlmostEqual(m[("vipd_bfd_detect_time_seconds", lab_)], DETECT)
             self.assertGreater(m[("vipd_bfd_packets_total",
                                   (("direction", "in"), ("session", "to_r2")))], 0)
+            # and in /status, what cpha status reads
+            r = r1.curl("http://127.0.0.1:9121/status", timeout=3)
+            self.assertEqual(r.status, 200, r.stderr)
+            self.assertEqual(json.loads(r.body)["bfd"],
+                             [{"name": "to_r2", "neighbor": R2, "state": "Up"}])
 
 
 def main():
