@@ -1,12 +1,20 @@
 #!/usr/bin/env python3
 """New connections per second and a reconnect storm: lbd against HAProxy
-from Debian, in the same run, on loopback.
+from Debian and against the floor, in the same run, on loopback.
 
 Both proxies get the same TCP configuration and the same thread count
 (1, then 2) and run side by side on their own ports; the client alternates
 between them every --slice seconds (1 s) until each had --seconds, so load
 that comes and goes on the machine falls on both; each figure is the
 median of the rounds.
+The floor (cpha-bench-floor, bench/tools/floorproxy.c) runs beside them
+with the same thread count and backends: a minimal epoll proxy, what any
+TCP-terminating proxy costs on this kernel. The ratios lbd/HAProxy and
+lbd/floor are also printed per turn: the three proxies' turns of one slice
+are adjacent in time, so each slice gives a ratio that the machine's other
+load moves little; the median of those ratios over all rounds is printed
+with a 95% bootstrap interval (bench/ratio.py), for the rate and for the
+proxy's CPU time per connection.
 The same patterns without a proxy (client straight to the server) are the
 ceiling; the share of it each proxy reaches is printed beside the ratio.
 
@@ -40,8 +48,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lbd_bench import HAPROXY, LBD, BUILD, log, median, wait_port  # noqa: E402
+from ratio import fmt_ratio, median_of_ratios  # noqa: E402
 
 CONN_TOOL = os.path.join(BUILD, "bench", "cpha-bench-conn")
+FLOOR_TOOL = os.path.join(BUILD, "bench", "cpha-bench-floor")
 
 PORTS = {"req": 29101, "banner": 29102, "tls": 29103, "storm": 29104}
 BACKENDS = {"req": 29201, "banner": 29202, "tls": 29203}
@@ -118,16 +128,27 @@ def loadavg():
 
 # Each proxy has its own frontend ports, so both can run at once and the
 # client can alternate between them every --slice seconds.
-PORT_OFFSET = {"lbd": 0, "haproxy": 10, "lbd+spread": 20}
+PORT_OFFSET = {"lbd": 0, "haproxy": 10, "lbd+spread": 20, "floor": 30}
+# the floor has no health checks: it takes the connection patterns only
+FLOOR_PATTERNS = ("req", "banner", "tls")
 
 
 class Proxy:
     def __init__(self, kind, threads, work, spread=False):
         self.kind, self.threads, self.spread = kind, threads, spread
         self.name = "%s%s" % (kind, "+spread" if spread else "")
-        self.ports = {k: v + PORT_OFFSET[self.name] for k, v in PORTS.items()}
+        self.ports = {k: v + PORT_OFFSET[self.name] for k, v in PORTS.items()
+                      if kind != "floor" or k in FLOOR_PATTERNS}
         self.sock = os.path.join(work, "%s-%d.sock" % (self.name, threads))
         self.cfg = os.path.join(work, "%s-%d.cfg" % (self.name, threads))
+        self.proc = None
+        if kind == "floor":
+            backends = {"req": [BACKENDS["req"]] + REQ_EXTRA, "banner": [BACKENDS["banner"]],
+                        "tls": [BACKENDS["tls"]]}
+            self.argv = [FLOOR_TOOL, str(threads)] + [
+                "%d=%s" % (port, ",".join(str(b) for b in backends[k]))
+                for k, port in self.ports.items()]
+            return
         hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
         glob = "    ulimit-n %d\n" % hard if kind == "haproxy" else ""
         with open(self.cfg, "w") as f:
@@ -136,10 +157,10 @@ class Proxy:
                                      rx=REQ_EXTRA,
                                      spread=" shutdown-sessions-spread " + SPREAD
                                      if spread else ""))
-        self.proc = None
+        self.argv = [LBD if kind == "lbd" else HAPROXY, "-db", "-f", self.cfg]
 
     def start(self):
-        argv = [LBD if self.kind == "lbd" else HAPROXY, "-db", "-f", self.cfg]
+        argv = self.argv
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                      start_new_session=True)
         for port in self.ports.values():
@@ -252,9 +273,9 @@ def main():
     ap.add_argument("--patterns", default="req,banner,tls,storm")
     ap.add_argument("--probe-rate", type=int, default=1000,
                     help="storm: other clients' new connections per second")
-    ap.add_argument("--only", choices=["lbd", "haproxy"], help="one proxy (profiling)")
+    ap.add_argument("--only", choices=["lbd", "haproxy", "floor"], help="one proxy (profiling)")
     args = ap.parse_args()
-    for tool in (LBD, CONN_TOOL, HAPROXY, shutil.which("openssl")):
+    for tool in (LBD, CONN_TOOL, FLOOR_TOOL, HAPROXY, shutil.which("openssl")):
         if not tool or not os.path.exists(tool):
             sys.exit("missing tool: %s (run bench/conn-run.sh)" % tool)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -288,7 +309,7 @@ def main():
                 # both proxies run; the client alternates between them every
                 # --slice seconds, so load that comes and goes on the
                 # machine falls on both
-                kinds = [args.only] if args.only else ["lbd", "haproxy"]
+                kinds = [args.only] if args.only else ["lbd", "haproxy", "floor"]
                 running = [Proxy(kind, t, work) for kind in kinds]
                 try:
                     for p in running:
@@ -297,10 +318,13 @@ def main():
                         slices = max(1, int(round(args.seconds / args.slice)))
                         tot = {p.kind: [0, 0, 0.0] for p in running}  # conns, errors, cpu us
                         for i in range(slices):
-                            order = running if (rnd + t + i) % 2 == 0 else running[::-1]
-                            for p in order:
+                            # each proxy takes each place in the turn in turn
+                            k = (rnd + t + i) % len(running)
+                            for p in running[k:] + running[:k]:
                                 r = client(mode, p.ports[mode], args.slice, args.conns,
                                            args.client_threads, p.proc.pid)
+                                add((p.kind, t, mode + "_slices"), r["conns"] / args.slice)
+                                add((p.kind, t, mode + "_slices_cpu"), r["cpu_us"])
                                 tot[p.kind][0] += r["conns"]
                                 tot[p.kind][1] += r["errors"]
                                 tot[p.kind][2] += r["cpu_us"] * r["conns"]
@@ -355,24 +379,48 @@ def main():
     log("")
     log("median of %d round(s); load average %s" % (args.rounds,
                                                     " / ".join("%.2f" % x for x in loads)))
-    log("%-28s %10s %10s %10s %9s %9s %9s" % ("new connections per second", "lbd", "haproxy",
-                                            "direct", "lbd/hap", "lbd/dir", "hap/dir"))
+    log("%-28s %10s %10s %10s %10s %9s %9s %9s %9s" % (
+        "new connections per second", "lbd", "haproxy", "floor", "direct", "lbd/hap",
+        "lbd/floor", "lbd/dir", "hap/dir"))
     for t in threads:
         for mode in conn_patterns:
             a = median(res.get(("lbd", t, mode), []))
             b = median(res.get(("haproxy", t, mode), []))
+            f = median(res.get(("floor", t, mode), []))
             d = median(res.get(("direct", 0, mode), []))
-            log("%-28s %10.0f %10.0f %10.0f %9.3f %9.3f %9.3f" %
-                ("%s, %d thread(s)" % (mode, t), a, b, d, a / b if b else float("nan"),
-                 a / d if d else float("nan"), b / d if d else float("nan")))
+            log("%-28s %10.0f %10.0f %10.0f %10.0f %9.3f %9.3f %9.3f %9.3f" %
+                ("%s, %d thread(s)" % (mode, t), a, b, f, d, a / b if b else float("nan"),
+                 a / f if f else float("nan"), a / d if d else float("nan"),
+                 b / d if d else float("nan")))
     log("")
-    log("%-28s %10s %10s %9s" % ("proxy CPU per connection (us)", "lbd", "haproxy", "lbd/hap"))
+    log("per turn: the median over every %g-second turn of all rounds of the ratio of the "
+        "proxies' adjacent turns, with a 95%% bootstrap interval; goal: lbd/floor >= 0.95 "
+        "on every pattern" % args.slice)
+    log("%-28s %6s %24s %24s %24s %24s" % ("", "turns", "rate lbd/haproxy", "rate lbd/floor",
+                                           "rate haproxy/floor", "CPU/conn lbd/floor"))
+    for t in threads:
+        for mode in conn_patterns:
+            sl = {k: res.get((k, t, mode + "_slices"), []) for k in ("lbd", "haproxy", "floor")}
+            cpu = {k: res.get((k, t, mode + "_slices_cpu"), []) for k in ("lbd", "floor")}
+            if not all(sl.values()):
+                continue  # --only: one proxy
+            log("%-28s %6d %24s %24s %24s %24s" % (
+                "%s, %d thread(s)" % (mode, t), len(sl["lbd"]),
+                fmt_ratio(median_of_ratios(sl["lbd"], sl["haproxy"])),
+                fmt_ratio(median_of_ratios(sl["lbd"], sl["floor"])),
+                fmt_ratio(median_of_ratios(sl["haproxy"], sl["floor"])),
+                fmt_ratio(median_of_ratios(cpu["lbd"], cpu["floor"]))))
+    log("")
+    log("%-28s %10s %10s %10s %9s %9s" % ("proxy CPU per connection (us)", "lbd", "haproxy",
+                                          "floor", "lbd/hap", "lbd/floor"))
     for t in threads:
         for mode in conn_patterns:
             a = median(res.get(("lbd", t, mode + "_cpu"), []))
             b = median(res.get(("haproxy", t, mode + "_cpu"), []))
-            log("%-28s %10.1f %10.1f %9.3f" % ("%s, %d thread(s)" % (mode, t), a, b,
-                                               a / b if b else float("nan")))
+            f = median(res.get(("floor", t, mode + "_cpu"), []))
+            log("%-28s %10.1f %10.1f %10.1f %9.3f %9.3f" % (
+                "%s, %d thread(s)" % (mode, t), a, b, f, a / b if b else float("nan"),
+                a / f if f else float("nan")))
     if "storm" in patterns:
         log("")
         log("%-28s %12s %12s %12s" % ("storm, 2 threads (ms)", "lbd", "haproxy",

@@ -13,7 +13,9 @@
 enum goal_kind {
 	GOAL_ZERO,     /* absolute: 0 of metric in every valid cpha run */
 	GOAL_TRUE,     /* absolute: the invariant metric true in every valid cpha run */
+	GOAL_AT_MOST,  /* absolute: metric's median at most the row's bound */
 	GOAL_NO_WORSE, /* comparative: metric no worse than the peer's */
+	GOAL_RATIO,    /* comparative: metric at most the row's factor times the peer's */
 	GOAL_FASTER,   /* comparative: metric (a time) shorter than the peer's */
 };
 
@@ -22,16 +24,24 @@ static const struct goal_row {
 	const char *metric;
 	enum goal_kind kind;
 	const char *words; /* the metric in words */
+	double bound;      /* GOAL_AT_MOST: the bound; GOAL_RATIO: the factor */
 } goal_rows[LAB_NGOALS] = {
-	{ "apiserver-rolling-restart", "failed", GOAL_ZERO, "failed requests" },
-	{ "reload-under-load", "failed", GOAL_ZERO, "failed requests" },
-	{ "lb-poweroff", "failed", GOAL_NO_WORSE, "failed requests" },
-	{ "lb-poweroff", "max_gap_ms", GOAL_NO_WORSE, "max gap" },
-	{ "master-poweroff", "failed", GOAL_NO_WORSE, "failed requests" },
-	{ "master-poweroff", "max_gap_ms", GOAL_NO_WORSE, "max gap" },
-	{ "lb-poweroff", "vip_after_fence", GOAL_TRUE, "vip_after_fence" },
-	{ "master-poweroff", "watches_restored_ms", GOAL_FASTER, "watches restored" },
-	{ "apiserver-rolling-restart", "watches_restored_ms", GOAL_FASTER, "watches restored" },
+	{ "apiserver-rolling-restart", "failed", GOAL_ZERO, "failed requests", 0 },
+	{ "reload-under-load", "failed", GOAL_ZERO, "failed requests", 0 },
+	{ "lb-poweroff", "failed", GOAL_RATIO, "failed requests", 0.25 },
+	{ "lb-poweroff", "max_gap_ms", GOAL_NO_WORSE, "max gap", 0 },
+	{ "lb-poweroff", "vip_serving_ms", GOAL_AT_MOST, "first request served (ms)", 500 },
+	{ "master-poweroff", "failed", GOAL_RATIO, "failed requests", 0.5 },
+	{ "master-poweroff", "max_gap_ms", GOAL_AT_MOST, "max gap (ms)", 150 },
+	{ "master-poweroff", "lb_avoidable_failed", GOAL_ZERO,
+		"failed requests attributable to the load balancer", 0 },
+	{ "lb-poweroff", "vip_after_fence", GOAL_TRUE, "vip_after_fence", 0 },
+	{ "lb-hang", "vip_after_fence", GOAL_TRUE, "vip_after_fence", 0 },
+	{ "lb-hang", "serving_after_fence_ms", GOAL_AT_MOST,
+		"first request served after the fence (ms)", 500 },
+	{ "lb-hang", "two_vip_ms", GOAL_ZERO, "ms with the VIP on two hosts", 0 },
+	{ "master-poweroff", "watches_restored_ms", GOAL_FASTER, "watches restored", 0 },
+	{ "apiserver-rolling-restart", "watches_restored_ms", GOAL_FASTER, "watches restored", 0 },
 };
 
 double lab_goal_resolution(const char *metric)
@@ -45,12 +55,14 @@ double lab_goal_resolution(const char *metric)
 	return 0;
 }
 
-/* An absolute goal: the valid cpha runs, how many satisfy it, the sample. */
-static int goal_absolute(struct lab_goal *g, const struct goal_row *row, const struct lab_run *r)
+/* An absolute goal: the valid cpha runs, how many satisfy it, the sample;
+ * for GOAL_ZERO the peer's sample too, shown beside it. */
+static int goal_absolute(struct lab_goal *g, const struct goal_row *row, const struct lab_run *r,
+	const struct lab_run *peer, const char *pname)
 {
 	size_t n = 0, ok = 0, nv = 0;
 	double *v = malloc((r && r->nscen ? r->nscen : 1) * sizeof(*v));
-	char what[80];
+	char what[160];
 	int rc;
 
 	if (!v)
@@ -63,8 +75,9 @@ static int goal_absolute(struct lab_goal *g, const struct goal_row *row, const s
 			continue;
 		n++;
 		if (row->kind == GOAL_ZERO) {
-			ok += s->st.failed == 0;
-			lab_repeat_value(s, row->metric, &v[nv++]);
+			/* a run without the figure does not satisfy it */
+			if (lab_repeat_value(s, row->metric, &v[nv]))
+				ok += v[nv++] == 0;
 		} else if ((x = lab_invariant(s, row->metric)) >= 0) {
 			ok += x == 1;
 			v[nv++] = x;
@@ -72,12 +85,54 @@ static int goal_absolute(struct lab_goal *g, const struct goal_row *row, const s
 	}
 	rc = lab_sample_stats(v, nv, &g->cpha);
 	free(v);
+	if (rc < 0)
+		return rc;
 	if (row->kind == GOAL_ZERO)
 		snprintf(what, sizeof(what), "0 %s", row->words);
 	else
 		snprintf(what, sizeof(what), "%s true", row->words);
 	g->verdict = lab_sample_all(n, ok, "cpha", what, g->why, sizeof(g->why));
-	return rc;
+	if (row->kind == GOAL_ZERO && ok < n && g->cpha.n) {
+		size_t len = strlen(g->why);
+
+		snprintf(g->why + len, sizeof(g->why) - len, "; cpha: median %.10g [%.10g, %.10g]",
+			g->cpha.median, g->cpha.lo, g->cpha.hi);
+	}
+	if (row->kind == GOAL_ZERO && peer) {
+		size_t len = strlen(g->why);
+
+		if (lab_repeat_stats(peer, row->scenario, row->metric, &g->peer) < 0)
+			return -ENOMEM;
+		if (g->peer.n)
+			snprintf(g->why + len, sizeof(g->why) - len,
+				"; %s: median %.10g [%.10g, %.10g] (n %zu)", pname, g->peer.median,
+				g->peer.lo, g->peer.hi, g->peer.n);
+	}
+	return 0;
+}
+
+/* The peer's sample scaled by factor: the bootstrap interval of the median
+ * scales with its values, so "at most factor times the peer's" is judged
+ * as "no worse than" this sample. */
+static struct lab_sample sample_scaled(const struct lab_sample *s, double factor)
+{
+	struct lab_sample x = *s;
+
+	x.median *= factor;
+	x.min *= factor;
+	x.max *= factor;
+	x.lo *= factor;
+	x.hi *= factor;
+	return x;
+}
+
+/* A bound as a sample of as many runs as cpha's, every value the bound:
+ * "at most the bound" is judged as "no worse than" it. */
+static struct lab_sample sample_bound(double bound, size_t n)
+{
+	return (struct lab_sample){
+		.n = n, .median = bound, .min = bound, .max = bound, .lo = bound, .hi = bound
+	};
 }
 
 int lab_goals(const struct lab_model *m, struct lab_goal g[LAB_NGOALS])
@@ -101,9 +156,18 @@ int lab_goals(const struct lab_model *m, struct lab_goal g[LAB_NGOALS])
 			snprintf(g[i].what, sizeof(g[i].what),
 				"%s: %s true in every valid cpha run", row->scenario, row->words);
 			break;
+		case GOAL_AT_MOST:
+			snprintf(g[i].what, sizeof(g[i].what),
+				"%s: %s at most %.10g (cpha, median)", row->scenario, row->words,
+				row->bound);
+			break;
 		case GOAL_NO_WORSE:
 			snprintf(g[i].what, sizeof(g[i].what), "%s: %s no worse than %s",
 				row->scenario, row->words, pname);
+			break;
+		case GOAL_RATIO:
+			snprintf(g[i].what, sizeof(g[i].what), "%s: %s at most %.10g x %s's",
+				row->scenario, row->words, row->bound, pname);
 			break;
 		case GOAL_FASTER:
 			snprintf(g[i].what, sizeof(g[i].what), "%s: %s faster than %s",
@@ -111,14 +175,37 @@ int lab_goals(const struct lab_model *m, struct lab_goal g[LAB_NGOALS])
 			break;
 		}
 		if (row->kind == GOAL_ZERO || row->kind == GOAL_TRUE) {
-			if (goal_absolute(&g[i], row, cpha) < 0)
+			if (goal_absolute(&g[i], row, cpha, peer, pname) < 0)
 				return -ENOMEM;
+			continue;
+		}
+		if (row->kind == GOAL_AT_MOST) {
+			struct lab_sample b;
+			char bname[64];
+
+			if (lab_repeat_stats(cpha, row->scenario, row->metric, &g[i].cpha) < 0)
+				return -ENOMEM;
+			b = sample_bound(row->bound, g[i].cpha.n);
+			snprintf(bname, sizeof(bname), "the bound");
+			g[i].verdict =
+				lab_sample_compare(&g[i].cpha, &b, lab_goal_resolution(row->metric),
+					"cpha", bname, g[i].why, sizeof(g[i].why));
 			continue;
 		}
 		g[i].comparative = true;
 		if (lab_repeat_stats(cpha, row->scenario, row->metric, &g[i].cpha) < 0 ||
 			lab_repeat_stats(peer, row->scenario, row->metric, &g[i].peer) < 0)
 			return -ENOMEM;
+		if (row->kind == GOAL_RATIO) {
+			struct lab_sample b = sample_scaled(&g[i].peer, row->bound);
+			char bname[200];
+
+			snprintf(bname, sizeof(bname), "%.10g x %s", row->bound, pname);
+			g[i].verdict = lab_sample_compare(&g[i].cpha, &b,
+				lab_goal_resolution(row->metric), "cpha",
+				g[i].peer.n ? bname : pname, g[i].why, sizeof(g[i].why));
+			continue;
+		}
 		g[i].verdict =
 			lab_sample_compare(&g[i].cpha, &g[i].peer, lab_goal_resolution(row->metric),
 				"cpha", pname, g[i].why, sizeof(g[i].why));

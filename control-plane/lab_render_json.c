@@ -233,7 +233,8 @@ static json_t *goals_json(const struct lab_model *m)
 			return NULL;
 		}
 		json_object_set_new(o, "cpha", lab_render_sample(&g[i].cpha));
-		if (g[i].comparative)
+		/* a "0" goal shows the peer's figure beside cpha's */
+		if (g[i].comparative || g[i].peer.n)
 			json_object_set_new(o, "peer", lab_render_sample(&g[i].peer));
 		json_array_append_new(a, o);
 	}

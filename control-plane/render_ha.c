@@ -210,6 +210,7 @@ static int fenced_conf(const struct cp_cluster *c, enum ha_tier t, const struct 
 	       "    post_fail_delay 0s\n"
 	       "    fence_action reboot\n"
 	       "    agent_timeout 60s\n"
+	       "    power_check_timeout 5s\n"
 	       "    retry_interval 10s\n");
 	if (pcmk)
 		put(b, "    ! Pacemaker runs on these hosts: one cluster, one fencer\n"

@@ -158,6 +158,26 @@ static void lb_config(const struct cp_cluster *c, const struct cp_host *self, st
 		"fall 2 slowstart 60s maxconn 1000 maxqueue 256 weight 100 on-marked-down "
 		"shutdown-sessions%s\n",
 		haproxy ? "" : " shutdown-sessions-spread 10s");
+	if (!haproxy)
+		/* A powered-off master answers nothing: /readyz needs fall checks
+		 * (seconds) to notice, while every new connection sent to it is
+		 * lost. Passive health and hedging cover that gap; HAProxy has no
+		 * hedge, so the peer's haproxy.cfg stays as it was. */
+		put(b, "    # A master that lost power answers no SYN. Live traffic tells first:\n"
+		       "    # hedge: a connect with no SYN-ACK after 100ms also goes to another\n"
+		       "    # apiserver, and the first to answer carries the client. A LAN\n"
+		       "    # apiserver answers in well under a millisecond, even loaded, so a\n"
+		       "    # live one is never hedged; 100ms is far below the 1s SYN\n"
+		       "    # retransmission and timeout connect, and what a client loses at\n"
+		       "    # most while a dead master is still in rotation.\n"
+		       "    # observe layer4: 3 connects in a row with no answer (hedged away,\n"
+		       "    # refused or timed out) mark the server down at once (mark-down).\n"
+		       "    # A wrong mark-down is cheap: the check comes at fastinter and\n"
+		       "    # rise passed checks bring it back within about 2s (then\n"
+		       "    # slowstart); a dead one must go within a few connections, not\n"
+		       "    # after fall x inter.\n"
+		       "    hedge 100ms\n"
+		       "    default-server observe layer4 error-limit 3 on-error mark-down\n");
 	for (size_t i = 0; i < c->nhosts; i++) {
 		const struct cp_host *m = &c->hosts[i];
 		if (m->roles & CP_ROLE_MASTER)

@@ -3,6 +3,7 @@
  *
  *   global_defs { post_join_delay D; post_fail_delay D; fence_action
  *                 off|reboot; agent_timeout D; retry_interval D;
+ *                 power_check_timeout D;
  *                 clean_start [BOOL]; unfence [BOOL];
  *                 fence_via agents|pacemaker;
  *                 fenced_admin_socket PATH; vip_admin_socket PATH;
@@ -40,6 +41,13 @@
 #define HERE           1u /* cpha_cfgkw caps: the block whose table holds it */
 
 #define DEFAULT_SOCKET "/run/fenced/admin.sock"
+
+/* power_check_timeout: default 5 s, fence-agents' own default
+ * login_timeout (an agent that has no session with its BMC or PDU by then
+ * gives up by itself); a device that answers at all reads its status in
+ * well under a second (fence_ipmilan: one IPMI session) */
+#define POWER_CHECK_TIMEOUT_DEFAULT (5 * CPHA_USEC_PER_SEC)
+#define POWER_CHECK_TIMEOUT_MAX     (60 * CPHA_USEC_PER_SEC)
 
 struct ctx {
 	struct cpha_cfgdiag d;
@@ -174,10 +182,17 @@ static void g_delay(struct ctx *x, const struct cpha_conf_node *n, void *obj)
 		g->post_fail_delay = v;
 	else if (strcmp(n->w[0], "agent_timeout") == 0)
 		g->agent_timeout = v;
+	else if (strcmp(n->w[0], "power_check_timeout") == 0)
+		g->power_check_timeout = v;
 	else
 		g->retry_interval = v;
-	if (v == 0 && (n->w[0][0] == 'a' || n->w[0][0] == 'r'))
+	if (v == 0 && strncmp(n->w[0], "post_", 5) != 0)
 		err(x, n->loc, "'%s' must be more than 0 (global_defs)", n->w[0]);
+	/* the read serves a takeover that is waiting for it: one slower than
+	 * this helps nobody, fencing itself takes over by then */
+	if (strcmp(n->w[0], "power_check_timeout") == 0 && v > POWER_CHECK_TIMEOUT_MAX)
+		err(x, n->loc, "'%s' is at most %us, not %s (global_defs)", n->w[0],
+			(unsigned)(POWER_CHECK_TIMEOUT_MAX / CPHA_USEC_PER_SEC), n->w[1]);
 }
 
 static void g_action(struct ctx *x, const struct cpha_conf_node *n, void *obj)
@@ -286,6 +301,7 @@ static const struct kw global_kws[] = {
 	{ { "post_join_delay", HERE }, g_delay, false },
 	{ { "post_fail_delay", HERE }, g_delay, false },
 	{ { "agent_timeout", HERE }, g_delay, false },
+	{ { "power_check_timeout", HERE }, g_delay, false },
 	{ { "retry_interval", HERE }, g_delay, false },
 	{ { "fence_action", HERE }, g_action, false },
 	{ { "fence_via", HERE }, g_via, false },
@@ -785,6 +801,7 @@ static int run(struct ctx *x, struct cpha_conf_reader *rd, const char *file,
 	} else {
 		c->global.post_join_delay = 6 * CPHA_USEC_PER_SEC;
 		c->global.agent_timeout = 60 * CPHA_USEC_PER_SEC;
+		c->global.power_check_timeout = POWER_CHECK_TIMEOUT_DEFAULT;
 		c->global.retry_interval = 10 * CPHA_USEC_PER_SEC;
 		cpha_conf_read(&x->t, rd);
 		if (!x->d.stop)

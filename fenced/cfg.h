@@ -84,6 +84,7 @@ struct fenced_global {
 	bool metrics_set;
 	struct cpha_webcfg *metrics_web; /* fenced_metrics_web_config FILE (webcfg.h) */
 	unsigned metrics_web_loc;        /* where it was given (a cfgdiag loc); 0: not */
+	uint64_t power_check_timeout;    /* us, default 5 s: bounds a whole power-check */
 };
 
 struct fenced_watchdog {

@@ -434,10 +434,9 @@ int fenced_power_check_node(
 	if (n->prun)
 		return 0; /* one check at a time: the running one answers */
 	n->power = FENCED_POWER_CHECKING;
-	/* a quick read: a BMC that does not answer in 10 s will not help a
-	 * takeover that waits for it */
-	r = fenced_power_check(d->e, d->cfg, n->cfg,
-		d->cfg->global.agent_timeout < 10000000 ? d->cfg->global.agent_timeout : 10000000,
+	/* a quick read, bounded by its own timeout: agent_timeout bounds
+	 * fencing actions, and a takeover waits for this one */
+	r = fenced_power_check(d->e, d->cfg, n->cfg, d->cfg->global.power_check_timeout,
 		on_power_done, n, &n->prun, why, whylen);
 	if (r < 0)
 		n->power = FENCED_POWER_UNKNOWN;

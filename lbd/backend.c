@@ -1,4 +1,5 @@
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "backend.h"
@@ -45,7 +46,8 @@ static int pick_locked(struct lbd_backend_rt *be, const struct sockaddr *client,
 {
 	struct balance_srv bs[256];
 	size_t i, n = be->nservers < 256 ? be->nservers : 256;
-	struct lbd_server *srv = sticky_locked(be, client, tried, now);
+	/* no client (a hedge): no stick-table lookup nor store */
+	struct lbd_server *srv = client ? sticky_locked(be, client, tried, now) : NULL;
 	int r;
 
 	if (srv) {
@@ -72,7 +74,7 @@ static int pick_locked(struct lbd_backend_rt *be, const struct sockaddr *client,
 		return r;
 	srv = be->servers[r];
 reserve:
-	if (be->stick && be->stick_store)
+	if (client && be->stick && be->stick_store)
 		stick_store(be->stick, client, srv->id, now);
 	srv->cur++;
 	srv->refs++;
@@ -90,6 +92,23 @@ int backend_assign(struct lbd_backend_rt *be, struct lbd_session *s, uint64_t no
 	pthread_mutex_unlock(&be->lock);
 	if (r == 0)
 		s->srv = srv;
+	return r;
+}
+
+int backend_assign_other(struct lbd_backend_rt *be, const struct lbd_session *s, uint64_t now,
+	struct lbd_server **out)
+{
+	uint8_t tried[sizeof(s->tried)];
+	int r;
+
+	memcpy(tried, s->tried, sizeof(tried));
+	if (s->srv && s->srv->id < 256)
+		tried[s->srv->id / 8] |= (uint8_t)(1u << (s->srv->id % 8));
+	*out = NULL;
+	pthread_mutex_lock(&be->lock);
+	/* no stick-table here: the hedge is not where the client sticks */
+	r = pick_locked(be, NULL, tried, now, out);
+	pthread_mutex_unlock(&be->lock);
 	return r;
 }
 
@@ -170,13 +189,19 @@ static void send_handed(struct lbd_backend_rt *be, struct cpha_list *handed)
 
 void backend_release(struct lbd_backend_rt *be, struct lbd_session *s)
 {
-	struct cpha_list handed;
 	struct lbd_server *srv = s->srv;
 
 	if (!srv)
 		return;
-	cpha_list_init(&handed);
 	s->srv = NULL;
+	backend_release_server(be, srv);
+}
+
+void backend_release_server(struct lbd_backend_rt *be, struct lbd_server *srv)
+{
+	struct cpha_list handed;
+
+	cpha_list_init(&handed);
 	pthread_mutex_lock(&be->lock);
 	srv->cur--;
 	server_unref_locked(srv);

@@ -16,6 +16,16 @@ struct lbd_session;
  * BALANCE_NONE (no usable server) or BALANCE_FULL (all at maxconn). */
 int backend_assign(struct lbd_backend_rt *be, struct lbd_session *s, uint64_t now);
 
+/* hedge: another server for s, chosen by the backend's algorithm as for
+ * a new session, never s->srv nor one s tried, never a full or unusable
+ * one (no queueing). On 0, *out holds a slot and a reference, given back
+ * with backend_release_server(). Otherwise BALANCE_NONE or BALANCE_FULL. */
+int backend_assign_other(struct lbd_backend_rt *be, const struct lbd_session *s, uint64_t now,
+	struct lbd_server **out);
+
+/* Give back a slot and a reference taken by backend_assign_other(). */
+void backend_release_server(struct lbd_backend_rt *be, struct lbd_server *srv);
+
 /* Put s at the end of the queue. False when the queue is full (the sum of
  * the usable servers' maxqueue, unlimited if any has none). */
 bool backend_enqueue(struct lbd_backend_rt *be, struct lbd_session *s);

@@ -116,6 +116,12 @@ struct lbd_server_opts {
 	struct cpha_addr init_ip; /* init-addr with an address */
 	int resolve_family;       /* resolve-prefer: AF_INET6 (default) or AF_INET */
 	int resolve_allow_dup;    /* resolve-opts allow-dup-ip */
+	/* passive health (HAProxy's observe, error-limit, on-error) */
+	int observe;          /* observe layer4: client connections count as checks */
+	unsigned error_limit; /* consecutive layer-4 errors before on-error; default 10 */
+	int on_error;         /* LBD_ONERR_* of health.h; default fail-check */
+	uint64_t hedge;       /* lbd's hedge: usec without a SYN-ACK before a second
+			       * connect elsewhere; 0 = off; the backend's when unset */
 	/* which fields were written (for default-server inheritance) */
 	uint64_t set;
 };
@@ -148,6 +154,10 @@ struct lbd_server_opts {
 #define LBD_SO_INIT_ADDR     (1ull << 24)
 #define LBD_SO_PREFER        (1ull << 25)
 #define LBD_SO_RESOLVE_OPTS  (1ull << 26)
+#define LBD_SO_OBSERVE       (1ull << 27)
+#define LBD_SO_ERROR_LIMIT   (1ull << 28)
+#define LBD_SO_ON_ERROR      (1ull << 29)
+#define LBD_SO_HEDGE         (1ull << 30)
 
 /* init-addr methods (HAProxy's SRV_IADDR_*). */
 #define LBD_INIT_LAST 1 /* the address saved in the server-state file */
@@ -247,6 +257,8 @@ struct lbd_backend {
 	int from_listen;       /* declared by a listen section */
 	int log_health_checks; /* option log-health-checks: a line per check result change */
 	int smart_connect;     /* option tcp-smart-connect: no quick ACK of the SYN-ACK */
+	uint64_t hedge;        /* lbd's hedge <time> (usec; 0 = off): servers inherit it */
+	unsigned hedge_line;   /* where it was written; 0: not written */
 	struct lbd_stick_cfg stick;
 	struct lbd_state_cfg state; /* load-server-state-from-file, server-state-file-name */
 };

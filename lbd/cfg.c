@@ -195,6 +195,21 @@ static void cfg_px_number(struct cfg_ctx *ctx, struct cfg_proxy *px, const struc
 		px->fe.maxconn = (unsigned)v;
 }
 
+/* hedge <time>: lbd's own (not HAProxy's). When a connect to the chosen
+ * server has no answer within <time>, a second connect goes to another
+ * server and the first to complete carries the session. 0 turns it off. */
+static void cfg_px_hedge(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
+{
+	const char *where = lbd_cfg_where(ctx, px);
+	uint64_t t;
+
+	if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) < 0 ||
+		lbd_cfg_time(ctx, a->line, a->v[0], a->v[1], &t, where) < 0)
+		return;
+	px->be.hedge = t;
+	px->be.hedge_line = a->line;
+}
+
 /* fullconn N: HAProxy uses it only to scale the servers' minconn up to
  * their maxconn; lbd refuses minconn, so here it can change nothing. */
 static void cfg_px_fullconn(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
@@ -311,6 +326,7 @@ static const struct cfg_px_kw {
 		" (set it on the frontend, or on each server)" },
 	{ { "retries", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_number, NULL },
 	{ { "fullconn", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_fullconn, NULL },
+	{ { "hedge", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_hedge, NULL },
 	{ { "option", CFG_ALL }, lbd_cfg_option_line, NULL },
 	{ { "no", CFG_ALL }, cfg_px_no, NULL },
 	{ { "timeout", CFG_ALL }, cfg_px_timeout, NULL },
@@ -386,6 +402,8 @@ static void cfg_proxy_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const s
 	lbd_cfg_logs_append(ctx, &px->fe.logs, &px->fe.nlogs, d->fe.logs, d->fe.nlogs);
 	px->be.balance = d->be.balance;
 	px->be.retries = d->be.retries;
+	px->be.hedge = d->be.hedge;
+	px->be.hedge_line = d->be.hedge_line;
 	px->be.state = d->be.state; /* server-state file: fixed-size, no strings */
 	px->tcpchk_opt_line = d->tcpchk_opt_line;
 	if (lbd_cfg_check_copy(ctx, &px->be, &d->be) == 0)

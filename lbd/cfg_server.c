@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "health.h"
 #include "cfg-internal.h"
 
 #define CFG_SO(f) offsetof(struct lbd_server_opts, f)
@@ -46,6 +47,7 @@ static const struct {
 	{ "downinter", LBD_SO_DOWNINTER, CFG_SO(downinter), 1 },
 	{ "slowstart", LBD_SO_SLOWSTART, CFG_SO(slowstart), 0 },
 	{ "shutdown-sessions-spread", LBD_SO_SPREAD, CFG_SO(shutdown_spread), 0 },
+	{ "hedge", LBD_SO_HEDGE, CFG_SO(hedge), 0 }, /* lbd's own; 0: off here */
 };
 
 /* Options taking a number. */
@@ -60,6 +62,7 @@ static const struct {
 	{ "maxconn", LBD_SO_MAXCONN, CFG_SO(maxconn), 0, 10000000 },
 	{ "maxqueue", LBD_SO_MAXQUEUE, CFG_SO(maxqueue), 0, 10000000 },
 	{ "weight", LBD_SO_WEIGHT, CFG_SO(weight), 0, 256 },
+	{ "error-limit", LBD_SO_ERROR_LIMIT, CFG_SO(error_limit), 1, 1000000 },
 };
 
 /* ca-file and crt: relative paths are taken from ca-base / crt-base, as
@@ -100,7 +103,7 @@ static void cfg_server_path(struct cfg_ctx *ctx, unsigned line, const char *opt,
 static int cfg_server_valued(const char *kw)
 {
 	static const char *const others[] = { "verify", "ca-file", "crt", "on-marked-down",
-		"on-marked-up", "port", "addr" };
+		"on-marked-up", "port", "addr", "observe", "on-error" };
 	size_t k;
 
 	for (k = 0; k < CFG_N(cfg_stimes); k++)
@@ -208,6 +211,38 @@ static void cfg_server_opts(struct cfg_ctx *ctx, const struct cfg_args *a, size_
 			}
 			o->on_up_shutdown_backup = 1;
 			o->set |= LBD_SO_ON_UP;
+		} else if (strcmp(kw, "observe") == 0) {
+			/* HAProxy 2.6 alerts but goes on (haproxy -c says the file
+			 * is valid), leaving observe as it was: lbd, which runs no
+			 * http proxy, does the same */
+			if (strcmp(val, "layer7") == 0) {
+				lbd_cfg_notice(ctx, a->line,
+					"'observe layer7' can only be used in http proxies; "
+					"ignored, as HAProxy does (%s)",
+					where);
+				continue;
+			}
+			if (strcmp(val, "none") && strcmp(val, "layer4")) {
+				lbd_cfg_err(ctx, a->line,
+					"'observe' expects one of 'none', 'layer4', 'layer7' but "
+					"got '%s' (%s)",
+					val, where);
+				continue;
+			}
+			o->observe = val[0] == 'l';
+			o->set |= LBD_SO_OBSERVE;
+		} else if (strcmp(kw, "on-error") == 0) {
+			int m = health_on_error_parse(val);
+
+			if (m < 0) {
+				lbd_cfg_err(ctx, a->line,
+					"'on-error' expects one of 'fastinter', 'fail-check', "
+					"'sudden-death' or 'mark-down' but got '%s' (%s)",
+					val, where);
+				continue;
+			}
+			o->on_error = m;
+			o->set |= LBD_SO_ON_ERROR;
 		} else if (strcmp(kw, "port") == 0) {
 			if (lbd_cfg_uint(ctx, a->line, kw, val, 1, 65535, &v, where) < 0)
 				continue;
@@ -347,6 +382,16 @@ void lbd_cfg_server_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px)
 			o->fall = 3;
 		if (!(o->set & LBD_SO_WEIGHT))
 			o->weight = 1;
+		if (!(o->set & LBD_SO_ERROR_LIMIT))
+			o->error_limit = HEALTH_ERROR_LIMIT_DEFAULT;
+		if (!(o->set & LBD_SO_HEDGE))
+			o->hedge = px->be.hedge;
+		/* HAProxy accepts it and observes nothing: say so */
+		if (o->observe && !o->check)
+			lbd_cfg_notice(ctx, s->line,
+				"'observe layer4' does nothing without 'check' (HAProxy ignores "
+				"it too) (%s)",
+				where);
 		if (o->verify == LBD_VERIFY_DEFAULT)
 			o->verify = ctx->ssl_verify_none ? LBD_VERIFY_NONE : LBD_VERIFY_REQUIRED;
 		if (o->check && !cpha_addr_port(&s->addr) && !o->check_port &&

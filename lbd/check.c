@@ -568,6 +568,18 @@ void check_resume(struct lbd_runtime *rt, struct lbd_server *srv)
 		check_start(rt, srv, c->bcfg, rnd() % (srv->o.inter ? srv->o.inter : 1));
 }
 
+void check_hasten(struct lbd_server *srv, uint64_t delay)
+{
+	struct lbd_check *c = srv->check;
+	uint64_t now, at;
+
+	if (!c || c->stopped || c->running || !c->timer ||
+		sd_event_now(c->rt->e, CLOCK_MONOTONIC, &now) < 0 ||
+		sd_event_source_get_time(c->timer, &at) < 0 || at <= now + delay)
+		return;
+	schedule(c, delay);
+}
+
 void check_free(struct lbd_server *srv)
 {
 	struct lbd_check *c = srv->check;

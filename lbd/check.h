@@ -35,6 +35,10 @@ void check_resume(struct lbd_runtime *rt, struct lbd_server *srv);
  * once: within inter, at most 2 s. */
 uint64_t check_first_delay(const struct lbd_server *srv);
 
+/* Bring the next check forward to delay from now, if it is due later and
+ * no check is running (HAProxy's forced fastinter after on-error). */
+void check_hasten(struct lbd_server *srv, uint64_t delay);
+
 /* Free the check object of a server (stops it first). */
 void check_free(struct lbd_server *srv);
 

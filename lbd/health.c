@@ -1,3 +1,5 @@
+#include <string.h>
+
 #include "health.h"
 
 void health_init(struct lbd_health *h, unsigned rise, unsigned fall, bool start_up)
@@ -76,4 +78,69 @@ uint64_t health_cut_offset(uint64_t i, uint64_t k, uint64_t spread_usec)
 	if (k * HEALTH_CUT_GAP_USEC < window)
 		window = k * HEALTH_CUT_GAP_USEC;
 	return window * i / k;
+}
+
+bool health_observe(unsigned *errors, unsigned limit, bool ok)
+{
+	if (ok) {
+		*errors = 0;
+		return false;
+	}
+	if (++*errors < (limit ? limit : 1))
+		return false;
+	*errors = 0;
+	return true;
+}
+
+enum lbd_health_change health_on_error(
+	struct lbd_health *h, enum lbd_on_error mode, bool *failed_check)
+{
+	*failed_check = false;
+	switch (mode) {
+	case LBD_ONERR_FASTINTER:
+		return LBD_HEALTH_SAME;
+	case LBD_ONERR_SUDDEN_DEATH:
+		if (h->health > h->rise)
+			h->health = h->rise + 1;
+		break;
+	case LBD_ONERR_MARK_DOWN:
+		if (h->health > h->rise)
+			h->health = h->rise;
+		break;
+	case LBD_ONERR_FAIL_CHECK:
+		break;
+	}
+	*failed_check = h->health > 0;
+	return health_report(h, false);
+}
+
+static const char *const health_onerr_names[] = {
+	[LBD_ONERR_FAIL_CHECK] = "fail-check",
+	[LBD_ONERR_FASTINTER] = "fastinter",
+	[LBD_ONERR_SUDDEN_DEATH] = "sudden-death",
+	[LBD_ONERR_MARK_DOWN] = "mark-down",
+};
+
+const char *health_on_error_name(enum lbd_on_error mode)
+{
+	return (unsigned)mode < sizeof(health_onerr_names) / sizeof(health_onerr_names[0])
+		       ? health_onerr_names[mode]
+		       : "?";
+}
+
+int health_on_error_parse(const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(health_onerr_names) / sizeof(health_onerr_names[0]); i++)
+		if (strcmp(word, health_onerr_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+uint64_t health_hedge_at(uint64_t t_connect, uint64_t hedge, uint64_t connect_timeout)
+{
+	if (!hedge || (connect_timeout && hedge >= connect_timeout))
+		return 0;
+	return t_connect + hedge;
 }

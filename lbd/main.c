@@ -437,6 +437,8 @@ int main(int argc, char **argv)
 	}
 	if (r >= 0)
 		r = check_http_init(rt->e);
+	if (r >= 0)
+		r = server_observe_init(rt);
 	if (r < 0) {
 		log_err("cannot set up the event loop: %s", strerror(-r));
 		return 1;
@@ -498,6 +500,7 @@ int main(int argc, char **argv)
 	free(rt->admin_path);
 	sd_event_source_disable_unref(m.housekeeping);
 	resolver_free(rt);
+	server_observe_close(rt);
 	runtime_free(rt);
 	check_http_shutdown();
 	free(rt->workers);

@@ -53,6 +53,7 @@ struct lbd_counters {
 	atomic_uint_fast64_t retries;
 	atomic_uint_fast64_t redispatches;
 	atomic_uint_fast64_t denied; /* no server, queue full or queue timeout */
+	atomic_uint_fast64_t hedges; /* hedge: second connects started elsewhere */
 };
 
 struct lbd_server {
@@ -84,6 +85,13 @@ struct lbd_server {
 	struct lbd_counters cnt;
 	atomic_uint_fast64_t check_duration_us; /* of the last completed check */
 	atomic_uint_fast64_t checks_failed;
+
+	/* passive health (observe layer4): consecutive layer-4 errors counted
+	 * by the workers' sessions; at error-limit they set hana_due and ring
+	 * rt->hana_efd, and the main thread applies on-error */
+	atomic_uint hana_errors;
+	atomic_bool hana_due;
+	atomic_uint_fast64_t hana_failed; /* on-error actions taken (CSV hanafail) */
 
 	/* sessions on this server, one list per worker (each touched only by
 	 * its own worker) */
@@ -238,6 +246,11 @@ struct lbd_runtime {
 	size_t ndoomed;
 	struct lbd_resolver_rt *dns;       /* run-time DNS of servers (resolver.c) */
 	lbd_check_result_fn *check_result; /* where health checks report */
+	/* passive health: workers ring it (eventfd) when a server's sessions
+	 * reached its error-limit; server_ctl.c's handler acts on the main
+	 * thread. hana_src is NULL until server_observe_init(). */
+	int hana_efd;
+	sd_event_source *hana_src;
 };
 
 #endif

@@ -2,8 +2,12 @@
  * administrator's commands, DNS maintenance, and what follows from them
  * (the log line, cutting sessions, restarting checks, dispatching the
  * queue). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 
 #include "backend.h"
 #include "check.h"
@@ -127,4 +131,77 @@ void server_set_dns_maint(struct lbd_runtime *rt, struct lbd_server *srv, bool o
 		check_resume(rt, srv);
 	}
 	backend_dispatch(srv->be);
+}
+
+void server_on_error(struct lbd_runtime *rt, struct lbd_server *srv)
+{
+	enum lbd_health_change c;
+	char reason[128];
+	bool failed;
+
+	/* no checks (HAProxy observes nothing then), or not in service */
+	if (!srv->o.check || srv->removed || atomic_load(&srv->admin) == LBD_ADMIN_MAINT ||
+		atomic_load(&srv->dns_maint))
+		return;
+	snprintf(reason, sizeof(reason),
+		"Detected %u consecutive errors, last one was: L4 unsuccessful connection",
+		srv->o.error_limit);
+	atomic_fetch_add(&srv->hana_failed, 1);
+	c = health_on_error(&srv->health, srv->o.on_error, &failed);
+	if (failed) {
+		/* HAProxy counts it as a failed check (chkfail) */
+		atomic_fetch_add(&srv->checks_failed, 1);
+		snprintf(srv->last_check, sizeof(srv->last_check), "%s", reason);
+	}
+	log_notice("server %s/%s: %s; on-error %s", srv->be->name, srv->name, reason,
+		health_on_error_name(srv->o.on_error));
+	if (c == LBD_HEALTH_DOWN)
+		server_set_up(rt, srv, false, reason);
+	/* every on-error mode brings the next check forward to fastinter */
+	check_hasten(srv, srv->o.fastinter);
+}
+
+static int server_observe_io(sd_event_source *src, int fd, uint32_t revents, void *userdata)
+{
+	struct lbd_runtime *rt = userdata;
+	eventfd_t v;
+	size_t i, j;
+
+	(void)src;
+	(void)revents;
+	if (eventfd_read(fd, &v) == -1 && errno != EAGAIN)
+		log_warn("passive health: eventfd: %m");
+	for (i = 0; i < rt->nbackends; i++) {
+		struct lbd_backend_rt *be = rt->backends[i];
+
+		for (j = 0; j < be->nservers; j++)
+			if (atomic_exchange(&be->servers[j]->hana_due, false))
+				server_on_error(rt, be->servers[j]);
+	}
+	return 0;
+}
+
+int server_observe_init(struct lbd_runtime *rt)
+{
+	int fd, r;
+
+	fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (fd == -1)
+		return -errno;
+	r = sd_event_add_io(rt->e, &rt->hana_src, fd, EPOLLIN, server_observe_io, rt);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	rt->hana_efd = fd;
+	return 0;
+}
+
+void server_observe_close(struct lbd_runtime *rt)
+{
+	if (!rt->hana_src)
+		return;
+	rt->hana_src = sd_event_source_disable_unref(rt->hana_src);
+	close(rt->hana_efd);
+	rt->hana_efd = -1;
 }

@@ -30,4 +30,14 @@ void server_set_dns_maint(struct lbd_runtime *rt, struct lbd_server *srv, bool o
 void server_cut_sessions(
 	struct lbd_runtime *rt, struct lbd_server *srv, const char *term, bool spread);
 
+/* Passive health (observe layer4): open the eventfd the workers ring when
+ * a server reached its error-limit, and watch it on the main loop, where
+ * each such server's on-error action is applied (health.c decides).
+ * Returns 0 or a negative errno. server_observe_close() undoes it. */
+int server_observe_init(struct lbd_runtime *rt);
+void server_observe_close(struct lbd_runtime *rt);
+
+/* Apply one server's on-error action now (main thread). */
+void server_on_error(struct lbd_runtime *rt, struct lbd_server *srv);
+
 #endif

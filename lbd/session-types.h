@@ -56,6 +56,18 @@ struct lbd_session {
 	unsigned retries_done;
 	uint8_t send_proxy; /* PROXY protocol version for this server, or 0 */
 	bool redispatched;
+	/* hedge (lbd's own): while srv's connect has no answer after
+	 * hedge_usec, a second connect to hsrv (a slot and a reference, as
+	 * srv) on hfd, watched through hh; the first to complete carries the
+	 * session. One per attempt (hedged). */
+	uint64_t hedge_usec; /* of this attempt; 0: none */
+	bool hedged;
+	struct lbd_server *hsrv;
+	int hfd;
+	uint8_t hsend_proxy;
+	struct lbd_evh hh;
+	bool sfd_on_hh; /* the hedge won: sfd is the socket watched through hh,
+			 * and events through sh are stale (the closed first connect) */
 };
 
 #endif

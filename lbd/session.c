@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -23,6 +24,9 @@
 
 static void on_client_io(struct lbd_evh *h, uint32_t revents);
 static void on_server_io(struct lbd_evh *h, uint32_t revents);
+static void on_hedge_io(struct lbd_evh *h, uint32_t revents);
+static void server_io(struct lbd_session *s, uint32_t revents);
+static void hedge_promote(struct lbd_session *s);
 static int on_timer(sd_event_source *src, uint64_t usec, void *userdata);
 static void session_dispatch(struct lbd_session *s);
 static void session_connect(struct lbd_session *s);
@@ -82,7 +86,7 @@ static uint64_t add_deadline(uint64_t base, uint64_t timeout)
 static uint64_t session_deadline(const struct lbd_session *s)
 {
 	const struct lbd_timeouts *ft = &s->fp->timeouts, *bt = &be_of(s)->timeouts;
-	uint64_t d = UINT64_MAX, tc, ts;
+	uint64_t d = UINT64_MAX, tc, ts, hedge_at;
 
 	switch (s->st) {
 	case LBD_SESS_QUEUED:
@@ -93,6 +97,9 @@ static uint64_t session_deadline(const struct lbd_session *s)
 		break;
 	case LBD_SESS_CONNECTING:
 		d = add_deadline(s->t_connect, bt->connect);
+		hedge_at = health_hedge_at(s->t_connect, s->hedge_usec, bt->connect);
+		if (!s->hedged && hedge_at && hedge_at < d)
+			d = hedge_at;
 		break;
 	case LBD_SESS_FDWAIT:
 		/* waits as long as a queued session would */
@@ -158,6 +165,21 @@ static void close_server_side(struct lbd_session *s)
 	cpha_list_del(&s->slink);
 }
 
+/* hedge: give up the second connect (it lost, failed, or the session
+ * ends). Nothing was sent on it: a reset, not a FIN. */
+static void hedge_drop(struct lbd_session *s)
+{
+	if (s->hfd >= 0) {
+		reset_on_close(s->hfd);
+		close(s->hfd);
+		s->hfd = -1;
+	}
+	if (s->hsrv) {
+		backend_release_server(be_of(s), s->hsrv);
+		s->hsrv = NULL;
+	}
+}
+
 static void session_free(struct lbd_session *s)
 {
 	fe_params_unref(s->fp);
@@ -192,6 +214,7 @@ static void session_close(struct lbd_session *s, const char *term)
 	close(s->cfd);
 	s->cfd = -1;
 	close_server_side(s);
+	hedge_drop(s);
 	splice_flow_release(w, &s->c2s);
 	splice_flow_release(w, &s->s2c);
 	if (!s->zombie)
@@ -230,6 +253,7 @@ void session_accept(
 	s->fp = fp;
 	s->cfd = cfd;
 	s->sfd = -1; /* TCP_NODELAY and SO_KEEPALIVE come from the listener */
+	s->hfd = -1;
 	s->peer = *peer;
 	s->local_port = cpha_addr_port(&l->addr);
 	s->t_accept = now;
@@ -247,6 +271,7 @@ void session_accept(
 	COUNT(fp->be, sessions_total, 1);
 	s->ch.fn = on_client_io;
 	s->sh.fn = on_server_io;
+	s->hh.fn = on_hedge_io;
 	if (watch(s, cfd, &s->ch) < 0) {
 		session_close(s, "RC");
 		return;
@@ -280,14 +305,47 @@ static void session_dispatch(struct lbd_session *s)
 	session_close(s, r == BALANCE_FULL ? "sQ" : "SC");
 }
 
+/* observe layer4: one connect's outcome counts for the server's passive
+ * health (health.c decides; the main thread acts, server_ctl.c). HAProxy
+ * counts nothing on a server without checks, and neither does lbd. */
+static void session_observe(struct lbd_session *s, struct lbd_server *srv, bool ok)
+{
+	struct lbd_runtime *rt = s->w->rt;
+	unsigned old, n;
+	bool due;
+
+	if (!srv->o.observe || !srv->o.check)
+		return;
+	old = atomic_load_explicit(&srv->hana_errors, memory_order_relaxed);
+	do {
+		if (ok && old == 0)
+			return; /* the common case: nothing to write */
+		n = old;
+		due = health_observe(&n, srv->o.error_limit, ok);
+	} while (!atomic_compare_exchange_weak(&srv->hana_errors, &old, n));
+	if (!due)
+		return;
+	atomic_store(&srv->hana_due, true);
+	if (rt->hana_src && eventfd_write(rt->hana_efd, 1) == -1)
+		log_debug("server %s/%s: eventfd: %m", be_of(s)->name, srv->name);
+}
+
 static void connect_failed(struct lbd_session *s, int err, bool timeout)
 {
 	struct lbd_backend_rt *be = be_of(s);
 	struct lbd_server *srv = s->srv;
 
+	session_observe(s, srv, false);
 	COUNT(srv, connect_errors, 1);
 	COUNT(be, connect_errors, 1);
 	log_debug("server %s/%s: connect: %s", be->name, srv->name, strerror(err));
+	if (s->hsrv) {
+		/* the hedge's connect goes on as this attempt's */
+		hedge_promote(s);
+		s->armed = 0;
+		session_arm(s);
+		return;
+	}
 	close_server_side(s);
 	if (s->attempts_left <= 1) {
 		session_close(s, timeout ? "sC" : "SC");
@@ -365,6 +423,105 @@ static bool connected_now(int fd)
 	       ti.tcpi_state == TCP_ESTABLISHED;
 }
 
+/* The hedge takes the first connect's place: that one is closed with a
+ * reset (nothing was sent on it) and its slot given back; the hedge's
+ * socket, still watched through hh, is the session's server side. */
+static void hedge_promote(struct lbd_session *s)
+{
+	reset_on_close(s->sfd);
+	close_server_side(s);
+	backend_release(be_of(s), s);
+	s->srv = s->hsrv;
+	s->hsrv = NULL;
+	s->sfd = s->hfd;
+	s->hfd = -1;
+	s->sfd_on_hh = true;
+	s->send_proxy = s->hsend_proxy;
+	cpha_list_append(&s->srv->sessions[s->w->id], &s->slink);
+}
+
+/* The hedge's connect failed, or timeout connect ended it: an error of its
+ * server, as any connect's. */
+static void hedge_failed(struct lbd_session *s, int err)
+{
+	struct lbd_server *h = s->hsrv;
+
+	/* as a failed first connect: no retry of this session goes there */
+	if (h->id < 256)
+		s->tried[h->id / 8] |= (uint8_t)(1u << (h->id % 8));
+	session_observe(s, h, false);
+	COUNT(h, connect_errors, 1);
+	COUNT(be_of(s), connect_errors, 1);
+	log_debug("server %s/%s: connect (hedge): %s", be_of(s)->name, h->name, strerror(err));
+	hedge_drop(s);
+}
+
+/* The hedge connected first. The first connect had no answer within hedge
+ * and is given up: for observe layer4 that is a layer-4 error of its
+ * server (so a server that has gone silent goes down after error-limit
+ * such connects), though not a connect error in the counters. */
+static void hedge_won(struct lbd_session *s, bool server_readable)
+{
+	session_observe(s, s->srv, false);
+	hedge_promote(s);
+	session_open(s, server_readable);
+}
+
+static bool hedge_due(const struct lbd_session *s, uint64_t now)
+{
+	uint64_t at = health_hedge_at(s->t_connect, s->hedge_usec, be_of(s)->timeouts.connect);
+
+	return !s->hedged && at && at <= now;
+}
+
+/* hedge: the first connect has no answer after hedge_usec. Start one to
+ * another server chosen by the balancer, if there is one with room. */
+static void session_hedge(struct lbd_session *s)
+{
+	struct lbd_backend_rt *be = be_of(s);
+	struct lbd_server *h;
+	struct cpha_addr dst;
+	int fd, proxy;
+
+	s->hedged = true;
+	s->armed = 0;
+	if (backend_assign_other(be, s, lbd_loop_now(s->w->e), &h) != 0)
+		goto out; /* nowhere else to go: the first connect goes on alone */
+	server_target(h, &dst, &proxy);
+	if (cpha_addr_port(&dst) == 0)
+		cpha_addr_set_port(&dst, s->local_port);
+	fd = socket(dst.ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1) {
+		log_debug("server %s/%s: socket (hedge): %m", be->name, h->name);
+		backend_release_server(be, h);
+		goto out;
+	}
+	s->hsrv = h;
+	s->hfd = fd;
+	s->hsend_proxy = (uint8_t)proxy;
+	COUNT(s->srv, hedges, 1);
+	COUNT(be, hedges, 1);
+	log_debug("server %s/%s: no answer after %llums: connecting to %s too", be->name,
+		s->srv->name, (unsigned long long)(s->hedge_usec / 1000), h->name);
+	set_nodelay_keepalive(fd);
+	if (be->smart_connect)
+		hold_first_ack(fd);
+	if (connect(fd, (struct sockaddr *)&dst.ss, dst.len) == -1 && errno != EINPROGRESS) {
+		hedge_failed(s, errno);
+		goto out;
+	}
+	if (watch(s, fd, &s->hh) < 0) {
+		hedge_drop(s);
+		goto out;
+	}
+	if (connected_now(fd)) {
+		hedge_won(s, false);
+		return;
+	}
+out:
+	session_arm(s);
+}
+
 static void session_connect(struct lbd_session *s)
 {
 	struct lbd_server *srv = s->srv;
@@ -376,6 +533,9 @@ static void session_connect(struct lbd_session *s)
 		cpha_addr_set_port(&dst, s->local_port);
 	s->st = LBD_SESS_CONNECTING;
 	s->t_connect = lbd_loop_now(s->w->e);
+	s->hedged = false; /* one hedge per attempt */
+	s->hedge_usec = srv->o.hedge;
+	s->sfd_on_hh = false;
 	cpha_list_del(&s->flink);
 	cpha_list_del(&s->slink); /* still there after waiting for a descriptor */
 	cpha_list_append(&srv->sessions[s->w->id], &s->slink);
@@ -499,6 +659,7 @@ static void session_open(struct lbd_session *s, bool server_readable)
 	s->st = LBD_SESS_OPEN;
 	s->t_open = s->last_c = s->last_s = lbd_loop_now(s->w->e);
 	COUNT(s->srv, sessions_total, 1);
+	session_observe(s, s->srv, true);
 	s->armed = 0;
 	if (s->send_proxy && proxyproto_send(s->cfd, s->sfd, s->send_proxy) < 0) {
 		session_close(s, "SC");
@@ -514,10 +675,42 @@ static void session_open(struct lbd_session *s, bool server_readable)
 static void on_server_io(struct lbd_evh *h, uint32_t revents)
 {
 	struct lbd_session *s = cpha_container_of(h, struct lbd_session, sh);
+
+	if (s->dead || s->sfd_on_hh)
+		return; /* a stale event of a first connect a hedge replaced */
+	server_io(s, revents);
+}
+
+static void on_hedge_io(struct lbd_evh *h, uint32_t revents)
+{
+	struct lbd_session *s = cpha_container_of(h, struct lbd_session, hh);
+	socklen_t len = sizeof(int);
+	int err = 0;
+
+	if (s->dead)
+		return;
+	if (s->sfd_on_hh) {
+		server_io(s, revents);
+		return;
+	}
+	if (s->hfd < 0 || s->st != LBD_SESS_CONNECTING)
+		return; /* a stale event of a hedge given up */
+	if (revents & (EPOLLERR | EPOLLHUP)) {
+		if (getsockopt(s->hfd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+			err = errno;
+		hedge_failed(s, err ? err : ECONNREFUSED);
+		return;
+	}
+	if (revents & EPOLLOUT)
+		hedge_won(s, revents & (EPOLLIN | EPOLLRDHUP));
+}
+
+static void server_io(struct lbd_session *s, uint32_t revents)
+{
 	socklen_t len = sizeof(int);
 	int err = 0, fd = s->sfd;
 
-	if (s->dead || fd < 0)
+	if (fd < 0)
 		return;
 	if (revents & (EPOLLRDHUP | EPOLLHUP))
 		s->s2c.src_rdhup = true; /* kept: the edge does not come again */
@@ -528,8 +721,10 @@ static void on_server_io(struct lbd_evh *h, uint32_t revents)
 			connect_failed(s, err ? err : ECONNREFUSED, false);
 			return;
 		}
-		if (revents & EPOLLOUT)
+		if (revents & EPOLLOUT) {
+			hedge_drop(s); /* the first connect won: the hedge lost */
 			session_open(s, revents & (EPOLLIN | EPOLLRDHUP));
+		}
 		return;
 	}
 	if (s->st != LBD_SESS_OPEN)
@@ -609,6 +804,13 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 		break;
 	}
 	case LBD_SESS_CONNECTING:
+		if (hedge_due(s, now)) {
+			session_hedge(s);
+			break;
+		}
+		/* timeout connect bounds the attempt, hedge included */
+		if (s->hsrv)
+			hedge_failed(s, ETIMEDOUT);
 		connect_failed(s, ETIMEDOUT, true);
 		break;
 	case LBD_SESS_OPEN: {

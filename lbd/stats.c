@@ -68,7 +68,7 @@ static json_t *server_json(struct lbd_server *srv)
 	cpha_addr_format(&srv->addr, addr, sizeof(addr));
 	pthread_mutex_unlock(&srv->be->lock);
 	return json_pack("{s:s,s:s,s:i,s:s,s:s,s:b,s:s,s:i,s:i,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,"
-			 "s:I,s:s,s:s}",
+			 "s:I,s:s,s:s,s:I,s:I}",
 		"backend", srv->be->name, "server", srv->name, "id", (int)srv->id, "address", addr,
 		"status", server_state_name(srv), "up", atomic_load(&srv->up), "admin",
 		atomic_load(&srv->admin) == LBD_ADMIN_READY   ? "ready"
@@ -83,7 +83,9 @@ static json_t *server_json(struct lbd_server *srv)
 		(json_int_t)atomic_load(&srv->cnt.redispatches), "check_failures",
 		(json_int_t)atomic_load(&srv->checks_failed), "check_duration_ms",
 		(json_int_t)(atomic_load(&srv->check_duration_us) / 1000), "last_change_reason",
-		srv->last_reason, "last_check", srv->last_check);
+		srv->last_reason, "last_check", srv->last_check, "hanafail",
+		(json_int_t)atomic_load(&srv->hana_failed), "hedges",
+		(json_int_t)atomic_load(&srv->cnt.hedges));
 }
 
 /* show servers state [BACKEND]: HAProxy 2.6's version 1 text
@@ -114,7 +116,7 @@ void stats_show_servers_state(
 	"# pxname,svname,qcur,qmax,scur,smax,slim,stot,bin,bout,dreq,dresp,ereq,econ,eresp,"       \
 	"wretr,wredis,status,weight,act,bck,chkfail,chkdown,lastchg,downtime,qlimit,pid,"          \
 	"iid,sid,throttle,lbtot,tracked,type,rate,rate_lim,rate_max,check_status,"                 \
-	"check_code,check_duration,\n"
+	"check_code,check_duration,hanafail,\n"
 
 static void csv_counters(struct cpha_buf *r, const struct lbd_counters *c)
 {
@@ -155,7 +157,7 @@ void stats_show_stat(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
 		cpha_buf_printf(reply, "%s,FRONTEND,,,%u,,%u,", fe->name, atomic_load(&fe->cur),
 			fp->maxconn ? fp->maxconn : rt->maxconn);
 		csv_counters(reply, &fe->cnt);
-		cpha_buf_printf(reply, "0,,0,,,,,OPEN,,,,,,,,,%d,%zu,0,,,,0,,,,,,,\n", pid, i + 1);
+		cpha_buf_printf(reply, "0,,0,,,,,OPEN,,,,,,,,,%d,%zu,0,,,,0,,,,,,,,\n", pid, i + 1);
 	}
 	for (i = 0; i < rt->nbackends; i++) {
 		struct lbd_backend_rt *be = rt->backends[i];
@@ -198,12 +200,17 @@ void stats_show_stat(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
 				srv->o.check ? srv->last_check : "");
 			if (srv->o.check)
 				cpha_buf_printf(reply, "%llu", (unsigned long long)dur);
+			cpha_buf_puts(reply, ",");
+			/* hanafail: on-error actions taken (observe) */
+			if (srv->o.check)
+				cpha_buf_printf(reply, "%llu",
+					(unsigned long long)atomic_load(&srv->hana_failed));
 			cpha_buf_puts(reply, ",\n");
 		}
 		if (json) {
 			json_array_append_new(bes,
-				json_pack(
-					"{s:s,s:s,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}",
+				json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,"
+					  "s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}",
 					"backend", be->name, "balance", lbd_balance_name(be->algo),
 					"current_sessions", (int)atomic_load(&be->cur), "queued",
 					(int)queued, "active_servers", (int)act, "backup_servers",
@@ -215,14 +222,15 @@ void stats_show_stat(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
 					(json_int_t)atomic_load(&be->cnt.connect_errors), "retries",
 					(json_int_t)atomic_load(&be->cnt.retries), "redispatches",
 					(json_int_t)atomic_load(&be->cnt.redispatches), "denied",
-					(json_int_t)atomic_load(&be->cnt.denied), "servers", srvs));
+					(json_int_t)atomic_load(&be->cnt.denied), "hedges",
+					(json_int_t)atomic_load(&be->cnt.hedges), "servers", srvs));
 			continue;
 		}
 		cpha_buf_printf(
 			reply, "%s,BACKEND,%u,,%u,,,", be->name, queued, atomic_load(&be->cur));
 		csv_counters(reply, &be->cnt);
 		cpha_buf_printf(reply,
-			"%llu,,,%llu,,%llu,%llu,%s,,%u,%u,,,,,,%d,%zu,0,,,,1,,,,,,,\n",
+			"%llu,,,%llu,,%llu,%llu,%s,,%u,%u,,,,,,%d,%zu,0,,,,1,,,,,,,,\n",
 			(unsigned long long)atomic_load(&be->cnt.denied),
 			(unsigned long long)atomic_load(&be->cnt.connect_errors),
 			(unsigned long long)atomic_load(&be->cnt.retries),
@@ -320,6 +328,10 @@ static const struct {
 		offsetof(struct lbd_counters, redispatches) },
 	{ "denied_total", "Sessions closed for want of a server or a queue slot",
 		offsetof(struct lbd_counters, denied) },
+	{ "hedges_total",
+		"Second connects started elsewhere because the first had no answer "
+		"within hedge (lbd's own)",
+		offsetof(struct lbd_counters, hedges) },
 };
 
 /* Every counter family for a set of objects, each family in one group as

@@ -47,6 +47,10 @@ def events_file(lines):
 class FakeHost:
     def __init__(self, name, role):
         self.name, self.role = name, role
+        self.hung = False
+
+    def frozen(self):
+        return self.hung
 
     def powered(self):
         return True
@@ -127,6 +131,22 @@ class Monitor(unittest.TestCase):
                                                       "due_in": -4.0}]}
         m.sample()
         self.assertEqual(len(m.bad["no_fence_overdue"]), 2)  # seen from lb1 and lb2
+        # a hung host's fenced is not asked (it would not answer)
+        m.reset()
+        self.lab.hosts["lb1"].hung = True
+        asked = []
+        observe.fenced_show = lambda h: asked.append(h.name) or {}
+        m.sample()
+        self.assertEqual(asked, ["lb2"])
+
+    def test_two_vip_samples(self):
+        m = runner.Monitor(self.lab)
+        m.sample()
+        self.holders = ["lb1", "lb2"]
+        m.sample()
+        self.assertEqual([held for _, held in m.vip_samples], [False, True])
+        m.reset()
+        self.assertEqual(m.vip_samples, [])
 
 
 class Events(unittest.TestCase):

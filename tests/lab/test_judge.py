@@ -428,6 +428,10 @@ GOOD = {
     "lb-poweroff": {"victim_held_vip": True, "victim_off": True, "vip_moved": True,
                     "watches_open_at_t0": 50, "watches_broken": 50, "vip_move_ms": 3000,
                     "floor_ms": 2000, "first_ok_ms": 3100},
+    "lb-hang": {"victim_held_vip": True, "processes": 5, "stopped": 5, "links_up": True,
+                "fence_needed": True, "fenced": True, "vip_moved": True,
+                "watches_open_at_t0": 50, "watches_broken": 50, "vip_move_ms": 11900,
+                "floor_ms": 0, "first_ok_ms": 12000},
     "master-poweroff": {"victim_api_dead": True, "watches_open_at_t0": 50,
                         "watches_broken": 17},
     "master-partition": {"victim_api_dead": True, "watches_open_at_t0": 50,
@@ -451,6 +455,19 @@ BAD = {
         ({"watches_broken": 0}, "only 0 of the 50 watches"),
         ({"watches_broken": 49}, "only 49 of the 50 watches"),
         ({"vip_move_ms": 225, "first_ok_ms": 300}, "moved 225 ms after the fault"),
+        ({"first_ok_ms": 400}, "served 400 ms after the fault"),
+    ],
+    "lb-hang": [
+        ({"victim_held_vip": False}, "did not hold the VIP"),
+        ({"stopped": 4}, "only 4 of the VIP holder's 5 processes"),
+        ({"processes": 0, "stopped": 0}, "only 0 of the VIP holder's 0 processes"),
+        ({"links_up": False}, "links up"),
+        ({"fenced": False}, "never fenced"),
+        ({"vip_moved": False}, "never came to the other host"),
+        ({"watches_broken": 49}, "only 49 of the 50 watches"),
+        ({"watches_open_at_t0": 0, "watches_broken": 0}, "no watch was open"),
+        ({"fence_needed": False, "fenced": False, "vip_move_ms": 1500, "floor_ms": 2000},
+         "moved 1500 ms after the fault"),
         ({"first_ok_ms": 400}, "served 400 ms after the fault"),
     ],
     "master-poweroff": [
@@ -875,9 +892,6 @@ class Events(unittest.TestCase):
         self.assertEqual(ev.requests, [(3.0, True, 1)])
 
 
-if __name__ == "__main__":
-    unittest.main(verbosity=2)
-
 
 class PreemptVariant(unittest.TestCase):
     """The lab's preempting keepalived: what cpha render makes, with
@@ -897,3 +911,152 @@ class PreemptVariant(unittest.TestCase):
         self.assertIn("    fall 2\n    weight -51\n    init_fail\n", out)
         self.assertIn("The lab's variant: preempting.", out)
         self.assertEqual(out.count("weight"), self.CONF.count("weight") + 1)
+
+
+class LbHangFigures(unittest.TestCase):
+    def test_serving_after_fence(self):
+        self.assertEqual(judge.serving_after_fence(12300, 11800), 500)
+        self.assertEqual(judge.serving_after_fence(11000, 11800), -800)
+        self.assertIsNone(judge.serving_after_fence(None, 11800))
+        self.assertIsNone(judge.serving_after_fence(12300, None))
+
+    def test_two_vip_ms(self):
+        # samples every 250 ms: two holders seen at 10.5 and 10.75, one again at 11.0
+        s = [(10.0, False), (10.25, False), (10.5, True), (10.75, True), (11.0, False)]
+        self.assertEqual(judge.intervals_ms(s, 12.0), 500)
+        self.assertEqual(judge.intervals_ms([(t, False) for t, _ in s], 12.0), 0)
+        self.assertEqual(judge.intervals_ms([], 12.0), 0)
+        # still two at the end: counted up to the end, samples after it ignored
+        self.assertEqual(judge.intervals_ms(s[:4] + [(13.0, True)], 11.5), 1000)
+
+
+class DeadServerSplit(unittest.TestCase):
+    """The failed requests of a master's loss, by what could have saved
+    them: the fault at 100.0, the load balancer marks the server down at
+    104.0."""
+
+    def split(self, failures, t_lb_down=104.0):
+        return judge.dead_server_split(failures, 100.0, t_lb_down)
+
+    def test_in_flight(self):
+        # a tick sent at 99.8 (written 100.3 after 500 ms), its TLS done
+        # before the fault, and the rest of it never sent
+        f = [(100.3, 500, 1, True, False), (100.3, 0, 1, True, True),
+             (100.3, 0, 1, True, True)]
+        self.assertEqual(self.split(f), {"lb_avoidable": 0, "in_flight": 3, "server_side": 0})
+
+    def test_routed_to_the_dead_server(self):
+        # sent at 101.0, reset before its TLS handshake completed; a
+        # connect that waited 1 s on the dead server
+        f = [(101.0, 0, 1, False, False), (101.0, 0, 1, False, True),
+             (101.0, 0, 1, False, True), (102.5, 1000, 1, False, False)]
+        self.assertEqual(self.split(f), {"lb_avoidable": 4, "in_flight": 0, "server_side": 0})
+
+    def test_tls_not_known_counts_against_the_lb(self):
+        self.assertEqual(self.split([(101.0, 10, 1, None, False)])["lb_avoidable"], 1)
+
+    def test_server_side(self):
+        # TLS completed after the fault: a live apiserver answered (5xx)
+        f = [(101.0, 30, 1, True, False), (101.0, 0, 1, True, True)]
+        self.assertEqual(self.split(f), {"lb_avoidable": 0, "in_flight": 0, "server_side": 2})
+
+    def test_outside_the_span(self):
+        f = [(99.0, 10, 1, False, False),   # failed before the fault
+             (104.5, 100, 1, False, False),  # sent after the lb marked it down
+             (104.05, 100, 1, False, False)]  # sent before: counts
+        self.assertEqual(self.split(f), {"lb_avoidable": 1, "in_flight": 0, "server_side": 0})
+
+    def test_never_marked_down(self):
+        self.assertEqual(self.split([(150.0, 10, 1, False, False)], None)["lb_avoidable"], 1)
+        self.assertEqual(judge.dead_server_split([(150.0, 10, 1, False, False)], None, 104.0),
+                         {"lb_avoidable": 0, "in_flight": 0, "server_side": 0})
+
+    def test_weights(self):
+        self.assertEqual(self.split([(101.0, 10, 3, False, False)])["lb_avoidable"], 3)
+
+    def test_not_sent_follows_its_tick(self):
+        # the tick's first step sent before the fault, a later one not sent
+        f = [(100.2, 400, 1, False, False), (100.2, 0, 1, False, True)]
+        self.assertEqual(self.split(f)["in_flight"], 2)
+        # a not_sent line with no step before it: its own time
+        self.assertEqual(self.split([(101.0, 0, 1, True, True)])["server_side"], 1)
+
+
+class EventFailures(unittest.TestCase):
+    def test_failures_read(self):
+        d = tempfile.mkdtemp(prefix="cphalab-judge-")
+        try:
+            path = os.path.join(d, "events.jsonl")
+            with open(path, "w") as f:
+                for e in ({"t": 1.0, "k": "readyz", "ok": True, "ms": 5},
+                          {"t": 2.0, "k": "readyz", "ok": False, "ms": 1000, "tls": False},
+                          {"t": 2.0, "k": "lease_get", "ok": False, "ms": 0, "tls": False,
+                           "not_sent": True},
+                          {"t": 3.0, "k": "lease_put", "ok": False, "n": 2},
+                          {"t": 4.0, "k": "watch_break", "w": 1}):
+                    f.write(json.dumps(e) + "\n")
+            ev = EventLog(path).poll()
+            self.assertEqual(ev.failures, [(2.0, 1000, 1, False, False),
+                                           (2.0, 0, 1, False, True), (3.0, 0, 2, None, False)])
+            self.assertEqual(ev.failures_between(2.5, 3.5), [(3.0, 0, 2, None, False)])
+        finally:
+            shutil.rmtree(d)
+
+
+class Freezer(unittest.TestCase):
+    """hosts' freezer helpers on a directory laid out as a cgroup v1
+    freezer cgroup (no root needed): a kill before the thaw."""
+
+    def test_thaw_kills_first(self):
+        import signal
+        import subprocess
+        from cphalab import hosts
+        d = tempfile.mkdtemp(prefix="cphalab-freezer-")
+        p = subprocess.Popen(["sleep", "60"])
+        try:
+            self.assertIsNone(hosts.freezer_state(d))
+            hosts.thaw(d, kill=True)  # not a cgroup: nothing done
+            self.assertIsNone(p.poll())
+            with open(os.path.join(d, "freezer.state"), "w") as f:
+                f.write("FROZEN\n")
+            with open(os.path.join(d, "cgroup.procs"), "w") as f:
+                f.write("%d\n" % p.pid)
+            self.assertEqual(hosts.freezer_procs(d), [p.pid])
+            self.assertEqual(hosts.freezer_state(d), "FROZEN")
+            hosts.thaw(d)
+            self.assertEqual(hosts.freezer_state(d), "THAWED")
+            self.assertIsNone(p.poll())  # a thaw alone kills nothing
+            hosts.thaw(d, kill=True)
+            self.assertEqual(p.wait(5), -signal.SIGKILL)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            shutil.rmtree(d)
+
+    def test_thaw_all_of_one_lab(self):
+        from cphalab import hosts
+        d = tempfile.mkdtemp(prefix="cphalab-freezer-")
+        saved = hosts.FREEZER
+        try:
+            hosts.FREEZER = d
+            for n in ("clab-lb1", "clab-m1", "clabx-lb1", "other"):
+                os.makedirs(os.path.join(d, n))
+                with open(os.path.join(d, n, "freezer.state"), "w") as f:
+                    f.write("FROZEN\n")
+                open(os.path.join(d, n, "cgroup.procs"), "w").close()
+            got = sorted(hosts.thaw_all("clab"))
+            self.assertEqual(got, [os.path.join(d, "clab-lb1"), os.path.join(d, "clab-m1")])
+            for n, state in (("clab-lb1", "THAWED"), ("clab-m1", "THAWED"),
+                             ("clabx-lb1", "FROZEN"), ("other", "FROZEN")):
+                self.assertEqual(hosts.freezer_state(os.path.join(d, n)), state, n)
+            # a directory with files is no empty cgroup: rmdir fails, said so
+            self.assertFalse(hosts.remove_cgroup(os.path.join(d, "clab-m1")))
+            self.assertTrue(hosts.remove_cgroup(os.path.join(d, "gone")))
+        finally:
+            hosts.FREEZER = saved
+            shutil.rmtree(d)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

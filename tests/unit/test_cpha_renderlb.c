@@ -187,6 +187,9 @@ static void test_sample_lbd(void **state)
 	has(t, "    default-server check verify none inter 2s fastinter 1s downinter 5s rise 2 "
 	       "fall 2 slowstart 60s maxconn 1000 maxqueue 256 weight 100 on-marked-down "
 	       "shutdown-sessions shutdown-sessions-spread 10s\n");
+	/* a powered-off master: hedged around at once, down after 3 connects */
+	has(t, "    hedge 100ms\n    default-server observe layer4 error-limit 3 on-error "
+	       "mark-down\n    server kubem00 ");
 	has(t, "    server kubem00 10.10.10.80:6443\n    server kubem01 10.10.10.81:6443\n"
 	       "    server kubem02 10.10.10.82:6443\n\n");
 	assert_int_equal(count(t, "    server "), 3);
@@ -260,6 +263,9 @@ static void test_five_haproxy(void **state)
 	assert_null(render_find(&s, "kubem00", "/etc/lbd/lbd.cfg"));
 
 	t = text_of(&s, "kubem00", "/etc/haproxy/haproxy.cfg");
+	/* lbd's own hedge, and the passive health lbd's file sets, stay out */
+	lacks(t, "hedge");
+	lacks(t, "observe");
 	/* the apiserver has 6443 on the master's address: the VIP only */
 	has(t, "\nlisten apiserver\n    bind 198.18.0.10:6443\n");
 	lacks(t, "bind :6443");
@@ -430,6 +436,8 @@ static void test_sample_fenced(void **state)
 	t = text_of(&s, "lb00", "/etc/fenced/fenced.conf");
 	lacks(t, "fence_via");
 	has(t, "    vip_admin_socket /run/vipd/admin.sock\n");
+	/* vipd's power-check of a silent VIP holder: bounded on its own */
+	has(t, "    agent_timeout 60s\n    power_check_timeout 5s\n");
 	has(t, "\nfence_device ipmi-lb00 {\n    agent fence_ipmilan\n    ip 10.10.20.3\n"
 	       "    username admin\n    password_file /etc/cpha/secrets/ipmi-lb00\n"
 	       "    lanplus 1\n}\n");

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -101,15 +102,18 @@ static int setup(void **state)
 	snprintf(hang_pid, sizeof(hang_pid), "%s/hang.pid", dir);
 	/* logs "FIRST-LINE-OF-STDIN name" and answers as its parameter
 	 * "answer" says, with fence-agents' status exit codes: on 0, off 2,
-	 * an error 1 (with a line on stderr); hang writes its pid, sleeps */
+	 * an error 1 (with a line on stderr); hang writes its pid, sleeps;
+	 * "delay" seconds first when given */
 	snprintf(text, sizeof(text),
 		"#!/bin/sh\n"
 		"first=\n"
 		"while IFS= read -r l; do\n"
 		"  [ -z \"$first\" ] && first=$l\n"
-		"  case $l in name=*) n=${l#name=};; answer=*) s=${l#answer=};; esac\n"
+		"  case $l in name=*) n=${l#name=};; answer=*) s=${l#answer=};;\n"
+		"    delay=*) d=${l#delay=};; esac\n"
 		"done\n"
 		"echo \"$first $n\" >> %s\n"
+		"[ -n \"$d\" ] && sleep $d\n"
 		"case $s in\n"
 		"  on) exit 0;;\n"
 		"  off) exit 2;;\n"
@@ -371,6 +375,38 @@ static void test_power_one_device(void **state)
 	assert_non_null(strstr(g.msg, "cannot reach the BMC of a"));
 }
 
+/* The status log's lines sorted: the reads run in parallel, so in no
+ * set order. */
+static char *sorted_log(void)
+{
+	static char out[4096];
+	char *lines[64], *p, *save = NULL;
+	size_t n = 0, i, j;
+
+	p = slurp(status_log);
+	for (p = strtok_r(p, "\n", &save); p && n < 64; p = strtok_r(NULL, "\n", &save))
+		lines[n++] = p;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && strcmp(lines[j - 1], lines[j]) > 0; j--) {
+			p = lines[j];
+			lines[j] = lines[j - 1];
+			lines[j - 1] = p;
+		}
+	out[0] = '\0';
+	for (i = 0; i < n; i++)
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s\n", lines[i]);
+	return out;
+}
+
+/* Whether the status log has the line "action=status NAME". */
+static bool asked(const char *name)
+{
+	char line[64];
+
+	snprintf(line, sizeof(line), "action=status %s\n", name);
+	return strstr(slurp(status_log), line) != NULL;
+}
+
 /* Two devices in a level (two PDU outlets): off only when both say off;
  * one outlet on powers the host. */
 static void test_power_level_of_two(void **state)
@@ -380,22 +416,21 @@ static void test_power_level_of_two(void **state)
 	(void)state;
 	assert_int_equal(
 		power("level 1 {\n a answer=off\n b answer=off\n}", 5000000, &g), FENCED_POWER_OFF);
-	assert_string_equal(slurp(status_log), "action=status a\naction=status b\n");
-	assert_non_null(strstr(g.msg, "b"));
-	assert_non_null(strstr(g.msg, "off"));
+	assert_string_equal(sorted_log(), "action=status a\naction=status b\n");
+	assert_string_equal(g.msg, "a and b: off");
 
 	assert_int_equal(
 		power("level 1 {\n a answer=off\n b answer=on\n}", 5000000, &g), FENCED_POWER_ON);
 	assert_string_equal(g.msg, "b: on");
-	assert_string_equal(slurp(status_log), "action=status a\naction=status b\n");
+	assert_string_equal(sorted_log(), "action=status a\naction=status b\n");
 
-	/* on ends the check: b and level 2 are not asked */
-	assert_int_equal(power("level 1 {\n a answer=on\n b answer=off\n}\n"
+	/* on ends the check: b (off, later) and level 2 do not matter */
+	assert_int_equal(power("level 1 {\n a answer=on\n b answer=off delay=1\n}\n"
 			       "level 2 { c answer=off }",
 				 5000000, &g),
 		FENCED_POWER_ON);
 	assert_string_equal(g.msg, "a: on");
-	assert_string_equal(slurp(status_log), "action=status a\n");
+	assert_true(asked("a"));
 
 	/* off then no answer: the level proves nothing, the next one says */
 	assert_int_equal(power("level 1 {\n a answer=off\n b answer=error\n}\n"
@@ -403,36 +438,45 @@ static void test_power_level_of_two(void **state)
 				 5000000, &g),
 		FENCED_POWER_ON);
 	assert_string_equal(g.msg, "c: on");
-	assert_string_equal(
-		slurp(status_log), "action=status a\naction=status b\naction=status c\n");
+	assert_true(asked("b"));
+	assert_true(asked("c"));
 }
 
 /* A level that cannot answer passes to the next; when none answers the
- * state is unknown, with the device that failed and why. */
+ * state is unknown, with each level's device that failed and why. */
 static void test_power_levels(void **state)
 {
 	struct pgot g;
 
 	(void)state;
-	/* level 1's first device errs: its second is not asked, level 2 is */
-	assert_int_equal(power("level 1 {\n a answer=error\n b answer=on\n}\n"
+	/* level 1's first device errs before its second answers: level 2 says */
+	assert_int_equal(power("level 1 {\n a answer=error\n b answer=on delay=2\n}\n"
 			       "level 2 { c answer=off }",
 				 5000000, &g),
 		FENCED_POWER_OFF);
 	assert_string_equal(g.msg, "c: off");
-	assert_string_equal(slurp(status_log), "action=status a\naction=status c\n");
+	assert_true(asked("a"));
+	assert_true(asked("c"));
 
 	assert_int_equal(
 		power("level 1 { a answer=error }\nlevel 2 { b answer=error }", 5000000, &g),
 		FENCED_POWER_UNKNOWN);
-	assert_string_equal(slurp(status_log), "action=status a\naction=status b\n");
-	assert_non_null(strstr(g.msg, "b: "));
-	assert_non_null(strstr(g.msg, "exit status 1"));
-	assert_non_null(strstr(g.msg, "cannot reach the BMC of b"));
+	assert_string_equal(sorted_log(), "action=status a\naction=status b\n");
+	assert_non_null(strstr(g.msg, "a: exit status 1: cannot reach the BMC of a"));
+	assert_non_null(strstr(g.msg, "b: exit status 1: cannot reach the BMC of b"));
+
+	/* level 2 answers first, but level 1 is trusted first: its off wins
+	 * over level 2's on */
+	assert_int_equal(
+		power("level 1 { a answer=off delay=0.5 }\nlevel 2 { b answer=on }", 5000000, &g),
+		FENCED_POWER_OFF);
+	assert_string_equal(g.msg, "a: off");
+	assert_string_equal(sorted_log(), "action=status a\naction=status b\n");
 }
 
 /* A device that does not answer in time is killed at the timeout and
- * counts as an error: the next level answers, soon after the timeout. */
+ * counts as an error: the next level, read meanwhile, answers right
+ * then. The timeout bounds the whole check. */
 static void test_power_timeout(void **state)
 {
 	struct pgot g;
@@ -444,13 +488,64 @@ static void test_power_timeout(void **state)
 		FENCED_POWER_OFF);
 	t = mono_now() - t0;
 	assert_string_equal(g.msg, "b: off");
-	assert_string_equal(slurp(status_log), "action=status a\naction=status b\n");
+	assert_string_equal(sorted_log(), "action=status a\naction=status b\n");
 	assert_true(t >= 300000);
-	assert_true(t < 5000000);
+	assert_true(t < 2000000);
 
 	assert_int_equal(power("level 1 { a answer=hang }", 300000, &g), FENCED_POWER_UNKNOWN);
 	assert_non_null(strstr(g.msg, "a: "));
 	assert_non_null(strstr(g.msg, "killed at the timeout"));
+
+	/* every level slow: unknown at the timeout, not a timeout per level */
+	t0 = mono_now();
+	assert_int_equal(power("level 1 { a answer=off delay=3 }\n"
+			       "level 2 { b answer=off delay=3 }\n"
+			       "level 3 { c answer=off delay=3 }",
+				 500000, &g),
+		FENCED_POWER_UNKNOWN);
+	t = mono_now() - t0;
+	assert_true(t >= 500000);
+	assert_true(t < 2000000);
+}
+
+/* Parallel reads: a device that hangs does not delay the on another
+ * device of its level reads, and the hanging agent is killed; the devices
+ * of a level are read at the same time. */
+static void test_power_parallel(void **state)
+{
+	struct pgot g;
+	uint64_t t0, t;
+	pid_t pid;
+
+	(void)state;
+	unlink(hang_pid);
+	t0 = mono_now();
+	assert_int_equal(power("level 1 {\n a answer=hang\n b answer=on delay=0.3\n}", 5000000, &g),
+		FENCED_POWER_ON);
+	t = mono_now() - t0;
+	assert_string_equal(g.msg, "b: on");
+	assert_true(t < 2000000); /* the hang would take the 5 s timeout */
+	pid = atoi(slurp(hang_pid));
+	assert_true(pid > 0);
+	assert_int_equal(kill(pid, 0), -1); /* killed and reaped */
+
+	/* two devices of 0.6 s each: together, not one after the other */
+	t0 = mono_now();
+	assert_int_equal(power("level 1 {\n a answer=off delay=0.6\n b answer=off delay=0.6\n}",
+				 5000000, &g),
+		FENCED_POWER_OFF);
+	t = mono_now() - t0;
+	assert_true(t >= 600000);
+	assert_true(t < 1150000);
+
+	/* one device used twice (two outlets of one PDU): one read at a time */
+	t0 = mono_now();
+	assert_int_equal(power("level 1 {\n a answer=off delay=0.4\n a answer=off delay=0.4\n}",
+				 5000000, &g),
+		FENCED_POWER_OFF);
+	t = mono_now() - t0;
+	assert_true(t >= 800000);
+	assert_string_equal(sorted_log(), "action=status a\naction=status a\n");
 }
 
 /* Nothing to read: no node, or no agent that can start. */
@@ -569,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_power_level_of_two),
 		cmocka_unit_test(test_power_levels),
 		cmocka_unit_test(test_power_timeout),
+		cmocka_unit_test(test_power_parallel),
 		cmocka_unit_test(test_power_cannot_start),
 		cmocka_unit_test(test_power_cancel),
 		cmocka_unit_test(test_power_names),

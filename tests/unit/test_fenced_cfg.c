@@ -140,8 +140,20 @@ static void test_sample(void **state)
 	assert_int_equal(c->global.action, FENCED_ACTION_REBOOT);
 	assert_int_equal(c->global.agent_timeout, 60000000);
 	assert_int_equal(c->global.retry_interval, 10000000);
+	assert_int_equal(c->global.power_check_timeout, 5000000);
 	assert_int_equal(c->nodes[0].unfence, -1);
 	assert_false(c->watchdog.set);
+	fenced_cfg_free(c);
+
+	/* the power-check's own bound, apart from agent_timeout */
+	c = load_ok("global_defs {\n power_check_timeout 800ms\n agent_timeout 90s\n}\n"
+		    "fence_node a { level 1 { d } }\nfence_device d { agent fence_dummy }\n");
+	assert_int_equal(c->global.power_check_timeout, 800000);
+	assert_int_equal(c->global.agent_timeout, 90000000);
+	fenced_cfg_free(c);
+	c = load_ok("global_defs {\n power_check_timeout 60s\n}\n"
+		    "fence_node a { level 1 { d } }\nfence_device d { agent fence_dummy }\n");
+	assert_int_equal(c->global.power_check_timeout, 60000000);
 	fenced_cfg_free(c);
 }
 
@@ -156,6 +168,14 @@ static void test_errors(void **state)
 			"f.conf:2: 'post_join_delay soon': not a duration" },
 		{ "global_defs {\n  agent_timeout 0\n}\n",
 			"f.conf:2: 'agent_timeout' must be more than 0" },
+		{ "global_defs {\n  power_check_timeout 0\n}\n",
+			"f.conf:2: 'power_check_timeout' must be more than 0 (global_defs)" },
+		{ "global_defs {\n  power_check_timeout 61s\n}\n",
+			"f.conf:2: 'power_check_timeout' is at most 60s, not 61s (global_defs)" },
+		{ "global_defs {\n  power_check_timeout quick\n}\n",
+			"f.conf:2: 'power_check_timeout quick': not a duration" },
+		{ "global_defs {\n  power_check_timeout 2s\n  power_check_timeout 3s\n}\n",
+			"f.conf:3: 'power_check_timeout' is given twice" },
 		{ "global_defs {\n  clean_start maybe\n}\n",
 			"f.conf:2: 'clean_start' takes yes or no, not 'maybe'" },
 		{ "global_defs {\n  post_fail_delay 1\n  post_fail_delay 2\n}\n",

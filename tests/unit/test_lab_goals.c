@@ -33,9 +33,14 @@ enum {
 	G_RELOAD_ZERO,
 	G_LB_FAILED,
 	G_LB_GAP,
+	G_LB_SERVING,
 	G_MASTER_FAILED,
 	G_MASTER_GAP,
+	G_MASTER_LB_AVOIDABLE,
 	G_LB_VIP,
+	G_HANG_VIP,
+	G_HANG_SERVING,
+	G_HANG_TWO_VIP,
 	G_MASTER_WATCHES,
 	G_ROLLING_WATCHES,
 };
@@ -85,17 +90,28 @@ static void test_single_runs(void **state)
 	assert_int_equal(g[G_ROLLING_ZERO].verdict, LAB_VERDICT_MET);
 	assert_int_equal(g[G_ROLLING_ZERO].cpha.n, 1);
 	assert_int_equal(g[G_RELOAD_ZERO].verdict, LAB_VERDICT_NOT_MET);
-	assert_string_equal(g[G_RELOAD_ZERO].why, "0 failed requests in 0 of 1 valid runs of cpha");
-	/* 3 vs 3 failed, 2000 vs 1900 ms: the difference is the resolution */
+	assert_string_equal(g[G_RELOAD_ZERO].why,
+		"0 failed requests in 0 of 1 valid runs of cpha; cpha: median 2 [2, 2]");
+	/* 3 vs 0.25 x 3 failed, 2000 vs 1900 ms: within the resolution */
 	assert_string_equal(g[G_LB_FAILED].what,
-		"lb-poweroff: failed requests no worse than haproxy+keepalived");
+		"lb-poweroff: failed requests at most 0.25 x haproxy+keepalived's");
 	assert_true(g[G_LB_FAILED].comparative);
 	assert_int_equal(g[G_LB_FAILED].verdict, LAB_VERDICT_WITHIN_NOISE);
 	assert_int_equal(g[G_LB_GAP].verdict, LAB_VERDICT_WITHIN_NOISE);
-	assert_int_equal(
-		g[G_MASTER_FAILED].verdict, LAB_VERDICT_MET); /* 5 vs 50, n 1: not clearly */
-	assert_int_equal(g[G_MASTER_GAP].verdict, LAB_VERDICT_MET);
-	assert_true(g[G_MASTER_GAP].cpha.median == 3000 && g[G_MASTER_GAP].peer.median == 9000);
+	/* 5 vs 0.5 x 50, n 1: met, not clearly */
+	assert_int_equal(g[G_MASTER_FAILED].verdict, LAB_VERDICT_MET);
+	assert_true(g[G_MASTER_FAILED].peer.median == 50); /* the peer's own figure */
+	assert_non_null(strstr(g[G_MASTER_FAILED].why, "0.5 x haproxy+keepalived 25 [25, 25]"));
+	/* 3000 ms against the bound of 150 ms */
+	assert_string_equal(
+		g[G_MASTER_GAP].what, "master-poweroff: max gap (ms) at most 150 (cpha, median)");
+	assert_false(g[G_MASTER_GAP].comparative);
+	assert_int_equal(g[G_MASTER_GAP].verdict, LAB_VERDICT_NOT_MET);
+	assert_true(g[G_MASTER_GAP].cpha.median == 3000);
+	/* no lb_avoidable_failed in the run: not satisfied */
+	assert_int_equal(g[G_MASTER_LB_AVOIDABLE].verdict, LAB_VERDICT_NOT_MET);
+	assert_string_equal(g[G_MASTER_LB_AVOIDABLE].why,
+		"0 failed requests attributable to the load balancer in 0 of 1 valid runs of cpha");
 	assert_string_equal(g[G_LB_VIP].metric, "vip_after_fence");
 	assert_int_equal(g[G_LB_VIP].verdict, LAB_VERDICT_MET);
 	assert_true(g[G_LB_VIP].cpha.n == 1 && g[G_LB_VIP].cpha.median == 1);
@@ -104,6 +120,21 @@ static void test_single_runs(void **state)
 		"master-poweroff: watches restored faster than haproxy+keepalived");
 	/* 900 ms against a lower bound of 5000 ms */
 	assert_int_equal(g[G_ROLLING_WATCHES].verdict, LAB_VERDICT_MET);
+
+	/* the timings of the new goals */
+	a[3].timings = json_pack("{si}", "lb_avoidable_failed", 0);
+	a[2].timings = json_pack("{si}", "vip_serving_ms", 450);
+	assert_int_equal(lab_goals(&m, g), 0);
+	assert_int_equal(g[G_MASTER_LB_AVOIDABLE].verdict, LAB_VERDICT_MET);
+	/* 450 against 500 ms: within the resolution of 100 ms */
+	assert_int_equal(g[G_LB_SERVING].verdict, LAB_VERDICT_WITHIN_NOISE);
+	json_decref(a[2].timings);
+	a[2].timings = json_pack("{si}", "vip_serving_ms", 300);
+	assert_int_equal(lab_goals(&m, g), 0);
+	assert_int_equal(g[G_LB_SERVING].verdict, LAB_VERDICT_MET);
+	json_decref(a[2].timings);
+	json_decref(a[3].timings);
+	a[2].timings = a[3].timings = NULL;
 
 	/* without the peer: the comparisons are not measured */
 	m.nruns = 1;
@@ -127,10 +158,10 @@ static void test_repeats(void **state)
 	json_t *yes = json_pack("{sb}", "vip_after_fence", 1);
 	json_t *no = json_pack("{sb}", "vip_after_fence", 0);
 	struct lab_scenario a[] = {
-		scen("lb-poweroff", 36, 2000, 900),
+		scen("lb-poweroff", 9, 2000, 900),
 		scen("lb-poweroff", 900, 90000, 90000), /* invalid */
-		scen("lb-poweroff", 38, 2100, 1000),
-		scen("lb-poweroff", 41, 2300, 1100),
+		scen("lb-poweroff", 10, 2100, 1000),
+		scen("lb-poweroff", 12, 2300, 1100),
 	};
 	struct lab_scenario b[] = {
 		scen("lb-poweroff", 59, 3000, 1000),
@@ -152,8 +183,11 @@ static void test_repeats(void **state)
 			a[i].invariants = yes;
 	assert_int_equal(lab_goals(&m, g), 0);
 	assert_int_equal(g[G_LB_FAILED].cpha.n, 3);
-	assert_true(g[G_LB_FAILED].cpha.median == 38 && g[G_LB_FAILED].cpha.max == 41);
+	assert_true(g[G_LB_FAILED].cpha.median == 10 && g[G_LB_FAILED].cpha.max == 12);
+	/* 10 [9, 12] against 0.25 x 61 [59, 64] = 15.25 [14.75, 16] */
 	assert_int_equal(g[G_LB_FAILED].verdict, LAB_VERDICT_CLEARLY_MET);
+	assert_non_null(strstr(g[G_LB_FAILED].why, "vs 0.25 x haproxy+keepalived 15.25 [14.75, 16] "
+						   "(n 3): the intervals do not overlap"));
 	assert_int_equal(g[G_LB_GAP].verdict, LAB_VERDICT_CLEARLY_MET);
 	assert_int_equal(g[G_LB_VIP].verdict, LAB_VERDICT_MET);
 	assert_string_equal(g[G_LB_VIP].why, "vip_after_fence true in 3 of 3 valid runs of cpha");
@@ -186,12 +220,66 @@ static void test_repeats(void **state)
 	json_decref(no);
 }
 
+/* lb-hang: fenced before the VIP moved, serving within 500 ms of the
+ * fence, the VIP on two hosts 0 ms for cpha with the peer's figure shown. */
+static void test_hang(void **state)
+{
+	json_t *yes = json_pack("{sb}", "vip_after_fence", 1);
+	json_t *t[3], *pt[3];
+	struct lab_scenario a[3], b[3];
+	struct lab_run runs[] = {
+		{ .stack = "cpha", .scen = a, .nscen = 3 },
+		{ .stack = "haproxy+keepalived", .scen = b, .nscen = 3 },
+	};
+	struct lab_model m = { .runs = runs, .nruns = 2 };
+	struct lab_goal g[LAB_NGOALS];
+	static const int serving[] = { 150, 180, 210 }, two[] = { 1200, 900, 1500 };
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		a[i] = scen("lb-hang", 10, 500, 300);
+		b[i] = scen("lb-hang", 40, 3000, 300);
+		a[i].invariants = yes;
+		a[i].timings = t[i] =
+			json_pack("{sisi}", "serving_after_fence_ms", serving[i], "two_vip_ms", 0);
+		b[i].timings = pt[i] = json_pack("{si}", "two_vip_ms", two[i]);
+	}
+	assert_int_equal(lab_goals(&m, g), 0);
+	assert_int_equal(g[G_HANG_VIP].verdict, LAB_VERDICT_MET);
+	assert_string_equal(g[G_HANG_VIP].scenario, "lb-hang");
+	/* 180 [150, 210] against 500, 3 runs: the interval below the bound */
+	assert_int_equal(g[G_HANG_SERVING].verdict, LAB_VERDICT_CLEARLY_MET);
+	assert_non_null(strstr(g[G_HANG_SERVING].why, "cpha 180 [150, 210] (n 3) vs the bound"));
+	assert_int_equal(g[G_HANG_TWO_VIP].verdict, LAB_VERDICT_MET);
+	assert_string_equal(g[G_HANG_TWO_VIP].why,
+		"0 ms with the VIP on two hosts in 3 of 3 valid runs of cpha; "
+		"haproxy+keepalived: median 1200 [900, 1500] (n 3)");
+	assert_true(g[G_HANG_TWO_VIP].peer.n == 3 && g[G_HANG_TWO_VIP].peer.median == 1200);
+	/* one cpha run with the VIP on two hosts, one served late */
+	json_object_set_new(t[1], "two_vip_ms", json_integer(250));
+	json_object_set_new(t[0], "serving_after_fence_ms", json_integer(900));
+	json_object_set_new(t[1], "serving_after_fence_ms", json_integer(1000));
+	json_object_set_new(t[2], "serving_after_fence_ms", json_integer(1200));
+	assert_int_equal(lab_goals(&m, g), 0);
+	assert_int_equal(g[G_HANG_TWO_VIP].verdict, LAB_VERDICT_NOT_MET);
+	assert_string_equal(g[G_HANG_TWO_VIP].why,
+		"0 ms with the VIP on two hosts in 2 of 3 valid runs of cpha; "
+		"cpha: median 0 [0, 250]; haproxy+keepalived: median 1200 [900, 1500] (n 3)");
+	assert_int_equal(g[G_HANG_SERVING].verdict, LAB_VERDICT_CLEARLY_NOT_MET);
+	for (int i = 0; i < 3; i++) {
+		json_decref(t[i]);
+		json_decref(pt[i]);
+	}
+	json_decref(yes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_resolution),
 		cmocka_unit_test(test_single_runs),
 		cmocka_unit_test(test_repeats),
+		cmocka_unit_test(test_hang),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,6 +92,116 @@ static void test_cut_offset(void **state)
 	assert_int_equal(health_cut_offset(1000, 2000, 2000000), 1000000);
 }
 
+static void test_observe_counts_consecutive_errors(void **state)
+{
+	unsigned e = 0;
+	int i;
+
+	(void)state;
+	/* two short of the limit, then a success: the count starts over */
+	for (i = 0; i < 8; i++)
+		assert_false(health_observe(&e, 10, false));
+	assert_int_equal(e, 8);
+	assert_false(health_observe(&e, 10, true));
+	assert_int_equal(e, 0);
+	for (i = 0; i < 9; i++)
+		assert_false(health_observe(&e, 10, false));
+	assert_true(health_observe(&e, 10, false)); /* the 10th in a row */
+	assert_int_equal(e, 0);                     /* and it starts over */
+	for (i = 0; i < 9; i++)
+		assert_false(health_observe(&e, 10, false));
+	assert_true(health_observe(&e, 10, false));
+	/* a limit of 1: every error */
+	assert_true(health_observe(&e, 1, false));
+	assert_true(health_observe(&e, 1, false));
+}
+
+static void test_on_error_fail_check(void **state)
+{
+	struct lbd_health h;
+	bool failed;
+
+	(void)state;
+	health_init(&h, 2, 3, false);
+	health_force(&h, true); /* fully up: 4 */
+	assert_int_equal(health_on_error(&h, LBD_ONERR_FAIL_CHECK, &failed), LBD_HEALTH_SAME);
+	assert_true(failed);
+	assert_int_equal(h.health, 3);
+	assert_int_equal(health_on_error(&h, LBD_ONERR_FAIL_CHECK, &failed), LBD_HEALTH_SAME);
+	assert_int_equal(health_on_error(&h, LBD_ONERR_FAIL_CHECK, &failed), LBD_HEALTH_DOWN);
+	assert_false(h.up);
+	/* already fully down: nothing changes, no failed check counted */
+	assert_int_equal(health_on_error(&h, LBD_ONERR_FAIL_CHECK, &failed), LBD_HEALTH_SAME);
+	assert_false(failed);
+}
+
+static void test_on_error_sudden_death(void **state)
+{
+	struct lbd_health h;
+	bool failed;
+
+	(void)state;
+	health_init(&h, 2, 5, false);
+	health_force(&h, true); /* 6 */
+	assert_int_equal(health_on_error(&h, LBD_ONERR_SUDDEN_DEATH, &failed), LBD_HEALTH_SAME);
+	assert_true(failed);
+	assert_true(h.up);
+	assert_int_equal(h.health, h.rise); /* one failure from down */
+	/* the next failed check, whatever its source, marks it down */
+	assert_int_equal(health_report(&h, false), LBD_HEALTH_DOWN);
+	/* a success in between brings it back up one step only */
+	health_force(&h, true);
+	health_on_error(&h, LBD_ONERR_SUDDEN_DEATH, &failed);
+	assert_int_equal(health_report(&h, true), LBD_HEALTH_SAME);
+	assert_int_equal(health_report(&h, false), LBD_HEALTH_SAME);
+	assert_int_equal(health_report(&h, false), LBD_HEALTH_DOWN);
+}
+
+static void test_on_error_mark_down_and_fastinter(void **state)
+{
+	struct lbd_health h;
+	bool failed;
+
+	(void)state;
+	health_init(&h, 3, 10, false);
+	health_force(&h, true);
+	assert_int_equal(health_on_error(&h, LBD_ONERR_FASTINTER, &failed), LBD_HEALTH_SAME);
+	assert_false(failed);
+	assert_int_equal(h.health, 12); /* untouched */
+	assert_int_equal(health_on_error(&h, LBD_ONERR_MARK_DOWN, &failed), LBD_HEALTH_DOWN);
+	assert_true(failed);
+	assert_false(h.up);
+	assert_int_equal(h.health, 0);
+	/* back after rise passed checks, and down again at once */
+	health_report(&h, true);
+	health_report(&h, true);
+	assert_int_equal(health_report(&h, true), LBD_HEALTH_UP);
+	assert_int_equal(health_on_error(&h, LBD_ONERR_MARK_DOWN, &failed), LBD_HEALTH_DOWN);
+}
+
+static void test_on_error_names(void **state)
+{
+	int m;
+
+	(void)state;
+	for (m = LBD_ONERR_FAIL_CHECK; m <= LBD_ONERR_MARK_DOWN; m++)
+		assert_int_equal(health_on_error_parse(health_on_error_name(m)), m);
+	assert_int_equal(health_on_error_parse("sudden-death"), LBD_ONERR_SUDDEN_DEATH);
+	assert_int_equal(health_on_error_parse("markdown"), -1);
+}
+
+static void test_hedge_at(void **state)
+{
+	(void)state;
+	assert_int_equal(health_hedge_at(1000, 100, 5000), 1100);
+	assert_int_equal(health_hedge_at(1000, 100, 0), 1100); /* no timeout connect */
+	assert_int_equal(health_hedge_at(1000, 0, 5000), 0);   /* off */
+	/* timeout connect ends the attempt first: never */
+	assert_int_equal(health_hedge_at(1000, 5000, 5000), 0);
+	assert_int_equal(health_hedge_at(1000, 6000, 5000), 0);
+	assert_int_equal(health_hedge_at(1000, 4999, 5000), 5999);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -100,6 +210,12 @@ int main(void)
 		cmocka_unit_test(test_alternating_results_do_not_flap),
 		cmocka_unit_test(test_intervals),
 		cmocka_unit_test(test_cut_offset),
+		cmocka_unit_test(test_observe_counts_consecutive_errors),
+		cmocka_unit_test(test_on_error_fail_check),
+		cmocka_unit_test(test_on_error_sudden_death),
+		cmocka_unit_test(test_on_error_mark_down_and_fastinter),
+		cmocka_unit_test(test_on_error_names),
+		cmocka_unit_test(test_hedge_at),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@ class EventLog:
         self.offset = 0
         self.partial = b""
         self.requests = []  # (t, ok, n)
+        self.failures = []  # (t, ms, n, tls, not_sent) of each failed request line
         self.watch_events = []  # (t, "open" | "break", w)
         self.watches = 0  # from the last start line
         self.starts = []  # times of start lines
@@ -46,6 +47,11 @@ class EventLog:
             n = e.get("n", 1)
             if isinstance(n, int):  # else not a request line the report would take
                 self.requests.append((t, bool(e.get("ok")), n))
+                if not e.get("ok"):
+                    ms = e.get("ms")
+                    self.failures.append((t, ms if isinstance(ms, (int, float)) else 0, n,
+                                          e.get("tls") if isinstance(e.get("tls"), bool)
+                                          else None, bool(e.get("not_sent"))))
         elif k in ("watch_open", "watch_break"):
             self.watch_events.append((t, "open" if k == "watch_open" else "break",
                                       e.get("w")))
@@ -73,6 +79,11 @@ class EventLog:
     def broken_between(self, t0, t1):
         """Indices of the watches that broke in [t0, t1]."""
         return {w for t, what, w in self.watch_events if what == "break" and t0 <= t <= t1}
+
+    def failures_between(self, t0, t1):
+        """The failed request lines written in [t0, t1], for
+        judge.dead_server_split."""
+        return [f for f in self.failures if t0 <= f[0] <= t1]
 
     def window(self, t0, t1):
         """(requests, failed) in [t0, t1]."""

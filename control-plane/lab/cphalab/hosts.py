@@ -9,6 +9,9 @@ directory), /var/log, and read-only overlays that add the lab's programs to
 host runs through `nsenter -t HOLDER -n -m -u`, detached, logging to the
 host's log directory. Power off = the host's link down, every process in its
 network namespace killed by PID, /run wiped; power on = a new holder.
+A hang = every process of the host frozen in its own cgroup v1 freezer
+(FREEZER/<prefix>-<host>), links up; a frozen task dies of SIGKILL only once
+thawed, so a power-off and the lab's cleanup send their kills, then thaw.
 
 Processes are found by their network namespace (/proc/PID/ns/net), never by
 name, and only processes of this lab's namespaces are ever signalled.
@@ -101,6 +104,69 @@ def kill_all(ident, exclude=(), rounds=60):
                 pass
         time.sleep(0.05)
     raise LabError("processes left in a lab namespace: %s" % pids_in(ident, exclude))
+
+
+FREEZER = "/sys/fs/cgroup/freezer"  # the cgroup v1 freezer hierarchy
+
+
+def freezer_procs(path):
+    """PIDs (thread group leaders) in the freezer cgroup at path."""
+    try:
+        with open(os.path.join(path, "cgroup.procs")) as f:
+            return [int(l) for l in f if l.strip()]
+    except OSError:
+        return []
+
+
+def freezer_state(path):
+    """"THAWED", "FREEZING", "FROZEN", or None when there is no such cgroup."""
+    try:
+        with open(os.path.join(path, "freezer.state")) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def thaw(path, kill=False):
+    """Thaw the freezer cgroup at path; with kill, SIGKILL each of its
+    processes first, so none runs again: a frozen task takes the signal
+    only once thawed, and then dies before it runs any code of its own."""
+    if freezer_state(path) is None:
+        return
+    if kill:
+        for p in freezer_procs(path):
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    with open(os.path.join(path, "freezer.state"), "w") as f:
+        f.write("THAWED")
+
+
+def thaw_all(prefix, kill=False):
+    """Thaw (with kill, after SIGKILL) every freezer cgroup of a lab
+    (named <prefix>-<host>); returns their paths."""
+    try:
+        names = [n for n in os.listdir(FREEZER) if n.startswith(prefix + "-")]
+    except OSError:
+        return []
+    out = []
+    for n in names:
+        path = os.path.join(FREEZER, n)
+        thaw(path, kill)
+        out.append(path)
+    return out
+
+
+def remove_cgroup(path):
+    """rmdir the (empty) cgroup at path; False when it still has tasks."""
+    try:
+        os.rmdir(path)
+        return True
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
 
 
 class Host:
@@ -278,6 +344,14 @@ class Host:
             ident = self.ident
         except OSError:
             return
+        # a hung host's processes are frozen: the kills first, then the
+        # thaw, so none of them runs again before it dies
+        for p in pids_in(ident, exclude=(self.holder,)):
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        thaw(self.freezer)
         kill_all(ident, exclude=(self.holder,))
         if self.holder and pid_alive(self.holder):
             for d in ("/run", "/dev/shm"):
@@ -299,6 +373,68 @@ class Host:
         self.holder = 0
         self.services = {}
         self.save()
+
+    # -- hang ---------------------------------------------------------------------
+    @property
+    def freezer(self):
+        return os.path.join(FREEZER, self.netns)
+
+    def freeze(self):
+        """Stop every process of the host, its links left up: each moved
+        into the host's freezer cgroup (again while new ones appear: a
+        process forking as it is moved), then the cgroup frozen. Returns
+        (stopped, processes): how many of the host's processes the cgroup
+        holds once FROZEN, and how many the host has."""
+        self.refresh()
+        ident = self.ident
+        # the host's processes share the holder's mount namespace too; the
+        # lab's own commands that only enter its network (`ip -n`) do not,
+        # and freezing one would stop the lab, not the host
+        mnt = ns_ident("/proc/%d/ns/mnt" % self.holder)
+
+        def host_pids():
+            out = []
+            for p in pids_in(ident):
+                try:
+                    if ns_ident("/proc/%d/ns/mnt" % p) == mnt:
+                        out.append(p)
+                except OSError:
+                    pass
+            return out
+        os.makedirs(self.freezer, exist_ok=True)
+        for _ in range(20):
+            inside = set(freezer_procs(self.freezer))
+            new = [p for p in host_pids() if p not in inside]
+            if not new:
+                break
+            for p in new:
+                try:
+                    with open(os.path.join(self.freezer, "cgroup.procs"), "w") as f:
+                        f.write(str(p))
+                except OSError:  # gone meanwhile
+                    pass
+        with open(os.path.join(self.freezer, "freezer.state"), "w") as f:
+            f.write("FROZEN")
+        wait_until(lambda: freezer_state(self.freezer) == "FROZEN", 5, 0.02,
+                   "the freezer of " + self.name)
+        # a process outside the cgroup counts only when it is still there
+        # a moment later (a short command of the lab's inside the host)
+        inside = set(freezer_procs(self.freezer))
+        out = [p for p in host_pids() if p not in inside]
+        if out:
+            time.sleep(0.3)
+            now = set(host_pids())
+            out = [p for p in out if p in now]
+        pids = inside | set(out)
+        self.not_frozen = [(p, cmdline(p)) for p in out]
+        return len(inside), len(pids)
+
+    def frozen(self):
+        return freezer_state(self.freezer) == "FROZEN"
+
+    def thaw(self):
+        """Let the host's processes run again (no-op when none is frozen)."""
+        thaw(self.freezer)
 
     # -- processes ----------------------------------------------------------------
     def argv(self, argv, env=None):

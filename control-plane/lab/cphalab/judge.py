@@ -161,6 +161,10 @@ def validity(name, f):
       lb-poweroff: victim_held_vip, victim_off, vip_moved, vip_move_ms,
         floor_ms (the earliest the stack can notice a silent master),
         first_ok_ms (the first request served after the fault);
+      lb-hang: victim_held_vip, processes (the holder's), stopped (of
+        those, frozen), links_up, fence_needed (the stack fences: cpha),
+        fenced, and lb-poweroff's vip_moved, vip_move_ms, floor_ms,
+        first_ok_ms;
       master-poweroff, master-partition: victim_api_dead;
       lb-partition: cut_ab, cut_ba (each way, nothing got through);
       apiserver-rolling-restart: restarted, masters;
@@ -177,6 +181,31 @@ def validity(name, f):
             return False, "the host that lost power did not hold the VIP"
         if not f.get("victim_off"):
             return False, "the VIP holder was still up after its power loss"
+        if not f.get("vip_moved"):
+            return False, "the VIP never came to the other host"
+        if not opened:
+            return False, "no watch was open at the fault"
+        if broke < opened:
+            return False, ("only %d of the %d watches open through the VIP holder broke: "
+                           "they did not go through it" % (broke, opened))
+        move, floor = f.get("vip_move_ms"), f.get("floor_ms", 0)
+        if move is not None and move < floor:
+            return False, ("the VIP moved %d ms after the fault, before the stack can "
+                           "notice a silent master (%d ms)" % (move, floor))
+        first = f.get("first_ok_ms")
+        if move is not None and first is not None and first + FIRST_OK_SLACK_MS < move:
+            return False, ("a request was served %d ms after the fault, before the VIP "
+                           "moved (%d ms)" % (first, move))
+    elif name == "lb-hang":
+        if not f.get("victim_held_vip"):
+            return False, "the host that hung did not hold the VIP"
+        if not f.get("processes") or f.get("stopped", 0) < f["processes"]:
+            return False, "only %d of the VIP holder's %d processes were stopped" % (
+                f.get("stopped", 0), f.get("processes", 0))
+        if not f.get("links_up"):
+            return False, "the hung VIP holder was not powered with its links up"
+        if f.get("fence_needed") and not f.get("fenced"):
+            return False, "the hung VIP holder was never fenced"
         if not f.get("vip_moved"):
             return False, "the VIP never came to the other host"
         if not opened:
@@ -218,6 +247,68 @@ def validity(name, f):
             return False, "only %d of %d reloads were sent" % (f.get("reloads", 0),
                                                               f.get("expected", 0))
     return True, ""
+
+
+def serving_after_fence(first_ok_ms, fence_ms):
+    """ms from the fence of a hung VIP holder to the first request served
+    through the VIP after the fault (negative: served before the fence),
+    or None when either is unknown."""
+    if first_ok_ms is None or fence_ms is None:
+        return None
+    return first_ok_ms - fence_ms
+
+
+def intervals_ms(samples, end):
+    """Total ms the sampled condition held, from samples [(t, held)] in
+    time order: each sample that saw it hold counts up to the next sample
+    (the last one up to end). The monitor's VIP on two hosts."""
+    total = 0.0
+    samples = [x for x in samples if x[0] <= end]
+    for i, (t, held) in enumerate(samples):
+        if held:
+            nxt = samples[i + 1][0] if i + 1 < len(samples) else end
+            total += max(0.0, nxt - t)
+    return int(round(total * 1000))
+
+
+def dead_server_split(failures, t_fault, t_lb_down):
+    """The failed requests of a master's loss that overlap the time the
+    load balancer still sent to the victim's apiserver ([t_fault,
+    t_lb_down]), split by what could have saved them, weighted by their
+    request counts:
+      in_flight: its tick was sent before the fault, on a connection that
+        may have gone to the victim: it died with the server, and no load
+        balancer could have saved it;
+      lb_avoidable: sent at or after the fault and failed before its TLS
+        handshake completed (or not known to have completed): the load
+        balancer routed it to a dead server, or made it wait on a dead
+        connect;
+      server_side: sent after the fault, failed after its TLS handshake
+        completed: a live apiserver answered it (an etcd election's 5xx,
+        say), not the load balancer's doing.
+    failures: [(t, ms, n, tls, not_sent)] in time order, as the prober
+    writes them: t when the line was written, ms since its tick began, n
+    requests, tls True/False/None (not written), not_sent (a later step
+    of a tick whose earlier step failed: it shares that step's tick, sent
+    when that step was). Returns {lb_avoidable, in_flight, server_side}."""
+    out = {"lb_avoidable": 0, "in_flight": 0, "server_side": 0}
+    if t_fault is None:
+        return out
+    end = t_lb_down if t_lb_down is not None else float("inf")
+    tick = None  # (sent, tls) of the last step that was sent
+    for t, ms, n, tls, not_sent in failures:
+        if not not_sent or tick is None:
+            tick = (t - (ms or 0) / 1000.0, tls)
+        sent, tls = tick
+        if t < t_fault or sent > end:
+            continue
+        if sent < t_fault:
+            out["in_flight"] += n
+        elif tls is True:
+            out["server_side"] += n
+        else:
+            out["lb_avoidable"] += n
+    return out
 
 
 def schedule(names, counts, stacks, only=None):

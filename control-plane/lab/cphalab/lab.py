@@ -260,6 +260,9 @@ class Lab:
         prefix = self.prefix + "-"
         r = run(["ip", "netns", "list"], check=False)
         names = [l.split()[0] for l in r.stdout.splitlines() if l.split()]
+        # a host left hung (a run that failed mid-scenario): its frozen
+        # processes take SIGKILL only once thawed
+        cgroups = hosts.thaw_all(self.prefix, kill=True)
         for ns in names:
             if not ns.startswith(prefix):
                 continue
@@ -276,6 +279,9 @@ class Lab:
             if ns.startswith(prefix):
                 run(["ip", "netns", "delete", ns], check=False)
         run(["ip", "link", "delete", self.bridge], check=False)
+        for c in cgroups:
+            if not hosts.remove_cgroup(c):
+                errors.append("%s: processes left in the cgroup" % c)
         if os.path.exists(self.root_ns):
             run(["umount", self.root_ns], check=False)
         if os.path.exists(self.state_dir):

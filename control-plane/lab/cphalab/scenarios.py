@@ -5,9 +5,10 @@ wraps it with the prober's window, the invariant monitor and the settle.
 
 import shutil
 import signal
+import threading
 import time
 
-from . import build, observe
+from . import build, judge, observe
 from .hosts import LabError, wait_until
 
 
@@ -29,6 +30,8 @@ class Ctx:
         self.invariants = {}
         self.check = {}
         self.phases = []
+        self.lb_down = None  # when the load balancer marked a dead apiserver down
+        self.vip_samples = []  # (t, VIP on two hosts), beside the monitor's
 
     def mark(self, what):
         self.marks.append({"t": time.time(), "what": what})
@@ -161,6 +164,7 @@ def apiserver_loss(ctx, victim, t0, leader, extra):
         conds["elected"] = elect
     got = first_times(conds, 120, 0.2)
     ctx.check["victim_api_dead"] = api_dead(lab, victim)
+    ctx.lb_down = got.get("lb_down")
     ctx.timings["lb_down_ms"] = ctx.ms_since(t0, got.get("lb_down"))
     ctx.phase("dead_server", t0, got.get("lb_down"))
     if elect:
@@ -168,6 +172,21 @@ def apiserver_loss(ctx, victim, t0, leader, extra):
         ctx.phase("etcd_election", t0, got.get("elected"))
         ctx.mark("etcd: a new leader (the victim led)")
     return got
+
+
+def split_dead_server(ctx, t0):
+    """The failed requests of apiserver_loss's dead_server phase split by
+    what could have saved them (judge.dead_server_split) into the
+    timings lb_avoidable_failed, in_flight_failed, server_side_failed.
+    Called at the scenario's end: a request that timed out is written
+    seconds after it was sent."""
+    if ctx.events is None:
+        return
+    t_end = ctx.lb_down if ctx.lb_down is not None else time.time()
+    split = judge.dead_server_split(ctx.events.poll().failures_between(t0, time.time()),
+                                    t0, t_end)
+    for k, v in split.items():
+        ctx.timings[k + "_failed"] = v
 
 
 def lb_daemons(ctx):
@@ -263,19 +282,13 @@ def lb_poweroff(ctx):
     # advert intervals and the skew, RFC 5798 section 6.1) counted from
     # the master's last advert, at most one interval before the fault
     ctx.check.update(vip_moved=t_vip is not None, vip_move_ms=ctx.ms_since(t0, t_vip),
-                     floor_ms=int(2000 * vrrp["advert_int"]) if ctx.stack != "cpha" else 0,
-                     first_ok_ms=ctx.first_ok_ms(t0))
+                     floor_ms=int(2000 * vrrp["advert_int"]) if ctx.stack != "cpha" else 0)
     if t_vip:
         ctx.mark("VIP on %s" % other.name)
     if not t_fence:
         ctx.notes.append("no fence of %s seen at its BMC" % victim.name)
-    # every watch went through the dead holder: each breaks once its
-    # client notices the silence (the prober's --watch-stall, 5 s)
-    if ctx.events is not None:
-        opened = ctx.events.open_at(t0)
-        if not first_time(lambda: opened <= ctx.events.poll().broken_between(
-                t0, time.time()), 20, 0.2):
-            ctx.notes.append("not every watch open at the fault broke within 20 s")
+    wait_watches_broke(ctx, t0)
+    ctx.check["first_ok_ms"] = ctx.timings["vip_serving_ms"] = wait_first_ok(ctx, t0)
     if ctx.stack == "cpha":
         wait_until(lambda: victim.powered(), 60, 0.5, victim.name + " to boot after its fence")
         ctx.mark("%s booted (BMC power on)" % victim.name)
@@ -283,19 +296,152 @@ def lb_poweroff(ctx):
         time.sleep(3)
         build.boot(lab, victim)
         ctx.mark("%s powered on by the operator (no fencer in this stack)" % victim.name)
+    failback(ctx, victim, other, vrrp)
+    return t0
+
+
+def failback(ctx, victim, other, vrrp):
+    """The VIP's way back to victim after it moved to other, when the
+    VRRP configuration preempts."""
     if not vrrp["preempt"]:
         ctx.notes.append("nopreempt: the VIP stays on %s" % other.name)
-        return t0
+        return
     # the rendered VRRP priorities preempt: the old holder takes the VIP
     # back once its daemons are up (vrrp_startup_delay). That failback cuts
     # every connection through the other host, so it belongs to this
     # scenario's window, not to whichever scenario runs next.
-    t_back = first_time(lambda: observe.vip_holders(lab) == [victim.name], 90, 0.2)
+    t_back = sample_vip(ctx, lambda hs: hs == [victim.name], 90)
     if t_back:
         ctx.mark("VIP back on %s (preempt)" % victim.name)
         time.sleep(6)  # the cut watches' clients notice (5 s without data) and reopen
     else:
         ctx.notes.append("the VIP did not come back to %s within 90 s" % victim.name)
+
+
+def wait_watches_broke(ctx, t0):
+    """Every watch open at t0 went through the VIP holder: wait, bounded,
+    until each broke (its client notices the silence: the prober's
+    --watch-stall, 5 s)."""
+    if ctx.events is not None:
+        opened = ctx.events.open_at(t0)
+        if not first_time(lambda: opened <= ctx.events.poll().broken_between(
+                t0, time.time()), 20, 0.2):
+            ctx.notes.append("not every watch open at the fault broke within 20 s")
+
+
+def sample_vip(ctx, cond, timeout):
+    """Sample the VIP holders every 20 ms, finer than the monitor's 250
+    ms, into ctx.vip_samples (t, on two hosts) until cond(holders) has
+    held for 1 s; returns when it first held, or None."""
+    first, end = None, time.time() + timeout
+    while time.time() < end:
+        now, holders = time.time(), observe.vip_holders(ctx.lab)
+        ctx.vip_samples.append((now, len(holders) > 1))
+        first = (first or now) if cond(holders) else None
+        if first and now - first >= 1.0:
+            return first
+        time.sleep(0.02)
+    return None
+
+
+def wait_first_ok(ctx, t0, timeout=10):
+    """Ctx.first_ok_ms, once the prober has written a request served
+    after the fault (bounded: None when none came)."""
+    first_time(lambda: ctx.first_ok_ms(t0) is not None, timeout, 0.2)
+    return ctx.first_ok_ms(t0)
+
+
+HANG_SECS = 15  # s the VIP holder stays frozen: past the peer's takeover
+                # (3 advert intervals) and a watch's stall (5 s), and past
+                # cpha's fence (corosync's token and consensus, 6.6 s, then
+                # fenced's priority_delay_vip, 5 s, for the VIP holder)
+
+
+def lb_hang(ctx):
+    """The VIP holder hangs, power on and links up: every process of it
+    frozen (its cgroup v1 freezer) for HANG_SECS, then thawed. With cpha
+    the survivor's corosync loses it, fenced powers it off through its BMC
+    (which ends the hang: the host reboots) and only then vipd takes the
+    VIP. keepalived's backup takes the VIP after its Master_Down_Interval;
+    the old holder, thawed, still believes it is MASTER: the VIP is on two
+    hosts until VRRP sorts them out (two_vip_ms, the monitor's samples)."""
+    lab = ctx.lab
+    holders = observe.vip_holders(lab)
+    if len(holders) != 1:
+        raise LabError("lb-hang: VIP holders before: %s" % holders)
+    victim = lab.host(holders[0])
+    other = [h for h in lab.by_role("lb") if h is not victim][0]
+    vrrp = observe.vrrp_settings(other)
+    t0 = time.time()
+    got = {}
+    try:
+        stopped, procs = victim.freeze()
+        ctx.check.update(victim_held_vip=True, processes=procs, stopped=stopped,
+                         links_up=victim.link_up() and victim.powered())
+        ctx.mark("%s (VIP holder) hung: %d of %d processes stopped, links up" % (
+            victim.name, stopped, procs))
+        if victim.not_frozen:
+            ctx.notes.append("not stopped: %s" % victim.not_frozen)
+
+        def left():
+            s = observe.fenced_show(other)
+            return s is not None and victim.name not in s.get("members", [victim.name])
+        conds = {"vip": lambda: other.name in observe.vip_holders(lab)}
+        if ctx.stack == "cpha":
+            conds["detect"] = left
+            conds["fence"] = lambda: bmc_off_time(lab, victim.name, t0)
+        waiter = threading.Thread(target=lambda: got.update(first_times(conds, 60)),
+                                  daemon=True)
+        waiter.start()
+        time.sleep(max(0.0, t0 + HANG_SECS - time.time()))
+    finally:
+        # thawed in any case, whatever failed: nothing stays frozen
+        victim.thaw()
+    ctx.mark("%s thawed after %.1f s%s" % (victim.name, time.time() - t0, "" if
+                                            victim.powered() else " (powered off by its fence)"))
+    # the thawed holder may still call itself MASTER beside the new one
+    sample_vip(ctx, lambda hs: len(hs) == 1, 30)
+    waiter.join(65)
+    t_vip = got["vip"]
+    # a fence is the BMC told to act ("set power"): the power read of a
+    # hung host says on, which proves nothing
+    t_fence = bmc_off_time(lab, victim.name, t0)
+    ctx.timings.update(detect_ms=ctx.ms_since(t0, got.get("detect")),
+                       fence_ms=ctx.ms_since(t0, t_fence), vip_move_ms=ctx.ms_since(t0, t_vip))
+    if ctx.stack == "cpha":
+        ctx.invariants["vip_after_fence"] = bool(t_vip and t_fence and t_vip >= t_fence)
+    t_detect = min([t for t in (got.get("detect"), t_fence) if t] or [t_vip or 0]) or None
+    ctx.phase("before_detect", t0, t_detect)
+    ctx.phase("no_vip", t_detect, t_vip)
+    ctx.check.update(vip_moved=t_vip is not None, vip_move_ms=ctx.ms_since(t0, t_vip),
+                     floor_ms=int(2000 * vrrp["advert_int"]) if ctx.stack != "cpha" else 0,
+                     fenced=t_fence is not None, fence_needed=ctx.stack == "cpha")
+    if t_vip:
+        ctx.mark("VIP on %s" % other.name)
+    if t_fence:
+        ctx.mark("%s fenced at +%.1f s" % (victim.name, t_fence - t0))
+    wait_watches_broke(ctx, t0)
+    first_ok = wait_first_ok(ctx, t0)
+    ctx.check["first_ok_ms"] = ctx.timings["vip_serving_ms"] = first_ok
+    if ctx.stack == "cpha":
+        ctx.timings["serving_after_fence_ms"] = judge.serving_after_fence(
+            first_ok, ctx.timings["fence_ms"])
+    if ctx.stack == "cpha" and t_fence:
+        wait_until(lambda: victim.powered(), 60, 0.5, victim.name + " to boot after its fence")
+        ctx.mark("%s booted (BMC power on)" % victim.name)
+        failback(ctx, victim, other, vrrp)
+    else:
+        # the thawed holder and the survivor both MASTER: VRRP settles it
+        # (RFC 5798 section 6.4.3: the lower priority, or the lower
+        # address at equal priority, backs off)
+        t_one = first_time(lambda: len(observe.vip_holders(lab)) == 1, 30, 0.2)
+        ctx.mark("one VIP holder again (%s)" % " ".join(observe.vip_holders(lab))
+                 if t_one else "still two VIP holders 30 s after the thaw")
+        if t_one and observe.vip_holders(lab) == [victim.name]:
+            # keepalived has no connection reset: every watch through the
+            # other host hangs until its client's own timeout
+            ctx.notes.append("the VIP went back to %s after its thaw" % victim.name)
+            time.sleep(6)  # those watches' clients notice (5 s without data)
     return t0
 
 
@@ -329,6 +475,7 @@ def master_poweroff(ctx):
         ctx.mark("controller-manager started elsewhere")
     wait_until(lambda: victim.powered(), 90, 0.5, victim.name + " to boot after its fence")
     ctx.mark("%s booted (BMC power on)" % victim.name)
+    split_dead_server(ctx, t0)
     return t0
 
 
@@ -358,6 +505,7 @@ def master_partition(ctx):
         victim.link(True)
         ctx.notes.append("%s was not fenced within 90 s; link restored by the lab"
                          % victim.name)
+    split_dead_server(ctx, t0)
     return t0
 
 
@@ -487,6 +635,7 @@ SCENARIOS = [
     ("apiserver-rolling-restart", apiserver_rolling_restart),
     ("reload-under-load", reload_under_load),
     ("lb-poweroff", lb_poweroff),
+    ("lb-hang", lb_hang),
     ("master-poweroff", master_poweroff),
     ("lb-partition", lb_partition),
     ("master-partition", master_partition),
