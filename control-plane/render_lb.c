@@ -271,6 +271,38 @@ static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, 
 				w);
 		put(b, "}\n\n");
 	}
+	if (fenced && npeers) {
+		/* vipd extension: a BFD session per other LB host. A session to
+		 * the host holding the VIP that drops (150 ms) makes vipd ask
+		 * fenced for that host's power at once instead of after 1.5 s of
+		 * silent adverts; the VIP still moves only once fenced reads the
+		 * power off. No track_bfd: with keepalived's semantics the
+		 * backup would go to FAULT when the master dies. */
+		put(b, "! BFD to the other LB hosts (RFC 5880): when the session to the VIP's\n"
+		       "! holder drops, vipd asks fenced for its power at once (track_fenced)\n");
+		for (size_t i = 0; i < cluster_lb_count(c); i++) {
+			const struct cp_host *p = cluster_lb_host(c, i);
+			char src[CPHA_ADDR_STRLEN];
+
+			if (p == self)
+				continue;
+			if (strlen(p->name) <= 31)
+				put(b, "bfd_instance %s {\n", p->name);
+			else
+				put(b, "bfd_instance lb_peer_%zu {\n", i + 1);
+			put(b,
+				"    neighbor_ip %s\n"
+				"    source_ip %s\n"
+				"    min_rx 50\n"
+				"    min_tx 50\n"
+				"    idle_tx 1000\n"
+				"    multiplier 3\n"
+				"}\n",
+				render_text_addr(&p->addr, a, sizeof(a)),
+				render_text_addr(&self->addr, src, sizeof(src)));
+		}
+		put(b, "\n");
+	}
 	if (ka)
 		put(b, "! Every host starts as BACKUP. When no host holds the VIP (at a\n"
 		       "! common start, or once the holder is gone) the highest priority\n"

@@ -178,9 +178,13 @@ enum cfg_track_kind {
 	CFG_TRACK_FILE,
 	CFG_TRACK_LBD,
 	CFG_TRACK_PROCESS,
+	CFG_TRACK_BFD,
 };
 
 /* cfg_process.c: a vrrp_track_process block into ctx->c. */
 void vipd_cfg_track_process_def(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj);
+
+/* cfg_bfd.c: a bfd_instance block into ctx->c. */
+void vipd_cfg_bfd_def(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj);
 
 #endif

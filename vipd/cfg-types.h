@@ -78,6 +78,27 @@ struct vipd_track {
 	char *lbd_socket;
 	unsigned lbd_min_up; /* healthy servers needed in the backend */
 	bool process;        /* track_process: name is a vrrp_track_process */
+	bool bfd;            /* track_bfd: name is a bfd_instance */
+};
+
+/* bfd_instance NAME { ... }: a BFD session (RFC 5880, single hop RFC 5881)
+ * with keepalived 2.2's keywords and defaults. Intervals in microseconds. */
+struct vipd_bfd_def {
+	char *name;                /* up to 31 characters, as keepalived */
+	struct cpha_addr neighbor; /* neighbor_ip / neighbour_ip */
+	struct cpha_addr source;   /* source_ip; unset: the kernel's choice */
+	bool source_set;
+	uint32_t min_rx;  /* default 10 ms */
+	uint32_t min_tx;  /* default 10 ms */
+	uint32_t idle_tx; /* default 1 s (at least 1 s) */
+	unsigned mult;    /* default 5 */
+	bool passive;
+	int ttl;      /* sent; default 255 (IPv4) or 64 (IPv6), as keepalived */
+	int max_hops; /* received TTL may be this much below ttl; default 0; -1 or 255: any */
+	int weight;   /* track_bfd's default weight; 0: a session down puts the instance in FAULT */
+	bool weight_reverse;
+	bool vrrp; /* false: "checker" alone was given: not for VRRP instances */
+	unsigned line;
 };
 
 struct vipd_vip {
@@ -146,6 +167,8 @@ struct vipd_instance {
 	size_t ntrack_script, ntrack_interface, ntrack_file, ntrack_lbd;
 	struct vipd_track *track_process;
 	size_t ntrack_process;
+	struct vipd_track *track_bfd; /* keepalived: up is fine, down counts as a failure */
+	size_t ntrack_bfd;
 	bool dont_track_primary; /* the interface going down is no FAULT */
 	/* track_fenced [SOCKET]: fenced's admin socket; NULL: not tracked.
 	 * No MASTER while fenced says the partition has no quorum; no takeover
@@ -168,6 +191,8 @@ struct vipd_sync_group {
 	size_t nmembers;
 	struct vipd_track *track_script, *track_interface, *track_file, *track_process;
 	size_t ntrack_script, ntrack_interface, ntrack_file, ntrack_process;
+	struct vipd_track *track_bfd;
+	size_t ntrack_bfd;
 	char *notify_master, *notify_backup, *notify_fault, *notify_stop, *notify;
 	struct vipd_runas notify_as[VIPD_NOTIFY_N];
 	unsigned line;
@@ -195,7 +220,7 @@ struct vipd_global {
 	bool metrics_set;
 	struct cpha_webcfg *metrics_web; /* "vipd_metrics_web_config FILE" (webcfg.h) */
 	unsigned metrics_web_loc;        /* where it was given (a cfgdiag loc); 0: not */
-	bool strict; /* vrrp_strict */
+	bool strict;                     /* vrrp_strict */
 	/* vrrp_mcast_group4 / vrrp_mcast_group6: the groups multicast instances
 	 * send to and receive on; default 224.0.0.18 and ff02::12 */
 	struct cpha_addr mcast4, mcast6;
@@ -223,6 +248,8 @@ struct vipd_config {
 	size_t ntrack_files;
 	struct vipd_track_process_def *track_processes;
 	size_t ntrack_processes;
+	struct vipd_bfd_def *bfds;
+	size_t nbfds;
 	struct vipd_instance *instances;
 	size_t ninstances;
 	struct vipd_sync_group *groups;

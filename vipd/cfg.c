@@ -751,6 +751,7 @@ static const struct cfg_kw cfg_top_kws[] = {
 	{ { "vrrp_track_file", CFG_KW_HERE }, cfg_track_file_def, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ { "vrrp_track_process", CFG_KW_HERE }, vipd_cfg_track_process_def,
 		CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "bfd_instance", CFG_KW_HERE }, vipd_cfg_bfd_def, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ { "vrrp_instance", CFG_KW_HERE }, cfg_top_instance, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ { "vrrp_sync_group", CFG_KW_HERE }, cfg_top_group, CFG_KW_BLOCK | CFG_KW_MULTI },
 };
@@ -784,6 +785,7 @@ static void cfg_strip_locs(struct vipd_config *c)
 	STRIP(c->scripts, c->nscripts)
 	STRIP(c->track_files, c->ntrack_files)
 	STRIP(c->track_processes, c->ntrack_processes)
+	STRIP(c->bfds, c->nbfds)
 	STRIP(c->instances, c->ninstances)
 	STRIP(c->groups, c->ngroups)
 	for (i = 0; i < c->ninstances; i++) {
@@ -795,12 +797,14 @@ static void cfg_strip_locs(struct vipd_config *c)
 		STRIP(v->track_file, v->ntrack_file)
 		STRIP(v->track_lbd, v->ntrack_lbd)
 		STRIP(v->track_process, v->ntrack_process)
+		STRIP(v->track_bfd, v->ntrack_bfd)
 	}
 	for (i = 0; i < c->ngroups; i++) {
 		STRIP(c->groups[i].track_script, c->groups[i].ntrack_script)
 		STRIP(c->groups[i].track_interface, c->groups[i].ntrack_interface)
 		STRIP(c->groups[i].track_file, c->groups[i].ntrack_file)
 		STRIP(c->groups[i].track_process, c->groups[i].ntrack_process)
+		STRIP(c->groups[i].track_bfd, c->groups[i].ntrack_bfd)
 	}
 #undef STRIP
 }

@@ -33,5 +33,6 @@ const struct vipd_track_file_def *vipd_cfg_track_file(
 	const struct vipd_config *c, const char *name);
 const struct vipd_track_process_def *vipd_cfg_track_process(
 	const struct vipd_config *c, const char *name);
+const struct vipd_bfd_def *vipd_cfg_bfd(const struct vipd_config *c, const char *name);
 
 #endif

@@ -58,6 +58,9 @@ void vipd_cfg_free(struct vipd_config *c)
 		free(c->track_processes[i].params);
 	}
 	free(c->track_processes);
+	for (i = 0; i < c->nbfds; i++)
+		free(c->bfds[i].name);
+	free(c->bfds);
 	for (i = 0; i < c->ninstances; i++) {
 		struct vipd_instance *v = &c->instances[i];
 		char **notify[5] = { &v->notify_master, &v->notify_backup, &v->notify_fault,
@@ -76,6 +79,7 @@ void vipd_cfg_free(struct vipd_config *c)
 		vipd_cfg_track_free(v->track_file, v->ntrack_file);
 		vipd_cfg_track_free(v->track_lbd, v->ntrack_lbd);
 		vipd_cfg_track_free(v->track_process, v->ntrack_process);
+		vipd_cfg_track_free(v->track_bfd, v->ntrack_bfd);
 		free(v->fenced_socket);
 		cfg_notify_free(notify);
 		cfg_runas_free(v->notify_as, VIPD_NOTIFY_N);
@@ -95,6 +99,7 @@ void vipd_cfg_free(struct vipd_config *c)
 		vipd_cfg_track_free(g->track_interface, g->ntrack_interface);
 		vipd_cfg_track_free(g->track_file, g->ntrack_file);
 		vipd_cfg_track_free(g->track_process, g->ntrack_process);
+		vipd_cfg_track_free(g->track_bfd, g->ntrack_bfd);
 		cfg_notify_free(notify);
 		cfg_runas_free(g->notify_as, VIPD_NOTIFY_N);
 	}

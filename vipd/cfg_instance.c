@@ -26,6 +26,7 @@ struct cfg_inst {
 static const char *const cfg_script_kinds[] = { "vrrp_script", NULL };
 static const char *const cfg_file_kinds[] = { "track_file", "vrrp_track_file", NULL };
 static const char *const cfg_process_kinds[] = { "vrrp_track_process", NULL };
+static const char *const cfg_bfd_kinds[] = { "bfd_instance", NULL };
 
 /* ---- track_script / track_interface / track_file / track_lbd ---- */
 
@@ -89,11 +90,12 @@ static void cfg_track_entry(struct cfg_ctx *ctx, const struct cpha_conf_node *e,
 	struct vipd_track **arr, size_t *cnt, const char *where)
 {
 	static const char *const what[] = { "track_script", "track_interface", "track_file",
-		"track_lbd", "track_process" };
+		"track_lbd", "track_process", "track_bfd" };
 	struct vipd_track t = { 0 };
 	const struct vipd_script *s;
 	const struct vipd_track_file_def *f;
 	const struct vipd_track_process_def *p;
+	const struct vipd_bfd_def *b;
 	unsigned long long v;
 	char at[64];
 	size_t i;
@@ -126,6 +128,24 @@ static void cfg_track_entry(struct cfg_ctx *ctx, const struct cpha_conf_node *e,
 		t.weight = p->weight;
 		t.weight_reverse = p->weight_reverse;
 		if (cfg_track_weight(ctx, e, 1, CFG_WEIGHT_FILE, true, &t, what[kind], where) < 0)
+			return;
+	} else if (kind == CFG_TRACK_BFD) {
+		if (!(b = vipd_cfg_bfd(ctx->c, e->w[0]))) {
+			cfg_undefined(ctx, e, "bfd_instance", cfg_bfd_kinds, where);
+			return;
+		}
+		if (!b->vrrp) {
+			/* keepalived sends its events to the checker process only */
+			vipd_cfg_err(ctx, e->loc,
+				"bfd_instance '%s' says 'checker' without 'vrrp': VRRP instances "
+				"cannot track it (%s)",
+				e->w[0], where);
+			return;
+		}
+		t.bfd = true;
+		t.weight = b->weight;
+		t.weight_reverse = b->weight_reverse;
+		if (cfg_track_weight(ctx, e, 1, VIPD_WEIGHT_MAX, true, &t, what[kind], where) < 0)
 			return;
 	} else if (kind == CFG_TRACK_INTERFACE) {
 		if (vipd_cfg_ifname(ctx, e->loc, "track_interface", e->w[0], where) < 0 ||
@@ -555,6 +575,10 @@ static void cfg_i_tracks(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 	struct vipd_instance *v = I(obj)->v;
 
 	switch (n->w[0][6]) { /* after "track_" */
+	case 'b':
+		vipd_cfg_tracks(
+			ctx, n, CFG_TRACK_BFD, &v->track_bfd, &v->ntrack_bfd, I(obj)->where);
+		break;
 	case 's':
 		vipd_cfg_tracks(ctx, n, CFG_TRACK_SCRIPT, &v->track_script, &v->ntrack_script,
 			I(obj)->where);
@@ -735,6 +759,7 @@ static const struct cfg_kw cfg_inst_kws[] = {
 	{ { "track_file", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ { "track_lbd", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ { "track_process", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "track_bfd", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ { "dont_track_primary", CFG_KW_HERE }, cfg_i_dont_track, 0 },
 	{ { "track_fenced", CFG_KW_HERE }, cfg_i_fenced, 0 },
 	{ { "accept", CFG_KW_HERE }, cfg_i_accept, 0 },
@@ -849,6 +874,9 @@ static void cfg_g_tracks(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 	else if (n->w[0][6] == 'p')
 		vipd_cfg_tracks(ctx, n, CFG_TRACK_PROCESS, &g->track_process, &g->ntrack_process,
 			GR(obj)->where);
+	else if (n->w[0][6] == 'b')
+		vipd_cfg_tracks(
+			ctx, n, CFG_TRACK_BFD, &g->track_bfd, &g->ntrack_bfd, GR(obj)->where);
 	else if (n->w[0][6] == 'i')
 		vipd_cfg_tracks(ctx, n, CFG_TRACK_INTERFACE, &g->track_interface,
 			&g->ntrack_interface, GR(obj)->where);
@@ -873,6 +901,7 @@ static const struct cfg_kw cfg_group_kws[] = {
 	{ { "track_interface", CFG_KW_HERE }, cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ { "track_file", CFG_KW_HERE }, cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ { "track_process", CFG_KW_HERE }, cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "track_bfd", CFG_KW_HERE }, cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
 	{ { "notify_master", CFG_KW_HERE }, cfg_g_notify, 0 },
 	{ { "notify_backup", CFG_KW_HERE }, cfg_g_notify, 0 },
 	{ { "notify_fault", CFG_KW_HERE }, cfg_g_notify, 0 },

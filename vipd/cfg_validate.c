@@ -576,6 +576,7 @@ void vipd_cfg_validate(struct cfg_ctx *ctx)
 		cfg_check_track_list(ctx, v, v->track_file, &v->ntrack_file, "track_file");
 		cfg_check_track_list(ctx, v, v->track_lbd, &v->ntrack_lbd, "track_lbd");
 		cfg_check_track_list(ctx, v, v->track_process, &v->ntrack_process, "track_process");
+		cfg_check_track_list(ctx, v, v->track_bfd, &v->ntrack_bfd, "track_bfd");
 	}
 	if (ctx->strict_loc)
 		vipd_cfg_notice(ctx, ctx->strict_loc,

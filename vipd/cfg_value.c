@@ -259,7 +259,6 @@ static const struct {
 	{ "virtual_server", "it only does VRRP" },
 	{ "virtual_server_group", "it only does VRRP" },
 	{ "real_server", "it only does VRRP" },
-	{ "bfd_instance", "it only does VRRP" },
 	{ "static_ipaddress", "it only does VRRP" },
 	{ "static_routes", "it only does VRRP" },
 	{ "static_rules", "it only does VRRP" },
@@ -271,7 +270,6 @@ static const struct {
 	{ "virtual_rules", "it moves addresses only" },
 	{ "virtual_ipaddress_excluded", "every address is advertised: list it in "
 					"virtual_ipaddress, or use a second instance" },
-	{ "track_bfd", "use a vrrp_script" },
 	{ "smtp_alert", "it sends no mail; use notify scripts" },
 	{ "sync_group_tracking_weight", "members' tracks must be unweighted" },
 	{ "global_tracking", "deprecated: track on the sync group instead" },

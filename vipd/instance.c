@@ -15,6 +15,7 @@
 #include "log.h"
 #include "spawn.h"
 #include "tcp_reset.h"
+#include "admin.h"
 #include "vipd.h"
 
 #define RX_BUF 2048
@@ -728,6 +729,7 @@ void inst_free(struct vipd_inst *in)
 	sd_event_source_disable_unref(in->garp_timer);
 	sd_event_source_disable_unref(in->refresh_timer);
 	sd_event_source_disable_unref(in->fenced_timer);
+	cpha_admin_req_cancel(in->power_req);
 	sd_event_source_disable_unref(in->power_timer);
 	vrrp_sock_close(&in->sock);
 	free(in->tracks);

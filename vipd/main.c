@@ -191,6 +191,7 @@ static void on_stop(void *userdata, int signo)
 	cpha_notify_stopping();
 	d->stopping = true;
 	sync_stop_all(d);
+	bfd_teardown(d, true); /* AdminDown to every neighbor */
 	/* the fifo scripts read the STOP lines, then end of file */
 	vipd_fifo_shutdown(d, true);
 	if (vipd_fifo_scripts_running(d) &&
@@ -258,6 +259,8 @@ static void on_reload(void *userdata)
 	vipd_fifo_setup(d, old);
 	if (track_setup(d) < 0)
 		log_err("reload: tracking could not be set up");
+	if (bfd_setup(d) < 0)
+		log_err("reload: some BFD sessions did not start (see above)");
 	sync_freeze(d);
 	if (start_instances(d, keep, nkeep) < 0)
 		log_err("reload: some instances did not start (see above)");
@@ -336,6 +339,8 @@ int main(int argc, char **argv)
 		r = vipd_nl_open(d.e, on_nl, &d, &d.nl);
 	if (r >= 0)
 		r = track_setup(&d);
+	if (r >= 0)
+		r = bfd_setup(&d);
 	if (r < 0) {
 		log_err("cannot start: %s", strerror(-r));
 		return 1;
@@ -364,6 +369,7 @@ int main(int argc, char **argv)
 	vipd_fifo_shutdown(&d, false);
 	sd_event_source_disable_unref(d.exit_timer);
 	free(d.inst);
+	bfd_teardown(&d, false);
 	track_teardown(&d);
 	cpha_admin_close(d.admin);
 	cpha_metrics_close(d.metrics);

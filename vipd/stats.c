@@ -57,18 +57,19 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 
 		if (!t->cfg)
 			continue;
-		json_array_append_new(
-			tracks, json_pack("{s:s,s:s,s:b}", "name", t->cfg->name, "kind",
-					t->script            ? "script"
-					: t->cfg->lbd_socket ? "lbd"
-					: t->ifindex         ? "interface"
-					: t->cfg->process    ? "process"
-							     : "file",
-					"ok",
-					t->script ? t->script->ok
-					: t->ifindex || t->cfg->lbd_socket || t->cfg->process
-						? t->up
-						: t->file_value == 0));
+		json_array_append_new(tracks,
+			json_pack("{s:s,s:s,s:b}", "name", t->cfg->name, "kind",
+				t->script            ? "script"
+				: t->cfg->lbd_socket ? "lbd"
+				: t->ifindex         ? "interface"
+				: t->cfg->process    ? "process"
+				: t->cfg->bfd        ? "bfd"
+						     : "file",
+				"ok",
+				t->script ? t->script->ok
+				: t->ifindex || t->cfg->lbd_socket || t->cfg->process || t->cfg->bfd
+					? t->up
+					: t->file_value == 0));
 	}
 	if (c->fenced_socket)
 		json_array_append_new(tracks,
@@ -121,11 +122,11 @@ void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply)
 		for (i = 0; i < d->ninst; i++)
 			json_array_append_new(arr, inst_json(d, d->inst[i]));
 		/* "o" hands arr to root (even on failure); root is ours to free */
-		root = json_pack("{s:s,s:i,s:I,s:s,s:s,s:o,s:o,s:I}", "version", CPHA_VERSION,
+		root = json_pack("{s:s,s:i,s:I,s:s,s:s,s:o,s:o,s:I,s:o}", "version", CPHA_VERSION,
 			"pid", (int)getpid(), "reloads", (json_int_t)d->reloads, "config",
 			d->cfg->file ? d->cfg->file : "", "config_sha256", d->cfg->digest,
 			"instances", arr, "sync_groups", groups_json(d), "fifo_lines_lost",
-			(json_int_t)(d->fifo[0].lost + d->fifo[1].lost));
+			(json_int_t)(d->fifo[0].lost + d->fifo[1].lost), "bfd", bfd_json(d));
 		s = root ? json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 		json_decref(root);
 		if (s) {
@@ -172,6 +173,7 @@ void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply)
 				cpha_buf_printf(reply, "%s %s", j ? "," : "", sy->members[j]->name);
 			cpha_buf_puts(reply, "\n");
 		}
+		bfd_show(d, reply);
 		return;
 	}
 	cpha_buf_puts(reply, "Unknown command. Commands: show, show json\n");
@@ -208,4 +210,5 @@ void stats_prometheus(struct vipd *d, struct cpha_buf *o)
 		cpha_prom_sample(o, "vipd_bad_packets_total", (double)d->inst[i]->other_group,
 			"instance", d->inst[i]->name, "reason", "other_group", NULL);
 	}
+	bfd_prometheus(d, o);
 }

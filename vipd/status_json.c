@@ -29,7 +29,7 @@ static json_t *inst_status(json_t *in)
 void vipd_status_json(void *userdata, struct cpha_buf *out)
 {
 	struct cpha_buf b = { 0 };
-	json_t *show = NULL, *insts = json_array(), *root, *v;
+	json_t *show = NULL, *insts = json_array(), *bfd = json_array(), *root, *v;
 	size_t i;
 	char *s;
 
@@ -39,9 +39,13 @@ void vipd_status_json(void *userdata, struct cpha_buf *out)
 	cpha_buf_free(&b);
 	json_array_foreach(json_object_get(show, "instances"), i, v)
 		json_array_append_new(insts, inst_status(v));
-	root = json_pack("{s:s,s:s,s:i,s:O?,s:o}", "daemon", "vipd", "version", CPHA_VERSION, "pid",
-		(int)getpid(), "config_sha256", json_object_get(show, "config_sha256"), "instances",
-		insts);
+	/* BFD sessions: the neighbor and whether it answers */
+	json_array_foreach(json_object_get(show, "bfd"), i, v) json_array_append_new(
+		bfd, json_pack("{s:O?,s:O?,s:O?}", "name", json_object_get(v, "name"), "neighbor",
+			     json_object_get(v, "neighbor"), "state", json_object_get(v, "state")));
+	root = json_pack("{s:s,s:s,s:i,s:O?,s:o,s:o}", "daemon", "vipd", "version", CPHA_VERSION,
+		"pid", (int)getpid(), "config_sha256", json_object_get(show, "config_sha256"),
+		"instances", insts, "bfd", bfd);
 	s = root ? json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	if (s)
 		cpha_buf_printf(out, "%s\n", s);

@@ -285,7 +285,29 @@ bool track_fenced_allows_master(const struct vipd_inst *in)
 	       !in->fenced_other_holder;
 }
 
-#define FENCED_HELD_POLL_USEC 100000ULL
+#define FENCED_HELD_POLL_USEC 100000ULL /* a takeover waits on fenced */
+#define FENCED_POWER_POLL_USEC                                                                     \
+	20000ULL /* a power read is out: its answer ends a takeover's wait                         \
+		  */
+
+/* How soon to ask fenced again. */
+static uint64_t fenced_poll_usec(const struct vipd_inst *in)
+{
+	return in->power_node[0] && strcmp(in->power_state, "checking") == 0
+		       ? FENCED_POWER_POLL_USEC
+		       : FENCED_HELD_POLL_USEC;
+}
+
+static int on_fenced_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+static void fenced_poll_soon(struct vipd_inst *in)
+{
+	if (!in->fenced_timer)
+		sd_event_add_time_relative(in->d->e, &in->fenced_timer, CLOCK_MONOTONIC,
+			fenced_poll_usec(in), 1000, on_fenced_timer, in);
+	else
+		cpha_timer_rearm(in->fenced_timer, fenced_poll_usec(in));
+}
 
 static int on_fenced_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
@@ -299,57 +321,99 @@ static int on_fenced_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+/* vipd extension: is the master that fenced proved off the only other
+ * router this instance talks to? Then no other backup can contend for the
+ * VIP and Skew_Time (which orders contending backups) is a wait for
+ * nobody. Multicast instances never know that. */
+static bool sole_backup(const struct vipd_inst *in)
+{
+	const struct vipd_instance *c = in->cfg;
+	uint8_t peers[VIPD_SOLE_PEERS_MAX * 16], ours[16];
+	size_t i, alen = in->sm.cfg.family == AF_INET6 ? 16 : 4;
+	int fam = in->sm.cfg.family;
+
+	if (!c->unicast || !c->npeers || c->npeers > VIPD_SOLE_PEERS_MAX || !in->sm.master_seen ||
+		cpha_addr_family(&in->src) != fam)
+		return false;
+	for (i = 0; i < c->npeers; i++) {
+		if (cpha_addr_family(&c->peers[i]) != fam)
+			return false;
+		memcpy(peers + i * alen,
+			fam == AF_INET
+				? (const void *)&((const struct sockaddr_in *)&c->peers[i].ss)
+					  ->sin_addr
+				: (const void *)&((const struct sockaddr_in6 *)&c->peers[i].ss)
+					  ->sin6_addr,
+			alen);
+	}
+	memcpy(ours,
+		fam == AF_INET
+			? (const void *)&((const struct sockaddr_in *)&in->src.ss)->sin_addr
+			: (const void *)&((const struct sockaddr_in6 *)&in->src.ss)->sin6_addr,
+		alen);
+	return vrrp_sole_backup(fam, true, peers, c->npeers, ours, in->sm.master_addr);
+}
+
 /* fenced was asked for the silent master's power: act on its answer.
  * Returns true while the answer is still to come (keep asking). */
 static bool power_answer(struct vipd_inst *in)
 {
 	struct vrrp_out out = { 0 };
+	char node[sizeof(in->power_node)];
 
 	if (!in->power_node[0] || in->sm.state != VRRP_STATE_BACKUP)
 		return false;
 	if (strcmp(in->power_state, "checking") == 0)
 		return true;
+	/* answered: once per silence (cleared first: acting may come back here) */
+	snprintf(node, sizeof(node), "%s", in->power_node);
+	in->power_node[0] = '\0';
 	if (strcmp(in->power_state, "off") == 0 && track_fenced_allows_master(in)) {
-		log_notice("instance %s: fenced read %s's power: off. The master is gone: taking "
-			   "over after Skew_Time, as after a priority 0 advert",
-			in->name, in->power_node);
-		vrrp_state_master_gone(&in->sm, inst_now(in->d), &out);
+		if (sole_backup(in)) {
+			log_notice("instance %s: fenced read %s's power: off. The master is gone "
+				   "and was our only peer: taking over now",
+				in->name, node);
+			vrrp_state_master_gone_sole(&in->sm, inst_now(in->d), &out);
+		} else {
+			log_notice("instance %s: fenced read %s's power: off. The master is gone: "
+				   "taking over after Skew_Time, as after a priority 0 advert",
+				in->name, node);
+			vrrp_state_master_gone(&in->sm, inst_now(in->d), &out);
+		}
 		inst_apply(in, &out);
 	} else {
 		log_notice("instance %s: fenced read %s's power: %s; waiting for the master-down "
 			   "timer%s",
-			in->name, in->power_node, in->power_state,
+			in->name, node, in->power_state,
 			strcmp(in->power_state, "off") == 0 ? " and fenced" : " and for corosync");
 	}
-	in->power_node[0] = '\0'; /* answered: once per silence */
 	return false;
 }
 
 /* fenced's answer to "power-check": this, then the node's name */
 #define POWER_CHECK_OK "ok: reading the power state of "
 
-/* Ask fenced to read the power of the node that holds the VIP; its answer
- * comes through fenced_poll (power_state) and power_answer(). why: what
- * made us ask, for the log. */
-static void power_ask(struct vipd_inst *in, const char *why)
+/* fenced answered power-check (asynchronously: fenced may ask vipd who
+ * holds the VIP while it reads, and two loops waiting on each other would
+ * both time out). */
+static void power_asked(void *userdata, int r, char *reply)
 {
-	char *reply = NULL;
+	struct vipd_inst *in = userdata;
 	const char *p;
 	size_t n;
-	int r;
 
-	r = cpha_admin_query(in->cfg->fenced_socket, "power-check", LBD_QUERY_USEC, &reply);
+	in->power_req = NULL;
 	if (r < 0) {
+		log_info("instance %s: %s; fenced does not answer power-check: %s", in->name,
+			in->power_why, strerror(-r));
 		free(reply);
-		log_info("instance %s: %s; fenced does not answer power-check: %s", in->name, why,
-			strerror(-r));
 		return;
 	}
 	p = reply ? strstr(reply, POWER_CHECK_OK) : NULL;
 	if (!p) {
 		n = reply ? strcspn(reply, "\n") : 0;
-		log_info("instance %s: %s; fenced cannot read its power: %.*s", in->name, why,
-			(int)(n < 200 ? n : 200), reply ? reply : "");
+		log_info("instance %s: %s; fenced cannot read its power: %.*s", in->name,
+			in->power_why, (int)(n < 200 ? n : 200), reply ? reply : "");
 		free(reply);
 		return;
 	}
@@ -358,13 +422,27 @@ static void power_ask(struct vipd_inst *in, const char *why)
 	snprintf(in->power_node, sizeof(in->power_node), "%.*s", (int)n, p);
 	snprintf(in->power_state, sizeof(in->power_state), "checking");
 	free(reply);
-	log_notice("instance %s: %s: fenced reads %s's power", in->name, why, in->power_node);
-	/* ask fenced for the answer as a held takeover does */
-	if (!in->fenced_timer)
-		sd_event_add_time_relative(in->d->e, &in->fenced_timer, CLOCK_MONOTONIC,
-			FENCED_HELD_POLL_USEC, 10000, on_fenced_timer, in);
-	else
-		cpha_timer_rearm(in->fenced_timer, FENCED_HELD_POLL_USEC);
+	log_notice("instance %s: %s: fenced reads %s's power", in->name, in->power_why,
+		in->power_node);
+	/* ask fenced for the answer often while the read is out */
+	fenced_poll_soon(in);
+}
+
+/* Ask fenced to read the power of the node that holds the VIP; its answer
+ * comes through fenced_poll (power_state) and power_answer(). why: what
+ * made us ask, for the log. One request at a time. */
+static void power_ask(struct vipd_inst *in, const char *why)
+{
+	int r;
+
+	if (in->power_req)
+		return;
+	snprintf(in->power_why, sizeof(in->power_why), "%s", why);
+	r = cpha_admin_query_async(in->d->e, in->cfg->fenced_socket, "power-check", LBD_QUERY_USEC,
+		power_asked, in, &in->power_req);
+	if (r < 0)
+		log_info("instance %s: %s; cannot ask fenced power-check: %s", in->name, why,
+			strerror(-r));
 }
 
 static int on_power_timer(sd_event_source *s, uint64_t usec, void *userdata)
@@ -396,14 +474,52 @@ void track_fenced_master_heard(struct vipd_inst *in)
 		cpha_timer_rearm(in->power_timer, after);
 }
 
+void track_bfd_changed(struct vipd *d, const char *name, bool up)
+{
+	size_t i, j;
+
+	for (i = 0; i < d->ninst; i++) {
+		bool hit = false;
+
+		for (j = 0; j < d->inst[i]->ntracks; j++) {
+			struct vipd_track_state *t = &d->inst[i]->tracks[j];
+
+			if (t->cfg && t->cfg->bfd && strcmp(t->cfg->name, name) == 0 &&
+				t->up != up) {
+				t->up = up;
+				hit = true;
+			}
+		}
+		if (hit)
+			inst_track_changed(d->inst[i]);
+	}
+}
+
+void track_fenced_bfd_down(struct vipd *d, int family, const uint8_t *addr, const char *session)
+{
+	char why[96];
+	size_t i;
+
+	for (i = 0; i < d->ninst; i++) {
+		struct vipd_inst *in = d->inst[i];
+
+		/* a backup that hears its master at addr, and has not asked yet */
+		if (!in->cfg->fenced_socket || in->power_node[0] ||
+			!vrrp_state_master_at(&in->sm, family, addr))
+			continue;
+		snprintf(why, sizeof(why), "BFD session %s to the master went down", session);
+		power_ask(in, why);
+	}
+}
+
 void track_fenced_try_master(struct vipd_inst *in)
 {
 	struct vrrp_out out = { 0 };
 
 	/* a power read still out keeps fenced asked often; it never holds
 	 * back a takeover that fenced allows by the usual path */
-	if (power_answer(in) && in->fenced_timer)
-		cpha_timer_rearm(in->fenced_timer, FENCED_HELD_POLL_USEC);
+	if (power_answer(in))
+		fenced_poll_soon(in);
 	if (in->sm.state != VRRP_STATE_BACKUP || !in->sm.want_master) {
 		in->fenced_held = false; /* a master was heard, or we are one */
 		in->power_asked_held = false;
@@ -433,11 +549,7 @@ void track_fenced_try_master(struct vipd_inst *in)
 		}
 		in->fenced_held = true;
 		/* the takeover waits on fenced: ask it often, not once a second */
-		if (!in->fenced_timer)
-			sd_event_add_time_relative(in->d->e, &in->fenced_timer, CLOCK_MONOTONIC,
-				FENCED_HELD_POLL_USEC, 10000, on_fenced_timer, in);
-		else
-			cpha_timer_rearm(in->fenced_timer, FENCED_HELD_POLL_USEC);
+		fenced_poll_soon(in);
 		return;
 	}
 	if (in->fenced_held) {
@@ -448,6 +560,10 @@ void track_fenced_try_master(struct vipd_inst *in)
 			 skew = in->sm.master_down_int > 3 * in->sm.master_adver_int
 					? in->sm.master_down_int - 3 * in->sm.master_adver_int
 					: 0;
+
+		/* nobody to stagger against: the old master was our only peer */
+		if (sole_backup(in))
+			skew = 0;
 
 		if (!in->fenced_open_at)
 			in->fenced_open_at = now;
@@ -664,6 +780,9 @@ static int add_tracks(struct vipd_inst *in, const struct vipd_track *t, size_t n
 		case 'l':
 			ts->up = lbd_healthy(&t[i]);
 			break;
+		case 'b':
+			ts->up = bfd_up(in->d, t[i].name);
+			break;
 		case 'p': {
 			const struct vipd_track_process_def *p =
 				vipd_cfg_track_process(in->d->cfg, t[i].name);
@@ -693,6 +812,8 @@ int track_attach(struct vipd_inst *in)
 		r = add_tracks(in, c->track_lbd, c->ntrack_lbd, 'l');
 	if (r == 0)
 		r = add_tracks(in, c->track_process, c->ntrack_process, 'p');
+	if (r == 0)
+		r = add_tracks(in, c->track_bfd, c->ntrack_bfd, 'b');
 	/* a sync group's tracking applies to each of its members */
 	for (size_t g = 0; r == 0 && c->sync_group && g < in->d->cfg->ngroups; g++) {
 		const struct vipd_sync_group *sg = &in->d->cfg->groups[g];
@@ -706,6 +827,8 @@ int track_attach(struct vipd_inst *in)
 			r = add_tracks(in, sg->track_file, sg->ntrack_file, 'f');
 		if (r == 0)
 			r = add_tracks(in, sg->track_process, sg->ntrack_process, 'p');
+		if (r == 0)
+			r = add_tracks(in, sg->track_bfd, sg->ntrack_bfd, 'b');
 	}
 	if (r == 0 && c->fenced_socket)
 		fenced_poll(in);
@@ -766,8 +889,9 @@ void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
 			} else if (w < 0 && !t->up) {
 				prio += w;
 			}
-		} else if (tc->process) {
-			/* the definition's weight, or the entry's (cfg_instance.c) */
+		} else if (tc->process || tc->bfd) {
+			/* the definition's weight, or the entry's (cfg_instance.c);
+			 * track_bfd: a session Up is success (keepalived) */
 			bool ok = t->up;
 
 			w = tc->weight;

@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "cfg-types.h"
+#include "bfd_session.h"
 #include "netlink.h"
 #include "vrrp_net.h"
 #include "vrrp_packet.h"
@@ -19,6 +20,7 @@
 
 struct vipd;
 struct cpha_spawn;
+struct cpha_admin_req;
 struct vipd_inst;
 
 /* A running vrrp_script: shared by every instance that tracks it. */
@@ -42,6 +44,20 @@ struct vipd_track_state {
 	int ifindex;                   /* track_interface */
 	bool up;                       /* interface up / lbd healthy */
 	long file_value;               /* track_file */
+};
+
+/* A bfd_instance at run time (bfd.c): its session, and the socket it sends
+ * from (RFC 5881 §4: one source port for the whole session). */
+struct vipd_bfd_rt {
+	struct vipd *d;
+	char *name;
+	struct vipd_bfd_def def; /* a copy (name: the one above): outlives a reload */
+	struct bfd_session s;
+	int fd; /* sends: bound to source_ip and a port in 49152..65535 */
+	sd_event_source *timer;
+	uint64_t pkts_in, pkts_out, pkts_bad;
+	uint64_t changed_at; /* monotonic us: last state change */
+	enum bfd_diag last_down_diag;
 };
 
 struct vipd_peer_seen {
@@ -96,7 +112,11 @@ struct vipd_inst {
 	char power_node[64];          /* the node fenced reads (""): asked this silence */
 	char power_state[16];         /* what fenced said of it at the last poll */
 	bool power_asked_held;        /* asked while a takeover was held */
+	struct cpha_admin_req *power_req; /* power-check sent, no reply yet */
+	char power_why[96];               /* what made us ask, for the log */
 };
+
+#define VIPD_SOLE_PEERS_MAX 16 /* unicast peers looked at by the sole-backup rule */
 
 /* A vrrp_sync_group at run time: its tracking applies to every member, and
  * a FAULT of one member is a FAULT of all, so the group's addresses never
@@ -141,6 +161,14 @@ struct vipd {
 	struct vipd_fifo fifo[2];
 	uint64_t hold_until;         /* vrrp_startup_delay: no master before (monotonic us) */
 	sd_event_source *exit_timer; /* stopping: waits for the fifo scripts */
+	/* bfd.c: the sessions, and the sockets every session receives on
+	 * (UDP 3784, one per family) */
+	struct vipd_bfd_rt **bfds;
+	size_t nbfds;
+	int bfd_rx_fd[2]; /* IPv4, IPv6; -1: none */
+	sd_event_source *bfd_rx_io[2];
+	uint64_t bfd_rx_unmatched; /* valid packets for no session of ours */
+	uint64_t bfd_rng;          /* xorshift state for the tx jitter */
 };
 
 /* instance.c */
@@ -179,6 +207,31 @@ void track_fenced_try_master(struct vipd_inst *in);
  * silence timer after which fenced is asked for the master's power. */
 void track_fenced_master_heard(struct vipd_inst *in);
 void track_netlink_link(struct vipd *d, int ifindex, bool up);
+
+/* bfd.c: start the configured sessions (on reload: a session of the same
+ * name and settings keeps running), stop them all, and show them. A
+ * session's change from Up to Down tells track.c
+ * (track_fenced_bfd_down()). */
+int bfd_setup(struct vipd *d);
+void bfd_teardown(struct vipd *d, bool reload);
+struct json_t;
+struct json_t *bfd_json(const struct vipd *d);
+void bfd_show(const struct vipd *d, struct cpha_buf *reply);
+/* vipd_bfd_* metrics (nothing when no session is configured) */
+void bfd_prometheus(const struct vipd *d, struct cpha_buf *out);
+/* The session whose neighbor is addr (4 or 16 bytes by family), or NULL. */
+const struct vipd_bfd_rt *bfd_find_neighbor(const struct vipd *d, int family, const uint8_t *addr);
+
+/* Is the session NAME Up? (false when there is none) */
+bool bfd_up(const struct vipd *d, const char *name);
+/* track.c: the session NAME went Up (up) or left Up: track_bfd entries
+ * follow (keepalived: Up is success). */
+void track_bfd_changed(struct vipd *d, const char *name, bool up);
+
+/* track.c: a BFD session to this address went from Up to Down (vipd
+ * extension): an instance that tracks fenced and hears its master there
+ * asks fenced for the master's power now. */
+void track_fenced_bfd_down(struct vipd *d, int family, const uint8_t *addr, const char *session);
 
 /* sync.c: link the running instances of d to their sync groups (after
  * starting them, and after a reload: a group of the same name keeps its

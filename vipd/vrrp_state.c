@@ -292,6 +292,43 @@ void vrrp_state_master_gone(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *o
 	finish(sm, out);
 }
 
+void vrrp_state_master_gone_sole(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
+{
+	uint64_t at;
+
+	if (sm->state == VRRP_STATE_BACKUP) {
+		at = base(sm, now);
+		if (at < sm->master_down_timer)
+			sm->master_down_timer = at;
+	}
+	vrrp_state_timer(sm, now, out);
+}
+
+bool vrrp_state_master_at(const struct vrrp_sm *sm, int family, const uint8_t *addr)
+{
+	return sm->state == VRRP_STATE_BACKUP && !sm->want_master && sm->master_seen &&
+	       sm->cfg.family == family && memcmp(sm->master_addr, addr, addr_len(sm)) == 0;
+}
+
+bool vrrp_sole_backup(int family, bool unicast, const uint8_t *peers, size_t npeers,
+	const uint8_t *ours, const uint8_t *master)
+{
+	size_t i, alen = family == AF_INET6 ? 16 : 4;
+	bool master_listed = false;
+
+	if (!unicast || !npeers)
+		return false;
+	for (i = 0; i < npeers; i++) {
+		const uint8_t *p = peers + i * alen;
+
+		if (memcmp(p, master, alen) == 0)
+			master_listed = true;
+		else if (memcmp(p, ours, alen) != 0)
+			return false; /* another router that may contend */
+	}
+	return master_listed;
+}
+
 void vrrp_state_goto_master(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 {
 	begin(out);

@@ -34,6 +34,7 @@
 #define VIPD_VRRP_STATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define VRRP_NEVER UINT64_MAX /* a deadline that never comes */
@@ -152,6 +153,27 @@ void vrrp_state_goto_backup(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *o
  * Master_Down_Timer to Skew_Time, if that is sooner, so the best backup
  * still takes over first. No-op in any other state. */
 void vrrp_state_master_gone(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out);
+
+/* vipd extension: as vrrp_state_master_gone() without Skew_Time, for a
+ * backup no other backup can contend with (vrrp_sole_backup()):
+ * Master_Down_Timer fires now (or at the end of the start-up hold). */
+void vrrp_state_master_gone_sole(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out);
+
+/* May a backup whose master was proven gone skip Skew_Time? Skew_Time
+ * (RFC 9568 §6.1) staggers the backups that would all take over, so the
+ * best one's advert reaches the others first. A unicast instance talks
+ * only to its listed peers (npeers addresses of alen bytes by family, in
+ * peers): when every peer but ourselves is the master that is gone, no
+ * other backup can hear of the master's death or contend, so the wait is
+ * for nobody. Multicast (unicast false): never. */
+bool vrrp_sole_backup(int family, bool unicast, const uint8_t *peers, size_t npeers,
+	const uint8_t *ours, const uint8_t *master);
+
+/* vipd extension: a BFD session to addr (4 or 16 bytes by family) left Up.
+ * Is it this backup's master, so that the master may be gone? True in
+ * BACKUP, not already taking over, with an accepted advert whose sender is
+ * addr. */
+bool vrrp_state_master_at(const struct vrrp_sm *sm, int family, const uint8_t *addr);
 
 /* Membership of a sync group changed (a reload): sets cfg.sync. */
 void vrrp_state_set_sync(struct vrrp_sm *sm, bool sync);

@@ -226,7 +226,16 @@ static void test_sample_lbd(void **state)
 			cluster_derive_vrid("kubernetes"));
 		has(t, vrid);
 	}
+	/* a BFD session to the other LB host (vipd extension: its drop asks
+	 * fenced for the holder's power at once), and no track_bfd, which
+	 * would put a backup in FAULT when the master dies */
+	has(t, "bfd_instance lb01 {\n    neighbor_ip 10.10.10.4\n    source_ip 10.10.10.3\n"
+	       "    min_rx 50\n    min_tx 50\n    idle_tx 1000\n    multiplier 3\n}\n");
+	assert_int_equal(count(t, "bfd_instance "), 1);
+	lacks(t, "track_bfd");
+	assert_true(strstr(t, "bfd_instance") < strstr(t, "vrrp_instance"));
 	t = text_of(&s, "lb01", "/etc/vipd/vipd.conf");
+	has(t, "bfd_instance lb00 {\n    neighbor_ip 10.10.10.3\n    source_ip 10.10.10.4\n");
 	has(t, "    router_id lb01\n");
 	has(t, "    priority 140\n    advert_int 1\n    unicast_src_ip 10.10.10.4\n"
 	       "    unicast_peer {\n        10.10.10.3\n    }\n");
@@ -276,6 +285,7 @@ static void test_five_haproxy(void **state)
 	       "    enable_script_security\n}\n");
 	lacks(t, "vipd_");
 	lacks(t, "track_fenced"); /* vipd's */
+	lacks(t, "bfd_instance"); /* vipd's use of it; keepalived's stays as it was */
 	lacks(t, "track_lbd");
 	has(t, "vrrp_script lb_healthy {\n    script \"/bin/bash -c 'c() { exec "
 	       "3<>/dev/tcp/127.0.0.1/8404 && echo GET /healthz HTTP/1.0 >&3 && echo >&3 && "

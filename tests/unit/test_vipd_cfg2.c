@@ -77,9 +77,6 @@ static void test_unsupported(void **state)
 		  "}\n",
 			"t.conf:1: 'static_ipaddress' is not supported by vipd (it only does "
 			"VRRP)" },
-		{ "bfd_instance b {\n"
-		  "}\n",
-			"t.conf:1: 'bfd_instance' is not supported by vipd" },
 		{ "linkbeat_use_polling\n", "t.conf:1: 'linkbeat_use_polling' is not supported" },
 		{ "global_defs {\n"
 		  "  vrrp_mcast_group4 198.18.0.1\n"
@@ -102,7 +99,7 @@ static void test_unsupported(void **state)
 		{ INST("  track_bfd {\n"
 		       "    b\n"
 		       "  }\n"),
-			"t.conf:4: 'track_bfd' is not supported" },
+			"t.conf:5: no bfd_instance 'b'" },
 		{ INST("  vrrp_version 3\n"), "t.conf:4: 'vrrp_version' is not supported by vipd "
 					      "(vrrp_instance 'VI_1')" },
 		{ INST("  smtp_alert\n"), "t.conf:4: 'smtp_alert' is not supported by vipd" },

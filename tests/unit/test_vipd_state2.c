@@ -155,10 +155,93 @@ static void test_master_gone(void **state)
 	assert_int_equal(sm.state, VRRP_STATE_INIT);
 }
 
+/* vipd extension: the master proven gone was the only peer of a unicast
+ * instance: no Skew_Time (vrrp_sole_backup, vrrp_state_master_gone_sole). */
+static void test_master_gone_sole(void **state)
+{
+	static const uint8_t A3[4] = { 198, 18, 0, 3 };
+	uint8_t peers[3 * 4];
+	struct vrrp_sm_config c;
+	struct vrrp_sm sm;
+	struct vrrp_out out;
+
+	(void)state;
+	/* the rule: every listed peer is the master or ourselves */
+	memcpy(peers, A2, 4);
+	assert_true(vrrp_sole_backup(AF_INET, true, peers, 1, A1, A2));
+	memcpy(peers + 4, A1, 4); /* our own address listed too (a shared list) */
+	assert_true(vrrp_sole_backup(AF_INET, true, peers, 2, A1, A2));
+	memcpy(peers + 8, A3, 4); /* a third router may contend */
+	assert_false(vrrp_sole_backup(AF_INET, true, peers, 3, A1, A2));
+	/* the gone master is not listed: someone else was master */
+	memcpy(peers, A3, 4);
+	assert_false(vrrp_sole_backup(AF_INET, true, peers, 1, A1, A2));
+	/* multicast, or no peers: never */
+	memcpy(peers, A2, 4);
+	assert_false(vrrp_sole_backup(AF_INET, false, peers, 1, A1, A2));
+	assert_false(vrrp_sole_backup(AF_INET, true, peers, 0, A1, A2));
+
+	/* the move: master at once, not Skew_Time later */
+	backup_at_t0(&sm, cfg3(100));
+	vrrp_state_advert(&sm, T0 + S, 200, 100, A2, A1, &out);
+	vrrp_state_master_gone_sole(&sm, T0 + 2 * S, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 100, VRRP_ACT_BECOME_MASTER, 100, END);
+	assert_int_equal(sm.state, VRRP_STATE_MASTER);
+	/* a tracked (sync or fenced) instance asks instead */
+	c = cfg3(100);
+	c.sync = true;
+	backup_at_t0(&sm, c);
+	vrrp_state_advert(&sm, T0 + S, 200, 100, A2, A1, &out);
+	vrrp_state_master_gone_sole(&sm, T0 + 2 * S, &out);
+	acts(&out, VRRP_ACT_WANT_MASTER, 100, END);
+	assert_int_equal(sm.state, VRRP_STATE_BACKUP);
+	/* the start-up hold still holds */
+	c = cfg3(100);
+	c.hold_until = T0 + 10 * S;
+	backup_at_t0(&sm, c);
+	vrrp_state_master_gone_sole(&sm, T0 + 2 * S, &out);
+	acts(&out, END);
+	assert_int_equal(out.deadline, T0 + 10 * S);
+	/* not a backup: nothing */
+	init(&sm, cfg3(100));
+	vrrp_state_master_gone_sole(&sm, T0, &out);
+	acts(&out, END);
+	assert_int_equal(sm.state, VRRP_STATE_INIT);
+}
+
+/* vipd extension: a BFD session to addr left Up; is addr our master? */
+static void test_master_at(void **state)
+{
+	struct vrrp_sm_config c;
+	struct vrrp_sm sm;
+	struct vrrp_out out;
+
+	(void)state;
+	backup_at_t0(&sm, cfg3(100));
+	assert_false(vrrp_state_master_at(&sm, AF_INET, A2)); /* no master heard yet */
+	vrrp_state_advert(&sm, T0 + S, 200, 100, A2, A1, &out);
+	assert_true(vrrp_state_master_at(&sm, AF_INET, A2));
+	assert_false(vrrp_state_master_at(&sm, AF_INET, A0)); /* another router */
+	assert_false(vrrp_state_master_at(&sm, AF_INET6, A2));
+	/* already taking over (a sync or fenced instance that asked) */
+	c = cfg3(100);
+	c.sync = true;
+	backup_at_t0(&sm, c);
+	vrrp_state_advert(&sm, T0 + S, 200, 100, A2, A1, &out);
+	vrrp_state_timer(&sm, T0 + S + sm.master_down_int, &out);
+	assert_true(sm.want_master);
+	assert_false(vrrp_state_master_at(&sm, AF_INET, A2));
+	/* a master itself */
+	master_from_t0(&sm, cfg3(100));
+	assert_false(vrrp_state_master_at(&sm, AF_INET, A2));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_master_gone),
+		cmocka_unit_test(test_master_gone_sole),
+		cmocka_unit_test(test_master_at),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
