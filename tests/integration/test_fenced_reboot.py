@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""fence_action reboot: the fence counts as done when the node is off, and
+the node is powered on afterwards, on a real two-node corosync cluster.
+
+Two lab hosts r1, r2 run corosync (two_node) and fenced; a third runs one
+ipmi_sim BMC per node, reached with the real fence_ipmilan (whose reboot
+alone would power the node off, wait power_wait (2 s), read the status,
+power it on, wait and read again before answering).
+
+Three times: r2 crashes (its processes die, its BMC still says on). r1
+fences it through its BMC: the BMC sees power off, then power on. r1's
+history records r2 fenced before the BMC was told to power it on (the
+fence is done at off, not after the on), then a successful power-on. r2
+boots and rejoins the fence domain; the next round starts from there.
+Exit 0 pass, 77 skip, 1 fail.
+    sudo python3 tests/integration/test_fenced_reboot.py
+"""
+
+import calendar
+import os
+import sys
+import time
+import traceback
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
+import cphatest  # noqa: E402
+from cphatest import fencedlab, step, util  # noqa: E402
+
+NAMES = ("r1", "r2")
+IPS = ("198.18.0.33", "198.18.0.34")
+BMC_IP = "198.18.0.40"
+ROUNDS = 3
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def fenced_conf(cl):
+    out = ["""global_defs {
+    post_join_delay 20s
+    post_fail_delay 0s
+    fence_action reboot
+    agent_timeout 30s
+    retry_interval 3s
+}
+"""]
+    for n in cl.nodes:
+        out.append("""fence_device bmc-%(n)s {
+    agent fence_ipmilan
+    ip %(ip)s
+    ipport %(port)d
+    username admin
+    password_file %(secret)s
+    lanplus 1
+    cipher 3
+}
+fence_node %(n)s {
+    level 1 {
+        bmc-%(n)s
+    }
+}
+""" % {"n": n.name, "ip": BMC_IP, "port": cl.bmc_port(n), "secret": cl.secret})
+    return "".join(out)
+
+
+def wall(iso):
+    """fenced's history time (2026-11-28T21:40:01.123Z) as seconds."""
+    base, ms = iso.rstrip("Z").split(".")
+    return calendar.timegm(time.strptime(base, "%Y-%m-%dT%H:%M:%S")) + int(ms) / 1000.0
+
+
+def history(node, victim, event):
+    s = node.show() or {}
+    return [h for h in s.get("history", []) if h.get("node") == victim and
+            h.get("event") == event]
+
+
+def one_round(cl, r1, r2, k):
+    fenced_before = len(history(r1, "r2", "fenced"))
+    on_before = len(history(r1, "r2", "power-on"))
+    t0 = time.time()
+    cl.power_off(r2, log=False)  # a crash: the BMC still says on
+    check(not r2.pids(), "processes of r2 left after the crash")
+    util.wait_until(lambda: len(history(r1, "r2", "power-on")) > on_before, 40, 0.2,
+                    "r1 to fence r2 and power it on again (round %d)" % k)
+    fenced = history(r1, "r2", "fenced")
+    check(len(fenced) == fenced_before + 1, "round %d: r2 fenced %d times, want 1: %r"
+          % (k, len(fenced) - fenced_before, fenced))
+    on = history(r1, "r2", "power-on")[-1]
+    check(on["ok"], "round %d: powering r2 on failed: %r" % (k, on))
+    ev = cl.bmc_events(r2, t0)
+    offs = [t for t, e in ev if e == "set power 0"]
+    ons = [t for t, e in ev if e == "set power 1"]
+    check(len(offs) == 1 and len(ons) == 1 and offs[0] < ons[0],
+          "round %d: r2's BMC saw %r, want one off then one on" % (k, ev))
+    t_fenced = wall(fenced[-1]["time"])
+    # history times are milliseconds: "before" with that much slack
+    check(offs[0] - 0.002 <= t_fenced <= ons[0] + 0.001,
+          "round %d: r2 counted fenced at %.3f, its BMC off at %.3f and on at %.3f: the "
+          "fence must be done between the two" % (k, t_fenced, offs[0], ons[0]))
+    print("  round %d: off at +%.2f s, fenced at +%.2f s, on at +%.2f s"
+          % (k, offs[0] - t0, t_fenced - t0, ons[0] - t0), flush=True)
+    r2.boot()
+    util.wait_until(lambda: all(cl.domain_ok(n) for n in cl.nodes), 60, 0.5,
+                    "r2 back in every member's fence domain (round %d)" % k)
+
+
+def main():
+    cphatest.require_root(tools=("corosync", "ipmi_sim", "fence_ipmilan", "ipmitool"))
+    if not os.access(fencedlab.FENCED, os.X_OK):
+        util.skip("%s not built (set CPHA_BUILD_DIR)" % fencedlab.FENCED)
+    with cphatest.Lab("fenced-reboot") as lab:
+        hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(NAMES, IPS)]
+        bmc = lab.add_host("bmc", v4=BMC_IP + "/24")
+        cl = fencedlab.Cluster(lab, hosts, list(NAMES), bmc, two_node=True)
+        try:
+            conf = fenced_conf(cl)
+            for n in cl.nodes:
+                n._prepare()
+                with open(n.fenced_conf, "w") as f:
+                    f.write(conf)
+            step("corosync (two_node) and fenced on r1 and r2, a BMC each")
+            cl.start()
+            r1, r2 = cl.nodes
+            for k in range(1, ROUNDS + 1):
+                step("round %d: r2 crashes; r1 fences it (off), then powers it on" % k)
+                one_round(cl, r1, r2, k)
+        except BaseException:
+            traceback.print_exc()
+            lab.dump_logs(60)
+            raise
+        finally:
+            cl.close()
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except AssertionError:
+        sys.exit(1)
