@@ -151,7 +151,7 @@ def bmc_params(hosts):
     targets = [h for h in hosts if h[1] == "master"] + [h for h in hosts if h[1] == "lb"]
     return [(h[0], {"ip": bmc[2], "ipport": BMC_PORT0 + i + 1, "username": "admin",
                     "password_file": "/etc/cpha/secrets/ipmi-" + h[0], "lanplus": 1,
-                    "cipher": 3}) for i, h in enumerate(targets)]
+                    "cipher": 3, "power_wait": 0}) for i, h in enumerate(targets)]
 
 
 def description(stack="cpha", source=None):
@@ -162,10 +162,14 @@ def description(stack="cpha", source=None):
     lbs = [h for h in HOSTS if h[1] == "lb"]
     bmc = [h for h in HOSTS if h[1] == "bmc"][0]
     devs = []
+    # power_wait 0: ipmi_sim's power off is a hard off, as a real BMC's
+    # "chassis power off" is; the agent still reads the status until it
+    # says off (cluster.yaml(5), fencing devices)
     for i, h in enumerate(ms + lbs):
         devs.append("    - {name: ipmi-%s, agent: fence_ipmilan, host: %s, params: {ip: %s, "
                     "ipport: %d, username: admin, password_file: /etc/cpha/secrets/ipmi-%s, "
-                    "lanplus: 1, cipher: 3}}" % (h[0], h[0], bmc[2], BMC_PORT0 + i + 1, h[0]))
+                    "lanplus: 1, cipher: 3, power_wait: 0}}"
+                    % (h[0], h[0], bmc[2], BMC_PORT0 + i + 1, h[0]))
     return DESCRIPTION % {
         "vip": VIP, "lb": lb, "vipd": vipd,
         "masters": "\n".join("  - {name: %s, address: %s}" % (h[0], h[2]) for h in ms),
