@@ -61,16 +61,7 @@ def check(cond, msg):
 def conf(cl, node):
     devs = []
     for n in cl.nodes:
-        devs.append("""fence_device bmc-%(n)s {
-    agent fence_ipmilan
-    ip %(ip)s
-    ipport %(port)d
-    username admin
-    password_file %(secret)s
-    lanplus 1
-    cipher 3
-}
-""" % {"n": n.name, "ip": BMC_IP, "port": cl.bmc_port(n), "secret": cl.secret})
+        devs.append(cl.bmc_device(n))
     nodes = []
     for n in cl.nodes:
         nodes.append("""fence_node %(n)s {

@@ -92,16 +92,7 @@ fence_device slow {
 }
 """ % int(TIMEOUT * 1000)]
     for n in cl.nodes:
-        out.append("""fence_device bmc-%(n)s {
-    agent fence_ipmilan
-    ip %(ip)s
-    ipport %(port)d
-    username admin
-    password_file %(secret)s
-    lanplus 1
-    cipher 3
-}
-""" % {"n": n.name, "ip": BMC_IP, "port": cl.bmc_port(n), "secret": cl.secret})
+        out.append(cl.bmc_device(n))
     out.append("""fence_node p1 {
     level 1 {
         slow answer=hang pidfile=%(pid)s-p1

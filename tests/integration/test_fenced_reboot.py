@@ -49,21 +49,13 @@ def fenced_conf(cl):
 }
 """]
     for n in cl.nodes:
-        out.append("""fence_device bmc-%(n)s {
-    agent fence_ipmilan
-    ip %(ip)s
-    ipport %(port)d
-    username admin
-    password_file %(secret)s
-    lanplus 1
-    cipher 3
-}
-fence_node %(n)s {
+        out.append(cl.bmc_device(n))
+        out.append("""fence_node %(n)s {
     level 1 {
         bmc-%(n)s
     }
 }
-""" % {"n": n.name, "ip": BMC_IP, "port": cl.bmc_port(n), "secret": cl.secret})
+""" % {"n": n.name})
     return "".join(out)
 
 

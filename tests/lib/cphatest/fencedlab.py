@@ -210,6 +210,21 @@ class Cluster(pcmk3.Cluster):
     def bmc_port(self, node):
         return BMC_PORT0 + self.nodes.index(node) + 1
 
+    def bmc_device(self, node):
+        """fenced.conf's fence_device bmc-NODE: the real fence_ipmilan
+        against the node's BMC."""
+        return """fence_device bmc-%(n)s {
+    agent fence_ipmilan
+    ip %(ip)s
+    ipport %(port)d
+    username admin
+    password_file %(secret)s
+    lanplus 1
+    cipher 3
+}
+""" % {"n": node.name, "ip": self.bmc_host.v4, "port": self.bmc_port(node),
+       "secret": self.secret}
+
     def bmc_power(self, node, on):
         """What the node's BMC reports from now on (a power loss it saw)."""
         with open(os.path.join(self.dir, "bmc-" + node.name, "power"), "w") as f:
