@@ -286,16 +286,17 @@ bool track_fenced_allows_master(const struct vipd_inst *in)
 }
 
 #define FENCED_HELD_POLL_USEC 100000ULL /* a takeover waits on fenced */
-#define FENCED_POWER_POLL_USEC                                                                     \
-	20000ULL /* a power read is out: its answer ends a takeover's wait                         \
-		  */
+/* a power read is out, or a fence fenced is about to end: either answer
+ * ends a takeover's wait, and each poll is a local round trip */
+#define FENCED_POWER_POLL_USEC 20000ULL
 
 /* How soon to ask fenced again. */
 static uint64_t fenced_poll_usec(const struct vipd_inst *in)
 {
-	return in->power_node[0] && strcmp(in->power_state, "checking") == 0
-		       ? FENCED_POWER_POLL_USEC
-		       : FENCED_HELD_POLL_USEC;
+	if (in->power_node[0] && strcmp(in->power_state, "checking") == 0)
+		return FENCED_POWER_POLL_USEC;
+	return in->fenced_held && in->fenced_pending ? FENCED_POWER_POLL_USEC
+						     : FENCED_HELD_POLL_USEC;
 }
 
 static int on_fenced_timer(sd_event_source *s, uint64_t usec, void *userdata);
