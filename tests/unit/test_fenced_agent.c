@@ -422,7 +422,8 @@ static void test_power_level_of_two(void **state)
 	assert_int_equal(
 		power("level 1 {\n a answer=off\n b answer=on\n}", 5000000, &g), FENCED_POWER_ON);
 	assert_string_equal(g.msg, "b: on");
-	assert_string_equal(sorted_log(), "action=status a\naction=status b\n");
+	/* b's on cancels a: a may be killed before it logs its request */
+	assert_true(asked("b"));
 
 	/* on ends the check: b (off, later) and level 2 do not matter */
 	assert_int_equal(power("level 1 {\n a answer=on\n b answer=off delay=1\n}\n"
