@@ -153,6 +153,27 @@ def settle_decide(reasons, now, deadline, cleaned=False):
     return ("give_up" if now >= deadline else "wait"), reasons[0]
 
 
+def vip_moved_why(f, opened, broke):
+    """Why a VIP holder's loss (lb-poweroff, lb-hang) is not a valid run
+    of its kind, from the VIP's side; None when it is."""
+    if not f.get("vip_moved"):
+        return "the VIP never came to the other host"
+    if not opened:
+        return "no watch was open at the fault"
+    if broke < opened:
+        return ("only %d of the %d watches open through the VIP holder broke: "
+                "they did not go through it" % (broke, opened))
+    move, floor = f.get("vip_move_ms"), f.get("floor_ms", 0)
+    if move is not None and move < floor:
+        return ("the VIP moved %d ms after the fault, before the stack can "
+                "notice a silent master (%d ms)" % (move, floor))
+    first = f.get("first_ok_ms")
+    if move is not None and first is not None and first + FIRST_OK_SLACK_MS < move:
+        return ("a request was served %d ms after the fault, before the VIP "
+                "moved (%d ms)" % (first, move))
+    return None
+
+
 def validity(name, f):
     """(valid, why) of one run of scenario name from what its fault did
     (f, filled by the scenario and the runner):
@@ -181,21 +202,9 @@ def validity(name, f):
             return False, "the host that lost power did not hold the VIP"
         if not f.get("victim_off"):
             return False, "the VIP holder was still up after its power loss"
-        if not f.get("vip_moved"):
-            return False, "the VIP never came to the other host"
-        if not opened:
-            return False, "no watch was open at the fault"
-        if broke < opened:
-            return False, ("only %d of the %d watches open through the VIP holder broke: "
-                           "they did not go through it" % (broke, opened))
-        move, floor = f.get("vip_move_ms"), f.get("floor_ms", 0)
-        if move is not None and move < floor:
-            return False, ("the VIP moved %d ms after the fault, before the stack can "
-                           "notice a silent master (%d ms)" % (move, floor))
-        first = f.get("first_ok_ms")
-        if move is not None and first is not None and first + FIRST_OK_SLACK_MS < move:
-            return False, ("a request was served %d ms after the fault, before the VIP "
-                           "moved (%d ms)" % (first, move))
+        why = vip_moved_why(f, opened, broke)
+        if why:
+            return False, why
     elif name == "lb-hang":
         if not f.get("victim_held_vip"):
             return False, "the host that hung did not hold the VIP"
@@ -206,21 +215,9 @@ def validity(name, f):
             return False, "the hung VIP holder was not powered with its links up"
         if f.get("fence_needed") and not f.get("fenced"):
             return False, "the hung VIP holder was never fenced"
-        if not f.get("vip_moved"):
-            return False, "the VIP never came to the other host"
-        if not opened:
-            return False, "no watch was open at the fault"
-        if broke < opened:
-            return False, ("only %d of the %d watches open through the VIP holder broke: "
-                           "they did not go through it" % (broke, opened))
-        move, floor = f.get("vip_move_ms"), f.get("floor_ms", 0)
-        if move is not None and move < floor:
-            return False, ("the VIP moved %d ms after the fault, before the stack can "
-                           "notice a silent master (%d ms)" % (move, floor))
-        first = f.get("first_ok_ms")
-        if move is not None and first is not None and first + FIRST_OK_SLACK_MS < move:
-            return False, ("a request was served %d ms after the fault, before the VIP "
-                           "moved (%d ms)" % (first, move))
+        why = vip_moved_why(f, opened, broke)
+        if why:
+            return False, why
     elif name in ("master-poweroff", "master-partition"):
         if not f.get("victim_api_dead"):
             return False, "the victim's apiserver still answered after the fault"
