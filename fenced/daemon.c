@@ -86,8 +86,6 @@ static void send_line(struct fenced *d, const char *fmt, ...)
 		log_err("cannot tell the other members '%.*s': %s", n, msg, strerror(-r));
 }
 
-static void apply(struct fenced *d, struct fd_out *out);
-
 static void rearm(struct fenced *d, uint64_t deadline)
 {
 	if (deadline == FD_NEVER) {
@@ -118,7 +116,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *ud)
 	(void)usec;
 	cs_members(d);
 	fd_timer(&d->st, mono(), &out);
-	apply(d, &out);
+	fenced_apply(d, &out);
 	return 0;
 }
 
@@ -213,7 +211,7 @@ static void run_level(struct fenced *d, size_t i, unsigned lvl)
 		send_line(d, "ATTEMPT %" PRIu32 " %u failed 0.0s %s", d->nodes[i].cfg.id,
 			level_number(n, lvl), r.msg);
 		fd_result(&d->st, mono(), i, lvl, false, &out);
-		apply(d, &out);
+		fenced_apply(d, &out);
 	}
 }
 
@@ -246,7 +244,7 @@ static void on_level_done(void *ud, const struct fenced_agent_result *r)
 	send_line(d, "ATTEMPT %" PRIu32 " %u %s %.1fs %s", d->nodes[i].cfg.id, number,
 		r->ok ? "ok" : "failed", secs, r->ok ? "" : r->msg);
 	fd_result(&d->st, mono(), i, lvl, r->ok, &out);
-	apply(d, &out);
+	fenced_apply(d, &out);
 	if (r->ok && d->cfg->global.action == FENCED_ACTION_REBOOT &&
 		d->cfg->global.via != FENCED_VIA_PACEMAKER && !n->run)
 		power_back_on(d, i, lvl);
@@ -300,8 +298,8 @@ static void power_back_on(struct fenced *d, size_t i, unsigned lvl)
 
 	n->run_level = lvl;
 	n->unfencing = true;
-	if (fenced_level_run(
-		    d->e, d->cfg, &n->cfg->levels[lvl], "on", on_power_on_done, n, &n->run, &r) < 0) {
+	if (fenced_level_run(d->e, d->cfg, &n->cfg->levels[lvl], "on", on_power_on_done, n, &n->run,
+		    &r) < 0) {
 		n->run = NULL;
 		n->unfencing = false;
 		log_err("fencing %s: cannot power it on again: %s; it stays off", n->name, r.msg);
@@ -342,7 +340,7 @@ static void unfence(struct fenced *d, size_t i)
 
 /* ---- the actions decide.c asks for ---- */
 
-static void apply(struct fenced *d, struct fd_out *out)
+void fenced_apply(struct fenced *d, struct fd_out *out)
 {
 	char b[32];
 	unsigned k;
@@ -404,97 +402,6 @@ static void apply(struct fenced *d, struct fd_out *out)
 	rearm(d, out->deadline);
 }
 
-/* ---- power-check: is a silent VIP holder powered off? ---- */
-
-static uint32_t vip_holder(const struct fenced *d);
-
-/* Node i was seen alive (it joined, or spoke): an earlier "off" is stale. */
-static void power_forget(struct fenced *d, size_t i, const char *why)
-{
-	struct fenced_nd *n = &d->nd[i];
-
-	if (n->prun) {
-		fenced_power_cancel(n->prun);
-		n->prun = NULL;
-	}
-	if (n->power == FENCED_POWER_OFF)
-		log_notice("%s: %s, so its power is on again", n->name, why);
-	n->power = FENCED_POWER_UNKNOWN;
-}
-
-static void on_power_done(void *ud, enum fenced_power st, const char *msg)
-{
-	struct fenced_nd *n = ud;
-	struct fenced *d = n->d;
-	struct fd_out out;
-
-	n->prun = NULL;
-	n->power = st;
-	n->power_at = now_us(CLOCK_REALTIME);
-	snprintf(n->power_msg, sizeof(n->power_msg), "%s", msg);
-	fenced_history(d, n->name, "power", d->st.our_id, 0, 0, st != FENCED_POWER_UNKNOWN,
-		"%s (%s)", fenced_power_name(st), msg);
-	if (st != FENCED_POWER_OFF) {
-		cpha_log(st == FENCED_POWER_ON ? LOG_INFO : LOG_WARNING, "power-check %s: %s (%s)",
-			n->name, fenced_power_name(st), msg);
-		return;
-	}
-	/* off: whatever it said about the VIP, it holds nothing now, and a
-	 * victim waiting on priority_delay_vip waits no more */
-	log_notice("power-check %s: off (%s)%s%s", n->name, msg,
-		n->vip ? ": it no longer counts as the VIP holder" : "",
-		d->nodes[n->idx].vip_delayed ? "; priority_delay_vip no longer applies" : "");
-	if (n->vip) {
-		n->vip = false;
-		fd_vip(&d->st, vip_holder(d));
-	}
-	fd_power_off(&d->st, mono(), n->idx, &out);
-	apply(d, &out);
-}
-
-int fenced_power_check_node(
-	struct fenced *d, const char *node, char *started, size_t slen, char *why, size_t whylen)
-{
-	struct fenced_nd *n = NULL;
-	size_t i;
-	int r;
-
-	for (i = 0; i < d->nnodes; i++) {
-		if (node ? strcmp(d->nd[i].name, node) == 0
-			 : d->nd[i].vip && d->nodes[i].cfg.id != d->st.our_id) {
-			n = &d->nd[i];
-			break;
-		}
-	}
-	if (!n) {
-		if (node)
-			snprintf(why, whylen, "no node '%s' in corosync's nodelist", node);
-		else
-			snprintf(
-				why, whylen, "no other node holds the VIP, as far as fenced knows");
-		return -ENOENT;
-	}
-	if (d->nodes[i].cfg.id == d->st.our_id) {
-		snprintf(why, whylen, "%s is this node", n->name);
-		return -EINVAL;
-	}
-	if (d->cfg->global.via == FENCED_VIA_PACEMAKER) {
-		snprintf(why, whylen, "fence_via pacemaker: fenced runs no agent of its own");
-		return -EOPNOTSUPP;
-	}
-	snprintf(started, slen, "%s", n->name);
-	if (n->prun)
-		return 0; /* one check at a time: the running one answers */
-	n->power = FENCED_POWER_CHECKING;
-	/* a quick read, bounded by its own timeout: agent_timeout bounds
-	 * fencing actions, and a takeover waits for this one */
-	r = fenced_power_check(d->e, d->cfg, n->cfg, d->cfg->global.power_check_timeout,
-		on_power_done, n, &n->prun, why, whylen);
-	if (r < 0)
-		n->power = FENCED_POWER_UNKNOWN;
-	return r;
-}
-
 /* ---- what corosync says ---- */
 
 static void set_quorum(struct fenced *d, bool quorate);
@@ -533,7 +440,7 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 		j[nj].clean = i != (size_t)-1 && d->nd[i].pid != joined[k].pid;
 		nj++;
 		if (i != (size_t)-1)
-			power_forget(d, i, "it joined the fence domain");
+			fenced_power_forget(d, i, "it joined the fence domain");
 		if (i != (size_t)-1)
 			log_notice("%s joined the fence domain%s",
 				fenced_node_name(d, joined[k].id, b, sizeof(b)),
@@ -580,7 +487,7 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 		if (i != (size_t)-1 && d->nodes[i].state == FD_OK)
 			unfence(d, i);
 	}
-	apply(d, &out);
+	fenced_apply(d, &out);
 	cpha_notify_status("%s, %u members", d->quorate ? "quorate" : "not quorate", d->nmembers);
 }
 
@@ -610,7 +517,7 @@ static void deliver_fenced(struct fenced *d, uint32_t from, const char *msg)
 		d->nd[i].name, fenced_node_name(d, by, b2, sizeof(b2)), how);
 	fenced_history(d, d->nd[i].name, strcmp(how, "ack") == 0 ? "ack" : "fenced", by, 0, 0, true,
 		"%s", how);
-	apply(d, &out);
+	fenced_apply(d, &out);
 }
 
 static void deliver_attempt(struct fenced *d, uint32_t from, const char *msg)
@@ -628,7 +535,7 @@ static void deliver_attempt(struct fenced *d, uint32_t from, const char *msg)
 		"%s in %s%s%s", res, secs, off && msg[off] ? ": " : "", off ? msg + off : "");
 }
 
-static uint32_t vip_holder(const struct fenced *d)
+uint32_t fenced_vip_holder(const struct fenced *d)
 {
 	size_t i;
 
@@ -657,9 +564,9 @@ static void on_deliver(void *ud, uint32_t from, const char *data, size_t len)
 		if (i == (size_t)-1)
 			return;
 		if (d->nd[i].power == FENCED_POWER_OFF)
-			power_forget(d, i, "it spoke");
+			fenced_power_forget(d, i, "it spoke");
 		d->nd[i].vip = msg[4] == '1';
-		fd_vip(&d->st, vip_holder(d));
+		fd_vip(&d->st, fenced_vip_holder(d));
 	}
 }
 
@@ -677,7 +584,7 @@ static void set_quorum(struct fenced *d, bool quorate)
 	 * its corosync membership must be known before its fenced's CPG join */
 	cs_members(d);
 	fd_quorum(&d->st, mono(), quorate, &out);
-	apply(d, &out);
+	fenced_apply(d, &out);
 	cpha_notify_status("%s, %u members", d->quorate ? "quorate" : "not quorate", d->nmembers);
 }
 

@@ -100,6 +100,14 @@ int fenced_ack(struct fenced *d, const char *node, uid_t uid, char *why, size_t 
 void fenced_history(struct fenced *d, const char *node, const char *event, uint32_t by, int level,
 	uint64_t delay, bool ok, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 const char *fenced_node_name(const struct fenced *d, uint32_t id, char *buf, size_t len);
+/* Carry out what decide.c asked for, and arm its next deadline. */
+void fenced_apply(struct fenced *d, struct fd_out *out);
+/* The id of the member that holds the VIP, as fenced knows it; 0: none. */
+uint32_t fenced_vip_holder(const struct fenced *d);
+
+/* powercheck.c: node i was seen alive (it joined, or spoke): an earlier
+ * "off" is stale, and a read still running is cancelled. */
+void fenced_power_forget(struct fenced *d, size_t i, const char *why);
 
 /* show.c: the admin socket and metrics */
 void fenced_command(struct fenced *d, uid_t uid, const char *line, struct cpha_buf *reply);
