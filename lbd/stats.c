@@ -17,6 +17,7 @@
 #include "server.h"
 #include "server_state.h"
 #include "stats.h"
+#include "stats_haproxy.h"
 #include "stick.h"
 
 void stats_put_json(struct cpha_buf *reply, json_t *j)
@@ -235,7 +236,7 @@ void stats_show_stat(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
 			(unsigned long long)atomic_load(&be->cnt.connect_errors),
 			(unsigned long long)atomic_load(&be->cnt.retries),
 			(unsigned long long)atomic_load(&be->cnt.redispatches),
-			act + bck ? "UP" : "DOWN", act, bck, pid, i + 1);
+			stats_haproxy_backend_status(act, bck), act, bck, pid, i + 1);
 	}
 	if (json)
 		stats_put_json(reply, json_pack("{s:o,s:o}", "frontends", fes, "backends", bes));
@@ -445,4 +446,5 @@ void stats_prometheus(struct lbd_runtime *rt, struct cpha_buf *o)
 #undef SERVER_GAUGE
 	prom_counter_families(o, "lbd_server", obj, n);
 	free(obj);
+	stats_haproxy_prometheus(rt, o);
 }
