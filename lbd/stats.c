@@ -187,13 +187,18 @@ void stats_show_stat(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
 				cpha_buf_printf(reply, "%u", srv->o.maxconn);
 			cpha_buf_puts(reply, ",");
 			csv_counters(reply, &srv->cnt);
-			cpha_buf_printf(reply, ",,,%llu,,%llu,%llu,%s,%u,%d,%d,%llu,%llu,,,",
+			cpha_buf_printf(reply, ",,,%llu,,%llu,%llu,%s,%u,%d,%d,%llu,%llu,,",
 				(unsigned long long)atomic_load(&srv->cnt.connect_errors),
 				(unsigned long long)atomic_load(&srv->cnt.retries),
 				(unsigned long long)atomic_load(&srv->cnt.redispatches),
 				server_state_name(srv), weight, !srv->o.backup, srv->o.backup,
 				(unsigned long long)atomic_load(&srv->checks_failed),
 				(unsigned long long)atomic_load(&srv->state_changes));
+			/* downtime: with checks, as HAProxy */
+			if (srv->o.check)
+				cpha_buf_printf(reply, "%llu",
+					(unsigned long long)server_downtime_sec(srv, lbd_now()));
+			cpha_buf_puts(reply, ",");
 			if (srv->o.maxqueue)
 				cpha_buf_printf(reply, "%u", srv->o.maxqueue);
 			cpha_buf_printf(reply, ",%d,%zu,%u,,%llu,,2,,,,%s,,", pid, i + 1, srv->id,

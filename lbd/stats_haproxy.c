@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clock.h"
 #include "metrics.h"
 #include "server.h"
 #include "stats_haproxy.h"
@@ -224,6 +225,15 @@ static bool get_srv_chkfail(const struct lbd_runtime *rt, const void *obj, doubl
 	return s->o.check;
 }
 
+static bool get_srv_downtime(const struct lbd_runtime *rt, const void *obj, double *v)
+{
+	const struct lbd_server *s = obj;
+
+	(void)rt;
+	*v = (double)server_downtime_sec(s, lbd_now());
+	return s->o.check;
+}
+
 static bool get_srv_chkdur(const struct lbd_runtime *rt, const void *obj, double *v)
 {
 	const struct lbd_server *s = obj;
@@ -281,6 +291,8 @@ static const struct row srv_rows[] = {
 	{ "weight", "gauge", "Weight (CSV weight).", get_srv_weight },
 	{ "check_failures_total", "counter", "Failed health checks (CSV chkfail).",
 		get_srv_chkfail },
+	{ "downtime_seconds_total", "counter",
+		"Seconds down by checks or in maintenance (CSV downtime).", get_srv_downtime },
 	{ "server_selected_total", "counter", "Times the server was chosen (CSV lbtot).",
 		get_server_sessions_total },
 	{ "check_duration_seconds", "gauge", "Last health check's duration (CSV check_duration).",

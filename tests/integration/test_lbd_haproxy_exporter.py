@@ -14,7 +14,9 @@ connection went through each:
 2. for the same states both give the same haproxy_server_up,
    haproxy_server_weight, haproxy_backend_up, haproxy_backend_current_server
    (the usable primaries, CSV act), haproxy_backend_weight, haproxy_up and
-   the session counters of fe, be and be/up1;
+   the session counters of fe, be and be/up1; and haproxy_server_downtime_
+   seconds_total within a second (0 for the UP servers, at least 2 s for
+   the DOWN and MAINT ones);
 3. every series lbd serves equals what the exporter makes of lbd's own CSV
    (the columns and the metrics come from the same facts).
 Everything listens on 127.0.0.1 only; the test stops only what it started.
@@ -79,7 +81,9 @@ SESSIONS = (("haproxy_frontend_sessions_total", (("frontend", "fe"),)),
             ("haproxy_server_sessions_total", (("backend", "be"), ("server", "up1"))),
             ("haproxy_server_sessions_total", (("backend", "be"), ("server", "down1"))))
 # change between two reads a moment apart, so not compared in 3
-MOVING = ("haproxy_server_check_failures_total", "haproxy_server_check_duration_seconds")
+MOVING = ("haproxy_server_check_failures_total", "haproxy_server_check_duration_seconds",
+          "haproxy_server_downtime_seconds_total")
+DOWNTIME = "haproxy_server_downtime_seconds_total"
 
 _SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)$')
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
@@ -252,6 +256,11 @@ class HaproxyExporterNames(unittest.TestCase):
                                             (("frontend", "fe"),))) == 1
                        for port in (exp_h, lbd_metrics))
         util.wait_until(counted, 10, 0.1, "one session counted by HAProxy and lbd")
+
+        def down_for_2s():
+            key = (DOWNTIME, (("backend", "be"), ("server", "down1")))
+            return all((scrape(port)[1].get(key) or 0) >= 2 for port in (exp_h, lbd_metrics))
+        util.wait_until(down_for_2s, 10, 0.2, "2 s of downtime for be/down1")
         # the same states still hold (a check may not flip them meanwhile)
         self.assertTrue(self.settled(hp["stats"]) and self.settled(lp["stats"]))
 
@@ -262,7 +271,7 @@ class HaproxyExporterNames(unittest.TestCase):
         with self.subTest("families"):
             fams = sorted(n for n in l_types if n.startswith("haproxy_"))
             self.assertGreaterEqual(len(fams), 25, fams)
-            for f in ("haproxy_up", "haproxy_backend_up", "haproxy_server_up",
+            for f in ("haproxy_up", "haproxy_backend_up", "haproxy_server_up", DOWNTIME,
                       "haproxy_backend_current_server", "haproxy_server_check_failures_total",
                       "haproxy_frontend_current_sessions", "haproxy_server_limit_sessions"):
                 self.assertIn(f, fams)
@@ -287,6 +296,16 @@ class HaproxyExporterNames(unittest.TestCase):
             self.assertEqual(mine[("haproxy_backend_current_server", (("backend", "be"),))], 1)
             for key in SESSIONS:
                 self.assertEqual(mine.get(key), h.get(key), key)
+            # downtime: down by checks or in maintenance, whole seconds,
+            # read a moment apart
+            for srv in STATES:
+                key = (DOWNTIME, (("backend", "be"), ("server", srv)))
+                self.assertIn(key, mine)
+                if STATES[srv] == "UP":
+                    self.assertEqual((mine[key], h[key]), (0, 0), srv)
+                else:
+                    self.assertGreaterEqual(mine[key], 2, srv)
+                    self.assertLessEqual(abs(mine[key] - h[key]), 1, (srv, mine[key], h[key]))
         with self.subTest("lbd's CSV"):
             for key, v in sorted(mine.items()):
                 if key[0] in MOVING or key[0] == "haproxy_up":

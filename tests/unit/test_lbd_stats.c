@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "metrics.h"
 #include "runtime.h"
+#include "server.h"
 #include "stats.h"
 #include "stats_haproxy.h"
 
@@ -334,6 +335,47 @@ static void test_haproxy_series(void **state)
 	runtime_free(&rt);
 }
 
+/* Downtime as HAProxy counts it: the time down by checks or in
+ * maintenance (administrative or DNS), not draining; whole seconds */
+static void test_downtime(void **state)
+{
+	struct lbd_runtime rt;
+	struct lbd_server *s;
+	const uint64_t t = 1000000000; /* usec, any start */
+
+	(void)state;
+	make_rt(&rt, "level admin");
+	s = runtime_server(&rt, "be", "s1");
+	assert_false(server_stopped(s));
+	server_downtime_note(s, t);
+	assert_int_equal(server_downtime_sec(s, t + 5000000), 0);
+
+	atomic_store(&s->up, false);
+	assert_true(server_stopped(s));
+	server_downtime_note(s, t + 1000000);
+	server_downtime_note(s, t + 1500000); /* no change: nothing moves */
+	assert_int_equal(server_downtime_sec(s, t + 3500000), 2);
+	atomic_store(&s->up, true);
+	server_downtime_note(s, t + 4000000);
+	assert_int_equal(server_downtime_sec(s, t + 9000000), 3);
+
+	atomic_store(&s->admin, LBD_ADMIN_DRAIN);
+	server_downtime_note(s, t + 9000000);
+	assert_false(server_stopped(s));
+	assert_int_equal(server_downtime_sec(s, t + 12000000), 3);
+	atomic_store(&s->admin, LBD_ADMIN_MAINT);
+	server_downtime_note(s, t + 12000000);
+	assert_int_equal(server_downtime_sec(s, t + 14000000), 5);
+	atomic_store(&s->admin, LBD_ADMIN_READY);
+	atomic_store(&s->dns_maint, true);
+	server_downtime_note(s, t + 14000000); /* still stopped: one stretch */
+	assert_int_equal(server_downtime_sec(s, t + 16000000), 7);
+	atomic_store(&s->dns_maint, false);
+	server_downtime_note(s, t + 16500000);
+	assert_int_equal(server_downtime_sec(s, t + 30000000), 7); /* 7.5 s: whole seconds */
+	runtime_free(&rt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_haproxy_status_up),
 		cmocka_unit_test(test_haproxy_series),
+		cmocka_unit_test(test_downtime),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
