@@ -18,7 +18,8 @@ connection went through each:
    seconds_total within a second (0 for the UP servers, at least 2 s for
    the DOWN and MAINT ones);
 3. every series lbd serves equals what the exporter makes of lbd's own CSV
-   (the columns and the metrics come from the same facts).
+   (the columns and the metrics come from the same facts);
+4. promtool (when installed) finds nothing to say about lbd's text.
 Everything listens on 127.0.0.1 only; the test stops only what it started.
 Exit 0 pass, 77 skip (lbd not built, haproxy or the exporter missing), else fail.
     python3 tests/integration/test_lbd_haproxy_exporter.py [-v]
@@ -306,6 +307,14 @@ class HaproxyExporterNames(unittest.TestCase):
                 else:
                     self.assertGreaterEqual(mine[key], 2, srv)
                     self.assertLessEqual(abs(mine[key] - h[key]), 1, (srv, mine[key], h[key]))
+        with self.subTest("promtool"):
+            if not shutil.which("promtool"):
+                print("promtool is not installed: the text is not linted", file=sys.stderr)
+            else:
+                r = subprocess.run(["promtool", "check", "metrics"], capture_output=True,
+                                   text=True, timeout=30,
+                                   input=get("http://127.0.0.1:%d/metrics" % lbd_metrics))
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         with self.subTest("lbd's CSV"):
             for key, v in sorted(mine.items()):
                 if key[0] in MOVING or key[0] == "haproxy_up":
