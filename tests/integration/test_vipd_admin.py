@@ -35,6 +35,8 @@ Exit 0 pass, 77 skip (not root, tcpdump missing, vipd not built), else fail.
 
 import json
 import os
+import shutil
+import subprocess
 import sys
 import time
 import unittest
@@ -138,6 +140,13 @@ class Admin(unittest.TestCase):
             self.assertLessEqual(abs(sent - vipd.metric(m, "vipd_adverts_sent_total",
                                                         vrrp_instance="VI_1")), 1)
             self.assertGreater(sent, 0)
+            if shutil.which("promtool"):
+                body = r1.curl("http://%s/metrics" % metrics_addr(bed, "r1"), timeout=3).body
+                lint = subprocess.run(["promtool", "check", "metrics"], input=body,
+                                      capture_output=True, text=True, timeout=30)
+                self.assertEqual(lint.returncode, 0, lint.stdout + lint.stderr)
+            else:
+                step("promtool is not installed: vipd's metrics text is not linted")
 
             step("/status: state, priorities and the VIP's presence; one added by hand shows")
             for n, state in (("r1", "MASTER"), ("r2", "BACKUP")):
