@@ -272,10 +272,7 @@ static const struct row be_rows[] = {
 };
 
 static const struct row srv_rows[] = {
-	{ "current_queue", "gauge",
-		"Sessions queued on this server (CSV qcur; lbd queues in the "
-		"backend only).",
-		get_zero },
+	{ "current_queue", "gauge", "Sessions queued on this server (CSV qcur): 0.", get_zero },
 	{ "current_sessions", "gauge", "Current sessions (CSV scur).", get_srv_cur },
 	{ "limit_sessions", "gauge", "Session limit, maxconn (CSV slim).", get_srv_slim },
 	{ "sessions_total", "counter", "Sessions (CSV stot).", get_server_sessions_total },
@@ -316,9 +313,7 @@ void stats_haproxy_prometheus(struct lbd_runtime *rt, struct cpha_buf *o)
 
 	/* the exporter's haproxy_up: its last read of the statistics worked,
 	 * which lbd answering them means */
-	cpha_prom_family(o, "haproxy_up", "gauge",
-		"1: the statistics were read (haproxy_exporter's "
-		"scrape succeeded).");
+	cpha_prom_family(o, "haproxy_up", "gauge", "1: the statistics were read.");
 	cpha_prom_sample(o, "haproxy_up", 1, NULL);
 
 	for (r = 0; r < sizeof(fe_rows) / sizeof(fe_rows[0]); r++) {
