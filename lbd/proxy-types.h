@@ -85,6 +85,10 @@ struct lbd_server {
 	struct lbd_counters cnt;
 	atomic_uint_fast64_t check_duration_us; /* of the last completed check */
 	atomic_uint_fast64_t checks_failed;
+	/* downtime, as HAProxy counts it (server_downtime_note): usec
+	 * stopped before down_since, and when the current stop began
+	 * (CLOCK_MONOTONIC usec; 0: not stopped). Main thread only. */
+	uint64_t down_usec, down_since;
 
 	/* passive health (observe layer4): consecutive layer-4 errors counted
 	 * by the workers' sessions; at error-limit they set hana_due and ring

@@ -158,6 +158,7 @@ static struct lbd_server *server_new(struct lbd_backend_rt *be, const struct lbd
 	atomic_store(&srv->admin, sc->o.disabled ? LBD_ADMIN_MAINT : LBD_ADMIN_READY);
 	/* init-addr none: out of rotation until DNS gives it an address */
 	atomic_store(&srv->dns_maint, sc->unresolved != 0);
+	server_downtime_note(srv, lbd_now()); /* disabled: stopped from the start */
 	snprintf(srv->last_reason, sizeof(srv->last_reason), "starting");
 	return srv;
 }
@@ -735,6 +736,7 @@ static void commit_checks(struct lbd_runtime *rt)
 			if (!srv->o.check) {
 				/* no checks: always up */
 				atomic_store(&srv->up, true);
+				server_downtime_note(srv, lbd_now());
 				continue;
 			}
 			if (atomic_load(&srv->admin) == LBD_ADMIN_MAINT) {

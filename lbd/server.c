@@ -71,6 +71,34 @@ void server_target(struct lbd_server *srv, struct cpha_addr *addr, int *send_pro
 	pthread_mutex_unlock(&srv->be->lock);
 }
 
+bool server_stopped(const struct lbd_server *srv)
+{
+	return !atomic_load(&srv->up) || atomic_load(&srv->admin) == LBD_ADMIN_MAINT ||
+	       atomic_load(&srv->dns_maint);
+}
+
+void server_downtime_note(struct lbd_server *srv, uint64_t now)
+{
+	bool stopped = server_stopped(srv);
+
+	if (stopped && !srv->down_since) {
+		srv->down_since = now ? now : 1;
+	} else if (!stopped && srv->down_since) {
+		if (now > srv->down_since)
+			srv->down_usec += now - srv->down_since;
+		srv->down_since = 0;
+	}
+}
+
+uint64_t server_downtime_sec(const struct lbd_server *srv, uint64_t now)
+{
+	uint64_t t = srv->down_usec;
+
+	if (srv->down_since && now > srv->down_since)
+		t += now - srv->down_since;
+	return t / 1000000;
+}
+
 void server_count_usable(const struct lbd_backend_rt *be, unsigned *active, unsigned *backup)
 {
 	size_t i;

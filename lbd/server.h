@@ -33,6 +33,18 @@ void server_target(struct lbd_server *srv, struct cpha_addr *addr, int *send_pro
 /* "UP", "DOWN", "MAINT", "DRAIN" and friends for status output. */
 const char *server_state_name(const struct lbd_server *srv);
 
+/* Stopped, as HAProxy counts downtime: down by its checks, or in
+ * maintenance (administrative or DNS); a draining server is not. */
+bool server_stopped(const struct lbd_server *srv);
+
+/* Note srv's state at now (CLOCK_MONOTONIC usec): a stop that began ends,
+ * or one begins. Call after every change of up, admin or dns_maint; a
+ * call with no change changes nothing. Main thread. */
+void server_downtime_note(struct lbd_server *srv, uint64_t now);
+
+/* Whole seconds srv has been stopped since it was made, up to now. */
+uint64_t server_downtime_sec(const struct lbd_server *srv, uint64_t now);
+
 /* Numbers of usable primary and backup servers of a backend. */
 void server_count_usable(const struct lbd_backend_rt *be, unsigned *active, unsigned *backup);
 

@@ -41,6 +41,7 @@ void server_set_up(struct lbd_runtime *rt, struct lbd_server *srv, bool up, cons
 	if (up)
 		atomic_store(&srv->up_since, srv->o.slowstart ? lbd_now() : 0);
 	atomic_store(&srv->up, up);
+	server_downtime_note(srv, lbd_now());
 	atomic_fetch_add(&srv->state_changes, 1);
 	atomic_store(&srv->last_change, lbd_now());
 	snprintf(srv->last_reason, sizeof(srv->last_reason), "%s", reason);
@@ -87,6 +88,7 @@ void server_set_admin(struct lbd_runtime *rt, struct lbd_server *srv, enum lbd_a
 	if (old == st)
 		return;
 	atomic_store(&srv->admin, st);
+	server_downtime_note(srv, lbd_now());
 	atomic_fetch_add(&srv->state_changes, 1);
 	atomic_store(&srv->last_change, lbd_now());
 	log_notice("server %s/%s: administrative state %s (was %s)", srv->be->name, srv->name,
@@ -106,6 +108,7 @@ void server_set_dns_maint(struct lbd_runtime *rt, struct lbd_server *srv, bool o
 	if (atomic_load(&srv->dns_maint) == on)
 		return;
 	atomic_store(&srv->dns_maint, on);
+	server_downtime_note(srv, lbd_now());
 	atomic_fetch_add(&srv->state_changes, 1);
 	atomic_store(&srv->last_change, lbd_now());
 	snprintf(srv->last_reason, sizeof(srv->last_reason), "%s", why);
@@ -128,6 +131,7 @@ void server_set_dns_maint(struct lbd_runtime *rt, struct lbd_server *srv, bool o
 	if (srv->o.check) {
 		health_init(&srv->health, srv->o.rise, srv->o.fall, true);
 		atomic_store(&srv->up, true);
+		server_downtime_note(srv, lbd_now());
 		check_resume(rt, srv);
 	}
 	backend_dispatch(srv->be);

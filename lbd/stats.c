@@ -17,6 +17,7 @@
 #include "server.h"
 #include "server_state.h"
 #include "stats.h"
+#include "stats_haproxy.h"
 #include "stick.h"
 
 void stats_put_json(struct cpha_buf *reply, json_t *j)
@@ -186,13 +187,18 @@ void stats_show_stat(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
 				cpha_buf_printf(reply, "%u", srv->o.maxconn);
 			cpha_buf_puts(reply, ",");
 			csv_counters(reply, &srv->cnt);
-			cpha_buf_printf(reply, ",,,%llu,,%llu,%llu,%s,%u,%d,%d,%llu,%llu,,,",
+			cpha_buf_printf(reply, ",,,%llu,,%llu,%llu,%s,%u,%d,%d,%llu,%llu,,",
 				(unsigned long long)atomic_load(&srv->cnt.connect_errors),
 				(unsigned long long)atomic_load(&srv->cnt.retries),
 				(unsigned long long)atomic_load(&srv->cnt.redispatches),
 				server_state_name(srv), weight, !srv->o.backup, srv->o.backup,
 				(unsigned long long)atomic_load(&srv->checks_failed),
 				(unsigned long long)atomic_load(&srv->state_changes));
+			/* downtime: with checks, as HAProxy */
+			if (srv->o.check)
+				cpha_buf_printf(reply, "%llu",
+					(unsigned long long)server_downtime_sec(srv, lbd_now()));
+			cpha_buf_puts(reply, ",");
 			if (srv->o.maxqueue)
 				cpha_buf_printf(reply, "%u", srv->o.maxqueue);
 			cpha_buf_printf(reply, ",%d,%zu,%u,,%llu,,2,,,,%s,,", pid, i + 1, srv->id,
@@ -235,7 +241,7 @@ void stats_show_stat(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
 			(unsigned long long)atomic_load(&be->cnt.connect_errors),
 			(unsigned long long)atomic_load(&be->cnt.retries),
 			(unsigned long long)atomic_load(&be->cnt.redispatches),
-			act + bck ? "UP" : "DOWN", act, bck, pid, i + 1);
+			stats_haproxy_backend_status(act, bck), act, bck, pid, i + 1);
 	}
 	if (json)
 		stats_put_json(reply, json_pack("{s:o,s:o}", "frontends", fes, "backends", bes));
@@ -445,4 +451,5 @@ void stats_prometheus(struct lbd_runtime *rt, struct cpha_buf *o)
 #undef SERVER_GAUGE
 	prom_counter_families(o, "lbd_server", obj, n);
 	free(obj);
+	stats_haproxy_prometheus(rt, o);
 }

@@ -73,6 +73,9 @@ static void send_advert(struct vipd_inst *in, int priority)
 		adv.auth_type = VRRP_AUTH_PASS;
 		memcpy(adv.auth_data, c->auth_pass, VRRP_AUTH_LEN);
 	}
+	in->adverts_made++;
+	if (priority == 0)
+		in->pri_zero_sent++;
 	for (i = 0; i < ndst; i++) {
 		const struct cpha_addr *dst = c->unicast ? &c->peers[i] : &in->group;
 
@@ -257,6 +260,8 @@ static void arm(struct vipd_inst *in, uint64_t deadline)
 static void transition(struct vipd_inst *in, const char *to, enum vrrp_sm_state from)
 {
 	in->transitions++;
+	if (from == VRRP_STATE_MASTER)
+		in->released_master++;
 	in->last_change = cpha_now_usec(CLOCK_REALTIME);
 	log_notice("instance %s: %s -> %s (priority %d)", in->name, vrrp_state_name(from), to,
 		in->priority);
@@ -454,6 +459,8 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			continue;
 		}
 		in->adverts_received++;
+		if (adv.priority == 0)
+			in->pri_zero_received++;
 		if (adv.priority > 0 && adv.priority < in->priority)
 			in->last_lower_advert_at = inst_now(in->d); /* track_fenced: preempting */
 		record_peer(in, &rx.src, adv.csum);

@@ -186,7 +186,8 @@ void stats_prometheus(struct vipd *d, struct cpha_buf *o)
 #define EACH(metric, type, help, expr)                                                             \
 	cpha_prom_family(o, metric, type, help);                                                   \
 	for (i = 0; i < d->ninst; i++)                                                             \
-		cpha_prom_sample(o, metric, (double)(expr), "instance", d->inst[i]->name, NULL);
+		cpha_prom_sample(                                                                  \
+			o, metric, (double)(expr), "vrrp_instance", d->inst[i]->name, NULL);
 	EACH("vipd_instance_state", "gauge", "0 init, 1 backup, 2 master, 3 fault",
 		state_num[d->inst[i]->sm.state])
 	EACH("vipd_instance_priority", "gauge", "Effective priority (after tracking)",
@@ -203,12 +204,36 @@ void stats_prometheus(struct vipd *d, struct cpha_buf *o)
 	for (i = 0; i < d->ninst; i++) {
 		for (k = 1; k < VRRP_DROP_MAX; k++)
 			cpha_prom_sample(o, "vipd_bad_packets_total", (double)d->inst[i]->bad[k],
-				"instance", d->inst[i]->name, "reason",
+				"vrrp_instance", d->inst[i]->name, "reason",
 				vrrp_packet_drop_str((enum vrrp_drop)k), NULL);
 		cpha_prom_sample(o, "vipd_bad_packets_total", (double)d->inst[i]->unknown_peer,
-			"instance", d->inst[i]->name, "reason", "unknown_peer", NULL);
+			"vrrp_instance", d->inst[i]->name, "reason", "unknown_peer", NULL);
 		cpha_prom_sample(o, "vipd_bad_packets_total", (double)d->inst[i]->other_group,
-			"instance", d->inst[i]->name, "reason", "other_group", NULL);
+			"vrrp_instance", d->inst[i]->name, "reason", "other_group", NULL);
+	}
+	cpha_prom_family(o, "vipd_vip_held", "gauge",
+		"1 while this vipd holds the address: MASTER with it on the interface");
+	for (i = 0; i < d->ninst; i++) {
+		struct vipd_inst *in = d->inst[i];
+
+		for (k = 0; k < in->cfg->nvips; k++) {
+			const struct vipd_vip *v = &in->cfg->vips[k];
+			char a[CPHA_ADDR_STRLEN];
+			bool present = in->sm.state == VRRP_STATE_MASTER &&
+				       vipd_nl_addr_present(d->nl,
+					       v->dev ? (int)if_nametoindex(v->dev) : in->ifindex,
+					       &v->addr);
+
+			cpha_prom_sample(o, "vipd_vip_held", stats_vip_held(in->sm.state, present),
+				"vrrp_instance", in->name, "vip",
+				cpha_addr_format(&v->addr, a, sizeof(a)), NULL);
+		}
 	}
 	bfd_prometheus(d, o);
+	stats_keepalived_prometheus(d, o);
+}
+
+int stats_vip_held(enum vrrp_sm_state state, bool present)
+{
+	return state == VRRP_STATE_MASTER && present;
 }

@@ -90,6 +90,10 @@ struct vipd_inst {
 	bool garp_second;   /* the garp_master_delay burst is still to come */
 	/* counters */
 	uint64_t adverts_sent, adverts_received, transitions, became_master;
+	/* as keepalived counts them: advertisements made (one however many
+	 * unicast peers it goes to), priority 0 ones made and received, and
+	 * times MASTER was left */
+	uint64_t adverts_made, pri_zero_sent, pri_zero_received, released_master;
 	uint64_t bad[VRRP_DROP_MAX];
 	uint64_t unknown_peer, vip_restored;
 	uint64_t other_group; /* multicast adverts to another group, dropped */
@@ -276,6 +280,18 @@ void vipd_fifo_shutdown(struct vipd *d, bool keep_scripts);
 /* stats.c */
 void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply);
 void stats_prometheus(struct vipd *d, struct cpha_buf *out);
+/* 1 while the instance holds the address: MASTER, and the address is on
+ * its interface (present, as the kernel says); else 0. */
+int stats_vip_held(enum vrrp_sm_state state, bool present);
+/* The metric names of the keepalived exporter most used with keepalived
+ * (https://github.com/mehdy/keepalived-exporter, formerly
+ * cafebazaar/keepalived-exporter), same labels and values
+ * (stats_keepalived.c). */
+void stats_keepalived_prometheus(struct vipd *d, struct cpha_buf *out);
+/* A virtual address as keepalived writes it (and the exporter's ip_address
+ * label): the address, then "/N" unless N is 32 (IPv4) or 128 (IPv6).
+ * Returns buf. */
+const char *stats_keepalived_ip_address(const struct vipd_vip *v, char *buf, size_t len);
 
 /* GET /status (status_json.c): version, pid, config_sha256 and per instance
  * its state, priorities, interface, tracks and whether each virtual address

@@ -10,7 +10,10 @@ captures the wire. Metrics are served on each router's own address
 show json: states, VIP presence (compared with `ip addr` on each host),
 transitions, the peer a backup hears and its checksum form, advert
 counters (compared with the adverts on the wire), last_change after a
-takeover, and the same states in the Prometheus gauge.
+takeover, and the same states in the Prometheus gauge; vipd_vip_held
+follows who holds the address (1 on the MASTER only, 0 on a BACKUP even
+with the address added by hand), and the keepalived exporter's names
+(keepalived_vrrp_state, keepalived_become_master_total, ...) say the same.
 
 Bad packets: a third host x (198.18.0.60) sends hand-made advertisements
 (raw socket, protocol 112) that would make the master step down if they
@@ -32,6 +35,8 @@ Exit 0 pass, 77 skip (not root, tcpdump missing, vipd not built), else fail.
 
 import json
 import os
+import shutil
+import subprocess
 import sys
 import time
 import unittest
@@ -113,9 +118,35 @@ class Admin(unittest.TestCase):
             self.assertIn("Unknown command", bed.vipd["r1"].admin("show everything"))
             for n, want in (("r1", 2), ("r2", 1)):
                 m = vipd.metrics(bed.host[n], metrics_addr(bed, n))
-                self.assertEqual(vipd.metric(m, "vipd_instance_state", instance="VI_1"), want)
-                self.assertEqual(vipd.metric(m, "vipd_bad_packets_total", instance="VI_1",
+                self.assertEqual(vipd.metric(m, "vipd_instance_state", vrrp_instance="VI_1"),
+                                 want)
+                self.assertEqual(vipd.metric(m, "vipd_bad_packets_total", vrrp_instance="VI_1",
                                              reason="ttl"), 0)
+                # the holder, as the address on the interface shows
+                self.assertEqual(vipd.metric(m, "vipd_vip_held", vrrp_instance="VI_1", vip=VIP),
+                                 1 if vipd.has_addr(bed.host[n], VIP) else 0, n)
+                self.assertEqual(vipd.metric(m, "vipd_vip_held", vrrp_instance="VI_1", vip=VIP),
+                                 1 if n == "r1" else 0, n)
+                # the keepalived exporter's names, labels and state numbers
+                self.assertEqual(vipd.metric(m, "keepalived_up"), 1)
+                self.assertEqual(vipd.metric(m, "keepalived_vrrp_state", iname="VI_1",
+                                             intf="eth0", vrid="51",
+                                             ip_address=VIP + "/24"), want, n)
+                self.assertEqual(vipd.metric(m, "keepalived_become_master_total", iname="VI_1",
+                                             intf="eth0", vrid="51"), 1 if n == "r1" else 0)
+            m = vipd.metrics(r1, metrics_addr(bed, "r1"))
+            sent = vipd.metric(m, "keepalived_advertisements_sent_total", iname="VI_1",
+                               intf="eth0", vrid="51")
+            self.assertLessEqual(abs(sent - vipd.metric(m, "vipd_adverts_sent_total",
+                                                        vrrp_instance="VI_1")), 1)
+            self.assertGreater(sent, 0)
+            if shutil.which("promtool"):
+                body = r1.curl("http://%s/metrics" % metrics_addr(bed, "r1"), timeout=3).body
+                lint = subprocess.run(["promtool", "check", "metrics"], input=body,
+                                      capture_output=True, text=True, timeout=30)
+                self.assertEqual(lint.returncode, 0, lint.stdout + lint.stderr)
+            else:
+                step("promtool is not installed: vipd's metrics text is not linted")
 
             step("/status: state, priorities and the VIP's presence; one added by hand shows")
             for n, state in (("r1", "MASTER"), ("r2", "BACKUP")):
@@ -131,6 +162,10 @@ class Admin(unittest.TestCase):
             try:
                 self.assertTrue(status(bed, "r2")[0]["instances"][0]["vips"][0]["present"])
                 self.assertEqual(status(bed, "r2")[0]["instances"][0]["state"], "BACKUP")
+                # on the interface, but a BACKUP does not hold it
+                m = vipd.metrics(r2, metrics_addr(bed, "r2"))
+                self.assertEqual(vipd.metric(m, "vipd_vip_held", vrrp_instance="VI_1", vip=VIP),
+                                 0)
             finally:
                 r2.run(["ip", "addr", "del", VIP + "/24", "dev", "eth0"], check=False)
             self.assertFalse(status(bed, "r2")[0]["instances"][0]["vips"][0]["present"])
@@ -149,9 +184,14 @@ class Admin(unittest.TestCase):
                  % (j2["last_change_usec"] / 1e6 - t_kill))
             self.assertGreater(j2["last_change_usec"] / 1e6 - t_kill, bed.mdi("r2") - A - 0.01)
             m = vipd.metrics(r2, metrics_addr(bed, "r2"))
-            self.assertEqual(vipd.metric(m, "vipd_instance_state", instance="VI_1"), 2)
+            self.assertEqual(vipd.metric(m, "vipd_instance_state", vrrp_instance="VI_1"), 2)
             self.assertEqual(vipd.metric(m, "vipd_instance_transitions_total",
-                                         instance="VI_1"), 2)
+                                         vrrp_instance="VI_1"), 2)
+            self.assertEqual(vipd.metric(m, "vipd_vip_held", vrrp_instance="VI_1", vip=VIP), 1)
+            self.assertEqual(vipd.metric(m, "keepalived_vrrp_state", iname="VI_1", intf="eth0",
+                                         vrid="51", ip_address=VIP + "/24"), 2)
+            self.assertEqual(vipd.metric(m, "keepalived_become_master_total", iname="VI_1",
+                                         intf="eth0", vrid="51"), 1)
 
     def send(self, bed, payloads, ttl=255, interval=0.02):
         vipd.send_adverts(bed.other, payloads, dst=MCAST4, ttl=ttl, interval=interval)
@@ -237,7 +277,7 @@ class Admin(unittest.TestCase):
                                      [] if n == "r1" else [bed.host["r1"].v4])
                 m = vipd.metrics(bed.host[n], metrics_addr(bed, n))
                 for i, reason, _p, _t in cases:
-                    self.assertEqual(vipd.metric(m, "vipd_bad_packets_total", instance=i,
+                    self.assertEqual(vipd.metric(m, "vipd_bad_packets_total", vrrp_instance=i,
                                                  reason=reason), N, (n, i, reason))
             for n in ("r1", "r2"):
                 st, text = status(bed, n)

@@ -220,7 +220,7 @@ class Flood(unittest.TestCase):
         for inst in ("VI_1", "VI_2"):
             for reason, n in v.bad_packets(inst).items():
                 out[(inst, reason)] = n
-                self.assertEqual(vipd.metric(m, "vipd_bad_packets_total", instance=inst,
+                self.assertEqual(vipd.metric(m, "vipd_bad_packets_total", vrrp_instance=inst,
                                              reason=reason), n, (inst, reason))
         return out
 

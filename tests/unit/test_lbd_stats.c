@@ -17,7 +17,9 @@
 #include "cli.h"
 #include "metrics.h"
 #include "runtime.h"
+#include "server.h"
 #include "stats.h"
+#include "stats_haproxy.h"
 
 #define ROUNDS 300 /* per command */
 
@@ -217,11 +219,171 @@ static void test_levels(void **state)
 	runtime_free(&rt);
 }
 
+/* haproxy_exporter's status column to 0/1: its exact list, whole strings */
+static void test_haproxy_status_up(void **state)
+{
+	static const struct {
+		const char *status;
+		int up;
+	} cases[] = {
+		{ "UP", 1 },
+		{ "UP 1/3", 1 },
+		{ "UP 2/3", 1 },
+		{ "OPEN", 1 },
+		{ "no check", 1 },
+		{ "DRAIN", 1 },
+		{ "DOWN", 0 },
+		{ "DOWN 1/2", 0 },
+		{ "NOLB", 0 },
+		{ "MAINT", 0 },
+		{ "MAINT (resolution)", 0 },
+		{ "DOWN (DRAIN)", 0 },
+		{ "UP 1/2", 0 }, /* not in the exporter's list */
+		{ "up", 0 },
+		{ "", 0 },
+		{ NULL, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (stats_haproxy_status_up(cases[i].status) != cases[i].up) {
+			print_error("'%s': want %d\n", cases[i].status ? cases[i].status : "(null)",
+				cases[i].up);
+			fail();
+		}
+	assert_string_equal(stats_haproxy_backend_status(0, 1), "UP");
+	assert_string_equal(stats_haproxy_backend_status(2, 0), "UP");
+	assert_string_equal(stats_haproxy_backend_status(0, 0), "DOWN");
+}
+
+/* m's text holds want (a whole line) */
+static void expect_line(struct cpha_buf *m, const char *want)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), "\n%s\n", want);
+	if (!m->data || !strstr(m->data, line)) {
+		print_error("metrics without '%s':\n%s\n", want, m->data ? m->data : "");
+		fail();
+	}
+}
+
+static void metrics_now(struct lbd_runtime *rt, struct cpha_buf *m)
+{
+	cpha_buf_reset(m);
+	stats_prometheus(rt, m);
+}
+
+/* The haproxy_* series follow the server's state as haproxy_exporter reads
+ * HAProxy's status column: UP and DRAIN 1, DOWN and MAINT 0; the backend is
+ * up while a server, primary or backup, is usable; its weight is the
+ * primaries' while one is usable, else the backups'. */
+static void test_haproxy_series(void **state)
+{
+	struct lbd_runtime rt;
+	struct cpha_buf m = { 0 };
+
+	(void)state;
+	make_rt(&rt, "level admin");
+	metrics_now(&rt, &m);
+	expect_line(&m, "haproxy_up 1");
+	expect_line(&m, "# TYPE haproxy_server_up gauge");
+	expect_line(&m, "# TYPE haproxy_server_sessions_total counter");
+	expect_line(&m, "haproxy_server_up{backend=\"be\",server=\"s1\"} 1");
+	expect_line(&m, "haproxy_server_up{backend=\"be\",server=\"s2\"} 1");
+	expect_line(&m, "haproxy_backend_up{backend=\"be\"} 1");
+	expect_line(&m, "haproxy_backend_current_server{backend=\"be\"} 1");
+	expect_line(&m, "haproxy_backend_weight{backend=\"be\"} 1");
+	expect_line(&m, "haproxy_frontend_current_sessions{frontend=\"fe\"} 0");
+	expect_line(&m, "haproxy_frontend_sessions_total{frontend=\"fe\"} 0");
+	/* no maxconn, no check: no series, and no empty family */
+	assert_null(strstr(m.data, "haproxy_server_limit_sessions"));
+	assert_null(strstr(m.data, "haproxy_server_check_failures_total"));
+
+	expect(&rt, "set server be/s1 weight 7", "\n");
+	metrics_now(&rt, &m);
+	expect_line(&m, "haproxy_server_weight{backend=\"be\",server=\"s1\"} 7");
+	expect_line(&m, "haproxy_backend_weight{backend=\"be\"} 7");
+
+	expect(&rt, "set server be/s1 state drain", "\n");
+	metrics_now(&rt, &m);
+	expect_line(&m, "haproxy_server_up{backend=\"be\",server=\"s1\"} 1");
+	expect_line(&m, "haproxy_backend_current_server{backend=\"be\"} 0");
+	expect_line(&m, "haproxy_backend_weight{backend=\"be\"} 1"); /* the backup's */
+
+	expect(&rt, "set server be/s1 state maint", "\n");
+	metrics_now(&rt, &m);
+	expect_line(&m, "haproxy_server_up{backend=\"be\",server=\"s1\"} 0");
+
+	expect(&rt, "set server be/s1 state ready", "\n");
+	expect(&rt, "set server be/s1 health down", "\n");
+	expect(&rt, "set server be/s2 health down", "\n");
+	metrics_now(&rt, &m);
+	expect_line(&m, "haproxy_server_up{backend=\"be\",server=\"s1\"} 0");
+	expect_line(&m, "haproxy_server_up{backend=\"be\",server=\"s2\"} 0");
+	expect_line(&m, "haproxy_backend_up{backend=\"be\"} 0");
+	expect_line(&m, "haproxy_backend_weight{backend=\"be\"} 0");
+	/* lbd's own names stay */
+	expect_line(&m, "lbd_server_up{backend=\"be\",server=\"s1\"} 0");
+
+	expect(&rt, "set server be/s2 health up", "\n");
+	metrics_now(&rt, &m);
+	expect_line(&m, "haproxy_backend_up{backend=\"be\"} 1");
+	expect_line(&m, "haproxy_backend_current_server{backend=\"be\"} 0");
+	cpha_buf_free(&m);
+	runtime_free(&rt);
+}
+
+/* Downtime as HAProxy counts it: the time down by checks or in
+ * maintenance (administrative or DNS), not draining; whole seconds */
+static void test_downtime(void **state)
+{
+	struct lbd_runtime rt;
+	struct lbd_server *s;
+	const uint64_t t = 1000000000; /* usec, any start */
+
+	(void)state;
+	make_rt(&rt, "level admin");
+	s = runtime_server(&rt, "be", "s1");
+	assert_false(server_stopped(s));
+	server_downtime_note(s, t);
+	assert_int_equal(server_downtime_sec(s, t + 5000000), 0);
+
+	atomic_store(&s->up, false);
+	assert_true(server_stopped(s));
+	server_downtime_note(s, t + 1000000);
+	server_downtime_note(s, t + 1500000); /* no change: nothing moves */
+	assert_int_equal(server_downtime_sec(s, t + 3500000), 2);
+	atomic_store(&s->up, true);
+	server_downtime_note(s, t + 4000000);
+	assert_int_equal(server_downtime_sec(s, t + 9000000), 3);
+
+	atomic_store(&s->admin, LBD_ADMIN_DRAIN);
+	server_downtime_note(s, t + 9000000);
+	assert_false(server_stopped(s));
+	assert_int_equal(server_downtime_sec(s, t + 12000000), 3);
+	atomic_store(&s->admin, LBD_ADMIN_MAINT);
+	server_downtime_note(s, t + 12000000);
+	assert_int_equal(server_downtime_sec(s, t + 14000000), 5);
+	atomic_store(&s->admin, LBD_ADMIN_READY);
+	atomic_store(&s->dns_maint, true);
+	server_downtime_note(s, t + 14000000); /* still stopped: one stretch */
+	assert_int_equal(server_downtime_sec(s, t + 16000000), 7);
+	atomic_store(&s->dns_maint, false);
+	server_downtime_note(s, t + 16500000);
+	assert_int_equal(server_downtime_sec(s, t + 30000000), 7); /* 7.5 s: whole seconds */
+	runtime_free(&rt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_command_many_times),
 		cmocka_unit_test(test_levels),
+		cmocka_unit_test(test_haproxy_status_up),
+		cmocka_unit_test(test_haproxy_series),
+		cmocka_unit_test(test_downtime),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

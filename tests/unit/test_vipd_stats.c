@@ -29,6 +29,8 @@ static const char conf[] = "vrrp_track_file flag {\n"
 			   "    advert_int 1\n"
 			   "    virtual_ipaddress {\n"
 			   "        198.18.0.100/24\n"
+			   "        198.18.0.101\n"
+			   "        127.0.0.1/8\n"
 			   "    }\n"
 			   "    track_file {\n"
 			   "        flag weight -10\n"
@@ -47,6 +49,7 @@ struct bed {
 	struct vipd d;
 	struct vipd_inst inst[2], *pinst[2];
 	struct vipd_track_state tracks[1];
+	struct vipd_script_rt script, *pscript;
 };
 
 static void make_bed(struct bed *b)
@@ -87,6 +90,18 @@ static void make_bed(struct bed *b)
 		cpha_parse_addr("198.18.0.11", CPHA_ADDR_PORT_NONE, &b->inst[0].src, &why), 0);
 	b->d.inst = b->pinst;
 	b->d.ninst = 2;
+	/* the keepalived exporter's counters */
+	b->inst[0].adverts_made = 7;
+	b->inst[0].bad[VRRP_DROP_SHORT] = 1;
+	b->inst[0].bad[VRRP_DROP_LENGTH] = 4;
+	b->inst[0].released_master = 2;
+	b->inst[1].became_master = 1;
+	b->inst[1].pri_zero_received = 6;
+	b->script.name = "chk";
+	b->script.ok = true;
+	b->pscript = &b->script;
+	b->d.scripts = &b->pscript;
+	b->d.nscripts = 1;
 }
 
 static void expect(struct vipd *d, const char *cmd, const char *want)
@@ -123,10 +138,131 @@ static void test_every_command_many_times(void **state)
 		expect(&b->d, "frobnicate", "Unknown command");
 		cpha_buf_reset(&m);
 		stats_prometheus(&b->d, &m);
-		assert_non_null(strstr(m.data, "vipd_instance_state{instance=\"VI_2\"} 2\n"));
-		assert_non_null(strstr(m.data, "vipd_bad_packets_total{instance=\"VI_1\",reason="
-					       "\"unknown_peer\"} 2\n"));
+		assert_non_null(strstr(m.data, "vipd_instance_state{vrrp_instance=\"VI_2\"} 2\n"));
+		assert_non_null(
+			strstr(m.data, "vipd_bad_packets_total{vrrp_instance=\"VI_1\",reason="
+				       "\"unknown_peer\"} 2\n"));
 	}
+	cpha_buf_free(&m);
+	vipd_cfg_free(b->d.cfg);
+	free(b);
+}
+
+/* m's text holds want (a whole line) */
+static void expect_line(const struct cpha_buf *m, const char *want)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), "\n%s\n", want);
+	if (!m->data || !strstr(m->data, line)) {
+		print_error("metrics without '%s':\n%s\n", want, m->data ? m->data : "");
+		fail();
+	}
+}
+
+/* 127.0.0.1 is on lo here (a namespace whose lo is down has none) */
+static bool loopback_has_127(void)
+{
+	struct cpha_addr a;
+	const char *why;
+
+	return cpha_parse_addr("127.0.0.1", CPHA_ADDR_PORT_NONE, &a, &why) == 0 &&
+	       vipd_nl_addr_present(NULL, 1, &a);
+}
+
+/* Every vipd_* series is labelled vrrp_instance (Prometheus's own target
+ * label is instance); vipd_vip_held is 1 only for a MASTER with the address
+ * on its interface. */
+static void test_vrrp_instance_label_and_vip_held(void **state)
+{
+	struct bed *b = malloc(sizeof(*b));
+	struct cpha_buf m = { 0 };
+
+	(void)state;
+	assert_int_equal(stats_vip_held(VRRP_STATE_MASTER, true), 1);
+	assert_int_equal(stats_vip_held(VRRP_STATE_MASTER, false), 0);
+	assert_int_equal(stats_vip_held(VRRP_STATE_BACKUP, true), 0);
+	assert_int_equal(stats_vip_held(VRRP_STATE_FAULT, true), 0);
+	assert_int_equal(stats_vip_held(VRRP_STATE_INIT, true), 0);
+
+	make_bed(b);
+	stats_prometheus(&b->d, &m);
+	assert_null(strstr(m.data, "{instance="));
+	assert_null(strstr(m.data, ",instance="));
+	expect_line(&m, "vipd_instance_priority{vrrp_instance=\"VI_1\"} 150");
+	expect_line(&m, "vipd_adverts_sent_total{vrrp_instance=\"VI_2\"} 11");
+	expect_line(&m, "# TYPE vipd_vip_held gauge");
+	/* one series per address, without its prefix; a BACKUP holds none,
+	 * even an address that is on its interface */
+	expect_line(&m, "vipd_vip_held{vrrp_instance=\"VI_1\",vip=\"198.18.0.100\"} 0");
+	expect_line(&m, "vipd_vip_held{vrrp_instance=\"VI_1\",vip=\"198.18.0.101\"} 0");
+	expect_line(&m, "vipd_vip_held{vrrp_instance=\"VI_1\",vip=\"127.0.0.1\"} 0");
+	/* a MASTER whose address is not on the interface does not hold it */
+	expect_line(&m, "vipd_vip_held{vrrp_instance=\"VI_2\",vip=\"2001:db8::100\"} 0");
+
+	b->inst[0].sm.state = VRRP_STATE_MASTER;
+	cpha_buf_reset(&m);
+	stats_prometheus(&b->d, &m);
+	expect_line(&m, "vipd_vip_held{vrrp_instance=\"VI_1\",vip=\"198.18.0.100\"} 0");
+	if (loopback_has_127())
+		expect_line(&m, "vipd_vip_held{vrrp_instance=\"VI_1\",vip=\"127.0.0.1\"} 1");
+	else
+		print_message("127.0.0.1 is not on lo here: the held=1 case is not checked\n");
+	cpha_buf_free(&m);
+	vipd_cfg_free(b->d.cfg);
+	free(b);
+}
+
+/* The keepalived exporter's names: its labels, its state numbers, its
+ * address form (the prefix unless a host's), and the counters vipd keeps */
+static void test_keepalived_names(void **state)
+{
+	struct bed *b = malloc(sizeof(*b));
+	struct cpha_buf m = { 0 };
+	struct vipd_vip v = { 0 };
+	const char *why;
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(cpha_parse_addr("198.18.0.7", CPHA_ADDR_PORT_NONE, &v.addr, &why), 0);
+	v.prefixlen = 32;
+	assert_string_equal(stats_keepalived_ip_address(&v, buf, sizeof(buf)), "198.18.0.7");
+	v.prefixlen = 24;
+	assert_string_equal(stats_keepalived_ip_address(&v, buf, sizeof(buf)), "198.18.0.7/24");
+	assert_int_equal(cpha_parse_addr("2001:db8::7", CPHA_ADDR_PORT_NONE, &v.addr, &why), 0);
+	v.prefixlen = 128;
+	assert_string_equal(stats_keepalived_ip_address(&v, buf, sizeof(buf)), "2001:db8::7");
+	v.prefixlen = 32; /* 32 is a host only in IPv4 */
+	assert_string_equal(stats_keepalived_ip_address(&v, buf, sizeof(buf)), "2001:db8::7/32");
+
+	make_bed(b);
+	stats_prometheus(&b->d, &m);
+	expect_line(&m, "keepalived_up 1");
+	expect_line(&m, "# TYPE keepalived_vrrp_state gauge");
+	expect_line(&m, "keepalived_vrrp_state{iname=\"VI_1\",intf=\"lo\",vrid=\"51\","
+			"ip_address=\"198.18.0.100/24\"} 1");
+	expect_line(&m, "keepalived_vrrp_state{iname=\"VI_1\",intf=\"lo\",vrid=\"51\","
+			"ip_address=\"198.18.0.101\"} 1");
+	expect_line(&m, "keepalived_vrrp_state{iname=\"VI_2\",intf=\"lo\",vrid=\"52\","
+			"ip_address=\"2001:db8::100/64\"} 2");
+	expect_line(&m, "# TYPE keepalived_advertisements_sent_total counter");
+	expect_line(&m, "keepalived_advertisements_sent_total{iname=\"VI_1\",intf=\"lo\","
+			"vrid=\"51\"} 7");
+	expect_line(&m, "keepalived_ip_ttl_errors_total{iname=\"VI_1\",intf=\"lo\",vrid=\"51\"} 3");
+	expect_line(&m, "keepalived_packet_length_errors_total{iname=\"VI_1\",intf=\"lo\","
+			"vrid=\"51\"} 5");
+	expect_line(&m, "keepalived_release_master_total{iname=\"VI_1\",intf=\"lo\","
+			"vrid=\"51\"} 2");
+	expect_line(&m, "keepalived_become_master_total{iname=\"VI_2\",intf=\"lo\","
+			"vrid=\"52\"} 1");
+	expect_line(&m, "keepalived_priority_zero_received_total{iname=\"VI_2\",intf=\"lo\","
+			"vrid=\"52\"} 6");
+	expect_line(&m, "keepalived_gratuitous_arp_delay_total{iname=\"VI_2\",intf=\"lo\","
+			"vrid=\"52\"} 5");
+	expect_line(&m, "keepalived_script_status{name=\"chk\"} 1");
+	expect_line(&m, "keepalived_script_state{name=\"chk\"} 0");
+	/* what vipd cannot tell is not written as 0 */
+	assert_null(strstr(m.data, "keepalived_authentication_invalid_total"));
 	cpha_buf_free(&m);
 	vipd_cfg_free(b->d.cfg);
 	free(b);
@@ -136,6 +272,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_command_many_times),
+		cmocka_unit_test(test_vrrp_instance_label_and_vip_held),
+		cmocka_unit_test(test_keepalived_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
