@@ -295,6 +295,13 @@ def scenario_ack(cl):
         s = n1.show()
         p = [x for x in s["pending"] if x["node"] == "n2"]
         check(p and p[0]["rounds"] >= 1, "n2 is not pending with its rounds: %r" % s["pending"])
+        # round 2's level 1 hangs for agent_timeout: one round failed so far
+        m = metrics(n1)
+        check(m.get("fenced_fence_failures_total") == 1 and m.get("fenced_failed") == 1,
+              "n1's metrics after one failed round: %r" % m)
+        # overdue once one round of its levels (2 x agent_timeout) has passed
+        util.wait_until(lambda: metrics(n1).get("fenced_pending_overdue") == 1,
+                        2 * AGENT_TIMEOUT + 10, 0.5, "n1 to count n2's fence overdue")
         r = n3.run([fencedlab.FENCED, "-f", n3.fenced_conf, "ack", "n2"], check=False,
                    timeout=15)
         check(r.returncode == 0 and "acknowledged" in r.stdout, "ack: %s%s" % (r.stdout,
@@ -317,6 +324,9 @@ def scenario_ack(cl):
           % r.stdout)
     s = n1.show()
     check(not s["pending"], "still pending after the ack: %r" % s["pending"])
+    m = metrics(n1)
+    check(m.get("fenced_failed") == 0 and m.get("fenced_pending_overdue") == 0 and
+          m.get("fenced_fence_failures_total", 0) >= 1, "n1's metrics after the ack: %r" % m)
     print("  every level of n2 failed twice, reported loudly; acked from n3, fencing "
           "stopped", flush=True)
     reboot(cl, n2)
