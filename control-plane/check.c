@@ -310,7 +310,8 @@ int cmd_check(int argc, char **argv, const char *file)
 		 * and its timestamp goes stale */
 		textfile_check(&t, h->name, drift > 0, (double)cpha_now_usec(CLOCK_REALTIME) / 1e6);
 		if (!t.data || textfile_write(textfile, t.data, t.len, why, sizeof(why)) < 0) {
-			fprintf(stderr, "cpha check: --textfile %s\n", t.data ? why : "out of memory");
+			fprintf(stderr, "cpha check: --textfile %s\n",
+				t.data ? why : "out of memory");
 			rc = CPHA_EXIT_FAIL;
 		}
 		cpha_buf_free(&t);

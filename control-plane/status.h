@@ -42,11 +42,11 @@ struct st_etcd {
 	char host[ST_NAME];
 	enum st_reach reach;
 	char error[ST_TEXT];
-	bool healthy;    /* /health said "true" */
-	uint64_t id;     /* its member ID */
-	uint64_t leader; /* the leader it sees; 0: none */
-	uint64_t term;   /* raft term */
-	bool listed;     /* its member list was read */
+	bool healthy;              /* /health said "true" */
+	uint64_t id;               /* its member ID */
+	uint64_t leader;           /* the leader it sees; 0: none */
+	uint64_t term;             /* raft term */
+	bool listed;               /* its member list was read */
 	unsigned voting, learners; /* in that list: voting members, learners */
 };
 

@@ -29,20 +29,22 @@ static void on_signal(int signo)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: cpha status [-f FILE] [--json] [--watch [SECONDS]] [--pki DIR] "
-		   "[--timeout DURATION]\n"
-		   "                   [--textfile FILE] [--quiet]\n"
-		   "  --json            one JSON object: hosts, roles, problems, worst\n"
-		   "  --watch [N]       redraw every N seconds (default 2) until interrupted\n"
-		   "  --pki DIR         the certificates of cpha pki (default ./" STATUS_DEFAULT_PKI
-		   ", else those installed in " STATUS_INSTALLED_K8S_PKI " and " STATUS_INSTALLED_ETCD_PKI
-		   ")\n"
-		   "  --timeout D       for each request (default 2s)\n"
-		   "  --textfile FILE   also write the cpha_* series there for node-exporter's\n"
-		   "                    textfile collector (FILE.prom in its directory), atomically\n"
-		   "  --quiet           print nothing on stdout (the exit status and --textfile stay)\n"
-		   "exit status: 0 healthy, 1 degraded, 2 down, 3 nothing could be asked or the\n"
-		   "textfile could not be written\n");
+	fprintf(f,
+		"usage: cpha status [-f FILE] [--json] [--watch [SECONDS]] [--pki DIR] "
+		"[--timeout DURATION]\n"
+		"                   [--textfile FILE] [--quiet]\n"
+		"  --json            one JSON object: hosts, roles, problems, worst\n"
+		"  --watch [N]       redraw every N seconds (default 2) until interrupted\n"
+		"  --pki DIR         the certificates of cpha pki (default ./" STATUS_DEFAULT_PKI
+		", else those installed in " STATUS_INSTALLED_K8S_PKI
+		" and " STATUS_INSTALLED_ETCD_PKI ")\n"
+		"  --timeout D       for each request (default 2s)\n"
+		"  --textfile FILE   also write the cpha_* series there for node-exporter's\n"
+		"                    textfile collector (FILE.prom in its directory), atomically\n"
+		"  --quiet           print nothing on stdout (the exit status and --textfile "
+		"stay)\n"
+		"exit status: 0 healthy, 1 degraded, 2 down, 3 nothing could be asked or the\n"
+		"textfile could not be written\n");
 }
 
 struct output {
@@ -70,9 +72,8 @@ static int write_textfile(
 
 /* One round: ask, judge, print, write the textfile. Returns the worst
  * state, or STATUS_EXIT_CANNOT when the textfile could not be written. */
-static int round_once(
-	const struct cp_cluster *c, const char *pki, uint64_t timeout, const struct output *o,
-	bool clear)
+static int round_once(const struct cp_cluster *c, const char *pki, uint64_t timeout,
+	const struct output *o, bool clear)
 {
 	struct st_snapshot *s = calloc(1, sizeof(*s));
 	struct st_report *r = calloc(1, sizeof(*r));

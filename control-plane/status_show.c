@@ -230,17 +230,17 @@ static json_t *certs_json(const struct st_snapshot *s)
 
 	for (size_t i = 0; i < s->ncerts; i++) {
 		day_text(s->certs[i].not_after, when, sizeof(when));
-		json_array_append_new(files, json_pack("{s:s,s:s,s:I}", "file", s->certs[i].file,
-						     "not_after", when, "not_after_unix",
-						     (json_int_t)s->certs[i].not_after));
+		json_array_append_new(
+			files, json_pack("{s:s,s:s,s:I}", "file", s->certs[i].file, "not_after",
+				       when, "not_after_unix", (json_int_t)s->certs[i].not_after));
 	}
 	if (c) {
 		day_text(c->not_after, when, sizeof(when));
 		earliest = json_pack("{s:s,s:s,s:I}", "file", c->file, "not_after", when,
 			"not_after_unix", (json_int_t)c->not_after);
 	}
-	return json_pack("{s:o,s:o,s:s}", "earliest", earliest, "files", files, "error",
-		s->cert_error);
+	return json_pack(
+		"{s:o,s:o,s:s}", "earliest", earliest, "files", files, "error", s->cert_error);
 }
 
 static json_t *details_json(const struct st_snapshot *s)

@@ -31,7 +31,8 @@ void status_textfile(
 		if (lease_known(&s->leases[i]) && s->leases[i].renew_age >= 0) {
 			if (!renewed++)
 				cpha_prom_family(b, "cpha_lease_renew_age_seconds", "gauge",
-					"seconds since the leader renewed its Lease in kube-system");
+					"seconds since the leader renewed its Lease in "
+					"kube-system");
 			cpha_prom_sample(b, "cpha_lease_renew_age_seconds", s->leases[i].renew_age,
 				"lease", s->leases[i].name, NULL);
 		}
@@ -47,7 +48,8 @@ void status_textfile(
 		cpha_prom_family(b, "cpha_etcd_voting_members", "gauge",
 			"voting members in etcd's member list");
 		cpha_prom_sample(b, "cpha_etcd_voting_members", voting, NULL);
-		cpha_prom_family(b, "cpha_etcd_learners", "gauge", "learners in etcd's member list");
+		cpha_prom_family(
+			b, "cpha_etcd_learners", "gauge", "learners in etcd's member list");
 		cpha_prom_sample(b, "cpha_etcd_learners", learners, NULL);
 	}
 	cpha_prom_family(b, "cpha_etcd_members_healthy", "gauge",
