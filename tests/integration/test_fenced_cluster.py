@@ -22,8 +22,11 @@ test, which powers a node off when its armed watchdog goes silent.
      its watchdog is disarmed.
   5. n2 dies and every level fails (BMC hung, the lab agent refuses): n1
      says so loudly and retries after retry_interval, n2 shows as pending
-     with its rounds; `fenced ack n2` on n3 ends it: every member records
-     the ack by n3, nothing runs any more, a second ack is refused.
+     with its rounds, and n1's metrics read fenced_fence_failures_total 1,
+     fenced_failed 1, then fenced_pending_overdue 1 once a round of its
+     levels (2 x agent_timeout) has passed; `fenced ack n2` on n3 ends it:
+     every member records the ack by n3, nothing runs any more, a second
+     ack is refused, fenced_failed and fenced_pending_overdue read 0.
   6. SIGHUP: a good configuration is taken, one with an unknown agent
      parameter is refused (named in the log) and fenced runs on.
 Exit 0 pass, 77 skip, 1 fail.
