@@ -99,6 +99,8 @@ struct st_pending {
 	char node[ST_NAME];
 	char state[16];
 	double due_in; /* seconds to its deadline; < 0: past it */
+	bool overdue;  /* fenced: still pending past its delay and a round of its levels */
+	bool failed;   /* fenced: its last round of levels failed */
 };
 
 /* One host's fenced /status. */

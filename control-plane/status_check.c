@@ -409,6 +409,12 @@ static void check_fence(const struct st_snapshot *s, struct st_report *r, struct
 			const struct st_pending *p = &f->pending[j];
 
 			pending++;
+			if (p->failed)
+				problem(r, ST_DEGRADED, "fencing",
+					"fence of %s failed: every level of its last round (%s, "
+					"seen "
+					"from %s)",
+					p->node, p->state, f->host);
 			if (p->due_in < 0)
 				problem(r, ST_DEGRADED, "fencing",
 					"fence of %s pending %.0fs past its deadline (%s, seen "

@@ -411,6 +411,8 @@ static void job_fenced(struct collect *k, struct job *j)
 		v = json_string_value(json_object_get(p, "state"));
 		snprintf(d->state, sizeof(d->state), "%s", v ? v : "?");
 		d->due_in = json_number_value(json_object_get(p, "due_in"));
+		d->overdue = json_is_true(json_object_get(p, "overdue"));
+		d->failed = json_is_true(json_object_get(p, "failed"));
 	}
 	last = json_array_get(json_object_get(root, "history"),
 		json_array_size(json_object_get(root, "history")) - 1);

@@ -161,8 +161,10 @@ static void text_details(const struct st_snapshot *s, struct cpha_buf *b)
 		cpha_buf_printf(b, "  %-12s %s, %u members, %zu pending", f->host,
 			f->quorate ? "quorate" : "NOT quorate", f->members, f->npending);
 		for (j = 0; j < f->npending; j++)
-			cpha_buf_printf(b, " [%s %s, due in %.0fs]", f->pending[j].node,
-				f->pending[j].state, f->pending[j].due_in);
+			cpha_buf_printf(b, " [%s %s, due in %.0fs%s%s]", f->pending[j].node,
+				f->pending[j].state, f->pending[j].due_in,
+				f->pending[j].failed ? ", FAILED" : "",
+				f->pending[j].overdue ? ", overdue" : "");
 		if (*f->last)
 			cpha_buf_printf(b, "; last: %s", f->last);
 		cpha_buf_puts(b, "\n");
@@ -291,8 +293,10 @@ static json_t *details_json(const struct st_snapshot *s)
 
 		for (j = 0; j < f->npending; j++)
 			json_array_append_new(
-				p, json_pack("{s:s,s:s,s:f}", "node", f->pending[j].node, "state",
-					   f->pending[j].state, "due_in", f->pending[j].due_in));
+				p, json_pack("{s:s,s:s,s:f,s:b,s:b}", "node", f->pending[j].node,
+					   "state", f->pending[j].state, "due_in",
+					   f->pending[j].due_in, "overdue", f->pending[j].overdue,
+					   "failed", f->pending[j].failed));
 		json_array_append_new(fence,
 			json_pack("{s:s,s:s,s:s,s:b,s:i,s:o,s:s}", "host", f->host, "reach",
 				reach_text(f->reach), "error", f->error, "quorate", f->quorate,

@@ -96,7 +96,7 @@ static void show_json(struct fenced *d, struct cpha_buf *reply)
 {
 	json_t *root, *nodes = json_array(), *hist = json_array(), *pending = json_array(),
 		      *members = json_array();
-	uint64_t k, first = d->nhist > FENCED_HISTORY ? d->nhist - FENCED_HISTORY : 0;
+	uint64_t k, first = d->nhist > FENCED_HISTORY ? d->nhist - FENCED_HISTORY : 0, now = mono();
 	char *s, b[32];
 	size_t i;
 
@@ -106,12 +106,14 @@ static void show_json(struct fenced *d, struct cpha_buf *reply)
 			json_array_append_new(members, json_string(d->nd[i].name));
 		if (d->nodes[i].state != FD_OK)
 			json_array_append_new(
-				pending, json_pack("{s:s,s:s,s:f,s:I}", "node", d->nd[i].name,
-						 "state", state_name(d, i), "due_in",
+				pending, json_pack("{s:s,s:s,s:f,s:I,s:b,s:b}", "node",
+						 d->nd[i].name, "state", state_name(d, i), "due_in",
 						 d->nodes[i].state == FD_VICTIM && d->quorate
 							 ? in_secs(d->nodes[i].due)
 							 : 0.0,
-						 "rounds", (json_int_t)d->nodes[i].rounds));
+						 "rounds", (json_int_t)d->nodes[i].rounds,
+						 "overdue", now >= fd_overdue_at(&d->st, i),
+						 "failed", fd_failed(&d->st, i)));
 	}
 	for (k = first; k < d->nhist; k++)
 		json_array_append_new(hist, hist_json(d, &d->hist[k % FENCED_HISTORY]));

@@ -298,6 +298,7 @@ def scenario_ack(cl):
         s = n1.show()
         p = [x for x in s["pending"] if x["node"] == "n2"]
         check(p and p[0]["rounds"] >= 1, "n2 is not pending with its rounds: %r" % s["pending"])
+        check(p[0]["failed"], "n2's pending entry does not say failed: %r" % p)
         # round 2's level 1 hangs for agent_timeout: one round failed so far
         m = metrics(n1)
         check(m.get("fenced_fence_failures_total") == 1 and m.get("fenced_failed") == 1,

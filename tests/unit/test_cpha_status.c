@@ -270,6 +270,15 @@ static void test_fence_past_deadline(void **state)
 	p->due_in = -30;
 	assert_int_equal(judge(s, r, "fence of lb1 pending 30s past its deadline"), 1);
 	assert_int_equal(r->worst, ST_DEGRADED);
+	/* fenced says its last round failed: said whatever its retry's time */
+	assert_int_equal(judge(s, r, "failed"), 0);
+	p->due_in = 8;
+	p->failed = true;
+	assert_int_equal(judge(s, r,
+				 "fence of lb1 failed: every level of its last round (victim, seen "
+				 "from lb0)"),
+		1);
+	assert_int_equal(r->worst, ST_DEGRADED);
 	free(r);
 	free(s);
 }
