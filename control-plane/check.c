@@ -17,8 +17,10 @@
 #include "buf.h"
 #include "cpha.h"
 #include "digest.h"
+#include "duration.h"
 #include "render.h"
 #include "run.h"
+#include "textfile.h"
 
 /* Read a whole file; -errno on failure. */
 static int slurp(const char *path, struct cpha_buf *b)
@@ -169,12 +171,15 @@ static const struct cp_host *local_host(const struct cp_cluster *c)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: cpha check [-f FILE] [--host NAME] [--root DIR]\n"
+	fprintf(f, "usage: cpha check [-f FILE] [--host NAME] [--root DIR] [--textfile FILE]\n"
 		   "  --host NAME  the host whose installed files are compared (default: this "
 		   "machine's\n"
 		   "               host name)\n"
 		   "  --root DIR   prefix every installed path with DIR (a host's files "
 		   "copied there)\n"
+		   "  --textfile FILE  also write cpha_config_drift and\n"
+		   "               cpha_config_check_timestamp_seconds there for node-exporter's\n"
+		   "               textfile collector, atomically\n"
 		   "exit status: 0 ok, 1 drift or an error\n");
 }
 
@@ -183,11 +188,12 @@ int cmd_check(int argc, char **argv, const char *file)
 	static const struct option opts[] = {
 		{ "host", required_argument, NULL, 'H' },
 		{ "root", required_argument, NULL, 'r' },
+		{ "textfile", required_argument, NULL, 'T' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *root = "", *hname = NULL;
+	const char *root = "", *hname = NULL, *textfile = NULL;
 	const struct cp_host *h;
 	struct render_set s = { 0 };
 	struct cp_diag d = { 0 };
@@ -203,6 +209,9 @@ int cmd_check(int argc, char **argv, const char *file)
 			break;
 		case 'r':
 			root = optarg;
+			break;
+		case 'T':
+			textfile = optarg;
 			break;
 		case 'f':
 			file = optarg;
@@ -292,6 +301,20 @@ int cmd_check(int argc, char **argv, const char *file)
 	} else {
 		printf("%s: ok: %zu file%s as rendered\n", h->name, same, same == 1 ? "" : "s");
 		rc = CPHA_EXIT_OK;
+	}
+	if (textfile) {
+		struct cpha_buf t = { 0 };
+		char why[4200];
+
+		/* only after a comparison: an error above leaves the old file,
+		 * and its timestamp goes stale */
+		textfile_check(&t, h->name, drift > 0, (double)cpha_now_usec(CLOCK_REALTIME) / 1e6);
+		if (!t.data || textfile_write(textfile, t.data, t.len, why, sizeof(why)) < 0) {
+			fprintf(stderr, "cpha check: --textfile %s\n",
+				t.data ? why : "out of memory");
+			rc = CPHA_EXIT_FAIL;
+		}
+		cpha_buf_free(&t);
 	}
 out:
 	cp_diag_free(&d);

@@ -19,6 +19,7 @@
 #define ST_MAX_PENDING  16
 #define ST_MAX_PROBLEMS 64
 #define ST_MAX_PCMK     32 /* Pacemaker resources on one node */
+#define ST_MAX_CERTS    64 /* certificates in the PKI directory */
 
 /* Worst first is the exit status: 0 healthy, 1 degraded, 2 down. */
 enum st_level {
@@ -35,15 +36,18 @@ enum st_reach {
 	ST_UNREACHABLE,   /* no answer (timeout, TLS, HTTP error, unreadable answer) */
 };
 
-/* One etcd member: POST /v3/maintenance/status and GET /health. */
+/* One etcd member: POST /v3/maintenance/status, GET /health and POST
+ * /v3/cluster/member/list (the member list as this member knows it). */
 struct st_etcd {
 	char host[ST_NAME];
 	enum st_reach reach;
 	char error[ST_TEXT];
-	bool healthy;    /* /health said "true" */
-	uint64_t id;     /* its member ID */
-	uint64_t leader; /* the leader it sees; 0: none */
-	uint64_t term;   /* raft term */
+	bool healthy;              /* /health said "true" */
+	uint64_t id;               /* its member ID */
+	uint64_t leader;           /* the leader it sees; 0: none */
+	uint64_t term;             /* raft term */
+	bool listed;               /* its member list was read */
+	unsigned voting, learners; /* in that list: voting members, learners */
 };
 
 /* One apiserver's /readyz and /version, asked directly. */
@@ -95,6 +99,8 @@ struct st_pending {
 	char node[ST_NAME];
 	char state[16];
 	double due_in; /* seconds to its deadline; < 0: past it */
+	bool overdue;  /* fenced: still pending past its delay and a round of its levels */
+	bool failed;   /* fenced: its last round of levels failed */
 };
 
 /* One host's fenced /status. */
@@ -114,6 +120,12 @@ struct st_pcmk_node {
 	char name[ST_NAME];
 	bool online;
 	unsigned started, failed; /* resources active on it, failed on it */
+};
+
+/* A certificate of the PKI directory (*.pem holding one, keys skipped). */
+struct st_cert {
+	char file[ST_TEXT]; /* relative to the PKI directory */
+	int64_t not_after;  /* notAfter, unix seconds */
 };
 
 struct st_snapshot {
@@ -143,6 +155,9 @@ struct st_snapshot {
 	bool pcmk; /* crm_mon answered */
 	struct st_pcmk_node pcmk_nodes[ST_MAX_HOSTS];
 	size_t npcmk;
+	struct st_cert certs[ST_MAX_CERTS]; /* sorted by file */
+	size_t ncerts;
+	char cert_error[ST_TEXT]; /* the first .pem that could not be read; "" */
 };
 
 struct st_problem {
@@ -199,6 +214,17 @@ void status_check(const struct st_snapshot *s, struct st_report *r);
  * (nodes, online, resources running, failed resources on each). */
 void status_parse_crm_mon(const char *xml, struct st_snapshot *s);
 
+/* status_check.c, pure: the member list of the first etcd member that gave
+ * one (voting members and learners); false when none did. */
+bool status_etcd_members(const struct st_snapshot *s, unsigned *voting, unsigned *learners);
+
+/* status_check.c, pure: the members whose /health said true. */
+unsigned status_etcd_healthy(const struct st_snapshot *s);
+
+/* status_check.c, pure: the certificate that expires first; NULL when no
+ * certificate was read. */
+const struct st_cert *status_cert_earliest(const struct st_snapshot *s);
+
 const char *status_level_name(enum st_level l);
 const char *status_host_state_name(enum st_host_state s);
 
@@ -207,6 +233,18 @@ const char *status_host_state_name(enum st_host_state s);
  * NULL for the files as installed on a master (the two directories below). */
 void status_collect(
 	const struct cp_cluster *c, const char *pki, uint64_t timeout_usec, struct st_snapshot *s);
+
+/* status_certs.c: read the notAfter of every certificate under the PKI
+ * directory (pki; NULL: the two directories as installed on a master)
+ * into s->certs, sorted by file name. Keys and other PEM files are skipped. */
+void status_collect_certs(const char *pki, struct st_snapshot *s);
+
+/* status_textfile.c, pure: the snapshot and its judgement as the cpha_*
+ * series of node-exporter's textfile collector (Prometheus text format,
+ * HELP and TYPE lines), written at unix time now. Unknown values (a Lease
+ * not read, no etcd member list) have no sample. */
+void status_textfile(
+	const struct st_snapshot *s, const struct st_report *r, double now, struct cpha_buf *b);
 
 /* status_show.c: the report as text, or as one JSON object (hosts, roles,
  * problems, worst). */

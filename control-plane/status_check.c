@@ -25,6 +25,36 @@ const char *status_host_state_name(enum st_host_state s)
 	return names[s];
 }
 
+bool status_etcd_members(const struct st_snapshot *s, unsigned *voting, unsigned *learners)
+{
+	for (size_t i = 0; i < s->netcd; i++)
+		if (s->etcd[i].listed) {
+			*voting = s->etcd[i].voting;
+			*learners = s->etcd[i].learners;
+			return true;
+		}
+	return false;
+}
+
+unsigned status_etcd_healthy(const struct st_snapshot *s)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < s->netcd; i++)
+		n += s->etcd[i].reach == ST_ANSWERED && s->etcd[i].healthy;
+	return n;
+}
+
+const struct st_cert *status_cert_earliest(const struct st_snapshot *s)
+{
+	const struct st_cert *best = NULL;
+
+	for (size_t i = 0; i < s->ncerts; i++)
+		if (!best || s->certs[i].not_after < best->not_after)
+			best = &s->certs[i];
+	return best;
+}
+
 static const char *reach_name(enum st_reach r)
 {
 	return r == ST_REFUSED ? "not running" : r == ST_UNREACHABLE ? "unreachable" : "answered";
@@ -379,6 +409,12 @@ static void check_fence(const struct st_snapshot *s, struct st_report *r, struct
 			const struct st_pending *p = &f->pending[j];
 
 			pending++;
+			if (p->failed)
+				problem(r, ST_DEGRADED, "fencing",
+					"fence of %s failed: every level of its last round (%s, "
+					"seen "
+					"from %s)",
+					p->node, p->state, f->host);
 			if (p->due_in < 0)
 				problem(r, ST_DEGRADED, "fencing",
 					"fence of %s pending %.0fs past its deadline (%s, seen "

@@ -12,6 +12,7 @@
 #include "cpha.h"
 #include "duration.h"
 #include "status.h"
+#include "textfile.h"
 
 #define STATUS_DEFAULT_PKI     "pki" /* as cpha pki: ./pki */
 #define STATUS_DEFAULT_TIMEOUT (2 * CPHA_USEC_PER_SEC)
@@ -28,20 +29,51 @@ static void on_signal(int signo)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: cpha status [-f FILE] [--json] [--watch [SECONDS]] [--pki DIR] "
-		   "[--timeout DURATION]\n"
-		   "  --json            one JSON object: hosts, roles, problems, worst\n"
-		   "  --watch [N]       redraw every N seconds (default 2) until interrupted\n"
-		   "  --pki DIR         the certificates of cpha pki (default ./" STATUS_DEFAULT_PKI
-		   ", else those installed in " STATUS_INSTALLED_K8S_PKI " and " STATUS_INSTALLED_ETCD_PKI
-		   ")\n"
-		   "  --timeout D       for each request (default 2s)\n"
-		   "exit status: 0 healthy, 1 degraded, 2 down, 3 nothing could be asked\n");
+	fprintf(f,
+		"usage: cpha status [-f FILE] [--json] [--watch [SECONDS]] [--pki DIR] "
+		"[--timeout DURATION]\n"
+		"                   [--textfile FILE] [--quiet]\n"
+		"  --json            one JSON object: hosts, roles, problems, worst\n"
+		"  --watch [N]       redraw every N seconds (default 2) until interrupted\n"
+		"  --pki DIR         the certificates of cpha pki (default ./" STATUS_DEFAULT_PKI
+		", else those installed in " STATUS_INSTALLED_K8S_PKI
+		" and " STATUS_INSTALLED_ETCD_PKI ")\n"
+		"  --timeout D       for each request (default 2s)\n"
+		"  --textfile FILE   also write the cpha_* series there for node-exporter's\n"
+		"                    textfile collector (FILE.prom in its directory), atomically\n"
+		"  --quiet           print nothing on stdout (the exit status and --textfile "
+		"stay)\n"
+		"exit status: 0 healthy, 1 degraded, 2 down, 3 nothing could be asked or the\n"
+		"textfile could not be written\n");
 }
 
-/* One round: ask, judge, print. Returns the worst state. */
-static int round_once(
-	const struct cp_cluster *c, const char *pki, uint64_t timeout, bool json, bool clear)
+struct output {
+	bool json, quiet;
+	const char *textfile; /* NULL: none */
+};
+
+/* Write the round's series to o->textfile; -1 (said on stderr) when it
+ * could not be written. */
+static int write_textfile(
+	const struct output *o, const struct st_snapshot *s, const struct st_report *r)
+{
+	struct cpha_buf t = { 0 };
+	char why[4200];
+	int rc = 0;
+
+	status_textfile(s, r, (double)cpha_now_usec(CLOCK_REALTIME) / 1e6, &t);
+	if (!t.data || textfile_write(o->textfile, t.data, t.len, why, sizeof(why)) < 0) {
+		fprintf(stderr, "cpha status: --textfile %s\n", t.data ? why : "out of memory");
+		rc = -1;
+	}
+	cpha_buf_free(&t);
+	return rc;
+}
+
+/* One round: ask, judge, print, write the textfile. Returns the worst
+ * state, or STATUS_EXIT_CANNOT when the textfile could not be written. */
+static int round_once(const struct cp_cluster *c, const char *pki, uint64_t timeout,
+	const struct output *o, bool clear)
 {
 	struct st_snapshot *s = calloc(1, sizeof(*s));
 	struct st_report *r = calloc(1, sizeof(*r));
@@ -56,16 +88,18 @@ static int round_once(
 	}
 	status_collect(c, pki, timeout, s);
 	status_check(s, r);
-	if (json)
+	if (o->json)
 		status_show_json(s, r, &b);
 	else
 		status_show_text(s, r, &b);
-	if (clear)
+	if (clear && !o->quiet)
 		fputs("\033[H\033[2J", stdout);
-	if (b.data)
+	if (b.data && !o->quiet)
 		fputs(b.data, stdout);
 	fflush(stdout);
 	worst = (int)r->worst;
+	if (o->textfile && write_textfile(o, s, r) < 0)
+		worst = STATUS_EXIT_CANNOT;
 	cpha_buf_free(&b);
 	free(s);
 	free(r);
@@ -79,6 +113,8 @@ int cmd_status(int argc, char **argv, const char *file)
 		{ "watch", optional_argument, NULL, 'w' },
 		{ "pki", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "textfile", required_argument, NULL, 'T' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -90,7 +126,7 @@ int cmd_status(int argc, char **argv, const char *file)
 	struct cp_cluster *c;
 	struct sigaction sa;
 	char ca[4096];
-	bool json = false;
+	struct output o = { 0 };
 	int ch, worst;
 	char *end;
 
@@ -98,7 +134,13 @@ int cmd_status(int argc, char **argv, const char *file)
 	while ((ch = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
-			json = true;
+			o.json = true;
+			break;
+		case 'T':
+			o.textfile = optarg;
+			break;
+		case 'q':
+			o.quiet = true;
 			break;
 		case 'w':
 			/* --watch, --watch=N or --watch N */
@@ -164,7 +206,7 @@ int cmd_status(int argc, char **argv, const char *file)
 	sa.sa_handler = on_signal; /* no SA_RESTART: the sleep ends at once */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	worst = round_once(c, pki, timeout, json, false);
+	worst = round_once(c, pki, timeout, &o, false);
 	while (every && !interrupted) {
 		struct timespec ts = { .tv_sec = (time_t)every };
 
@@ -172,7 +214,7 @@ int cmd_status(int argc, char **argv, const char *file)
 			;
 		if (interrupted)
 			break;
-		worst = round_once(c, pki, timeout, json, isatty(STDOUT_FILENO));
+		worst = round_once(c, pki, timeout, &o, isatty(STDOUT_FILENO));
 	}
 	cluster_free(c);
 	return worst;

@@ -115,6 +115,31 @@ static uint64_t u64_of(json_t *v)
 	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
 }
 
+/* The member list this member knows: voting members and learners
+ * (etcd's Member.isLearner; a false one is left out of the JSON). Its
+ * failure leaves e->listed false and the member's own error alone. */
+static void members(struct collect *k, const struct cp_host *h, struct st_etcd *e)
+{
+	char url[512], err[ST_TEXT];
+	json_t *root, *m;
+	size_t i;
+
+	url_of(url, sizeof(url), "https", &h->addr, FLAGS_ETCD_CLIENT_PORT,
+		"/v3/cluster/member/list");
+	if (ask(k, &k->etcd_tls, url, "{}", NULL, &root, err, sizeof(err)) != ST_ANSWERED)
+		return;
+	json_array_foreach(json_object_get(root, "members"), i, m)
+	{
+		if (json_is_true(json_object_get(m, "isLearner")) ||
+			json_is_true(json_object_get(m, "is_learner")))
+			e->learners++;
+		else
+			e->voting++;
+	}
+	e->listed = json_is_array(json_object_get(root, "members"));
+	json_decref(root);
+}
+
 static void job_etcd(struct collect *k, struct job *j)
 {
 	struct st_etcd *e = j->out;
@@ -130,6 +155,7 @@ static void job_etcd(struct collect *k, struct job *j)
 	e->leader = u64_of(json_object_get(root, "leader"));
 	e->term = u64_of(json_object_get(root, "raftTerm"));
 	json_decref(root);
+	members(k, j->h, e);
 	url_of(url, sizeof(url), "https", &j->h->addr, FLAGS_ETCD_CLIENT_PORT, "/health");
 	if (ask(k, &k->etcd_tls, url, NULL, NULL, &health, e->error, sizeof(e->error)) ==
 		ST_ANSWERED) {
@@ -385,6 +411,8 @@ static void job_fenced(struct collect *k, struct job *j)
 		v = json_string_value(json_object_get(p, "state"));
 		snprintf(d->state, sizeof(d->state), "%s", v ? v : "?");
 		d->due_in = json_number_value(json_object_get(p, "due_in"));
+		d->overdue = json_is_true(json_object_get(p, "overdue"));
+		d->failed = json_is_true(json_object_get(p, "failed"));
 	}
 	last = json_array_get(json_object_get(root, "history"),
 		json_array_size(json_object_get(root, "history")) - 1);
@@ -557,6 +585,7 @@ void status_collect(
 			jobs[i].fn(jobs[i].k, &jobs[i]); /* no thread: in turn */
 	}
 	collect_pcmk(&k, s);
+	status_collect_certs(pki, s);
 	explicit_bzero(k.userpwd, sizeof(k.userpwd));
 	if (k.local)
 		freeifaddrs(k.local);

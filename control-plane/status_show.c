@@ -37,8 +37,36 @@ static void now_text(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
 }
 
+static void day_text(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+/* "certificates: earliest expiry 2027-... (admin.pem), 14 read" */
+static void text_certs(const struct st_snapshot *s, struct cpha_buf *b)
+{
+	const struct st_cert *c = status_cert_earliest(s);
+	char when[64];
+
+	if (c) {
+		day_text(c->not_after, when, sizeof(when));
+		cpha_buf_printf(b, "\ncertificates: earliest expiry %s (%s), %zu read", when,
+			c->file, s->ncerts);
+	} else {
+		cpha_buf_puts(b, "\ncertificates: none read");
+	}
+	if (*s->cert_error)
+		cpha_buf_printf(b, "; %s", s->cert_error);
+	cpha_buf_puts(b, "\n");
+}
+
 static void text_details(const struct st_snapshot *s, struct cpha_buf *b)
 {
+	unsigned voting, learners;
 	size_t i, j;
 
 	cpha_buf_puts(b, "\netcd members\n");
@@ -55,6 +83,9 @@ static void text_details(const struct st_snapshot *s, struct cpha_buf *b)
 				e->host, e->healthy ? "healthy" : "UNHEALTHY", e->id, e->leader,
 				e->term, *e->error ? "  " : "", e->error);
 	}
+	if (status_etcd_members(s, &voting, &learners))
+		cpha_buf_printf(b, "  member list: %u voting, %u learner%s\n", voting, learners,
+			learners == 1 ? "" : "s");
 	cpha_buf_puts(b, "\nkube-apiserver /readyz\n");
 	for (i = 0; i < s->napi; i++) {
 		const struct st_api *a = &s->api[i];
@@ -130,8 +161,10 @@ static void text_details(const struct st_snapshot *s, struct cpha_buf *b)
 		cpha_buf_printf(b, "  %-12s %s, %u members, %zu pending", f->host,
 			f->quorate ? "quorate" : "NOT quorate", f->members, f->npending);
 		for (j = 0; j < f->npending; j++)
-			cpha_buf_printf(b, " [%s %s, due in %.0fs]", f->pending[j].node,
-				f->pending[j].state, f->pending[j].due_in);
+			cpha_buf_printf(b, " [%s %s, due in %.0fs%s%s]", f->pending[j].node,
+				f->pending[j].state, f->pending[j].due_in,
+				f->pending[j].failed ? ", FAILED" : "",
+				f->pending[j].overdue ? ", overdue" : "");
 		if (*f->last)
 			cpha_buf_printf(b, "; last: %s", f->last);
 		cpha_buf_puts(b, "\n");
@@ -144,6 +177,7 @@ static void text_details(const struct st_snapshot *s, struct cpha_buf *b)
 				s->pcmk_nodes[i].online ? "online" : "OFFLINE",
 				s->pcmk_nodes[i].started, s->pcmk_nodes[i].failed);
 	}
+	text_certs(s, b);
 }
 
 void status_show_text(const struct st_snapshot *s, const struct st_report *r, struct cpha_buf *b)
@@ -177,6 +211,38 @@ static json_t *etcd_json(const struct st_etcd *e)
 	return json_pack("{s:s,s:s,s:b,s:s,s:s,s:I,s:s}", "host", e->host, "reach",
 		reach_text(e->reach), "healthy", e->healthy, "id", id, "leader", leader,
 		"raft_term", (json_int_t)e->term, "error", e->error);
+}
+
+/* The member list ({voting, learners}), or null when no member gave one. */
+static json_t *members_json(const struct st_snapshot *s)
+{
+	unsigned voting, learners;
+
+	if (!status_etcd_members(s, &voting, &learners))
+		return json_null();
+	return json_pack("{s:i,s:i}", "voting", (int)voting, "learners", (int)learners);
+}
+
+/* {earliest: {file, not_after} or null, files: [{file, not_after}], error} */
+static json_t *certs_json(const struct st_snapshot *s)
+{
+	const struct st_cert *c = status_cert_earliest(s);
+	json_t *files = json_array(), *earliest = json_null();
+	char when[64];
+
+	for (size_t i = 0; i < s->ncerts; i++) {
+		day_text(s->certs[i].not_after, when, sizeof(when));
+		json_array_append_new(
+			files, json_pack("{s:s,s:s,s:I}", "file", s->certs[i].file, "not_after",
+				       when, "not_after_unix", (json_int_t)s->certs[i].not_after));
+	}
+	if (c) {
+		day_text(c->not_after, when, sizeof(when));
+		earliest = json_pack("{s:s,s:s,s:I}", "file", c->file, "not_after", when,
+			"not_after_unix", (json_int_t)c->not_after);
+	}
+	return json_pack(
+		"{s:o,s:o,s:s}", "earliest", earliest, "files", files, "error", s->cert_error);
 }
 
 static json_t *details_json(const struct st_snapshot *s)
@@ -227,8 +293,10 @@ static json_t *details_json(const struct st_snapshot *s)
 
 		for (j = 0; j < f->npending; j++)
 			json_array_append_new(
-				p, json_pack("{s:s,s:s,s:f}", "node", f->pending[j].node, "state",
-					   f->pending[j].state, "due_in", f->pending[j].due_in));
+				p, json_pack("{s:s,s:s,s:f,s:b,s:b}", "node", f->pending[j].node,
+					   "state", f->pending[j].state, "due_in",
+					   f->pending[j].due_in, "overdue", f->pending[j].overdue,
+					   "failed", f->pending[j].failed));
 		json_array_append_new(fence,
 			json_pack("{s:s,s:s,s:s,s:b,s:i,s:o,s:s}", "host", f->host, "reach",
 				reach_text(f->reach), "error", f->error, "quorate", f->quorate,
@@ -239,9 +307,11 @@ static json_t *details_json(const struct st_snapshot *s)
 			json_pack("{s:s,s:b,s:i,s:i}", "node", s->pcmk_nodes[i].name, "online",
 				s->pcmk_nodes[i].online, "running", (int)s->pcmk_nodes[i].started,
 				"failed", (int)s->pcmk_nodes[i].failed));
-	return json_pack("{s:o,s:o,s:{s:s,s:i,s:s},s:o,s:o,s:o,s:o}", "etcd", etcd, "apiservers",
-		api, "vip", "address", s->vip, "readyz", (int)s->vip_readyz, "error", s->vip_error,
-		"leases", leases, "load_balancers", lbs, "fencing", fence, "pacemaker", pcmk);
+	return json_pack("{s:o,s:o,s:o,s:{s:s,s:i,s:s},s:o,s:o,s:o,s:o,s:o}", "etcd", etcd,
+		"etcd_members", members_json(s), "apiservers", api, "vip", "address", s->vip,
+		"readyz", (int)s->vip_readyz, "error", s->vip_error, "leases", leases,
+		"load_balancers", lbs, "fencing", fence, "pacemaker", pcmk, "certificates",
+		certs_json(s));
 }
 
 void status_show_json(const struct st_snapshot *s, const struct st_report *r, struct cpha_buf *b)

@@ -363,6 +363,7 @@ void fenced_apply(struct fenced *d, struct fd_out *out)
 									     : "agent");
 			break;
 		case FD_ACT_ALL_FAILED:
+			d->fence_failures++;
 			cpha_log(LOG_CRIT,
 				"fencing %s: every level failed (round %u); retrying in %.1f s; "
 				"'fenced ack %s' once you know it is off",
@@ -758,10 +759,15 @@ static void node_settings(struct fenced *d)
 		fc->delay_max = c ? c->delay_max : 0;
 		fc->priority_delay_vip = c ? c->priority_delay_vip : 0;
 		fc->nlevels = c ? (unsigned)c->nlevels : 0;
+		fc->round_timeout = 0;
 		if (d->cfg->global.via == FENCED_VIA_PACEMAKER) {
 			fc->nlevels = 1; /* Pacemaker's topology has the levels */
+			fc->round_timeout = d->cfg->global.agent_timeout; /* one request */
 			continue;
 		}
+		/* a level runs its devices one after the other, "off" each */
+		for (size_t l = 0; c && l < c->nlevels; l++)
+			fc->round_timeout += c->levels[l].nuses * d->cfg->global.agent_timeout;
 		if (!c && !d->cfg->watchdog.set)
 			log_warn("%s has no fence_node and there is no watchdog: it cannot be "
 				 "fenced; only 'fenced ack %s' ends its wait",

@@ -129,6 +129,25 @@ uint64_t fd_deadline(const struct fd_state *st)
 	return d;
 }
 
+uint64_t fd_overdue_at(const struct fd_state *st, size_t i)
+{
+	const struct fd_node *n;
+	uint64_t t;
+
+	if (i >= st->nnodes || st->nodes[i].state == FD_OK)
+		return FD_NEVER;
+	n = &st->nodes[i];
+	t = add(add(n->failed_at, n->delay), n->cfg.round_timeout);
+	if (fd_fencer(st, i) != st->our_id)
+		t = add(add(t, n->cfg.delay_max), n->vip_delayed ? 0 : n->cfg.priority_delay_vip);
+	return t;
+}
+
+bool fd_failed(const struct fd_state *st, size_t i)
+{
+	return i < st->nnodes && st->nodes[i].state != FD_OK && st->nodes[i].rounds > 0;
+}
+
 static void begin(struct fd_out *out)
 {
 	out->n = 0;

@@ -34,7 +34,12 @@
  *   corosync counts as a member (cs_member) when the start-up victim
  *   would be made or fenced: its fenced has not joined yet, the host is
  *   up.
- * - Any member's broadcast outcome ends the victim's entry everywhere. */
+ * - Any member's broadcast outcome ends the victim's entry everywhere.
+ * - A pending fence is overdue once the delay it was given and one round of
+ *   its levels have passed since it failed (plus delay_max and
+ *   priority_delay_vip when another member fences it: that member drew its
+ *   own delay). Waiting for quorum does not stop the clock: a victim that
+ *   cannot be fenced for want of quorum is overdue all the same. */
 #ifndef FENCED_DECIDE_H
 #define FENCED_DECIDE_H
 
@@ -49,6 +54,9 @@ struct fd_node_cfg {
 	uint32_t id;                                   /* corosync node id, > 0 */
 	uint64_t delay, delay_max, priority_delay_vip; /* us */
 	unsigned nlevels;                              /* 0: watchdog only */
+	/* us: the longest one round of its levels may take (every agent run
+	 * up to its timeout); bounds when its fence is overdue */
+	uint64_t round_timeout;
 };
 
 struct fd_config {
@@ -175,6 +183,14 @@ void fd_remote_fenced(
 /* The member that fences victim i: the lowest id among the members that
  * were members when it failed; 0 when none. */
 uint32_t fd_fencer(const struct fd_state *st, size_t i);
+
+/* When node i's pending fence becomes overdue (the rule above);
+ * FD_NEVER when node i is not pending. */
+uint64_t fd_overdue_at(const struct fd_state *st, size_t i);
+
+/* Node i is pending and its last round of levels failed (it is still not
+ * fenced): what an operator must look at. */
+bool fd_failed(const struct fd_state *st, size_t i);
 
 /* The node index of an id, or (size_t)-1. */
 size_t fd_find(const struct fd_state *st, uint32_t id);

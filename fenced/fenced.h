@@ -77,6 +77,7 @@ struct fenced {
 	uint64_t nhist; /* entries ever written; the ring holds the last ones */
 	/* counters for metrics */
 	uint64_t attempts_ok, attempts_failed, attempts_timeout, fenced, acks, skipped;
+	uint64_t fence_failures; /* rounds in which every level failed (FD_ACT_ALL_FAILED) */
 	double attempt_seconds;
 #define FENCED_BUCKETS 7 /* attempt duration: 1, 2, 5, 10, 30, 60 s, +Inf */
 	uint64_t attempt_buckets[FENCED_BUCKETS];

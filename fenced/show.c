@@ -96,7 +96,7 @@ static void show_json(struct fenced *d, struct cpha_buf *reply)
 {
 	json_t *root, *nodes = json_array(), *hist = json_array(), *pending = json_array(),
 		      *members = json_array();
-	uint64_t k, first = d->nhist > FENCED_HISTORY ? d->nhist - FENCED_HISTORY : 0;
+	uint64_t k, first = d->nhist > FENCED_HISTORY ? d->nhist - FENCED_HISTORY : 0, now = mono();
 	char *s, b[32];
 	size_t i;
 
@@ -106,12 +106,14 @@ static void show_json(struct fenced *d, struct cpha_buf *reply)
 			json_array_append_new(members, json_string(d->nd[i].name));
 		if (d->nodes[i].state != FD_OK)
 			json_array_append_new(
-				pending, json_pack("{s:s,s:s,s:f,s:I}", "node", d->nd[i].name,
-						 "state", state_name(d, i), "due_in",
+				pending, json_pack("{s:s,s:s,s:f,s:I,s:b,s:b}", "node",
+						 d->nd[i].name, "state", state_name(d, i), "due_in",
 						 d->nodes[i].state == FD_VICTIM && d->quorate
 							 ? in_secs(d->nodes[i].due)
 							 : 0.0,
-						 "rounds", (json_int_t)d->nodes[i].rounds));
+						 "rounds", (json_int_t)d->nodes[i].rounds,
+						 "overdue", now >= fd_overdue_at(&d->st, i),
+						 "failed", fd_failed(&d->st, i)));
 	}
 	for (k = first; k < d->nhist; k++)
 		json_array_append_new(hist, hist_json(d, &d->hist[k % FENCED_HISTORY]));
@@ -211,16 +213,29 @@ void fenced_command(struct fenced *d, uid_t uid, const char *line, struct cpha_b
 
 void fenced_prometheus(struct fenced *d, struct cpha_buf *b)
 {
-	size_t i, pending = 0;
+	size_t i, pending = 0, overdue = 0, failed = 0;
+	uint64_t now = mono();
 
-	for (i = 0; i < d->nnodes; i++)
+	for (i = 0; i < d->nnodes; i++) {
 		pending += d->nodes[i].state != FD_OK;
+		overdue += now >= fd_overdue_at(&d->st, i);
+		failed += fd_failed(&d->st, i);
+	}
 	cpha_prom_family(b, "fenced_quorate", "gauge", "1 when this partition has quorum");
 	cpha_prom_sample(b, "fenced_quorate", d->quorate ? 1 : 0, NULL);
 	cpha_prom_family(b, "fenced_members", "gauge", "members of the fence domain");
 	cpha_prom_sample(b, "fenced_members", d->nmembers, NULL);
 	cpha_prom_family(b, "fenced_pending", "gauge", "nodes waiting to be fenced");
 	cpha_prom_sample(b, "fenced_pending", (double)pending, NULL);
+	cpha_prom_family(b, "fenced_pending_overdue", "gauge",
+		"nodes whose fence is pending past its delay and one round of its levels");
+	cpha_prom_sample(b, "fenced_pending_overdue", (double)overdue, NULL);
+	cpha_prom_family(b, "fenced_failed", "gauge",
+		"nodes whose last round of levels failed and that are still not fenced");
+	cpha_prom_sample(b, "fenced_failed", (double)failed, NULL);
+	cpha_prom_family(b, "fenced_fence_failures_total", "counter",
+		"fences that failed as a whole: every level failed or timed out");
+	cpha_prom_sample(b, "fenced_fence_failures_total", (double)d->fence_failures, NULL);
 	cpha_prom_family(
 		b, "fenced_attempts_total", "counter", "level runs by this node, by result");
 	cpha_prom_sample(b, "fenced_attempts_total", (double)d->attempts_ok, "result", "ok", NULL);

@@ -12,7 +12,9 @@ and one load-balancer host (lb0, 198.18.0.21) goes through `cpha plan`,
 - the real kubectl, with the rendered admin kubeconfig, through lbd at the
   VIP: `kubectl get --raw /readyz` answers ok, ten times, from a client host;
 - `cpha check`: a host as rendered is "ok"; an edited file is drift; a
-  running lbd (and vipd) that loaded other bytes than its file is drift.
+  running lbd (and vipd) that loaded other bytes than its file is drift;
+  `--textfile` writes cpha_config_drift{host} 0, then 1 for the drifted host
+  (the file replaced whole, mode 0644).
 Each host's files are installed under its own root directory (lab hosts
 share the file system); flags keep their words, with paths moved under
 that root (cphatest.cphacmd.rebase). lbd runs in a mount namespace whose
@@ -171,14 +173,24 @@ def run(lab):
               "check %s: exit %d\n%s%s" % (n, r.returncode, r.stdout, r.stderr))
     r = cphacmd.run(["-f", desc, "check", "--host", LB[0], "--root", lbroot], check=False)
     check("lbd: running with" in r.stdout, r.stdout)
+    prom = os.path.join(lab.path("textfile"), "cpha-check.prom")
+    os.makedirs(os.path.dirname(prom), exist_ok=True)
+    r = cphacmd.run(["-f", desc, "check", "--host", "m0", "--root", roots["m0"],
+                     "--textfile", prom], check=False)
+    check(r.returncode == 0 and 'cpha_config_drift{host="m0"} 0\n' in read(prom) and
+          'cpha_config_check_timestamp_seconds{host="m0"} ' in read(prom) and
+          os.stat(prom).st_mode & 0o777 == 0o644, "check --textfile, no drift:\n" + read(prom))
 
     step("cpha check: an edited kubeconfig on m1 is drift, with its diff")
     kcm = roots["m1"] + "/var/lib/kube-controller-manager/kubeconfig"
     text = read(kcm)
     with open(kcm, "w") as f:
         f.write(text.replace("https://kubernetes:6443", "https://198.18.0.12:6443"))
-    r = cphacmd.run(["-f", desc, "check", "--host", "m1", "--root", roots["m1"]], check=False)
+    r = cphacmd.run(["-f", desc, "check", "--host", "m1", "--root", roots["m1"],
+                     "--textfile", prom], check=False)
     check(r.returncode == 1, "edited file: exit %d\n%s" % (r.returncode, r.stdout))
+    check('cpha_config_drift{host="m1"} 1\n' in read(prom) and "m0" not in read(prom),
+          "check --textfile, drift:\n" + read(prom))
     check("/var/lib/kube-controller-manager/kubeconfig: DRIFT" in r.stdout, r.stdout)
     check("+    server: https://kubernetes:6443" in r.stdout, r.stdout)
     check("m1: degraded" in r.stdout, r.stdout)

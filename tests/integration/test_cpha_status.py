@@ -15,7 +15,11 @@ pki` and `cpha render`. In lab hosts, with the rendered files:
   track_fenced (no fenced here: the description describes no fencing) and
   its startup delay is 2 s instead of 15. lb0 (priority 150) holds the VIP.
 From a client host, `cpha status --json` must say healthy (exit 0), one VIP
-holder (lb0), a holder for both Leases. Then the fault: both
+holder (lb0), a holder for both Leases, etcd's member list (3 voting, no
+learner) and the earliest certificate expiry; `cpha status --quiet
+--textfile` writes the cpha_* series (mode 0644, nothing else left in the
+directory) with the same values, and the real prometheus-node-exporter's
+textfile collector serves them without a scrape error. Then the fault: both
 controller-managers are frozen (SIGSTOP: the holder stops renewing, and the
 standby cannot take the Lease over while the test looks) and the VIP is
 added by hand on lb1. `cpha status` must report both problems (exit 1 or
@@ -30,6 +34,7 @@ import re
 import shutil
 import signal
 import sys
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -107,6 +112,79 @@ def start_in_root(host, root, binary, conf, name):
     cmd = "mount --bind %s/run /run && exec %s -f %s" % (root, binary, conf)
     return host.spawn(["unshare", "--mount", "--propagation", "private", "sh", "-c", cmd],
                       name=name)
+
+
+def prom(text):
+    """Prometheus text: {'name{labels}': value}, comments left out."""
+    out = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            k, v = line.rsplit(" ", 1)
+            out[k] = float(v)
+    return out
+
+
+def textfile_step(lab, client, status, pki, doc, text):
+    """--textfile, read back by the real node-exporter's textfile collector."""
+    step("cpha status --quiet --textfile: the cpha_* series, read by node-exporter")
+    certs = doc["details"]["certificates"]
+    early = certs["earliest"]
+    check(early and "certificates: earliest expiry %s (%s), %d read"
+          % (early["not_after"], early["file"], len(certs["files"])) in text,
+          "no earliest expiry in the text:\n%s" % text)
+    check(doc["details"]["etcd_members"] == {"voting": 3, "learners": 0},
+          doc["details"]["etcd_members"])
+    tdir = lab.path("textfile")
+    os.makedirs(tdir, exist_ok=True)
+    path = os.path.join(tdir, "cpha-status.prom")
+    r = status.run("--quiet", "--textfile", path)
+    check(r.returncode == 0 and r.stdout == "", "--quiet --textfile: exit %d, stdout %r %s"
+          % (r.returncode, r.stdout, r.stderr))
+    check(os.stat(path).st_mode & 0o777 == 0o644, "mode %o" % os.stat(path).st_mode)
+    check(os.listdir(tdir) == ["cpha-status.prom"], "left in the directory: %s"
+          % os.listdir(tdir))
+    m = prom(read(path))
+    for k, want in (("cpha_status_level", 0), ("cpha_etcd_voting_members", 3),
+                    ("cpha_etcd_learners", 0), ("cpha_etcd_members_healthy", 3)):
+        check(m.get(k) == want, "%s: %r, want %r\n%s" % (k, m.get(k), want, read(path)))
+    for name in ("kube-controller-manager", "kube-scheduler"):
+        age = m.get('cpha_lease_renew_age_seconds{lease="%s"}' % name)
+        check(age is not None and 0 <= age < 30, "%s renew age %r" % (name, age))
+        check(m.get('cpha_lease_duration_seconds{lease="%s"}' % name) ==
+              lease(doc, name)["duration"], read(path))
+    for f in certs["files"]:
+        check(m.get('cpha_cert_expiry_timestamp_seconds{cert="%s"}' % f["file"]) ==
+              f["not_after_unix"], "%s: %s" % (f["file"], read(path)))
+    names = {f["file"] for f in certs["files"]}
+    check({"ca.pem", "admin.pem", "etcd-client.pem", "apiserver.pem"} <= names and
+          not any(n.endswith("-key.pem") for n in names), sorted(names))
+    now = m.get("cpha_status_timestamp_seconds", 0)
+    check(abs(now - time.time()) < 60, "timestamp %r" % now)
+    exporter = shutil.which("prometheus-node-exporter")
+    if not exporter:
+        print("  prometheus-node-exporter is not installed: the file is not read back by it",
+              flush=True)
+        return
+    ne = client.spawn([exporter, "--web.listen-address=127.0.0.1:9100",
+                       "--collector.disable-defaults", "--collector.textfile",
+                       "--collector.textfile.directory=" + tdir], name="node-exporter")
+    try:
+        got = {}
+
+        def scraped():
+            r = client.run(["curl", "-s", "-m", "3", "http://127.0.0.1:9100/metrics"],
+                           check=False)
+            got["m"] = prom(r.stdout) if r.returncode == 0 else {}
+            return "cpha_status_level" in got["m"]
+        util.wait_until(scraped, 20, 0.5, "node-exporter to serve the textfile")
+        check(got["m"].get("node_textfile_scrape_error") == 0, got["m"])
+        check(got["m"].get("cpha_etcd_voting_members") == 3 and
+              got["m"].get('cpha_cert_expiry_timestamp_seconds{cert="ca.pem"}') ==
+              m['cpha_cert_expiry_timestamp_seconds{cert="ca.pem"}'], got["m"])
+    finally:
+        ne.kill(signal.SIGTERM)
+    print("  %d series written; node-exporter serves them; earliest expiry %s (%s)"
+          % (len(m), early["not_after"], early["file"]), flush=True)
 
 
 def run(lab, frozen, added):
@@ -220,6 +298,7 @@ def run(lab, frozen, added):
           r.stdout)
     # no secret in what it prints: no key material, no private key path contents
     check("PRIVATE KEY" not in r.stdout + json.dumps(doc), "a key in the output")
+    textfile_step(lab, hosts[CLIENT[0]], status, pki, doc, r.stdout)
 
     step("cpha status --watch 1: redraws until SIGINT, then exits with the worst state (0)")
     w = hosts[CLIENT[0]].spawn([cphacmd.binary(), "-f", desc, "status", "--pki", pki,

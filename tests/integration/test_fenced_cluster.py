@@ -22,8 +22,11 @@ test, which powers a node off when its armed watchdog goes silent.
      its watchdog is disarmed.
   5. n2 dies and every level fails (BMC hung, the lab agent refuses): n1
      says so loudly and retries after retry_interval, n2 shows as pending
-     with its rounds; `fenced ack n2` on n3 ends it: every member records
-     the ack by n3, nothing runs any more, a second ack is refused.
+     with its rounds, and n1's metrics read fenced_fence_failures_total 1,
+     fenced_failed 1, then fenced_pending_overdue 1 once a round of its
+     levels (2 x agent_timeout) has passed; `fenced ack n2` on n3 ends it:
+     every member records the ack by n3, nothing runs any more, a second
+     ack is refused, fenced_failed and fenced_pending_overdue read 0.
   6. SIGHUP: a good configuration is taken, one with an unknown agent
      parameter is refused (named in the log) and fenced runs on.
 Exit 0 pass, 77 skip, 1 fail.
@@ -295,6 +298,14 @@ def scenario_ack(cl):
         s = n1.show()
         p = [x for x in s["pending"] if x["node"] == "n2"]
         check(p and p[0]["rounds"] >= 1, "n2 is not pending with its rounds: %r" % s["pending"])
+        check(p[0]["failed"], "n2's pending entry does not say failed: %r" % p)
+        # round 2's level 1 hangs for agent_timeout: one round failed so far
+        m = metrics(n1)
+        check(m.get("fenced_fence_failures_total") == 1 and m.get("fenced_failed") == 1,
+              "n1's metrics after one failed round: %r" % m)
+        # overdue once one round of its levels (2 x agent_timeout) has passed
+        util.wait_until(lambda: metrics(n1).get("fenced_pending_overdue") == 1,
+                        2 * AGENT_TIMEOUT + 10, 0.5, "n1 to count n2's fence overdue")
         r = n3.run([fencedlab.FENCED, "-f", n3.fenced_conf, "ack", "n2"], check=False,
                    timeout=15)
         check(r.returncode == 0 and "acknowledged" in r.stdout, "ack: %s%s" % (r.stdout,
@@ -317,6 +328,9 @@ def scenario_ack(cl):
           % r.stdout)
     s = n1.show()
     check(not s["pending"], "still pending after the ack: %r" % s["pending"])
+    m = metrics(n1)
+    check(m.get("fenced_failed") == 0 and m.get("fenced_pending_overdue") == 0 and
+          m.get("fenced_fence_failures_total", 0) >= 1, "n1's metrics after the ack: %r" % m)
     print("  every level of n2 failed twice, reported loudly; acked from n3, fencing "
           "stopped", flush=True)
     reboot(cl, n2)

@@ -270,6 +270,15 @@ static void test_fence_past_deadline(void **state)
 	p->due_in = -30;
 	assert_int_equal(judge(s, r, "fence of lb1 pending 30s past its deadline"), 1);
 	assert_int_equal(r->worst, ST_DEGRADED);
+	/* fenced says its last round failed: said whatever its retry's time */
+	assert_int_equal(judge(s, r, "failed"), 0);
+	p->due_in = 8;
+	p->failed = true;
+	assert_int_equal(judge(s, r,
+				 "fence of lb1 failed: every level of its last round (victim, seen "
+				 "from lb0)"),
+		1);
+	assert_int_equal(r->worst, ST_DEGRADED);
 	free(r);
 	free(s);
 }
@@ -445,6 +454,110 @@ static void test_crm_mon(void **state)
 	free(s);
 }
 
+/* --textfile: the contract's series, exactly; unknown values have no
+ * sample (no Lease read, no member list), certificates by file. */
+static void test_textfile(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+	struct cpha_buf b = { 0 };
+	const struct st_cert *c;
+	unsigned voting, learners;
+
+	(void)state;
+	s->etcd[1].reach = ST_UNREACHABLE; /* not healthy, whatever /health said */
+	s->etcd[2].healthy = false;
+	assert_false(status_etcd_members(s, &voting, &learners));
+	s->etcd[1].listed = true; /* the first member that listed counts */
+	s->etcd[1].voting = 3;
+	s->etcd[1].learners = 1;
+	s->etcd[2].listed = true;
+	s->etcd[2].voting = 2;
+	assert_true(status_etcd_members(s, &voting, &learners));
+	assert_int_equal(voting, 3);
+	assert_int_equal(learners, 1);
+	assert_int_equal(status_etcd_healthy(s), 1);
+	s->leases[1].reach = ST_UNREACHABLE;
+	s->leases[0].renew_age = 2.25;
+	assert_null(status_cert_earliest(s));
+	snprintf(s->certs[0].file, ST_TEXT, "admin.pem");
+	s->certs[0].not_after = 1830297600; /* 2028-01-01 */
+	snprintf(s->certs[1].file, ST_TEXT, "ca.pem");
+	s->certs[1].not_after = 2145916800; /* 2038-01-01 */
+	snprintf(s->certs[2].file, ST_TEXT, "etcd/peer \"x\".pem");
+	s->certs[2].not_after = 1798761600; /* 2027-01-01 */
+	s->ncerts = 3;
+	c = status_cert_earliest(s);
+	assert_non_null(c);
+	assert_string_equal(c->file, "etcd/peer \"x\".pem");
+	status_check(s, r);
+	assert_int_equal(r->worst, ST_DOWN); /* 1 of 3 etcd members healthy */
+	status_textfile(s, r, 1795000000.5, &b);
+	assert_string_equal(b.data,
+		"# HELP cpha_status_timestamp_seconds when cpha status wrote this file (unix "
+		"seconds)\n"
+		"# TYPE cpha_status_timestamp_seconds gauge\n"
+		"cpha_status_timestamp_seconds 1795000000.5\n"
+		"# HELP cpha_status_level the worst state cpha status found: 0 healthy, 1 "
+		"degraded, 2 down\n"
+		"# TYPE cpha_status_level gauge\n"
+		"cpha_status_level 2\n"
+		"# HELP cpha_lease_renew_age_seconds seconds since the leader renewed its Lease "
+		"in kube-system\n"
+		"# TYPE cpha_lease_renew_age_seconds gauge\n"
+		"cpha_lease_renew_age_seconds{lease=\"kube-controller-manager\"} 2.25\n"
+		"# HELP cpha_lease_duration_seconds the Lease's leaseDurationSeconds\n"
+		"# TYPE cpha_lease_duration_seconds gauge\n"
+		"cpha_lease_duration_seconds{lease=\"kube-controller-manager\"} 15\n"
+		"# HELP cpha_etcd_voting_members voting members in etcd's member list\n"
+		"# TYPE cpha_etcd_voting_members gauge\n"
+		"cpha_etcd_voting_members 3\n"
+		"# HELP cpha_etcd_learners learners in etcd's member list\n"
+		"# TYPE cpha_etcd_learners gauge\n"
+		"cpha_etcd_learners 1\n"
+		"# HELP cpha_etcd_members_healthy etcd members of the description whose /health "
+		"says true\n"
+		"# TYPE cpha_etcd_members_healthy gauge\n"
+		"cpha_etcd_members_healthy 1\n"
+		"# HELP cpha_cert_expiry_timestamp_seconds notAfter of each certificate in the "
+		"PKI directory (unix seconds)\n"
+		"# TYPE cpha_cert_expiry_timestamp_seconds gauge\n"
+		"cpha_cert_expiry_timestamp_seconds{cert=\"admin.pem\"} 1830297600\n"
+		"cpha_cert_expiry_timestamp_seconds{cert=\"ca.pem\"} 2145916800\n"
+		"cpha_cert_expiry_timestamp_seconds{cert=\"etcd/peer \\\"x\\\".pem\"} "
+		"1798761600\n");
+	cpha_buf_free(&b);
+
+	/* nothing known: no Lease family, no member list, no certificate */
+	s->leader_elect = false;
+	s->etcd[1].listed = s->etcd[2].listed = false;
+	s->ncerts = 0;
+	status_check(s, r);
+	status_textfile(s, r, 1795000000, &b);
+	assert_null(strstr(b.data, "cpha_lease"));
+	assert_null(strstr(b.data, "cpha_etcd_voting_members"));
+	assert_null(strstr(b.data, "cpha_etcd_learners"));
+	assert_null(strstr(b.data, "cpha_cert_expiry"));
+	assert_non_null(strstr(b.data, "\ncpha_status_timestamp_seconds 1795000000\n"));
+	assert_non_null(strstr(b.data, "\ncpha_etcd_members_healthy 1\n"));
+	cpha_buf_free(&b);
+
+	/* the text and the JSON name the earliest expiry */
+	s->ncerts = 3;
+	s->etcd[1].listed = true;
+	status_show_text(s, r, &b);
+	assert_non_null(strstr(b.data, "\ncertificates: earliest expiry 2027-01-01 00:00:00 UTC "
+				       "(etcd/peer \"x\".pem), 3 read\n"));
+	assert_non_null(strstr(b.data, "  member list: 3 voting, 1 learner\n"));
+	cpha_buf_free(&b);
+	status_show_json(s, r, &b);
+	assert_non_null(strstr(b.data, "\"not_after\": \"2027-01-01 00:00:00 UTC\""));
+	assert_non_null(strstr(b.data, "\"voting\": 3"));
+	cpha_buf_free(&b);
+	free(r);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_haproxy_keepalived_unknown),
 		cmocka_unit_test(test_crm_mon),
 		cmocka_unit_test(test_loopback_reads_this_host),
+		cmocka_unit_test(test_textfile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

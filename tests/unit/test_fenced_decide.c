@@ -442,6 +442,74 @@ static void test_unfenceable(void **state)
 	assert_int_equal(out.deadline, FD_NEVER);
 }
 
+/* decide.h: overdue once its delay and one round of its levels have passed
+ * since it failed; failed once a whole round failed, until it is fenced. */
+static void test_overdue_and_failed(void **state)
+{
+	static const uint32_t m[] = { 1, 2 }, m3[] = { 3 };
+	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
+	static const struct fd_left l12[] = { { 1, FD_LEFT_NODEDOWN }, { 2, FD_LEFT_NODEDOWN } };
+	uint64_t t = T0 + 10 * S;
+
+	(void)state;
+	setup3(1, 2 * S, false);
+	nodes[2].cfg.delay = 3 * S;
+	nodes[2].cfg.round_timeout = 20 * S;
+	all_up();
+	assert_int_equal(fd_overdue_at(&st, 2), FD_NEVER); /* not pending */
+	assert_false(fd_failed(&st, 2));
+	assert_int_equal(fd_overdue_at(&st, 7), FD_NEVER); /* no such node */
+	assert_false(fd_failed(&st, 7));
+	members(t, m, 2, l, 1, NULL, 0);
+	/* post_fail_delay 2 s + delay 3 s + a round 20 s */
+	assert_int_equal(fd_overdue_at(&st, 2), t + 25 * S);
+	assert_false(fd_failed(&st, 2));
+	fd_timer(&st, t + 5 * S, &out);
+	act(0, FD_ACT_FENCE, 2, 0);
+	assert_int_equal(fd_overdue_at(&st, 2), t + 25 * S); /* running: the same */
+	fd_result(&st, t + 6 * S, 2, 0, false, &out);
+	assert_false(fd_failed(&st, 2)); /* level 2 still to try */
+	fd_result(&st, t + 7 * S, 2, 1, false, &out);
+	act(0, FD_ACT_ALL_FAILED, 2, 1);
+	assert_true(fd_failed(&st, 2));
+	/* the retry does not move the deadline: it was missed for good */
+	assert_int_equal(fd_overdue_at(&st, 2), t + 25 * S);
+	fd_timer(&st, t + 17 * S, &out);
+	act(0, FD_ACT_FENCE, 2, 0);
+	assert_true(fd_failed(&st, 2)); /* still: its last round failed */
+	fd_result(&st, t + 18 * S, 2, 0, true, &out);
+	act(0, FD_ACT_FENCED, 2, 0);
+	assert_false(fd_failed(&st, 2));
+	assert_int_equal(fd_overdue_at(&st, 2), FD_NEVER);
+
+	/* another member fences it: its delay_max and priority_delay_vip may
+	 * make it later than we are */
+	setup3(3, 0, false);
+	nodes[0].cfg.delay_max = 4 * S;
+	nodes[0].cfg.priority_delay_vip = 5 * S;
+	nodes[0].cfg.round_timeout = 10 * S;
+	all_up();
+	{
+		static const uint32_t m23[] = { 2, 3 };
+		static const struct fd_left l1[] = { { 1, FD_LEFT_NODEDOWN } };
+
+		members(t, m23, 2, l1, 1, NULL, 0);
+	}
+	assert_int_equal(nodes[0].state, FD_VICTIM);
+	assert_int_equal(fd_fencer(&st, 0), 2);
+	assert_int_equal(fd_overdue_at(&st, 0), t + nodes[0].delay + 10 * S + 4 * S + 5 * S);
+
+	/* no quorum: victims wait, and become overdue all the same */
+	setup3(3, 0, false);
+	nodes[0].cfg.round_timeout = 10 * S;
+	all_up();
+	fd_quorum(&st, t - S, false, &out);
+	members(t, m3, 1, l12, 2, NULL, 0);
+	assert_int_equal(out.deadline, FD_NEVER);
+	assert_int_equal(fd_overdue_at(&st, 0), t + 10 * S);
+	assert_false(fd_failed(&st, 0));
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -523,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_watchdog_only),
 		cmocka_unit_test(test_join_deadline_spares_seen_nodes),
 		cmocka_unit_test(test_unfenceable),
+		cmocka_unit_test(test_overdue_and_failed),
 		cmocka_unit_test(test_names),
 	};
 
