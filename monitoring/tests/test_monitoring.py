@@ -75,27 +75,41 @@ def metric_names(expr):
     return names
 
 
-def documented_metrics():
-    """Metric names in docs/monitoring.md's tables: a row whose first cell
-    is a `name` (labels in braces after it are allowed)."""
-    names = set()
+METRICS_SECTION = "## Metrics the rules and the dashboard read"
+
+
+def doc_lines():
+    """docs/monitoring.md's lines outside fenced code blocks."""
+    out, fenced = [], False
     with open(DOC, encoding="utf-8") as f:
         for line in f:
-            m = re.match(r"\|\s*`([a-z_:][a-z0-9_:]*)(\{[^`]*\})?`", line)
-            if m:
-                names.add(m.group(1))
+            if line.startswith("```"):
+                fenced = not fenced
+            elif not fenced:
+                out.append(line)
+    return out
+
+
+def documented_metrics():
+    """Metric names in the tables of docs/monitoring.md's metrics section: a
+    row whose first cell is a `name` (labels in braces after it allowed)."""
+    names, inside = set(), False
+    for line in doc_lines():
+        if line.startswith("## "):
+            inside = line.strip() == METRICS_SECTION
+        m = re.match(r"\|\s*`([a-z_:][a-z0-9_:]*)(\{[^`]*\})?`", line)
+        if inside and m:
+            names.add(m.group(1))
     return names
 
 
 def doc_anchors():
     """GitHub's anchor of every heading of docs/monitoring.md."""
     anchors = set()
-    with open(DOC, encoding="utf-8") as f:
-        for line in f:
-            m = re.match(r"#+\s+(.*?)\s*$", line)
-            if m:
-                a = re.sub(r"[^\w\- ]", "", m.group(1).lower()).replace(" ", "-")
-                anchors.add(a)
+    for line in doc_lines():
+        m = re.match(r"#+\s+(.*?)\s*$", line)
+        if m:
+            anchors.add(re.sub(r"[^\w\- ]", "", m.group(1).lower()).replace(" ", "-"))
     return anchors
 
 
@@ -110,6 +124,25 @@ def all_rules():
 
 def recorded_names():
     return {r["record"] for r in all_rules() if "record" in r}
+
+
+def doc_yaml_block(first_line):
+    """The ```yaml block of docs/monitoring.md that starts with first_line."""
+    with open(DOC, encoding="utf-8") as f:
+        text = f.read()
+    for block in re.findall(r"```yaml\n(.*?)```", text, re.S):
+        if block.startswith(first_line):
+            return block
+    raise AssertionError("docs/monitoring.md has no yaml block starting " + first_line)
+
+
+def run_tool(argv, path, text):
+    """Write text to path and run argv + [path]; return (ok, output)."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    p = subprocess.run(argv + [path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=60)
+    return p.returncode == 0, p.stdout
 
 
 def promtool_parses(exprs):
@@ -130,7 +163,17 @@ def promtool_parses(exprs):
 
 
 class MetricNames(unittest.TestCase):
-    """The extractor the two other classes rely on."""
+    """The readers the other classes rely on."""
+
+    def test_documented_metrics_and_anchors(self):
+        names = documented_metrics()
+        self.assertIn("up", names)
+        self.assertIn("vipd_vip_held", names)
+        self.assertIn("vip:vipd_vip_held:sum", names)
+        self.assertNotIn("etcd", names)  # a job, in the scrape jobs table
+        anchors = doc_anchors()
+        self.assertIn("cphavipmissing", anchors)
+        self.assertNotIn("prometheusyml", anchors)  # a comment in a code block
 
     def test_selectors_functions_and_label_lists(self):
         self.assertEqual(metric_names('sum by (host, backend) (lbd_server_up{host=~"$host"})'),
@@ -215,6 +258,37 @@ class Dashboard(unittest.TestCase):
                 with self.subTest(metric=name):
                     self.assertIn(name, known,
                                   "not in docs/monitoring.md's tables nor a recording rule")
+
+
+class DocExamples(unittest.TestCase):
+    """The configuration excerpts of docs/monitoring.md are valid."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="cpha-mon-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def test_prometheus_excerpt_loads_the_rules(self):
+        text = doc_yaml_block("# prometheus.yml")
+        self.assertIn("/usr/share/cpha/cpha-rules.yml", text)
+        text = text.replace("/usr/share/cpha/cpha-rules.yml", RULES)
+        ok, out = run_tool([PROMTOOL, "check", "config"],
+                           os.path.join(self.dir, "prometheus.yml"), text)
+        self.assertTrue(ok, out)
+        self.assertRegex(out, r"SUCCESS: \d+ rules found")
+
+    def test_alertmanager_excerpt(self):
+        amtool = shutil.which("amtool")
+        if not amtool:
+            self.skipTest("amtool not installed (Debian package prometheus-alertmanager, "
+                          "scripts/setup.sh installs it): the Alertmanager excerpt is not checked")
+        text = doc_yaml_block("# alertmanager.yml")
+        ok, out = run_tool([amtool, "check-config"],
+                           os.path.join(self.dir, "alertmanager.yml"), text)
+        self.assertTrue(ok, out)
+        for name in re.findall(r"alertname=\"(\w+)\"", text):
+            self.assertIn(name, ALERTS)
 
 
 class Rules(unittest.TestCase):
