@@ -48,6 +48,14 @@ function(cpha_install_unit file)
 	cpha__record("${CPHA_SYSTEMD_UNIT_DIR}/${name}")
 endfunction()
 
+# A data file for other programs (Prometheus rules, a Grafana dashboard):
+# share/cpha/NAME
+function(cpha_install_data file)
+	install(FILES ${file} DESTINATION ${CMAKE_INSTALL_DATADIR}/cpha)
+	get_filename_component(name ${file} NAME)
+	cpha__record("${CMAKE_INSTALL_DATADIR}/cpha/${name}")
+endfunction()
+
 # Write the list of recorded files for tests/install (call once, at the end).
 function(cpha_write_install_manifest)
 	get_property(files GLOBAL PROPERTY CPHA_INSTALLED_FILES)

@@ -21,6 +21,7 @@ packages=(
 	etcd-server etcd-client haproxy keepalived frr
 	pacemaker pacemaker-cli-utils corosync pcs resource-agents fence-agents
 	iperf3 wrk tcpdump nftables openipmi ipmitool
+	prometheus prometheus-alertmanager prometheus-node-exporter prometheus-haproxy-exporter
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -19,7 +19,7 @@ while IFS= read -r f; do
 	fi
 done <"$manifest"
 
-allowed='^/(usr/sbin/[^/]+|usr/bin/cpha|usr/lib/ocf/resource.d/cpha/[^/]+|usr/lib/cpha/lab/.+|etc/(lbd|vipd|fenced|cpha)/.+|usr/lib/systemd/system/[^/]+\.(service|socket|timer)|usr/share/man/man[1-8]/[^/]+|usr/share/doc/cpha/.+)$'
+allowed='^/(usr/sbin/[^/]+|usr/bin/cpha|usr/lib/ocf/resource.d/cpha/[^/]+|usr/lib/cpha/lab/.+|etc/(lbd|vipd|fenced|cpha)/.+|usr/lib/systemd/system/[^/]+\.(service|socket|timer)|usr/share/man/man[1-8]/[^/]+|usr/share/doc/cpha/.+|usr/share/cpha/[^/]+)$'
 while IFS= read -r f; do
 	rel=${f#"$stage"}
 	if ! [[ $rel =~ $allowed ]]; then

@@ -222,6 +222,15 @@ done
 [ "$(dpkg-query -S /usr/lib/cpha/lab/cpha-lab 2>/dev/null | cut -d: -f1)" = cpha ] ||
 	bad "/usr/lib/cpha/lab/cpha-lab is not in the cpha package"
 
+step "the monitoring files: Prometheus rules, Grafana dashboard, their guide"
+for f in /usr/share/cpha/cpha-rules.yml /usr/share/cpha/cpha-dashboard.json; do
+	[ "$(dpkg-query -S "$f" 2>/dev/null | cut -d: -f1)" = cpha ] || bad "$f is not in the cpha package"
+done
+out=$(promtool check rules /usr/share/cpha/cpha-rules.yml 2>&1) ||
+	bad "promtool check rules /usr/share/cpha/cpha-rules.yml: $out"
+[ -f /usr/share/doc/cpha/monitoring.md ] || [ -f /usr/share/doc/cpha/monitoring.md.gz ] ||
+	bad "docs/monitoring.md (the alerts' runbook) is not installed"
+
 for p in "${pkgs[@]}"; do
 	# dh_compress gzips a README.Debian over 4 kB
 	[ -s "/usr/share/doc/$p/README.Debian" ] || [ -s "/usr/share/doc/$p/README.Debian.gz" ] ||
