@@ -211,29 +211,23 @@ void stats_prometheus(struct vipd *d, struct cpha_buf *o)
 		cpha_prom_sample(o, "vipd_bad_packets_total", (double)d->inst[i]->other_group,
 			"vrrp_instance", d->inst[i]->name, "reason", "other_group", NULL);
 	}
-	cpha_prom_family(o, "vipd_vip_held", "gauge",
-		"1 while this vipd holds the address: MASTER with it on the interface");
+	/* the address on the interface answers ARP, whatever the state: a
+	 * BACKUP that kept it (or had it added by hand) holds it too */
+	cpha_prom_family(
+		o, "vipd_vip_held", "gauge", "1 while the address is on this host's interface");
 	for (i = 0; i < d->ninst; i++) {
 		struct vipd_inst *in = d->inst[i];
 
 		for (k = 0; k < in->cfg->nvips; k++) {
 			const struct vipd_vip *v = &in->cfg->vips[k];
 			char a[CPHA_ADDR_STRLEN];
-			bool present = in->sm.state == VRRP_STATE_MASTER &&
-				       vipd_nl_addr_present(d->nl,
-					       v->dev ? (int)if_nametoindex(v->dev) : in->ifindex,
-					       &v->addr);
+			bool present = vipd_nl_addr_present(d->nl,
+				v->dev ? (int)if_nametoindex(v->dev) : in->ifindex, &v->addr);
 
-			cpha_prom_sample(o, "vipd_vip_held", stats_vip_held(in->sm.state, present),
-				"vrrp_instance", in->name, "vip",
-				cpha_addr_format(&v->addr, a, sizeof(a)), NULL);
+			cpha_prom_sample(o, "vipd_vip_held", present, "vrrp_instance", in->name,
+				"vip", cpha_addr_format(&v->addr, a, sizeof(a)), NULL);
 		}
 	}
 	bfd_prometheus(d, o);
 	stats_keepalived_prometheus(d, o);
-}
-
-int stats_vip_held(enum vrrp_sm_state state, bool present)
-{
-	return state == VRRP_STATE_MASTER && present;
 }

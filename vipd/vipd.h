@@ -280,9 +280,6 @@ void vipd_fifo_shutdown(struct vipd *d, bool keep_scripts);
 /* stats.c */
 void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply);
 void stats_prometheus(struct vipd *d, struct cpha_buf *out);
-/* 1 while the instance holds the address: MASTER, and the address is on
- * its interface (present, as the kernel says); else 0. */
-int stats_vip_held(enum vrrp_sm_state state, bool present);
 /* The metric names of the keepalived exporter most used with keepalived
  * (https://github.com/mehdy/keepalived-exporter, formerly
  * cafebazaar/keepalived-exporter), same labels and values

@@ -11,8 +11,8 @@ show json: states, VIP presence (compared with `ip addr` on each host),
 transitions, the peer a backup hears and its checksum form, advert
 counters (compared with the adverts on the wire), last_change after a
 takeover, and the same states in the Prometheus gauge; vipd_vip_held
-follows who holds the address (1 on the MASTER only, 0 on a BACKUP even
-with the address added by hand), and the keepalived exporter's names
+follows where the address is (1 on the MASTER, and on a BACKUP with the
+address added by hand: it answers ARP there too), and the keepalived exporter's names
 (keepalived_vrrp_state, keepalived_become_master_total, ...) say the same.
 
 Bad packets: a third host x (198.18.0.60) sends hand-made advertisements
@@ -162,10 +162,11 @@ class Admin(unittest.TestCase):
             try:
                 self.assertTrue(status(bed, "r2")[0]["instances"][0]["vips"][0]["present"])
                 self.assertEqual(status(bed, "r2")[0]["instances"][0]["state"], "BACKUP")
-                # on the interface, but a BACKUP does not hold it
+                # on the interface of a BACKUP: held there too (it answers
+                # ARP), so the VIP's holders sum to 2
                 m = vipd.metrics(r2, metrics_addr(bed, "r2"))
                 self.assertEqual(vipd.metric(m, "vipd_vip_held", vrrp_instance="VI_1", vip=VIP),
-                                 0)
+                                 1)
             finally:
                 r2.run(["ip", "addr", "del", VIP + "/24", "dev", "eth0"], check=False)
             self.assertFalse(status(bed, "r2")[0]["instances"][0]["vips"][0]["present"])
