@@ -57,6 +57,11 @@ void cluster_free(struct cp_cluster *c)
 	free(c->mon.user);
 	free(c->mon.password_hash);
 	free(c->mon.password_file);
+	for (char **a = c->mon.prom.alertmanagers; a && *a; a++)
+		free(*a);
+	free(c->mon.prom.alertmanagers);
+	free(c->mon.prom.dir);
+	free(c->mon.prom.textfile_dir);
 	for (size_t i = 0; i < c->ndevices; i++) {
 		struct cp_fence_device *f = &c->devices[i];
 		free(f->name);

@@ -71,6 +71,16 @@ struct cp_monitoring {
 	char *user, *password_hash; /* basic_auth: the user and its bcrypt hash; NULL: none */
 	char *password_file;        /* basic_auth: the password, for cpha status; NULL: none */
 	struct cp_pos pos;
+	/* prometheus: the server that scrapes every daemon (render_prom.c) */
+	struct cp_prometheus {
+		bool on;              /* monitoring.prometheus is given */
+		uint64_t scrape_usec; /* scrape_interval (default 15 s) */
+		uint64_t eval_usec;   /* evaluation_interval (default: scrape_interval) */
+		char **alertmanagers; /* HOST:PORT each, NULL-terminated; NULL: none */
+		char *dir;            /* its credentials on the Prometheus host */
+		char *textfile_dir;   /* node-exporter's textfile directory on each host */
+		struct cp_pos pos;
+	} prom;
 };
 
 struct cp_cluster {

@@ -5,16 +5,27 @@
  *     listen: loopback | host | ADDRESS     # default loopback
  *     tls: true | {cert_file: PATH, key_file: PATH}
  *     basic_auth: {user: NAME, password_hash: BCRYPT, password_file: PATH}
+ *     prometheus:                           # cpha render writes its configuration
+ *       scrape_interval: 15s                # default 15s
+ *       evaluation_interval: 15s            # default: scrape_interval
+ *       alertmanagers: [HOST:PORT, ...]     # default: none
+ *       credentials_dir: /etc/prometheus/cpha
+ *       textfile_dir: /var/lib/prometheus/node-exporter
  *
  * Left out, every daemon listens on loopback only, without authentication:
  * nothing is open to the network unless the description says so. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "desc_read.h"
 
-#define MON_DEFAULT_CERT "/etc/cpha/metrics.pem"     /* tls: true */
-#define MON_DEFAULT_KEY  "/etc/cpha/metrics-key.pem" /* tls: true */
+#define MON_DEFAULT_CERT      "/etc/cpha/metrics.pem"     /* tls: true */
+#define MON_DEFAULT_KEY       "/etc/cpha/metrics-key.pem" /* tls: true */
+#define PROM_DEFAULT_SCRAPE   15000000                    /* Prometheus's own default, 15 s */
+#define PROM_DEFAULT_DIR      "/etc/prometheus/cpha"
+/* where Debian's prometheus-node-exporter reads textfiles */
+#define PROM_DEFAULT_TEXTFILE "/var/lib/prometheus/node-exporter"
 
 static int abs_path(struct rd *r, const yaml_node_t *v, const char *k, char **out)
 {
@@ -151,10 +162,114 @@ static int k_basic_auth(struct rd *r, const yaml_node_t *v, void *o, const char 
 	return 0;
 }
 
+static int k_scrape(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_prometheus *p = o;
+
+	if (desc_duration(r, v, k, &p->scrape_usec) < 0)
+		return -1;
+	if (p->scrape_usec < 1000000 || p->scrape_usec % 1000000) {
+		desc_err(r, v, "%s: give whole seconds, at least 1s", k);
+		return -1;
+	}
+	return 0;
+}
+
+static int k_eval(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_prometheus *p = o;
+
+	if (desc_duration(r, v, k, &p->eval_usec) < 0)
+		return -1;
+	if (p->eval_usec < 1000000 || p->eval_usec % 1000000) {
+		desc_err(r, v, "%s: give whole seconds, at least 1s", k);
+		return -1;
+	}
+	return 0;
+}
+
+/* HOST:PORT, HOST an address ([v6]:port) or a DNS name. */
+static bool host_port(const char *s)
+{
+	const char *colon = strrchr(s, ':'), *why;
+	struct cpha_addr a;
+	char *end;
+	unsigned long port;
+
+	if (!colon || colon == s || !colon[1])
+		return false;
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (*end || errno || !port || port > 65535)
+		return false;
+	if (s[0] == '[' || strspn(s, "0123456789.") == (size_t)(colon - s))
+		return cpha_parse_addr(s, CPHA_ADDR_PORT_REQUIRED, &a, &why) == 0;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") ==
+	       (size_t)(colon - s);
+}
+
+static int k_alertmanagers(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_prometheus *p = o;
+
+	if (desc_strv(r, v, k, &p->alertmanagers) < 0)
+		return -1;
+	for (char **s = p->alertmanagers; *s; s++)
+		if (!host_port(*s)) {
+			desc_err(r, v,
+				"%s: '%s': give HOST:PORT (alertmanager:9093, 198.51.100.7:9093, "
+				"[2001:db8::7]:9093)",
+				k, *s);
+			return -1;
+		}
+	return 0;
+}
+
+static int k_creds(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return abs_path(r, v, k, &((struct cp_prometheus *)o)->dir);
+}
+
+static int k_textfile(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return abs_path(r, v, k, &((struct cp_prometheus *)o)->textfile_dir);
+}
+
+static const struct key prom_keys[] = {
+	{ "scrape_interval", k_scrape },
+	{ "evaluation_interval", k_eval },
+	{ "alertmanagers", k_alertmanagers },
+	{ "credentials_dir", k_creds },
+	{ "textfile_dir", k_textfile },
+	{ NULL, NULL },
+};
+
+static int k_prometheus(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_monitoring *m = o;
+	struct cp_prometheus *p = &m->prom;
+
+	(void)k;
+	p->on = true;
+	p->pos = desc_pos(v);
+	if (!desc_is_null(v) && desc_walk(r, v, "monitoring.prometheus", prom_keys, p) < 0)
+		return -1;
+	if (!p->scrape_usec)
+		p->scrape_usec = PROM_DEFAULT_SCRAPE;
+	if (!p->eval_usec)
+		p->eval_usec = p->scrape_usec;
+	if (!p->dir)
+		p->dir = desc_strdup(PROM_DEFAULT_DIR);
+	if (!p->textfile_dir)
+		p->textfile_dir = desc_strdup(PROM_DEFAULT_TEXTFILE);
+	return 0;
+}
+
 static const struct key mon_keys[] = {
 	{ "listen", k_listen },
 	{ "tls", k_tls },
 	{ "basic_auth", k_basic_auth },
+	{ "prometheus", k_prometheus },
 	{ NULL, NULL },
 };
 
@@ -164,5 +279,15 @@ int desc_monitoring(struct rd *r, const yaml_node_t *v, void *cluster, const cha
 
 	(void)key;
 	c->mon.pos = desc_pos(v);
-	return desc_walk(r, v, "monitoring", mon_keys, &c->mon);
+	if (desc_walk(r, v, "monitoring", mon_keys, &c->mon) < 0)
+		return -1;
+	if (c->mon.prom.on && c->mon.listen == CP_MON_LOOPBACK) {
+		/* a scraper on another host reaches nothing on loopback */
+		cp_diag_err(r->d, r->file, c->mon.prom.pos,
+			"monitoring.prometheus: the daemons listen on loopback only; give "
+			"monitoring.listen: host (or an address) so that Prometheus can reach "
+			"them");
+		return -1;
+	}
+	return 0;
 }

@@ -138,10 +138,23 @@ static int v_initial_cluster(
 static int v_metrics_url(
 	const struct cp_cluster *c, const struct cp_host *h, struct cpha_buf *b, unsigned *attrs)
 {
-	(void)c;
-	(void)h;
+	char a[CPHA_ADDR_STRLEN];
+	int r;
+
 	(void)attrs;
-	return cpha_buf_printf(b, "http://127.0.0.1:%u", FLAGS_ETCD_METRICS_PORT);
+	r = cpha_buf_printf(b, "http://127.0.0.1:%u", FLAGS_ETCD_METRICS_PORT);
+	if (r || !c->mon.prom.on)
+		return r;
+	/* for a Prometheus on another host: where the daemons' /metrics
+	 * listen; HTTPS with monitoring.tls (etcd then asks for a client
+	 * certificate of its CA, as on its client port) */
+	if (c->mon.listen == CP_MON_ADDRESS)
+		cpha_addr_format(&c->mon.addr, a, sizeof(a));
+	else
+		snprintf(a, sizeof(a), "%s", h->address);
+	r = cpha_buf_puts(b, ",");
+	return r ? r
+		 : flags_url(b, c->mon.cert_file ? "https" : "http", a, FLAGS_ETCD_METRICS_PORT);
 }
 
 /* ---- kube-apiserver ---- */

@@ -88,6 +88,9 @@ int install_render(const struct cp_cluster *c, struct render_set *s, struct cp_d
 		rc = -1;
 	if (render_ha_files(c, s, d) < 0)
 		rc = -1;
+	/* the textfile timers of monitoring.prometheus */
+	if (render_prom(c, s, d) < 0)
+		rc = -1;
 	if (c->manager == CP_MGR_PACEMAKER) {
 		if (render_pcs_commands(c, &p, d) < 0)
 			rc = -1;

@@ -403,6 +403,13 @@ int pki_plan_build(const struct cp_cluster *c, struct pki_plan *p, const char **
 				add_host(&s->sans, &c->hosts[i], why) < 0)
 				goto fail;
 	}
+	/* monitoring.prometheus: the scraper's client identity, for etcd's
+	 * metrics listener (any certificate of the CA) and the apiservers'
+	 * /metrics (the system:monitoring group, which Kubernetes's default
+	 * RBAC lets read /metrics) */
+	if (c->mon.prom.on)
+		add_spec(p, "prometheus", "cpha-prometheus", "system:monitoring", PKI_EKU_CLIENT,
+			true);
 	return 0;
 fail:
 	pki_plan_free(p);

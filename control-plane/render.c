@@ -112,6 +112,9 @@ int render_all(const struct cp_cluster *c, struct render_set *s, struct cp_diag 
 		rc = -1;
 	if (render_ha(c, s, d) < 0)
 		rc = -1;
+	/* last: it reads which daemons each host got */
+	if (render_prom(c, s, d) < 0)
+		rc = -1;
 	for (size_t i = 0; i < s->n; i++)
 		if (!s->v[i].text.data && cpha_buf_puts(&s->v[i].text, "") < 0)
 			oom();

@@ -95,6 +95,8 @@ void render_set_free(struct render_set *s);
 int render_masters(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
 int render_lb(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
 int render_ha(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
+/* monitoring.prometheus (render_prom.c), after the others */
+int render_prom(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
 
 /* Everything, in a stable order. */
 int render_all(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);

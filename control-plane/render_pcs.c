@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "flags.h"
 #include "render.h"
 #include "render_ha.h"
 #include "render_text.h"
@@ -246,6 +247,9 @@ static void etcd_cmds(const struct cp_cluster *c, enum etcd_place where, struct 
 	cmd_arg(cmd, "data_dir=%s", c->etcd_data_dir);
 	cmd_arg(cmd, "token=%s", c->etcd_token);
 	cmd_arg(cmd, "binary=%s/etcd", c->bin_dir);
+	/* monitoring.prometheus: etcd's metrics on each member's address */
+	if (c->mon.prom.on)
+		cmd_arg(cmd, "metrics_port=%u", FLAGS_ETCD_METRICS_PORT);
 	cmd_words(cmd, "trusted_ca_file=" RENDER_ETCD_CA, "cert_file=" RENDER_ETCD_SERVER_CERT,
 		"key_file=" RENDER_ETCD_SERVER_KEY, "peer_trusted_ca_file=" RENDER_ETCD_CA,
 		"peer_cert_file=" RENDER_ETCD_SERVER_CERT, "peer_key_file=" RENDER_ETCD_SERVER_KEY,

@@ -889,6 +889,14 @@ static const struct ocf_param params[] = {
 		.shortdesc = "--listen-client-urls",
 		.longdesc = "Empty: this member's client URL and SCHEME://127.0.0.1:client_port. "
 			    "The advertised client URL is always the one from node_map." },
+	{ .name = "metrics_port",
+		.type = OCF_INTEGER,
+		.def = "",
+		.shortdesc = "Port of etcd's metrics listener (--listen-metrics-urls)",
+		.longdesc = "Empty: none. Set: /metrics and /health on http://127.0.0.1:PORT and "
+			    "on this member's address from node_map with the client scheme (HTTPS "
+			    "asks for a client certificate, as the client port does), for a "
+			    "Prometheus on another host." },
 	{ .name = "listen_peer_urls",
 		.type = OCF_STRING,
 		.def = "",

@@ -263,6 +263,15 @@ int etcd_build_argv(struct etcd *e, const char *initial, const char *state)
 			str_or(ocf_get(e->c, "listen_peer_urls"), e->me->peer_url));
 	r = r ? r : push_flag(a, "initial-advertise-peer-urls", e->me->peer_url);
 	free(listen);
+	if (r == 0 && is_set(e, "metrics_port")) {
+		const char *port = ocf_get(e->c, "metrics_port");
+
+		if (asprintf(&listen, "http://127.0.0.1:%s,%s://%s:%s", port, e->spec.client_scheme,
+			    e->me->host, port) < 0)
+			return -ENOMEM;
+		r = push_flag(a, "listen-metrics-urls", listen);
+		free(listen);
+	}
 	for (i = 0; r == 0 && i < sizeof(files) / sizeof(files[0]); i++) {
 		if (is_set(e, files[i][1]))
 			r = push_flag(a, files[i][0], ocf_get(e->c, files[i][1]));

@@ -581,6 +581,79 @@ static void test_monitoring(void **state)
 	assert_int_equal(failed, 0);
 }
 
+/* monitoring.prometheus: defaults, each key read, each bad value an
+ * error at its place, and refused with the daemons on loopback. */
+static void test_prometheus(void **state)
+{
+	static const struct {
+		const char *yaml;
+		const char *where, *what;
+	} bad[] = {
+		{ CPHA_TEST_BASE "monitoring: {prometheus: {}}\n",
+			":7:26:", "the daemons listen on loopback only" },
+		{ CPHA_TEST_BASE
+			"monitoring: {listen: host, prometheus: {scrape_interval: 500ms}}\n",
+			":7:58:", "scrape_interval: give whole seconds" },
+		{ CPHA_TEST_BASE "monitoring: {listen: host, prometheus: {alertmanagers: [am]}}\n",
+			":7:56:", "alertmanagers: 'am': give HOST:PORT" },
+		{ CPHA_TEST_BASE "monitoring: {listen: host, prometheus: {alertmanagers: "
+				 "['[2001:db8::7]:0']}}\n",
+			":7:56:", "give HOST:PORT" },
+		{ CPHA_TEST_BASE "monitoring: {listen: host, prometheus: {credentials_dir: p}}\n",
+			":7:58:", "credentials_dir: 'p': give an absolute path" },
+		{ CPHA_TEST_BASE "monitoring: {listen: host, prometheus: {retention: 1d}}\n",
+			":7:41:", "unknown key 'retention'" },
+	};
+	struct cp_diag d = { 0 };
+	struct cp_cluster *c;
+	size_t failed = 0;
+
+	(void)state;
+	c = cpha_test_load(CPHA_TEST_BASE "monitoring: {listen: host}\n", &d, NULL);
+	assert_non_null(c);
+	assert_false(c->mon.prom.on);
+	cluster_free(c);
+	c = cpha_test_load(CPHA_TEST_BASE "monitoring: {listen: host, prometheus: }\n", &d, NULL);
+	dump(&d);
+	assert_non_null(c);
+	assert_true(c->mon.prom.on);
+	assert_int_equal(c->mon.prom.scrape_usec, 15000000);
+	assert_int_equal(c->mon.prom.eval_usec, 15000000);
+	assert_null(c->mon.prom.alertmanagers);
+	assert_string_equal(c->mon.prom.dir, "/etc/prometheus/cpha");
+	assert_string_equal(c->mon.prom.textfile_dir, "/var/lib/prometheus/node-exporter");
+	cluster_free(c);
+	c = cpha_test_load(CPHA_TEST_BASE
+		"monitoring:\n  listen: 0.0.0.0\n  prometheus:\n    scrape_interval: 5s\n"
+		"    alertmanagers: [am.example:9093, '198.51.100.7:9093', '[2001:db8::7]:9093']\n"
+		"    credentials_dir: /srv/prom\n    textfile_dir: /srv/text\n",
+		&d, NULL);
+	dump(&d);
+	assert_non_null(c);
+	assert_int_equal(c->mon.prom.scrape_usec, 5000000);
+	assert_int_equal(c->mon.prom.eval_usec, 5000000);
+	assert_string_equal(c->mon.prom.alertmanagers[0], "am.example:9093");
+	assert_string_equal(c->mon.prom.alertmanagers[2], "[2001:db8::7]:9093");
+	assert_null(c->mon.prom.alertmanagers[3]);
+	assert_string_equal(c->mon.prom.dir, "/srv/prom");
+	assert_string_equal(c->mon.prom.textfile_dir, "/srv/text");
+	cluster_free(c);
+	cp_diag_free(&d);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct cp_diag e = { 0 };
+
+		c = cpha_test_load(bad[i].yaml, &e, NULL);
+		if (c || !HAS_ERR(&e, bad[i].where, bad[i].what)) {
+			print_message("case %zu: want '%s' '%s'\n", i, bad[i].where, bad[i].what);
+			dump(&e);
+			failed++;
+		}
+		cluster_free(c);
+		cp_diag_free(&e);
+	}
+	assert_int_equal(failed, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -598,6 +671,7 @@ int main(void)
 		cmocka_unit_test(test_ifname),
 		cmocka_unit_test(test_diag_form),
 		cmocka_unit_test(test_monitoring),
+		cmocka_unit_test(test_prometheus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -517,6 +517,98 @@ static void test_monitoring(void **state)
 	cluster_free(c);
 }
 
+/* monitoring.prometheus: a scrape job per daemon with the hosts that run
+ * it, TLS and basic auth as the listeners ask, etcd and the apiservers
+ * with the scraper's certificate, the textfile timers, the rules and the
+ * dashboard; etcd's metrics on each member's address. */
+static void test_prometheus(void **state)
+{
+	static const char mon[] =
+		"monitoring:\n"
+		"  listen: host\n"
+		"  tls: true\n"
+		"  basic_auth:\n"
+		"    user: prometheus\n"
+		"    password_hash: $2y$10$mDwo.lAisC94iLAyP81MCesa29IzH37oigHC/42V2pdJlUprsJPze\n"
+		"  prometheus: {scrape_interval: 30s, alertmanagers: ['am:9093']}\n";
+	struct cp_cluster *c = load_variant(SAMPLE, mon, NULL);
+	struct render_set s = { 0 };
+	struct cp_diag d = { 0 };
+	struct pcs_cmds p;
+	struct cpha_buf b = { 0 };
+	const char *t;
+
+	(void)state;
+	assert_int_equal(render_masters(c, &s, &d), 0);
+	assert_int_equal(render_lb(c, &s, &d), 0);
+	assert_int_equal(render_ha_files(c, &s, &d), 0);
+	assert_int_equal(render_prom(c, &s, &d), 0);
+	assert_int_equal(d.nerrs, 0);
+	t = text_of(&s, NULL, "prometheus/prometheus.yml");
+	assert_int_equal(
+		render_find(&s, NULL, "prometheus/prometheus.yml")->check, RENDER_CHECK_YAML);
+	has(t, "global:\n  scrape_interval: 30s\n  evaluation_interval: 30s\n");
+	has(t, "rule_files:\n  - cpha-rules.yml\n");
+	has(t, "        - targets:\n            - 'am:9093'\n");
+	has(t, "  - job_name: cpha-lbd\n"
+	       "    scheme: https\n"
+	       "    tls_config:\n"
+	       "      ca_file: /etc/prometheus/cpha/pki/ca.pem\n"
+	       "    basic_auth:\n"
+	       "      username: prometheus\n"
+	       "      password_file: /etc/prometheus/cpha/metrics-password\n"
+	       "    static_configs:\n"
+	       "      - targets: ['10.10.10.3:9120']\n"
+	       "        labels: {host: lb00}\n"
+	       "      - targets: ['10.10.10.4:9120']\n"
+	       "        labels: {host: lb01}\n"
+	       "  - job_name: cpha-vipd\n");
+	/* fenced everywhere: on the masters it asks Pacemaker to fence */
+	assert_int_equal(count(t, ":9122']"), 5);
+	assert_int_equal(count(t, ":9121']"), 2);
+	has(t, "  - job_name: etcd\n    scheme: https\n");
+	has(t, "      cert_file: /etc/prometheus/cpha/pki/prometheus.pem\n");
+	has(t, "      - targets: ['10.10.10.80:2381']\n        labels: {host: kubem00}\n");
+	has(t, "  - job_name: apiserver\n");
+	has(t, "      - targets: ['10.10.10.82:6443']\n        labels: {host: kubem02}\n");
+	has(t, "    params:\n      collect[]: [textfile]");
+	assert_int_equal(count(t, ":9100']"), 6); /* 3 masters, 2 LB hosts, the Prometheus host */
+	has(t, "      - targets: ['localhost:9100']\n        labels: {host: prometheus}\n");
+	t = text_of(&s, "lb01", "/etc/systemd/system/cpha-check-textfile.service");
+	has(t, "ExecStart=/usr/bin/cpha -f /etc/cpha/cluster.yaml check --host lb01 --textfile "
+	       "/var/lib/prometheus/node-exporter/cpha-check.prom\n");
+	has(text_of(&s, "lb01", "/etc/systemd/system/cpha-check-textfile.timer"),
+		"OnUnitActiveSec=5min\n");
+	t = text_of(&s, NULL, "prometheus/cpha-status-textfile.service");
+	has(t, "status --pki /etc/prometheus/cpha/pki --quiet --textfile "
+	       "/var/lib/prometheus/node-exporter/cpha-status.prom\n");
+	has(text_of(&s, NULL, "prometheus/cpha-rules.yml"), "groups:");
+	assert_non_null(render_find(&s, NULL, "grafana/cpha-dashboard.json"));
+	render_set_free(&s);
+
+	/* etcd under Pacemaker: its agent opens the metrics listener */
+	assert_int_equal(render_pcs_commands(c, &p, &d), 0);
+	render_pcs_script(c, &p, &b);
+	has(b.data, " metrics_port=2381 ");
+	render_pcs_free(&p);
+	cpha_buf_free(&b);
+	cp_diag_free(&d);
+	cluster_free(c);
+
+	/* without monitoring.prometheus: none of it */
+	c = load_fixture(SAMPLE);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(render_prom(c, &s, &d), 0);
+	assert_int_equal(s.n, 0);
+	assert_int_equal(render_pcs_commands(c, &p, &d), 0);
+	memset(&b, 0, sizeof(b));
+	render_pcs_script(c, &p, &b);
+	lacks(b.data, "metrics_port");
+	render_pcs_free(&p);
+	cpha_buf_free(&b);
+	cluster_free(c);
+}
+
 /* Where cpha status reaches a host's listener, for each monitoring.listen:
  * loopback only from that host itself. */
 static void test_monitoring_reach(void **state)
@@ -850,6 +942,7 @@ int main(void)
 		cmocka_unit_test(test_sample_fenced),
 		cmocka_unit_test(test_five_fenced),
 		cmocka_unit_test(test_monitoring),
+		cmocka_unit_test(test_prometheus),
 		cmocka_unit_test(test_monitoring_reach),
 		cmocka_unit_test(test_two_masters),
 		cmocka_unit_test(test_etcd_only_host),
