@@ -445,6 +445,8 @@ GOOD = {
     "master-rebuild": {"fenced": True, "watches_open_at_t0": 50, "watches_broken": 17},
     "reload-under-load": {"reloads": 20, "expected": 20, "watches_open_at_t0": 50,
                           "watches_broken": 0},
+    "lb-daemon-down": {"killed": True, "down_s": 150.2, "restarted": True,
+                       "watches_open_at_t0": 50, "watches_broken": 0},
 }
 BAD = {
     "lb-poweroff": [
@@ -489,6 +491,8 @@ BAD = {
     "etcd-data-loss": [({"unhealthy_seen": False}, "never seen unhealthy")],
     "master-rebuild": [({"fenced": False}, "never fenced")],
     "reload-under-load": [({"reloads": 19}, "only 19 of 20 reloads")],
+    "lb-daemon-down": [({"killed": False}, "not running, or survived SIGKILL"),
+                       ({"restarted": False}, "did not start again")],
 }
 
 

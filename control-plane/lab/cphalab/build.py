@@ -151,7 +151,8 @@ def follow_guide(lab, progs, stack, progress):
     api = ((lab.info.get("source") or {}).get("api") or {}).get("name", "kubernetes")
     bmcs = " ".join(h.name for h in lab.by_role("master") + lab.by_role("lb"))
     variables = {"STAGE": stage, "VIP": labmod.VIP, "API_NAME": api, "BMC_HOSTS": bmcs,
-                 "BMC_PASSWORD": labmod.BMC_PASSWORD}
+                 "BMC_PASSWORD": labmod.BMC_PASSWORD,
+                 "METRICS_PASSWORD": labmod.METRICS_PASSWORD}
     follower = guide.Follower(lab, stage, variables, env, unit_dirs(), UNIT_ENV, progress)
     follower.follow(skip=() if stack == "cpha" else ("lbs", "client"))
     # the lab's own: a controller elected in 5 s after its many reboots
@@ -360,11 +361,19 @@ def lb_stack(host):
     return "peer"
 
 
+def start_lb_proxy(host):
+    """The load balancer alone: lbd, or HAProxy."""
+    if lb_stack(host) == "cpha":
+        start_units(host, ["lbd"])
+    elif not host.service_pid("haproxy"):
+        host.start("haproxy", ["haproxy", "-W", "-db", "-f", "/etc/haproxy/haproxy.cfg"])
+
+
 def start_lb_daemons(host):
     if lb_stack(host) == "cpha":
         start_units(host, ["lbd", "vipd"])
     else:
-        host.start("haproxy", ["haproxy", "-W", "-db", "-f", "/etc/haproxy/haproxy.cfg"])
+        start_lb_proxy(host)
         # TMPDIR: where keepalived writes its state dumps (keepalived.json on
         # SIGJSON), the host's own /run rather than the machine's /tmp
         host.start("keepalived", ["keepalived", "-n", "-l", "-D", "-f",
@@ -396,6 +405,27 @@ def start_lb(host):
     start_lb_daemons(host)
 
 
+MONITOR_UNITS = ("prometheus-node-exporter", "cpha-check-textfile.timer")
+
+
+def start_monitor(host):
+    """node-exporter and the check timer, where the guide enabled them
+    (docs/deploy.md, "Monitoring")."""
+    if os.path.exists(host.path("/etc/systemd/system/cpha-check-textfile.timer")):
+        start_units(host, list(MONITOR_UNITS))
+
+
+def start_alerting(lab):
+    """The client host's Alertmanager, sending to the lab's recorder
+    (alertlog.py), which writes alerts.jsonl in the lab's directory."""
+    client = lab.host("client")
+    if not client.service_pid("alertlog"):
+        here = os.path.dirname(os.path.abspath(__file__))
+        client.start("alertlog", ["python3", os.path.join(here, "alertlog.py"),
+                                 labmod.ALERTLOG_LISTEN, lab.path("alerts.jsonl")])
+    start_units(client, ["prometheus-alertmanager"])
+
+
 def boot(lab, host):
     """What the host's init would start."""
     host.power_on()
@@ -403,3 +433,4 @@ def boot(lab, host):
         start_master(host)
     elif host.role == "lb":
         start_lb(host)
+    start_monitor(host)

@@ -54,13 +54,19 @@ def wait_until(fn, timeout, interval=0.2, what="condition"):
 
 
 def pid_alive(pid):
+    """pid runs: it exists and is not a zombie (a killed service whose
+    parent, the lab program that started it, has not reaped it yet)."""
     try:
         os.kill(pid, 0)
-        return True
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def ns_ident(path):

@@ -190,7 +190,8 @@ def validity(name, f):
       lb-partition: cut_ab, cut_ba (each way, nothing got through);
       apiserver-rolling-restart: restarted, masters;
       etcd-data-loss: unhealthy_seen; master-rebuild: fenced;
-      reload-under-load: reloads, expected.
+      reload-under-load: reloads, expected;
+      lb-daemon-down: killed, down_s, restarted.
     A run is invalid when its fault did not have the effects it must."""
     if "started" in f and not f["started"]:
         return False, "not started: %s" % f.get("why", "the lab did not settle")
@@ -205,6 +206,11 @@ def validity(name, f):
         why = vip_moved_why(f, opened, broke)
         if why:
             return False, why
+    elif name == "lb-daemon-down":
+        if not f.get("killed"):
+            return False, "the backup's load balancer was not running, or survived SIGKILL"
+        if not f.get("restarted"):
+            return False, "the backup's load balancer did not start again"
     elif name == "lb-hang":
         if not f.get("victim_held_vip"):
             return False, "the host that hung did not hold the VIP"

@@ -38,7 +38,27 @@ METRICS_HASH = "$2b$10$TMRqAKGU5zb8ybQqnE0.Z.zuewpZrcgp7Ehh07Xch2klRr4UAjTy."
 METRICS_PASSWORD_FILE = "/etc/cpha/secrets/metrics"
 MONITORING = {"listen": "host", "tls": True,
               "basic_auth": {"user": METRICS_USER, "password_hash": METRICS_HASH,
-                             "password_file": METRICS_PASSWORD_FILE}}
+                             "password_file": METRICS_PASSWORD_FILE},
+              # Prometheus on the client host, every second (docs/lab.md, "Alerts")
+              "prometheus": {"scrape_interval": "1s", "alertmanagers": ["127.0.0.1:9093"]}}
+# The client host's Alertmanager sends every notification, at once, to the
+# lab's recorder (alertlog.py), which keeps them for the runs' reports.
+ALERTLOG_LISTEN = "127.0.0.1:9095"
+ALERTMANAGER_YML = """\
+# The lab's Alertmanager: every alert on its own, notified at once, to the
+# recorder of the lab (its report lists them).
+route:
+  receiver: lab
+  group_by: ['...']
+  group_wait: 0s
+  group_interval: 1s
+  repeat_interval: 4h
+receivers:
+  - name: lab
+    webhook_configs:
+      - url: http://%s/
+        send_resolved: true
+""" % ALERTLOG_LISTEN
 
 DESCRIPTION = """\
 # The lab's cluster: three masters, two load-balancer hosts (cpha lab).
@@ -59,6 +79,7 @@ monitoring:
   listen: host
   tls: true
   basic_auth: {user: %(muser)s, password_hash: '%(mhash)s', password_file: %(mfile)s}
+  prometheus: {scrape_interval: 1s, alertmanagers: ['127.0.0.1:9093']}
 """
 
 

@@ -7,7 +7,7 @@ import shutil
 import threading
 import time
 
-from . import build, judge, observe, scenarios, stackswitch
+from . import alerts, build, judge, observe, scenarios, stackswitch
 from . import lab as labmod
 from .events import EventLog
 from .hosts import LabError, write_json
@@ -284,6 +284,9 @@ def run_attempt(sess, stack, name, rnd, attempt):
     ctx = scenarios.Ctx(lab, progress, stack, facts, ev)
     ctx.notes += notes
     sess.mon.reset()
+    # alerts firing already belong to an earlier run (or a rule's window)
+    watching = stack == "cpha" and alerts.running(lab)
+    carried = alerts.active(lab, "firing") if watching else set()
     start = time.time()
     err, t0 = None, None
     try:
@@ -299,6 +302,8 @@ def run_attempt(sess, stack, name, rnd, attempt):
             ctx.notes.append("did not settle: %s" % e2)
     time.sleep(3)
     end = time.time()
+    if watching:
+        end = alerts_settled(lab, end, progress)
     if t0:
         ctx.timings["serve_ms"] = serve_again(ev.path, t0, end)
     if name == "lb-hang":
@@ -317,6 +322,17 @@ def run_attempt(sess, stack, name, rnd, attempt):
     inv["no_lost_write"] = lost_writes(ev.path, start, end) == 0
     inv["settled"] = err is None
     inv.update(ctx.invariants)
+    fired = None
+    if watching:
+        fired = alerts.timeline(alerts.recorded(lab, start, end), start, end, t0 or start,
+                                carried)
+        missed, spurious = alerts.judge(name, fired, alerts.active(lab, "firing"))
+        ctx.notes += [alerts.describe(a) for a in fired]
+        if missed:
+            ctx.notes.append("alerts missed: " + ", ".join(missed))
+        if spurious:
+            ctx.notes.append("alerts spurious: " + ", ".join(spurious))
+        inv["alerts_as_expected"] = not missed and not spurious
     note = kubectl_summary(sess.kpath, start, end)
     if note:
         ctx.notes.append(note)
@@ -340,9 +356,24 @@ def run_attempt(sess, stack, name, rnd, attempt):
     out = dict(base, start=start, end=end, t0=t0, started=True, valid=valid, invariants=inv,
                timings=ctx.timings, marks=ctx.marks, notes=ctx.notes, phases=phases,
                check=check)
+    if fired is not None:
+        out["alerts"] = fired
     if not valid:
         out["invalid_reason"] = why
     return out
+
+
+def alerts_settled(lab, end, progress, limit=150):
+    """The end of a run's window once no alert is pending (each has fired
+    or cleared within the run) and the last notifications have arrived;
+    at most limit seconds after end."""
+    deadline = end + limit
+    while time.time() < deadline and alerts.active(lab, "pending"):
+        time.sleep(1)
+    if time.time() >= deadline:
+        progress("  alerts still pending %d s after the run: judged as they stand" % limit)
+    time.sleep(2)  # Alertmanager notifies at once (group_wait 0s); the recorder writes
+    return time.time()
 
 
 def run(lab, a, progress):

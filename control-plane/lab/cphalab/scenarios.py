@@ -242,6 +242,38 @@ def reload_under_load(ctx):
     ctx.mark("reloads done")
 
 
+# CphaTargetDown's for: is 2 minutes (monitoring/cpha-rules.yml): the
+# daemon stays down longer, so that the alert must fire
+DAEMON_DOWN_S = 150
+
+
+def lb_daemon_down(ctx):
+    """The load balancer of the LB host that does not hold the VIP crashes
+    (SIGKILL) and stays down for DAEMON_DOWN_S seconds, then starts again.
+    Clients see nothing: the VIP holder serves them. Only monitoring can
+    tell, and it must: CphaTargetDown fires for that daemon, then
+    resolves, and no other alert fires."""
+    lab = ctx.lab
+    holders = observe.vip_holders(lab)
+    if len(holders) != 1:
+        raise LabError("lb-daemon-down: VIP holders before: %s" % holders)
+    backup = [h for h in lab.by_role("lb") if h.name != holders[0]][0]
+    lb, _ = lb_daemons(ctx)
+    pid = backup.service_pid(lb)
+    t0 = time.time()
+    if pid:
+        backup.signal(lb, signal.SIGKILL)
+    ctx.mark("%s on %s (the backup LB host) killed" % (lb, backup.name))
+    time.sleep(1)
+    ctx.check["killed"] = bool(pid) and not backup.service_pid(lb)
+    time.sleep(max(0.0, t0 + DAEMON_DOWN_S - time.time()))
+    ctx.check["down_s"] = round(time.time() - t0, 1)
+    build.start_lb_proxy(backup)
+    ctx.check["restarted"] = bool(backup.service_pid(lb))
+    ctx.mark("%s on %s started again after %.0f s" % (lb, backup.name, ctx.check["down_s"]))
+    return t0
+
+
 def lb_poweroff(ctx):
     """The VIP holder loses power; the other LB host must fence it before
     it takes the VIP (the cpha stack). HAProxy + keepalived has no fencer:
@@ -635,6 +667,7 @@ SCENARIOS = [
     ("apiserver-rolling-restart", apiserver_rolling_restart),
     ("reload-under-load", reload_under_load),
     ("lb-poweroff", lb_poweroff),
+    ("lb-daemon-down", lb_daemon_down),
     ("lb-hang", lb_hang),
     ("master-poweroff", master_poweroff),
     ("lb-partition", lb_partition),

@@ -8,6 +8,10 @@ Type=notify it waits for READY=1 on a NOTIFY_SOCKET of its own. Units named
 together start in the order of their After= lines, as `systemctl start`
 orders a transaction.
 
+A NAME.timer unit starts its service again every OnUnitActiveSec= (first
+after OnActiveSec=), as a loop process of the host named timer-NAME: the
+lab's hosts have no systemd to keep the time.
+
 Not carried out (systemd's own machinery, not the program's): the
 sandboxing lines (DynamicUser=, ProtectSystem=, PrivateTmp=,
 CapabilityBoundingSet=, ...), Restart= and WatchdogSec=. The programs run
@@ -133,6 +137,35 @@ def command(value, env):
     return argv, ignore
 
 
+def seconds(value):
+    """A systemd time span ("30s", "5min", "1h", "2min 30s", "45") in
+    seconds (systemd.time(7))."""
+    scale = {"": 1, "s": 1, "sec": 1, "second": 1, "seconds": 1, "m": 60, "min": 60,
+             "minute": 60, "minutes": 60, "h": 3600, "hr": 3600, "hour": 3600, "hours": 3600,
+             "ms": 0.001, "msec": 0.001}
+    total, found = 0.0, False
+    for num, unit in re.findall(r"(\d+(?:\.\d+)?)\s*([a-z]*)", value):
+        if unit not in scale:
+            raise LabError("time span %r: unit %r unknown" % (value, unit))
+        total += float(num) * scale[unit]
+        found = True
+    if not found:
+        raise LabError("time span %r: no number" % value)
+    return total
+
+
+def timer_loop(timer, service_argv):
+    """The argv of a loop that does what systemd does with timer (a Unit):
+    run service_argv after OnActiveSec=, then every OnUnitActiveSec=."""
+    first = seconds(timer.last("Timer", "OnActiveSec", "0"))
+    every = timer.last("Timer", "OnUnitActiveSec")
+    if not every:
+        raise LabError("%s: the lab runs timers with OnUnitActiveSec= only" % timer.name)
+    cmd = " ".join(shlex.quote(a) for a in service_argv)
+    return ["sh", "-c", "sleep %g; while :; do %s; sleep %g; done" % (
+        first, cmd, seconds(every))]
+
+
 def order(units):
     """The units (a dict name -> Unit) in an order that respects every
     After= among them; otherwise their given order. A cycle is an error,
@@ -180,14 +213,19 @@ def systemctl_line(line):
 
 
 # -- I/O ---------------------------------------------------------------------------
+def unit_file(name):
+    """NAME.timer stays as it is; anything else is NAME.service."""
+    return name if name.endswith(".timer") else name + ".service"
+
+
 def find(host, name, extra_dirs=()):
     """The unit file of name as the host sees it, or None."""
     for d in UNIT_DIRS:
-        p = host.path(os.path.join(d, name + ".service"))
+        p = host.path(os.path.join(d, unit_file(name)))
         if os.path.exists(p):
             return p
     for d in extra_dirs:
-        p = os.path.join(d, name + ".service")
+        p = os.path.join(d, unit_file(name))
         if os.path.exists(p):
             return p
     return None
@@ -196,8 +234,8 @@ def find(host, name, extra_dirs=()):
 def load(host, name, extra_dirs=()):
     p = find(host, name, extra_dirs)
     if not p:
-        raise LabError("%s: unit %s.service not found (%s)" % (
-            host.name, name, ", ".join(UNIT_DIRS + list(extra_dirs))))
+        raise LabError("%s: unit %s not found (%s)" % (
+            host.name, unit_file(name), ", ".join(UNIT_DIRS + list(extra_dirs))))
     with open(p) as f:
         return Unit(name, f.read())
 
@@ -239,6 +277,16 @@ def start(host, names, extra_dirs=(), extra_env=None, progress=None, timeout=60)
     started = []
     for n in order(units):
         u = units[n]
+        if n.endswith(".timer"):
+            stem = n[:-6]
+            svc = "timer-" + stem
+            if not host.service_pid(svc):
+                s = load(host, u.last("Timer", "Unit", stem + ".service")[:-8], extra_dirs)
+                argv, _ = command(s.get("Service", "ExecStart")[0], environment(host, s))
+                argv[0] = local(host, argv[0])
+                host.start(svc, timer_loop(u, argv))
+                started.append(n)
+            continue
         if not condition_met(host, u):
             if progress:
                 progress("%s: %s.service skipped: a Condition is not met" % (host.name, n))

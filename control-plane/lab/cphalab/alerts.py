@@ -1,0 +1,140 @@
+"""Alerts in the lab: what the client host's Prometheus and Alertmanager
+said during a run, and whether it was what the scenario must raise.
+
+The client host runs Debian's Prometheus with the rendered configuration
+and cpha's rules (docs/deploy.md, "Monitoring"), every second, and an
+Alertmanager that notifies the lab's recorder (alertlog.py) at once. A run
+lists every alert that fired in it, with its time to fire and to resolve
+from the fault, and fails its goal on an alert the scenario must raise
+that did not fire (missed) or one it may not raise that did (spurious).
+
+The judging is pure (unit-tested in tests/lab); firing() and pending()
+ask Prometheus."""
+
+import json
+import urllib.parse
+
+from . import alertlog
+
+PROMETHEUS = "http://127.0.0.1:9090"
+
+# What each scenario must raise, and what it may raise besides (timing
+# decides: a host powered off for longer than an alert's for:). Anything
+# else that fires during a run is spurious. The reasons are in docs/lab.md,
+# "Alerts".
+#   CphaHostFenced: fenced reports a fence (info), at once.
+#   CphaTargetDown: a host's daemons stop answering for longer than its
+#     for: (a host off or frozen).
+#   CphaLBServersDown, CphaEtcdMembersDown: a master off for longer than
+#     their for:.
+HOST_DOWN = {"CphaTargetDown", "CphaLBServersDown", "CphaEtcdMembersDown", "CphaStatusStale",
+             "CphaFencedNotQuorate"}
+EXPECTED = {
+    "apiserver-rolling-restart": (set(), set()),
+    "reload-under-load": (set(), set()),
+    "lb-poweroff": ({"CphaHostFenced"}, HOST_DOWN),
+    "lb-daemon-down": ({"CphaTargetDown"}, set()),
+    "lb-hang": ({"CphaHostFenced"}, HOST_DOWN),
+    "master-poweroff": ({"CphaHostFenced"}, HOST_DOWN),
+    "lb-partition": ({"CphaHostFenced"}, HOST_DOWN),
+    "master-partition": ({"CphaHostFenced"}, HOST_DOWN),
+    "etcd-data-loss": (set(), {"CphaEtcdMembersDown", "CphaLBServersDown"}),
+    "master-rebuild": (set(), HOST_DOWN | {"CphaEtcdEvenMembers"}),
+}
+
+
+# Prometheus's external labels: on notifications, not on its ALERTS series
+EXTERNAL = ("cpha_cluster",)
+
+
+def ident(a):
+    """An alert's identity: its name and labels."""
+    return (a["name"], tuple(sorted((k, v) for k, v in a.get("labels", {}).items()
+                                    if k not in EXTERNAL)))
+
+
+def timeline(notes, start, end, t0, carried=()):
+    """The alerts that fired in [start, end] from the recorder's (t, alert)
+    notifications: [{"name", "labels", "fired", "resolved"}], times in
+    seconds from t0 (the fault), resolved None while still firing at end.
+    Alerts in carried (identities firing when the run started) are left
+    out: they belong to an earlier run."""
+    out, by = [], {}
+    carried = set(carried)
+    for t, a in notes:
+        if t < start or t > end:
+            continue
+        k = ident(a)
+        if k in carried:
+            if a["status"] == "resolved":
+                carried.discard(k)  # it may fire again, then it is this run's
+            continue
+        if a["status"] == "firing":
+            if k not in by or by[k]["resolved"] is not None:
+                by[k] = {"name": a["name"], "labels": dict(a.get("labels", {})),
+                         "fired": round(t - t0, 1), "resolved": None}
+                out.append(by[k])
+        elif a["status"] == "resolved" and k in by and by[k]["resolved"] is None:
+            by[k]["resolved"] = round(t - t0, 1)
+    return out
+
+
+def judge(name, fired, firing_at_end=()):
+    """(missed, spurious): the names the scenario must raise that did not
+    fire, and those that fired but it may not raise. An alert the scenario
+    must raise that was firing already when the run began (a rule with a
+    window, such as CphaHostFenced's 15 minutes, still covering an earlier
+    fence) counts as raised when it is firing at the run's end: its rule
+    holds for this run's fault too, and Alertmanager rightly sends nothing
+    new."""
+    must, may = EXPECTED.get(name, (set(), set()))
+    names = {a["name"] for a in fired}
+    raised = names | {n for n, _ in firing_at_end}
+    return sorted(must - raised), sorted(names - must - may)
+
+
+def describe(a):
+    """One line of the report: "CphaHostFenced{host=m1} fired +4.2 s,
+    resolved +190.0 s"."""
+    lab = ",".join("%s=%s" % kv for kv in sorted(a["labels"].items())
+                   if kv[0] in ("host", "node", "backend", "server", "vip", "lease", "member"))
+    return "alert %s%s fired %+.1f s, %s" % (
+        a["name"], "{%s}" % lab if lab else "", a["fired"],
+        "resolved %+.1f s" % a["resolved"] if a["resolved"] is not None else "still firing")
+
+
+def query(lab, promql, timeout=5):
+    """Prometheus's instant query on the client host: the result list, or
+    None when Prometheus does not answer."""
+    url = "%s/api/v1/query?%s" % (PROMETHEUS, urllib.parse.urlencode({"query": promql}))
+    r = lab.host("client").run(["curl", "-sf", "-m", str(timeout), url], check=False,
+                               timeout=timeout + 5)
+    if r.returncode:
+        return None
+    try:
+        d = json.loads(r.stdout)
+    except ValueError:
+        return None
+    return d.get("data", {}).get("result") if d.get("status") == "success" else None
+
+
+def active(lab, state):
+    """The identities of the alerts in state ("firing", "pending")."""
+    res = query(lab, 'ALERTS{alertstate="%s"}' % state) or []
+    out = set()
+    for r in res:
+        labels = dict(r["metric"])
+        name = labels.pop("alertname", "?")
+        for k in ("__name__", "alertstate"):
+            labels.pop(k, None)
+        out.add(ident({"name": name, "labels": labels}))
+    return out
+
+
+def running(lab):
+    """True when the lab has its Prometheus (the cpha stack's lab)."""
+    return query(lab, "up") is not None
+
+
+def recorded(lab, start, end):
+    return alertlog.read(lab.path("alerts.jsonl"), start, end)

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""cpha lab with its monitoring: Debian's Prometheus, Alertmanager and
+node-exporter on the client host, with what `cpha render` wrote
+(monitoring.prometheus) and cpha's rules.
+
+- every scrape target answers, every alert rule loads and is healthy,
+  and `promtool check config` accepts the rendered configuration where it
+  is installed;
+- a settled lab fires nothing and has nothing pending for a minute;
+- `cpha lab run lb-daemon-down`: the backup LB host's lbd killed for
+  150 s; CphaTargetDown for that lbd must fire (after its for: of 2
+  minutes), reach Alertmanager's receiver, and resolve once lbd is back;
+  nothing else fires; the run's goal "alerts as expected" holds;
+- the VIP added by hand on the second LB host: CphaVIPOnTwoHosts fires and
+  resolves once it is removed;
+- every query of the Grafana dashboard returns data and no error from the
+  lab's Prometheus (but the watchdog's: the lab has no watchdog device);
+then `cpha lab down` leaves nothing.
+Exit 0 pass, 77 skip (not root, or Prometheus not installed), 1 fail.
+    sudo python3 tests/integration/test_cpha_lab_monitoring.py
+"""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import urllib.parse
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+sys.path.insert(0, os.path.join(TOP, "control-plane", "lab"))
+
+from cphatest import labcmd, step, util  # noqa: E402
+from cphalab import alertlog  # noqa: E402
+
+NAME = "m%d" % (os.getpid() % 10000)
+DASHBOARD = os.path.join(TOP, "monitoring", "cpha-dashboard.json")
+# the lab has no watchdog device: fenced serves no fenced_watchdog_petting
+NO_DATA_IN_LAB = ("fenced_watchdog_petting",)
+VIP = "198.18.0.2"
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+lab = labcmd.LabCmd(NAME)
+
+
+def prom(path, **params):
+    """GET Prometheus's API on the client host: its data."""
+    url = "http://127.0.0.1:9090/api/v1/%s" % path
+    if params:
+        url += "?" + urllib.parse.urlencode(params)
+    r = lab("x", "client", "curl", "-sf", "-m", "10", url, check_rc=False, quiet=True)
+    check(r.returncode == 0, "Prometheus %s: curl exit %d %s" % (path, r.returncode, r.stderr))
+    d = json.loads(r.stdout)
+    check(d.get("status") == "success", "Prometheus %s: %s" % (path, d))
+    return d["data"]
+
+
+def alerts(state):
+    return sorted((a["labels"]["alertname"], a["labels"].get("host", ""))
+                  for a in prom("alerts")["alerts"] if a["state"] == state)
+
+
+def recorded(since):
+    return alertlog.read("/var/tmp/cpha-lab/%s/alerts.jsonl" % NAME, since, time.time() + 1)
+
+
+def targets_and_rules():
+    step("every target up, every rule healthy, promtool accepts the configuration")
+
+    def all_up():
+        t = prom("targets", state="active")["activeTargets"]
+        down = [(x["labels"]["job"], x["labels"].get("host"), x["lastError"])
+                for x in t if x["health"] != "up"]
+        return (t and not down and t) or None
+    t = util.wait_until(all_up, 120, interval=2, what="every scrape target up")
+    jobs = sorted({x["labels"]["job"] for x in t})
+    check(jobs == ["apiserver", "cpha-fenced", "cpha-lbd", "cpha-textfile", "cpha-vipd",
+                   "etcd"], jobs)
+    check(len(t) == 21, "%d targets" % len(t))
+    rules = [r for g in prom("rules")["groups"] for r in g["rules"] if r["type"] == "alerting"]
+    names = {r["name"] for r in rules}
+    for n in ("CphaVIPMissing", "CphaVIPOnTwoHosts", "CphaLBServersDown", "CphaLBAllServersDown",
+              "CphaLBServerFlapping", "CphaFencePending", "CphaFenceFailed",
+              "CphaFencedNotQuorate", "CphaWatchdogNotPetted", "CphaEtcdNoLeader",
+              "CphaEtcdMembersDown", "CphaEtcdEvenMembers", "CphaEtcdLeaderChanges",
+              "CphaLeaseNotRenewed", "CphaCertExpiringSoon", "CphaConfigDrift"):
+        check(n in names, "no rule %s in %s" % (n, sorted(names)))
+    bad = [(r["name"], r.get("lastError")) for r in rules if r["health"] != "ok"]
+    check(not bad, "rules not healthy: %s" % bad)
+    r = lab("x", "client", "promtool", "check", "config", "/etc/prometheus/prometheus.yml",
+            check_rc=False, quiet=True)
+    check(r.returncode == 0, "promtool check config: %s%s" % (r.stdout, r.stderr))
+
+
+def quiet_minute():
+    step("a settled lab: nothing firing or pending for 60 s")
+    util.wait_until(lambda: not alerts("firing") and not alerts("pending"), 150, interval=2,
+                    what="no alert firing or pending (firing %s)" % alerts("firing"))
+    t0 = time.time()
+    while time.time() < t0 + 60:
+        now = alerts("firing") + alerts("pending")
+        check(not now, "alerts in a settled lab: %s" % now)
+        time.sleep(5)
+    check(not [a for _, a in recorded(t0)], "notified in a settled lab: %s" % recorded(t0))
+
+
+def daemon_down(report):
+    step("cpha lab run lb-daemon-down: CphaTargetDown fires, is notified, resolves")
+    t_start = time.time()
+    lab("run", "--report", report, "lb-daemon-down", timeout=900)
+    with open(os.path.join(report, "report.json")) as f:
+        rep = json.load(f)
+    s = rep["runs"][0]["scenarios"][0]
+    check(s["name"] == "lb-daemon-down", s["name"])
+    r = s["repeats"][0]
+    check(r["valid"], "lb-daemon-down invalid: %s" % r)
+    check(s["failed"] == 0, "lb-daemon-down: %d requests failed" % s["failed"])
+    check(s["invariants"].get("alerts_as_expected") is True,
+          "alerts not as expected: %s" % s.get("notes"))
+    notes = [n for n in s.get("notes", []) if n.startswith("alert ")]
+    check(len(notes) == 1 and notes[0].startswith("alert CphaTargetDown{") and
+          "resolved" in notes[0], "alerts of the run: %s" % notes)
+    seen = [(a["name"], a["status"], a["labels"].get("job")) for _, a in recorded(t_start)]
+    check(("CphaTargetDown", "firing", "cpha-lbd") in seen and
+          ("CphaTargetDown", "resolved", "cpha-lbd") in seen,
+          "Alertmanager's notifications: %s" % seen)
+    check({n for n, _, _ in seen} == {"CphaTargetDown"}, "notified besides: %s" % seen)
+    fired = [float(n.split("fired ")[1].split(" s")[0]) for n in notes]
+    check(fired[0] >= 120, "CphaTargetDown fired %.1f s after the kill: before its for:" %
+          fired[0])
+    goal = [g for g in rep["goals"] if g["scenario"] == "lb-daemon-down"
+            and g["metric"] == "alerts_as_expected"]
+    check(goal and goal[0]["verdict"] in ("met", "clearly met"), "goal: %s" % goal)
+
+
+def vip_twice():
+    step("the VIP added by hand on the second LB host: CphaVIPOnTwoHosts fires, resolves")
+    holders = [r["metric"]["host"] for r in prom("query", query="vipd_vip_held == 1")["result"]]
+    check(len(holders) == 1, "VIP holders: %s" % holders)
+    other = "lb2" if holders[0] == "lb1" else "lb1"
+    t0 = time.time()
+    lab("x", other, "ip", "addr", "add", VIP + "/24", "dev", "eth0", quiet=True)
+    try:
+        util.wait_until(lambda: ("CphaVIPOnTwoHosts", "") in alerts("firing") or
+                        [a for a in alerts("firing") if a[0] == "CphaVIPOnTwoHosts"], 90,
+                        interval=2, what="CphaVIPOnTwoHosts firing")
+        check(time.time() - t0 >= 30, "CphaVIPOnTwoHosts fired before its for: of 30 s")
+    finally:
+        lab("x", other, "ip", "addr", "del", VIP + "/24", "dev", "eth0", check_rc=False,
+            quiet=True)
+    util.wait_until(lambda: not [a for a in alerts("firing") if a[0] == "CphaVIPOnTwoHosts"],
+                    60, interval=2, what="CphaVIPOnTwoHosts resolved")
+    seen = [(a["name"], a["status"]) for _, a in recorded(t0)]
+    util.wait_until(lambda: ("CphaVIPOnTwoHosts", "resolved") in
+                    [(a["name"], a["status"]) for _, a in recorded(t0)], 30, interval=1,
+                    what="the resolved notification (seen %s)" % seen)
+
+
+def dashboard():
+    step("every query of the dashboard returns data, without error")
+    with open(DASHBOARD) as f:
+        d = json.load(f)
+    subst = {"$__rate_interval": "1m", "$__interval": "15s", "$__range": "5m",
+             "${host}": ".*", "$host": ".*"}
+    empty = []
+    n = 0
+    for p in d["panels"]:
+        for t in p.get("targets", []):
+            q = t["expr"]
+            for k, v in subst.items():
+                q = q.replace(k, v)
+            res = prom("query", query=q)["result"]
+            n += 1
+            if not res and not any(m in q for m in NO_DATA_IN_LAB):
+                empty.append((p.get("title"), q))
+    check(n >= 10, "only %d queries" % n)
+    check(not empty, "queries without data: %s" % empty)
+
+
+def main():
+    if os.geteuid() != 0:
+        print("skipped: cpha lab needs root (network namespaces)")
+        return 77
+    for p in ("prometheus", "prometheus-alertmanager", "prometheus-node-exporter", "promtool"):
+        if not shutil.which(p):
+            print("skipped: %s is not installed (scripts/setup.sh installs it)" % p)
+            return 77
+    report = tempfile.mkdtemp(prefix="cpha-lab-mon-")
+    try:
+        step("cpha lab up (%s), with Prometheus and Alertmanager on the client host" % NAME)
+        lab("up", timeout=900)
+        targets_and_rules()
+        quiet_minute()
+        daemon_down(report)
+        vip_twice()
+        dashboard()
+        shutil.rmtree(report, ignore_errors=True)  # kept only when the test fails
+    finally:
+        step("cpha lab down")
+        r = lab("down", check_rc=False)
+        left = lab.leftovers()
+        if r.returncode != 0 or left:
+            raise AssertionError("cpha lab down: exit %d, left %s" % (r.returncode, left))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except AssertionError as e:
+        print("FAIL: %s" % e, flush=True)
+        sys.exit(1)
