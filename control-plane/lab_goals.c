@@ -49,6 +49,8 @@ static const struct goal_row {
 	{ "lb-poweroff", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
 	{ "lb-daemon-down", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
 	{ "lb-daemon-down", "failed", GOAL_ZERO, "failed requests", 0 },
+	{ "steady", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
+	{ "steady", "failed", GOAL_ZERO, "failed requests", 0 },
 	{ "lb-hang", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
 	{ "master-poweroff", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
 	{ "lb-partition", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },

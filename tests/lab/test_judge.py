@@ -447,6 +447,7 @@ GOOD = {
                           "watches_broken": 0},
     "lb-daemon-down": {"killed": True, "down_s": 150.2, "restarted": True,
                        "watches_open_at_t0": 50, "watches_broken": 0},
+    "steady": {"quiet_s": 600.1, "watches_open_at_t0": 50, "watches_broken": 0},
 }
 BAD = {
     "lb-poweroff": [
@@ -493,6 +494,7 @@ BAD = {
     "reload-under-load": [({"reloads": 19}, "only 19 of 20 reloads")],
     "lb-daemon-down": [({"killed": False}, "not running, or survived SIGKILL"),
                        ({"restarted": False}, "did not start again")],
+    "steady": [({"quiet_s": 300.0}, "only 300.0 s of the 600 s quiet")],
 }
 
 

@@ -584,7 +584,7 @@ static void test_command_repeats(void **state)
 		3); /* its rank: no "repeat" given */
 
 	/* the goals */
-	assert_int_equal(json_array_size(json_object_get(rep, "goals")), 25);
+	assert_int_equal(json_array_size(json_object_get(rep, "goals")), 27);
 	/* 39 [36, 42] against 0.25 x 63 [60, 66] = 15.75 [15, 16.5] */
 	g = goal_of(rep, "lb-poweroff", "failed");
 	assert_string_equal(json_string_value(json_object_get(g, "verdict")), "clearly not met");

@@ -34,6 +34,7 @@ EXPECTED = {
     "reload-under-load": (set(), set()),
     "lb-poweroff": ({"CphaHostFenced"}, HOST_DOWN),
     "lb-daemon-down": ({"CphaTargetDown"}, set()),
+    "steady": (set(), set()),
     "lb-hang": ({"CphaHostFenced"}, HOST_DOWN),
     "master-poweroff": ({"CphaHostFenced"}, HOST_DOWN),
     "lb-partition": ({"CphaHostFenced"}, HOST_DOWN),

@@ -191,7 +191,8 @@ def validity(name, f):
       apiserver-rolling-restart: restarted, masters;
       etcd-data-loss: unhealthy_seen; master-rebuild: fenced;
       reload-under-load: reloads, expected;
-      lb-daemon-down: killed, down_s, restarted.
+      lb-daemon-down: killed, down_s, restarted;
+      steady: quiet_s (how long nothing was done).
     A run is invalid when its fault did not have the effects it must."""
     if "started" in f and not f["started"]:
         return False, "not started: %s" % f.get("why", "the lab did not settle")
@@ -206,6 +207,9 @@ def validity(name, f):
         why = vip_moved_why(f, opened, broke)
         if why:
             return False, why
+    elif name == "steady":
+        if f.get("quiet_s", 0) < 599:
+            return False, "only %s s of the 600 s quiet" % f.get("quiet_s")
     elif name == "lb-daemon-down":
         if not f.get("killed"):
             return False, "the backup's load balancer was not running, or survived SIGKILL"

@@ -242,6 +242,20 @@ def reload_under_load(ctx):
     ctx.mark("reloads done")
 
 
+STEADY_S = 600
+
+
+def steady(ctx):
+    """Ten minutes of a settled lab, nothing done: the clients must see
+    nothing fail and monitoring must raise nothing."""
+    t0 = time.time()
+    ctx.mark("%d s of a settled lab, nothing done" % STEADY_S)
+    time.sleep(STEADY_S)
+    ctx.check["quiet_s"] = round(time.time() - t0, 1)
+    ctx.mark("done")
+    return t0
+
+
 # CphaTargetDown's for: is 2 minutes (monitoring/cpha-rules.yml): the
 # daemon stays down longer, so that the alert must fire
 DAEMON_DOWN_S = 150
@@ -668,6 +682,7 @@ SCENARIOS = [
     ("reload-under-load", reload_under_load),
     ("lb-poweroff", lb_poweroff),
     ("lb-daemon-down", lb_daemon_down),
+    ("steady", steady),
     ("lb-hang", lb_hang),
     ("master-poweroff", master_poweroff),
     ("lb-partition", lb_partition),
