@@ -162,30 +162,26 @@ static int k_basic_auth(struct rd *r, const yaml_node_t *v, void *o, const char 
 	return 0;
 }
 
-static int k_scrape(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+/* A Prometheus interval: whole seconds, at least one. */
+static int interval(struct rd *r, const yaml_node_t *v, const char *k, uint64_t *out)
 {
-	struct cp_prometheus *p = o;
-
-	if (desc_duration(r, v, k, &p->scrape_usec) < 0)
+	if (desc_duration(r, v, k, out) < 0)
 		return -1;
-	if (p->scrape_usec < 1000000 || p->scrape_usec % 1000000) {
+	if (*out < 1000000 || *out % 1000000) {
 		desc_err(r, v, "%s: give whole seconds, at least 1s", k);
 		return -1;
 	}
 	return 0;
 }
 
+static int k_scrape(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return interval(r, v, k, &((struct cp_prometheus *)o)->scrape_usec);
+}
+
 static int k_eval(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	struct cp_prometheus *p = o;
-
-	if (desc_duration(r, v, k, &p->eval_usec) < 0)
-		return -1;
-	if (p->eval_usec < 1000000 || p->eval_usec % 1000000) {
-		desc_err(r, v, "%s: give whole seconds, at least 1s", k);
-		return -1;
-	}
-	return 0;
+	return interval(r, v, k, &((struct cp_prometheus *)o)->eval_usec);
 }
 
 /* HOST:PORT, HOST an address ([v6]:port) or a DNS name. */

@@ -63,6 +63,18 @@ class Timeline(unittest.TestCase):
         self.assertEqual(a, b)
 
 
+class Attribute(unittest.TestCase):
+    def test_an_alert_counts_for_the_run_its_condition_began_in(self):
+        fired = [{"name": "CphaLBServerFlapping"}, {"name": "CphaTargetDown"},
+                 {"name": "CphaHostFenced"}]
+        kept = alerts.attribute(fired, [40.0, 100.5, None], start=100.0)
+        self.assertEqual([a["name"] for a in kept], ["CphaTargetDown", "CphaHostFenced"])
+
+    def test_promql_labels_are_quoted(self):
+        self.assertEqual(alerts.promql_labels({"b": 'x"y', "a": "1\\2", "cpha_cluster": "lab"}),
+                         'a="1\\\\2",b="x\\"y"')
+
+
 class Judge(unittest.TestCase):
     def fired(self, *names):
         return [{"name": n, "labels": {}, "fired": 1.0, "resolved": None} for n in names]

@@ -73,11 +73,21 @@ def timeline(notes, start, end, t0, carried=()):
         if a["status"] == "firing":
             if k not in by or by[k]["resolved"] is not None:
                 by[k] = {"name": a["name"], "labels": dict(a.get("labels", {})),
-                         "fired": round(t - t0, 1), "resolved": None}
+                         "fired": round(t - t0, 1), "resolved": None, "at": t}
                 out.append(by[k])
         elif a["status"] == "resolved" and k in by and by[k]["resolved"] is None:
             by[k]["resolved"] = round(t - t0, 1)
     return out
+
+
+def attribute(fired, since, start):
+    """The alerts of fired whose condition began in the run: since[i] is
+    when fired[i] became active (pending), None when unknown (a rule
+    without for: fires when it becomes active). One that became active
+    before the run's start fired late for an earlier run's cause (a for:
+    longer than the runs, as CphaLBServerFlapping's 5 minutes) and is not
+    this run's."""
+    return [a for a, s in zip(fired, since) if s is None or s >= start - 1.0]
 
 
 def judge(name, fired, firing_at_end=()):
@@ -104,10 +114,13 @@ def describe(a):
         "resolved %+.1f s" % a["resolved"] if a["resolved"] is not None else "still firing")
 
 
-def query(lab, promql, timeout=5):
-    """Prometheus's instant query on the client host: the result list, or
-    None when Prometheus does not answer."""
-    url = "%s/api/v1/query?%s" % (PROMETHEUS, urllib.parse.urlencode({"query": promql}))
+def query(lab, promql, timeout=5, at=None):
+    """Prometheus's instant query on the client host (at a time, or now):
+    the result list, or None when Prometheus does not answer."""
+    params = {"query": promql}
+    if at is not None:
+        params["time"] = "%.3f" % at
+    url = "%s/api/v1/query?%s" % (PROMETHEUS, urllib.parse.urlencode(params))
     r = lab.host("client").run(["curl", "-sf", "-m", str(timeout), url], check=False,
                                timeout=timeout + 5)
     if r.returncode:
@@ -130,6 +143,24 @@ def active(lab, state):
             labels.pop(k, None)
         out.add(ident({"name": name, "labels": labels}))
     return out
+
+
+def promql_labels(labels):
+    """{k="v",...} of labels, quoted as PromQL string literals."""
+    return ",".join('%s="%s"' % (k, v.replace("\\", "\\\\").replace('"', '\\"'))
+                    for k, v in sorted(labels.items()) if k not in EXTERNAL)
+
+
+def active_since(lab, a):
+    """When alert a (a timeline entry) became active, from the series
+    Prometheus keeps for alerts with a for: (ALERTS_FOR_STATE, whose value
+    is that time) at the moment it fired; None without one."""
+    sel = promql_labels(dict(a["labels"], alertname=a["name"]))
+    res = query(lab, "ALERTS_FOR_STATE{%s}" % sel, at=a["at"])
+    try:
+        return float(res[0]["value"][1]) if res else None
+    except (KeyError, IndexError, ValueError):
+        return None
 
 
 def running(lab):

@@ -303,7 +303,8 @@ def run_attempt(sess, stack, name, rnd, attempt):
     time.sleep(3)
     end = time.time()
     if watching:
-        end = alerts_settled(lab, end, progress)
+        time.sleep(2)  # Alertmanager notifies at once (group_wait 0s); the recorder writes
+        end = time.time()
     if t0:
         ctx.timings["serve_ms"] = serve_again(ev.path, t0, end)
     if name == "lb-hang":
@@ -326,6 +327,7 @@ def run_attempt(sess, stack, name, rnd, attempt):
     if watching:
         fired = alerts.timeline(alerts.recorded(lab, start, end), start, end, t0 or start,
                                 carried)
+        fired = alerts.attribute(fired, [alerts.active_since(lab, a) for a in fired], start)
         missed, spurious = alerts.judge(name, fired, alerts.active(lab, "firing"))
         ctx.notes += [alerts.describe(a) for a in fired]
         if missed:
@@ -361,19 +363,6 @@ def run_attempt(sess, stack, name, rnd, attempt):
     if not valid:
         out["invalid_reason"] = why
     return out
-
-
-def alerts_settled(lab, end, progress, limit=150):
-    """The end of a run's window once no alert is pending (each has fired
-    or cleared within the run) and the last notifications have arrived;
-    at most limit seconds after end."""
-    deadline = end + limit
-    while time.time() < deadline and alerts.active(lab, "pending"):
-        time.sleep(1)
-    if time.time() >= deadline:
-        progress("  alerts still pending %d s after the run: judged as they stand" % limit)
-    time.sleep(2)  # Alertmanager notifies at once (group_wait 0s); the recorder writes
-    return time.time()
 
 
 def run(lab, a, progress):
