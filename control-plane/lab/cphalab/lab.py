@@ -39,8 +39,8 @@ METRICS_PASSWORD_FILE = "/etc/cpha/secrets/metrics"
 MONITORING = {"listen": "host", "tls": True,
               "basic_auth": {"user": METRICS_USER, "password_hash": METRICS_HASH,
                              "password_file": METRICS_PASSWORD_FILE},
-              # Prometheus on the client host, every second (docs/lab.md, "Alerts")
-              "prometheus": {"scrape_interval": "1s", "alertmanagers": ["127.0.0.1:9093"]}}
+              # Prometheus on the client host, every 5 s (docs/lab.md, "Alerts")
+              "prometheus": {"scrape_interval": "5s", "alertmanagers": ["127.0.0.1:9093"]}}
 # The client host's Alertmanager sends every notification, at once, to the
 # lab's recorder (alertlog.py), which keeps them for the runs' reports.
 ALERTLOG_LISTEN = "127.0.0.1:9095"
@@ -79,7 +79,7 @@ monitoring:
   listen: host
   tls: true
   basic_auth: {user: %(muser)s, password_hash: '%(mhash)s', password_file: %(mfile)s}
-  prometheus: {scrape_interval: 1s, alertmanagers: ['127.0.0.1:9093']}
+  prometheus: {scrape_interval: 5s, alertmanagers: ['127.0.0.1:9093']}
 """
 
 
