@@ -138,7 +138,8 @@ def render(shims, desc, out, overlay=None):
 
 
 # What the masters' renderer writes (tests/unit/test_cpha_render.c checks it).
-MASTER_FILES = ("/etc/kubernetes/", "/var/lib/kube-", "/etc/systemd/system/", "cluster/admin.conf")
+MASTER_FILES = ("/etc/kubernetes/", "/var/lib/kube-", "/etc/systemd/system/", "cluster/admin.conf",
+                "cluster/super-admin.conf", "cluster/bootstrap-rbac.yaml")
 
 
 def lb_ha(files):
@@ -430,4 +431,4 @@ if __name__ == "__main__":
     if reason:
         print("SKIP: %s" % reason, flush=True)
         sys.exit(util.SKIP)
-    util.run_tests()
+    sys.exit(util.run_tests())
