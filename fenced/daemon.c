@@ -511,6 +511,7 @@ static void deliver_fenced(struct fenced *d, uint32_t from, const char *msg)
 	d->nodes[i].fenced_by = by;
 	d->nd[i].vip = false;
 	d->nd[i].victim_since = 0;
+	d->nd[i].fenced++;
 	d->fenced++;
 	if (strcmp(how, "ack") == 0)
 		d->acks++;

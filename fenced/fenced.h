@@ -48,6 +48,7 @@ struct fenced_nd {
 	unsigned run_level;            /* index into cfg->levels */
 	uint64_t run_started;          /* monotonic us */
 	uint64_t victim_since;         /* wall us, for show */
+	uint64_t fenced;               /* times the domain fenced it, acks included */
 	/* power-check: its power state as its fence devices last said */
 	struct fenced_power_run *prun; /* a check runs */
 	enum fenced_power power;

@@ -261,6 +261,12 @@ void fenced_prometheus(struct fenced *d, struct cpha_buf *b)
 	cpha_prom_family(b, "fenced_fenced_total", "counter",
 		"nodes fenced in the domain (any member's outcome, acks included)");
 	cpha_prom_sample(b, "fenced_fenced_total", (double)d->fenced, NULL);
+	cpha_prom_family(b, "fenced_node_fenced_total", "counter",
+		"times the domain fenced each node (acks included), as this member saw it");
+	for (i = 0; i < d->nnodes; i++)
+		if (d->nd[i].name[0])
+			cpha_prom_sample(b, "fenced_node_fenced_total", (double)d->nd[i].fenced,
+				"node", d->nd[i].name, NULL);
 	cpha_prom_family(b, "fenced_acks_total", "counter", "manual acknowledgements");
 	cpha_prom_sample(b, "fenced_acks_total", (double)d->acks, NULL);
 	cpha_prom_family(b, "fenced_skipped_total", "counter",

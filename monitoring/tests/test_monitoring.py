@@ -231,7 +231,7 @@ class Dashboard(unittest.TestCase):
         joined = "\n".join(self.exprs())
         for metric in ["up", "vipd_instance_state", "lbd_server_up", "vipd_vip_held",
                        "lbd_backend_active_servers", "fenced_pending", "fenced_pending_overdue",
-                       "fenced_failed", "fenced_fenced_total", "fenced_quorate",
+                       "fenced_failed", "fenced_node_fenced_total", "fenced_quorate",
                        "etcd_server_leader_changes_seen_total", "etcd_server_has_leader",
                        "cpha_lease_renew_age_seconds"]:
             with self.subTest(metric=metric):

@@ -174,6 +174,12 @@ def scenario_crash(cl):
     check(m.get('fenced_attempts_total{result="ok"}', 0) >= 1 and
           m.get("fenced_fenced_total", 0) >= 1 and
           m.get("fenced_attempt_duration_seconds_count", 0) >= 1, "n1's metrics: %r" % m)
+    # the victim named, on the member that fenced it and on the one that deferred
+    for n in (n1, n2):
+        mm = metrics(n)
+        check(mm.get('fenced_node_fenced_total{node="n3"}', 0) >= 1 and
+              mm.get('fenced_node_fenced_total{node="n1"}') == 0,
+              "%s's fenced_node_fenced_total: %r" % (n.name, mm))
     text = status(n1)
     st = json.loads(text)
     check(st["daemon"] == "fenced" and st["quorate"] is True and st["pid"] > 0 and
