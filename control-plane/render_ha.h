@@ -15,6 +15,10 @@
 /* Where the daemons of an LB host listen, as rendered. */
 #define RENDER_LBD_SOCKET          "/run/lbd/admin.sock"
 #define RENDER_HAPROXY_SOCKET      "/run/haproxy/admin.sock"
+/* HAProxy's read-only stats socket, for prometheus-haproxy-exporter (with
+ * monitoring.prometheus), and where that exporter listens (its default) */
+#define RENDER_HAPROXY_STATS_SOCKET "/run/haproxy/stats.sock"
+#define RENDER_HAPROXY_EXPORTER_PORT 9101
 #define RENDER_VIPD_SOCKET         "/run/vipd/admin.sock"
 #define RENDER_FENCED_SOCKET       "/run/fenced/admin.sock"
 #define RENDER_LB_MONITOR          "127.0.0.1:8404" /* /healthz (503: no apiserver up), /metrics */
@@ -63,6 +67,10 @@ bool ha_tier_holds_vip(const struct cp_cluster *c, enum ha_tier t);
 #define RENDER_LBD_WEB      "/etc/lbd/" RENDER_MON_WEB_NAME
 #define RENDER_VIPD_WEB     "/etc/vipd/" RENDER_MON_WEB_NAME
 #define RENDER_FENCED_WEB   "/etc/fenced/" RENDER_MON_WEB_NAME
+/* prometheus-haproxy-exporter's (Debian's package reads ARGS from its
+ * /etc/default file) */
+#define RENDER_HAPROXY_EXPORTER_WEB  "/etc/haproxy/exporter-" RENDER_MON_WEB_NAME
+#define RENDER_HAPROXY_EXPORTER_ARGS "/etc/default/prometheus-haproxy-exporter"
 
 /* The address:port a daemon of host h listens on for port (monitoring.listen:
  * 127.0.0.1 or [::1] by default, the host's address, or the one given). */

@@ -102,7 +102,7 @@ static void lb_config(const struct cp_cluster *c, const struct cp_host *self, st
 	put(b, "# HAProxy's configuration language%s.\n\n",
 		haproxy ? "" : " (TCP subset; see lbd.cfg(5))");
 	put(b, "global\n");
-	if (haproxy)
+	if (haproxy) {
 		/* Debian's haproxy.cfg: syslog through the chroot's /dev/log */
 		put(b, "    log /dev/log local0\n"
 		       "    chroot /var/lib/haproxy\n"
@@ -110,7 +110,13 @@ static void lb_config(const struct cp_cluster *c, const struct cp_host *self, st
 		       "    group haproxy\n"
 		       "    stats socket " RENDER_HAPROXY_SOCKET " mode 660 level admin\n"
 		       "    stats timeout 30s\n");
-	else {
+		if (c->mon.prom.on)
+			put(b, "    # read-only (show stat, show info) for "
+			       "prometheus-haproxy-exporter,\n"
+			       "    # whose user is in the group haproxy\n"
+			       "    stats socket " RENDER_HAPROXY_STATS_SOCKET
+			       " mode 660 group haproxy level user\n");
+	} else {
 		put(b, "    log stdout format raw local0\n"
 		       "    stats socket " RENDER_LBD_SOCKET " mode 600 level admin\n");
 		render_mon_lines(c, self, "metrics-bind", "metrics-web-config",

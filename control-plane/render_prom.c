@@ -11,6 +11,10 @@
  *                                       on the Prometheus host
  *   HOST:/etc/systemd/system/cpha-check-textfile.{service,timer}
  *                                       `cpha check --textfile` every 5 min
+ *   HOST:/etc/default/prometheus-haproxy-exporter, and its web
+ *   configuration               where HAProxy is the load balancer:
+ *                                       the community's exporter, on the
+ *                                       stats socket, scraped as "haproxy"
  *
  * Which daemons a host runs is read from the files the other modules made
  * (render_all calls this one last). Pure: text from the model. */
@@ -126,6 +130,9 @@ static void prometheus_yml(const struct cp_cluster *c, struct render_set *s, str
 	daemon_job(c, s, "cpha-lbd", RENDER_LBD_CFG, RENDER_LBD_METRICS_PORT, b);
 	daemon_job(c, s, "cpha-vipd", RENDER_VIPD_CONF, RENDER_VIPD_METRICS_PORT, b);
 	daemon_job(c, s, "cpha-fenced", RENDER_FENCED_CONF, RENDER_FENCED_METRICS_PORT, b);
+	/* HAProxy in lbd's place: its exporter, behind the same web
+	 * configuration as the daemons' (haproxy_exporter()) */
+	daemon_job(c, s, "haproxy", RENDER_HAPROXY_CFG, RENDER_HAPROXY_EXPORTER_PORT, b);
 
 	/* etcd's metrics listener (render_master: listen-metrics-urls); with
 	 * TLS it asks for a client certificate of cpha's CA */
@@ -217,6 +224,35 @@ static void timer_units(struct render_set *s, const char *host, const char *stem
 		what, period, period);
 }
 
+/* prometheus-haproxy-exporter on an LB host of HAProxy: it reads the
+ * read-only stats socket (render_lb.c) and serves haproxy_* metrics on the
+ * host's monitoring address, with the daemons' TLS and basic auth. It runs
+ * as the user prometheus, who must read the socket (group haproxy) and the
+ * metrics key (docs/monitoring.md, "HAProxy and keepalived"). */
+static void haproxy_exporter(const struct cp_cluster *c, const struct cp_host *h,
+	struct render_set *s)
+{
+	char a[CPHA_ADDR_STRLEN + 8];
+	struct cpha_buf *b = render_add(s, h->name, RENDER_HAPROXY_EXPORTER_ARGS, 0644,
+		RENDER_CHECK_NONE);
+
+	put(b,
+		"# prometheus-haproxy-exporter on %s: HAProxy's read-only stats socket,\n"
+		"# served where Prometheus scrapes the job haproxy.\n"
+		"# Rendered by `cpha render` from the cluster description: change that, not "
+		"this file.\n"
+		"ARGS=\"--haproxy.scrape-uri=unix:" RENDER_HAPROXY_STATS_SOCKET
+		" --web.listen-address=%s",
+		h->name, render_mon_bind(c, h, RENDER_HAPROXY_EXPORTER_PORT, a, sizeof(a)));
+	if (render_mon_web(c)) {
+		put(b, " --web.config.file=" RENDER_HAPROXY_EXPORTER_WEB);
+		render_mon_web_file(c, h, "prometheus-haproxy-exporter",
+			render_add(s, h->name, RENDER_HAPROXY_EXPORTER_WEB, 0640,
+				RENDER_CHECK_YAML));
+	}
+	put(b, "\"\n");
+}
+
 int render_prom(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d)
 {
 	const struct cp_prometheus *p = &c->mon.prom;
@@ -236,6 +272,8 @@ int render_prom(const struct cp_cluster *c, struct render_set *s, struct cp_diag
 			h->name, p->textfile_dir);
 		timer_units(
 			s, h->name, CHECK_UNIT, "cpha check of this host's files", exec, "5min");
+		if (render_find(s, h->name, RENDER_HAPROXY_CFG))
+			haproxy_exporter(c, h, s);
 	}
 	snprintf(exec, sizeof(exec),
 		"/usr/bin/cpha -f /etc/cpha/cluster.yaml status --pki %s/pki --quiet --textfile "

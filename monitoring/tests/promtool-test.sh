@@ -1,7 +1,7 @@
 #!/bin/sh
 # unit.monitoring_rules: promtool checks monitoring/cpha-rules.yml (syntax,
 # PromQL, templates, its linter) and runs every unit test in
-# monitoring/tests/*.yml. Usage: promtool-test.sh [PROMTOOL]
+# monitoring/tests/*.yml, and checks the lab's peer-rules.yml. Usage: promtool-test.sh [PROMTOOL]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 promtool=${1:-}
@@ -14,5 +14,9 @@ if [ -z "$promtool" ]; then
 	exit 1
 fi
 "$promtool" check rules "$here/../cpha-rules.yml"
+# the lab's rules for the peer stack (the community's, for HAProxy's exporter)
+"$promtool" check rules "$here/../../control-plane/lab/cphalab/peer-rules.yml"
 cd "$here"
+"$promtool" test rules ./*.yml
+cd peer
 "$promtool" test rules ./*.yml

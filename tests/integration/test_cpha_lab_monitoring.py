@@ -15,6 +15,10 @@ node-exporter on the client host, with what `cpha render` wrote
   resolves once it is removed;
 - every query of the Grafana dashboard returns data and no error from the
   lab's Prometheus (but the watchdog's: the lab has no watchdog device);
+- the peer stack (`run --peer-only lb-daemon-down`): Prometheus reloaded
+  with the haproxy job and the community's rules (peer-rules.yml), every
+  target up; HAProxy killed on the backup LB host raises HaproxyDown,
+  notified and resolved, and nothing else;
 then `cpha lab down` leaves nothing.
 Exit 0 pass, 77 skip (not root, or Prometheus not installed), 1 fail.
     sudo python3 tests/integration/test_cpha_lab_monitoring.py
@@ -193,6 +197,40 @@ def dashboard():
     check(not empty, "queries without data: %s" % empty)
 
 
+def peer(report):
+    step("the peer stack: HAProxy's exporter and the community's rules; HaproxyDown "
+         "fires, is notified, resolves")
+    t_start = time.time()
+    lab("run", "--peer-only", "--report", report, "lb-daemon-down", timeout=900)
+    with open(os.path.join(report, "report.json")) as f:
+        rep = json.load(f)
+    s = rep["runs"][0]["scenarios"][0]
+    check(s["name"] == "lb-daemon-down", s["name"])
+    check(s["repeats"][0]["valid"], "lb-daemon-down (peer) invalid: %s" % s["repeats"][0])
+    check("alerts_as_expected" not in s["invariants"],
+          "the peer's alerts judged: %s" % s["invariants"])
+    notes = [n for n in s.get("notes", []) if n.startswith("alert ")]
+    check(len(notes) == 1 and notes[0].startswith("alert HaproxyDown{host=lb"),
+          "alerts of the peer's run: %s" % notes)
+    groups = [g["name"] for g in prom("rules")["groups"]]
+    check(groups == ["peer-haproxy", "peer-prometheus"], "rule groups: %s" % groups)
+    jobs = {}
+    for r in prom("query", query="up")["result"]:
+        jobs.setdefault(r["metric"]["job"], []).append(
+            (r["metric"].get("host"), r["value"][1]))
+    check(sorted(h for h, _ in jobs.get("haproxy", [])) == ["lb1", "lb2"],
+          "haproxy targets: %s" % jobs.get("haproxy"))
+    check(all(v == "1" for h, v in jobs["haproxy"]), "haproxy targets: %s" % jobs["haproxy"])
+
+    def seen():
+        return [(a["name"], a["status"]) for _, a in recorded(t_start)
+                if a["name"].startswith(("Haproxy", "PrometheusTarget"))]
+    util.wait_until(lambda: ("HaproxyDown", "resolved") in seen(), 30, interval=1,
+                    what="HaproxyDown resolved (notified: %s)" % seen())
+    check(set(seen()) == {("HaproxyDown", "firing"), ("HaproxyDown", "resolved")},
+          "the peer's notifications: %s" % seen())
+
+
 def main():
     if os.geteuid() != 0:
         print("skipped: cpha lab needs root (network namespaces)")
@@ -210,6 +248,7 @@ def main():
         daemon_down(report)
         vip_twice()
         dashboard()
+        peer(os.path.join(report, "peer"))
         shutil.rmtree(report, ignore_errors=True)  # kept only when the test fails
     finally:
         step("cpha lab down")

@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(TOP, "control-plane", "lab"))
 
-from cphalab import alertlog, alerts, scenarios  # noqa: E402
+from cphalab import alertlog, alerts, build, scenarios  # noqa: E402
 
 
 def note(name, status, **labels):
@@ -128,6 +128,53 @@ class Recorder(unittest.TestCase):
 
     def test_no_file_no_alerts(self):
         self.assertEqual(alertlog.read("/nonexistent/alerts.jsonl", 0, 1), [])
+
+
+class Rfc3339(unittest.TestCase):
+    def test_prometheus_times(self):
+        self.assertEqual(alerts.rfc3339("2026-11-29T03:50:01Z"), 1795924201.0)
+        self.assertAlmostEqual(alerts.rfc3339("2026-11-29T03:50:01.25Z"), 1795924201.25)
+        self.assertAlmostEqual(alerts.rfc3339("2026-11-29T04:50:01.5+01:00"), 1795924201.5)
+        self.assertIsNone(alerts.rfc3339("0001-01-01"))
+        self.assertIsNone(alerts.rfc3339(""))
+
+
+class PeerPrometheus(unittest.TestCase):
+    """The peer stack's Prometheus configuration: cpha render's, without
+    the fenced targets of the LB hosts (the lab runs none beside
+    keepalived)."""
+    YML = """scrape_configs:
+  - job_name: cpha-fenced
+    static_configs:
+      - targets: ['198.18.0.11:9122']
+        labels: {host: m1}
+      - targets: ['198.18.0.21:9122']
+        labels: {host: lb1}
+      - targets: ['198.18.0.22:9122']
+        labels: {host: lb2}
+  - job_name: haproxy
+    static_configs:
+      - targets: ['198.18.0.21:9101']
+        labels: {host: lb1}
+"""
+
+    def test_only_the_jobs_targets_on_those_hosts_go(self):
+        got = build.without_targets(self.YML, "cpha-fenced", ["lb1", "lb2"])
+        self.assertEqual(got, self.YML.replace(
+            "      - targets: ['198.18.0.21:9122']\n        labels: {host: lb1}\n", "").replace(
+            "      - targets: ['198.18.0.22:9122']\n        labels: {host: lb2}\n", ""))
+        self.assertIn("198.18.0.21:9101", got)
+        self.assertIn("198.18.0.11:9122", got)
+
+    def test_a_whole_job(self):
+        got = build.without_targets(self.YML, "cpha-fenced")
+        self.assertEqual(got, self.YML[:self.YML.index("  - job_name: cpha-fenced")]
+                         + self.YML[self.YML.index("  - job_name: haproxy"):])
+        self.assertEqual(build.without_targets(self.YML, "haproxy"),
+                         self.YML[:self.YML.index("  - job_name: haproxy")])
+
+    def test_nothing_to_remove(self):
+        self.assertEqual(build.without_targets(self.YML, "etcd", ["lb1"]), self.YML)
 
 
 if __name__ == "__main__":

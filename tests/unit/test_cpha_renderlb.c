@@ -607,6 +607,35 @@ static void test_prometheus(void **state)
 	render_pcs_free(&p);
 	cpha_buf_free(&b);
 	cluster_free(c);
+
+	/* HAProxy in lbd's place: its exporter on a read-only stats socket,
+	 * behind the daemons' TLS and basic auth, scraped as "haproxy" */
+	c = load_variant(SAMPLE, mon, "load_balancer: lbd ", "load_balancer: haproxy ", NULL);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(render_lb(c, &s, &d), 0);
+	assert_int_equal(render_ha_files(c, &s, &d), 0);
+	assert_int_equal(render_prom(c, &s, &d), 0);
+	assert_int_equal(d.nerrs, 0);
+	has(text_of(&s, "lb01", "/etc/haproxy/haproxy.cfg"),
+		"    stats socket /run/haproxy/stats.sock mode 660 group haproxy level user\n");
+	t = text_of(&s, "lb01", "/etc/default/prometheus-haproxy-exporter");
+	has(t, "ARGS=\"--haproxy.scrape-uri=unix:/run/haproxy/stats.sock "
+	       "--web.listen-address=10.10.10.4:9101 "
+	       "--web.config.file=/etc/haproxy/exporter-metrics-web.yml\"\n");
+	has(text_of(&s, "lb01", "/etc/haproxy/exporter-metrics-web.yml"),
+		"basic_auth_users:\n");
+	assert_null(render_find(&s, "kubem00", "/etc/default/prometheus-haproxy-exporter"));
+	t = text_of(&s, NULL, "prometheus/prometheus.yml");
+	has(t, "  - job_name: haproxy\n"
+	       "    scheme: https\n");
+	has(t, "      - targets: ['10.10.10.3:9101']\n"
+	       "        labels: {host: lb00}\n"
+	       "      - targets: ['10.10.10.4:9101']\n"
+	       "        labels: {host: lb01}\n");
+	lacks(t, "job_name: cpha-lbd");
+	render_set_free(&s);
+	cp_diag_free(&d);
+	cluster_free(c);
 }
 
 /* Where cpha status reaches a host's listener, for each monitoring.listen:

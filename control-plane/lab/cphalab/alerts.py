@@ -11,7 +11,9 @@ that did not fire (missed) or one it may not raise that did (spurious).
 The judging is pure (unit-tested in tests/lab); firing() and pending()
 ask Prometheus."""
 
+import datetime
 import json
+import re
 import urllib.parse
 
 from . import alertlog
@@ -105,10 +107,11 @@ def judge(name, fired, firing_at_end=()):
 
 
 def describe(a):
-    """One line of the report: "CphaHostFenced{host=m1} fired +4.2 s,
+    """One line of the report: "CphaHostFenced{node=m1} fired +4.2 s,
     resolved +190.0 s"."""
     lab = ",".join("%s=%s" % kv for kv in sorted(a["labels"].items())
-                   if kv[0] in ("host", "node", "backend", "server", "vip", "lease", "member"))
+                   if kv[0] in ("job", "host", "node", "backend", "server", "vip", "lease",
+                                    "member"))
     return "alert %s%s fired %+.1f s, %s" % (
         a["name"], "{%s}" % lab if lab else "", a["fired"],
         "resolved %+.1f s" % a["resolved"] if a["resolved"] is not None else "still firing")
@@ -161,6 +164,33 @@ def active_since(lab, a):
         return float(res[0]["value"][1]) if res else None
     except (KeyError, IndexError, ValueError):
         return None
+
+
+def config_time(lab):
+    """When Prometheus last loaded its configuration successfully (its
+    runtime information), as a time stamp; None when it does not answer or
+    its last reload failed."""
+    r = lab.host("client").run(["curl", "-sf", "-m", "5",
+                                PROMETHEUS + "/api/v1/status/runtimeinfo"],
+                               check=False, timeout=10)
+    try:
+        d = json.loads(r.stdout)["data"] if r.returncode == 0 else None
+    except (ValueError, KeyError):
+        return None
+    if not d or not d.get("reloadConfigSuccess"):
+        return None
+    return rfc3339(d.get("lastConfigTime", ""))
+
+
+def rfc3339(s):
+    """Seconds since the epoch of an RFC 3339 time as Prometheus writes
+    it ("2026-11-29T03:50:01.123456789Z"); None if it is not one."""
+    m = re.match(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$", s)
+    if not m:
+        return None
+    tz = "+00:00" if m.group(3) == "Z" else m.group(3)
+    base = datetime.datetime.fromisoformat(m.group(1) + tz).timestamp()
+    return base + float("0" + (m.group(2) or ""))
 
 
 def running(lab):

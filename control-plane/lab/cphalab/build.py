@@ -14,10 +14,12 @@ import os
 import pwd
 import shlex
 import shutil
+import signal
 import subprocess
+import time
 
 from . import lab as labmod
-from . import guide, units
+from . import alerts, guide, units
 from .hosts import LabError
 
 KUBE = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"]
@@ -382,7 +384,7 @@ def start_lb_daemons(host):
 
 
 def stop_lb_daemons(host):
-    for n in ("vipd", "keepalived", "lbd", "haproxy"):
+    for n in (HAPROXY_EXPORTER, "vipd", "keepalived", "lbd", "haproxy"):
         host.stop(n)
 
 
@@ -406,6 +408,11 @@ def start_lb(host):
 
 
 MONITOR_UNITS = ("prometheus-node-exporter", "cpha-check-textfile.timer")
+# HAProxy's exporter, on the peer stack's LB hosts where cpha render wrote
+# its arguments (monitoring.prometheus)
+HAPROXY_EXPORTER = "prometheus-haproxy-exporter"
+HAPROXY_EXPORTER_ARGS = "/etc/default/prometheus-haproxy-exporter"
+PEER_RULES = "peer-rules.yml"  # beside this file
 
 
 def start_monitor(host):
@@ -413,6 +420,84 @@ def start_monitor(host):
     (docs/deploy.md, "Monitoring")."""
     if os.path.exists(host.path("/etc/systemd/system/cpha-check-textfile.timer")):
         start_units(host, list(MONITOR_UNITS))
+    start_haproxy_exporter(host)
+
+
+def start_haproxy_exporter(host):
+    """HAProxy's exporter on a peer LB host (docs/monitoring.md, "HAProxy
+    and keepalived"), after HAProxy: it reads HAProxy's stats socket."""
+    if (host.role == "lb" and lb_stack(host) != "cpha" and host.powered()
+            and os.path.exists(host.path(HAPROXY_EXPORTER_ARGS))
+            and not host.service_pid(HAPROXY_EXPORTER)):
+        start_units(host, [HAPROXY_EXPORTER])
+
+
+def without_targets(text, job, hosts=None):
+    """prometheus.yml as cpha render writes it (a target's line, then its
+    labels {host: NAME}), without job's targets on hosts, or without the
+    job (hosts None): the peer stack's LB hosts run no fenced in the lab
+    (start_lb), though the description gives them one."""
+    lines = text.splitlines(True)
+    out, cur, i = [], None, 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("  - job_name: "):
+            cur = line.split(":", 1)[1].strip()
+        elif not line.startswith("    "):
+            cur = None
+        if cur == job and hosts is None:
+            i += 1
+            continue
+        nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        if (cur == job and line.startswith("      - targets: ")
+                and nxt in ["labels: {host: %s}" % h for h in hosts]):
+            i += 2
+            continue
+        out.append(line)
+        i += 1
+    return "".join(out)
+
+
+# The LB hosts' scrape jobs of either stack (the daemons' and HAProxy's)
+LB_JOBS = ("cpha-lbd", "cpha-vipd", "haproxy")
+
+
+def prometheus_config(lab, out, stack, lb=True):
+    """The client's Prometheus follows the LB stack: the configuration cpha
+    render wrote for it (jobs cpha-lbd, cpha-vipd and cpha-fenced, or
+    haproxy) with cpha's rules, or for the peer the community's HAProxy
+    rules (peer-rules.yml), then a reload (SIGHUP), waited for. Without lb,
+    none of the LB hosts' jobs: the switch drops the old stack's before
+    stopping it, as Prometheus writes no staleness markers for the series
+    of a job a reload removed (a last `up` of 0, from a daemon stopped
+    between two scrapes, would stand for 5 minutes). Nothing without a
+    Prometheus on the client."""
+    client = lab.host("client")
+    if not client.service_pid("prometheus"):
+        return
+    with open(os.path.join(out, "cluster", "prometheus", "prometheus.yml")) as f:
+        text = f.read()
+    lbs = [h.name for h in lab.by_role("lb")]
+    if stack != "cpha":
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, PEER_RULES)) as f:
+            client.write("/etc/prometheus/" + PEER_RULES, f.read(), 0o644)
+        text = text.replace("\n  - cpha-rules.yml\n", "\n  - %s\n" % PEER_RULES, 1)
+    if stack != "cpha" or not lb:
+        text = without_targets(text, "cpha-fenced", lbs)
+    if not lb:
+        for job in LB_JOBS:
+            text = without_targets(text, job)
+    client.write("/etc/prometheus/prometheus.yml", text, 0o644)
+    since = time.time()
+    client.signal("prometheus", signal.SIGHUP)
+    end = since + 30
+    while time.time() < end:
+        t = alerts.config_time(lab)
+        if t is not None and t >= since - 1.0:
+            return
+        time.sleep(0.5)
+    raise LabError("client: Prometheus did not reload its configuration in 30 s")
 
 
 def start_alerting(lab):

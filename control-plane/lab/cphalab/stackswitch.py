@@ -6,6 +6,8 @@ from . import build, observe
 def switch(lab, stack, progress):
     progs = build.Programs()
     desc, out = build.make_files(lab, progs, stack)
+    # Prometheus: no LB job while the stacks change, then the new one's
+    build.prometheus_config(lab, out, stack, lb=False)
     for h in lab.by_role("lb"):
         build.stop_lb_daemons(h)
     for h in lab.by_role("lb"):
@@ -15,6 +17,10 @@ def switch(lab, stack, progress):
         elif not h.service_pid("corosync"):
             build.start_lb_cluster(h)
         build.start_lb_daemons(h)
+        build.start_haproxy_exporter(h)
     lab.info["stack"] = stack
     lab.save()
-    observe.wait_settled(lab, 120, progress)
+    try:
+        observe.wait_settled(lab, 120, progress)
+    finally:
+        build.prometheus_config(lab, out, stack)
