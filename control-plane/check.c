@@ -18,37 +18,10 @@
 #include "cpha.h"
 #include "digest.h"
 #include "duration.h"
+#include "fileio.h"
 #include "render.h"
 #include "run.h"
 #include "textfile.h"
-
-/* Read a whole file; -errno on failure. */
-static int slurp(const char *path, struct cpha_buf *b)
-{
-	char chunk[16384];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd == -1)
-		return -errno;
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			n = -errno;
-			close(fd);
-			return (int)n;
-		}
-		if (cpha_buf_append(b, chunk, (size_t)n) < 0) {
-			close(fd);
-			return -ENOMEM;
-		}
-	}
-	close(fd);
-	if (!b->data)
-		cpha_buf_puts(b, "");
-	return 0;
-}
 
 /* Print `diff -u` of the installed file against the rendered text. */
 static void print_diff(const char *installed, const char *path, const struct cpha_buf *want)
@@ -58,7 +31,7 @@ static void print_diff(const char *installed, const char *path, const struct cph
 	int fd = mkstemp(tmp);
 	bool missing = false;
 
-	if (fd == -1 || write(fd, want->data, want->len) != (ssize_t)want->len) {
+	if (fd == -1 || cpha_write_all(fd, want->data, want->len) < 0) {
 		if (fd != -1) {
 			close(fd);
 			unlink(tmp);
@@ -259,7 +232,7 @@ int cmd_check(int argc, char **argv, const char *file)
 			continue;
 		if (asprintf(&path, "%s%s", root, f->path) < 0)
 			goto out;
-		r = slurp(path, &have);
+		r = cpha_buf_read_file(&have, path, 0, 0);
 		if (r < 0) {
 			printf("%s: DRIFT: %s\n", f->path, r == -ENOENT ? "missing" : strerror(-r));
 			drift++;

@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "cpha.h"
+#include "fileio.h"
 #include "install.h"
 #include "install_plan.h"
 #include "render.h"
@@ -253,53 +254,15 @@ static int check_action(const char *rroot, const struct install_action *a,
 	return 0;
 }
 
-/* Write data to dir/name whole: a temporary file beside it, its mode and
- * owner, fsync, rename, fsync of the directory. Returns 0 or -errno. */
+/* Write data to dir/name whole (cpha_write_file_atomic: a temporary file
+ * beside it, owner, mode, fsync, rename). Returns 0 or -errno. */
 static int write_whole(const char *dir, const char *name, const struct cpha_buf *data,
 	unsigned mode, uid_t uid, gid_t gid)
 {
-	char *tmp, *dst = join(dir, name);
-	size_t off = 0;
-	int fd, dfd, r = 0;
+	char *dst = join(dir, name);
+	int r = cpha_write_file_atomic(dst, data->data ? data->data : "", data->len, mode, uid,
+		gid);
 
-	if (asprintf(&tmp, "%s/.%s.cpha-XXXXXX", dir, name) < 0)
-		oom();
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd == -1) {
-		r = -errno;
-		goto out;
-	}
-	while (off < data->len) {
-		ssize_t n = write(fd, data->data + off, data->len - off);
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (!r && uid != (uid_t)-1 && fchown(fd, uid, gid) == -1)
-		r = -errno;
-	if (!r && fchmod(fd, mode) == -1) /* after chown, which may clear set-id bits */
-		r = -errno;
-	if (!r && fsync(fd) == -1)
-		r = -errno;
-	if (close(fd) == -1 && !r)
-		r = -errno;
-	if (!r && rename(tmp, dst) == -1)
-		r = -errno;
-	if (r) {
-		unlink(tmp);
-		goto out;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd != -1) {
-		fsync(dfd); /* the rename itself */
-		close(dfd);
-	}
-out:
-	free(tmp);
 	free(dst);
 	return r;
 }

@@ -150,6 +150,16 @@ static struct lab_sample sample_bound(double bound, size_t n)
 	};
 }
 
+/* Did any stack attempt scenario? */
+static bool attempted(const struct lab_model *m, const char *scenario)
+{
+	for (size_t i = 0; i < m->nruns; i++)
+		for (size_t j = 0; j < m->runs[i].nscen; j++)
+			if (m->runs[i].scen[j].name && !strcmp(m->runs[i].scen[j].name, scenario))
+				return true;
+	return false;
+}
+
 int lab_goals(const struct lab_model *m, struct lab_goal g[LAB_NGOALS])
 {
 	const struct lab_run *cpha = lab_find_run(m, "cpha");
@@ -162,6 +172,7 @@ int lab_goals(const struct lab_model *m, struct lab_goal g[LAB_NGOALS])
 
 		g[i].scenario = row->scenario;
 		g[i].metric = row->metric;
+		g[i].ran = attempted(m, row->scenario);
 		switch (row->kind) {
 		case GOAL_ZERO:
 			snprintf(g[i].what, sizeof(g[i].what), "%s: 0 %s (cpha)", row->scenario,

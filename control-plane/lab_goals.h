@@ -40,6 +40,7 @@ struct lab_goal {
 	const char *scenario; /* static */
 	const char *metric;   /* static: "failed", "max_gap_ms", an invariant... */
 	bool comparative;     /* against the peer; else absolute (a bound, 0, true) */
+	bool ran;             /* some stack attempted the scenario; else nothing is judged */
 	enum lab_verdict verdict;
 	char why[480];
 	struct lab_sample cpha, peer; /* the samples judged; peer when comparative,

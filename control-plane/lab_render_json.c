@@ -224,9 +224,9 @@ static json_t *goals_json(const struct lab_model *m)
 		return NULL;
 	}
 	for (int i = 0; i < LAB_NGOALS; i++) {
-		json_t *o = json_pack("{ssssssssss}", "goal", g[i].what, "scenario", g[i].scenario,
-			"metric", g[i].metric, "verdict", lab_verdict_name(g[i].verdict), "why",
-			g[i].why);
+		json_t *o = json_pack("{sssssssssssb}", "goal", g[i].what, "scenario",
+			g[i].scenario, "metric", g[i].metric, "verdict",
+			lab_verdict_name(g[i].verdict), "why", g[i].why, "ran", g[i].ran);
 
 		if (!o) {
 			json_decref(a);

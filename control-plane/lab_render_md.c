@@ -364,15 +364,32 @@ static int md_goals(struct cpha_buf *b, const struct lab_model *m)
 
 	if (lab_goals(m, g) < 0)
 		return -ENOMEM;
+	int skipped = 0;
+
 	cpha_buf_puts(b, "## Goals\n\n| goal | verdict | why |\n|---|---|---|\n");
 	for (int i = 0; i < LAB_NGOALS; i++) {
+		if (!g[i].ran)
+			continue;
 		cpha_buf_puts(b, "| ");
 		md_cell(b, g[i].what);
 		cpha_buf_printf(b, " | %s | ", lab_verdict_name(g[i].verdict));
 		md_cell(b, g[i].why);
 		cpha_buf_puts(b, " |\n");
 	}
-	cpha_buf_puts(b, "\n");
+	/* a scenario not in these runs: its goals are not judged, not failed */
+	for (int i = 0; i < LAB_NGOALS; i++) {
+		bool first = true;
+
+		if (g[i].ran)
+			continue;
+		for (int j = 0; j < i; j++)
+			first &= g[j].ran || strcmp(g[j].scenario, g[i].scenario) != 0;
+		if (!first)
+			continue;
+		cpha_buf_printf(b, "%s`%s`", skipped++ ? ", " : "\nNot run here, so not judged: ",
+			g[i].scenario);
+	}
+	cpha_buf_puts(b, skipped ? ".\n\n" : "\n");
 	return 0;
 }
 

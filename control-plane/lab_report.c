@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "cpha.h"
+#include "fileio.h"
 #include "lab.h"
 #include "lab_load.h"
 #include "lab_render.h"
@@ -82,28 +83,20 @@ out:
 	return rc;
 }
 
-/* Write data to DIR/name through a temporary file. Returns 0 or -1 (printed). */
+/* Write data to DIR/name whole (through a temporary file). Returns 0 or -1
+ * (printed). */
 static int write_file(const char *dir, const char *name, const char *data, size_t len)
 {
-	char path[4096], tmp[4200];
-	FILE *f;
+	char path[4096];
+	int r;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (!f) {
-		fprintf(stderr, "%s: %s\n", tmp, strerror(errno));
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path)) {
+		fprintf(stderr, "%s/%s: name too long\n", dir, name);
 		return -1;
 	}
-	if (fwrite(data, 1, len, f) != len || fclose(f) == EOF) {
-		fprintf(stderr, "%s: %s\n", tmp, strerror(errno));
-		if (f)
-			unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, path) == -1) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
-		unlink(tmp);
+	r = cpha_write_file_atomic(path, data, len, 0644, (uid_t)-1, (gid_t)-1);
+	if (r < 0) {
+		fprintf(stderr, "%s: %s\n", path, strerror(-r));
 		return -1;
 	}
 	return 0;

@@ -21,6 +21,7 @@
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 
+#include "fileio.h"
 #include "pki_dir.h"
 
 #define MAX_FILE  (1 << 20) /* a PEM file larger than this is not one of ours */
@@ -255,20 +256,6 @@ static const char *reasons(struct ctx *x, const struct pair *p, char *buf, size_
 
 /* ------------------------------------------------------------- writing -- */
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Write name whole; keep: fail with EEXIST rather than replace it. */
 static int write_at(
 	struct ctx *x, const char *name, const char *data, size_t len, mode_t mode, bool keep)
@@ -295,7 +282,7 @@ static int write_at(
 		return -1;
 	}
 	/* the mode whatever the umask */
-	if (fchmod(fd, mode) == -1 || write_all(fd, data, len) < 0 || fsync(fd) == -1) {
+	if (fchmod(fd, mode) == -1 || cpha_write_all(fd, data, len) < 0 || fsync(fd) == -1) {
 		e = errno;
 		close(fd);
 		goto fail;

@@ -15,6 +15,7 @@
 #include <yaml.h>
 
 #include "cpha.h"
+#include "fileio.h"
 #include "plan.h"
 #include "render.h"
 #include "run.h"
@@ -154,24 +155,14 @@ static int mkdirs(const char *path, mode_t mode)
 
 static int write_file(const char *path, const struct render_file *f)
 {
-	int fd, rc = 0;
-	size_t off = 0;
+	int fd, rc;
 
 	if (mkdirs(path, 0755) < 0)
 		return -errno;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, f->mode);
 	if (fd == -1)
 		return -errno;
-	while (off < f->text.len) {
-		ssize_t n = write(fd, f->text.data + off, f->text.len - off);
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		off += (size_t)n;
-	}
+	rc = cpha_write_all(fd, f->text.data, f->text.len);
 	if (!rc && fchmod(fd, f->mode) == -1)
 		rc = -errno;
 	if (close(fd) == -1 && !rc)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "fileio.h"
 #include "flags.h"
 #include "render.h"
 #include "render_ha.h"
@@ -506,27 +507,17 @@ static int read_file(const char *path, struct cpha_buf *out)
 	return r;
 }
 
-static int write_all(const char *path, const char *text)
+/* Write text to path (a file of our temporary directory), whole. */
+static int write_text(const char *path, const char *text)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	size_t len = strlen(text), off = 0;
-	int rc = 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), r;
 
 	if (fd == -1)
 		return -errno;
-	while (off < len) {
-		ssize_t n = write(fd, text + off, len - off);
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (close(fd) == -1 && !rc)
-		rc = -errno;
-	return rc;
+	r = cpha_write_all(fd, text, strlen(text));
+	if (close(fd) == -1 && !r)
+		r = -errno;
+	return r;
 }
 
 /* Run argv; 0 when it exited 0, else -1 with its output in d. */
@@ -577,7 +568,7 @@ static int empty_cib(const struct cp_cluster *c, const char *path, struct cp_dia
 				c->hosts[i].name);
 	put(&b, "</nodes>%s", at + strlen("<nodes/>"));
 	cpha_run_free(&res);
-	rc = write_all(path, b.data);
+	rc = write_text(path, b.data);
 	if (rc < 0)
 		cp_diag_err(d, c->file, (struct cp_pos){ 0, 0 }, "cluster:%s: %s: %s", RENDER_CIB,
 			path, strerror(-rc));

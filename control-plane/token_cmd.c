@@ -13,6 +13,7 @@
 #include <openssl/pem.h>
 
 #include "cpha.h"
+#include "fileio.h"
 #include "flags.h"
 #include "pki.h"
 #include "token.h"
@@ -34,63 +35,25 @@ static void usage(FILE *f)
 		   "The Secret goes to stdout: cpha token create | kubectl apply -f -\n");
 }
 
-/* The whole of path: 0, or -1 after saying why. */
-static int read_file(const char *path, char **data, size_t *len)
+/* The whole of path (at most MAX_CA bytes): 0, or -1 after saying why. */
+static int read_file(const char *path, struct cpha_buf *data)
 {
-	FILE *f = fopen(path, "re");
-	size_t n;
+	int r = cpha_buf_read_file(data, path, 0, MAX_CA);
 
-	if (!f) {
-		fprintf(stderr, "cpha token: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	*data = malloc(MAX_CA + 1);
-	n = *data ? fread(*data, 1, MAX_CA, f) : 0;
-	if (!*data || ferror(f) || n == MAX_CA) {
+	if (r < 0)
 		fprintf(stderr, "cpha token: %s: %s\n", path,
-			!*data        ? "out of memory"
-			: n == MAX_CA ? "larger than 1 MiB"
-				      : "read error");
-		fclose(f);
-		free(*data);
-		*data = NULL;
-		return -1;
-	}
-	fclose(f);
-	(*data)[n] = 0;
-	*len = n;
-	return 0;
+			r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+	return r < 0 ? -1 : 0;
 }
 
 /* Write data to path, mode 0600 (it holds a credential), whole. */
 static int write_file(const char *path, const char *data, size_t len)
 {
-	char tmp[4096];
-	int fd, e = 0;
-	FILE *f;
+	int r = cpha_write_file_atomic(path, data, len, 0600, (uid_t)-1, (gid_t)-1);
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid()) >= sizeof(tmp)) {
-		fprintf(stderr, "cpha token: %s: name too long\n", path);
-		return -1;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd == -1) {
-		fprintf(stderr, "cpha token: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	f = fdopen(fd, "w");
-	if (!f || fwrite(data, 1, len, f) != len || fflush(f) || fsync(fd) == -1)
-		e = errno ? errno : EIO;
-	if (f ? fclose(f) : close(fd))
-		e = e ? e : errno;
-	if (!e && rename(tmp, path) == -1)
-		e = errno;
-	if (e) {
-		unlink(tmp);
-		fprintf(stderr, "cpha token: %s: %s\n", path, strerror(e));
-		return -1;
-	}
-	return 0;
+	if (r < 0)
+		fprintf(stderr, "cpha token: %s: %s\n", path, strerror(-r));
+	return r < 0 ? -1 : 0;
 }
 
 static int create(const char *file, const char *pki, const char *kubeconfig, long long ttl,
@@ -99,8 +62,7 @@ static int create(const char *file, const char *pki, const char *kubeconfig, lon
 	struct cpha_buf secret = { 0 }, kc = { 0 }, server = { 0 };
 	char token[TOKEN_LEN + 1], path[4096], hash[80], when[32];
 	struct cp_cluster *c = NULL;
-	char *ca_pem = NULL;
-	size_t ca_len = 0;
+	struct cpha_buf ca_pem = { 0 };
 	X509 *ca = NULL;
 	BIO *bio = NULL;
 	time_t now = time(NULL);
@@ -110,9 +72,9 @@ static int create(const char *file, const char *pki, const char *kubeconfig, lon
 	if (!c)
 		goto out;
 	snprintf(path, sizeof(path), "%s/%s.pem", pki, PKI_CA);
-	if (read_file(path, &ca_pem, &ca_len) < 0)
+	if (read_file(path, &ca_pem) < 0)
 		goto out;
-	bio = BIO_new_mem_buf(ca_pem, (int)ca_len);
+	bio = BIO_new_mem_buf(ca_pem.data, (int)ca_pem.len);
 	ca = bio ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
 	if (!ca) {
 		fprintf(stderr, "cpha token: %s: not a PEM certificate (%s)\n", path,
@@ -125,7 +87,7 @@ static int create(const char *file, const char *pki, const char *kubeconfig, lon
 	}
 	if (flags_url(&server, "https", c->api_name, c->api_port) < 0 ||
 		token_secret_yaml(&secret, token, description, now, ttl) < 0 ||
-		token_kubeconfig(&kc, c->name, server.data, ca_pem, ca_len, token) < 0 ||
+		token_kubeconfig(&kc, c->name, server.data, ca_pem.data, ca_pem.len, token) < 0 ||
 		token_ca_hash(ca, hash, sizeof(hash)) < 0) {
 		fprintf(stderr, "cpha token: out of memory\n");
 		goto out;
@@ -154,7 +116,7 @@ out:
 	cpha_buf_free(&server);
 	X509_free(ca);
 	BIO_free(bio);
-	free(ca_pem);
+	cpha_buf_free(&ca_pem);
 	if (c)
 		cluster_free(c);
 	return rc;

@@ -12,6 +12,7 @@
 #include "cfg.h"
 #include "clock.h"
 #include "duration.h"
+#include "fileio.h"
 #include "http-types.h"
 #include "log.h"
 #include "runtime.h"
@@ -503,23 +504,19 @@ static const char *local_name(const struct lbd_backend *bc)
 static bool read_state(const char *path, const char *who, struct srvstate_file *f)
 {
 	struct cpha_buf b = { 0 };
-	char chunk[4096];
 	unsigned bad;
 	ssize_t n;
-	int fd, r;
+	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd == -1) {
+	r = cpha_buf_read_file(&b, path, 0, 0);
+	if (r == -ENOENT || r == -EACCES || r == -ENOTDIR || r == -ELOOP) {
 		/* HAProxy 2.6's words; it warns even when the file does not exist */
+		errno = -r;
 		log_warn("%s: Can't open %sserver state file '%s': %m", who,
 			strcmp(who, "config") == 0 ? "global " : "", path);
+		cpha_buf_free(&b);
 		return false;
 	}
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
-		if (cpha_buf_append(&b, chunk, (size_t)n) < 0)
-			break;
-	r = n == 0 ? 0 : -1;
-	close(fd);
 	if (r < 0) {
 		log_warn("%s: cannot read server state file '%s'", who, path);
 		cpha_buf_free(&b);
@@ -828,22 +825,6 @@ void server_state_close(void)
 	ndirs = 0;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, p, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Write text to dir/base through a temporary file. */
 static int write_atomic(const struct lbd_global *g, int dfd, const char *base, const char *path,
 	const struct cpha_buf *text)
@@ -863,7 +844,7 @@ static int write_atomic(const struct lbd_global *g, int dfd, const char *base, c
 	if (geteuid() == 0 && (g->uid != (uid_t)-1 || g->gid != (gid_t)-1) &&
 		fchown(fd, g->uid, g->gid) == -1)
 		log_warn("server-state file %s: chown %d:%d: %m", path, (int)g->uid, (int)g->gid);
-	if (fchmod(fd, 0600) == -1 || write_all(fd, text->data, text->len) == -1 ||
+	if (fchmod(fd, 0600) == -1 || cpha_write_all(fd, text->data, text->len) < 0 ||
 		fsync(fd) == -1) {
 		log_err("server-state file %s: cannot write %s: %m", path, tmp);
 		goto out;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "admin.h"
+#include "buf.h"
 #include "addr.h"
 #include "lb.h"
 #include "log.h"
@@ -53,26 +54,18 @@ static int set_argv(struct lb *l, const char **why)
 static int set_socket(struct lb *l)
 {
 	char path[PATH_MAX];
-	FILE *f;
-	char *text = NULL;
-	size_t len = 0;
+	struct cpha_buf text = { 0 };
 
 	if (ocf_is_set(l->c, "socket")) {
 		l->socket = strdup(ocf_get(l->c, "socket"));
 		return l->socket ? 0 : -ENOMEM;
 	}
-	f = fopen(l->config, "re");
-	if (!f)
-		return 0;
-	text = malloc(1024 * 1024 + 1);
-	if (text) {
-		len = fread(text, 1, 1024 * 1024, f);
-		text[len] = '\0';
-	}
-	fclose(f);
-	if (text && ocf_hacfg_stats_socket(text, path, sizeof(path)) == 1)
+	/* a configuration that cannot be read names no socket: the daemon's
+	 * own check will say why */
+	if (cpha_buf_read_file(&text, l->config, 0, 1024 * 1024) == 0 &&
+		ocf_hacfg_stats_socket(text.data, path, sizeof(path)) == 1)
 		l->socket = strdup(path);
-	free(text);
+	cpha_buf_free(&text);
 	return 0;
 }
 

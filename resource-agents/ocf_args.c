@@ -291,32 +291,13 @@ int ocf_envfile_parse(const char *text, struct ocf_kvlist *out, unsigned *line, 
 int ocf_envfile_load(const char *path, struct ocf_kvlist *out, unsigned *line, const char **why)
 {
 	struct cpha_buf b = { 0 };
-	char chunk[8192];
-	ssize_t n;
-	int fd, r = 0;
+	int r;
 
 	*line = 0;
 	*why = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd == -1)
-		return -errno;
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			r = -errno;
-			break;
-		}
-		if (b.len + (size_t)n > ENVFILE_MAX) {
-			*why = "file larger than 1 MiB";
-			r = -EFBIG;
-			break;
-		}
-		r = cpha_buf_append(&b, chunk, (size_t)n);
-		if (r < 0)
-			break;
-	}
-	close(fd);
+	r = cpha_buf_read_file(&b, path, O_NOCTTY, ENVFILE_MAX);
+	if (r == -EFBIG)
+		*why = "file larger than 1 MiB";
 	if (r == 0 && b.data && memchr(b.data, '\0', b.len)) {
 		*why = "file contains a NUL byte";
 		r = -EINVAL;

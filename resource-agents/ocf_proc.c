@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 
+#include "fileio.h"
 #include "log.h"
 #include "ocf_proc.h"
 #include "spawn.h"
@@ -67,45 +68,12 @@ int ocf_pidfile_read(const char *path, pid_t *pid)
 	return 0;
 }
 
-/* Write data to path through a temporary file and rename. */
-static int write_atomic(const char *path, const void *data, size_t len, mode_t mode)
-{
-	char tmp[PATH_MAX];
-	const char *p = data;
-	ssize_t n;
-	int fd, r = 0;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd == -1)
-		return -errno;
-	while (len > 0) {
-		n = write(fd, p, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			r = -errno;
-			break;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	if (close(fd) == -1 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) == -1)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	return r;
-}
-
 int ocf_pidfile_write(const char *path, pid_t pid)
 {
 	char buf[32];
 	int len = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
 
-	return write_atomic(path, buf, (size_t)len, 0644);
+	return cpha_write_file_atomic(path, buf, (size_t)len, 0644, (uid_t)-1, (gid_t)-1);
 }
 
 bool ocf_pid_alive(pid_t pid)
@@ -233,7 +201,7 @@ static int state_write(const char *path, char *const *argv)
 		memcpy(buf + off, *argv, len);
 		off += len;
 	}
-	return write_atomic(path, buf, off, 0644);
+	return cpha_write_file_atomic(path, buf, off, 0644, (uid_t)-1, (gid_t)-1);
 }
 
 /* ------------------------------------------------------------- start -- */

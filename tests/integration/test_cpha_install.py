@@ -263,7 +263,9 @@ class Install(unittest.TestCase):
         self.assertIn("install -m 0600 %s %s" % (
             os.path.join(self.sets["systemd"][2], "m1", "etc/kubernetes/admin.conf"),
             root + "/etc/kubernetes/admin.conf"), r.stdout)
-        self.assertEqual([n for n in os.listdir(root + "/etc/kubernetes") if ".cpha-" in n], [])
+        # no temporary file (.NAME.XXXXXX) left beside it
+        self.assertEqual([n for n in os.listdir(root + "/etc/kubernetes")
+                          if n.startswith(".")], [])
 
     def test_refusals(self):
         desc, pki, out = self.sets["systemd"]

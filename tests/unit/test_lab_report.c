@@ -189,6 +189,8 @@ static void test_json_shape(void **state)
 	json_decref(j);
 }
 
+static int count(const char *hay, const char *needle);
+
 static void test_markdown(void **state)
 {
 	struct fixture *f = *state;
@@ -217,8 +219,16 @@ static void test_markdown(void **state)
 	/* 0 against 0.25 x 10: within the resolution of 3 requests */
 	assert_non_null(strstr(b.data, "| lb-poweroff: failed requests at most 0.25 x "
 				       "haproxy+keepalived's | within noise |"));
-	assert_non_null(strstr(b.data, "| apiserver-rolling-restart: 0 failed requests (cpha) | "
-				       "not met | not measured: no valid run of cpha |"));
+	/* scenarios no stack attempted: out of the table, named below it */
+	assert_null(strstr(b.data, "| apiserver-rolling-restart: "));
+	assert_non_null(strstr(b.data, "\nNot run here, so not judged: `apiserver-rolling-restart`, "
+				       "`reload-under-load`, `lb-hang`, `lb-daemon-down`, `steady`, "
+				       "`lb-partition`, `master-partition`, `etcd-data-loss`, "
+				       "`master-rebuild`.\n"));
+	assert_int_equal(count(b.data, "`lb-hang`"), 1); /* once, however many goals */
+	/* an attempted scenario without the figure is judged: not measured */
+	assert_non_null(strstr(b.data, "| lb-poweroff: first request served (ms) at most 500 "
+				       "(cpha, median) | not met | not measured: no valid run"));
 	cpha_buf_free(&b);
 }
 
@@ -599,8 +609,10 @@ static void test_command_repeats(void **state)
 	assert_string_equal(json_string_value(json_object_get(g, "verdict")), "not met");
 	assert_string_equal(
 		json_string_value(json_object_get(g, "why")), "not measured: no valid run of cpha");
+	assert_true(json_is_true(json_object_get(g, "ran")));
 	g = goal_of(rep, "apiserver-rolling-restart", "failed");
 	assert_string_equal(json_string_value(json_object_get(g, "verdict")), "not met");
+	assert_true(json_is_false(json_object_get(g, "ran")));
 	json_decref(rep);
 
 	md = read_out("report.md");
