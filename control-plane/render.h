@@ -54,7 +54,8 @@ struct render_set {
 	size_t nskipped;
 };
 
-/* Add a file (host NULL for cluster-wide); returns its buffer to fill. */
+/* Add a file (host NULL for cluster-wide); returns its buffer to fill,
+ * valid until the next render_add() (which may move every buffer). */
 struct cpha_buf *render_add(struct render_set *s, const char *host, const char *path, unsigned mode,
 	enum render_check check);
 

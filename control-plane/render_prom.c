@@ -233,24 +233,25 @@ static void haproxy_exporter(const struct cp_cluster *c, const struct cp_host *h
 	struct render_set *s)
 {
 	char a[CPHA_ADDR_STRLEN + 8];
-	struct cpha_buf *b = render_add(s, h->name, RENDER_HAPROXY_EXPORTER_ARGS, 0644,
-		RENDER_CHECK_NONE);
+	bool web = render_mon_web(c);
+	struct cpha_buf *b;
 
+	/* the web configuration first: render_add may move the buffers of the
+	 * files added before it */
+	if (web)
+		render_mon_web_file(c, h, "prometheus-haproxy-exporter",
+			render_add(s, h->name, RENDER_HAPROXY_EXPORTER_WEB, 0640,
+				RENDER_CHECK_YAML));
+	b = render_add(s, h->name, RENDER_HAPROXY_EXPORTER_ARGS, 0644, RENDER_CHECK_NONE);
 	put(b,
 		"# prometheus-haproxy-exporter on %s: HAProxy's read-only stats socket,\n"
 		"# served where Prometheus scrapes the job haproxy.\n"
 		"# Rendered by `cpha render` from the cluster description: change that, not "
 		"this file.\n"
 		"ARGS=\"--haproxy.scrape-uri=unix:" RENDER_HAPROXY_STATS_SOCKET
-		" --web.listen-address=%s",
-		h->name, render_mon_bind(c, h, RENDER_HAPROXY_EXPORTER_PORT, a, sizeof(a)));
-	if (render_mon_web(c)) {
-		put(b, " --web.config.file=" RENDER_HAPROXY_EXPORTER_WEB);
-		render_mon_web_file(c, h, "prometheus-haproxy-exporter",
-			render_add(s, h->name, RENDER_HAPROXY_EXPORTER_WEB, 0640,
-				RENDER_CHECK_YAML));
-	}
-	put(b, "\"\n");
+		" --web.listen-address=%s%s\"\n",
+		h->name, render_mon_bind(c, h, RENDER_HAPROXY_EXPORTER_PORT, a, sizeof(a)),
+		web ? " --web.config.file=" RENDER_HAPROXY_EXPORTER_WEB : "");
 }
 
 int render_prom(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d)
