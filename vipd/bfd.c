@@ -106,7 +106,7 @@ static void bfd_apply(struct vipd_bfd_rt *b, const struct bfd_out *out)
 		if (out->from == BFD_STATE_UP || out->to == BFD_STATE_UP)
 			track_bfd_changed(b->d, b->name, out->to == BFD_STATE_UP);
 		if (out->from == BFD_STATE_UP && out->to == BFD_STATE_DOWN)
-			track_fenced_bfd_down(b->d, cpha_addr_family(&b->def.neighbor),
+			fenced_link_bfd_down(b->d, cpha_addr_family(&b->def.neighbor),
 				addr_bytes(&b->def.neighbor), b->name);
 	}
 	if (!b->timer)

@@ -305,7 +305,7 @@ void inst_apply(struct vipd_inst *in, const struct vrrp_out *out)
 			break;
 		case VRRP_ACT_WANT_MASTER: /* the sync group decides, or fenced */
 			if (!in->sync)
-				track_fenced_try_master(in);
+				fenced_link_try_master(in);
 			break;
 		}
 	}
@@ -472,7 +472,7 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			in->sm.master_seen &&
 			!memcmp(in->sm.master_addr, addr_raw(&rx.src),
 				c->family == AF_INET6 ? 16 : 4))
-			track_fenced_master_heard(in);
+			fenced_link_master_heard(in);
 	}
 	return 0;
 }
@@ -735,11 +735,9 @@ void inst_free(struct vipd_inst *in)
 	sd_event_source_disable_unref(in->timer);
 	sd_event_source_disable_unref(in->garp_timer);
 	sd_event_source_disable_unref(in->refresh_timer);
-	sd_event_source_disable_unref(in->fenced_timer);
-	cpha_admin_req_cancel(in->power_req);
-	sd_event_source_disable_unref(in->power_timer);
+	fenced_link_detach(in);
 	vrrp_sock_close(&in->sock);
-	free(in->tracks);
+	track_detach(in);
 	free(in->name);
 	free(in);
 }

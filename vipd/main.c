@@ -148,9 +148,7 @@ static int start_instances(struct vipd *d, struct vipd_inst **keep, size_t nkeep
 		if (in) {
 			/* unchanged: keep the state, pick up new tracking */
 			in->cfg = c;
-			free(in->tracks);
-			in->tracks = NULL;
-			in->ntracks = 0;
+			track_detach(in);
 			r = track_attach(in);
 			if (r < 0)
 				return r;

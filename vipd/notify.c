@@ -24,29 +24,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "command.h"
 #include "log.h"
 #include "spawn.h"
 #include "vipd.h"
 
 #define NOTIFY_TIMEOUT (30 * 1000000ULL)
-
-void vipd_runas_opts(
-	const struct vipd *d, const char *user, const char *group, struct cpha_spawn_opts *o)
-{
-	if (!user) {
-		user = d->cfg->global.script_user;
-		group = d->cfg->global.script_group;
-	}
-	o->user = user;
-	o->group = NULL;
-	o->only_primary = 1;
-	if (group && group[0] == ':') {
-		o->only_primary = 0;
-		group++;
-	}
-	if (group && *group)
-		o->group = group;
-}
 
 void vipd_notify_run(struct vipd *d, const char *who, const char *cmd, const struct vipd_runas *as,
 	const char *type, const char *name, const char *state, int prio)

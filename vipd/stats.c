@@ -74,10 +74,10 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 	if (c->fenced_socket)
 		json_array_append_new(tracks,
 			json_pack("{s:s,s:s,s:b,s:b,s:b,s:i,s:b,s:b}", "name", c->fenced_socket,
-				"kind", "fenced", "ok", track_fenced_allows_master(in), "answers",
-				in->fenced_known, "quorate", in->fenced_quorate, "pending",
-				(int)in->fenced_pending, "other_holder", in->fenced_other_holder,
-				"takeover_held", in->fenced_held));
+				"kind", "fenced", "ok", fenced_link_allows(in), "answers",
+				in->fenced.g.known, "quorate", in->fenced.g.quorate, "pending",
+				(int)in->fenced.g.pending, "other_holder",
+				in->fenced.g.other_holder, "takeover_held", in->fenced.g.held));
 	cpha_addr_format(&in->src, a, sizeof(a));
 	return json_pack(
 		"{s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:s,s:s,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o}",

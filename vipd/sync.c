@@ -89,7 +89,7 @@ static void group_try_master(struct vipd *d, struct vipd_sync *sy)
 	for (i = 0; i < sy->n; i++) {
 		const struct vrrp_sm *sm = &sy->members[i]->sm;
 
-		if (!track_fenced_allows_master(sy->members[i]))
+		if (!fenced_link_allows(sy->members[i]))
 			return; /* fenced holds the takeover */
 		if (sm->state == VRRP_STATE_BACKUP && sm->want_master)
 			nbackup++;

@@ -15,7 +15,7 @@
 #include "admin.h"
 #include "event.h"
 #include "cfg.h"
-#include "conf_lex.h"
+#include "command.h"
 #include "log.h"
 #include "spawn.h"
 #include "track_process.h"
@@ -23,35 +23,6 @@
 
 #define TRACK_POLL_USEC 1000000ULL /* track files and lbd, once a second */
 #define LBD_QUERY_USEC  500000ULL  /* an lbd that does not answer in this is unhealthy */
-
-char **vipd_split_command(const char *cmd)
-{
-	struct cpha_lex lx;
-	struct cpha_lex_line l;
-	char **w;
-	size_t i;
-
-	if (cpha_lex_open_mem(&lx, "command", cmd, strlen(cmd), 0) < 0)
-		return NULL;
-	if (cpha_lex_next(&lx, &l) != 1) {
-		cpha_lex_free(&lx);
-		return NULL;
-	}
-	w = calloc(l.n + 1, sizeof(*w));
-	for (i = 0; w && i < l.n; i++)
-		w[i] = strdup(l.tok[i].text);
-	cpha_lex_free(&lx);
-	return w;
-}
-
-void vipd_free_words(char **w)
-{
-	size_t i;
-
-	for (i = 0; w && w[i]; i++)
-		free(w[i]);
-	free(w);
-}
 
 /* enable_script_security: the script and every directory above it must
  * be writable by root only (keepalived's rule), or a local user could get
@@ -186,20 +157,15 @@ static long read_track_file(const char *path)
 	return v;
 }
 
-/* track_lbd: is the backend served by at least min_up usable servers? */
-static bool lbd_healthy(const struct vipd_track *t)
+/* track_lbd: does lbd's "show stat json" reply (NULL: none) say the
+ * backend is served by at least min_up usable servers? */
+bool track_lbd_healthy(const char *reply, const char *backend, unsigned min_up)
 {
 	json_t *j, *backends, *b;
-	json_error_t err;
-	char *reply = NULL;
 	size_t i;
 	bool ok = false;
 
-	if (cpha_admin_query(t->lbd_socket, "show stat json", LBD_QUERY_USEC, &reply) < 0)
-		return false;
-	j = json_loads(reply, 0, &err);
-	free(reply);
-	if (!j)
+	if (!reply || !(j = json_loads(reply, 0, NULL)))
 		return false;
 	backends = json_object_get(j, "backends");
 	json_array_foreach(backends, i, b)
@@ -207,272 +173,55 @@ static bool lbd_healthy(const struct vipd_track *t)
 		const char *name = json_string_value(json_object_get(b, "backend"));
 		json_int_t act = json_integer_value(json_object_get(b, "active_servers"));
 
-		if (name && strcmp(name, t->name) == 0)
-			ok = act >= (json_int_t)t->lbd_min_up;
+		if (name && strcmp(name, backend) == 0)
+			ok = act >= (json_int_t)min_up;
 	}
 	json_decref(j);
 	return ok;
 }
 
-/* track_fenced: ask fenced. false when it does not answer. */
-static bool fenced_poll(struct vipd_inst *in)
+/* Ask lbd in line: only when tracking is attached, so an instance starts
+ * from lbd's real state. */
+static bool lbd_healthy_now(const struct vipd_track *t)
 {
-	json_t *j, *q, *p, *nodes, *nd;
 	char *reply = NULL;
-	bool known = false, quorate = false, other = false;
-	unsigned pending = 0;
-	const char *self;
-	size_t k;
+	bool ok = false;
 
-	if (cpha_admin_query(in->cfg->fenced_socket, "show json", LBD_QUERY_USEC, &reply) == 0 &&
-		(j = json_loads(reply, 0, NULL))) {
-		q = json_object_get(j, "quorate");
-		p = json_object_get(j, "pending");
-		if (json_is_boolean(q) && json_is_array(p)) {
-			known = true;
-			quorate = json_is_true(q);
-			pending = (unsigned)json_array_size(p);
-			/* another node fenced says holds the VIP: its master may
-			 * still be alive even if corosync has not noticed yet */
-			self = json_string_value(json_object_get(j, "node"));
-			nodes = json_object_get(j, "nodes");
-			json_array_foreach(nodes, k, nd)
-			{
-				const char *name = json_string_value(json_object_get(nd, "name"));
-				const char *power = json_string_value(json_object_get(nd, "power"));
-
-				if (json_is_true(json_object_get(nd, "vip")) && name &&
-					(!self || strcmp(name, self) != 0))
-					other = true;
-				if (in->power_node[0] && name && strcmp(name, in->power_node) == 0)
-					snprintf(in->power_state, sizeof(in->power_state), "%s",
-						power ? power : "unknown");
-			}
-		}
-		json_decref(j);
-	}
+	if (cpha_admin_query(t->lbd_socket, "show stat json", LBD_QUERY_USEC, &reply) == 0)
+		ok = track_lbd_healthy(reply, t->name, t->lbd_min_up);
 	free(reply);
-	if (known != in->fenced_known || quorate != in->fenced_quorate)
-		log_notice("instance %s: fenced %s", in->name,
-			!known    ? "does not answer: no takeover until it does"
-			: quorate ? "says this partition is quorate"
-				  : "says this partition has NO quorum: no MASTER here");
-	if (known && pending != in->fenced_pending)
-		log_info("instance %s: fenced has %u node%s waiting to be fenced", in->name,
-			pending, pending == 1 ? "" : "s");
-	in->fenced_pending = known ? pending : 0;
-	in->fenced_other_holder = known && other;
-	if (known != in->fenced_known || quorate != in->fenced_quorate) {
-		in->fenced_known = known;
-		in->fenced_quorate = quorate;
-		return true;
-	}
-	return false;
+	return ok;
 }
 
-bool track_fenced_allows_master(const struct vipd_inst *in)
+static void lbd_answered(void *userdata, int r, char *reply)
 {
-	if (!in->cfg->fenced_socket)
-		return true;
-	/* preempting a master we still hear (a lower priority) is plain VRRP:
-	 * it is alive and steps down when it hears us; fenced matters only
-	 * when the master fell silent */
-	if (in->last_lower_advert_at &&
-		inst_now(in->d) - in->last_lower_advert_at < in->sm.master_down_int &&
-		in->sm.state == VRRP_STATE_BACKUP)
-		return in->fenced_known && in->fenced_quorate;
-	return in->fenced_known && in->fenced_quorate && in->fenced_pending == 0 &&
-	       !in->fenced_other_holder;
-}
+	struct vipd_track_state *t = userdata;
+	struct vipd_inst *in = t->in;
+	bool up = r >= 0 && track_lbd_healthy(reply, t->cfg->name, t->cfg->lbd_min_up);
 
-#define FENCED_HELD_POLL_USEC 100000ULL /* a takeover waits on fenced */
-/* a power read is out, or a fence fenced is about to end: either answer
- * ends a takeover's wait, and each poll is a local round trip */
-#define FENCED_POWER_POLL_USEC 20000ULL
-
-/* How soon to ask fenced again. */
-static uint64_t fenced_poll_usec(const struct vipd_inst *in)
-{
-	if (in->power_node[0] && strcmp(in->power_state, "checking") == 0)
-		return FENCED_POWER_POLL_USEC;
-	return in->fenced_held && in->fenced_pending ? FENCED_POWER_POLL_USEC
-						     : FENCED_HELD_POLL_USEC;
-}
-
-static int on_fenced_timer(sd_event_source *s, uint64_t usec, void *userdata);
-
-static void fenced_poll_soon(struct vipd_inst *in)
-{
-	if (!in->fenced_timer)
-		sd_event_add_time_relative(in->d->e, &in->fenced_timer, CLOCK_MONOTONIC,
-			fenced_poll_usec(in), 1000, on_fenced_timer, in);
-	else
-		cpha_timer_rearm(in->fenced_timer, fenced_poll_usec(in));
-}
-
-static int on_fenced_timer(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	struct vipd_inst *in = userdata;
-
-	(void)s;
-	(void)usec;
-	if (fenced_poll(in))
-		inst_track_changed(in);
-	track_fenced_try_master(in);
-	return 0;
-}
-
-/* vipd extension: is the master that fenced proved off the only other
- * router this instance talks to? Then no other backup can contend for the
- * VIP and Skew_Time (which orders contending backups) is a wait for
- * nobody. Multicast instances never know that. */
-static bool sole_backup(const struct vipd_inst *in)
-{
-	const struct vipd_instance *c = in->cfg;
-	uint8_t peers[VIPD_SOLE_PEERS_MAX * 16], ours[16];
-	size_t i, alen = in->sm.cfg.family == AF_INET6 ? 16 : 4;
-	int fam = in->sm.cfg.family;
-
-	if (!c->unicast || !c->npeers || c->npeers > VIPD_SOLE_PEERS_MAX || !in->sm.master_seen ||
-		cpha_addr_family(&in->src) != fam)
-		return false;
-	for (i = 0; i < c->npeers; i++) {
-		if (cpha_addr_family(&c->peers[i]) != fam)
-			return false;
-		memcpy(peers + i * alen,
-			fam == AF_INET
-				? (const void *)&((const struct sockaddr_in *)&c->peers[i].ss)
-					  ->sin_addr
-				: (const void *)&((const struct sockaddr_in6 *)&c->peers[i].ss)
-					  ->sin6_addr,
-			alen);
-	}
-	memcpy(ours,
-		fam == AF_INET
-			? (const void *)&((const struct sockaddr_in *)&in->src.ss)->sin_addr
-			: (const void *)&((const struct sockaddr_in6 *)&in->src.ss)->sin6_addr,
-		alen);
-	return vrrp_sole_backup(fam, true, peers, c->npeers, ours, in->sm.master_addr);
-}
-
-/* fenced was asked for the silent master's power: act on its answer.
- * Returns true while the answer is still to come (keep asking). */
-static bool power_answer(struct vipd_inst *in)
-{
-	struct vrrp_out out = { 0 };
-	char node[sizeof(in->power_node)];
-
-	if (!in->power_node[0] || in->sm.state != VRRP_STATE_BACKUP)
-		return false;
-	if (strcmp(in->power_state, "checking") == 0)
-		return true;
-	/* answered: once per silence (cleared first: acting may come back here) */
-	snprintf(node, sizeof(node), "%s", in->power_node);
-	in->power_node[0] = '\0';
-	if (strcmp(in->power_state, "off") == 0 && track_fenced_allows_master(in)) {
-		if (sole_backup(in)) {
-			log_notice("instance %s: fenced read %s's power: off. The master is gone "
-				   "and was our only peer: taking over now",
-				in->name, node);
-			vrrp_state_master_gone_sole(&in->sm, inst_now(in->d), &out);
-		} else {
-			log_notice("instance %s: fenced read %s's power: off. The master is gone: "
-				   "taking over after Skew_Time, as after a priority 0 advert",
-				in->name, node);
-			vrrp_state_master_gone(&in->sm, inst_now(in->d), &out);
-		}
-		inst_apply(in, &out);
-	} else {
-		log_notice("instance %s: fenced read %s's power: %s; waiting for the master-down "
-			   "timer%s",
-			in->name, node, in->power_state,
-			strcmp(in->power_state, "off") == 0 ? " and fenced" : " and for corosync");
-	}
-	return false;
-}
-
-/* fenced's answer to "power-check": this, then the node's name */
-#define POWER_CHECK_OK "ok: reading the power state of "
-
-/* fenced answered power-check (asynchronously: fenced may ask vipd who
- * holds the VIP while it reads, and two loops waiting on each other would
- * both time out). */
-static void power_asked(void *userdata, int r, char *reply)
-{
-	struct vipd_inst *in = userdata;
-	const char *p;
-	size_t n;
-
-	in->power_req = NULL;
-	if (r < 0) {
-		log_info("instance %s: %s; fenced does not answer power-check: %s", in->name,
-			in->power_why, strerror(-r));
-		free(reply);
-		return;
-	}
-	p = reply ? strstr(reply, POWER_CHECK_OK) : NULL;
-	if (!p) {
-		n = reply ? strcspn(reply, "\n") : 0;
-		log_info("instance %s: %s; fenced cannot read its power: %.*s", in->name,
-			in->power_why, (int)(n < 200 ? n : 200), reply ? reply : "");
-		free(reply);
-		return;
-	}
-	p += strlen(POWER_CHECK_OK);
-	n = strcspn(p, " \n");
-	snprintf(in->power_node, sizeof(in->power_node), "%.*s", (int)n, p);
-	snprintf(in->power_state, sizeof(in->power_state), "checking");
 	free(reply);
-	log_notice("instance %s: %s: fenced reads %s's power", in->name, in->power_why,
-		in->power_node);
-	/* ask fenced for the answer often while the read is out */
-	fenced_poll_soon(in);
+	t->lbd_req = NULL;
+	if (up == t->up)
+		return;
+	log_notice("instance %s: lbd backend %s is %s", in->name, t->cfg->name,
+		up ? "healthy" : "not healthy enough");
+	t->up = up;
+	inst_track_changed(in);
 }
 
-/* Ask fenced to read the power of the node that holds the VIP; its answer
- * comes through fenced_poll (power_state) and power_answer(). why: what
- * made us ask, for the log. One request at a time. */
-static void power_ask(struct vipd_inst *in, const char *why)
+/* Ask lbd without waiting (the VRRP loop never blocks on it); the answer
+ * comes to lbd_answered(). One question out at a time: an lbd that has not
+ * answered the last one is not asked again until it does or times out. */
+static void lbd_ask(struct vipd_track_state *t)
 {
 	int r;
 
-	if (in->power_req)
+	if (t->lbd_req)
 		return;
-	snprintf(in->power_why, sizeof(in->power_why), "%s", why);
-	r = cpha_admin_query_async(in->d->e, in->cfg->fenced_socket, "power-check", LBD_QUERY_USEC,
-		power_asked, in, &in->power_req);
+	r = cpha_admin_query_async(t->in->d->e, t->cfg->lbd_socket, "show stat json",
+		LBD_QUERY_USEC, lbd_answered, t, &t->lbd_req);
 	if (r < 0)
-		log_info("instance %s: %s; cannot ask fenced power-check: %s", in->name, why,
-			strerror(-r));
-}
-
-static int on_power_timer(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	struct vipd_inst *in = userdata;
-	char why[80];
-
-	(void)s;
-	(void)usec;
-	if (in->sm.state != VRRP_STATE_BACKUP || in->sm.want_master || in->power_node[0])
-		return 0; /* not a backup, or already taking over, or asked */
-	snprintf(why, sizeof(why), "no advert from the master for %.1f s",
-		(double)(in->sm.master_adver_int * 3 / 2) / 1e6);
-	power_ask(in, why);
-	return 0;
-}
-
-void track_fenced_master_heard(struct vipd_inst *in)
-{
-	uint64_t after = in->sm.master_adver_int * 3 / 2;
-
-	if (in->power_node[0])
-		log_notice("instance %s: the master speaks again", in->name);
-	in->power_node[0] = '\0';
-	if (!in->power_timer)
-		sd_event_add_time_relative(in->d->e, &in->power_timer, CLOCK_MONOTONIC, after,
-			10000, on_power_timer, in);
-	else
-		cpha_timer_rearm(in->power_timer, after);
+		lbd_answered(t, r, NULL);
 }
 
 void track_bfd_changed(struct vipd *d, const char *name, bool up)
@@ -494,90 +243,6 @@ void track_bfd_changed(struct vipd *d, const char *name, bool up)
 		if (hit)
 			inst_track_changed(d->inst[i]);
 	}
-}
-
-void track_fenced_bfd_down(struct vipd *d, int family, const uint8_t *addr, const char *session)
-{
-	char why[96];
-	size_t i;
-
-	for (i = 0; i < d->ninst; i++) {
-		struct vipd_inst *in = d->inst[i];
-
-		/* a backup that hears its master at addr, and has not asked yet */
-		if (!in->cfg->fenced_socket || in->power_node[0] ||
-			!vrrp_state_master_at(&in->sm, family, addr))
-			continue;
-		snprintf(why, sizeof(why), "BFD session %s to the master went down", session);
-		power_ask(in, why);
-	}
-}
-
-void track_fenced_try_master(struct vipd_inst *in)
-{
-	struct vrrp_out out = { 0 };
-
-	/* a power read still out keeps fenced asked often; it never holds
-	 * back a takeover that fenced allows by the usual path */
-	if (power_answer(in))
-		fenced_poll_soon(in);
-	if (in->sm.state != VRRP_STATE_BACKUP || !in->sm.want_master) {
-		in->fenced_held = false; /* a master was heard, or we are one */
-		in->power_asked_held = false;
-		in->fenced_open_at = 0;
-		return;
-	}
-	if (!track_fenced_allows_master(in)) {
-		in->fenced_open_at = 0;
-		if (!in->fenced_held)
-			log_notice(
-				"instance %s: the master is gone; waiting for fenced before taking "
-				"over (%s)",
-				in->name,
-				!in->fenced_known     ? "fenced does not answer"
-				: !in->fenced_quorate ? "no quorum"
-				: in->fenced_pending  ? "a node is waiting to be fenced"
-						      : "another node still holds the VIP");
-		/* a backup that never heard the master (it started after it went
-		 * silent) has had no silence to notice, and a holder corosync
-		 * already lost waits for its fence and priority_delay_vip: ask
-		 * for the holder's power once, now (off drops the delay) */
-		if (!in->fenced_held && in->fenced_known && in->fenced_quorate &&
-			(in->fenced_pending || in->fenced_other_holder) && !in->power_node[0] &&
-			!in->power_asked_held) {
-			in->power_asked_held = true;
-			power_ask(in, "the master is gone and fenced has not let go of it");
-		}
-		in->fenced_held = true;
-		/* the takeover waits on fenced: ask it often, not once a second */
-		fenced_poll_soon(in);
-		return;
-	}
-	if (in->fenced_held) {
-		/* every held backup is let go at once: wait Skew_Time, as RFC 9568
-		 * staggers backups by priority, so the best one's advert reaches
-		 * the others first and only it takes over */
-		uint64_t now = inst_now(in->d),
-			 skew = in->sm.master_down_int > 3 * in->sm.master_adver_int
-					? in->sm.master_down_int - 3 * in->sm.master_adver_int
-					: 0;
-
-		/* nobody to stagger against: the old master was our only peer */
-		if (sole_backup(in))
-			skew = 0;
-
-		if (!in->fenced_open_at)
-			in->fenced_open_at = now;
-		if (now < in->fenced_open_at + skew) {
-			cpha_timer_rearm(in->fenced_timer, in->fenced_open_at + skew - now);
-			return;
-		}
-		log_notice("instance %s: fenced has nobody left to fence: taking over", in->name);
-	}
-	in->fenced_held = false;
-	in->fenced_open_at = 0;
-	vrrp_state_goto_master(&in->sm, inst_now(in->d), &out);
-	inst_apply(in, &out);
 }
 
 /* How many processes match each vrrp_track_process, from one /proc scan;
@@ -641,15 +306,7 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 			if (!t->cfg)
 				continue; /* the instance's interface: netlink tells */
 			if (t->cfg->lbd_socket) {
-				bool up = lbd_healthy(t->cfg);
-
-				if (up != t->up) {
-					log_notice("instance %s: lbd backend %s is %s", in->name,
-						t->cfg->name,
-						up ? "healthy" : "not healthy enough");
-					t->up = up;
-					changed = true;
-				}
+				lbd_ask(t);
 			} else if (t->cfg->process) {
 				if (counts && process_poll(d, in->name, t, counts))
 					changed = true;
@@ -664,21 +321,8 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 				}
 			}
 		}
-		if (in->cfg->fenced_socket) {
-			if (fenced_poll(in))
-				changed = true;
-		}
 		if (changed)
 			inst_track_changed(in);
-		if (in->cfg->fenced_socket && !in->sync)
-			track_fenced_try_master(in);
-		else if (in->cfg->fenced_socket && in->sm.want_master) {
-			/* ask the group again, now that fenced may allow it */
-			struct vrrp_out o = { .n = 1 };
-
-			o.act[0].type = VRRP_ACT_WANT_MASTER;
-			sync_member_changed(in, &o);
-		}
 	}
 	free(counts);
 	/* a one-shot source: moving its time alone would never fire it again */
@@ -760,6 +404,7 @@ static int add_tracks(struct vipd_inst *in, const struct vipd_track *t, size_t n
 		in->tracks = ts;
 		ts = &in->tracks[in->ntracks++];
 		memset(ts, 0, sizeof(*ts));
+		ts->in = in;
 		ts->cfg = &t[i];
 		switch (kind) {
 		case 's':
@@ -779,7 +424,7 @@ static int add_tracks(struct vipd_inst *in, const struct vipd_track *t, size_t n
 			break;
 		}
 		case 'l':
-			ts->up = lbd_healthy(&t[i]);
+			ts->up = lbd_healthy_now(&t[i]);
 			break;
 		case 'b':
 			ts->up = bfd_up(in->d, t[i].name);
@@ -797,6 +442,17 @@ static int add_tracks(struct vipd_inst *in, const struct vipd_track *t, size_t n
 		}
 	}
 	return 0;
+}
+
+void track_detach(struct vipd_inst *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->ntracks; i++)
+		cpha_admin_req_cancel(in->tracks[i].lbd_req);
+	free(in->tracks);
+	in->tracks = NULL;
+	in->ntracks = 0;
 }
 
 int track_attach(struct vipd_inst *in)
@@ -831,8 +487,8 @@ int track_attach(struct vipd_inst *in)
 		if (r == 0)
 			r = add_tracks(in, sg->track_bfd, sg->ntrack_bfd, 'b');
 	}
-	if (r == 0 && c->fenced_socket)
-		fenced_poll(in);
+	if (r == 0)
+		fenced_link_attach(in);
 	/* the instance's own interface going down is a fault (keepalived) */
 	if (r == 0) {
 		struct vipd_track_state *ts = realloc(in->tracks, (in->ntracks + 1) * sizeof(*ts));
@@ -934,7 +590,7 @@ void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
 	/* fenced says no quorum: no MASTER here (an fenced that does not
 	 * answer only holds takeovers: dropping the VIP for it would be an
 	 * outage caused by a safety check) */
-	if (c->fenced_socket && in->fenced_known && !in->fenced_quorate)
+	if (c->fenced_socket && in->fenced.g.known && !in->fenced.g.quorate)
 		*fault = true;
 	if (c->priority == 255)
 		prio = 255; /* the owner stays the owner */

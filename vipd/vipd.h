@@ -10,11 +10,14 @@
 
 #include "buf.h"
 #include "cfg-types.h"
+#include "fenced_gate.h"
 #include "bfd_session.h"
 #include "netlink.h"
 #include "vrrp_net.h"
 #include "vrrp_packet.h"
 #include "vrrp_state.h"
+
+struct cpha_admin_req;
 
 #define VIPD_MAX_PEERS_SEEN 16 /* senders whose checksum form we remember */
 
@@ -39,11 +42,13 @@ struct vipd_script_rt {
 
 /* Where one instance's tracking stands. */
 struct vipd_track_state {
+	struct vipd_inst *in;
 	const struct vipd_track *cfg;
-	struct vipd_script_rt *script; /* track_script */
-	int ifindex;                   /* track_interface */
-	bool up;                       /* interface up / lbd healthy */
-	long file_value;               /* track_file */
+	struct cpha_admin_req *lbd_req; /* track_lbd: a question out to lbd */
+	struct vipd_script_rt *script;  /* track_script */
+	int ifindex;                    /* track_interface */
+	bool up;                        /* interface up / lbd healthy */
+	long file_value;                /* track_file */
 };
 
 /* A bfd_instance at run time (bfd.c): its session, and the socket it sends
@@ -64,6 +69,16 @@ struct vipd_peer_seen {
 	struct cpha_addr addr;
 	enum vrrp_csum csum;
 	uint64_t adverts;
+};
+
+/* track_fenced at run time (fenced_link.c): the gate's state, its timer,
+ * and the questions out to fenced. */
+struct vipd_fenced {
+	bool on; /* the instance tracks fenced */
+	struct fg_state g;
+	sd_event_source *timer;                      /* the gate's deadline */
+	struct cpha_admin_req *poll_req, *power_req; /* show json, power-check: out */
+	char power_why[96];                          /* what made us ask for power, for the log */
 };
 
 struct vipd_inst {
@@ -101,23 +116,8 @@ struct vipd_inst {
 	struct vipd_peer_seen peers[VIPD_MAX_PEERS_SEEN];
 	size_t npeers_seen;
 	struct vipd_sync *sync;
-	/* track_fenced: what fenced said at the last poll */
-	bool fenced_known;             /* it answered */
-	bool fenced_quorate;           /* its partition has quorum */
-	unsigned fenced_pending;       /* nodes waiting to be fenced */
-	bool fenced_other_holder;      /* another node holds the VIP, as fenced knows */
-	bool fenced_held;              /* a takeover waits for fenced (logged once) */
-	sd_event_source *fenced_timer; /* while held: ask fenced every 100 ms */
 	uint64_t last_lower_advert_at; /* monotonic us: last advert of a lower priority */
-	uint64_t fenced_open_at;       /* held, then allowed: when (Skew_Time counts from it) */
-	/* track_fenced: a master silent for 1.5 intervals has its power read
-	 * by fenced; powered off, it is gone as after a priority 0 advert */
-	sd_event_source *power_timer; /* fires 1.5 x Master_Adver_Interval after the last advert */
-	char power_node[64];          /* the node fenced reads (""): asked this silence */
-	char power_state[16];         /* what fenced said of it at the last poll */
-	bool power_asked_held;        /* asked while a takeover was held */
-	struct cpha_admin_req *power_req; /* power-check sent, no reply yet */
-	char power_why[96];               /* what made us ask, for the log */
+	struct vipd_fenced fenced;     /* track_fenced */
 };
 
 #define VIPD_SOLE_PEERS_MAX 16 /* unicast peers looked at by the sole-backup rule */
@@ -191,31 +191,37 @@ const char *inst_state_name(const struct vipd_inst *in);
 bool inst_same_vrrp(const struct vipd_instance *a, const struct vipd_instance *b);
 
 /* track.c */
-/* Split a command line into words (quotes as in the configuration); NULL
- * when it has none or cannot be split. Free with vipd_free_words. */
-char **vipd_split_command(const char *cmd);
-void vipd_free_words(char **words);
 int track_setup(struct vipd *d);
 void track_teardown(struct vipd *d);
+/* Tracking of an instance: attach (again after a reload), detach (the
+ * questions out are dropped, the states freed). */
 int track_attach(struct vipd_inst *in);
+void track_detach(struct vipd_inst *in);
+/* track_lbd: does lbd's "show stat json" reply (NULL: none) say backend
+ * has at least min_up usable servers? (pure) */
+bool track_lbd_healthy(const char *reply, const char *backend, unsigned min_up);
 /* Effective priority and fault from the tracking states (pure). */
 void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault);
-/* track_fenced: may this instance take over now (no fenced tracked, or
- * fenced answers, is quorate and has nobody waiting to be fenced)? */
-bool track_fenced_allows_master(const struct vipd_inst *in);
-/* Master_Down_Timer fired on a tracked instance outside a sync group:
- * take over if fenced allows it, else wait (asked again at each poll). */
-void track_fenced_try_master(struct vipd_inst *in);
-
-/* track_fenced: the master's advert was heard (in BACKUP): restart the
- * silence timer after which fenced is asked for the master's power. */
-void track_fenced_master_heard(struct vipd_inst *in);
 void track_netlink_link(struct vipd *d, int ifindex, bool up);
+
+/* fenced_link.c: track_fenced. Attach (again on a reload: what the gate
+ * knows is kept) and detach; may this instance take over now (no fenced
+ * tracked, or fenced allows it); its Master_Down_Timer fired outside a
+ * sync group: take over if fenced allows it, else wait; the master's
+ * advert was heard in BACKUP; a BFD session to address addr (4 or 16 bytes
+ * by family) went from Up to Down (vipd extension): an instance that hears
+ * its master there asks fenced for the master's power now. */
+void fenced_link_attach(struct vipd_inst *in);
+void fenced_link_detach(struct vipd_inst *in);
+bool fenced_link_allows(const struct vipd_inst *in);
+void fenced_link_try_master(struct vipd_inst *in);
+void fenced_link_master_heard(struct vipd_inst *in);
+void fenced_link_bfd_down(struct vipd *d, int family, const uint8_t *addr, const char *session);
 
 /* bfd.c: start the configured sessions (on reload: a session of the same
  * name and settings keeps running), stop them all, and show them. A
- * session's change from Up to Down tells track.c
- * (track_fenced_bfd_down()). */
+ * session's change from Up to Down tells fenced_link.c
+ * (fenced_link_bfd_down()). */
 int bfd_setup(struct vipd *d);
 void bfd_teardown(struct vipd *d, bool reload);
 struct json_t;
@@ -231,11 +237,6 @@ bool bfd_up(const struct vipd *d, const char *name);
 /* track.c: the session NAME went Up (up) or left Up: track_bfd entries
  * follow (keepalived: Up is success). */
 void track_bfd_changed(struct vipd *d, const char *name, bool up);
-
-/* track.c: a BFD session to this address went from Up to Down (vipd
- * extension): an instance that tracks fenced and hears its master there
- * asks fenced for the master's power now. */
-void track_fenced_bfd_down(struct vipd *d, int family, const uint8_t *addr, const char *session);
 
 /* sync.c: link the running instances of d to their sync groups (after
  * starting them, and after a reload: a group of the same name keeps its
@@ -267,10 +268,6 @@ void vipd_notify_run(struct vipd *d, const char *who, const char *cmd, const str
 void vipd_notify_state(struct vipd *d, const char *who, char *const cmds[VIPD_NOTIFY_N],
 	const struct vipd_runas *as, const char *type, const char *name, const char *state,
 	int prio);
-/* Who a command runs as (user NULL: script_user's, else vipd's own). */
-struct cpha_spawn_opts;
-void vipd_runas_opts(
-	const struct vipd *d, const char *user, const char *group, struct cpha_spawn_opts *o);
 void vipd_fifo_setup(struct vipd *d, const struct vipd_config *old);
 void vipd_fifo_write(
 	struct vipd *d, const char *type, const char *name, const char *state, int prio);
