@@ -140,8 +140,8 @@ int fenced_pcmk_open(sd_event *e, struct fenced_pcmk **out, char *why, size_t wh
 	p->e = e;
 	p->fd = -1;
 	r = connect_fencer(p, why, whylen);
-	/* not connected yet: fenced_pcmk_fence connects (it used to get NULL
-	 * here and crash on the first fence) */
+	/* set even when not connected: the caller keeps the object, and
+	 * fenced_pcmk_fence connects when a node must be fenced */
 	*out = p;
 	return r < 0 ? r : 0;
 }

@@ -1,5 +1,5 @@
-/* libcurl, easy interface: one handle per request. Moved here from the etcd
- * agent (etcd_api.c) when cpha status needed the same calls. */
+/* libcurl, easy interface: one handle per request, for the programs that
+ * make blocking HTTP(S) calls (the etcd agent's etcd_api.c, cpha status). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* HTTP(S) requests through libcurl with client certificates: etcd's v3
  * JSON gateway, the apiservers, the daemons' /status. One blocking call per
- * request. Its own library (cphahttp) so that only the programs that ask
+ * request. In the cphacurl library, so that only the programs that ask
  * link libcurl. */
 #ifndef CPHA_HTTPC_H
 #define CPHA_HTTPC_H

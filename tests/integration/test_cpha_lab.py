@@ -4,8 +4,8 @@
 `cpha lab up` (its own name, so it runs beside other tests), then
 `cpha lab run apiserver-rolling-restart reload-under-load lb-poweroff
 master-poweroff`
-with the prober on the client host; the report must hold what the issue
-asks for and the scenarios must have happened:
+with the prober on the client host; the report must hold what docs/lab.md
+says it holds and the scenarios must have happened:
 - report.json has the three scenarios with every field; the prober made
   ~10 ticks a second (3 requests each) for the whole window;
 - apiserver-rolling-restart and reload-under-load: 0 failed requests, all

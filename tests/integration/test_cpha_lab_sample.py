@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cpha lab -f: the shared sample description (tests/samples/cluster.yaml,
+"""cpha lab -f: the project's sample description (tests/samples/cluster.yaml,
 the sample cluster: kubem00..02, lb00, lb01, 10.10.x.x addresses) runs in
 the lab unchanged, at lab addresses.
 

@@ -144,7 +144,7 @@ def crash(cl, node):
 
 def reboot(cl, node):
     cl.wait_left(node)
-    time.sleep(2)  # pitfall 4 of the namespace notes
+    time.sleep(2)  # a few seconds after 'left', or pacemakerd exits: "allegedly just fenced"
     # the BMC still says off: unfencing (unfence yes) turns it on
     node.boot()
     util.wait_until(lambda: all(cl.domain_ok(n) for n in cl.nodes), 60, 0.5,

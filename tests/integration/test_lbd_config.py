@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """lbd -c and the real HAProxy -c on the same configuration files.
 
-Good files (the shared samples and tests/lbd-configs/good/*.cfg) must be
-accepted by both `lbd -c` and `haproxy -c` (HAProxy may warn). Bad files
+Good files (the samples in tests/samples/ and tests/lbd-configs/good/*.cfg)
+must be accepted by both `lbd -c` and `haproxy -c` (HAProxy may warn). Bad files
 (tests/lbd-configs/bad/*.cfg) must be refused by lbd with exit status 1 and
 the message their first line names:
 

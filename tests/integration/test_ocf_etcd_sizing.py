@@ -4,10 +4,10 @@
 The same cluster as test_pacemaker_cluster (three lab hosts n1-n3, corosync
 + Pacemaker, fencing through fence_cpha_lab, the etcd clone with TLS, the
 kube-apiserver clone and kube-controller-manager / kube-scheduler after it,
-built with its create_control_plane()). Before the fix each of these took
-the whole control plane down: the next start of a member returned
-OCF_ERR_CONFIGURED, which Pacemaker treats as fatal for the clone, and
-etcd, the apiserver and the controllers stopped on every node.
+built with its create_control_plane()). None of these changes may take the
+control plane down: a start of a member that returned OCF_ERR_CONFIGURED,
+which Pacemaker treats as fatal for the clone, would stop etcd, the
+apiserver and the controllers on every node.
   - `pcs resource meta etcd-clone clone-max=4`, then `crm_resource --restart`
     of n2's member: n2 restarts with its data (the same member), every
     member keeps running, n2's monitor is OCF_DEGRADED with the fix first in

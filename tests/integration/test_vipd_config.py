@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """vipd -c and the real keepalived --config-test on the same files.
 
-Good files (the shared sample and tests/vipd-configs/good/*.conf) must be
-accepted by `vipd -c -f FILE` and by `keepalived -t -f FILE` (keepalived
-2.2.7, Debian 12). Bad files (tests/vipd-configs/bad/*.conf) must be refused
-by vipd with exit status 1 and the message their first line names:
+Good files (tests/samples/keepalived-apiserver-vip.conf and
+tests/vipd-configs/good/*.conf) must be accepted by `vipd -c -f FILE` and
+by `keepalived -t -f FILE` (keepalived 2.2.7, Debian 12). Bad files
+(tests/vipd-configs/bad/*.conf) must be refused by vipd with exit status 1
+and the message their first line names:
 
     # expect: 7: 'nopreempt' needs state BACKUP
 

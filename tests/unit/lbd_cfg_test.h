@@ -6,7 +6,7 @@
 #define SEC CPHA_USEC_PER_SEC
 #define MS  CPHA_USEC_PER_MSEC
 
-/* the shared sample haproxy-seed.cfg, unchanged */
+/* tests/samples/haproxy-seed.cfg's configuration lines, as they are */
 static const char seed_cfg[] =
 	"# The load balancer section of the seed document 003_205a3f15076ec345.txt,\n"
 	"# unchanged: lbd must accept and run it as it is.\n"
@@ -22,7 +22,7 @@ static const char seed_cfg[] =
 	"server secure_kubem01 10.10.10.81:6443 check\n"
 	"server secure_kubem02 10.10.10.82:6443 check\n";
 
-/* the shared sample haproxy-https-readyz.cfg, unchanged */
+/* tests/samples/haproxy-https-readyz.cfg, as it is */
 static const char readyz_cfg[] =
 	"# A control-plane load balancer in the style that current Kubernetes HA guides\n"
 	"# use: HTTP defaults, a TCP frontend and backend, and an HTTPS health check.\n"

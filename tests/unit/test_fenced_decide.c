@@ -227,7 +227,7 @@ static void test_startup_victim_corosync_member(void **state)
 	members(T0 + 20 * S, both, 2, NULL, 0, j2, 1);
 	assert_int_equal(out.n, 0);
 
-	/* the same without cs_member: fenced at once (the old rule) */
+	/* the same without cs_member: fenced at once */
 	setup3(1, 0, false);
 	nodes[2].fenced_at = 1;
 	members(T0, me, 1, NULL, 0, j1, 1);

@@ -21,7 +21,7 @@
 
 #define SEC CPHA_USEC_PER_SEC
 
-/* the shared sample keepalived-apiserver-vip.conf, unchanged */
+/* tests/samples/keepalived-apiserver-vip.conf, as it is */
 static const char sample_conf[] =
 	"! A floating VIP for the control-plane load balancers, in the style that\n"
 	"! current Kubernetes HA guides use. vipd must accept it unchanged and\n"

@@ -1,10 +1,13 @@
 """A real corosync + Pacemaker node inside a lab host (no systemd, no pcsd).
 
-Following the team notes on Pacemaker in namespaces: a long-lived
-"holder" process owns a private mount and UTS namespace inside the host's
-network namespace; it sets the host name, mounts tmpfs on /run and /dev/shm,
-and binds per-node directories over /etc/corosync, /var/lib/corosync,
-/var/lib/pacemaker, /var/log and /etc/hosts. Extra mounts (an overlay that
+Pacemaker in namespaces needs clients that enter both the network and the
+mount namespace (libqb IPC uses abstract UNIX sockets and /dev/shm), a
+private /run per node, and nothing killed by name (no PID namespace: every
+node's processes share /proc). So a long-lived "holder" process owns a
+private mount and UTS namespace inside the host's network namespace; it
+sets the host name, mounts tmpfs on /run and /dev/shm, and binds per-node
+directories over /etc/corosync, /var/lib/corosync, /var/lib/pacemaker,
+/var/log and /etc/hosts. Extra mounts (an overlay that
 adds OCF agents to /usr/lib/ocf/resource.d) come from the caller. Every
 daemon and client runs through `nsenter -t HOLDER -n -m -u -- env -i ...`.
 Nothing is killed by name: daemons are the lab's processes (stopped by PID),

@@ -2,8 +2,8 @@
 
 Builds on cphatest.pacemaker.Node (holder with private mount + UTS
 namespaces, per-node /etc/corosync, /var/lib/pacemaker, /var/log, /etc/hosts;
-every command through nsenter) and adds, following the team notes on
-Pacemaker in namespaces:
+every command through nsenter) and adds what a fencing cluster in
+namespaces needs:
 
   - one corosync.conf (knet, token 1000 ms) listing every node and one
     authkey shared by all;
@@ -418,7 +418,9 @@ class Cluster:
         return util.wait_until(fenced, timeout, 0.2, "%s fenced by %s" % (node.name, FENCE_AGENT))
 
     def wait_left(self, node, timeout=30):
-        """Wait until the others' corosync lists node as left (pitfall 4)."""
+        """Wait until the others' corosync lists node as left: a fenced node that
+        rejoins before that makes pacemakerd exit ("We were allegedly just
+        fenced", exit code 100)."""
         nodeid = self.nodes.index(node) + 1
         via = self.any_up(exclude=(node,))
         key = "runtime.members.%d.status" % nodeid
