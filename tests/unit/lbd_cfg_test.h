@@ -8,8 +8,8 @@
 
 /* tests/samples/haproxy-seed.cfg's configuration lines, as they are */
 static const char seed_cfg[] =
-	"# The load balancer section of the seed document 003_205a3f15076ec345.txt,\n"
-	"# unchanged: lbd must accept and run it as it is.\n"
+	"# The listen section of the reference deployment's haproxy.cfg (three masters,\n"
+	"# kubem00-02, behind one HAProxy host), unchanged: lbd must run it as it is.\n"
 	"listen secure_kube_control_plane\n"
 	"bind :6443\n"
 	"mode tcp\n"
