@@ -62,7 +62,7 @@ static int on_bfd_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)s;
 	(void)usec;
-	bfd_session_timer(&b->s, inst_now(b->d), bfd_rand(b->d), &out);
+	bfd_session_timer(&b->s, vipd_now(b->d), bfd_rand(b->d), &out);
 	bfd_apply(b, &out);
 	return 0;
 }
@@ -87,9 +87,32 @@ static void bfd_send(struct vipd_bfd_rt *b, const struct bfd_pkt *p)
 	b->pkts_out++;
 }
 
+/* The session NAME went Up (up) or left Up: the track_bfd entries that
+ * name it follow (keepalived: Up is success). */
+static void tracks_follow(struct vipd *d, const char *name, bool up)
+{
+	size_t i, j;
+
+	for (i = 0; i < d->ninst; i++) {
+		bool hit = false;
+
+		for (j = 0; j < d->inst[i]->ntracks; j++) {
+			struct vipd_track_state *t = &d->inst[i]->tracks[j];
+
+			if (t->cfg && t->cfg->bfd && strcmp(t->cfg->name, name) == 0 &&
+				t->up != up) {
+				t->up = up;
+				hit = true;
+			}
+		}
+		if (hit)
+			d->up.track_changed(d->inst[i]);
+	}
+}
+
 static void bfd_apply(struct vipd_bfd_rt *b, const struct bfd_out *out)
 {
-	uint64_t now = inst_now(b->d);
+	uint64_t now = vipd_now(b->d);
 	char a[CPHA_ADDR_STRLEN];
 
 	if (out->send && b->fd >= 0)
@@ -104,7 +127,7 @@ static void bfd_apply(struct vipd_bfd_rt *b, const struct bfd_out *out)
 		if (out->to == BFD_STATE_DOWN)
 			b->last_down_diag = b->s.diag;
 		if (out->from == BFD_STATE_UP || out->to == BFD_STATE_UP)
-			track_bfd_changed(b->d, b->name, out->to == BFD_STATE_UP);
+			tracks_follow(b->d, b->name, out->to == BFD_STATE_UP);
 		if (out->from == BFD_STATE_UP && out->to == BFD_STATE_DOWN)
 			fenced_link_bfd_down(b->d, cpha_addr_family(&b->def.neighbor),
 				addr_bytes(&b->def.neighbor), b->name);
@@ -235,7 +258,7 @@ static int on_bfd_rx(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			continue;
 		}
 		b->pkts_in++;
-		if (bfd_session_receive(&b->s, inst_now(d), &p, bfd_rand(d), &out) < 0) {
+		if (bfd_session_receive(&b->s, vipd_now(d), &p, bfd_rand(d), &out) < 0) {
 			b->pkts_bad++;
 			continue;
 		}
@@ -350,7 +373,7 @@ static void bfd_stop(struct vipd_bfd_rt *b)
 {
 	struct bfd_out out;
 
-	bfd_session_stop(&b->s, inst_now(b->d), &out);
+	bfd_session_stop(&b->s, vipd_now(b->d), &out);
 	if (out.send && b->fd >= 0)
 		bfd_send(b, &out.pkt);
 	if (out.changed)
@@ -399,7 +422,7 @@ static int bfd_start_one(struct vipd *d, const struct vipd_bfd_def *def, struct 
 	}
 	sd_event_source_set_enabled(b->timer, SD_EVENT_OFF);
 	*res = b;
-	bfd_session_start(&b->s, inst_now(d), bfd_rand(d), &out);
+	bfd_session_start(&b->s, vipd_now(d), bfd_rand(d), &out);
 	bfd_apply(b, &out);
 	log_info("bfd %s: started with %s (%s, tx %u us, rx %u us, multiplier %u)", b->name,
 		cpha_addr_format(&def->neighbor, a, sizeof(a)), def->passive ? "passive" : "active",
@@ -490,7 +513,7 @@ json_t *bfd_json(const struct vipd *d)
 {
 	json_t *arr = json_array();
 	char n[CPHA_ADDR_STRLEN], s[CPHA_ADDR_STRLEN];
-	uint64_t now = inst_now(d);
+	uint64_t now = vipd_now(d);
 	size_t i;
 
 	for (i = 0; i < d->nbfds; i++) {

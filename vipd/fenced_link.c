@@ -61,7 +61,7 @@ static struct fg_vrrp view(const struct vipd_inst *in)
 {
 	const struct vrrp_sm *sm = &in->sm;
 	struct fg_vrrp v = { 0 };
-	uint64_t now = inst_now(in->d);
+	uint64_t now = vipd_now(in->d);
 
 	v.backup = sm->state == VRRP_STATE_BACKUP;
 	v.want_master = sm->want_master;
@@ -93,7 +93,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)s;
 	(void)usec;
-	fg_timer(&in->fenced.g, &v, inst_now(in->d), &out);
+	fg_timer(&in->fenced.g, &v, vipd_now(in->d), &out);
 	apply(in, &out);
 	return 0;
 }
@@ -124,7 +124,7 @@ static void answered(struct vipd_inst *in, char *reply)
 	struct fg_out out;
 
 	fg_answer_read(reply, in->fenced.g.power_node, &a);
-	fg_answer(&in->fenced.g, &a, &v, inst_now(in->d), &out);
+	fg_answer(&in->fenced.g, &a, &v, vipd_now(in->d), &out);
 	apply(in, &out);
 	/* now that fenced may allow it: take over, or ask the group again */
 	if (!in->sync) {
@@ -133,7 +133,7 @@ static void answered(struct vipd_inst *in, char *reply)
 		struct vrrp_out o = { .n = 1 };
 
 		o.act[0].type = VRRP_ACT_WANT_MASTER;
-		sync_member_changed(in, &o);
+		in->d->up.member_changed(in, &o);
 	}
 }
 
@@ -181,7 +181,7 @@ static void power_done(void *userdata, int r, char *reply)
 			"instance %s: %s: fenced reads %s's power", in->name, f->power_why, node);
 	}
 	free(reply);
-	fg_power_asked(&f->g, node[0] ? node : NULL, &v, inst_now(in->d), &out);
+	fg_power_asked(&f->g, node[0] ? node : NULL, &v, vipd_now(in->d), &out);
 	apply(in, &out);
 }
 
@@ -201,7 +201,7 @@ static void power_send(struct vipd_inst *in)
 
 		log_info("instance %s: %s; cannot ask fenced power-check: %s", in->name,
 			f->power_why, strerror(-r));
-		fg_power_asked(&f->g, NULL, &v, inst_now(in->d), &out);
+		fg_power_asked(&f->g, NULL, &v, vipd_now(in->d), &out);
 		apply(in, &out);
 	}
 }
@@ -277,7 +277,7 @@ static void apply(struct vipd_inst *in, const struct fg_out *out)
 			break;
 		case FG_ACT_CHANGED:
 			say(in, a);
-			inst_track_changed(in);
+			in->d->up.track_changed(in);
 			break;
 		case FG_ACT_PENDING:
 			say(in, a);
@@ -293,23 +293,23 @@ static void apply(struct vipd_inst *in, const struct fg_out *out)
 				in->name);
 			break;
 		case FG_ACT_GOTO_MASTER:
-			vrrp_state_goto_master(&in->sm, inst_now(in->d), &vo);
-			inst_apply(in, &vo);
+			vrrp_state_goto_master(&in->sm, vipd_now(in->d), &vo);
+			in->d->up.apply(in, &vo);
 			break;
 		case FG_ACT_MASTER_GONE_SOLE:
 			log_notice("instance %s: fenced read %s's power: off. The master is gone "
 				   "and was our only peer: taking over now",
 				in->name, a->node);
-			vrrp_state_master_gone_sole(&in->sm, inst_now(in->d), &vo);
-			inst_apply(in, &vo);
+			vrrp_state_master_gone_sole(&in->sm, vipd_now(in->d), &vo);
+			in->d->up.apply(in, &vo);
 			gone = true;
 			break;
 		case FG_ACT_MASTER_GONE:
 			log_notice("instance %s: fenced read %s's power: off. The master is gone: "
 				   "taking over after Skew_Time, as after a priority 0 advert",
 				in->name, a->node);
-			vrrp_state_master_gone(&in->sm, inst_now(in->d), &vo);
-			inst_apply(in, &vo);
+			vrrp_state_master_gone(&in->sm, vipd_now(in->d), &vo);
+			in->d->up.apply(in, &vo);
 			gone = true;
 			break;
 		case FG_ACT_POWER_READ:
@@ -333,7 +333,7 @@ void fenced_link_try_master(struct vipd_inst *in)
 	struct fg_vrrp v = view(in);
 	struct fg_out out;
 
-	fg_try_master(&in->fenced.g, &v, inst_now(in->d), &out);
+	fg_try_master(&in->fenced.g, &v, vipd_now(in->d), &out);
 	apply(in, &out);
 }
 
@@ -342,7 +342,7 @@ void fenced_link_master_heard(struct vipd_inst *in)
 	struct fg_vrrp v = view(in);
 	struct fg_out out;
 
-	fg_master_heard(&in->fenced.g, &v, inst_now(in->d), &out);
+	fg_master_heard(&in->fenced.g, &v, vipd_now(in->d), &out);
 	apply(in, &out);
 }
 
@@ -361,7 +361,7 @@ void fenced_link_bfd_down(struct vipd *d, int family, const uint8_t *addr, const
 		snprintf(in->fenced.power_why, sizeof(in->fenced.power_why),
 			"BFD session %s to the master went down", session);
 		v = view(in);
-		fg_bfd_down(&in->fenced.g, &v, inst_now(in->d), &out);
+		fg_bfd_down(&in->fenced.g, &v, vipd_now(in->d), &out);
 		apply(in, &out);
 	}
 }
@@ -386,7 +386,7 @@ void fenced_link_attach(struct vipd_inst *in)
 	}
 	/* a reload keeps what the gate knows: a takeover held stays held */
 	if (!f->on)
-		fg_init(&f->g, &cfg, inst_now(in->d));
+		fg_init(&f->g, &cfg, vipd_now(in->d));
 	f->on = true;
 	/* the first answer at once and in line, so the instance starts from
 	 * fenced's real state; later ones never block the loop */
@@ -398,7 +398,7 @@ void fenced_link_attach(struct vipd_inst *in)
 	fg_answer_read(reply, NULL, &a);
 	free(reply);
 	v = view(in);
-	fg_answer(&f->g, &a, &v, inst_now(in->d), &out);
+	fg_answer(&f->g, &a, &v, vipd_now(in->d), &out);
 	/* the instance is not running yet, or reads its tracking next: only
 	 * say what changed; the first poll takes it from here */
 	for (i = 0; i < out.n; i++)

@@ -20,14 +20,6 @@
 
 #define RX_BUF 2048
 
-uint64_t inst_now(const struct vipd *d)
-{
-	uint64_t t = 0;
-
-	sd_event_now(d->e, CLOCK_MONOTONIC, &t);
-	return t;
-}
-
 const char *inst_state_name(const struct vipd_inst *in)
 {
 	return vrrp_state_name(in->sm.state);
@@ -315,7 +307,7 @@ void inst_apply(struct vipd_inst *in, const struct vrrp_out *out)
 	 * with, which would delay the first advertisement after the takeover
 	 * by Master_Down_Interval) */
 	arm(in, vrrp_state_deadline(&in->sm));
-	sync_member_changed(in, out);
+	in->d->up.member_changed(in, out);
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
@@ -462,10 +454,10 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		if (adv.priority == 0)
 			in->pri_zero_received++;
 		if (adv.priority > 0 && adv.priority < in->priority)
-			in->last_lower_advert_at = inst_now(in->d); /* track_fenced: preempting */
+			in->last_lower_advert_at = vipd_now(in->d); /* track_fenced: preempting */
 		record_peer(in, &rx.src, adv.csum);
 		memset(&out, 0, sizeof(out));
-		vrrp_state_advert(&in->sm, inst_now(in->d), adv.priority, adv.adver_int,
+		vrrp_state_advert(&in->sm, vipd_now(in->d), adv.priority, adv.adver_int,
 			addr_raw(&rx.src), addr_raw(&in->src), &out);
 		inst_apply(in, &out);
 		if (c->fenced_socket && in->sm.state == VRRP_STATE_BACKUP && adv.priority > 0 &&
@@ -509,13 +501,13 @@ void inst_track_changed(struct vipd_inst *in)
 				in->sm.state == VRRP_STATE_MASTER ? "MASTER_PRIORITY"
 								  : "BACKUP_PRIORITY",
 				prio);
-		vrrp_state_set_priority(&in->sm, inst_now(in->d), prio, &out);
+		vrrp_state_set_priority(&in->sm, vipd_now(in->d), prio, &out);
 		inst_apply(in, &out);
 	}
 	if (fault != in->fault) {
 		in->fault = fault;
 		memset(&out, 0, sizeof(out));
-		vrrp_state_fault(&in->sm, inst_now(in->d), fault, &out);
+		vrrp_state_fault(&in->sm, vipd_now(in->d), fault, &out);
 		inst_apply(in, &out);
 	}
 	if (lead) {
@@ -523,7 +515,7 @@ void inst_track_changed(struct vipd_inst *in)
 			if (in->sync->members[i] != in)
 				inst_track_changed(in->sync->members[i]);
 		in->sync->propagating = false;
-		sync_group_changed(in->sync);
+		in->d->up.group_changed(in->sync);
 	}
 }
 
@@ -696,10 +688,10 @@ int inst_start(struct vipd *d, struct vipd_instance *c, struct vipd_inst **out)
 	in->fault_self = in->fault;
 	in->running = true;
 	if (in->priority != (int)c->priority)
-		vrrp_state_set_priority(&in->sm, inst_now(d), in->priority, &o);
+		vrrp_state_set_priority(&in->sm, vipd_now(d), in->priority, &o);
 	if (in->fault)
-		vrrp_state_fault(&in->sm, inst_now(d), true, &o);
-	vrrp_state_start(&in->sm, inst_now(d), &o);
+		vrrp_state_fault(&in->sm, vipd_now(d), true, &o);
+	vrrp_state_start(&in->sm, vipd_now(d), &o);
 	log_notice("instance %s: started on %s, VRID %u, priority %d, VRRPv%d %s", c->name,
 		c->interface, c->vrid, in->priority, c->version,
 		c->unicast ? "unicast" : "multicast");
@@ -719,7 +711,7 @@ void inst_stop(struct vipd_inst *in, bool graceful)
 		return;
 	if (graceful) {
 		/* a master sends priority 0 so a backup takes over after Skew_Time */
-		vrrp_state_stop(&in->sm, inst_now(in->d), &out);
+		vrrp_state_stop(&in->sm, vipd_now(in->d), &out);
 		inst_apply(in, &out);
 	}
 	vips_del(in, false);

@@ -330,6 +330,10 @@ int main(int argc, char **argv)
 		vipd_cfg_free(d.cfg);
 		return 1;
 	}
+	d.up.track_changed = inst_track_changed;
+	d.up.apply = inst_apply;
+	d.up.member_changed = sync_member_changed;
+	d.up.group_changed = sync_group_changed;
 	r = sd_event_default(&d.e);
 	if (r >= 0)
 		r = cpha_event_setup(d.e, &ops, &d);

@@ -106,7 +106,7 @@ static void group_try_master(struct vipd *d, struct vipd_sync *sy)
 		if (m->sm.state != VRRP_STATE_BACKUP)
 			continue;
 		memset(&out, 0, sizeof(out));
-		vrrp_state_goto_master(&m->sm, inst_now(d), &out);
+		vrrp_state_goto_master(&m->sm, vipd_now(d), &out);
 		inst_apply(m, &out);
 	}
 	sy->propagating = false;
@@ -127,7 +127,7 @@ static void group_to_backup(struct vipd *d, struct vipd_sync *sy, const struct v
 		log_notice("sync group %s: %s left MASTER: %s follows", sy->cfg->name, from->name,
 			m->name);
 		memset(&out, 0, sizeof(out));
-		vrrp_state_goto_backup(&m->sm, inst_now(d), &out);
+		vrrp_state_goto_backup(&m->sm, vipd_now(d), &out);
 		inst_apply(m, &out);
 	}
 	sy->propagating = false;

@@ -63,7 +63,7 @@ static void affect(struct vipd *d, const struct vipd_script_rt *sr)
 	for (i = 0; i < d->ninst; i++)
 		for (j = 0; j < d->inst[i]->ntracks; j++)
 			if (d->inst[i]->tracks[j].script == sr) {
-				inst_track_changed(d->inst[i]);
+				d->up.track_changed(d->inst[i]);
 				break;
 			}
 }
@@ -206,7 +206,7 @@ static void lbd_answered(void *userdata, int r, char *reply)
 	log_notice("instance %s: lbd backend %s is %s", in->name, t->cfg->name,
 		up ? "healthy" : "not healthy enough");
 	t->up = up;
-	inst_track_changed(in);
+	in->d->up.track_changed(in);
 }
 
 /* Ask lbd without waiting (the VRRP loop never blocks on it); the answer
@@ -222,27 +222,6 @@ static void lbd_ask(struct vipd_track_state *t)
 		LBD_QUERY_USEC, lbd_answered, t, &t->lbd_req);
 	if (r < 0)
 		lbd_answered(t, r, NULL);
-}
-
-void track_bfd_changed(struct vipd *d, const char *name, bool up)
-{
-	size_t i, j;
-
-	for (i = 0; i < d->ninst; i++) {
-		bool hit = false;
-
-		for (j = 0; j < d->inst[i]->ntracks; j++) {
-			struct vipd_track_state *t = &d->inst[i]->tracks[j];
-
-			if (t->cfg && t->cfg->bfd && strcmp(t->cfg->name, name) == 0 &&
-				t->up != up) {
-				t->up = up;
-				hit = true;
-			}
-		}
-		if (hit)
-			inst_track_changed(d->inst[i]);
-	}
 }
 
 /* How many processes match each vrrp_track_process, from one /proc scan;
@@ -322,7 +301,7 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 			}
 		}
 		if (changed)
-			inst_track_changed(in);
+			in->d->up.track_changed(in);
 	}
 	free(counts);
 	/* a one-shot source: moving its time alone would never fire it again */
@@ -620,7 +599,7 @@ void track_netlink_link(struct vipd *d, int ifindex, bool up)
 		if (changed) {
 			log_notice("instance %s: interface index %d is %s", in->name, ifindex,
 				up ? "up" : "down");
-			inst_track_changed(in);
+			in->d->up.track_changed(in);
 		}
 	}
 }

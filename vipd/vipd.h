@@ -145,8 +145,21 @@ struct vipd_fifo {
 	uint64_t lost; /* lines the full pipe did not take */
 };
 
+/* Calls up to an instance and its sync group from the parts below them
+ * (tracking, fenced's gate, BFD), and from an instance to its group. main.c
+ * sets them to inst_track_changed, inst_apply, sync_member_changed and
+ * sync_group_changed; the parts below call only through them, so that no
+ * two files of vipd call each other. */
+struct vipd_upcalls {
+	void (*track_changed)(struct vipd_inst *in);
+	void (*apply)(struct vipd_inst *in, const struct vrrp_out *out);
+	void (*member_changed)(struct vipd_inst *in, const struct vrrp_out *out);
+	void (*group_changed)(struct vipd_sync *sy);
+};
+
 struct vipd {
 	sd_event *e;
+	struct vipd_upcalls up;
 	struct vipd_config *cfg;
 	const char *config_path;
 	struct vipd_nl *nl;
@@ -175,6 +188,15 @@ struct vipd {
 	uint64_t bfd_rng;          /* xorshift state for the tx jitter */
 };
 
+/* The loop's time (monotonic us), as every part of vipd reads it. */
+static inline uint64_t vipd_now(const struct vipd *d)
+{
+	uint64_t t = 0;
+
+	sd_event_now(d->e, CLOCK_MONOTONIC, &t);
+	return t;
+}
+
 /* instance.c */
 int inst_start(struct vipd *d, struct vipd_instance *cfg, struct vipd_inst **out);
 void inst_stop(struct vipd_inst *in, bool graceful);
@@ -183,7 +205,6 @@ void inst_netlink_event(
 	struct vipd *d, enum vipd_nl_event ev, int ifindex, bool up, const struct cpha_addr *a);
 /* Do what the state machine asked (the sync group's moves use it too). */
 void inst_apply(struct vipd_inst *in, const struct vrrp_out *out);
-uint64_t inst_now(const struct vipd *d);
 /* Tracking changed: recompute priority and fault, and tell the state machine. */
 void inst_track_changed(struct vipd_inst *in);
 const char *inst_state_name(const struct vipd_inst *in);
@@ -234,9 +255,6 @@ const struct vipd_bfd_rt *bfd_find_neighbor(const struct vipd *d, int family, co
 
 /* Is the session NAME Up? (false when there is none) */
 bool bfd_up(const struct vipd *d, const char *name);
-/* track.c: the session NAME went Up (up) or left Up: track_bfd entries
- * follow (keepalived: Up is success). */
-void track_bfd_changed(struct vipd *d, const char *name, bool up);
 
 /* sync.c: link the running instances of d to their sync groups (after
  * starting them, and after a reload: a group of the same name keeps its
