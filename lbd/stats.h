@@ -6,9 +6,7 @@
 
 #include <stdbool.h>
 
-#include "admin.h"
 #include "buf.h"
-#include "cli.h"
 #include "proxy-types.h"
 
 struct json_t;
@@ -35,12 +33,5 @@ void stats_put_json(struct cpha_buf *reply, struct json_t *j);
 
 /* Prometheus text for /metrics. */
 void stats_prometheus(struct lbd_runtime *rt, struct cpha_buf *out);
-
-/* The admin socket's command, by its name before cli.c took it over. */
-static inline void stats_command(struct lbd_runtime *rt, const struct cpha_admin_peer *peer,
-	const char *line, struct cpha_buf *reply)
-{
-	cli_command(rt, peer, line, reply);
-}
 
 #endif

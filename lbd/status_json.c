@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "backend.h"
+#include "cli.h"
 #include "clock.h"
 #include "runtime.h"
 #include "stats.h"
@@ -18,7 +19,7 @@ static json_t *admin_json(struct lbd_runtime *rt, const char *line)
 	struct cpha_buf b = { 0 };
 	json_t *j = NULL;
 
-	stats_command(rt, NULL, line, &b);
+	cli_command(rt, NULL, line, &b);
 	if (b.data)
 		j = json_loads(b.data, 0, NULL);
 	cpha_buf_free(&b);
