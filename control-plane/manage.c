@@ -133,7 +133,78 @@ static char *crictl_id(const char *what, const char *name, bool dry)
 	return id;
 }
 
-static int act(int argc, char **argv, const char *file, bool logs)
+/* How a role is reached, by the manager that runs it. */
+enum how {
+	HOW_PCMK,       /* a Pacemaker resource */
+	HOW_PCMK_CLONE, /* this node's instance of a Pacemaker clone */
+	HOW_POD,        /* a static pod's container */
+	HOW_UNIT,       /* a systemd unit */
+};
+
+/* What runs for each {manager, verb}. In argv, "@log", "@pcmk", "@node",
+ * "@id" and "@unit" are the role's; "?X" is X when following, else left
+ * out. */
+struct action {
+	enum how how;
+	bool logs;
+	const char *argv[8];
+};
+
+static const struct action actions[] = {
+	{ HOW_PCMK, true, { "tail", "-n", "200", "?-F", "@log", NULL } },
+	{ HOW_PCMK, false, { "crm_resource", "--restart", "--resource", "@pcmk", NULL } },
+	{ HOW_PCMK_CLONE, true, { "tail", "-n", "200", "?-F", "@log", NULL } },
+	{ HOW_PCMK_CLONE, false,
+		{ "crm_resource", "--restart", "--resource", "@pcmk", "--node", "@node", NULL } },
+	/* the kubelet starts a static pod again once its sandbox is stopped */
+	{ HOW_POD, true, { "crictl", "logs", "--tail", "200", "?-f", "@id", NULL } },
+	{ HOW_POD, false, { "crictl", "stopp", "@id", NULL } },
+	{ HOW_UNIT, true, { "journalctl", "-u", "@unit", "-n", "200", "?-f", NULL } },
+	{ HOW_UNIT, false, { "systemctl", "restart", "@unit", NULL } },
+};
+
+/* What the command line asked. */
+struct request {
+	bool logs, dry, follow;
+	const char *host, *file, *role;
+};
+
+/* The values a template's words are filled with. */
+struct fill {
+	const struct role *r;
+	const char *node, *id, *unit;
+	bool follow;
+};
+
+static void build_argv(const struct action *a, const struct fill *f, const char **v)
+{
+	size_t i, n = 0;
+
+	for (i = 0; a->argv[i]; i++) {
+		const char *w = a->argv[i];
+
+		if (w[0] == '?') {
+			if (f->follow)
+				v[n++] = w + 1;
+		} else if (!strcmp(w, "@log")) {
+			v[n++] = f->r->logfile;
+		} else if (!strcmp(w, "@pcmk")) {
+			v[n++] = f->r->pcmk;
+		} else if (!strcmp(w, "@node")) {
+			v[n++] = f->node;
+		} else if (!strcmp(w, "@id")) {
+			v[n++] = f->id;
+		} else if (!strcmp(w, "@unit")) {
+			v[n++] = f->unit;
+		} else {
+			v[n++] = w;
+		}
+	}
+	v[n] = NULL;
+}
+
+/* Options of `cpha restart`; 1: go on, else the exit code. */
+static int restart_options(int argc, char **argv, struct request *q)
 {
 	static const struct option opts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
@@ -142,7 +213,36 @@ static int act(int argc, char **argv, const char *file, bool logs)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct option log_opts[] = {
+	int ch;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "f:nh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'n':
+			q->dry = true;
+			break;
+		case 'H':
+			q->host = optarg;
+			break;
+		case 'f':
+			q->file = optarg;
+			break;
+		case 'h':
+			usage(stdout, false);
+			return CPHA_EXIT_OK;
+		default:
+			usage(stderr, false);
+			return CPHA_EXIT_USAGE;
+		}
+	}
+	return 1;
+}
+
+/* Options of `cpha logs`: "logs ROLE -f" follows, as journalctl -f does;
+ * the description is then given with --file or before the command. */
+static int logs_options(int argc, char **argv, struct request *q)
+{
+	static const struct option opts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "host", required_argument, NULL, 'H' },
 		{ "follow", no_argument, NULL, 'F' },
@@ -150,149 +250,132 @@ static int act(int argc, char **argv, const char *file, bool logs)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *host = NULL, *unit, *node;
-	const struct role *r;
-	struct role pr;
-	struct cp_cluster *c;
-	bool dry = false, follow = false;
-	int ch, rc = CPHA_EXIT_FAIL;
+	int ch;
 
 	optind = 1;
-	/* "logs ROLE -f" follows, as journalctl -f does; the description is
-	 * then given with --file or before the command */
-	while (!logs && (ch = getopt_long(argc, argv, "f:nh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "fnh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'n':
-			dry = true;
+			q->dry = true;
 			break;
 		case 'H':
-			host = optarg;
+			q->host = optarg;
 			break;
 		case 'f':
-			file = optarg;
+		case 'F':
+			q->follow = true;
+			break;
+		case 'D':
+			q->file = optarg;
 			break;
 		case 'h':
-			usage(stdout, false);
+			usage(stdout, true);
 			return CPHA_EXIT_OK;
 		default:
-			goto usage;
+			usage(stderr, true);
+			return CPHA_EXIT_USAGE;
 		}
 	}
-	if (logs) {
-		optind = 1;
-		while ((ch = getopt_long(argc, argv, "fnh", log_opts, NULL)) != -1) {
-			switch (ch) {
-			case 'n':
-				dry = true;
-				break;
-			case 'H':
-				host = optarg;
-				break;
-			case 'f':
-			case 'F':
-				follow = true;
-				break;
-			case 'D':
-				file = optarg;
-				break;
-			case 'h':
-				usage(stdout, true);
-				return CPHA_EXIT_OK;
-			default:
-				goto usage;
-			}
-		}
+	return 1;
+}
+
+/* The role as the description runs it: the load balancer on the masters
+ * and a Pacemaker-managed VIP are resources of the rendered pcs script. */
+static const struct role *as_described(
+	const struct cp_cluster *c, const struct role *r, struct role *pr)
+{
+	if (c->manager == CP_MGR_PACEMAKER && !strcmp(r->name, "lb") && c->lb_on_masters) {
+		*pr = *r;
+		pr->pcmk = c->lb == CP_LB_HAPROXY ? "haproxy-clone" : "lbd-clone";
+		pr->logfile = c->lb == CP_LB_HAPROXY ? "/var/log/cpha/haproxy.log"
+						     : "/var/log/cpha/lbd.log";
+		pr->clone = pr->control_plane = true;
+		return pr;
 	}
-	if (optind >= argc)
-		goto usage;
-	r = find_role(argv[optind]);
+	if (c->vipd == CP_VIP_PACEMAKER && !strcmp(r->name, "vip")) {
+		*pr = *r;
+		pr->pcmk = "vip";
+		pr->logfile = "/var/log/pacemaker/pacemaker.log";
+		pr->control_plane = true;
+		return pr;
+	}
+	return r;
+}
+
+static enum how how_of(const struct cp_cluster *c, const struct role *r, bool logs)
+{
+	if (r->control_plane && c->manager == CP_MGR_PACEMAKER)
+		return r->clone && !logs ? HOW_PCMK_CLONE : HOW_PCMK;
+	if (r->control_plane && c->manager == CP_MGR_STATIC_PODS && r->pod)
+		return HOW_POD;
+	return HOW_UNIT;
+}
+
+static int act(const struct request *q)
+{
+	const struct role *r = find_role(q->role);
+	const struct action *a = NULL;
+	const char *v[8];
+	struct fill f = { .follow = q->follow };
+	struct role pr;
+	struct cp_cluster *c;
+	enum how how;
+	char *id = NULL;
+	int rc = CPHA_EXIT_FAIL;
+	size_t i;
+
 	if (!r) {
-		fprintf(stderr, "cpha %s: unknown role '%s'; ", argv[0], argv[optind]);
+		fprintf(stderr, "cpha %s: unknown role '%s'; ", q->logs ? "logs" : "restart",
+			q->role);
 		list_roles(stderr);
 		return CPHA_EXIT_USAGE;
 	}
-	c = cpha_load(file);
+	c = cpha_load(q->file);
 	if (!c)
 		return CPHA_EXIT_FAIL;
-	unit = unit_of(c, r);
-	/* what the rendered pcs script makes a Pacemaker resource */
-	if (c->manager == CP_MGR_PACEMAKER && !strcmp(r->name, "lb") && c->lb_on_masters) {
-		pr = *r;
-		pr.pcmk = c->lb == CP_LB_HAPROXY ? "haproxy-clone" : "lbd-clone";
-		pr.logfile = c->lb == CP_LB_HAPROXY ? "/var/log/cpha/haproxy.log"
-						    : "/var/log/cpha/lbd.log";
-		pr.clone = pr.control_plane = true;
-		r = &pr;
-	} else if (c->vipd == CP_VIP_PACEMAKER && !strcmp(r->name, "vip")) {
-		pr = *r;
-		pr.pcmk = "vip";
-		pr.logfile = "/var/log/pacemaker/pacemaker.log";
-		pr.control_plane = true;
-		r = &pr;
+	f.unit = unit_of(c, r);
+	f.r = r = as_described(c, r, &pr);
+	how = how_of(c, r, q->logs);
+	for (i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
+		if (actions[i].how == how && actions[i].logs == q->logs)
+			a = &actions[i];
+	if (how == HOW_PCMK_CLONE && !(f.node = node_name(c, q->host))) {
+		fprintf(stderr, "cpha restart: this machine's host name is no host "
+				"of the description; give --host NAME\n");
+		goto out;
 	}
-	if (r->control_plane && c->manager == CP_MGR_PACEMAKER) {
-		if (logs) {
-			const char *v[] = { "tail", "-n", "200", follow ? "-F" : r->logfile,
-				follow ? r->logfile : NULL, NULL };
-			say(v);
-			rc = dry ? 0 : run_inherit(v);
-		} else if (r->clone) {
-			node = node_name(c, host);
-			if (!node) {
-				fprintf(stderr, "cpha restart: this machine's host name is no host "
-						"of the description; give --host NAME\n");
-				goto out;
-			}
-			const char *v[] = { "crm_resource", "--restart", "--resource", r->pcmk,
-				"--node", node, NULL };
-			say(v);
-			rc = dry ? 0 : run_inherit(v);
-		} else {
-			const char *v[] = { "crm_resource", "--restart", "--resource", r->pcmk,
-				NULL };
-			say(v);
-			rc = dry ? 0 : run_inherit(v);
-		}
-	} else if (r->control_plane && c->manager == CP_MGR_STATIC_PODS && r->pod) {
-		/* the kubelet starts a static pod again once its sandbox is stopped */
-		char *id = crictl_id(logs ? "ps" : "pods", r->pod, dry);
-		if (!id)
-			goto out;
-		if (logs) {
-			const char *v[] = { "crictl", "logs", "--tail", "200", follow ? "-f" : id,
-				follow ? id : NULL, NULL };
-			say(v);
-			rc = dry ? 0 : run_inherit(v);
-		} else {
-			const char *v[] = { "crictl", "stopp", id, NULL };
-			say(v);
-			rc = dry ? 0 : run_inherit(v);
-		}
-		free(id);
-	} else if (logs) {
-		const char *v[] = { "journalctl", "-u", unit, "-n", "200", follow ? "-f" : NULL,
-			NULL };
-		say(v);
-		rc = dry ? 0 : run_inherit(v);
-	} else {
-		const char *v[] = { "systemctl", "restart", unit, NULL };
-		say(v);
-		rc = dry ? 0 : run_inherit(v);
-	}
+	if (how == HOW_POD && !(f.id = id = crictl_id(q->logs ? "ps" : "pods", r->pod, q->dry)))
+		goto out;
+	build_argv(a, &f, v);
+	say(v);
+	rc = q->dry ? 0 : run_inherit(v);
 out:
+	free(id);
 	cluster_free(c);
 	return rc;
-usage:
-	usage(stderr, logs);
-	return CPHA_EXIT_USAGE;
+}
+
+static int run_verb(int argc, char **argv, const char *file, bool logs)
+{
+	struct request q = { .logs = logs, .file = file };
+	int r = logs ? logs_options(argc, argv, &q) : restart_options(argc, argv, &q);
+
+	if (r != 1)
+		return r;
+	if (optind >= argc) {
+		usage(stderr, logs);
+		return CPHA_EXIT_USAGE;
+	}
+	q.role = argv[optind];
+	return act(&q);
 }
 
 int cmd_restart(int argc, char **argv, const char *file)
 {
-	return act(argc, argv, file, false);
+	return run_verb(argc, argv, file, false);
 }
 
 int cmd_logs(int argc, char **argv, const char *file)
 {
-	return act(argc, argv, file, true);
+	return run_verb(argc, argv, file, true);
 }
