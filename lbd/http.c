@@ -641,7 +641,7 @@ static enum MHD_Result http_prometheus(struct http_ctx *c)
 	struct cpha_buf b = { 0 };
 	enum MHD_Result ret;
 
-	stats_prometheus(c->hd->rt, &b);
+	lbd_stats_prometheus(c->hd->rt, &b);
 	ret = http_send(
 		c->con, 200, "text/plain; version=0.0.4", b.data ? b.data : "", b.len, NULL, NULL);
 	cpha_buf_free(&b);

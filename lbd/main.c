@@ -110,7 +110,7 @@ static void admin_cb(void *userdata, const struct cpha_admin_peer *peer, const c
 
 static void metrics_cb(void *userdata, struct cpha_buf *body)
 {
-	stats_prometheus(userdata, body);
+	lbd_stats_prometheus(userdata, body);
 }
 
 /* Open, move or close the admin socket and metrics listener to match the

@@ -361,7 +361,7 @@ static void prom_counter_families(
 	}
 }
 
-void stats_prometheus(struct lbd_runtime *rt, struct cpha_buf *o)
+void lbd_stats_prometheus(struct lbd_runtime *rt, struct cpha_buf *o)
 {
 	struct prom_obj *obj;
 	size_t i, j, n = 0, total = rt->nfrontends + rt->nbackends;

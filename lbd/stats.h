@@ -32,6 +32,6 @@ int stats_show_table(struct lbd_runtime *rt, const char *name, struct cpha_buf *
 void stats_put_json(struct cpha_buf *reply, struct json_t *j);
 
 /* Prometheus text for /metrics. */
-void stats_prometheus(struct lbd_runtime *rt, struct cpha_buf *out);
+void lbd_stats_prometheus(struct lbd_runtime *rt, struct cpha_buf *out);
 
 #endif

@@ -75,12 +75,12 @@ static void admin_cb(void *userdata, const struct cpha_admin_peer *peer, const c
 	struct cpha_buf *reply)
 {
 	(void)peer;
-	stats_command(userdata, line, reply);
+	vipd_stats_command(userdata, line, reply);
 }
 
 static void metrics_cb(void *userdata, struct cpha_buf *body)
 {
-	stats_prometheus(userdata, body);
+	vipd_stats_prometheus(userdata, body);
 }
 
 static void open_interfaces(struct vipd *d)

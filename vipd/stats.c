@@ -111,7 +111,7 @@ static json_t *groups_json(struct vipd *d)
 	return arr;
 }
 
-void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply)
+void vipd_stats_command(struct vipd *d, const char *line, struct cpha_buf *reply)
 {
 	json_t *arr, *root;
 	size_t i, j;
@@ -179,7 +179,7 @@ void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply)
 	cpha_buf_puts(reply, "Unknown command. Commands: show, show json\n");
 }
 
-void stats_prometheus(struct vipd *d, struct cpha_buf *o)
+void vipd_stats_prometheus(struct vipd *d, struct cpha_buf *o)
 {
 	size_t i, k;
 

@@ -33,7 +33,7 @@ void vipd_status_json(void *userdata, struct cpha_buf *out)
 	size_t i;
 	char *s;
 
-	stats_command(userdata, "show json", &b);
+	vipd_stats_command(userdata, "show json", &b);
 	if (b.data)
 		show = json_loads(b.data, 0, NULL);
 	cpha_buf_free(&b);

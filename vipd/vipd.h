@@ -293,8 +293,8 @@ bool vipd_fifo_scripts_running(const struct vipd *d);
 void vipd_fifo_shutdown(struct vipd *d, bool keep_scripts);
 
 /* stats.c */
-void stats_command(struct vipd *d, const char *line, struct cpha_buf *reply);
-void stats_prometheus(struct vipd *d, struct cpha_buf *out);
+void vipd_stats_command(struct vipd *d, const char *line, struct cpha_buf *reply);
+void vipd_stats_prometheus(struct vipd *d, struct cpha_buf *out);
 /* The metric names of the keepalived exporter most used with keepalived
  * (https://github.com/mehdy/keepalived-exporter, formerly
  * cafebazaar/keepalived-exporter), same labels and values

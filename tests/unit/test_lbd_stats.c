@@ -128,7 +128,7 @@ static void test_every_command_many_times(void **state)
 		for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 			expect(&rt, commands[i].cmd, commands[i].want);
 		cpha_buf_reset(&m);
-		stats_prometheus(&rt, &m);
+		lbd_stats_prometheus(&rt, &m);
 		assert_non_null(strstr(m.data, "lbd_server_up{backend=\"be\",server=\"s1\"} 1\n"));
 	}
 	cpha_buf_free(&m);
@@ -272,7 +272,7 @@ static void expect_line(struct cpha_buf *m, const char *want)
 static void metrics_now(struct lbd_runtime *rt, struct cpha_buf *m)
 {
 	cpha_buf_reset(m);
-	stats_prometheus(rt, m);
+	lbd_stats_prometheus(rt, m);
 }
 
 /* The haproxy_* series follow the server's state as haproxy_exporter reads

@@ -108,7 +108,7 @@ static void expect(struct vipd *d, const char *cmd, const char *want)
 {
 	struct cpha_buf b = { 0 };
 
-	stats_command(d, cmd, &b);
+	vipd_stats_command(d, cmd, &b);
 	if (!b.data || !strstr(b.data, want)) {
 		print_error("'%s' answered '%s', without '%s'\n", cmd, b.data ? b.data : "", want);
 		cpha_buf_free(&b);
@@ -137,7 +137,7 @@ static void test_every_command_many_times(void **state)
 		expect(&b->d, "", "instance VI_2: MASTER");
 		expect(&b->d, "frobnicate", "Unknown command");
 		cpha_buf_reset(&m);
-		stats_prometheus(&b->d, &m);
+		vipd_stats_prometheus(&b->d, &m);
 		assert_non_null(strstr(m.data, "vipd_instance_state{vrrp_instance=\"VI_2\"} 2\n"));
 		assert_non_null(
 			strstr(m.data, "vipd_bad_packets_total{vrrp_instance=\"VI_1\",reason="
@@ -180,7 +180,7 @@ static void test_vrrp_instance_label_and_vip_held(void **state)
 
 	(void)state;
 	make_bed(b);
-	stats_prometheus(&b->d, &m);
+	vipd_stats_prometheus(&b->d, &m);
 	assert_null(strstr(m.data, "{instance="));
 	assert_null(strstr(m.data, ",instance="));
 	expect_line(&m, "vipd_instance_priority{vrrp_instance=\"VI_1\"} 150");
@@ -197,7 +197,7 @@ static void test_vrrp_instance_label_and_vip_held(void **state)
 
 	b->inst[0].sm.state = VRRP_STATE_MASTER;
 	cpha_buf_reset(&m);
-	stats_prometheus(&b->d, &m);
+	vipd_stats_prometheus(&b->d, &m);
 	expect_line(&m, "vipd_vip_held{vrrp_instance=\"VI_1\",vip=\"198.18.0.100\"} 0");
 	if (loopback_has_127())
 		expect_line(&m, "vipd_vip_held{vrrp_instance=\"VI_1\",vip=\"127.0.0.1\"} 1");
@@ -231,7 +231,7 @@ static void test_keepalived_names(void **state)
 	assert_string_equal(stats_keepalived_ip_address(&v, buf, sizeof(buf)), "2001:db8::7/32");
 
 	make_bed(b);
-	stats_prometheus(&b->d, &m);
+	vipd_stats_prometheus(&b->d, &m);
 	expect_line(&m, "keepalived_up 1");
 	expect_line(&m, "# TYPE keepalived_vrrp_state gauge");
 	expect_line(&m, "keepalived_vrrp_state{iname=\"VI_1\",intf=\"lo\",vrid=\"51\","
