@@ -311,7 +311,7 @@ static enum how how_of(const struct cp_cluster *c, const struct role *r, bool lo
 	return HOW_UNIT;
 }
 
-static int act(const struct request *q)
+static int restart_or_logs(const struct request *q)
 {
 	const struct role *r = find_role(q->role);
 	const struct action *a = NULL;
@@ -367,7 +367,7 @@ static int run_verb(int argc, char **argv, const char *file, bool logs)
 		return CPHA_EXIT_USAGE;
 	}
 	q.role = argv[optind];
-	return act(&q);
+	return restart_or_logs(&q);
 }
 
 int cmd_restart(int argc, char **argv, const char *file)

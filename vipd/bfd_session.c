@@ -93,7 +93,7 @@ static void set_state(
 		s->detect_timer = BFD_NEVER;
 }
 
-static void finish(const struct bfd_session *s, struct bfd_out *out)
+static void deadline_of(const struct bfd_session *s, struct bfd_out *out)
 {
 	out->deadline = bfd_session_deadline(s);
 }
@@ -121,7 +121,7 @@ void bfd_session_start(struct bfd_session *s, uint64_t now, uint32_t rnd, struct
 		if (may_send(s))
 			send_now(s, now, rnd, 0, out);
 	}
-	finish(s, out);
+	deadline_of(s, out);
 }
 
 void bfd_session_stop(struct bfd_session *s, uint64_t now, struct bfd_out *out)
@@ -135,7 +135,7 @@ void bfd_session_stop(struct bfd_session *s, uint64_t now, struct bfd_out *out)
 	}
 	s->tx_timer = BFD_NEVER;
 	s->detect_timer = BFD_NEVER;
-	finish(s, out);
+	deadline_of(s, out);
 }
 
 int bfd_session_receive(struct bfd_session *s, uint64_t now, const struct bfd_pkt *p, uint32_t rnd,
@@ -149,7 +149,7 @@ int bfd_session_receive(struct bfd_session *s, uint64_t now, const struct bfd_pk
 	if ((p->your_disc != 0 && p->your_disc != s->cfg.my_disc) ||
 		(p->your_disc == 0 && p->state != BFD_STATE_DOWN &&
 			p->state != BFD_STATE_ADMIN_DOWN)) {
-		finish(s, out);
+		deadline_of(s, out);
 		return -1;
 	}
 	had_remote = s->remote_disc != 0;
@@ -166,7 +166,7 @@ int bfd_session_receive(struct bfd_session *s, uint64_t now, const struct bfd_pk
 	/* §6.8.4: the detection time, and the timer restarted by this packet */
 	s->detect_time = (uint64_t)p->detect_mult * max64(s->cfg.min_rx, p->desired_min_tx);
 	if (s->state == BFD_STATE_ADMIN_DOWN) {
-		finish(s, out);
+		deadline_of(s, out);
 		return 0; /* §6.8.6: AdminDown: discard (after noting the remote) */
 	}
 	if (p->state == BFD_STATE_ADMIN_DOWN) {
@@ -194,7 +194,7 @@ int bfd_session_receive(struct bfd_session *s, uint64_t now, const struct bfd_pk
 		s->tx_timer = BFD_NEVER;
 	else if (s->tx_timer == BFD_NEVER)
 		s->tx_timer = now + tx_interval(s, rnd);
-	finish(s, out);
+	deadline_of(s, out);
 	return 0;
 }
 
@@ -218,7 +218,7 @@ void bfd_session_timer(struct bfd_session *s, uint64_t now, uint32_t rnd, struct
 		else
 			s->tx_timer = BFD_NEVER;
 	}
-	finish(s, out);
+	deadline_of(s, out);
 }
 
 uint64_t bfd_session_deadline(const struct bfd_session *s)

@@ -62,7 +62,7 @@ static void poll_sooner(struct fg_state *st, uint64_t now)
 	st->next_poll = min64(st->next_poll, now + poll_interval(st));
 }
 
-static void finish(const struct fg_state *st, const struct fg_vrrp *v, struct fg_out *out)
+static void deadline_of(const struct fg_state *st, const struct fg_vrrp *v, struct fg_out *out)
 {
 	uint64_t d = st->silence_at;
 
@@ -198,7 +198,7 @@ void fg_try_master(struct fg_state *st, const struct fg_vrrp *v, uint64_t now, s
 {
 	begin(out);
 	try_master(st, v, now, out);
-	finish(st, v, out);
+	deadline_of(st, v, out);
 }
 
 void fg_answer(struct fg_state *st, const struct fg_answer *a, const struct fg_vrrp *v,
@@ -221,7 +221,7 @@ void fg_answer(struct fg_state *st, const struct fg_answer *a, const struct fg_v
 		st->power = a->power;
 	st->next_poll = now + poll_interval(st);
 	power_answer(st, v, now, out);
-	finish(st, v, out);
+	deadline_of(st, v, out);
 }
 
 void fg_power_asked(struct fg_state *st, const char *node, const struct fg_vrrp *v, uint64_t now,
@@ -234,7 +234,7 @@ void fg_power_asked(struct fg_state *st, const char *node, const struct fg_vrrp 
 		st->power = FG_POWER_CHECKING;
 		poll_sooner(st, now); /* ask for the answer often while the read is out */
 	}
-	finish(st, v, out);
+	deadline_of(st, v, out);
 }
 
 void fg_master_heard(struct fg_state *st, const struct fg_vrrp *v, uint64_t now, struct fg_out *out)
@@ -244,7 +244,7 @@ void fg_master_heard(struct fg_state *st, const struct fg_vrrp *v, uint64_t now,
 		push(out, FG_ACT_SPEAKS);
 	st->power_node[0] = '\0';
 	st->silence_at = now + v->silence;
-	finish(st, v, out);
+	deadline_of(st, v, out);
 }
 
 void fg_bfd_down(struct fg_state *st, const struct fg_vrrp *v, uint64_t now, struct fg_out *out)
@@ -253,7 +253,7 @@ void fg_bfd_down(struct fg_state *st, const struct fg_vrrp *v, uint64_t now, str
 	begin(out);
 	if (!st->power_node[0])
 		ask_power(st, FG_ASK_BFD, out);
-	finish(st, v, out);
+	deadline_of(st, v, out);
 }
 
 void fg_timer(struct fg_state *st, const struct fg_vrrp *v, uint64_t now, struct fg_out *out)
@@ -271,7 +271,7 @@ void fg_timer(struct fg_state *st, const struct fg_vrrp *v, uint64_t now, struct
 	}
 	if (st->held && st->open_at && now >= st->open_at + v->skew)
 		try_master(st, v, now, out);
-	finish(st, v, out);
+	deadline_of(st, v, out);
 }
 
 void fg_answer_read(const char *reply, const char *power_node, struct fg_answer *a)

@@ -21,7 +21,7 @@
 /* fenced's answer to "power-check": this, then the node's name */
 #define POWER_CHECK_OK "ok: reading the power state of "
 
-static void apply(struct vipd_inst *in, const struct fg_out *out);
+static void carry_out(struct vipd_inst *in, const struct fg_out *out);
 
 /* vipd extension: is the master that fenced proved off the only other
  * router this instance talks to? Then no other backup can contend for the
@@ -94,7 +94,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	(void)s;
 	(void)usec;
 	fg_timer(&in->fenced.g, &v, vipd_now(in->d), &out);
-	apply(in, &out);
+	carry_out(in, &out);
 	return 0;
 }
 
@@ -125,7 +125,7 @@ static void answered(struct vipd_inst *in, char *reply)
 
 	fg_answer_read(reply, in->fenced.g.power_node, &a);
 	fg_answer(&in->fenced.g, &a, &v, vipd_now(in->d), &out);
-	apply(in, &out);
+	carry_out(in, &out);
 	/* now that fenced may allow it: take over, or ask the group again */
 	if (!in->sync) {
 		fenced_link_try_master(in);
@@ -182,7 +182,7 @@ static void power_done(void *userdata, int r, char *reply)
 	}
 	free(reply);
 	fg_power_asked(&f->g, node[0] ? node : NULL, &v, vipd_now(in->d), &out);
-	apply(in, &out);
+	carry_out(in, &out);
 }
 
 /* Ask fenced to read the power of the node that holds the VIP; its answer
@@ -202,7 +202,7 @@ static void power_send(struct vipd_inst *in)
 		log_info("instance %s: %s; cannot ask fenced power-check: %s", in->name,
 			f->power_why, strerror(-r));
 		fg_power_asked(&f->g, NULL, &v, vipd_now(in->d), &out);
-		apply(in, &out);
+		carry_out(in, &out);
 	}
 }
 
@@ -256,7 +256,7 @@ static void say(const struct vipd_inst *in, const struct fg_action *a)
 /* Do what the gate said, then set its deadline. An action may come back
  * here (applying a takeover runs the state machine, whose WANT_MASTER asks
  * the gate again): each call finishes with its own out. */
-static void apply(struct vipd_inst *in, const struct fg_out *out)
+static void carry_out(struct vipd_inst *in, const struct fg_out *out)
 {
 	struct vrrp_out vo;
 	bool gone = false;
@@ -334,7 +334,7 @@ void fenced_link_try_master(struct vipd_inst *in)
 	struct fg_out out;
 
 	fg_try_master(&in->fenced.g, &v, vipd_now(in->d), &out);
-	apply(in, &out);
+	carry_out(in, &out);
 }
 
 void fenced_link_master_heard(struct vipd_inst *in)
@@ -343,7 +343,7 @@ void fenced_link_master_heard(struct vipd_inst *in)
 	struct fg_out out;
 
 	fg_master_heard(&in->fenced.g, &v, vipd_now(in->d), &out);
-	apply(in, &out);
+	carry_out(in, &out);
 }
 
 void fenced_link_bfd_down(struct vipd *d, int family, const uint8_t *addr, const char *session)
@@ -362,7 +362,7 @@ void fenced_link_bfd_down(struct vipd *d, int family, const uint8_t *addr, const
 			"BFD session %s to the master went down", session);
 		v = view(in);
 		fg_bfd_down(&in->fenced.g, &v, vipd_now(in->d), &out);
-		apply(in, &out);
+		carry_out(in, &out);
 	}
 }
 

@@ -56,7 +56,7 @@ static bool script_secure(const char *path, const char **why)
 
 static void script_schedule(struct vipd_script_rt *sr, uint64_t delay);
 
-static void affect(struct vipd *d, const struct vipd_script_rt *sr)
+static void tracks_of_script_changed(struct vipd *d, const struct vipd_script_rt *sr)
 {
 	size_t i, j;
 
@@ -90,7 +90,7 @@ static void script_done(void *userdata, const struct cpha_spawn_result *r)
 				r->timed_out ? "timed out"
 				: r->exited  ? (ok ? "exit 0" : "non-zero exit")
 					     : "killed by a signal");
-			affect(sr->d, sr);
+			tracks_of_script_changed(sr->d, sr);
 		}
 	}
 	script_schedule(sr, sr->cfg->interval);

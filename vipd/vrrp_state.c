@@ -56,7 +56,7 @@ static void begin(struct vrrp_out *out)
 	out->n = 0;
 }
 
-static void finish(const struct vrrp_sm *sm, struct vrrp_out *out)
+static void deadline_of(const struct vrrp_sm *sm, struct vrrp_out *out)
 {
 	out->deadline = vrrp_state_deadline(sm);
 }
@@ -150,7 +150,7 @@ void vrrp_state_start(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 			to_first_state(sm, now, out);
 		}
 	}
-	finish(sm, out);
+	deadline_of(sm, out);
 }
 
 void vrrp_state_stop(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
@@ -169,7 +169,7 @@ void vrrp_state_stop(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 		sm->master_down_timer = VRRP_NEVER;
 		sm->master_seen = false;
 	}
-	finish(sm, out);
+	deadline_of(sm, out);
 }
 
 /* keepalived's preempt_delay: a lower-priority master is followed (as with
@@ -245,14 +245,14 @@ int vrrp_state_advert(struct vrrp_sm *sm, uint64_t now, int priority, unsigned a
 	begin(out);
 	if (priority < 0 || priority > 255 ||
 		(sm->cfg.version == 3 && (adver_int == 0 || adver_int > 4095))) {
-		finish(sm, out);
+		deadline_of(sm, out);
 		return -EINVAL;
 	}
 	if (sm->state == VRRP_STATE_BACKUP)
 		backup_advert(sm, now, priority, adver_int, src);
 	else if (sm->state == VRRP_STATE_MASTER)
 		master_advert(sm, now, priority, adver_int, src, ours, out);
-	finish(sm, out);
+	deadline_of(sm, out);
 	return 0;
 }
 
@@ -276,7 +276,7 @@ void vrrp_state_timer(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 			to_master(sm, now, out);
 		}
 	}
-	finish(sm, out);
+	deadline_of(sm, out);
 }
 
 void vrrp_state_master_gone(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
@@ -289,7 +289,7 @@ void vrrp_state_master_gone(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *o
 		if (at < sm->master_down_timer)
 			sm->master_down_timer = at;
 	}
-	finish(sm, out);
+	deadline_of(sm, out);
 }
 
 void vrrp_state_master_gone_sole(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
@@ -334,7 +334,7 @@ void vrrp_state_goto_master(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *o
 	begin(out);
 	if (sm->state == VRRP_STATE_BACKUP)
 		to_master(sm, now, out);
-	finish(sm, out);
+	deadline_of(sm, out);
 }
 
 void vrrp_state_goto_backup(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
@@ -348,7 +348,7 @@ void vrrp_state_goto_backup(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *o
 		sm->want_master = false;
 		emit(out, VRRP_ACT_BECOME_BACKUP, sm->priority, VRRP_STATE_MASTER);
 	}
-	finish(sm, out);
+	deadline_of(sm, out);
 }
 
 void vrrp_state_set_sync(struct vrrp_sm *sm, bool sync)
@@ -372,7 +372,7 @@ void vrrp_state_set_priority(struct vrrp_sm *sm, uint64_t now, int priority, str
 		sm->priority = priority;
 		recompute(sm);
 	}
-	finish(sm, out);
+	deadline_of(sm, out);
 }
 
 void vrrp_state_fault(struct vrrp_sm *sm, uint64_t now, bool fault, struct vrrp_out *out)
@@ -381,7 +381,7 @@ void vrrp_state_fault(struct vrrp_sm *sm, uint64_t now, bool fault, struct vrrp_
 
 	begin(out);
 	if (fault == sm->faulted) {
-		finish(sm, out);
+		deadline_of(sm, out);
 		return;
 	}
 	sm->faulted = fault;
@@ -400,7 +400,7 @@ void vrrp_state_fault(struct vrrp_sm *sm, uint64_t now, bool fault, struct vrrp_
 		if (sm->state == VRRP_STATE_BACKUP)
 			sm->preempt_armed = false; /* keepalived clears preempt_time here */
 	}
-	finish(sm, out);
+	deadline_of(sm, out);
 }
 
 unsigned vrrp_state_adver_field(const struct vrrp_sm *sm)
