@@ -203,46 +203,19 @@ static void build_argv(const struct action *a, const struct fill *f, const char 
 	v[n] = NULL;
 }
 
-/* Options of `cpha restart`; 1: go on, else the exit code. */
-static int restart_options(int argc, char **argv, struct request *q)
+/* Options of `cpha restart` and `cpha logs`; 1: go on, else the exit
+ * code. "logs ROLE -f" follows, as journalctl -f does; the description is
+ * then given with --file or before the command. */
+static int options(int argc, char **argv, struct request *q)
 {
-	static const struct option opts[] = {
+	static const struct option restart_opts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "host", required_argument, NULL, 'H' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int ch;
-
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "f:nh", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'n':
-			q->dry = true;
-			break;
-		case 'H':
-			q->host = optarg;
-			break;
-		case 'f':
-			q->file = optarg;
-			break;
-		case 'h':
-			usage(stdout, false);
-			return CPHA_EXIT_OK;
-		default:
-			usage(stderr, false);
-			return CPHA_EXIT_USAGE;
-		}
-	}
-	return 1;
-}
-
-/* Options of `cpha logs`: "logs ROLE -f" follows, as journalctl -f does;
- * the description is then given with --file or before the command. */
-static int logs_options(int argc, char **argv, struct request *q)
-{
-	static const struct option opts[] = {
+	static const struct option logs_opts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "host", required_argument, NULL, 'H' },
 		{ "follow", no_argument, NULL, 'F' },
@@ -253,7 +226,8 @@ static int logs_options(int argc, char **argv, struct request *q)
 	int ch;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "fnh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, q->logs ? "fnh" : "f:nh",
+			q->logs ? logs_opts : restart_opts, NULL)) != -1) {
 		switch (ch) {
 		case 'n':
 			q->dry = true;
@@ -262,6 +236,11 @@ static int logs_options(int argc, char **argv, struct request *q)
 			q->host = optarg;
 			break;
 		case 'f':
+			if (q->logs)
+				q->follow = true;
+			else
+				q->file = optarg;
+			break;
 		case 'F':
 			q->follow = true;
 			break;
@@ -269,10 +248,10 @@ static int logs_options(int argc, char **argv, struct request *q)
 			q->file = optarg;
 			break;
 		case 'h':
-			usage(stdout, true);
+			usage(stdout, q->logs);
 			return CPHA_EXIT_OK;
 		default:
-			usage(stderr, true);
+			usage(stderr, q->logs);
 			return CPHA_EXIT_USAGE;
 		}
 	}
@@ -358,7 +337,7 @@ out:
 static int run_verb(int argc, char **argv, const char *file, bool logs)
 {
 	struct request q = { .logs = logs, .file = file };
-	int r = logs ? logs_options(argc, argv, &q) : restart_options(argc, argv, &q);
+	int r = options(argc, argv, &q);
 
 	if (r != 1)
 		return r;
