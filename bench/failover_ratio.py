@@ -21,13 +21,16 @@ for it (report.json's stats ci95), when the report has one.
 """
 
 import argparse
-import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# report.json's format and its checked reader (cphalab.report)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "control-plane", "lab"))
 from ratio import fmt_ratio, median, ratio_of_medians  # noqa: E402
+from cphalab.report import ReportError, load  # noqa: E402
 
 FIXED = ("failed", "max_gap_ms", "watches_restored_ms")
 LABELS = {"failed": "failed requests", "max_gap_ms": "longest gap (ms)",
@@ -175,12 +178,14 @@ def main():
     ap.add_argument("--scenarios", help="comma-separated scenario names (default: all)")
     a = ap.parse_args()
     try:
-        with open(a.report) as f:
-            report = json.load(f)
+        report = load(a.report)
         print(render(report, a.peer_stack,
                      [s.split(":")[0] for s in a.scenarios.split(",") if s]
                      if a.scenarios else None))
-    except (OSError, ValueError, KeyError) as e:
+    except ReportError as e:
+        print("failover_ratio: %s" % e, file=sys.stderr)
+        return 1
+    except (ValueError, KeyError) as e:
         print("failover_ratio: %s: %s" % (a.report, e), file=sys.stderr)
         return 1
     return 0

@@ -17,7 +17,7 @@ packages=(
 	# fuzzing and sanitizers
 	clang libclang-rt-14-dev
 	# tests and peers (never linked)
-	python3 python3-yaml openssl curl iproute2 iputils-ping procps psmisc util-linux groff-base
+	python3 python3-yaml python3-jsonschema openssl curl iproute2 iputils-ping procps psmisc util-linux groff-base
 	etcd-server etcd-client haproxy keepalived frr
 	pacemaker pacemaker-cli-utils corosync pcs resource-agents fence-agents
 	iperf3 wrk tcpdump nftables openipmi ipmitool

@@ -20,6 +20,7 @@ sys.path.insert(0, BENCH)
 
 import failover_ratio as fr  # noqa: E402
 import ratio  # noqa: E402
+from cphalab import report as report_format  # noqa: E402 (failover_ratio's path)
 
 
 class RatioOfMedians(unittest.TestCase):
@@ -92,36 +93,75 @@ class MedianOfRatios(unittest.TestCase):
             ratio.median_of_ratios([1], [1, 2])
 
 
-def attempt(failed, gap, restored, timings, valid=True, notes=None, broken=10):
-    return {"repeat": 1, "valid": valid, "started": True, "failed": failed,
-            "max_gap_ms": gap, "watches_restored_ms": restored, "watches_broken": broken,
-            "timings": timings, "notes": notes or []}
+CAUSES = {k: 0 for k in ("connect_refused", "connect_reset", "connect_timeout", "tls_timeout",
+                         "http_5xx", "request_timeout", "other")}
+PHASES = {k: 0 for k in ("before_detect", "no_vip", "dead_server", "etcd_election", "other")}
+
+
+def figures(name, failed, gap, restored, timings, notes=None, broken=10):
+    f = {"name": name, "requests": 1000, "failed": failed, "max_gap_ms": gap,
+         "watches": 50, "watches_broken": broken, "watches_restored_ms": restored,
+         "availability": 99.0, "invariants": {"no_lost_write": True}, "timings": timings}
+    if notes:
+        f["notes"] = notes
+    return f
+
+
+def attempt(failed, gap, restored, timings, valid=True, notes=None, broken=10,
+            name="lb-poweroff", n=1):
+    a = {"repeat": n, "valid": valid, "started": True, "start": 1.0, "end": 2.0, "t0": None,
+         "causes": dict(CAUSES), "phases": dict(PHASES),
+         **figures(name, failed, gap, restored, timings, notes, broken)}
+    if not valid:
+        a["invalid_reason"] = "not settled"
+    return a
+
+
+def sample(ci95=None):
+    return {"n": 0, "median": None, "min": None, "max": None, "ci95": ci95}
+
+
+def scenario(name, repeats, ci95=None):
+    """A scenario's entry: its first attempt's figures, the counts, stats
+    (only the failed requests' interval matters here), the attempts."""
+    nvalid = sum(1 for a in repeats if a["valid"])
+    s = {k: v for k, v in repeats[0].items()
+         if k not in ("repeat", "valid", "started", "start", "end", "t0", "invalid_reason")}
+    s.update(valid_runs=nvalid, invalid_runs=len(repeats) - nvalid,
+             stats={"failed": sample(ci95), "max_gap_ms": sample(),
+                    "watches_restored_ms": sample()},
+             repeats=repeats)
+    return s
 
 
 def report():
-    cpha = {"name": "lb-poweroff", "invalid_runs": 1, "stats": {"failed": {"ci95": [10, 30]}},
-            "repeats": [
-                attempt(10, 1000, 200, {"vip_move_ms": 1500, "fence_ms": 700}),
-                attempt(20, 1200, None, {"vip_move_ms": 1700, "fence_ms": 900}, broken=0),
-                attempt(30, 1400, None, {"vip_move_ms": 1900},
-                        notes=["2 of the watches that broke had not reopened by the end: "
-                               "the statistics count 5300 ms for watches_restored_ms (to "
-                               "the end), a lower bound"]),
-                # invalid: in no figure
-                attempt(999, 99999, 99999, {"vip_move_ms": 99999}, valid=False)]}
-    peer = {"name": "lb-poweroff", "invalid_runs": 0,
-            "repeats": [attempt(40, 3000, 100, {"vip_move_ms": 3000}),
-                        attempt(60, 3400, 300, {"vip_move_ms": 3400})]}
-    only_cpha = {"name": "lb-hang", "repeats": [attempt(1, 1, 1, {})]}
+    """A report of the format (cphalab/report.schema.json): the reader is
+    tested on what the writer may write."""
+    cpha = scenario("lb-poweroff", [
+        attempt(10, 1000, 200, {"vip_move_ms": 1500, "fence_ms": 700}),
+        attempt(20, 1200, None, {"vip_move_ms": 1700, "fence_ms": 900}, broken=0, n=2),
+        attempt(30, 1400, None, {"vip_move_ms": 1900}, n=3,
+                notes=["2 of the watches that broke had not reopened by the end: "
+                       "the statistics count 5300 ms for watches_restored_ms (to "
+                       "the end), a lower bound"]),
+        # invalid: in no figure
+        attempt(999, 99999, 99999, {"vip_move_ms": 99999}, valid=False, n=4)], [10, 30])
+    peer = scenario("lb-poweroff", [attempt(40, 3000, 100, {"vip_move_ms": 3000}),
+                                    attempt(60, 3400, 300, {"vip_move_ms": 3400}, n=2)])
+    only_cpha = scenario("lb-hang", [attempt(1, 1, 1, {}, name="lb-hang")])
     return {"runs": [{"stack": "cpha", "scenarios": [cpha, only_cpha]},
                      {"stack": "haproxy+keepalived", "scenarios": [peer]},
                      {"stack": "haproxy+keepalived (preempt)",
-                      "scenarios": [copy.deepcopy(peer)]}]}
+                      "scenarios": [copy.deepcopy(peer)]}],
+            "goals": []}
 
 
 class FailoverReport(unittest.TestCase):
     def row(self, rows, metric):
         return [r for r in rows if r["metric"] == metric][0]
+
+    def test_made_up_report_fits_the_format(self):
+        report_format.check(report())
 
     def test_values_count_only_valid_attempts(self):
         rows = fr.rows(report())
