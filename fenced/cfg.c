@@ -777,19 +777,8 @@ void fenced_cfg_free(struct fenced_config *c)
 	free(c);
 }
 
-void fenced_cfg_msgs_free(struct fenced_cfg_msgs *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->n; i++)
-		free(m->msg[i]);
-	free(m->msg);
-	m->msg = NULL;
-	m->n = 0;
-}
-
 static int run(struct ctx *x, struct cpha_conf_reader *rd, const char *file,
-	struct fenced_config **out, struct fenced_cfg_msgs *errs)
+	struct fenced_config **out, struct cpha_msgs *errs)
 {
 	struct fenced_config *c = calloc(1, sizeof(*c));
 	size_t i;
@@ -826,7 +815,7 @@ static int run(struct ctx *x, struct cpha_conf_reader *rd, const char *file,
 	if (r < 0) {
 		if (!x->d.nerrs)
 			cpha_cfgdiag_oom(&x->d);
-		cpha_cfgdiag_take(x->d.errv, &x->d.nerrs, &errs->msg, &errs->n);
+		cpha_cfgdiag_take_errs(&x->d, errs);
 		fenced_cfg_free(c);
 	}
 	cpha_conf_node_free(&x->t.root);
@@ -842,23 +831,7 @@ static int start(struct ctx *x, struct cpha_conf_reader *rd, const char *name)
 	return cpha_conf_read_start(&x->t, rd, name);
 }
 
-static int open_failed(const char *file, const char *why, struct fenced_cfg_msgs *errs)
-{
-	char *s = NULL, **p;
-
-	if (asprintf(&s, "%s: cannot read: %s", file, why) < 0)
-		return -1;
-	p = realloc(errs->msg, (errs->n + 1) * sizeof(*p));
-	if (!p) {
-		free(s);
-		return -1;
-	}
-	p[errs->n++] = s;
-	errs->msg = p;
-	return -1;
-}
-
-int fenced_cfg_load(const char *path, struct fenced_config **out, struct fenced_cfg_msgs *errs)
+int fenced_cfg_load(const char *path, struct fenced_config **out, struct cpha_msgs *errs)
 {
 	struct cpha_conf_reader rd;
 	struct ctx x;
@@ -867,11 +840,12 @@ int fenced_cfg_load(const char *path, struct fenced_config **out, struct fenced_
 	*out = NULL;
 	if (start(&x, &rd, path) < 0) {
 		cpha_cfgdiag_free(&x.d);
-		return open_failed(path, "out of memory", errs);
+		return cpha_msgs_cannot_read(errs, path, "out of memory");
 	}
 	r = cpha_lex_open(&rd.src[0].lx, path, CPHA_LEX_KEEPALIVED);
 	if (r < 0) {
-		r = open_failed(path, rd.src[0].lx.err[0] ? rd.src[0].lx.err : strerror(-r), errs);
+		r = cpha_msgs_cannot_read(
+			errs, path, rd.src[0].lx.err[0] ? rd.src[0].lx.err : strerror(-r));
 		cpha_lex_free(&rd.src[0].lx);
 		cpha_cfgdiag_free(&x.d);
 		return r;
@@ -881,7 +855,7 @@ int fenced_cfg_load(const char *path, struct fenced_config **out, struct fenced_
 }
 
 int fenced_cfg_load_mem(const char *name, const char *text, size_t len, struct fenced_config **out,
-	struct fenced_cfg_msgs *errs)
+	struct cpha_msgs *errs)
 {
 	struct cpha_conf_reader rd;
 	struct ctx x;
@@ -892,7 +866,7 @@ int fenced_cfg_load_mem(const char *name, const char *text, size_t len, struct f
 	if (start(&x, &rd, name) < 0 ||
 		cpha_lex_open_mem(&rd.src[0].lx, name, text, len, CPHA_LEX_KEEPALIVED) < 0) {
 		cpha_cfgdiag_free(&x.d);
-		return open_failed(name, "out of memory", errs);
+		return cpha_msgs_cannot_read(errs, name, "out of memory");
 	}
 	return run(&x, &rd, name, out, errs);
 }

@@ -836,7 +836,7 @@ static int cfg_read_start(struct cfg_ctx *ctx, struct cpha_conf_reader *rd, cons
 
 /* Parse what the reader's first source holds. */
 static int cfg_run(struct cfg_ctx *ctx, struct cpha_conf_reader *rd, const char *file,
-	struct vipd_config **out, struct vipd_cfg_msgs *errs)
+	struct vipd_config **out, struct cpha_msgs *errs)
 {
 	struct vipd_config *c = calloc(1, sizeof(*c));
 
@@ -861,7 +861,7 @@ static int cfg_run(struct cfg_ctx *ctx, struct cpha_conf_reader *rd, const char 
 	cpha_conf_read_end(rd);
 	if (ctx->d.nerrs || ctx->d.stop || !c ||
 		cpha_cfgdiag_take(ctx->d.notv, &ctx->d.nnotices, &c->notices, &c->nnotices) < 0) {
-		cpha_cfgdiag_take(ctx->d.errv, &ctx->d.nerrs, &errs->msg, &errs->n);
+		cpha_cfgdiag_take_errs(&ctx->d, errs);
 		vipd_cfg_free(c);
 		return -1;
 	}
@@ -870,23 +870,7 @@ static int cfg_run(struct cfg_ctx *ctx, struct cpha_conf_reader *rd, const char 
 	return 0;
 }
 
-static int cfg_open_failed(const char *file, const char *why, struct vipd_cfg_msgs *errs)
-{
-	char **p, *s = NULL;
-
-	if (asprintf(&s, "%s: cannot read: %s", file, why) < 0)
-		return -1;
-	p = realloc(errs->msg, (errs->n + 1) * sizeof(*p));
-	if (!p) {
-		free(s);
-		return -1;
-	}
-	p[errs->n++] = s;
-	errs->msg = p;
-	return -1;
-}
-
-int vipd_cfg_load(const char *path, struct vipd_config **out, struct vipd_cfg_msgs *errs)
+int vipd_cfg_load(const char *path, struct vipd_config **out, struct cpha_msgs *errs)
 {
 	char digest[CPHA_DIGEST_HEXLEN];
 	struct cpha_conf_reader rd;
@@ -897,12 +881,12 @@ int vipd_cfg_load(const char *path, struct vipd_config **out, struct vipd_cfg_ms
 	memset(&ctx, 0, sizeof(ctx));
 	if (cfg_read_start(&ctx, &rd, path) < 0) {
 		cfg_ctx_free(&ctx);
-		return cfg_open_failed(path, "out of memory", errs);
+		return cpha_msgs_cannot_read(errs, path, "out of memory");
 	}
 	r = cpha_lex_open(&rd.src[0].lx, path, CPHA_LEX_KEEPALIVED);
 	if (r < 0) {
-		r = cfg_open_failed(
-			path, rd.src[0].lx.err[0] ? rd.src[0].lx.err : strerror(-r), errs);
+		r = cpha_msgs_cannot_read(
+			errs, path, rd.src[0].lx.err[0] ? rd.src[0].lx.err : strerror(-r));
 		cpha_lex_free(&rd.src[0].lx);
 		cfg_ctx_free(&ctx);
 		return r;
@@ -919,7 +903,7 @@ int vipd_cfg_load(const char *path, struct vipd_config **out, struct vipd_cfg_ms
 }
 
 int vipd_cfg_load_mem(const char *name, const char *text, size_t len, struct vipd_config **out,
-	struct vipd_cfg_msgs *errs)
+	struct cpha_msgs *errs)
 {
 	struct cpha_conf_reader rd;
 	struct cfg_ctx ctx;
@@ -932,7 +916,7 @@ int vipd_cfg_load_mem(const char *name, const char *text, size_t len, struct vip
 	if (cfg_read_start(&ctx, &rd, name) < 0 ||
 		cpha_lex_open_mem(&rd.src[0].lx, name, text, len, CPHA_LEX_KEEPALIVED) < 0) {
 		cfg_ctx_free(&ctx);
-		return cfg_open_failed(name, "out of memory", errs);
+		return cpha_msgs_cannot_read(errs, name, "out of memory");
 	}
 	r = cfg_run(&ctx, &rd, name, out, errs);
 	cfg_ctx_free(&ctx);

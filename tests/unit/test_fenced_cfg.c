@@ -11,18 +11,7 @@
 #include <cmocka.h>
 
 #include "cfg.h"
-
-static char joined[16384];
-
-static const char *join(char **msg, size_t n)
-{
-	size_t i, o = 0;
-
-	joined[0] = '\0';
-	for (i = 0; i < n && o < sizeof(joined); i++)
-		o += (size_t)snprintf(joined + o, sizeof(joined) - o, "%s\n", msg[i]);
-	return joined;
-}
+#include "msgs_test.h"
 
 static void assert_has(const char *all, const char *want)
 {
@@ -32,12 +21,12 @@ static void assert_has(const char *all, const char *want)
 
 static struct fenced_config *load_ok(const char *text)
 {
-	struct fenced_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct fenced_config *c = NULL;
 
 	if (fenced_cfg_load_mem("f.conf", text, strlen(text), &c, &errs) < 0) {
-		print_error("refused:\n%s", join(errs.msg, errs.n));
-		fenced_cfg_msgs_free(&errs);
+		print_error("refused:\n%s", join_errs(&errs));
+		cpha_msgs_free(&errs);
 		fail();
 	}
 	return c;
@@ -45,13 +34,13 @@ static struct fenced_config *load_ok(const char *text)
 
 static const char *load_bad(const char *text)
 {
-	struct fenced_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct fenced_config *c = NULL;
 
 	assert_int_equal(fenced_cfg_load_mem("f.conf", text, strlen(text), &c, &errs), -1);
 	assert_null(c);
-	join(errs.msg, errs.n);
-	fenced_cfg_msgs_free(&errs);
+	join_errs(&errs);
+	cpha_msgs_free(&errs);
 	return joined;
 }
 
@@ -280,7 +269,7 @@ static int fake_meta(
 
 static void test_agents(void **state)
 {
-	struct fenced_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct fenced_agent_meta m;
 	struct fenced_config *c;
 	int calls = 0;
@@ -318,14 +307,14 @@ static void test_agents(void **state)
 	assert_true(c->devices[0].params[4].from_file); /* identity_file: not known yet */
 	assert_int_equal(fenced_cfg_check_agents(c, fake_meta, &calls, &errs), 4);
 	assert_int_equal(calls, 2); /* fence_ipmilan asked once */
-	join(errs.msg, errs.n);
+	join_errs(&errs);
 	assert_has(joined,
 		"f.conf:5: 'cipher' is not a parameter of fence_ipmilan (fence_device 'a')");
 	assert_has(joined, "f.conf:11: 'token_file' is not a parameter of fence_ipmilan");
 	assert_has(joined, "f.conf:13: fence_device 'x': agent fence_nosuch: not installed");
 	assert_has(joined, "f.conf:17: 'port' is not a parameter of fence_ipmilan (fence_node 'n', "
 			   "level 1, a)");
-	fenced_cfg_msgs_free(&errs);
+	cpha_msgs_free(&errs);
 	join(c->notices, c->nnotices);
 	assert_has(joined, "f.conf:3: 'ipaddr' is deprecated in fence_ipmilan: use ip");
 	/* password_file: the secret of password, which cannot be read */
