@@ -141,6 +141,8 @@ int vipd_cfg_addr(struct cfg_ctx *ctx, unsigned loc, const char *what, const cha
 int vipd_cfg_ifname(
 	struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s, const char *where);
 char *vipd_cfg_command(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t from);
+int vipd_cfg_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i, long max,
+	bool noreverse_ok, const char *what, int *weight, bool *reverse, const char *where);
 int vipd_cfg_runas(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i,
 	struct vipd_runas *as, bool notice_only, const char *where);
 

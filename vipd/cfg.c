@@ -551,19 +551,8 @@ static void cfg_s_time(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 
 static void cfg_s_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	long v;
-
-	if (vipd_cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0 ||
-		vipd_cfg_int(ctx, n, 1, -VIPD_WEIGHT_MAX, VIPD_WEIGHT_MAX, &v, WHERE(obj)) < 0)
-		return;
-	if (n->n == 3 && strcmp(n->w[2], "reverse") != 0) {
-		vipd_cfg_err(ctx, n->loc,
-			"'weight': unexpected '%s'; only 'reverse' may follow (%s)", n->w[2],
-			WHERE(obj));
-		return;
-	}
-	SCR(obj)->weight = (int)v;
-	SCR(obj)->weight_reverse = n->n == 3;
+	vipd_cfg_weight(ctx, n, 0, VIPD_WEIGHT_MAX, false, NULL, &SCR(obj)->weight,
+		&SCR(obj)->weight_reverse, WHERE(obj));
 }
 
 static void cfg_s_count(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
@@ -669,19 +658,8 @@ static void cfg_tf_file(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 
 static void cfg_tf_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	long v;
-
-	if (vipd_cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0 ||
-		vipd_cfg_int(ctx, n, 1, -CFG_WEIGHT_FILE, CFG_WEIGHT_FILE, &v, WHERE(obj)) < 0)
-		return;
-	if (n->n == 3 && strcmp(n->w[2], "reverse") != 0) {
-		vipd_cfg_err(ctx, n->loc,
-			"'weight': unexpected '%s'; only 'reverse' may follow (%s)", n->w[2],
-			WHERE(obj));
-		return;
-	}
-	TF(obj)->weight = (int)v;
-	TF(obj)->weight_reverse = n->n == 3;
+	vipd_cfg_weight(ctx, n, 0, CFG_WEIGHT_FILE, false, NULL, &TF(obj)->weight,
+		&TF(obj)->weight_reverse, WHERE(obj));
 }
 
 /* init_file [VALUE] [overwrite] */

@@ -153,19 +153,8 @@ static void cfg_bfd_ttl(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 
 static void cfg_bfd_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	long v;
-
-	if (vipd_cfg_nargs(ctx, n, 1, 2, BFD(obj)->where) < 0 ||
-		vipd_cfg_int(ctx, n, 1, -VIPD_WEIGHT_MAX, VIPD_WEIGHT_MAX, &v, BFD(obj)->where) < 0)
-		return;
-	if (n->n == 3 && strcmp(n->w[2], "reverse") != 0) {
-		vipd_cfg_err(ctx, n->loc,
-			"'weight': unexpected '%s'; only 'reverse' may follow (%s)", n->w[2],
-			BFD(obj)->where);
-		return;
-	}
-	BFD(obj)->b->weight = (int)v;
-	BFD(obj)->b->weight_reverse = n->n == 3;
+	vipd_cfg_weight(ctx, n, 0, VIPD_WEIGHT_MAX, false, NULL, &BFD(obj)->b->weight,
+		&BFD(obj)->b->weight_reverse, BFD(obj)->where);
 }
 
 static const struct cfg_kw cfg_bfd_kws[] = {

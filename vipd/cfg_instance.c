@@ -30,44 +30,15 @@ static const char *const cfg_bfd_kinds[] = { "bfd_instance", NULL };
 
 /* ---- track_script / track_interface / track_file / track_lbd ---- */
 
-/* "weight N [reverse|noreverse]" from word i on. Returns 0 or -1. */
+/* "NAME weight N [reverse|noreverse]" from word i on. Returns 0 or -1. */
 static int cfg_track_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *e, size_t i, long max,
 	bool noreverse_ok, struct vipd_track *t, const char *what, const char *where)
 {
-	struct cpha_conf_node one = *e;
-	long v;
-
-	if (e->n == i)
-		return 0;
-	if (strcmp(e->w[i], "weight") != 0) {
-		vipd_cfg_err(ctx, e->loc,
-			"%s '%s': unexpected '%s'; only 'weight N' may follow (%s)", what, e->w[0],
-			e->w[i], where);
+	if (vipd_cfg_weight(
+		    ctx, e, i, max, noreverse_ok, what, &t->weight, &t->weight_reverse, where) < 0)
 		return -1;
-	}
-	if (e->n == i + 1) {
-		vipd_cfg_err(
-			ctx, e->loc, "%s '%s': 'weight' needs a value (%s)", what, e->w[0], where);
-		return -1;
-	}
-	one.w = (char **)e->w + i; /* messages name 'weight' */
-	one.n = e->n - i;
-	if (vipd_cfg_int(ctx, &one, 1, -max, max, &v, where) < 0)
-		return -1;
-	t->weight = (int)v;
-	t->weight_set = true;
-	t->weight_reverse = false;
-	if (e->n == i + 2)
-		return 0;
-	if (e->n == i + 3 && strcmp(e->w[i + 2], "reverse") == 0) {
-		t->weight_reverse = true;
-		return 0;
-	}
-	if (e->n == i + 3 && noreverse_ok && strcmp(e->w[i + 2], "noreverse") == 0)
-		return 0;
-	vipd_cfg_err(ctx, e->loc, "%s '%s': unexpected '%s' after the weight (%s)", what, e->w[0],
-		e->w[i + 2], where);
-	return -1;
+	t->weight_set = e->n > i;
+	return 0;
 }
 
 /* A name defined by a top-level block that must come before its use. */

@@ -81,19 +81,8 @@ static void cfg_tp_match(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 
 static void cfg_tp_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	long v;
-
-	if (vipd_cfg_nargs(ctx, n, 1, 2, TP(obj)->where) < 0 ||
-		vipd_cfg_int(ctx, n, 1, -CFG_WEIGHT_FILE, CFG_WEIGHT_FILE, &v, TP(obj)->where) < 0)
-		return;
-	if (n->n == 3 && strcmp(n->w[2], "reverse") != 0) {
-		vipd_cfg_err(ctx, n->loc,
-			"'weight': unexpected '%s'; only 'reverse' may follow (%s)", n->w[2],
-			TP(obj)->where);
-		return;
-	}
-	TP(obj)->p->weight = (int)v;
-	TP(obj)->p->weight_reverse = n->n == 3;
+	vipd_cfg_weight(ctx, n, 0, CFG_WEIGHT_FILE, false, NULL, &TP(obj)->p->weight,
+		&TP(obj)->p->weight_reverse, TP(obj)->where);
 }
 
 static void cfg_tp_quorum(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)

@@ -128,6 +128,54 @@ int vipd_cfg_bool(struct cfg_ctx *ctx, const struct cpha_conf_node *n, bool *out
 	return -1;
 }
 
+/* "weight N [reverse]": the statement of a definition (what NULL, i 0),
+ * or the words from i on of a track entry ("NAME weight N [reverse]",
+ * what naming the entry's kind), where noreverse_ok also takes
+ * "noreverse". */
+int vipd_cfg_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i, long max,
+	bool noreverse_ok, const char *what, int *weight, bool *reverse, const char *where)
+{
+	struct cpha_conf_node one = *n;
+	char pre[128] = "";
+	long v;
+
+	if (!what && vipd_cfg_nargs(ctx, n, 1, 2, where) < 0)
+		return -1;
+	if (what)
+		snprintf(pre, sizeof(pre), "%s '%s': ", what, n->w[0]);
+	if (n->n == i)
+		return 0; /* a track entry without a weight */
+	if (strcmp(n->w[i], "weight") != 0) {
+		vipd_cfg_err(ctx, n->loc, "%sunexpected '%s'; only 'weight N' may follow (%s)", pre,
+			n->w[i], where);
+		return -1;
+	}
+	if (n->n == i + 1) {
+		vipd_cfg_err(ctx, n->loc, "%s'weight' needs a value (%s)", pre, where);
+		return -1;
+	}
+	one.w = (char **)n->w + i; /* messages name 'weight' */
+	one.n = n->n - i;
+	if (vipd_cfg_int(ctx, &one, 1, -max, max, &v, where) < 0)
+		return -1;
+	if (n->n == i + 2 ||
+		(n->n == i + 3 &&
+			(strcmp(n->w[i + 2], "reverse") == 0 ||
+				(noreverse_ok && strcmp(n->w[i + 2], "noreverse") == 0)))) {
+		*weight = (int)v;
+		*reverse = n->n == i + 3 && strcmp(n->w[i + 2], "reverse") == 0;
+		return 0;
+	}
+	if (what)
+		vipd_cfg_err(ctx, n->loc, "%sunexpected '%s' after the weight (%s)", pre,
+			n->w[i + 2], where);
+	else
+		vipd_cfg_err(ctx, n->loc,
+			"'weight': unexpected '%s'; only 'reverse' may follow (%s)", n->w[2],
+			where);
+	return -1;
+}
+
 /* A unicast address as keepalived writes it: no port, no brackets. */
 int vipd_cfg_addr(struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s,
 	struct cpha_addr *a, const char *where)
