@@ -251,6 +251,18 @@ int cpha_cfgdiag_take_errs(struct cpha_cfgdiag *d, struct cpha_msgs *out)
 	return 0;
 }
 
+const char *cpha_cfgdiag_at(
+	const struct cpha_cfgdiag *d, unsigned loc, unsigned from, char *buf, size_t len)
+{
+	unsigned f = CPHA_CFGDIAG_LOC_FILE(loc);
+
+	if (f == CPHA_CFGDIAG_LOC_FILE(from) || f >= d->nfiles)
+		snprintf(buf, len, "line %u", CPHA_CFGDIAG_LOC_LINE(loc));
+	else
+		snprintf(buf, len, "%s:%u", d->files[f], CPHA_CFGDIAG_LOC_LINE(loc));
+	return buf;
+}
+
 void cpha_cfgdiag_free(struct cpha_cfgdiag *d)
 {
 	size_t i;

@@ -119,6 +119,11 @@ int cpha_cfgdiag_take(struct cpha_cfgdiag_msg *m, size_t *n, char ***out, size_t
  * lines (column 0: the collector keeps none). */
 int cpha_cfgdiag_take_errs(struct cpha_cfgdiag *d, struct cpha_msgs *out);
 
+/* Where loc is, for a message about a statement at from: "line N", or
+ * "file:N" when loc is in another file. Returns buf. */
+const char *cpha_cfgdiag_at(
+	const struct cpha_cfgdiag *d, unsigned loc, unsigned from, char *buf, size_t len);
+
 /* Free the messages left and the file names; d may be reused after
  * zeroing. */
 void cpha_cfgdiag_free(struct cpha_cfgdiag *d);
