@@ -146,6 +146,23 @@ static void test_sample(void **state)
 	fenced_cfg_free(c);
 }
 
+/* Values as keepalived writes them: decimal seconds beside fenced's units,
+ * and its booleans. */
+static void test_keepalived_values(void **state)
+{
+	struct fenced_config *c;
+
+	(void)state;
+	c = load_ok("global_defs {\n  post_join_delay 1.5\n  agent_timeout 90\n"
+		    "  retry_interval 2m\n  unfence off\n  clean_start true\n}\n");
+	assert_int_equal(c->global.post_join_delay, 1500000);
+	assert_int_equal(c->global.agent_timeout, 90000000);
+	assert_int_equal(c->global.retry_interval, 120000000);
+	assert_false(c->global.unfence);
+	assert_true(c->global.clean_start);
+	fenced_cfg_free(c);
+}
+
 static void test_errors(void **state)
 {
 	static const struct {
@@ -154,7 +171,12 @@ static void test_errors(void **state)
 		{ "global_defs {\n  fence_action poweroff\n}\n",
 			"f.conf:2: 'fence_action' is off or reboot, not 'poweroff'" },
 		{ "global_defs {\n  post_join_delay soon\n}\n",
-			"f.conf:2: 'post_join_delay soon': not a duration" },
+			"f.conf:2: 'post_join_delay' must be a duration from 0 to 1d (seconds, or "
+			"with a unit: 500ms, 6s, 2m), not 'soon' (global_defs)" },
+		{ "global_defs {\n  fence_action\n}\n",
+			"f.conf:2: 'fence_action' needs a value (global_defs)" },
+		{ "global_defs {\n  fence_action off reboot\n}\n",
+			"f.conf:2: 'fence_action': unexpected 'reboot' (global_defs)" },
 		{ "global_defs {\n  agent_timeout 0\n}\n",
 			"f.conf:2: 'agent_timeout' must be more than 0" },
 		{ "global_defs {\n  power_check_timeout 0\n}\n",
@@ -162,11 +184,21 @@ static void test_errors(void **state)
 		{ "global_defs {\n  power_check_timeout 61s\n}\n",
 			"f.conf:2: 'power_check_timeout' is at most 60s, not 61s (global_defs)" },
 		{ "global_defs {\n  power_check_timeout quick\n}\n",
-			"f.conf:2: 'power_check_timeout quick': not a duration" },
+			"f.conf:2: 'power_check_timeout' must be a duration from 0 to 1d" },
 		{ "global_defs {\n  power_check_timeout 2s\n  power_check_timeout 3s\n}\n",
-			"f.conf:3: 'power_check_timeout' is given twice" },
+			"f.conf:3: 'power_check_timeout' is given twice (global_defs; first at "
+			"line 2)" },
 		{ "global_defs {\n  clean_start maybe\n}\n",
-			"f.conf:2: 'clean_start' takes yes or no, not 'maybe'" },
+			"f.conf:2: 'clean_start' takes on, off, true, false, yes or no, not "
+			"'maybe' "
+			"(global_defs)" },
+		/* keepalived's booleans: 1 and 0 are not among them */
+		{ "global_defs {\n  unfence 1\n}\n",
+			"f.conf:2: 'unfence' takes on, off, true, false, yes or no, not '1'" },
+		{ "watchdog {\n}\nwatchdog {\n}\n",
+			"f.conf:3: 'watchdog' is given twice (top level; first at line 1)" },
+		{ "global_defs {\n  unfence {\n  }\n}\n",
+			"f.conf:2: 'unfence' takes no block (global_defs)" },
 		{ "global_defs {\n  post_fail_delay 1\n  post_fail_delay 2\n}\n",
 			"f.conf:3: 'post_fail_delay' is given twice" },
 		{ "global_defs {\n  fenced_metrics_web_config /nonexistent/web.yml\n}\n",
@@ -213,7 +245,8 @@ static void test_errors(void **state)
 		{ "watchdog {\n  timeout 5\n}\n", "f.conf:1: watchdog has no 'device'" },
 		{ "watchdog {\n  device watchdog\n  timeout 5\n}\n",
 			"f.conf:2: 'device' needs an absolute path" },
-		{ "global_defs\n", "f.conf:1: 'global_defs' needs a block" },
+		{ "global_defs\n",
+			"f.conf:1: 'global_defs' needs a block: global_defs { ... } (top level)" },
 		{ "fence_device d {\n  agent fence_dummy\n",
 			"f.conf:1: 'fence_device' block is not closed" },
 	};
@@ -332,6 +365,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample),
+		cmocka_unit_test(test_keepalived_values),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_notices),
 		cmocka_unit_test(test_agents),
