@@ -96,26 +96,17 @@ static bool good_key(const char *s)
 	return true;
 }
 
-struct walk_ud {
-	struct ctx *x;
-	void *obj;
-};
-
-static void walk_fn(void *ud, const void *row, const struct cpha_conf_node *n)
+static void walk_fn(void *x, const void *row, const struct cpha_conf_node *n, void *obj)
 {
-	struct walk_ud *u = ud;
-
-	((const struct kw *)row)->fn(u->x, n, u->obj);
+	((const struct kw *)row)->fn(x, n, obj);
 }
 
-static void walk_unknown(void *ud, const struct cpha_conf_node *n, const char *where)
+static void walk_unknown(void *x, const struct cpha_conf_node *n, const char *where)
 {
-	struct walk_ud *u = ud;
-
 	if (where)
-		err(u->x, n->loc, "'%s' is not a keyword of %s", n->w[0], where);
+		err((struct ctx *)x, n->loc, "'%s' is not a keyword of %s", n->w[0], where);
 	else
-		err(u->x, n->loc,
+		err((struct ctx *)x, n->loc,
 			"'%s' is not a keyword of fenced.conf (global_defs, fence_device, "
 			"fence_node, watchdog)",
 			n->w[0]);
@@ -126,9 +117,8 @@ static void walk_unknown(void *ud, const struct cpha_conf_node *n, const char *w
 static void block(struct ctx *x, const struct cpha_conf_node *n, const struct kw *kws, size_t nkws,
 	void *obj, const char *where)
 {
-	struct walk_ud u = { x, obj };
 	struct cpha_conf_walk w = { kws, nkws, sizeof(*kws), offsetof(struct kw, flags), where,
-		NULL, walk_fn, walk_unknown, &u };
+		NULL, walk_fn, walk_unknown, x, obj };
 
 	cpha_conf_walk(&x->d, n, &w);
 }

@@ -8,12 +8,13 @@
 #include "cfgdiag.h"
 #include "cfgmsg.h"
 
-static int cpha__msgs_vadd(struct cpha_msg **arr, size_t *n, const char *file, struct cpha_pos pos,
-	const char *kind, const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+static int cpha__msgs_vadd(struct cpha_msgs *m, bool warn, const char *file, struct cpha_pos pos,
+	const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
-static int cpha__msgs_vadd(struct cpha_msg **arr, size_t *n, const char *file, struct cpha_pos pos,
-	const char *kind, const char *fmt, va_list ap)
+static int cpha__msgs_vadd(struct cpha_msgs *m, bool warn, const char *file, struct cpha_pos pos,
+	const char *fmt, va_list ap)
 {
+	const char *kind = warn ? "warning: " : "";
 	struct cpha_buf b = { 0 };
 	struct cpha_msg *p;
 	char *s = NULL;
@@ -30,7 +31,9 @@ static int cpha__msgs_vadd(struct cpha_msg **arr, size_t *n, const char *file, s
 	if (r == 0)
 		s = cpha_buf_steal(&b);
 	cpha_buf_free(&b);
-	p = s ? cpha_array_push(arr, n, sizeof(*p)) : NULL;
+	p = !s     ? NULL
+	    : warn ? cpha_array_push(&m->warns, &m->nwarns, sizeof(*p))
+		   : cpha_array_push(&m->errs, &m->nerrs, sizeof(*p));
 	if (!p) {
 		free(s);
 		return -ENOMEM;
@@ -40,31 +43,6 @@ static int cpha__msgs_vadd(struct cpha_msg **arr, size_t *n, const char *file, s
 	return 0;
 }
 
-void cpha_msgs_err(struct cpha_msgs *m, const char *file, struct cpha_pos pos, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = cpha__msgs_vadd(&m->errs, &m->nerrs, file, pos, "", fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		cpha_oom();
-}
-
-void cpha_msgs_warn(
-	struct cpha_msgs *m, const char *file, struct cpha_pos pos, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = cpha__msgs_vadd(&m->warns, &m->nwarns, file, pos, "warning: ", fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		cpha_oom();
-}
-
 int cpha_msgs_add(
 	struct cpha_msgs *m, bool warn, const char *file, struct cpha_pos pos, const char *fmt, ...)
 {
@@ -72,12 +50,20 @@ int cpha_msgs_add(
 	int r;
 
 	va_start(ap, fmt);
-	if (warn)
-		r = cpha__msgs_vadd(&m->warns, &m->nwarns, file, pos, "warning: ", fmt, ap);
-	else
-		r = cpha__msgs_vadd(&m->errs, &m->nerrs, file, pos, "", fmt, ap);
+	r = cpha__msgs_vadd(m, warn, file, pos, fmt, ap);
 	va_end(ap);
 	return r;
+}
+
+void cpha_msgs_put(
+	struct cpha_msgs *m, bool warn, const char *file, struct cpha_pos pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (cpha__msgs_vadd(m, warn, file, pos, fmt, ap) < 0)
+		cpha_oom();
+	va_end(ap);
 }
 
 int cpha_msgs_cannot_read(struct cpha_msgs *m, const char *file, const char *why)

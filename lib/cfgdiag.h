@@ -51,13 +51,13 @@ struct cpha_msgs {
 int cpha_msgs_add(struct cpha_msgs *m, bool warn, const char *file, struct cpha_pos pos,
 	const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* The same for programs that stop when memory runs out (cpha): they end
+/* The same for programs that stop when memory runs out (cpha): it ends
  * the program through cpha_oom() instead, as a lost error would read as
- * success. */
-void cpha_msgs_err(struct cpha_msgs *m, const char *file, struct cpha_pos pos, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-void cpha_msgs_warn(struct cpha_msgs *m, const char *file, struct cpha_pos pos, const char *fmt,
-	...) __attribute__((format(printf, 4, 5)));
+ * success. cpha_msgs_err() and cpha_msgs_warn() are its two kinds. */
+void cpha_msgs_put(struct cpha_msgs *m, bool warn, const char *file, struct cpha_pos pos,
+	const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+#define cpha_msgs_err(m, file, pos, ...)  cpha_msgs_put(m, false, file, pos, __VA_ARGS__)
+#define cpha_msgs_warn(m, file, pos, ...) cpha_msgs_put(m, true, file, pos, __VA_ARGS__)
 
 /* The error "file: cannot read: why" of a file that could not be opened;
  * returns -1 (the load failed), with the message left out when memory runs

@@ -541,7 +541,7 @@ void cpha_conf_walk(
 		if (!kid->n)
 			continue; /* a '{' without keyword: reported already */
 		if (cpha_cfgkw_find(w->table, nrows, w->size, kid->w[0], ~0u, &row) < 0) {
-			w->unknown(w->ud, kid, w->where);
+			w->unknown(w->ctx, kid, w->where);
 			continue;
 		}
 		memcpy(&flags, (const char *)row + w->flags_at, sizeof(flags));
@@ -562,6 +562,6 @@ void cpha_conf_walk(
 			continue;
 		}
 		seen[k] = kid->loc;
-		w->fn(w->ud, row, kid);
+		w->fn(w->ctx, row, kid, w->obj);
 	}
 }

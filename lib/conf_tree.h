@@ -122,11 +122,12 @@ struct cpha_conf_walk {
 	const char *where; /* the block, for messages; NULL: the top level */
 	unsigned *seen;    /* CPHA_CONF_MAX_KWS locs of what was given, kept by the caller
 			    * across blocks (global_defs); NULL: this block's own */
-	/* read one statement with its row */
-	void (*fn)(void *ud, const void *row, const struct cpha_conf_node *n);
+	/* read one statement with its row: the row's function, called with
+	 * the parser's context and the object the block fills */
+	void (*fn)(void *ctx, const void *row, const struct cpha_conf_node *n, void *obj);
 	/* report a keyword the table does not have (where as above) */
-	void (*unknown)(void *ud, const struct cpha_conf_node *n, const char *where);
-	void *ud;
+	void (*unknown)(void *ctx, const struct cpha_conf_node *n, const char *where);
+	void *ctx, *obj;
 };
 
 /* Read the statements of block n: each one's row is looked up and its fn

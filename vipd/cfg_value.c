@@ -230,21 +230,14 @@ static void cfg_unsupported(struct cfg_ctx *ctx, const struct cpha_conf_node *n,
 		vipd_cfg_err(ctx, n->loc, "'%s' is not supported by vipd", n->w[0]);
 }
 
-struct cfg_walk_ud {
-	struct cfg_ctx *ctx;
-	void *obj;
-};
-
-static void cfg_walk_fn(void *ud, const void *row, const struct cpha_conf_node *n)
+static void cfg_walk_fn(void *ctx, const void *row, const struct cpha_conf_node *n, void *obj)
 {
-	struct cfg_walk_ud *u = ud;
-
-	((const struct cfg_kw *)row)->fn(u->ctx, n, u->obj);
+	((const struct cfg_kw *)row)->fn(ctx, n, obj);
 }
 
-static void cfg_walk_unknown(void *ud, const struct cpha_conf_node *n, const char *where)
+static void cfg_walk_unknown(void *ctx, const struct cpha_conf_node *n, const char *where)
 {
-	cfg_unsupported(((struct cfg_walk_ud *)ud)->ctx, n, where);
+	cfg_unsupported(ctx, n, where);
 }
 
 /* Read the statements of a block with a keyword table. */
@@ -259,9 +252,8 @@ void vipd_cfg_block(struct cfg_ctx *ctx, const struct cpha_conf_node *n, const s
 void vipd_cfg_block_seen(struct cfg_ctx *ctx, const struct cpha_conf_node *n,
 	const struct cfg_kw *kws, size_t nkws, void *obj, const char *where, unsigned *seen)
 {
-	struct cfg_walk_ud u = { ctx, obj };
 	struct cpha_conf_walk w = { kws, nkws, sizeof(*kws), offsetof(struct cfg_kw, flags), where,
-		seen, cfg_walk_fn, cfg_walk_unknown, &u };
+		seen, cfg_walk_fn, cfg_walk_unknown, ctx, obj };
 
 	cpha_conf_walk(&ctx->d, n, &w);
 }

@@ -191,17 +191,18 @@ struct seen {
 	size_t nunknown;
 };
 
-static void walk_fn(void *ud, const void *row, const struct cpha_conf_node *n)
+static void walk_fn(void *ctx, const void *row, const struct cpha_conf_node *n, void *obj)
 {
-	struct seen *s = ud;
+	struct seen *s = ctx;
 
 	(void)n;
+	assert_ptr_equal(obj, &rows);
 	s->ids[s->n++] = ((const struct row *)row)->id;
 }
 
-static void walk_unknown(void *ud, const struct cpha_conf_node *n, const char *where)
+static void walk_unknown(void *ctx, const struct cpha_conf_node *n, const char *where)
 {
-	struct seen *s = ud;
+	struct seen *s = ctx;
 
 	(void)n;
 	s->unknown_where = where;
@@ -236,7 +237,7 @@ static void test_walk(void **state)
 	struct cpha_cfgdiag d = diag();
 	struct seen s = { .n = 0 };
 	struct cpha_conf_walk wk = { rows, 3, sizeof(rows[0]), offsetof(struct row, flags),
-		"test_block", NULL, walk_fn, walk_unknown, &s };
+		"test_block", NULL, walk_fn, walk_unknown, &s, (void *)&rows };
 
 	(void)state;
 	block_of(&n, kids, w, b, 9);
@@ -271,7 +272,7 @@ static void test_walk_seen(void **state)
 	struct seen s = { .n = 0 };
 	unsigned seen[CPHA_CONF_MAX_KWS] = { 0 };
 	struct cpha_conf_walk wk = { rows, 3, sizeof(rows[0]), offsetof(struct row, flags), NULL,
-		seen, walk_fn, walk_unknown, &s };
+		seen, walk_fn, walk_unknown, &s, (void *)&rows };
 
 	(void)state;
 	block_of(&n, kids, w1, b, 1);
