@@ -3,7 +3,10 @@
  * and closing blocks ("keyword {" or "keyword" then "{", one-line blocks
  * such as "track_script { chk }"), and 'include FILE' (a path or a glob
  * pattern, relative to the including file). Messages go to a cfgdiag
- * collector as file:line. The grammar of each daemon stays in the daemon. */
+ * collector as file:line. Then the reading of the statements as keepalived
+ * reads them: values (numbers, booleans, seconds, strings) and blocks walked
+ * with a keyword table. The grammar of each daemon, its keywords and what
+ * they mean, stays in the daemon. */
 #ifndef CPHA_CONF_TREE_H
 #define CPHA_CONF_TREE_H
 
@@ -108,7 +111,7 @@ int cpha_conf_string(
 /* Seconds as keepalived writes them: "0.01", "40.95", "1000". Returns buf. */
 const char *cpha_conf_fmt_seconds(uint64_t usec, char *buf, size_t len);
 
-/* Keyword flags of a table row (struct cpha_cfgkw.flags). */
+/* Keyword flags of a table row (at cpha_conf_walk.flags_at in the row). */
 #define CPHA_CONF_KW_BLOCK (1u << 0) /* takes a { ... } block */
 #define CPHA_CONF_KW_MULTI (1u << 1) /* may be given more than once */
 
