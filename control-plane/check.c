@@ -169,7 +169,7 @@ int cmd_check(int argc, char **argv, const char *file)
 	const char *root = "", *hname = NULL, *textfile = NULL;
 	const struct cp_host *h;
 	struct render_set s = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c;
 	size_t drift = 0, same = 0;
 	int ch, rc = CPHA_EXIT_FAIL;
@@ -217,8 +217,7 @@ int cmd_check(int argc, char **argv, const char *file)
 	/* only the host's own files are compared: cluster/cib.xml need not be made */
 	s.tools_optional = true;
 	if (render_all(c, &s, &d) < 0 || d.nerrs) {
-		for (size_t i = 0; i < d.nerrs; i++)
-			fprintf(stderr, "%s\n", d.errs[i]);
+		cpha_msgs_print(d.errs, d.nerrs, stderr);
 		goto out;
 	}
 	for (size_t i = 0; i < s.n; i++) {
@@ -290,7 +289,7 @@ int cmd_check(int argc, char **argv, const char *file)
 		cpha_buf_free(&t);
 	}
 out:
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	render_set_free(&s);
 	cluster_free(c);
 	return rc;

@@ -13,11 +13,7 @@
 #include <stdint.h>
 
 #include "addr.h"
-
-/* A place in the description: 1-based line and column; 0/0 for a default. */
-struct cp_pos {
-	unsigned line, col;
-};
+#include "cfgdiag.h"
 
 /* Roles a host plays (cp_host.roles). */
 #define CP_ROLE_MASTER (1u << 0) /* apiserver, controller-manager, scheduler */
@@ -31,7 +27,7 @@ enum cp_mgr { CP_MGR_PACEMAKER, CP_MGR_SYSTEMD, CP_MGR_STATIC_PODS };
 /* One key: value of a fence device's params. */
 struct cp_param {
 	char *key, *value;
-	struct cp_pos pos;
+	struct cpha_pos pos;
 };
 
 struct cp_fence_device {
@@ -41,7 +37,7 @@ struct cp_fence_device {
 	unsigned level; /* 1 = tried first; devices of one host on one level must all succeed */
 	struct cp_param *params;
 	size_t nparams;
-	struct cp_pos pos, name_pos, host_pos, agent_pos;
+	struct cpha_pos pos, name_pos, host_pos, agent_pos;
 };
 
 struct cp_host {
@@ -52,8 +48,8 @@ struct cp_host {
 	unsigned roles;        /* CP_ROLE_* */
 	unsigned node_id;      /* corosync nodeid: given, or the position in its corosync cluster */
 	unsigned priority;     /* VRRP priority on LB hosts (given, or 150 - 10 x index) */
-	struct cp_pos pos, name_pos, addr_pos;
-	struct cp_pos priority_pos; /* 0/0 when the priority is the default */
+	struct cpha_pos pos, name_pos, addr_pos;
+	struct cpha_pos priority_pos; /* 0/0 when the priority is the default */
 };
 
 /* monitoring: where the daemons (lbd, vipd, fenced) serve /metrics and
@@ -70,7 +66,7 @@ struct cp_monitoring {
 	char *cert_file, *key_file; /* tls: the serving certificate on each host; NULL: HTTP */
 	char *user, *password_hash; /* basic_auth: the user and its bcrypt hash; NULL: none */
 	char *password_file;        /* basic_auth: the password, for cpha status; NULL: none */
-	struct cp_pos pos;
+	struct cpha_pos pos;
 	/* prometheus: the server that scrapes every daemon (render_prom.c) */
 	struct cp_prometheus {
 		bool on;              /* monitoring.prometheus is given */
@@ -79,7 +75,7 @@ struct cp_monitoring {
 		char **alertmanagers; /* HOST:PORT each, NULL-terminated; NULL: none */
 		char *dir;            /* its credentials on the Prometheus host */
 		char *textfile_dir;   /* node-exporter's textfile directory on each host */
-		struct cp_pos pos;
+		struct cpha_pos pos;
 	} prom;
 };
 
@@ -88,7 +84,7 @@ struct cp_cluster {
 
 	/* cluster: */
 	char *name, *domain;
-	struct cp_pos name_pos;
+	struct cpha_pos name_pos;
 
 	/* api: */
 	char *api_name;
@@ -99,7 +95,7 @@ struct cp_cluster {
 	char *interface;
 	unsigned vrid;     /* 1..255 */
 	bool vrid_derived; /* not written: derived from the cluster name */
-	struct cp_pos vip_pos, vrid_pos;
+	struct cpha_pos vip_pos, vrid_pos;
 
 	/* kubernetes: */
 	char *k8s_version;  /* as written: "1.36", "1.36.4" or "v1.36.4" */
@@ -107,24 +103,24 @@ struct cp_cluster {
 			     * are the ones it accepts */
 	unsigned k8s_patch; /* when k8s_patch_set */
 	bool k8s_patch_set;
-	struct cp_pos k8s_version_pos; /* line 0: not written */
+	struct cpha_pos k8s_version_pos; /* line 0: not written */
 	char *service_cidr, *cluster_cidr, *node_port_range;
 	char **admission, **authorization; /* NULL-terminated */
 	bool leader_elect;
-	char *bin_dir;                /* where the kube-* and etcd binaries are (/usr/bin) */
-	char *image_repository;       /* static pods: registry.k8s.io */
-	char *etcd_image;             /* static pods: registry.k8s.io/etcd:3.5.x-0 */
-	struct cp_pos etcd_image_pos; /* line 0: the default of etcd.version */
-	struct cp_pos service_cidr_pos, cluster_cidr_pos;
-	struct cp_pos admission_pos; /* 0/0: the default list */
-	struct cp_pos interface_pos;
+	char *bin_dir;                  /* where the kube-* and etcd binaries are (/usr/bin) */
+	char *image_repository;         /* static pods: registry.k8s.io */
+	char *etcd_image;               /* static pods: registry.k8s.io/etcd:3.5.x-0 */
+	struct cpha_pos etcd_image_pos; /* line 0: the default of etcd.version */
+	struct cpha_pos service_cidr_pos, cluster_cidr_pos;
+	struct cpha_pos admission_pos; /* 0/0: the default list */
+	struct cpha_pos interface_pos;
 
 	/* hosts (masters, then LB hosts, then external etcd hosts) */
 	struct cp_host *hosts;
 	size_t nhosts;
 	size_t nmasters, nlbs; /* counts by role */
 	bool lb_on_masters;    /* load_balancers: left out */
-	struct cp_pos masters_pos, lbs_pos;
+	struct cpha_pos masters_pos, lbs_pos;
 
 	/* etcd: */
 	size_t *etcd; /* indexes into hosts of the members, in order */
@@ -132,13 +128,13 @@ struct cp_cluster {
 	char *etcd_token;
 	char *etcd_data_dir;
 	unsigned etcd_minor; /* etcd.version 3.<etcd_minor>: 4, 5 or 6 */
-	struct cp_pos etcd_pos;
+	struct cpha_pos etcd_pos;
 
 	/* components: */
 	enum cp_lb lb;
 	enum cp_vip vipd;
 	enum cp_mgr manager;
-	struct cp_pos components_pos;
+	struct cpha_pos components_pos;
 
 	/* fencing: */
 	struct cp_fence_device *devices;
@@ -148,7 +144,7 @@ struct cp_cluster {
 	uint64_t priority_delay_usec; /* the VIP holder's edge in a fence race (LB tier) */
 	char *watchdog_device;        /* NULL: none */
 	uint64_t watchdog_timeout_usec;
-	struct cp_pos fencing_pos;
+	struct cpha_pos fencing_pos;
 
 	/* pki: */
 	unsigned ca_days, cert_days;
@@ -157,16 +153,10 @@ struct cp_cluster {
 	struct cp_monitoring mon; /* monitoring: */
 };
 
-/* A message about the description, "file:line:col: text". */
-struct cp_diag {
-	char **errs, **warns;
-	size_t nerrs, nwarns;
-};
-
 /* Read and check FILE. Returns 0 with *out set, or -1 with the reasons in
  * d->errs (syntax, unknown keys, bad values, references to unknown hosts).
  * Design rules that need the whole picture are plan's (plan.c). */
-int cluster_load(const char *file, struct cp_cluster **out, struct cp_diag *d);
+int cluster_load(const char *file, struct cp_cluster **out, struct cpha_msgs *d);
 
 void cluster_free(struct cp_cluster *c);
 
@@ -234,13 +224,5 @@ bool cluster_ifname_valid(const char *name, const char **why);
 /* The VRID derived from a cluster name (1..255): stable, and spread so that
  * two clusters on one segment rarely share it. */
 unsigned cluster_derive_vrid(const char *name);
-
-/* Diagnostics. Errors read "file:line:col: text", warnings "file:line:col:
- * warning: text" (gcc's form); "file: ..." when the place is a default. */
-void cp_diag_err(struct cp_diag *d, const char *file, struct cp_pos p, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-void cp_diag_warn(struct cp_diag *d, const char *file, struct cp_pos p, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-void cp_diag_free(struct cp_diag *d);
 
 #endif

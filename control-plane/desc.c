@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "cluster.h"
+#include "cfgmsg.h"
 #include "desc_check.h"
 #include "desc_read.h"
 #include "flags.h"
@@ -374,10 +375,8 @@ static int read_hosts(struct rd *r, const yaml_node_t *v, const char *what, unsi
 		return -1;
 	}
 	struct cp_host *hv = realloc(c->hosts, (c->nhosts + n) * sizeof(*hv));
-	if (!hv) {
-		fputs("cpha: out of memory\n", stderr);
-		exit(70);
-	}
+	if (!hv)
+		cpha_oom();
 	c->hosts = hv;
 	memset(c->hosts + base, 0, n * sizeof(*hv));
 	for (size_t i = 0; i < n; i++) {
@@ -993,7 +992,7 @@ static int finish(struct rd *r, const yaml_node_t *root, struct top *t)
 	for (size_t i = 0; i < c->ndevices; i++) {
 		struct cp_fence_device *f = &c->devices[i];
 		if (f->host && !cluster_host(c, f->host)) {
-			cp_diag_err(r->d, r->file, f->host_pos,
+			cpha_msgs_err(r->d, r->file, f->host_pos,
 				"fencing.devices: device %s fences '%s', which is no host of this "
 				"cluster",
 				f->name ? f->name : "", f->host);
@@ -1003,7 +1002,7 @@ static int finish(struct rd *r, const yaml_node_t *root, struct top *t)
 	return rc;
 }
 
-int cluster_load(const char *file, struct cp_cluster **out, struct cp_diag *d)
+int cluster_load(const char *file, struct cp_cluster **out, struct cpha_msgs *d)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
@@ -1016,7 +1015,8 @@ int cluster_load(const char *file, struct cp_cluster **out, struct cp_diag *d)
 	*out = NULL;
 	f = fopen(file, "re");
 	if (!f) {
-		cp_diag_err(d, file, (struct cp_pos){ 0, 0 }, "cannot open: %s", strerror(errno));
+		cpha_msgs_err(
+			d, file, (struct cpha_pos){ 0, 0 }, "cannot open: %s", strerror(errno));
 		return -1;
 	}
 	c = desc_calloc(1, sizeof(*c));
@@ -1025,14 +1025,14 @@ int cluster_load(const char *file, struct cp_cluster **out, struct cp_diag *d)
 	if (!yaml_parser_initialize(&parser)) {
 		fclose(f);
 		cluster_free(c);
-		cp_diag_err(d, file, (struct cp_pos){ 0, 0 }, "out of memory");
+		cpha_msgs_err(d, file, (struct cpha_pos){ 0, 0 }, "out of memory");
 		return -1;
 	}
 	yaml_parser_set_input_file(&parser, f);
 	if (!yaml_parser_load(&parser, &doc)) {
-		struct cp_pos p = { (unsigned)parser.problem_mark.line + 1,
+		struct cpha_pos p = { (unsigned)parser.problem_mark.line + 1,
 			(unsigned)parser.problem_mark.column + 1 };
-		cp_diag_err(d, file, p, "YAML: %s%s%s", parser.problem ? parser.problem : "error",
+		cpha_msgs_err(d, file, p, "YAML: %s%s%s", parser.problem ? parser.problem : "error",
 			parser.context ? " " : "", parser.context ? parser.context : "");
 		yaml_parser_delete(&parser);
 		fclose(f);
@@ -1045,7 +1045,7 @@ int cluster_load(const char *file, struct cp_cluster **out, struct cp_diag *d)
 	t.c = c;
 	t.etcd.c = c;
 	if (!root) {
-		cp_diag_err(d, file, (struct cp_pos){ 1, 1 }, "the file is empty");
+		cpha_msgs_err(d, file, (struct cpha_pos){ 1, 1 }, "the file is empty");
 		goto out;
 	}
 	if (desc_walk(&r, root, "top level", top_keys, &t) < 0 || finish(&r, root, &t) < 0)

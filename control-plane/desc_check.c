@@ -12,7 +12,7 @@ struct knet {
 	const char *key;
 	const char *text;
 	struct cp_net net;
-	struct cp_pos pos;
+	struct cpha_pos pos;
 };
 
 /* "service_cidr 10.32.0.0/16 (line 17)" or "the default service_cidr
@@ -27,7 +27,7 @@ static const char *knet_name(const struct knet *k, char *buf, size_t len)
 }
 
 static void check_pods_services(const struct cp_cluster *c, const struct knet *svc,
-	const struct knet *pod, struct cp_diag *d)
+	const struct knet *pod, struct cpha_msgs *d)
 {
 	/* the later written one is the place (both defaults never overlap) */
 	const struct knet *at = pod, *other = svc;
@@ -38,12 +38,12 @@ static void check_pods_services(const struct cp_cluster *c, const struct knet *s
 	if (!pod->pos.line || (svc->pos.line && svc->pos.line > pod->pos.line))
 		at = svc, other = pod;
 	if (svc->net.prefix == pod->net.prefix)
-		cp_diag_err(d, c->file, at->pos,
+		cpha_msgs_err(d, c->file, at->pos,
 			"kubernetes.%s: %s is the same network as %s: pods and services "
 			"each need a network of their own",
 			at->key, at->text, knet_name(other, name, sizeof(name)));
 	else
-		cp_diag_err(d, c->file, at->pos,
+		cpha_msgs_err(d, c->file, at->pos,
 			"kubernetes.%s: %s overlaps %s: a pod and a service could be given "
 			"one address; give two networks that do not overlap",
 			at->key, at->text, knet_name(other, name, sizeof(name)));
@@ -51,7 +51,8 @@ static void check_pods_services(const struct cp_cluster *c, const struct knet *s
 
 /* A pod or service network must hold no address of the hosts' own network:
  * traffic to a host would be routed into the cluster network instead. */
-static void check_host_network(const struct cp_cluster *c, const struct knet *k, struct cp_diag *d)
+static void check_host_network(
+	const struct cp_cluster *c, const struct knet *k, struct cpha_msgs *d)
 {
 	struct cp_net vipnet, h;
 	const struct cp_host *first = NULL;
@@ -66,13 +67,13 @@ static void check_host_network(const struct cp_cluster *c, const struct knet *k,
 
 		cp_net_format(&vipnet, true, text, sizeof(text));
 		if (k->pos.line)
-			cp_diag_err(d, c->file, k->pos,
+			cpha_msgs_err(d, c->file, k->pos,
 				"kubernetes.%s: %s overlaps the hosts' network %s (api.vip %s, "
 				"line %u): hosts and %s must not share addresses; give "
 				"kubernetes.%s a network of its own",
 				k->key, k->text, text, c->vip_text, c->vip_pos.line, what, k->key);
 		else
-			cp_diag_err(d, c->file, c->vip_pos,
+			cpha_msgs_err(d, c->file, c->vip_pos,
 				"api.vip: the hosts' network %s overlaps %s: hosts and %s must "
 				"not share addresses; set kubernetes.%s to a network of its own",
 				text, knet_name(k, name, sizeof(name)), what, k->key);
@@ -93,19 +94,19 @@ static void check_host_network(const struct cp_cluster *c, const struct knet *k,
 		snprintf(others, sizeof(others), " and those of %zu other host%s", more,
 			more == 1 ? "" : "s");
 	if (k->pos.line)
-		cp_diag_err(d, c->file, k->pos,
+		cpha_msgs_err(d, c->file, k->pos,
 			"kubernetes.%s: %s holds the address %s of host %s (line %u)%s: give "
 			"the cluster's %s a network no host is on",
 			k->key, k->text, first->address, first->name, first->addr_pos.line, others,
 			!strcmp(k->key, "service_cidr") ? "services" : "pods");
 	else
-		cp_diag_err(d, c->file, first->addr_pos,
+		cpha_msgs_err(d, c->file, first->addr_pos,
 			"address %s of host %s is in %s: set kubernetes.%s to a network no "
 			"host is on",
 			first->address, first->name, knet_name(k, name, sizeof(name)), k->key);
 }
 
-static void check_priorities(const struct cp_cluster *c, struct cp_diag *d)
+static void check_priorities(const struct cp_cluster *c, struct cpha_msgs *d)
 {
 	size_t n = cluster_lb_count(c);
 
@@ -115,14 +116,14 @@ static void check_priorities(const struct cp_cluster *c, struct cp_diag *d)
 		const struct cp_host *a = cluster_lb_host(c, i);
 		for (size_t j = 0; j < i; j++) {
 			const struct cp_host *b = cluster_lb_host(c, j);
-			struct cp_pos at = a->priority_pos.line   ? a->priority_pos
-					   : b->priority_pos.line ? b->priority_pos
-								  : a->pos;
+			struct cpha_pos at = a->priority_pos.line   ? a->priority_pos
+					     : b->priority_pos.line ? b->priority_pos
+								    : a->pos;
 			if (a->priority != b->priority)
 				continue;
 			/* RFC 5798 §6.4.3: equal priorities, the higher primary
 			 * address wins */
-			cp_diag_err(d, c->file, at,
+			cpha_msgs_err(d, c->file, at,
 				"VRRP priority %u of %s is also the priority of %s (line %u)%s: "
 				"keepalived and vipd would pick the VIP holder by the higher "
 				"address, which nobody chose; give each a priority of its own",
@@ -136,7 +137,7 @@ static void check_priorities(const struct cp_cluster *c, struct cp_diag *d)
 	}
 }
 
-int desc_check(const struct cp_cluster *c, struct cp_diag *d)
+int desc_check(const struct cp_cluster *c, struct cpha_msgs *d)
 {
 	size_t errs = d->nerrs;
 	const char *why;

@@ -9,6 +9,6 @@
 
 /* Check c, whose values are each valid on their own. Errors go into d at
  * the place they concern. Returns 0, or -1 when an error was found. Pure. */
-int desc_check(const struct cp_cluster *c, struct cp_diag *d);
+int desc_check(const struct cp_cluster *c, struct cpha_msgs *d);
 
 #endif

@@ -279,7 +279,7 @@ int desc_monitoring(struct rd *r, const yaml_node_t *v, void *cluster, const cha
 		return -1;
 	if (c->mon.prom.on && c->mon.listen == CP_MON_LOOPBACK) {
 		/* a scraper on another host reaches nothing on loopback */
-		cp_diag_err(r->d, r->file, c->mon.prom.pos,
+		cpha_msgs_err(r->d, r->file, c->mon.prom.pos,
 			"monitoring.prometheus: the daemons listen on loopback only; give "
 			"monitoring.listen: host (or an address) so that Prometheus can reach "
 			"them");

@@ -5,12 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfgmsg.h"
 #include "desc_read.h"
 #include "duration.h"
 
-struct cp_pos desc_pos(const yaml_node_t *n)
+struct cpha_pos desc_pos(const yaml_node_t *n)
 {
-	struct cp_pos p = { (unsigned)n->start_mark.line + 1, (unsigned)n->start_mark.column + 1 };
+	struct cpha_pos p = { (unsigned)n->start_mark.line + 1,
+		(unsigned)n->start_mark.column + 1 };
 	return p;
 }
 
@@ -22,26 +24,22 @@ void desc_err(struct rd *r, const yaml_node_t *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	cp_diag_err(r->d, r->file, desc_pos(n), "%s", buf);
+	cpha_msgs_err(r->d, r->file, desc_pos(n), "%s", buf);
 }
 
 void *desc_calloc(size_t n, size_t sz)
 {
 	void *p = calloc(n ? n : 1, sz);
-	if (!p) {
-		fputs("cpha: out of memory\n", stderr);
-		exit(70);
-	}
+	if (!p)
+		cpha_oom();
 	return p;
 }
 
 char *desc_strdup(const char *s)
 {
 	char *p = strdup(s);
-	if (!p) {
-		fputs("cpha: out of memory\n", stderr);
-		exit(70);
-	}
+	if (!p)
+		cpha_oom();
 	return p;
 }
 

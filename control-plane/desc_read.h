@@ -15,7 +15,7 @@
 struct rd { /* one reading: the document, its file, where messages go, the model */
 	yaml_document_t *doc;
 	const char *file;
-	struct cp_diag *d;
+	struct cpha_msgs *d;
 	struct cp_cluster *c;
 };
 
@@ -25,7 +25,7 @@ struct key {
 	int (*fn)(struct rd *r, const yaml_node_t *v, void *obj, const char *key);
 };
 
-struct cp_pos desc_pos(const yaml_node_t *n);
+struct cpha_pos desc_pos(const yaml_node_t *n);
 void desc_err(struct rd *r, const yaml_node_t *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void *desc_calloc(size_t n, size_t sz);

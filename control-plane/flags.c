@@ -438,7 +438,7 @@ const char *flags_program(enum flags_role role)
 }
 
 int flags_build(const struct cp_cluster *c, const struct cp_host *h, enum flags_role role,
-	struct cp_flags *out, struct cp_diag *d)
+	struct cp_flags *out, struct cpha_msgs *d)
 {
 	struct cpha_buf b = { 0 };
 	int rc = 0;
@@ -460,8 +460,9 @@ int flags_build(const struct cp_cluster *c, const struct cp_host *h, enum flags_
 			break;
 		bad = b.len ? bad_char(b.data) : "";
 		if (bad) {
-			cp_diag_err(d, c->file, (struct cp_pos){ 0, 0 }, "%s on %s: --%s=%s: %s",
-				programs[role], h->name, w->name, b.len ? b.data : "",
+			cpha_msgs_err(d, c->file, (struct cpha_pos){ 0, 0 },
+				"%s on %s: --%s=%s: %s", programs[role], h->name, w->name,
+				b.len ? b.data : "",
 				b.len ? "a blank, quote, '\\', '$', '%', '`' or ';' cannot go into "
 					"a command line unquoted; change it in the description"
 				      : "the value is empty");

@@ -54,7 +54,7 @@ struct cp_flags {
  * to d. Returns 0, -EINVAL (d says why) or -ENOMEM; *out is empty on
  * error. */
 int flags_build(const struct cp_cluster *c, const struct cp_host *h, enum flags_role role,
-	struct cp_flags *out, struct cp_diag *d);
+	struct cp_flags *out, struct cpha_msgs *d);
 
 void flags_free(struct cp_flags *l);
 

@@ -600,7 +600,7 @@ int cmd_install(int argc, char **argv, const char *file)
 	const char *hname = NULL, *out = NULL;
 	struct install_plan p = { 0 };
 	struct render_set s = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	const struct cp_host *h;
 	struct cp_cluster *c;
 	char *hostdir = NULL;
@@ -670,8 +670,7 @@ int cmd_install(int argc, char **argv, const char *file)
 	}
 	o.render_dir = hostdir;
 	if (install_render(c, &s, &d) < 0 || d.nerrs) {
-		for (size_t i = 0; i < d.nerrs; i++)
-			fprintf(stderr, "%s\n", d.errs[i]);
+		cpha_msgs_print(d.errs, d.nerrs, stderr);
 		fprintf(stderr, "cpha install: %s: cannot tell which files %s needs\n", file,
 			hname);
 		goto out;
@@ -684,7 +683,7 @@ int cmd_install(int argc, char **argv, const char *file)
 out:
 	install_plan_free(&p);
 	render_set_free(&s);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	free(hostdir);
 	cluster_free(c);
 	return rc;

@@ -77,7 +77,7 @@ const size_t install_table_n = sizeof(install_table) / sizeof(install_table[0]);
 #undef M
 #undef E
 
-int install_render(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d)
+int install_render(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d)
 {
 	struct pcs_cmds p = { 0 };
 	int rc = 0;

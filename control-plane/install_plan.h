@@ -87,7 +87,7 @@ struct install_plan {
  * fenced.conf) and, under manager: pacemaker, the cluster-wide pcs script,
  * whose fence devices read secrets on every master. Returns 0, or -1 after
  * adding an error to d. */
-int install_render(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
+int install_render(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d);
 
 /* The actions for host h from the rendered files s (install_render(),
  * or a test's own), in order: directories, the description, rendered

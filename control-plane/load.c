@@ -8,14 +8,13 @@
 
 struct cp_cluster *cpha_load(const char *file)
 {
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c = NULL;
 
 	if (cluster_load(file, &c, &d) < 0)
 		c = NULL;
-	for (size_t i = 0; i < d.nerrs; i++)
-		fprintf(stderr, "%s\n", d.errs[i]);
-	cp_diag_free(&d);
+	cpha_msgs_print(d.errs, d.nerrs, stderr);
+	cpha_msgs_free(&d);
 	return c;
 }
 

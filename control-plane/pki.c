@@ -22,6 +22,7 @@
 #include <openssl/rand.h>
 #include <openssl/x509v3.h>
 
+#include "cfgmsg.h"
 #include "pki.h"
 
 /* notBefore this far in the past: a host whose clock is a little behind
@@ -29,17 +30,11 @@
  * same). */
 #define BACKDATE_SECS 300
 
-static void oom(void)
-{
-	fputs("cpha: out of memory\n", stderr);
-	exit(70);
-}
-
 static void *xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);
 	if (!p)
-		oom();
+		cpha_oom();
 	return p;
 }
 
@@ -47,7 +42,7 @@ static char *xstrdup(const char *s)
 {
 	char *p = strdup(s);
 	if (!p)
-		oom();
+		cpha_oom();
 	return p;
 }
 
@@ -60,7 +55,7 @@ void pki_report_add(struct pki_report *r, enum pki_kind k, const char *file, con
 
 	va_start(ap, fmt);
 	if (vasprintf(&text, fmt, ap) < 0)
-		oom();
+		cpha_oom();
 	va_end(ap);
 	r->v = xrealloc(r->v, (r->n + 1) * sizeof(*r->v));
 	r->v[r->n++] = (struct pki_line){ k, xstrdup(file ? file : ""), text };
@@ -167,7 +162,7 @@ static void add_dns(struct pki_names *n, const char *dns, size_t len)
 
 	s = strndup(dns, len);
 	if (!s)
-		oom();
+		cpha_oom();
 	for (char *p = s; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 	if (pki_names_has_dns(n, s)) {

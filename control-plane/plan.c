@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 
+#include "cfgmsg.h"
 #include "flags.h"
 #include "plan.h"
 #include "quorum.h"
@@ -18,10 +19,8 @@ static char *fmt(const char *f, ...)
 	char *s;
 
 	va_start(ap, f);
-	if (vasprintf(&s, f, ap) < 0) {
-		fputs("cpha: out of memory\n", stderr);
-		exit(70);
-	}
+	if (vasprintf(&s, f, ap) < 0)
+		cpha_oom();
 	va_end(ap);
 	return s;
 }
@@ -30,10 +29,8 @@ static void add_role(struct plan *p, char *role, char *hosts, char *style, unsig
 	unsigned tolerates, char *tolerance)
 {
 	struct plan_role *v = realloc(p->roles, (p->nroles + 1) * sizeof(*v));
-	if (!v) {
-		fputs("cpha: out of memory\n", stderr);
-		exit(70);
-	}
+	if (!v)
+		cpha_oom();
 	p->roles = v;
 	p->roles[p->nroles++] =
 		(struct plan_role){ role, hosts, style, tolerance, members, tolerates };
@@ -42,10 +39,8 @@ static void add_role(struct plan *p, char *role, char *hosts, char *style, unsig
 static void add_note(struct plan *p, char *note)
 {
 	char **v = realloc(p->notes, (p->nnotes + 1) * sizeof(*v));
-	if (!v) {
-		fputs("cpha: out of memory\n", stderr);
-		exit(70);
-	}
+	if (!v)
+		cpha_oom();
 	p->notes = v;
 	p->notes[p->nnotes++] = note;
 }
@@ -60,10 +55,8 @@ static char *names(const struct cp_cluster *c, unsigned role)
 		if (c->hosts[i].roles & role)
 			len += strlen(c->hosts[i].name) + 1;
 	s = calloc(1, len);
-	if (!s) {
-		fputs("cpha: out of memory\n", stderr);
-		exit(70);
-	}
+	if (!s)
+		cpha_oom();
 	for (size_t i = 0; i < c->nhosts; i++)
 		if (c->hosts[i].roles & role) {
 			if (*s)
@@ -118,7 +111,7 @@ static bool common_vrid(unsigned v)
 	return false;
 }
 
-static void check_hosts(const struct cp_cluster *c, struct cp_diag *d)
+static void check_hosts(const struct cp_cluster *c, struct cpha_msgs *d)
 {
 	const char *f = c->file;
 
@@ -127,45 +120,45 @@ static void check_hosts(const struct cp_cluster *c, struct cp_diag *d)
 		for (size_t j = 0; j < i; j++) {
 			const struct cp_host *b = &c->hosts[j];
 			if (!strcmp(a->name, b->name))
-				cp_diag_err(d, f, a->name_pos,
+				cpha_msgs_err(d, f, a->name_pos,
 					"host name '%s' is used twice (first at line %u)", a->name,
 					b->name_pos.line);
 			if (same_addr(&a->addr, &b->addr))
-				cp_diag_err(d, f, a->addr_pos,
+				cpha_msgs_err(d, f, a->addr_pos,
 					"address %s of %s is also the address of %s (line %u)",
 					a->address, a->name, b->name, b->addr_pos.line);
 		}
 		if (same_addr(&a->addr, &c->vip))
-			cp_diag_err(d, f, c->vip_pos,
+			cpha_msgs_err(d, f, c->vip_pos,
 				"the VIP %s is the address of host %s: it must be an address no "
 				"host owns, or the holder changes nothing",
 				c->vip_text, a->name);
 	}
 }
 
-static void check_vip(const struct cp_cluster *c, struct cp_diag *d)
+static void check_vip(const struct cp_cluster *c, struct cpha_msgs *d)
 {
 	for (size_t i = 0; i < cluster_lb_count(c); i++) {
 		const struct cp_host *h = cluster_lb_host(c, i);
 		if (!in_subnet(&h->addr, &c->vip, c->vip_prefix))
-			cp_diag_err(d, c->file, c->vip_pos,
+			cpha_msgs_err(d, c->file, c->vip_pos,
 				"the VIP %s is outside the subnet of %s (%s): VRRP only moves an "
 				"address between hosts of one segment",
 				c->vip_text, h->name, h->address);
 	}
 	if (c->vipd == CP_VIP_PACEMAKER && (c->manager != CP_MGR_PACEMAKER || !c->lb_on_masters))
-		cp_diag_err(d, c->file, c->components_pos,
+		cpha_msgs_err(d, c->file, c->components_pos,
 			"components.vip: pacemaker needs manager: pacemaker and the load "
 			"balancer on the masters (leave load_balancers out): the VIP is a "
 			"resource of the masters' Pacemaker cluster");
 }
 
-static void check_fencing(const struct cp_cluster *c, struct cp_diag *d)
+static void check_fencing(const struct cp_cluster *c, struct cpha_msgs *d)
 {
 	for (size_t i = 0; i < c->ndevices; i++)
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(c->devices[i].name, c->devices[j].name))
-				cp_diag_err(d, c->file, c->devices[i].name_pos,
+				cpha_msgs_err(d, c->file, c->devices[i].name_pos,
 					"fence device '%s' is defined twice (first at line %u)",
 					c->devices[i].name, c->devices[j].name_pos.line);
 	for (size_t i = 0; i < c->nhosts; i++) {
@@ -178,7 +171,7 @@ static void check_fencing(const struct cp_cluster *c, struct cp_diag *d)
 			if (!strcmp(c->devices[j].host, h->name))
 				found = true;
 		if (!found)
-			cp_diag_warn(d, c->file, h->pos,
+			cpha_msgs_warn(d, c->file, h->pos,
 				"host %s has no fence device: %s cannot power it off when it stops "
 				"answering%s",
 				h->name,
@@ -195,19 +188,19 @@ static void check_fencing(const struct cp_cluster *c, struct cp_diag *d)
  * Node objects of other nodes and pods bound to them
  * (https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/#noderestriction).
  */
-static void check_admission(const struct cp_cluster *c, struct cp_diag *d)
+static void check_admission(const struct cp_cluster *c, struct cpha_msgs *d)
 {
 	for (char **a = c->admission; a && *a; a++)
 		if (!strcmp(*a, "NodeRestriction"))
 			return;
-	cp_diag_warn(d, c->file, c->admission_pos,
+	cpha_msgs_warn(d, c->file, c->admission_pos,
 		"kubernetes.admission leaves out NodeRestriction: a node's credentials can "
 		"then modify other nodes' objects (their Node objects, labels and the pods "
 		"bound to them); add NodeRestriction to the list");
 }
 
 /* The corosync clusters: the masters, and the LB tier when separate. */
-static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cp_diag *d)
+static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cpha_msgs *d)
 {
 	struct {
 		unsigned role;
@@ -227,7 +220,7 @@ static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cp
 				if ((c->hosts[i].roles & tiers[t].role) &&
 					(c->hosts[j].roles & tiers[t].role) &&
 					c->hosts[i].node_id == c->hosts[j].node_id)
-					cp_diag_err(d, c->file, c->hosts[i].pos,
+					cpha_msgs_err(d, c->file, c->hosts[i].pos,
 						"node_id %u of %s is also the node id of %s in the "
 						"same corosync cluster",
 						c->hosts[i].node_id, c->hosts[i].name,
@@ -248,7 +241,7 @@ static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cp
 				fmt("2 nodes, tolerates 1 failure only if it fences the other "
 				    "first"));
 			if (!delay)
-				cp_diag_warn(d, c->file,
+				cpha_msgs_warn(d, c->file,
 					tiers[t].role == CP_ROLE_LB ? c->lbs_pos : c->masters_pos,
 					"two-node corosync cluster (%s) without a fence delay: on "
 					"a "
@@ -268,28 +261,28 @@ static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cp
 	}
 }
 
-void plan_check_version(const struct cp_cluster *c, const char *today, struct cp_diag *d)
+void plan_check_version(const struct cp_cluster *c, const char *today, struct cpha_msgs *d)
 {
 	const struct flags_k8s_minor *m = flags_k8s_minor(c->k8s_minor);
-	struct cp_pos at = c->k8s_version_pos;
+	struct cpha_pos at = c->k8s_version_pos;
 	char known[128];
 
 	if (!m) {
-		cp_diag_err(d, c->file, at,
+		cpha_msgs_err(d, c->file, at,
 			"kubernetes.version: cpha does not know the flags of Kubernetes 1.%u; it "
 			"knows %s",
 			c->k8s_minor, flags_k8s_known(known, sizeof(known)));
 		return;
 	}
 	if (today && flags_k8s_past_eol(m, today))
-		cp_diag_warn(d, c->file, at,
+		cpha_msgs_warn(d, c->file, at,
 			"kubernetes.version: Kubernetes 1.%u reached its end of life on %s: no "
 			"more security fixes upstream (https://kubernetes.io/releases/); "
 			"cpha knows %s",
 			m->minor, m->eol, flags_k8s_known(known, sizeof(known)));
 }
 
-void plan_check_etcd_image(const struct cp_cluster *c, struct cp_diag *d)
+void plan_check_etcd_image(const struct cp_cluster *c, struct cpha_msgs *d)
 {
 	const char *tag = c->etcd_image ? strrchr(c->etcd_image, ':') : NULL;
 	unsigned maj, min;
@@ -303,7 +296,7 @@ void plan_check_etcd_image(const struct cp_cluster *c, struct cp_diag *d)
 	if (sscanf(tag, "%u.%u%c", &maj, &min, &dot) != 3 || dot != '.' || maj != 3)
 		return; /* a tag that names no version: nothing to compare */
 	if (min != c->etcd_minor)
-		cp_diag_warn(d, c->file, c->etcd_image_pos.line ? c->etcd_image_pos : c->etcd_pos,
+		cpha_msgs_warn(d, c->file, c->etcd_image_pos.line ? c->etcd_image_pos : c->etcd_pos,
 			"kubernetes.etcd_image: %s runs etcd 3.%u, but etcd.version is 3.%u: its "
 			"flags are rendered for 3.%u",
 			c->etcd_image, min, c->etcd_minor, c->etcd_minor);
@@ -386,7 +379,7 @@ static void control_plane(const struct cp_cluster *c, struct plan *p, unsigned t
 }
 
 int plan_build(
-	const struct cp_cluster *c, const struct plan_opts *o, struct plan *p, struct cp_diag *d)
+	const struct cp_cluster *c, const struct plan_opts *o, struct plan *p, struct cpha_msgs *d)
 {
 	unsigned ne = (unsigned)c->netcd, nm = (unsigned)c->nmasters;
 	unsigned nl = (unsigned)cluster_lb_count(c);
@@ -400,7 +393,7 @@ int plan_build(
 
 	/* etcd: Raft quorum */
 	if (cpha_quorum_check(ne, o->allow_even, why, sizeof(why)) < 0)
-		cp_diag_err(d, c->file, c->etcd_pos.line ? c->etcd_pos : c->masters_pos,
+		cpha_msgs_err(d, c->file, c->etcd_pos.line ? c->etcd_pos : c->masters_pos,
 			"etcd: %u member%s refused: %s (--allow-even accepts it)", ne, plural(ne),
 			why);
 	add_role(p, fmt("etcd"), names(c, CP_ROLE_ETCD), fmt("active-active, Raft quorum"), ne,
@@ -431,7 +424,7 @@ int plan_build(
 				*need ? ")" : ""));
 	}
 	if (c->manager != CP_MGR_PACEMAKER && !c->leader_elect)
-		cp_diag_err(d, c->file, c->components_pos,
+		cpha_msgs_err(d, c->file, c->components_pos,
 			"kubernetes.leader_elect: false with manager: %s would run a "
 			"controller-manager and a scheduler on every master at once",
 			cluster_mgr_name(c->manager));
@@ -463,7 +456,7 @@ int plan_build(
 		add_note(p, fmt("VRID %u is derived from the cluster name '%s' (api.vrid sets it)",
 				    c->vrid, c->name));
 	if (c->vipd != CP_VIP_PACEMAKER && common_vrid(c->vrid))
-		cp_diag_warn(d, c->file, c->vrid_pos.line ? c->vrid_pos : c->vip_pos,
+		cpha_msgs_warn(d, c->file, c->vrid_pos.line ? c->vrid_pos : c->vip_pos,
 			"VRID %u is one that examples and other clusters on a segment often use; "
 			"two VRRP clusters with one VRID on one segment fight over it (leave "
 			"api.vrid out to derive one from the cluster name)",
@@ -476,7 +469,7 @@ int plan_build(
 	check_fencing(c, d);
 
 	if (nl == 1)
-		cp_diag_warn(d, c->file, c->lb_on_masters ? c->masters_pos : c->lbs_pos,
+		cpha_msgs_warn(d, c->file, c->lb_on_masters ? c->masters_pos : c->lbs_pos,
 			"a single load-balancer host: the VIP and every client of the API "
 			"depend on it");
 	if (nm > 1) {
@@ -490,7 +483,7 @@ int plan_build(
 				all_same = false;
 		}
 		if (all_same)
-			cp_diag_warn(d, c->file, c->masters_pos,
+			cpha_msgs_warn(d, c->file, c->masters_pos,
 				"all %u masters are in zone '%s': losing it loses the control "
 				"plane",
 				nm, z0);

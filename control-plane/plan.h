@@ -40,18 +40,18 @@ struct plan_opts {
  * (flags.h): an error when the table does not know the minor (naming the
  * ones it knows), a warning when today ("YYYY-MM-DD", or NULL: no warning)
  * is past the minor's upstream end of life. Pure: today is an argument. */
-void plan_check_version(const struct cp_cluster *c, const char *today, struct cp_diag *d);
+void plan_check_version(const struct cp_cluster *c, const char *today, struct cpha_msgs *d);
 
 /* With static pods, a warning when kubernetes.etcd_image's tag names
  * another etcd release line than etcd.version (the flags are rendered for
  * etcd.version's). Pure. */
-void plan_check_etcd_image(const struct cp_cluster *c, struct cp_diag *d);
+void plan_check_etcd_image(const struct cp_cluster *c, struct cpha_msgs *d);
 
 /* Build the matrix and check every rule: errors and warnings go into d
  * with the place in the description they concern. Returns 0, or -1 when an
  * error was found. */
 int plan_build(
-	const struct cp_cluster *c, const struct plan_opts *o, struct plan *p, struct cp_diag *d);
+	const struct cp_cluster *c, const struct plan_opts *o, struct plan *p, struct cpha_msgs *d);
 
 void plan_free(struct plan *p);
 

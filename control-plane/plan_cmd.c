@@ -52,7 +52,7 @@ static void print_table(const struct cp_cluster *c, const struct plan *p)
 		printf("note: %s\n", p->notes[i]);
 }
 
-static int print_json(const struct cp_cluster *c, const struct plan *p, const struct cp_diag *d)
+static int print_json(const struct cp_cluster *c, const struct plan *p, const struct cpha_msgs *d)
 {
 	json_t *o = json_object(), *roles = json_array(), *errs = json_array(),
 	       *warns = json_array(), *notes = json_array();
@@ -67,9 +67,9 @@ static int print_json(const struct cp_cluster *c, const struct plan *p, const st
 				(json_int_t)r->members, "tolerates", (json_int_t)r->tolerates));
 	}
 	for (size_t i = 0; i < d->nerrs; i++)
-		json_array_append_new(errs, json_string(d->errs[i]));
+		json_array_append_new(errs, json_string(d->errs[i].text));
 	for (size_t i = 0; i < d->nwarns; i++)
-		json_array_append_new(warns, json_string(d->warns[i]));
+		json_array_append_new(warns, json_string(d->warns[i].text));
 	for (size_t i = 0; i < p->nnotes; i++)
 		json_array_append_new(notes, json_string(p->notes[i]));
 	json_object_set_new(o, "cluster", json_string(c->name));
@@ -109,7 +109,7 @@ int cmd_plan(int argc, char **argv, const char *file)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct plan_opts po = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c;
 	struct plan p;
 	bool json = false, strict = false;
@@ -152,16 +152,14 @@ int cmd_plan(int argc, char **argv, const char *file)
 		print_json(c, &p, &d);
 	else
 		print_table(c, &p);
-	for (size_t i = 0; i < d.nwarns; i++)
-		fprintf(stderr, "%s\n", d.warns[i]);
-	for (size_t i = 0; i < d.nerrs; i++)
-		fprintf(stderr, "%s\n", d.errs[i]);
+	cpha_msgs_print(d.warns, d.nwarns, stderr);
+	cpha_msgs_print(d.errs, d.nerrs, stderr);
 	rc = d.nerrs ? CPHA_EXIT_FAIL : (strict && d.nwarns) ? CPHA_EXIT_WARN : CPHA_EXIT_OK;
 	if (d.nerrs)
 		fprintf(stderr, "cpha plan: %zu error%s: the design is refused\n", d.nerrs,
 			d.nerrs == 1 ? "" : "s");
 	plan_free(&p);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 	return rc;
 }

@@ -103,7 +103,7 @@ void render_set_free(struct render_set *s)
 	memset(s, 0, sizeof(*s));
 }
 
-int render_all(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d)
+int render_all(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d)
 {
 	int rc = 0;
 
@@ -353,7 +353,7 @@ int cmd_render(int argc, char **argv, const char *file)
 	const char *out = "render", *host = NULL;
 	struct render_set s = { 0 };
 	struct plan_opts po = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c;
 	struct plan p;
 	bool check = true;
@@ -401,8 +401,7 @@ int cmd_render(int argc, char **argv, const char *file)
 	/* the design first: render makes no files for one plan refuses */
 	po.today = cpha_today(today, sizeof(today));
 	if (plan_build(c, &po, &p, &d) < 0) {
-		for (size_t i = 0; i < d.nerrs; i++)
-			fprintf(stderr, "%s\n", d.errs[i]);
+		cpha_msgs_print(d.errs, d.nerrs, stderr);
 		fprintf(stderr, "cpha render: the design is refused (see cpha plan): nothing "
 				"was written\n");
 		plan_free(&p);
@@ -415,11 +414,10 @@ int cmd_render(int argc, char **argv, const char *file)
 			"them)\n",
 			d.nwarns, d.nwarns == 1 ? "" : "s");
 	plan_free(&p);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	s.tools_optional = !check;
 	if (render_all(c, &s, &d) < 0 || d.nerrs) {
-		for (size_t i = 0; i < d.nerrs; i++)
-			fprintf(stderr, "%s\n", d.errs[i]);
+		cpha_msgs_print(d.errs, d.nerrs, stderr);
 		rc = CPHA_EXIT_FAIL;
 		goto out;
 	}
@@ -440,7 +438,7 @@ int cmd_render(int argc, char **argv, const char *file)
 			printf("%s/%s%s%s\n", out, s.v[i].host ? s.v[i].host : "cluster",
 				s.v[i].path[0] == '/' ? "" : "/", s.v[i].path);
 out:
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	render_set_free(&s);
 	cluster_free(c);
 	return rc;

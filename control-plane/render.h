@@ -93,14 +93,14 @@ void render_set_free(struct render_set *s);
 
 /* The modules: each adds its files for the whole cluster. They return 0,
  * or -1 after adding an error to d. */
-int render_masters(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
-int render_lb(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
-int render_ha(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
+int render_masters(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d);
+int render_lb(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d);
+int render_ha(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d);
 /* monitoring.prometheus (render_prom.c), after the others */
-int render_prom(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
+int render_prom(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d);
 
 /* Everything, in a stable order. */
-int render_all(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
+int render_all(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d);
 
 /* Stage the files (of one host and the cluster-wide ones when host is
  * given) under dir, run each checker when check, and move them into place

@@ -190,7 +190,7 @@ static void fenced_node(const struct cp_cluster *c, enum ha_tier t, const struct
 /* fenced.conf of one host of tier t: every node's levels (the same on all
  * hosts of the tier: any member may be the one that fences). */
 static int fenced_conf(const struct cp_cluster *c, enum ha_tier t, const struct cp_host *self,
-	struct cpha_buf *b, struct cp_diag *d)
+	struct cpha_buf *b, struct cpha_msgs *d)
 {
 	bool pcmk = ha_tier_fence_via_pacemaker(c, t);
 	bool vipd = ha_tier_holds_vip(c, t) && c->vipd == CP_VIP_VIPD;
@@ -238,7 +238,7 @@ static int fenced_conf(const struct cp_cluster *c, enum ha_tier t, const struct 
 	if (c->watchdog_device) {
 		uint64_t s = (c->watchdog_timeout_usec + 999999) / 1000000;
 		if (c->watchdog_timeout_usec % 1000000 || s < 1 || s > 255) {
-			cp_diag_err(d, c->file, c->fencing_pos,
+			cpha_msgs_err(d, c->file, c->fencing_pos,
 				"fencing.watchdog_timeout: %s: the watchdog takes whole seconds "
 				"from 1s to 255s",
 				cpha_format_duration(c->watchdog_timeout_usec, dur, sizeof(dur)));
@@ -256,7 +256,7 @@ static int fenced_conf(const struct cp_cluster *c, enum ha_tier t, const struct 
 	return 0;
 }
 
-int render_ha_files(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d)
+int render_ha_files(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d)
 {
 	int rc = 0;
 
@@ -287,7 +287,7 @@ static bool installed(const char *tool)
 	return p != NULL;
 }
 
-int render_ha(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d)
+int render_ha(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d)
 {
 	struct pcs_cmds p = { 0 };
 	const struct render_tool *t;
@@ -303,11 +303,11 @@ int render_ha(const struct cp_cluster *c, struct render_set *s, struct cp_diag *
 	render_pcs_script(c, &p, render_add(s, NULL, RENDER_PCS_SCRIPT, 0755, RENDER_CHECK_NONE));
 	t = rc == 0 ? render_pcs_cib_missing(installed) : NULL;
 	if (t && asprintf(&why, "%s not found (install %s to make it)", t->name, t->package) < 0)
-		render_text_oom();
+		cpha_oom();
 	if (t && s->tools_optional) {
 		render_skip(s, NULL, RENDER_CIB, why);
 	} else if (t) {
-		cp_diag_err(d, c->file, (struct cp_pos){ 0, 0 },
+		cpha_msgs_err(d, c->file, (struct cpha_pos){ 0, 0 },
 			"cluster:%s: %s; --no-check writes the other files without it", RENDER_CIB,
 			why);
 		rc = -1;

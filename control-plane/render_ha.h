@@ -104,7 +104,7 @@ bool ha_tier_fence_via_pacemaker(const struct cp_cluster *c, enum ha_tier t);
 /* corosync.conf and fenced.conf of every host of a corosync cluster, with
  * no I/O (render_ha() adds the Pacemaker files to these). Returns 0, or -1
  * after adding an error to d. */
-int render_ha_files(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d);
+int render_ha_files(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d);
 
 /* One pcs command line: argv words after "pcs". */
 struct pcs_cmd {
@@ -127,7 +127,7 @@ struct pcs_cmds {
  * (manager: pacemaker), in order. Pure. Returns 0, or -1 after adding an
  * error to d (a fence device parameter that would put a secret in the
  * CIB, etcd members that Pacemaker cannot run). */
-int render_pcs_commands(const struct cp_cluster *c, struct pcs_cmds *out, struct cp_diag *d);
+int render_pcs_commands(const struct cp_cluster *c, struct pcs_cmds *out, struct cpha_msgs *d);
 
 void render_pcs_free(struct pcs_cmds *p);
 
@@ -149,6 +149,6 @@ const struct render_tool *render_pcs_cib_missing(bool (*have)(const char *tool))
  * times normalised so that the same description gives the same bytes.
  * Returns 0, or -1 after adding an error to d. */
 int render_pcs_cib(const struct cp_cluster *c, const struct pcs_cmds *p, struct cpha_buf *out,
-	struct cp_diag *d);
+	struct cpha_msgs *d);
 
 #endif

@@ -371,7 +371,7 @@ static void lb_sysctl(const struct cp_cluster *c, const struct cp_host *self, st
 		cpha_addr_family(&c->vip) == AF_INET6 ? '6' : '4');
 }
 
-int render_lb(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d)
+int render_lb(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d)
 {
 	(void)d;
 	for (size_t i = 0; i < cluster_lb_count(c); i++) {

@@ -74,7 +74,7 @@ static const struct role_info roles[] = {
 struct rm {
 	const struct cp_cluster *c;
 	struct render_set *s;
-	struct cp_diag *d;
+	struct cpha_msgs *d;
 	int err; /* -ENOMEM once an append failed: reported once, at the end */
 };
 
@@ -546,13 +546,13 @@ static int render_role(struct rm *m, const struct cp_host *h, enum flags_role ro
 	return 0;
 }
 
-int render_masters(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d)
+int render_masters(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d)
 {
 	struct rm m = { c, s, d, 0 };
 	int rc = 0;
 
 	if (c->manager != CP_MGR_PACEMAKER && !flags_plain_word(c->bin_dir)) {
-		cp_diag_err(d, c->file, (struct cp_pos){ 0, 0 },
+		cpha_msgs_err(d, c->file, (struct cpha_pos){ 0, 0 },
 			"kubernetes.bin_dir: '%s' cannot go into an ExecStart= line unquoted",
 			c->bin_dir);
 		return -1;
@@ -583,7 +583,7 @@ int render_masters(const struct cp_cluster *c, struct render_set *s, struct cp_d
 	kubeconfig(&m, NULL, "super-admin.conf", &super_admin_kubeconfig);
 	bootstrap_rbac(&m);
 	if (m.err) {
-		cp_diag_err(d, c->file, (struct cp_pos){ 0, 0 }, "render masters: %s",
+		cpha_msgs_err(d, c->file, (struct cpha_pos){ 0, 0 }, "render masters: %s",
 			strerror(-m.err));
 		rc = -1;
 	}

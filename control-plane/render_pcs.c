@@ -21,8 +21,6 @@
 
 #define put render_text_put
 
-#define oom render_text_oom
-
 /* ---- the commands (pure) ---- */
 
 static struct pcs_cmd *cmd_new(struct pcs_cmds *p, const char *comment)
@@ -30,13 +28,13 @@ static struct pcs_cmd *cmd_new(struct pcs_cmds *p, const char *comment)
 	struct pcs_cmd *v = realloc(p->v, (p->n + 1) * sizeof(*v)), *c;
 
 	if (!v)
-		oom();
+		cpha_oom();
 	p->v = v;
 	c = &p->v[p->n++];
 	memset(c, 0, sizeof(*c));
 	c->argv = calloc(1, sizeof(*c->argv));
 	if (!c->argv || (comment && !(c->comment = strdup(comment))))
-		oom();
+		cpha_oom();
 	return c;
 }
 
@@ -48,13 +46,13 @@ static void cmd_arg(struct pcs_cmd *c, const char *fmt, ...)
 	int r;
 
 	if (!v)
-		oom();
+		cpha_oom();
 	c->argv = v;
 	va_start(ap, fmt);
 	r = vasprintf(&c->argv[c->argc], fmt, ap);
 	va_end(ap);
 	if (r < 0)
-		oom();
+		cpha_oom();
 	c->argv[++c->argc] = NULL;
 }
 
@@ -78,10 +76,10 @@ static void use_agent(struct pcs_cmds *p, struct pcs_cmd *c, const char *agent)
 			return;
 	char **v = realloc(p->cpha_agents, (p->nagents + 2) * sizeof(*v));
 	if (!v)
-		oom();
+		cpha_oom();
 	p->cpha_agents = v;
 	if (!(v[p->nagents++] = strdup(agent)))
-		oom();
+		cpha_oom();
 	v[p->nagents] = NULL;
 }
 
@@ -105,7 +103,7 @@ static bool plain_path(const char *s)
  * or a command line). Other KEY_file parameters pass unchanged: pcs
  * checks them against the agent's metadata (identity_file, ...). */
 static int device_param(const struct cp_cluster *c, const struct cp_fence_device *f,
-	const struct cp_param *pr, struct pcs_cmd *cmd, struct cp_diag *d)
+	const struct cp_param *pr, struct pcs_cmd *cmd, struct cpha_msgs *d)
 {
 	static const struct {
 		const char *file, *script;
@@ -119,7 +117,7 @@ static int device_param(const struct cp_cluster *c, const struct cp_fence_device
 		if (strcmp(pr->key, scripts[i].file))
 			continue;
 		if (!plain_path(pr->value)) {
-			cp_diag_err(d, c->file, pr->pos,
+			cpha_msgs_err(d, c->file, pr->pos,
 				"fencing.devices: %s: %s '%s': Pacemaker reads it through a "
 				"shell (%s=/bin/cat PATH): give an absolute path of letters, "
 				"digits and / . _ - + @",
@@ -130,7 +128,7 @@ static int device_param(const struct cp_cluster *c, const struct cp_fence_device
 		return 0;
 	}
 	if (!strcmp(pr->key, "community_file")) {
-		cp_diag_err(d, c->file, pr->pos,
+		cpha_msgs_err(d, c->file, pr->pos,
 			"fencing.devices: %s: community_file: fence-agents have no script "
 			"parameter for an SNMP community, and Pacemaker would keep it in the "
 			"CIB; use SNMPv3 (snmp_priv_passwd_file) for devices Pacemaker runs",
@@ -147,7 +145,7 @@ static bool is_master(const struct cp_cluster *c, const char *name)
 	return h && (h->roles & CP_ROLE_MASTER);
 }
 
-static int fencing_cmds(const struct cp_cluster *c, struct pcs_cmds *p, struct cp_diag *d)
+static int fencing_cmds(const struct cp_cluster *c, struct pcs_cmds *p, struct cpha_msgs *d)
 {
 	size_t nm = cluster_role_count(c, CP_ROLE_MASTER);
 	char dur[32];
@@ -210,7 +208,7 @@ static int fencing_cmds(const struct cp_cluster *c, struct pcs_cmds *p, struct c
 /* Where etcd runs relative to the masters. */
 enum etcd_place { ETCD_ALL_MASTERS, ETCD_SOME_MASTERS, ETCD_EXTERNAL };
 
-static int etcd_place(const struct cp_cluster *c, enum etcd_place *out, struct cp_diag *d)
+static int etcd_place(const struct cp_cluster *c, enum etcd_place *out, struct cpha_msgs *d)
 {
 	size_t on_masters = 0;
 
@@ -218,7 +216,7 @@ static int etcd_place(const struct cp_cluster *c, enum etcd_place *out, struct c
 		if (c->hosts[c->etcd[i]].roles & CP_ROLE_MASTER)
 			on_masters++;
 	if (on_masters && on_masters != c->netcd) {
-		cp_diag_err(d, c->file, c->etcd_pos,
+		cpha_msgs_err(d, c->file, c->etcd_pos,
 			"etcd.hosts: with manager: pacemaker the etcd members are all masters "
 			"(Pacemaker runs them) or none (etcd is external): %zu of %zu are masters",
 			on_masters, c->netcd);
@@ -333,7 +331,7 @@ static void lb_cmds(const struct cp_cluster *c, struct pcs_cmds *p)
 	cmd_arg(cmd, "INFINITY");
 }
 
-int render_pcs_commands(const struct cp_cluster *c, struct pcs_cmds *p, struct cp_diag *d)
+int render_pcs_commands(const struct cp_cluster *c, struct pcs_cmds *p, struct cpha_msgs *d)
 {
 	size_t nm = cluster_role_count(c, CP_ROLE_MASTER);
 	enum etcd_place where;
@@ -503,7 +501,7 @@ static int read_file(const char *path, struct cpha_buf *out)
 	int r = cpha_buf_read_file(out, path, 0, 0);
 
 	if (r == -ENOMEM)
-		oom();
+		cpha_oom();
 	return r;
 }
 
@@ -522,20 +520,21 @@ static int write_text(const char *path, const char *text)
 
 /* Run argv; 0 when it exited 0, else -1 with its output in d. */
 static int run_tool(const struct cp_cluster *c, const char *const *argv, const char *what,
-	struct cpha_run_result *res, struct cp_diag *d)
+	struct cpha_run_result *res, struct cpha_msgs *d)
 {
 	bool missing = false;
 
 	if (run_capture(argv, res, &missing) < 0) {
-		cp_diag_err(d, c->file, (struct cp_pos){ 0, 0 },
+		cpha_msgs_err(d, c->file, (struct cpha_pos){ 0, 0 },
 			"cluster:%s: %s is %s, and cib.xml is made with it (offline)", RENDER_CIB,
 			argv[0], missing ? "not installed" : "not runnable");
 		return -1;
 	}
 	if (res->exited && res->exit_code == 0)
 		return 0;
-	cp_diag_err(d, c->file, (struct cp_pos){ 0, 0 }, "cluster:%s: %s failed (exit %d):\n%s%s",
-		RENDER_CIB, what, res->exited ? res->exit_code : -1, res->out, res->err);
+	cpha_msgs_err(d, c->file, (struct cpha_pos){ 0, 0 },
+		"cluster:%s: %s failed (exit %d):\n%s%s", RENDER_CIB, what,
+		res->exited ? res->exit_code : -1, res->out, res->err);
 	cpha_run_free(res);
 	return -1;
 }
@@ -543,7 +542,7 @@ static int run_tool(const struct cp_cluster *c, const char *const *argv, const c
 /* An empty CIB with the masters as nodes, as a running cluster has them
  * (node id = corosync nodeid, uname = name): `pcs stonith level add`
  * refuses a node it does not know. */
-static int empty_cib(const struct cp_cluster *c, const char *path, struct cp_diag *d)
+static int empty_cib(const struct cp_cluster *c, const char *path, struct cpha_msgs *d)
 {
 	static const char *const argv[] = { "cibadmin", "--empty", NULL };
 	struct cpha_run_result res;
@@ -555,7 +554,7 @@ static int empty_cib(const struct cp_cluster *c, const char *path, struct cp_dia
 		return -1;
 	at = strstr(res.out, "<nodes/>");
 	if (!at) {
-		cp_diag_err(d, c->file, (struct cp_pos){ 0, 0 },
+		cpha_msgs_err(d, c->file, (struct cpha_pos){ 0, 0 },
 			"cluster:%s: cibadmin --empty printed no <nodes/>:\n%s", RENDER_CIB,
 			res.out);
 		cpha_run_free(&res);
@@ -570,8 +569,8 @@ static int empty_cib(const struct cp_cluster *c, const char *path, struct cp_dia
 	cpha_run_free(&res);
 	rc = write_text(path, b.data);
 	if (rc < 0)
-		cp_diag_err(d, c->file, (struct cp_pos){ 0, 0 }, "cluster:%s: %s: %s", RENDER_CIB,
-			path, strerror(-rc));
+		cpha_msgs_err(d, c->file, (struct cpha_pos){ 0, 0 }, "cluster:%s: %s: %s",
+			RENDER_CIB, path, strerror(-rc));
 	cpha_buf_free(&b);
 	return rc < 0 ? -1 : 0;
 }
@@ -585,7 +584,7 @@ static bool agent_installed(const char *agent)
 	bool ok;
 
 	if (asprintf(&spec, "ocf:cpha:%s", agent) < 0)
-		oom();
+		cpha_oom();
 	argv[2] = spec;
 	ok = run_capture(argv, &res, NULL) == 0;
 	if (ok) {
@@ -632,7 +631,7 @@ static void normalise(struct cpha_buf *cib)
 
 /* Run command i of p on the CIB file at path. */
 static int run_pcs(const struct cp_cluster *c, const struct pcs_cmd *cmd, const char *path,
-	bool force, struct cp_diag *d)
+	bool force, struct cpha_msgs *d)
 {
 	const char **argv = calloc(cmd->argc + 5, sizeof(*argv));
 	struct cpha_buf what = { 0 };
@@ -641,7 +640,7 @@ static int run_pcs(const struct cp_cluster *c, const struct pcs_cmd *cmd, const 
 	int r;
 
 	if (!argv)
-		oom();
+		cpha_oom();
 	argv[n++] = "pcs";
 	argv[n++] = "-f";
 	argv[n++] = path;
@@ -676,7 +675,7 @@ static bool needs_force(const struct pcs_cmds *p, const struct pcs_cmd *cmd, con
 }
 
 int render_pcs_cib(const struct cp_cluster *c, const struct pcs_cmds *p, struct cpha_buf *out,
-	struct cp_diag *d)
+	struct cpha_msgs *d)
 {
 	const char *tmp = getenv("TMPDIR");
 	bool *absent = calloc(p->nagents + 1, sizeof(*absent));
@@ -684,16 +683,16 @@ int render_pcs_cib(const struct cp_cluster *c, const struct pcs_cmds *p, struct 
 	int rc = -1, r;
 
 	if (!absent || asprintf(&dir, "%s/cpha-cib.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
-		oom();
+		cpha_oom();
 	if (!mkdtemp(dir)) {
-		cp_diag_err(d, c->file, (struct cp_pos){ 0, 0 }, "cluster:%s: mkdtemp %s: %s",
+		cpha_msgs_err(d, c->file, (struct cpha_pos){ 0, 0 }, "cluster:%s: mkdtemp %s: %s",
 			RENDER_CIB, dir, strerror(errno));
 		free(dir);
 		free(absent);
 		return -1;
 	}
 	if (asprintf(&path, "%s/cib.xml", dir) < 0)
-		oom();
+		cpha_oom();
 	if (empty_cib(c, path, d) < 0)
 		goto out;
 	/* pcs checks a resource's parameters against its agent's metadata; an
@@ -712,8 +711,8 @@ int render_pcs_cib(const struct cp_cluster *c, const struct pcs_cmds *p, struct 
 			goto out;
 	r = read_file(path, out);
 	if (r < 0) {
-		cp_diag_err(d, c->file, (struct cp_pos){ 0, 0 }, "cluster:%s: %s: %s", RENDER_CIB,
-			path, strerror(-r));
+		cpha_msgs_err(d, c->file, (struct cpha_pos){ 0, 0 }, "cluster:%s: %s: %s",
+			RENDER_CIB, path, strerror(-r));
 		goto out;
 	}
 	normalise(out);

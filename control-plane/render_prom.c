@@ -254,7 +254,7 @@ static void haproxy_exporter(const struct cp_cluster *c, const struct cp_host *h
 		web ? " --web.config.file=" RENDER_HAPROXY_EXPORTER_WEB : "");
 }
 
-int render_prom(const struct cp_cluster *c, struct render_set *s, struct cp_diag *d)
+int render_prom(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d)
 {
 	const struct cp_prometheus *p = &c->mon.prom;
 	char exec[1024];

@@ -5,12 +5,6 @@
 
 #include "render_text.h"
 
-void render_text_oom(void)
-{
-	fputs("cpha: out of memory\n", stderr);
-	exit(70);
-}
-
 void render_text_put(struct cpha_buf *b, const char *fmt, ...)
 {
 	va_list ap;
@@ -20,7 +14,7 @@ void render_text_put(struct cpha_buf *b, const char *fmt, ...)
 	r = cpha_buf_vprintf(b, fmt, ap);
 	va_end(ap);
 	if (r < 0)
-		render_text_oom();
+		cpha_oom();
 }
 
 char *render_text_hostport(const struct cpha_addr *a, unsigned port, char *buf, size_t len)

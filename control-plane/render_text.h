@@ -8,9 +8,7 @@
 
 #include "addr.h"
 #include "buf.h"
-
-/* Say "out of memory" and exit 70, as everywhere in cpha render. */
-void render_text_oom(void) __attribute__((noreturn));
+#include "cfgmsg.h"
 
 /* Append printf-formatted text; out of memory ends the process (exit 70),
  * as everywhere in cpha render. */

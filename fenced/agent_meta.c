@@ -14,6 +14,7 @@
 
 #include "cfg.h"
 #include "cfgdiag.h"
+#include "cfgmsg.h"
 #include "event.h"
 #include "spawn.h"
 
@@ -104,14 +105,16 @@ static const char *replacement(const struct fenced_agent_meta *m, const char *ol
 	return NULL;
 }
 
-static void add(char ***arr, size_t *n, const struct fenced_config *c, unsigned loc,
-	const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A message "file:line: text" at loc: a notice into c's notices, or with
+ * errs an error into it. */
+static void add(struct fenced_config *c, struct cpha_msgs *errs, unsigned loc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-static void add(
-	char ***arr, size_t *n, const struct fenced_config *c, unsigned loc, const char *fmt, ...)
+static void add(struct fenced_config *c, struct cpha_msgs *errs, unsigned loc, const char *fmt, ...)
 {
 	unsigned f = CPHA_CFGDIAG_LOC_FILE(loc), line = CPHA_CFGDIAG_LOC_LINE(loc);
 	char *text = NULL, *s = NULL, **p;
+	struct cpha_msg *e;
 	const char *fname;
 	va_list ap;
 
@@ -126,13 +129,21 @@ static void add(
 		  : asprintf(&s, "%s: %s", fname, text)) < 0)
 		s = NULL;
 	free(text);
-	p = s ? realloc(*arr, (*n + 1) * sizeof(*p)) : NULL;
-	if (!p) {
-		free(s);
+	if (errs) {
+		e = s ? cpha_array_push(&errs->errs, &errs->nerrs, sizeof(*e)) : NULL;
+		if (e) {
+			e->pos = (struct cpha_pos){ line, 0 };
+			e->text = s;
+		} else {
+			free(s);
+		}
 		return;
 	}
-	p[(*n)++] = s;
-	*arr = p;
+	p = s ? cpha_array_push(&c->notices, &c->nnotices, sizeof(*p)) : NULL;
+	if (p)
+		*p = s;
+	else
+		free(s);
 }
 
 /* One parameter against the agent's metadata; 1 for an error. X_file is
@@ -140,7 +151,7 @@ static void add(
  * reads), else the secret file of parameter X, which must be readable. */
 static size_t check_param(struct fenced_config *c, struct fenced_param *p,
 	const struct fenced_agent_meta *m, const char *agent, const char *where,
-	struct fenced_cfg_msgs *errs)
+	struct cpha_msgs *errs)
 {
 	const struct fenced_agent_param *ap;
 	const char *repl;
@@ -156,25 +167,25 @@ static size_t check_param(struct fenced_config *c, struct fenced_param *p,
 	}
 	ap = meta_find(m, p->key);
 	if (ap && p->from_file && access(p->value, R_OK) < 0)
-		add(&c->notices, &c->nnotices, c, p->line,
+		add(c, NULL, p->line,
 			"'%s_file %s': cannot read it (%s): fenced will not start until it can "
 			"(%s)",
 			p->key, p->value, strerror(errno), where);
 	if (!ap) {
-		add(&errs->msg, &errs->n, c, p->line, "'%s%s' is not a parameter of %s (%s)",
-			p->key, p->from_file ? "_file" : "", agent, where);
+		add(c, errs, p->line, "'%s%s' is not a parameter of %s (%s)", p->key,
+			p->from_file ? "_file" : "", agent, where);
 		return 1;
 	}
 	if (ap->deprecated) {
 		repl = replacement(m, p->key);
-		add(&c->notices, &c->nnotices, c, p->line, "'%s' is deprecated in %s%s%s (%s)",
-			p->key, agent, repl ? ": use " : "", repl ? repl : "", where);
+		add(c, NULL, p->line, "'%s' is deprecated in %s%s%s (%s)", p->key, agent,
+			repl ? ": use " : "", repl ? repl : "", where);
 	}
 	return 0;
 }
 
 size_t fenced_cfg_check_agents(
-	struct fenced_config *c, fenced_meta_fn meta, void *ud, struct fenced_cfg_msgs *errs)
+	struct fenced_config *c, fenced_meta_fn meta, void *ud, struct cpha_msgs *errs)
 {
 	struct fenced_agent_meta *metas;
 	char why[256], where[300];
@@ -186,7 +197,7 @@ size_t fenced_cfg_check_agents(
 	if (!metas || !ok) {
 		free(metas);
 		free(ok);
-		add(&errs->msg, &errs->n, c, 0, "out of memory");
+		add(c, errs, 0, "out of memory");
 		return 1;
 	}
 	for (i = 0; i < c->ndevices; i++) {
@@ -202,8 +213,8 @@ size_t fenced_cfg_check_agents(
 		} else if (meta(ud, dv->agent, &metas[i], why, sizeof(why)) == 0) {
 			ok[i] = 1;
 		} else {
-			add(&errs->msg, &errs->n, c, dv->line, "fence_device '%s': agent %s: %s",
-				dv->name, dv->agent, why);
+			add(c, errs, dv->line, "fence_device '%s': agent %s: %s", dv->name,
+				dv->agent, why);
 			nerr++;
 			continue;
 		}

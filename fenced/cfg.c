@@ -15,8 +15,10 @@
  *                     unfence BOOL }
  *   watchdog { device PATH; timeout D }
  *
- * D is a duration: a number with an optional unit (us, ms, s, m, h; none:
- * seconds). Inside fence_device every key but agent is a parameter of the
+ * D is a duration: keepalived's decimal seconds, or a whole number with a
+ * unit (us, ms, s, m, h); BOOL is keepalived's on/off, true/false, yes/no.
+ * Values and blocks are read with lib/conf_tree.h's readers, as in vipd.
+ * Inside fence_device every key but agent is a parameter of the
  * agent, checked against its metadata by fenced_cfg_check_agents(); the
  * action and the node's plug are fenced's to give per attempt, so 'action'
  * is refused. Names are checked across the file once it is read: a level
@@ -58,60 +60,19 @@ struct ctx {
 struct kw {
 	struct cpha_cfgkw kw;
 	void (*fn)(struct ctx *x, const struct cpha_conf_node *n, void *obj);
-	bool block;
+	unsigned flags; /* CPHA_CONF_KW_* */
 };
 
 #define err(x, ...)    cpha_cfgdiag_err(&(x)->d, __VA_ARGS__)
 #define notice(x, ...) cpha_cfgdiag_notice(&(x)->d, __VA_ARGS__)
 
-static int nargs(
-	struct ctx *x, const struct cpha_conf_node *n, size_t min, size_t max, const char *where)
-{
-	if (n->n - 1 >= min && n->n - 1 <= max)
-		return 0;
-	if (min == max)
-		err(x, n->loc, "'%s' takes %zu value%s, not %zu (%s)", n->w[0], min,
-			min == 1 ? "" : "s", n->n - 1, where);
-	else
-		err(x, n->loc, "'%s' takes %zu to %zu values, not %zu (%s)", n->w[0], min, max,
-			n->n - 1, where);
-	return -1;
-}
-
+/* D: keepalived's seconds, or a number with a unit, up to a day. */
 static int duration(struct ctx *x, const struct cpha_conf_node *n, uint64_t *out, const char *where)
 {
-	const char *why = NULL;
-
-	if (nargs(x, n, 1, 1, where) < 0)
+	if (cpha_conf_nargs(&x->d, n, 1, 1, where) < 0)
 		return -1;
-	if (cpha_parse_duration(n->w[1], CPHA_USEC_PER_SEC, out, &why) < 0 ||
-		*out > 24 * 3600 * CPHA_USEC_PER_SEC) {
-		err(x, n->loc, "'%s %s': not a duration up to a day (%s; e.g. 6s, 500ms) (%s)",
-			n->w[0], n->w[1], why ? why : "too long", where);
-		return -1;
-	}
-	return 0;
-}
-
-static int boolean(struct ctx *x, const struct cpha_conf_node *n, bool *out, const char *where)
-{
-	static const char *const yes[] = { "yes", "on", "true", "1" };
-	static const char *const no[] = { "no", "off", "false", "0" };
-	size_t i;
-
-	if (nargs(x, n, 0, 1, where) < 0)
-		return -1;
-	if (n->n == 1) {
-		*out = true;
-		return 0;
-	}
-	for (i = 0; i < NELEM(yes); i++)
-		if (strcmp(n->w[1], yes[i]) == 0 || strcmp(n->w[1], no[i]) == 0) {
-			*out = strcmp(n->w[1], yes[i]) == 0;
-			return 0;
-		}
-	err(x, n->loc, "'%s' takes yes or no, not '%s' (%s)", n->w[0], n->w[1], where);
-	return -1;
+	return cpha_conf_seconds(
+		&x->d, n, 1, 0, 24 * 3600 * CPHA_USEC_PER_SEC, CPHA_CONF_UNITS, out, where);
 }
 
 /* Names of devices and nodes: what corosync and fence-agents take. */
@@ -135,36 +96,31 @@ static bool good_key(const char *s)
 	return true;
 }
 
+static void walk_fn(void *x, const void *row, const struct cpha_conf_node *n, void *obj)
+{
+	((const struct kw *)row)->fn(x, n, obj);
+}
+
+static void walk_unknown(void *x, const struct cpha_conf_node *n, const char *where)
+{
+	if (where)
+		err((struct ctx *)x, n->loc, "'%s' is not a keyword of %s", n->w[0], where);
+	else
+		err((struct ctx *)x, n->loc,
+			"'%s' is not a keyword of fenced.conf (global_defs, fence_device, "
+			"fence_node, watchdog)",
+			n->w[0]);
+}
+
+/* Read the statements of block n (NULL where: the top level) with a
+ * keyword table. */
 static void block(struct ctx *x, const struct cpha_conf_node *n, const struct kw *kws, size_t nkws,
 	void *obj, const char *where)
 {
-	unsigned seen[32] = { 0 };
-	const void *row;
-	size_t i, k;
+	struct cpha_conf_walk w = { kws, nkws, sizeof(*kws), offsetof(struct kw, flags), where,
+		NULL, walk_fn, walk_unknown, x, obj };
 
-	for (i = 0; i < n->nkids && !x->d.stop; i++) {
-		const struct cpha_conf_node *kid = &n->kids[i];
-
-		if (!kid->n)
-			continue;
-		if (cpha_cfgkw_find(kws, nkws, sizeof(*kws), kid->w[0], HERE, &row) < 0) {
-			err(x, kid->loc, "'%s' is not a keyword of %s", kid->w[0], where);
-			continue;
-		}
-		k = (size_t)((const struct kw *)row - kws);
-		if (kws[k].block != kid->block) {
-			err(x, kid->loc,
-				kws[k].block ? "'%s' needs a block (%s)"
-					     : "'%s' takes no block (%s)",
-				kid->w[0], where);
-			continue;
-		}
-		if (k < NELEM(seen) && seen[k]++ && strcmp(kid->w[0], "level") != 0) {
-			err(x, kid->loc, "'%s' is given twice (%s)", kid->w[0], where);
-			continue;
-		}
-		kws[k].fn(x, kid, obj);
-	}
+	cpha_conf_walk(&x->d, n, &w);
 }
 
 /* ---- global_defs ---- */
@@ -199,7 +155,7 @@ static void g_action(struct ctx *x, const struct cpha_conf_node *n, void *obj)
 {
 	struct fenced_global *g = obj;
 
-	if (nargs(x, n, 1, 1, "global_defs") < 0)
+	if (cpha_conf_nargs(&x->d, n, 1, 1, "global_defs") < 0)
 		return;
 	if (strcmp(n->w[1], "reboot") == 0)
 		g->action = FENCED_ACTION_REBOOT;
@@ -213,7 +169,7 @@ static void g_via(struct ctx *x, const struct cpha_conf_node *n, void *obj)
 {
 	struct fenced_global *g = obj;
 
-	if (nargs(x, n, 1, 1, "global_defs") < 0)
+	if (cpha_conf_nargs(&x->d, n, 1, 1, "global_defs") < 0)
 		return;
 	if (strcmp(n->w[1], "agents") == 0)
 		g->via = FENCED_VIA_AGENTS;
@@ -229,7 +185,7 @@ static void g_flag(struct ctx *x, const struct cpha_conf_node *n, void *obj)
 	struct fenced_global *g = obj;
 	bool b;
 
-	if (boolean(x, n, &b, "global_defs") < 0)
+	if (cpha_conf_bool(&x->d, n, &b, "global_defs") < 0)
 		return;
 	if (n->w[0][0] == 'c') {
 		g->clean_start = b;
@@ -248,19 +204,15 @@ static void g_socket(struct ctx *x, const struct cpha_conf_node *n, void *obj)
 {
 	struct fenced_global *g = obj;
 
-	if (nargs(x, n, 1, 1, "global_defs") < 0)
+	if (cpha_conf_nargs(&x->d, n, 1, 1, "global_defs") < 0)
 		return;
 	if (n->w[1][0] != '/') {
 		err(x, n->loc, "'%s' needs an absolute path (global_defs)", n->w[0]);
 		return;
 	}
-	if (strcmp(n->w[0], "vip_admin_socket") == 0) {
-		free(g->vip_socket);
-		g->vip_socket = cpha_cfgdiag_strdup(&x->d, n->w[1]);
-	} else {
-		free(g->admin_socket);
-		g->admin_socket = cpha_cfgdiag_strdup(&x->d, n->w[1]);
-	}
+	cpha_conf_string(&x->d, n,
+		strcmp(n->w[0], "vip_admin_socket") == 0 ? &g->vip_socket : &g->admin_socket,
+		"global_defs");
 }
 
 static void g_metrics(struct ctx *x, const struct cpha_conf_node *n, void *obj)
@@ -268,7 +220,7 @@ static void g_metrics(struct ctx *x, const struct cpha_conf_node *n, void *obj)
 	struct fenced_global *g = obj;
 	const char *why = NULL;
 
-	if (nargs(x, n, 1, 1, "global_defs") < 0)
+	if (cpha_conf_nargs(&x->d, n, 1, 1, "global_defs") < 0)
 		return;
 	if (cpha_parse_addr(n->w[1], CPHA_ADDR_PORT_REQUIRED, &g->metrics, &why) < 0) {
 		err(x, n->loc, "'%s' '%s': %s (global_defs)", n->w[0], n->w[1], why);
@@ -284,7 +236,7 @@ static void g_metrics_web(struct ctx *x, const struct cpha_conf_node *n, void *o
 	struct fenced_global *g = obj;
 	char why[512];
 
-	if (nargs(x, n, 1, 1, "global_defs") < 0)
+	if (cpha_conf_nargs(&x->d, n, 1, 1, "global_defs") < 0)
 		return;
 	if (g->metrics_web_loc) {
 		err(x, n->loc, "'%s' is given twice (global_defs)", n->w[0]);
@@ -298,19 +250,19 @@ static void g_metrics_web(struct ctx *x, const struct cpha_conf_node *n, void *o
 }
 
 static const struct kw global_kws[] = {
-	{ { "post_join_delay", HERE }, g_delay, false },
-	{ { "post_fail_delay", HERE }, g_delay, false },
-	{ { "agent_timeout", HERE }, g_delay, false },
-	{ { "power_check_timeout", HERE }, g_delay, false },
-	{ { "retry_interval", HERE }, g_delay, false },
-	{ { "fence_action", HERE }, g_action, false },
-	{ { "fence_via", HERE }, g_via, false },
-	{ { "clean_start", HERE }, g_flag, false },
-	{ { "unfence", HERE }, g_flag, false },
-	{ { "fenced_admin_socket", HERE }, g_socket, false },
-	{ { "vip_admin_socket", HERE }, g_socket, false },
-	{ { "fenced_metrics_bind", HERE }, g_metrics, false },
-	{ { "fenced_metrics_web_config", HERE }, g_metrics_web, false },
+	{ { "post_join_delay", HERE }, g_delay, 0 },
+	{ { "post_fail_delay", HERE }, g_delay, 0 },
+	{ { "agent_timeout", HERE }, g_delay, 0 },
+	{ { "power_check_timeout", HERE }, g_delay, 0 },
+	{ { "retry_interval", HERE }, g_delay, 0 },
+	{ { "fence_action", HERE }, g_action, 0 },
+	{ { "fence_via", HERE }, g_via, 0 },
+	{ { "clean_start", HERE }, g_flag, 0 },
+	{ { "unfence", HERE }, g_flag, 0 },
+	{ { "fenced_admin_socket", HERE }, g_socket, 0 },
+	{ { "vip_admin_socket", HERE }, g_socket, 0 },
+	{ { "fenced_metrics_bind", HERE }, g_metrics, 0 },
+	{ { "fenced_metrics_web_config", HERE }, g_metrics_web, 0 },
 };
 
 /* ---- fence_device ---- */
@@ -381,7 +333,7 @@ static void device_stmt(
 			continue;
 		}
 		if (strcmp(kid->w[0], "agent") == 0) {
-			if (nargs(x, kid, 1, 1, where) < 0)
+			if (cpha_conf_nargs(&x->d, kid, 1, 1, where) < 0)
 				continue;
 			if (dv->agent) {
 				err(x, kid->loc, "'agent' is given twice (%s)", where);
@@ -521,16 +473,16 @@ static void n_unfence(struct ctx *x, const struct cpha_conf_node *n, void *obj)
 	struct node_obj *o = obj;
 	bool b;
 
-	if (boolean(x, n, &b, o->where) == 0)
+	if (cpha_conf_bool(&x->d, n, &b, o->where) == 0)
 		o->nd->unfence = b;
 }
 
 static const struct kw node_kws[] = {
-	{ { "level", HERE }, n_level, true },
-	{ { "delay", HERE }, n_delay, false },
-	{ { "delay_max", HERE }, n_delay, false },
-	{ { "priority_delay_vip", HERE }, n_delay, false },
-	{ { "unfence", HERE }, n_unfence, false },
+	{ { "level", HERE }, n_level, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "delay", HERE }, n_delay, 0 },
+	{ { "delay_max", HERE }, n_delay, 0 },
+	{ { "priority_delay_vip", HERE }, n_delay, 0 },
+	{ { "unfence", HERE }, n_unfence, 0 },
 };
 
 static int level_cmp(const void *a, const void *b)
@@ -573,7 +525,7 @@ static void w_device(struct ctx *x, const struct cpha_conf_node *n, void *obj)
 {
 	struct fenced_watchdog *w = obj;
 
-	if (nargs(x, n, 1, 1, "watchdog") < 0)
+	if (cpha_conf_nargs(&x->d, n, 1, 1, "watchdog") < 0)
 		return;
 	if (n->w[1][0] != '/') {
 		err(x, n->loc, "'device' needs an absolute path, not '%s' (watchdog)", n->w[1]);
@@ -598,8 +550,8 @@ static void w_timeout(struct ctx *x, const struct cpha_conf_node *n, void *obj)
 }
 
 static const struct kw watchdog_kws[] = {
-	{ { "device", HERE }, w_device, false },
-	{ { "timeout", HERE }, w_timeout, false },
+	{ { "device", HERE }, w_device, 0 },
+	{ { "timeout", HERE }, w_timeout, 0 },
 };
 
 static void top_watchdog(struct ctx *x, const struct cpha_conf_node *n, void *obj)
@@ -607,12 +559,8 @@ static void top_watchdog(struct ctx *x, const struct cpha_conf_node *n, void *ob
 	struct fenced_watchdog *w = &x->c->watchdog;
 
 	(void)obj;
-	if (nargs(x, n, 0, 0, "top level") < 0)
+	if (cpha_conf_nargs(&x->d, n, 0, 0, "top level") < 0)
 		return;
-	if (w->set) {
-		err(x, n->loc, "'watchdog' is given twice");
-		return;
-	}
 	w->set = true;
 	w->line = n->loc;
 	block(x, n, watchdog_kws, NELEM(watchdog_kws), w, "watchdog");
@@ -625,15 +573,15 @@ static void top_watchdog(struct ctx *x, const struct cpha_conf_node *n, void *ob
 static void top_global(struct ctx *x, const struct cpha_conf_node *n, void *obj)
 {
 	(void)obj;
-	if (nargs(x, n, 0, 0, "top level") == 0)
+	if (cpha_conf_nargs(&x->d, n, 0, 0, "top level") == 0)
 		block(x, n, global_kws, NELEM(global_kws), &x->c->global, "global_defs");
 }
 
 static const struct kw top_kws[] = {
-	{ { "global_defs", HERE }, top_global, true },
-	{ { "fence_device", HERE }, top_device, true },
-	{ { "fence_node", HERE }, top_node, true },
-	{ { "watchdog", HERE }, top_watchdog, true },
+	{ { "global_defs", HERE }, top_global, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "fence_device", HERE }, top_device, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "fence_node", HERE }, top_node, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "watchdog", HERE }, top_watchdog, CPHA_CONF_KW_BLOCK },
 };
 
 /* ---- across the file ---- */
@@ -699,32 +647,7 @@ static void validate(struct ctx *x)
 
 static void run_top(struct ctx *x)
 {
-	size_t i;
-
-	for (i = 0; i < x->t.root.nkids && !x->d.stop; i++) {
-		const struct cpha_conf_node *t = &x->t.root.kids[i];
-		const void *row;
-		size_t k;
-
-		if (!t->n) {
-			err(x, t->loc, "a block with no keyword");
-			continue;
-		}
-		if (cpha_cfgkw_find(
-			    top_kws, NELEM(top_kws), sizeof(*top_kws), t->w[0], HERE, &row) < 0) {
-			err(x, t->loc,
-				"'%s' is not a keyword of fenced.conf (global_defs, fence_device, "
-				"fence_node, watchdog)",
-				t->w[0]);
-			continue;
-		}
-		k = (size_t)((const struct kw *)row - top_kws);
-		if (!t->block) {
-			err(x, t->loc, "'%s' needs a block: %s ... { ... }", t->w[0], t->w[0]);
-			continue;
-		}
-		top_kws[k].fn(x, t, NULL);
-	}
+	block(x, &x->t.root, top_kws, NELEM(top_kws), NULL, NULL);
 }
 
 void fenced_cfg_free(struct fenced_config *c)
@@ -777,19 +700,8 @@ void fenced_cfg_free(struct fenced_config *c)
 	free(c);
 }
 
-void fenced_cfg_msgs_free(struct fenced_cfg_msgs *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->n; i++)
-		free(m->msg[i]);
-	free(m->msg);
-	m->msg = NULL;
-	m->n = 0;
-}
-
 static int run(struct ctx *x, struct cpha_conf_reader *rd, const char *file,
-	struct fenced_config **out, struct fenced_cfg_msgs *errs)
+	struct fenced_config **out, struct cpha_msgs *errs)
 {
 	struct fenced_config *c = calloc(1, sizeof(*c));
 	size_t i;
@@ -826,7 +738,7 @@ static int run(struct ctx *x, struct cpha_conf_reader *rd, const char *file,
 	if (r < 0) {
 		if (!x->d.nerrs)
 			cpha_cfgdiag_oom(&x->d);
-		cpha_cfgdiag_take(x->d.errv, &x->d.nerrs, &errs->msg, &errs->n);
+		cpha_cfgdiag_take_errs(&x->d, errs);
 		fenced_cfg_free(c);
 	}
 	cpha_conf_node_free(&x->t.root);
@@ -842,23 +754,7 @@ static int start(struct ctx *x, struct cpha_conf_reader *rd, const char *name)
 	return cpha_conf_read_start(&x->t, rd, name);
 }
 
-static int open_failed(const char *file, const char *why, struct fenced_cfg_msgs *errs)
-{
-	char *s = NULL, **p;
-
-	if (asprintf(&s, "%s: cannot read: %s", file, why) < 0)
-		return -1;
-	p = realloc(errs->msg, (errs->n + 1) * sizeof(*p));
-	if (!p) {
-		free(s);
-		return -1;
-	}
-	p[errs->n++] = s;
-	errs->msg = p;
-	return -1;
-}
-
-int fenced_cfg_load(const char *path, struct fenced_config **out, struct fenced_cfg_msgs *errs)
+int fenced_cfg_load(const char *path, struct fenced_config **out, struct cpha_msgs *errs)
 {
 	struct cpha_conf_reader rd;
 	struct ctx x;
@@ -867,11 +763,12 @@ int fenced_cfg_load(const char *path, struct fenced_config **out, struct fenced_
 	*out = NULL;
 	if (start(&x, &rd, path) < 0) {
 		cpha_cfgdiag_free(&x.d);
-		return open_failed(path, "out of memory", errs);
+		return cpha_msgs_cannot_read(errs, path, "out of memory");
 	}
 	r = cpha_lex_open(&rd.src[0].lx, path, CPHA_LEX_KEEPALIVED);
 	if (r < 0) {
-		r = open_failed(path, rd.src[0].lx.err[0] ? rd.src[0].lx.err : strerror(-r), errs);
+		r = cpha_msgs_cannot_read(
+			errs, path, rd.src[0].lx.err[0] ? rd.src[0].lx.err : strerror(-r));
 		cpha_lex_free(&rd.src[0].lx);
 		cpha_cfgdiag_free(&x.d);
 		return r;
@@ -881,7 +778,7 @@ int fenced_cfg_load(const char *path, struct fenced_config **out, struct fenced_
 }
 
 int fenced_cfg_load_mem(const char *name, const char *text, size_t len, struct fenced_config **out,
-	struct fenced_cfg_msgs *errs)
+	struct cpha_msgs *errs)
 {
 	struct cpha_conf_reader rd;
 	struct ctx x;
@@ -892,7 +789,7 @@ int fenced_cfg_load_mem(const char *name, const char *text, size_t len, struct f
 	if (start(&x, &rd, name) < 0 ||
 		cpha_lex_open_mem(&rd.src[0].lx, name, text, len, CPHA_LEX_KEEPALIVED) < 0) {
 		cpha_cfgdiag_free(&x.d);
-		return open_failed(name, "out of memory", errs);
+		return cpha_msgs_cannot_read(errs, name, "out of memory");
 	}
 	return run(&x, &rd, name, out, errs);
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "addr.h"
+#include "cfgdiag.h"
 
 enum fenced_via {
 	FENCED_VIA_AGENTS,    /* fenced runs the agents of fenced.conf */
@@ -108,18 +109,12 @@ struct fenced_config {
 	size_t nfiles;
 };
 
-struct fenced_cfg_msgs {
-	char **msg;
-	size_t n;
-};
-
 /* Parse and validate. 0 with *out (notices in it), or -1 with every error
  * in errs, each "file:line: text". */
-int fenced_cfg_load(const char *path, struct fenced_config **out, struct fenced_cfg_msgs *errs);
+int fenced_cfg_load(const char *path, struct fenced_config **out, struct cpha_msgs *errs);
 int fenced_cfg_load_mem(const char *name, const char *text, size_t len, struct fenced_config **out,
-	struct fenced_cfg_msgs *errs);
+	struct cpha_msgs *errs);
 void fenced_cfg_free(struct fenced_config *c);
-void fenced_cfg_msgs_free(struct fenced_cfg_msgs *m);
 
 const struct fenced_node *fenced_cfg_node(const struct fenced_config *c, const char *name);
 const struct fenced_device *fenced_cfg_device(const struct fenced_config *c, const char *name);
@@ -153,7 +148,7 @@ typedef int (*fenced_meta_fn)(
  * added to errs and c->notices, each "file:line: text". Returns the number
  * of errors. */
 size_t fenced_cfg_check_agents(
-	struct fenced_config *c, fenced_meta_fn meta, void *ud, struct fenced_cfg_msgs *errs);
+	struct fenced_config *c, fenced_meta_fn meta, void *ud, struct cpha_msgs *errs);
 
 /* fenced_meta_fn that runs AGENT -o metadata (found in PATH, /usr/sbin and
  * /sbin), with a timeout of 10 s. */

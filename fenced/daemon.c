@@ -889,7 +889,7 @@ void fenced_stop(struct fenced *d)
 
 void fenced_reload(struct fenced *d)
 {
-	struct fenced_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct fenced_config *c = NULL;
 	struct fd_config fc;
 	char why[512];
@@ -905,15 +905,15 @@ void fenced_reload(struct fenced *d)
 	cpha_notify_reloading();
 	if (fenced_cfg_load(d->config_path, &c, &errs) < 0 ||
 		fenced_cfg_check_agents(c, fenced_agent_meta_run, NULL, &errs) > 0) {
-		for (i = 0; i < errs.n; i++)
-			log_err("%s", errs.msg[i]);
+		for (i = 0; i < errs.nerrs; i++)
+			log_err("%s", errs.errs[i].text);
 		log_err("reload refused: the running configuration stays");
-		fenced_cfg_msgs_free(&errs);
+		cpha_msgs_free(&errs);
 		fenced_cfg_free(c);
 		cpha_notify_ready("reload refused");
 		return;
 	}
-	fenced_cfg_msgs_free(&errs);
+	cpha_msgs_free(&errs);
 	for (i = 0; i < c->nnotices; i++)
 		log_notice("%s", c->notices[i]);
 	/* the metrics listener's certificate: loaded to run, not by -c */

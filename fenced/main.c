@@ -77,25 +77,23 @@ static size_t check_quorum_rules(const struct fenced_config *c, const char *cs_c
 
 static int check(const char *path, const char *cs_conf, int quiet)
 {
-	struct fenced_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct fenced_config *c = NULL;
 	size_t i, nerr;
 
 	if (fenced_cfg_load(path, &c, &errs) < 0) {
-		for (i = 0; i < errs.n; i++)
-			fprintf(stderr, "%s\n", errs.msg[i]);
-		fprintf(stderr, "%s: configuration has %zu error%s\n", path, errs.n,
-			errs.n == 1 ? "" : "s");
-		fenced_cfg_msgs_free(&errs);
+		cpha_msgs_print(errs.errs, errs.nerrs, stderr);
+		fprintf(stderr, "%s: configuration has %zu error%s\n", path, errs.nerrs,
+			errs.nerrs == 1 ? "" : "s");
+		cpha_msgs_free(&errs);
 		return 1;
 	}
 	nerr = fenced_cfg_check_agents(c, fenced_agent_meta_run, NULL, &errs);
-	for (i = 0; i < errs.n; i++)
-		fprintf(stderr, "%s\n", errs.msg[i]);
+	cpha_msgs_print(errs.errs, errs.nerrs, stderr);
 	for (i = 0; i < c->nnotices; i++)
 		fprintf(stderr, "%s\n", c->notices[i]);
 	nerr += check_quorum_rules(c, cs_conf);
-	fenced_cfg_msgs_free(&errs);
+	cpha_msgs_free(&errs);
 	fenced_cfg_free(c);
 	if (nerr) {
 		fprintf(stderr, "%s: configuration has %zu error%s\n", path, nerr,
@@ -111,7 +109,7 @@ static int check(const char *path, const char *cs_conf, int quiet)
  * over its socket. */
 static int client(const char *path, const char *cmd)
 {
-	struct fenced_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct fenced_config *c = NULL;
 	char *reply = NULL;
 	const char *sock = FENCED_DEFAULT_SOCKET;
@@ -120,7 +118,7 @@ static int client(const char *path, const char *cmd)
 	if (fenced_cfg_load(path, &c, &errs) == 0 && c->global.admin_socket)
 		sock = c->global.admin_socket;
 	r = cpha_admin_query(sock, cmd, 10000000, &reply);
-	fenced_cfg_msgs_free(&errs);
+	cpha_msgs_free(&errs);
 	if (r < 0) {
 		fprintf(stderr, "fenced: %s: %s\n", sock, strerror(-r));
 		fenced_cfg_free(c);
@@ -195,7 +193,7 @@ static int daemon_run(const char *path)
 {
 	static struct fenced d;
 	struct cpha_event_ops ops = { .stop = on_stop, .reload = on_reload };
-	struct fenced_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	const char *sock;
 	char why[512];
 	size_t i;
@@ -205,14 +203,14 @@ static int daemon_run(const char *path)
 	d.config_path = path;
 	if (fenced_cfg_load(path, &d.cfg, &errs) < 0 ||
 		fenced_cfg_check_agents(d.cfg, fenced_agent_meta_run, NULL, &errs) > 0) {
-		for (i = 0; i < errs.n; i++)
-			log_err("%s", errs.msg[i]);
+		for (i = 0; i < errs.nerrs; i++)
+			log_err("%s", errs.errs[i].text);
 		log_err("%s: not started", path);
-		fenced_cfg_msgs_free(&errs);
+		cpha_msgs_free(&errs);
 		fenced_cfg_free(d.cfg);
 		return 1;
 	}
-	fenced_cfg_msgs_free(&errs);
+	cpha_msgs_free(&errs);
 	for (i = 0; i < d.cfg->nnotices; i++)
 		log_notice("%s", d.cfg->notices[i]);
 	if (unreadable_secrets(d.cfg)) {

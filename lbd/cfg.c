@@ -750,20 +750,8 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 	return c;
 }
 
-static int cfg_open_failed(const char *file, const char *why, struct lbd_cfg_msgs *errs)
-{
-	char *m = cpha_cfgmsg_format(file, 0, "cannot read: %s", why);
-	char **slot = m ? cpha_array_push(&errs->msg, &errs->n, sizeof(*slot)) : NULL;
-
-	if (slot)
-		*slot = m;
-	else
-		free(m);
-	return -1;
-}
-
 static int cfg_run(
-	struct cpha_lex *lx, const char *file, struct lbd_config **out, struct lbd_cfg_msgs *errs)
+	struct cpha_lex *lx, const char *file, struct lbd_config **out, struct cpha_msgs *errs)
 {
 	struct cfg_ctx ctx;
 	struct lbd_config *c = NULL;
@@ -773,7 +761,7 @@ static int cfg_run(
 	ctx.file = file;
 	ctx.d.max_errors = CFG_MAX_ERRORS;
 	if (cpha_cfgdiag_file(&ctx.d, file) < 0)
-		return cfg_open_failed(file, "out of memory", errs);
+		return cpha_msgs_cannot_read(errs, file, "out of memory");
 	ctx.global.maxconn = 4096;
 	ctx.global.stats.mode = 0600;
 	ctx.global.stats.level = LBD_STATS_LEVEL_ADMIN;
@@ -802,7 +790,7 @@ static int cfg_run(
 	if (ctx.d.nerrs || ctx.d.stop || !c) {
 		if (!ctx.d.nerrs && !ctx.d.stop)
 			lbd_cfg_oom(&ctx);
-		cpha_cfgdiag_take(ctx.d.errv, &ctx.d.nerrs, &errs->msg, &errs->n);
+		cpha_cfgdiag_take_errs(&ctx.d, errs);
 		cpha_cfgdiag_free(&ctx.d);
 		lbd_cfg_free(c);
 		return -1;
@@ -812,7 +800,7 @@ static int cfg_run(
 	return 0;
 }
 
-int lbd_cfg_load(const char *path, struct lbd_config **out, struct lbd_cfg_msgs *errs)
+int lbd_cfg_load(const char *path, struct lbd_config **out, struct cpha_msgs *errs)
 {
 	struct cpha_lex lx;
 	int r;
@@ -820,7 +808,7 @@ int lbd_cfg_load(const char *path, struct lbd_config **out, struct lbd_cfg_msgs 
 	*out = NULL;
 	r = cpha_lex_open(&lx, path, CPHA_LEX_HAPROXY);
 	if (r < 0) {
-		r = cfg_open_failed(path, lx.err[0] ? lx.err : strerror(-r), errs);
+		r = cpha_msgs_cannot_read(errs, path, lx.err[0] ? lx.err : strerror(-r));
 		cpha_lex_free(&lx);
 		return r;
 	}
@@ -832,7 +820,7 @@ int lbd_cfg_load(const char *path, struct lbd_config **out, struct lbd_cfg_msgs 
 }
 
 int lbd_cfg_load_mem(const char *name, const char *text, size_t len, struct lbd_config **out,
-	struct lbd_cfg_msgs *errs)
+	struct cpha_msgs *errs)
 {
 	struct cpha_lex lx;
 	int r;
@@ -841,7 +829,7 @@ int lbd_cfg_load_mem(const char *name, const char *text, size_t len, struct lbd_
 	if (!name)
 		name = "(memory)";
 	if (cpha_lex_open_mem(&lx, name, text, len, CPHA_LEX_HAPROXY) < 0)
-		return cfg_open_failed(name, "out of memory", errs);
+		return cpha_msgs_cannot_read(errs, name, "out of memory");
 	r = cfg_run(&lx, name, out, errs);
 	cpha_lex_free(&lx);
 	return r;
@@ -883,17 +871,6 @@ void lbd_cfg_free(struct lbd_config *c)
 	lbd_cfg_resolvers_config_free(c);
 	free(c->file);
 	free(c);
-}
-
-void lbd_cfg_msgs_free(struct lbd_cfg_msgs *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->n; i++)
-		free(m->msg[i]);
-	free(m->msg);
-	m->msg = NULL;
-	m->n = 0;
 }
 
 const char *lbd_balance_name(enum lbd_balance b)

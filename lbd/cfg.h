@@ -7,27 +7,19 @@
 #include <stddef.h>
 
 #include "cfg-types.h"
-
-/* Messages collected while parsing, each "file:line: text". */
-struct lbd_cfg_msgs {
-	char **msg;
-	size_t n;
-};
+#include "cfgdiag.h"
 
 /* Parse and validate the file at path. Returns 0 with *out set (notices,
  * if any, are in (*out)->notices), or -1 with every error found appended to
  * errs (never only the first). */
-int lbd_cfg_load(const char *path, struct lbd_config **out, struct lbd_cfg_msgs *errs);
+int lbd_cfg_load(const char *path, struct lbd_config **out, struct cpha_msgs *errs);
 
 /* The same for text in memory; name is used in messages. */
 int lbd_cfg_load_mem(const char *name, const char *text, size_t len, struct lbd_config **out,
-	struct lbd_cfg_msgs *errs);
+	struct cpha_msgs *errs);
 
 /* Free a configuration (NULL allowed). */
 void lbd_cfg_free(struct lbd_config *c);
-
-/* Free the messages and empty the list. */
-void lbd_cfg_msgs_free(struct lbd_cfg_msgs *m);
 
 /* The backend with this name, or NULL. */
 struct lbd_backend *lbd_cfg_backend(const struct lbd_config *c, const char *name);

@@ -59,26 +59,23 @@ static void usage(FILE *f)
 		"SIGTERM/SIGINT stop at once.\n");
 }
 
-static void print_errors(const char *path, struct lbd_cfg_msgs *errs)
+static void print_errors(const char *path, struct cpha_msgs *errs)
 {
-	size_t i;
-
-	for (i = 0; i < errs->n; i++)
-		fprintf(stderr, "%s\n", errs->msg[i]);
-	fprintf(stderr, "%s: configuration has %zu error%s\n", path, errs->n,
-		errs->n == 1 ? "" : "s");
+	cpha_msgs_print(errs->errs, errs->nerrs, stderr);
+	fprintf(stderr, "%s: configuration has %zu error%s\n", path, errs->nerrs,
+		errs->nerrs == 1 ? "" : "s");
 }
 
 /* -c: print notices and errors as file:line: message; exit status 0 or 1. */
 static int check_config(const char *path, int quiet)
 {
-	struct lbd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct lbd_config *c = NULL;
 	size_t i;
 
 	if (lbd_cfg_load(path, &c, &errs) < 0) {
 		print_errors(path, &errs);
-		lbd_cfg_msgs_free(&errs);
+		cpha_msgs_free(&errs);
 		return 1;
 	}
 	for (i = 0; i < c->nnotices; i++)
@@ -228,18 +225,18 @@ static int on_soft_stop(sd_event_source *s, const struct signalfd_siginfo *si, v
 static void on_reload(void *userdata)
 {
 	struct lbd_main *m = userdata;
-	struct lbd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct lbd_config *c = NULL;
 	size_t i;
 	int r;
 
 	cpha_notify_reloading();
 	if (lbd_cfg_load(m->config, &c, &errs) < 0) {
-		for (i = 0; i < errs.n; i++)
-			log_err("%s", errs.msg[i]);
+		for (i = 0; i < errs.nerrs; i++)
+			log_err("%s", errs.errs[i].text);
 		log_err("reload refused: %zu error%s; still running the previous configuration",
-			errs.n, errs.n == 1 ? "" : "s");
-		lbd_cfg_msgs_free(&errs);
+			errs.nerrs, errs.nerrs == 1 ? "" : "s");
+		cpha_msgs_free(&errs);
 		cpha_notify_ready("reload refused");
 		return;
 	}
@@ -355,7 +352,7 @@ int main(int argc, char **argv)
 {
 	static struct lbd_main m;
 	struct cpha_event_ops ops = { .stop = on_stop, .reload = on_reload };
-	struct lbd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct lbd_config *cfg = NULL;
 	const char *pidfile = NULL;
 	char *cfg_pidfile = NULL;
@@ -402,7 +399,7 @@ int main(int argc, char **argv)
 		cpha_log_set_level(LOG_DEBUG);
 	if (lbd_cfg_load(m.config, &cfg, &errs) < 0) {
 		print_errors(m.config, &errs);
-		lbd_cfg_msgs_free(&errs);
+		cpha_msgs_free(&errs);
 		return 1;
 	}
 	for (i = 0; i < (int)cfg->nnotices; i++)

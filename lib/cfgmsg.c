@@ -1,3 +1,5 @@
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,4 +41,10 @@ void *cpha_array_push(void *arrayp, size_t *n, size_t size)
 	*arr = p;
 	memset(p + *n * size, 0, size);
 	return p + (*n)++ * size;
+}
+
+void cpha_oom(void)
+{
+	fprintf(stderr, "%s: out of memory\n", program_invocation_short_name);
+	exit(70);
 }

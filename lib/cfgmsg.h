@@ -19,4 +19,8 @@ char *cpha_cfgmsg_format(const char *file, unsigned line, const char *fmt, ...)
  * array is unchanged then). */
 void *cpha_array_push(void *arrayp, size_t *n, size_t size);
 
+/* Say "PROGRAM: out of memory" on stderr and exit 70 (EX_SOFTWARE): for
+ * programs that cannot go on without the memory they asked for. */
+_Noreturn void cpha_oom(void);
+
 #endif

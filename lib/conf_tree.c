@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "conf_tree.h"
+#include "duration.h"
 
 void cpha_conf_node_free(struct cpha_conf_node *n)
 {
@@ -380,4 +381,187 @@ void cpha_conf_read_end(struct cpha_conf_reader *rd)
 {
 	while (rd->nsrc > 0)
 		cpha_conf_src_free(&rd->src[--rd->nsrc]);
+}
+
+/* ---- values ---- */
+
+int cpha_conf_nargs(struct cpha_cfgdiag *d, const struct cpha_conf_node *n, size_t min, size_t max,
+	const char *where)
+{
+	if (n->n - 1 < min) {
+		cpha_cfgdiag_err(d, n->loc, "'%s' needs %s (%s)", n->w[0],
+			min == 1 ? "a value" : "more values", where);
+		return -1;
+	}
+	if (n->n - 1 > max) {
+		cpha_cfgdiag_err(
+			d, n->loc, "'%s': unexpected '%s' (%s)", n->w[0], n->w[max + 1], where);
+		return -1;
+	}
+	return 0;
+}
+
+int cpha_conf_uint(struct cpha_cfgdiag *d, const struct cpha_conf_node *n, size_t i,
+	unsigned long long min, unsigned long long max, unsigned long long *out, const char *where)
+{
+	const char *s = n->w[i], *p;
+	unsigned long long v = 0;
+
+	for (p = s; *p >= '0' && *p <= '9' && v <= max; p++)
+		v = v * 10 + (unsigned long long)(*p - '0');
+	if (p == s || *p || v < min || v > max) {
+		cpha_cfgdiag_err(d, n->loc,
+			"'%s' must be a whole number from %llu to %llu, not '%s' (%s)", n->w[0],
+			min, max, s, where);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cpha_conf_int(struct cpha_cfgdiag *d, const struct cpha_conf_node *n, size_t i, long min,
+	long max, long *out, const char *where)
+{
+	const char *s = n->w[i], *p = s;
+	unsigned long long v = 0, lim = (unsigned long long)(max > -min ? max : -min);
+	int neg = 0;
+
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	for (s = p; *p >= '0' && *p <= '9' && v <= lim; p++)
+		v = v * 10 + (unsigned long long)(*p - '0');
+	if (p == s || *p || v > lim || (neg ? -(long)v < min : (long)v > max)) {
+		cpha_cfgdiag_err(d, n->loc,
+			"'%s' must be a whole number from %ld to %ld, not '%s' (%s)", n->w[0], min,
+			max, n->w[i], where);
+		return -1;
+	}
+	*out = neg ? -(long)v : (long)v;
+	return 0;
+}
+
+int cpha_conf_bool(
+	struct cpha_cfgdiag *d, const struct cpha_conf_node *n, bool *out, const char *where)
+{
+	static const char *const yes[] = { "on", "true", "yes" };
+	static const char *const no[] = { "off", "false", "no" };
+	size_t i;
+
+	if (cpha_conf_nargs(d, n, 0, 1, where) < 0)
+		return -1;
+	if (n->n == 1) {
+		*out = true;
+		return 0;
+	}
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (strcmp(n->w[1], yes[i]) == 0 || strcmp(n->w[1], no[i]) == 0) {
+			*out = strcmp(n->w[1], yes[i]) == 0;
+			return 0;
+		}
+	}
+	cpha_cfgdiag_err(d, n->loc, "'%s' takes on, off, true, false, yes or no, not '%s' (%s)",
+		n->w[0], n->w[1], where);
+	return -1;
+}
+
+const char *cpha_conf_fmt_seconds(uint64_t usec, char *buf, size_t len)
+{
+	uint64_t frac = usec % CPHA_USEC_PER_SEC;
+	int digits = 6;
+
+	if (!frac) {
+		snprintf(buf, len, "%llu", (unsigned long long)(usec / CPHA_USEC_PER_SEC));
+		return buf;
+	}
+	while (frac % 10 == 0) {
+		frac /= 10;
+		digits--;
+	}
+	snprintf(buf, len, "%llu.%0*llu", (unsigned long long)(usec / CPHA_USEC_PER_SEC), digits,
+		(unsigned long long)frac);
+	return buf;
+}
+
+int cpha_conf_seconds(struct cpha_cfgdiag *d, const struct cpha_conf_node *n, size_t i,
+	uint64_t min, uint64_t max, unsigned flags, uint64_t *out, const char *where)
+{
+	char lo[32], hi[32];
+	const char *why = NULL;
+	uint64_t v;
+	int r;
+
+	r = cpha_parse_seconds(n->w[i], &v, &why);
+	if (r < 0 && (flags & CPHA_CONF_UNITS))
+		r = cpha_parse_duration(n->w[i], CPHA_USEC_PER_SEC, &v, &why);
+	if (r == 0 && v >= min && v <= max) {
+		*out = v;
+		return 0;
+	}
+	if (flags & CPHA_CONF_UNITS)
+		cpha_cfgdiag_err(d, n->loc,
+			"'%s' must be a duration from %s to %s (seconds, or with a unit: 500ms, "
+			"6s, 2m), not '%s' (%s)",
+			n->w[0], cpha_format_duration(min, lo, sizeof(lo)),
+			cpha_format_duration(max, hi, sizeof(hi)), n->w[i], where);
+	else
+		cpha_cfgdiag_err(d, n->loc,
+			"'%s' must be a number of seconds from %s to %s, not '%s' (%s)", n->w[0],
+			cpha_conf_fmt_seconds(min, lo, sizeof(lo)),
+			cpha_conf_fmt_seconds(max, hi, sizeof(hi)), n->w[i], where);
+	return -1;
+}
+
+int cpha_conf_string(
+	struct cpha_cfgdiag *d, const struct cpha_conf_node *n, char **out, const char *where)
+{
+	if (cpha_conf_nargs(d, n, 1, 1, where) < 0)
+		return -1;
+	free(*out);
+	*out = cpha_cfgdiag_strdup(d, n->w[1]);
+	return *out ? 0 : -1;
+}
+
+/* ---- blocks ---- */
+
+void cpha_conf_walk(
+	struct cpha_cfgdiag *d, const struct cpha_conf_node *n, const struct cpha_conf_walk *w)
+{
+	unsigned own[CPHA_CONF_MAX_KWS], *seen = w->seen ? w->seen : own;
+	const char *where = w->where ? w->where : "top level";
+	size_t i, k, nrows = w->nrows < CPHA_CONF_MAX_KWS ? w->nrows : CPHA_CONF_MAX_KWS;
+	const void *row;
+	unsigned flags;
+	char at[64];
+
+	if (!w->seen)
+		memset(own, 0, sizeof(own));
+	for (i = 0; i < n->nkids && !d->stop; i++) {
+		const struct cpha_conf_node *kid = &n->kids[i];
+
+		if (!kid->n)
+			continue; /* a '{' without keyword: reported already */
+		if (cpha_cfgkw_find(w->table, nrows, w->size, kid->w[0], ~0u, &row) < 0) {
+			w->unknown(w->ctx, kid, w->where);
+			continue;
+		}
+		memcpy(&flags, (const char *)row + w->flags_at, sizeof(flags));
+		k = (size_t)((const char *)row - (const char *)w->table) / w->size;
+		if ((flags & CPHA_CONF_KW_BLOCK) && !kid->block) {
+			cpha_cfgdiag_err(d, kid->loc, "'%s' needs a block: %s { ... } (%s)",
+				kid->w[0], kid->w[0], where);
+			continue;
+		}
+		if (!(flags & CPHA_CONF_KW_BLOCK) && kid->block) {
+			cpha_cfgdiag_err(d, kid->loc, "'%s' takes no block (%s)", kid->w[0], where);
+			continue;
+		}
+		if (seen[k] && !(flags & CPHA_CONF_KW_MULTI)) {
+			cpha_cfgdiag_err(d, kid->loc, "'%s' is given twice (%s; first at %s)",
+				kid->w[0], where,
+				cpha_cfgdiag_at(d, seen[k], kid->loc, at, sizeof(at)));
+			continue;
+		}
+		seen[k] = kid->loc;
+		w->fn(w->ctx, row, kid, w->obj);
+	}
 }

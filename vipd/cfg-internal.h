@@ -31,11 +31,6 @@
 _Static_assert(CPHA_CONF_MAX_FILES <= 1u << (32 - CFG_LINE_BITS), "file index does not fit a loc");
 
 #define CFG_NELEM(a) (sizeof(a) / sizeof((a)[0]))
-#define CFG_MAX_KWS  80 /* keywords of one block */
-
-/* Keyword flags. */
-#define CFG_KW_BLOCK (1u << 0) /* takes a { ... } block */
-#define CFG_KW_MULTI (1u << 1) /* may be given more than once */
 
 /* Keyword capability (struct cpha_cfgkw): each block has a table of its own. */
 #define CFG_KW_HERE (1u << 0) /* allowed in the block whose table holds it */
@@ -75,9 +70,9 @@ struct cfg_ctx {
 	uint64_t garp_delay, garp_refresh, garp_interval, gna_interval;
 	unsigned garp_rep, garp_refresh_rep;
 	bool garp_delay_set, garp_rep_set, garp_refresh_set, garp_refresh_rep_set;
-	unsigned global_seen[CFG_MAX_KWS]; /* global_defs keywords given */
-	unsigned strict_loc;               /* vrrp_strict */
-	struct cfg_param *params;          /* $NAME=VALUE definitions (cfg_subst.c) */
+	unsigned global_seen[CPHA_CONF_MAX_KWS]; /* global_defs keywords given */
+	unsigned strict_loc;                     /* vrrp_strict */
+	struct cfg_param *params;                /* $NAME=VALUE definitions (cfg_subst.c) */
 	size_t nparams;
 };
 
@@ -85,22 +80,21 @@ struct cfg_ctx {
 struct cfg_kw {
 	struct cpha_cfgkw kw; /* name, and CFG_KW_HERE: tables are per block */
 	void (*fn)(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj);
-	unsigned flags; /* CFG_KW_* */
+	unsigned flags; /* CPHA_CONF_KW_* */
 };
 
 /* Messages and memory through the collector of lib/cfgdiag.h (ctx->d):
  * vipd_cfg_err() and vipd_cfg_notice() add "file:line: text" for a loc (loc
  * 0: "file: text"); after CFG_MAX_ERRORS errors, or when memory runs out,
  * ctx->d.stop is set and nothing more is added. vipd_cfg_strdup() and
- * vipd_cfg_push() report running out of memory themselves. cfg.c:
- * vipd_cfg_at() names a loc as "line N", or "file:N" when it is in another
- * file than from. */
+ * vipd_cfg_push() report running out of memory themselves;
+ * cpha_cfgdiag_at() names a loc as "line N", or "file:N" when it is in
+ * another file than the statement's. */
 #define vipd_cfg_err(ctx, ...)              cpha_cfgdiag_err(&(ctx)->d, __VA_ARGS__)
 #define vipd_cfg_notice(ctx, ...)           cpha_cfgdiag_notice(&(ctx)->d, __VA_ARGS__)
 #define vipd_cfg_oom(ctx)                   cpha_cfgdiag_oom(&(ctx)->d)
 #define vipd_cfg_strdup(ctx, s)             cpha_cfgdiag_strdup(&(ctx)->d, s)
 #define vipd_cfg_push(ctx, arrayp, n, size) cpha_cfgdiag_push(&(ctx)->d, arrayp, n, size)
-const char *vipd_cfg_at(struct cfg_ctx *ctx, unsigned loc, unsigned from, char *buf, size_t len);
 
 /* cfg.c: definitions. vipd_cfg_def_name() checks "KIND NAME {" (one name, not a
  * duplicate) and returns 0 when the block can be read. */
@@ -116,39 +110,29 @@ struct cfg_param;
 int vipd_cfg_subst(void *ctx, struct cpha_conf_src *s);
 void vipd_cfg_params_free(struct cfg_ctx *ctx);
 
-/* cfg_value.c: values. Each reads word i of a statement (the keyword is
- * word 0) and returns 0, or reports an error naming the keyword and where
- * (e.g. "vrrp_instance 'VI_1'") and returns -1. vipd_cfg_nargs() checks the
- * number of values; vipd_cfg_secs() reads keepalived's decimal seconds;
- * vipd_cfg_bool() an optional on/off/true/false/yes/no (none: on); vipd_cfg_addr() a
+/* cfg_value.c: values (numbers, seconds and booleans are read with
+ * lib/conf_tree.h's cpha_conf_*() on ctx->d). Each returns 0, or reports
+ * an error naming the keyword and where (e.g. "vrrp_instance 'VI_1'") and
+ * returns -1. vipd_cfg_weight() reads "weight N [reverse]"; vipd_cfg_addr() a
  * numeric address with no port that is neither unspecified nor multicast;
  * vipd_cfg_ifname() what Linux accepts as an interface name. vipd_cfg_command() joins
  * the words from one on into a command line that splits back into them
- * (NULL when out of memory). vipd_cfg_fmt_secs() writes seconds as keepalived. */
-int vipd_cfg_nargs(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t min, size_t max,
-	const char *where);
-int vipd_cfg_uint(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i,
-	unsigned long long min, unsigned long long max, unsigned long long *out, const char *where);
-int vipd_cfg_int(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i, long min, long max,
-	long *out, const char *where);
-int vipd_cfg_secs(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i, uint64_t min,
-	uint64_t max, uint64_t *out, const char *where);
-int vipd_cfg_bool(
-	struct cfg_ctx *ctx, const struct cpha_conf_node *n, bool *out, const char *where);
-const char *vipd_cfg_fmt_secs(uint64_t usec, char *buf, size_t len);
+ * (NULL when out of memory). */
 int vipd_cfg_addr(struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s,
 	struct cpha_addr *a, const char *where);
 int vipd_cfg_ifname(
 	struct cfg_ctx *ctx, unsigned loc, const char *what, const char *s, const char *where);
 char *vipd_cfg_command(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t from);
+int vipd_cfg_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i, long max,
+	bool noreverse_ok, const char *what, int *weight, bool *reverse, const char *where);
 int vipd_cfg_runas(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i,
 	struct vipd_runas *as, bool notice_only, const char *where);
 
 /* cfg_value.c: blocks. vipd_cfg_block() calls the function of each statement's
  * keyword with obj; an unknown keyword is "'X' is not supported by vipd",
  * a missing or extra block and a keyword given twice (unless
- * CFG_KW_MULTI) are errors. vipd_cfg_block_seen() keeps what was given in the
- * caller's seen[CFG_MAX_KWS] (global_defs may come in several blocks).
+ * CPHA_CONF_KW_MULTI) are errors. vipd_cfg_block_seen() keeps what was given in the
+ * caller's seen[CPHA_CONF_MAX_KWS] (global_defs may come in several blocks).
  * vipd_cfg_no_block() is true for an entry of a list block that has words and no
  * block. vipd_cfg_defined_later() finds a top-level definition of one of kinds
  * named name after the statement being read: its loc, or 0. */

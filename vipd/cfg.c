@@ -77,33 +77,21 @@
 #include "webcfg.h"
 
 /* "line 12" when loc is in the same file as from, else "file:12". */
-const char *vipd_cfg_at(struct cfg_ctx *ctx, unsigned loc, unsigned from, char *buf, size_t len)
-{
-	unsigned f = CFG_LOC_FILE(loc);
-
-	if (f == CFG_LOC_FILE(from) || f >= ctx->d.nfiles)
-		snprintf(buf, len, "line %u", CFG_LOC_LINE(loc));
-	else
-		snprintf(buf, len, "%s:%u", ctx->d.files[f], CFG_LOC_LINE(loc));
-	return buf;
-}
-
 /* ---- global_defs ---- */
 
 #define G(obj) ((struct vipd_global *)(obj))
 
 static void cfg_g_router_id(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") == 0)
-		G(obj)->router_id = vipd_cfg_strdup(ctx, n->w[1]);
+	cpha_conf_string(&ctx->d, n, &G(obj)->router_id, "global_defs");
 }
 
 static void cfg_g_version(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	unsigned long long v;
 
-	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") == 0 &&
-		vipd_cfg_uint(ctx, n, 1, 2, 3, &v, "global_defs") == 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, "global_defs") == 0 &&
+		cpha_conf_uint(&ctx->d, n, 1, 2, 3, &v, "global_defs") == 0)
 		G(obj)->vrrp_version = (int)v;
 }
 
@@ -111,7 +99,7 @@ static void cfg_g_script_user(struct cfg_ctx *ctx, const struct cpha_conf_node *
 {
 	struct vipd_runas as = { 0 };
 
-	if (vipd_cfg_nargs(ctx, n, 1, 2, "global_defs") < 0 ||
+	if (cpha_conf_nargs(&ctx->d, n, 1, 2, "global_defs") < 0 ||
 		vipd_cfg_runas(ctx, n, 1, &as, false, "global_defs") < 0)
 		return;
 	G(obj)->script_user = as.user;
@@ -120,7 +108,7 @@ static void cfg_g_script_user(struct cfg_ctx *ctx, const struct cpha_conf_node *
 
 static void cfg_g_security(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 0, 0, "global_defs") == 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, "global_defs") == 0)
 		G(obj)->enable_script_security = true;
 }
 
@@ -131,29 +119,29 @@ static void cfg_g_garp(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 	unsigned long long v;
 	uint64_t t;
 
-	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, "global_defs") < 0)
 		return;
 	if (strcmp(kw, "garp_interval") == 0 || strcmp(kw, "gna_interval") == 0) {
 		/* keepalived's range is a microsecond to UINT_MAX microseconds,
 		 * but its own sample configuration writes 0, the default */
-		if (vipd_cfg_secs(ctx, n, 1, 0, 4294967295ULL, &t, "global_defs") < 0)
+		if (cpha_conf_seconds(&ctx->d, n, 1, 0, 4294967295ULL, 0, &t, "global_defs") < 0)
 			return;
 		if (kw[1] == 'a')
 			ctx->garp_interval = t;
 		else
 			ctx->gna_interval = t;
 	} else if (strcmp(kw, "garp_master_delay") == 0) {
-		if (vipd_cfg_uint(ctx, n, 1, 0, 4294, &v, "global_defs") == 0) {
+		if (cpha_conf_uint(&ctx->d, n, 1, 0, 4294, &v, "global_defs") == 0) {
 			ctx->garp_delay = v * CPHA_USEC_PER_SEC;
 			ctx->garp_delay_set = true;
 		}
 	} else if (strcmp(kw, "garp_master_refresh") == 0) {
-		if (vipd_cfg_uint(ctx, n, 1, 0, 4294967295ULL, &v, "global_defs") == 0) {
+		if (cpha_conf_uint(&ctx->d, n, 1, 0, 4294967295ULL, &v, "global_defs") == 0) {
 			G(obj)->vrrp_garp_master_refresh = v * CPHA_USEC_PER_SEC;
 			ctx->garp_refresh = v * CPHA_USEC_PER_SEC;
 			ctx->garp_refresh_set = true;
 		}
-	} else if (vipd_cfg_uint(ctx, n, 1, 1, 4294967295ULL, &v, "global_defs") == 0) {
+	} else if (cpha_conf_uint(&ctx->d, n, 1, 1, 4294967295ULL, &v, "global_defs") == 0) {
 		if (strcmp(kw, "garp_master_repeat") == 0) {
 			ctx->garp_rep = (unsigned)v;
 			ctx->garp_rep_set = true;
@@ -168,8 +156,8 @@ static void cfg_g_auto_prio(struct cfg_ctx *ctx, const struct cpha_conf_node *n,
 {
 	long v = 99; /* sched_get_priority_max(SCHED_RR), as keepalived */
 
-	if (vipd_cfg_nargs(ctx, n, 0, 1, "global_defs") < 0 ||
-		(n->n == 2 && vipd_cfg_int(ctx, n, 1, -1, 99, &v, "global_defs") < 0))
+	if (cpha_conf_nargs(&ctx->d, n, 0, 1, "global_defs") < 0 ||
+		(n->n == 2 && cpha_conf_int(&ctx->d, n, 1, -1, 99, &v, "global_defs") < 0))
 		return;
 	/* -1 only silences keepalived's start-up warning: no increase, like 0 */
 	G(obj)->max_auto_priority = v < 0 ? 0 : (int)v;
@@ -177,7 +165,7 @@ static void cfg_g_auto_prio(struct cfg_ctx *ctx, const struct cpha_conf_node *n,
 
 static void cfg_g_admin(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, "global_defs") < 0)
 		return;
 	if (n->w[1][0] != '/' || strlen(n->w[1]) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
 		vipd_cfg_err(ctx, n->loc,
@@ -194,7 +182,7 @@ static void cfg_g_metrics(struct cfg_ctx *ctx, const struct cpha_conf_node *n, v
 {
 	const char *why = NULL;
 
-	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, "global_defs") < 0)
 		return;
 	if (cpha_parse_addr(n->w[1], CPHA_ADDR_PORT_REQUIRED, &G(obj)->metrics, &why) < 0) {
 		vipd_cfg_err(
@@ -208,7 +196,7 @@ static void cfg_g_metrics_web(struct cfg_ctx *ctx, const struct cpha_conf_node *
 {
 	char why[512];
 
-	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, "global_defs") < 0)
 		return;
 	if (G(obj)->metrics_web_loc) {
 		vipd_cfg_err(ctx, n->loc, "'vipd_metrics_web_config' is given twice (global_defs)");
@@ -231,7 +219,7 @@ static void cfg_g_mcast(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 	struct cpha_addr a;
 	const uint8_t *raw;
 
-	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, "global_defs") < 0)
 		return;
 	if (cpha_parse_addr(n->w[1], CPHA_ADDR_PORT_NONE, &a, &why) < 0 ||
 		cpha_addr_family(&a) != (v6 ? AF_INET6 : AF_INET)) {
@@ -257,7 +245,7 @@ static void cfg_g_mcast(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 
 static void cfg_g_strict(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 0, 0, "global_defs") < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, "global_defs") < 0)
 		return;
 	G(obj)->strict = true;
 	ctx->strict_loc = n->loc;
@@ -270,7 +258,7 @@ static void cfg_g_fifo(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 	struct vipd_fifo_cfg *f = &G(obj)->fifo[n->w[0][0] == 'v'];
 	const struct vipd_fifo_cfg *other = &G(obj)->fifo[n->w[0][0] != 'v'];
 
-	if (vipd_cfg_nargs(ctx, n, 1, 3, "global_defs") < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 3, "global_defs") < 0)
 		return;
 	if (other->path && strcmp(other->path, n->w[1]) == 0) {
 		vipd_cfg_err(ctx, n->loc,
@@ -297,7 +285,7 @@ static void cfg_g_fifo_script(struct cfg_ctx *ctx, const struct cpha_conf_node *
 {
 	struct vipd_fifo_cfg *f = &G(obj)->fifo[n->w[0][0] == 'v'];
 
-	if (vipd_cfg_nargs(ctx, n, 1, 3, "global_defs") < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 3, "global_defs") < 0)
 		return;
 	if (!n->w[1][0]) {
 		vipd_cfg_err(ctx, n->loc, "'%s' is empty (global_defs)", n->w[0]);
@@ -313,9 +301,9 @@ static void cfg_g_fifo_flag(struct cfg_ctx *ctx, const struct cpha_conf_node *n,
 	bool b;
 
 	if (n->w[0][0] == 'f') {
-		if (vipd_cfg_nargs(ctx, n, 0, 0, "global_defs") == 0)
+		if (cpha_conf_nargs(&ctx->d, n, 0, 0, "global_defs") == 0)
 			G(obj)->fifo_states_on_reload = true;
-	} else if (vipd_cfg_bool(ctx, n, &b, "global_defs") == 0) {
+	} else if (cpha_conf_bool(&ctx->d, n, &b, "global_defs") == 0) {
 		G(obj)->notify_priority_changes = b;
 	}
 }
@@ -326,8 +314,8 @@ static void cfg_g_startup_delay(struct cfg_ctx *ctx, const struct cpha_conf_node
 {
 	uint64_t v;
 
-	if (vipd_cfg_nargs(ctx, n, 1, 1, "global_defs") < 0 ||
-		vipd_cfg_secs(ctx, n, 1, 0, 4294967295ull, &v, "global_defs") < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, "global_defs") < 0 ||
+		cpha_conf_seconds(&ctx->d, n, 1, 0, 4294967295ull, 0, &v, "global_defs") < 0)
 		return;
 	if (n->w[0][5] == 's')
 		G(obj)->startup_delay = v;
@@ -346,7 +334,7 @@ static void cfg_g_min_garp(struct cfg_ctx *ctx, const struct cpha_conf_node *n, 
 	bool b;
 
 	(void)obj;
-	if (vipd_cfg_bool(ctx, n, &b, "global_defs") < 0 || !b)
+	if (cpha_conf_bool(&ctx->d, n, &b, "global_defs") < 0 || !b)
 		return;
 	if (!ctx->garp_rep_set) {
 		ctx->garp_rep = 1;
@@ -362,7 +350,7 @@ static void cfg_g_reset(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 {
 	bool b;
 
-	if (vipd_cfg_bool(ctx, n, &b, "global_defs") == 0)
+	if (cpha_conf_bool(&ctx->d, n, &b, "global_defs") == 0)
 		G(obj)->reset_connections = b;
 }
 
@@ -415,10 +403,10 @@ static void cfg_g_no_effect(struct cfg_ctx *ctx, const struct cpha_conf_node *n,
 	for (k = 0; k < CFG_NELEM(t) - 1; k++)
 		if (strcmp(t[k].kw, n->w[0]) == 0)
 			break;
-	if (vipd_cfg_nargs(ctx, n, t[k].min, t[k].max, "global_defs") < 0)
+	if (cpha_conf_nargs(&ctx->d, n, t[k].min, t[k].max, "global_defs") < 0)
 		return;
 	if (strcmp(n->w[0], "vrrp_skip_check_adv_addr") == 0 &&
-		vipd_cfg_bool(ctx, n, &b, "global_defs"))
+		cpha_conf_bool(&ctx->d, n, &b, "global_defs"))
 		return;
 	if (strcmp(n->w[0], "dynamic_interfaces") == 0 && n->n == 2 &&
 		strcmp(n->w[1], "allow_if_changes") != 0) {
@@ -447,7 +435,7 @@ static const struct cfg_kw cfg_global_kws[] = {
 	{ { "vipd_metrics_bind", CFG_KW_HERE }, cfg_g_metrics, 0 },
 	{ { "vipd_metrics_web_config", CFG_KW_HERE }, cfg_g_metrics_web, 0 },
 	{ { "vipd_reset_connections", CFG_KW_HERE }, cfg_g_reset, 0 },
-	{ { "notification_email", CFG_KW_HERE }, cfg_g_no_effect, CFG_KW_BLOCK },
+	{ { "notification_email", CFG_KW_HERE }, cfg_g_no_effect, CPHA_CONF_KW_BLOCK },
 	{ { "notification_email_from", CFG_KW_HERE }, cfg_g_no_effect, 0 },
 	{ { "smtp_server", CFG_KW_HERE }, cfg_g_no_effect, 0 },
 	{ { "smtp_connect_timeout", CFG_KW_HERE }, cfg_g_no_effect, 0 },
@@ -500,12 +488,12 @@ static const struct cfg_kw cfg_global_kws[] = {
 	{ { "enable_snmp_checker", CFG_KW_HERE }, cfg_g_tuning, 0 },
 	{ { "enable_dbus", CFG_KW_HERE }, cfg_g_tuning, 0 },
 };
-_Static_assert(CFG_NELEM(cfg_global_kws) <= CFG_MAX_KWS, "raise CFG_MAX_KWS");
+_Static_assert(CFG_NELEM(cfg_global_kws) <= CPHA_CONF_MAX_KWS, "raise CPHA_CONF_MAX_KWS");
 
 static void cfg_global_defs(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	(void)obj;
-	if (vipd_cfg_nargs(ctx, n, 0, 0, "top level") == 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, "top level") == 0)
 		vipd_cfg_block_seen(ctx, n, cfg_global_kws, CFG_NELEM(cfg_global_kws),
 			&ctx->c->global, "global_defs", ctx->global_seen);
 }
@@ -524,7 +512,7 @@ struct cfg_def {
 
 static void cfg_s_script(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 1, 4096, WHERE(obj)) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 4096, WHERE(obj)) < 0)
 		return;
 	if (!n->w[1][0]) {
 		vipd_cfg_err(ctx, n->loc, "'script' is empty (%s)", WHERE(obj));
@@ -538,8 +526,8 @@ static void cfg_s_time(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 	unsigned long long v;
 
 	/* keepalived reads whole seconds, at least 1 */
-	if (vipd_cfg_nargs(ctx, n, 1, 1, WHERE(obj)) < 0 ||
-		vipd_cfg_uint(ctx, n, 1, 1, 4294, &v, WHERE(obj)) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, WHERE(obj)) < 0 ||
+		cpha_conf_uint(&ctx->d, n, 1, 1, 4294, &v, WHERE(obj)) < 0)
 		return;
 	if (n->w[0][0] == 'i') {
 		SCR(obj)->interval = v * CPHA_USEC_PER_SEC;
@@ -551,27 +539,16 @@ static void cfg_s_time(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 
 static void cfg_s_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	long v;
-
-	if (vipd_cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0 ||
-		vipd_cfg_int(ctx, n, 1, -VIPD_WEIGHT_MAX, VIPD_WEIGHT_MAX, &v, WHERE(obj)) < 0)
-		return;
-	if (n->n == 3 && strcmp(n->w[2], "reverse") != 0) {
-		vipd_cfg_err(ctx, n->loc,
-			"'weight': unexpected '%s'; only 'reverse' may follow (%s)", n->w[2],
-			WHERE(obj));
-		return;
-	}
-	SCR(obj)->weight = (int)v;
-	SCR(obj)->weight_reverse = n->n == 3;
+	vipd_cfg_weight(ctx, n, 0, VIPD_WEIGHT_MAX, false, NULL, &SCR(obj)->weight,
+		&SCR(obj)->weight_reverse, WHERE(obj));
 }
 
 static void cfg_s_count(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	unsigned long long v;
 
-	if (vipd_cfg_nargs(ctx, n, 1, 1, WHERE(obj)) < 0 ||
-		vipd_cfg_uint(ctx, n, 1, 1, 2147483647, &v, WHERE(obj)) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, WHERE(obj)) < 0 ||
+		cpha_conf_uint(&ctx->d, n, 1, 1, 2147483647, &v, WHERE(obj)) < 0)
 		return;
 	if (n->w[0][0] == 'r')
 		SCR(obj)->rise = (unsigned)v;
@@ -583,7 +560,7 @@ static void cfg_s_user(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 {
 	struct vipd_runas as = { 0 };
 
-	if (vipd_cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0 ||
+	if (cpha_conf_nargs(&ctx->d, n, 1, 2, WHERE(obj)) < 0 ||
 		vipd_cfg_runas(ctx, n, 1, &as, false, WHERE(obj)) < 0)
 		return;
 	SCR(obj)->user = as.user;
@@ -592,7 +569,7 @@ static void cfg_s_user(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 
 static void cfg_s_init_fail(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 0, 0, WHERE(obj)) == 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, WHERE(obj)) == 0)
 		SCR(obj)->init_fail = true;
 }
 
@@ -621,7 +598,7 @@ int vipd_cfg_def_name(struct cfg_ctx *ctx, const struct cpha_conf_node *n, const
 	}
 	if (dup) {
 		vipd_cfg_err(ctx, n->loc, "%s '%s' is defined twice (first at %s)", kind, n->w[1],
-			vipd_cfg_at(ctx, dup_loc, n->loc, at, sizeof(at)));
+			cpha_cfgdiag_at(&ctx->d, dup_loc, n->loc, at, sizeof(at)));
 		return -1;
 	}
 	return 0;
@@ -658,7 +635,7 @@ static void cfg_script(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 
 static void cfg_tf_file(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 1, 1, WHERE(obj)) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, WHERE(obj)) < 0)
 		return;
 	if (!n->w[1][0]) {
 		vipd_cfg_err(ctx, n->loc, "'file' is empty (%s)", WHERE(obj));
@@ -669,19 +646,8 @@ static void cfg_tf_file(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 
 static void cfg_tf_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	long v;
-
-	if (vipd_cfg_nargs(ctx, n, 1, 2, WHERE(obj)) < 0 ||
-		vipd_cfg_int(ctx, n, 1, -CFG_WEIGHT_FILE, CFG_WEIGHT_FILE, &v, WHERE(obj)) < 0)
-		return;
-	if (n->n == 3 && strcmp(n->w[2], "reverse") != 0) {
-		vipd_cfg_err(ctx, n->loc,
-			"'weight': unexpected '%s'; only 'reverse' may follow (%s)", n->w[2],
-			WHERE(obj));
-		return;
-	}
-	TF(obj)->weight = (int)v;
-	TF(obj)->weight_reverse = n->n == 3;
+	vipd_cfg_weight(ctx, n, 0, CFG_WEIGHT_FILE, false, NULL, &TF(obj)->weight,
+		&TF(obj)->weight_reverse, WHERE(obj));
 }
 
 /* init_file [VALUE] [overwrite] */
@@ -690,14 +656,14 @@ static void cfg_tf_init(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 	size_t i;
 	long v;
 
-	if (vipd_cfg_nargs(ctx, n, 0, 2, WHERE(obj)) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 2, WHERE(obj)) < 0)
 		return;
 	TF(obj)->init_file = true;
 	for (i = 1; i < n->n; i++) {
 		if (strcmp(n->w[i], "overwrite") == 0 && i == n->n - 1)
 			TF(obj)->init_overwrite = true;
-		else if (vipd_cfg_int(
-				 ctx, n, i, -CFG_WEIGHT_FILE, CFG_WEIGHT_FILE, &v, WHERE(obj)) == 0)
+		else if (cpha_conf_int(&ctx->d, n, i, -CFG_WEIGHT_FILE, CFG_WEIGHT_FILE, &v,
+				 WHERE(obj)) == 0)
 			TF(obj)->init_value = (int)v;
 	}
 }
@@ -745,15 +711,21 @@ static void cfg_top_group(struct cfg_ctx *ctx, const struct cpha_conf_node *n, v
 }
 
 static const struct cfg_kw cfg_top_kws[] = {
-	{ { "global_defs", CFG_KW_HERE }, cfg_global_defs, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "vrrp_script", CFG_KW_HERE }, cfg_script, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "track_file", CFG_KW_HERE }, cfg_track_file_def, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "vrrp_track_file", CFG_KW_HERE }, cfg_track_file_def, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "global_defs", CFG_KW_HERE }, cfg_global_defs,
+		CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "vrrp_script", CFG_KW_HERE }, cfg_script, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "track_file", CFG_KW_HERE }, cfg_track_file_def,
+		CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "vrrp_track_file", CFG_KW_HERE }, cfg_track_file_def,
+		CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
 	{ { "vrrp_track_process", CFG_KW_HERE }, vipd_cfg_track_process_def,
-		CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "bfd_instance", CFG_KW_HERE }, vipd_cfg_bfd_def, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "vrrp_instance", CFG_KW_HERE }, cfg_top_instance, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "vrrp_sync_group", CFG_KW_HERE }, cfg_top_group, CFG_KW_BLOCK | CFG_KW_MULTI },
+		CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "bfd_instance", CFG_KW_HERE }, vipd_cfg_bfd_def,
+		CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "vrrp_instance", CFG_KW_HERE }, cfg_top_instance,
+		CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "vrrp_sync_group", CFG_KW_HERE }, cfg_top_group,
+		CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
 };
 
 static void cfg_top(struct cfg_ctx *ctx)
@@ -836,7 +808,7 @@ static int cfg_read_start(struct cfg_ctx *ctx, struct cpha_conf_reader *rd, cons
 
 /* Parse what the reader's first source holds. */
 static int cfg_run(struct cfg_ctx *ctx, struct cpha_conf_reader *rd, const char *file,
-	struct vipd_config **out, struct vipd_cfg_msgs *errs)
+	struct vipd_config **out, struct cpha_msgs *errs)
 {
 	struct vipd_config *c = calloc(1, sizeof(*c));
 
@@ -861,7 +833,7 @@ static int cfg_run(struct cfg_ctx *ctx, struct cpha_conf_reader *rd, const char 
 	cpha_conf_read_end(rd);
 	if (ctx->d.nerrs || ctx->d.stop || !c ||
 		cpha_cfgdiag_take(ctx->d.notv, &ctx->d.nnotices, &c->notices, &c->nnotices) < 0) {
-		cpha_cfgdiag_take(ctx->d.errv, &ctx->d.nerrs, &errs->msg, &errs->n);
+		cpha_cfgdiag_take_errs(&ctx->d, errs);
 		vipd_cfg_free(c);
 		return -1;
 	}
@@ -870,23 +842,7 @@ static int cfg_run(struct cfg_ctx *ctx, struct cpha_conf_reader *rd, const char 
 	return 0;
 }
 
-static int cfg_open_failed(const char *file, const char *why, struct vipd_cfg_msgs *errs)
-{
-	char **p, *s = NULL;
-
-	if (asprintf(&s, "%s: cannot read: %s", file, why) < 0)
-		return -1;
-	p = realloc(errs->msg, (errs->n + 1) * sizeof(*p));
-	if (!p) {
-		free(s);
-		return -1;
-	}
-	p[errs->n++] = s;
-	errs->msg = p;
-	return -1;
-}
-
-int vipd_cfg_load(const char *path, struct vipd_config **out, struct vipd_cfg_msgs *errs)
+int vipd_cfg_load(const char *path, struct vipd_config **out, struct cpha_msgs *errs)
 {
 	char digest[CPHA_DIGEST_HEXLEN];
 	struct cpha_conf_reader rd;
@@ -897,12 +853,12 @@ int vipd_cfg_load(const char *path, struct vipd_config **out, struct vipd_cfg_ms
 	memset(&ctx, 0, sizeof(ctx));
 	if (cfg_read_start(&ctx, &rd, path) < 0) {
 		cfg_ctx_free(&ctx);
-		return cfg_open_failed(path, "out of memory", errs);
+		return cpha_msgs_cannot_read(errs, path, "out of memory");
 	}
 	r = cpha_lex_open(&rd.src[0].lx, path, CPHA_LEX_KEEPALIVED);
 	if (r < 0) {
-		r = cfg_open_failed(
-			path, rd.src[0].lx.err[0] ? rd.src[0].lx.err : strerror(-r), errs);
+		r = cpha_msgs_cannot_read(
+			errs, path, rd.src[0].lx.err[0] ? rd.src[0].lx.err : strerror(-r));
 		cpha_lex_free(&rd.src[0].lx);
 		cfg_ctx_free(&ctx);
 		return r;
@@ -919,7 +875,7 @@ int vipd_cfg_load(const char *path, struct vipd_config **out, struct vipd_cfg_ms
 }
 
 int vipd_cfg_load_mem(const char *name, const char *text, size_t len, struct vipd_config **out,
-	struct vipd_cfg_msgs *errs)
+	struct cpha_msgs *errs)
 {
 	struct cpha_conf_reader rd;
 	struct cfg_ctx ctx;
@@ -932,7 +888,7 @@ int vipd_cfg_load_mem(const char *name, const char *text, size_t len, struct vip
 	if (cfg_read_start(&ctx, &rd, name) < 0 ||
 		cpha_lex_open_mem(&rd.src[0].lx, name, text, len, CPHA_LEX_KEEPALIVED) < 0) {
 		cfg_ctx_free(&ctx);
-		return cfg_open_failed(name, "out of memory", errs);
+		return cpha_msgs_cannot_read(errs, name, "out of memory");
 	}
 	r = cfg_run(&ctx, &rd, name, out, errs);
 	cfg_ctx_free(&ctx);

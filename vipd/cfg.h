@@ -6,18 +6,13 @@
 #include <stddef.h>
 
 #include "cfg-types.h"
-
-/* Messages, each "file:line: text". */
-struct vipd_cfg_msgs {
-	char **msg;
-	size_t n;
-};
+#include "cfgdiag.h"
 
 /* Parse and validate. 0 with *out set (warnings in (*out)->notices), or -1
  * with every error found in errs. */
-int vipd_cfg_load(const char *path, struct vipd_config **out, struct vipd_cfg_msgs *errs);
+int vipd_cfg_load(const char *path, struct vipd_config **out, struct cpha_msgs *errs);
 int vipd_cfg_load_mem(const char *name, const char *text, size_t len, struct vipd_config **out,
-	struct vipd_cfg_msgs *errs);
+	struct cpha_msgs *errs);
 
 /* keepalived's config id for '@ID' lines (vipd -i); NULL: the host name up
  * to its first '.', the default. */
@@ -25,7 +20,6 @@ void vipd_cfg_set_config_id(const char *id);
 const char *vipd_cfg_config_id(void);
 
 void vipd_cfg_free(struct vipd_config *c);
-void vipd_cfg_msgs_free(struct vipd_cfg_msgs *m);
 
 const struct vipd_script *vipd_cfg_script(const struct vipd_config *c, const char *name);
 const struct vipd_instance *vipd_cfg_instance(const struct vipd_config *c, const char *name);

@@ -38,7 +38,7 @@ static int cfg_bfd_ms(struct cfg_ctx *ctx, const struct cpha_conf_node *n, unsig
 	unsigned long long ms = 0, frac = 0;
 	unsigned digits = 0, fdigits = 0;
 
-	if (vipd_cfg_nargs(ctx, n, 1, 1, where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, where) < 0)
 		return -1;
 	for (s = n->w[1]; *s >= '0' && *s <= '9' && digits < 12; s++, digits++)
 		ms = ms * 10 + (unsigned)(*s - '0');
@@ -66,7 +66,7 @@ static void cfg_bfd_neighbor(struct cfg_ctx *ctx, const struct cpha_conf_node *n
 	size_t i;
 
 	BFD(obj)->nbr_word = n->w[0][7] == 'u' ? "neighbour" : "neighbor";
-	if (vipd_cfg_nargs(ctx, n, 1, 1, BFD(obj)->where) < 0 ||
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, BFD(obj)->where) < 0 ||
 		vipd_cfg_addr(ctx, n->loc, n->w[0], n->w[1], &b->neighbor, BFD(obj)->where) < 0)
 		return;
 	/* keepalived: one session per neighbor address */
@@ -76,7 +76,8 @@ static void cfg_bfd_neighbor(struct cfg_ctx *ctx, const struct cpha_conf_node *n
 				"%s address %s is already the neighbor of bfd_instance '%s' (%s) "
 				"(%s)",
 				BFD(obj)->nbr_word, n->w[1], ctx->c->bfds[i].name,
-				vipd_cfg_at(ctx, ctx->c->bfds[i].line, n->loc, at, sizeof(at)),
+				cpha_cfgdiag_at(
+					&ctx->d, ctx->c->bfds[i].line, n->loc, at, sizeof(at)),
 				BFD(obj)->where);
 			return;
 		}
@@ -84,7 +85,7 @@ static void cfg_bfd_neighbor(struct cfg_ctx *ctx, const struct cpha_conf_node *n
 
 static void cfg_bfd_source(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 1, 1, BFD(obj)->where) < 0 ||
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, BFD(obj)->where) < 0 ||
 		vipd_cfg_addr(ctx, n->loc, "source_ip", n->w[1], &BFD(obj)->b->source,
 			BFD(obj)->where) < 0)
 		return;
@@ -112,8 +113,8 @@ static void cfg_bfd_mult(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 {
 	unsigned long long v;
 
-	if (vipd_cfg_nargs(ctx, n, 1, 1, BFD(obj)->where) < 0 ||
-		vipd_cfg_uint(ctx, n, 1, 1, 255, &v, BFD(obj)->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, BFD(obj)->where) < 0 ||
+		cpha_conf_uint(&ctx->d, n, 1, 1, 255, &v, BFD(obj)->where) < 0)
 		return;
 	BFD(obj)->b->mult = (unsigned)v;
 	if (v > CFG_BFD_MULT_SENSIBLE)
@@ -123,7 +124,7 @@ static void cfg_bfd_mult(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 
 static void cfg_bfd_flag(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 0, 0, BFD(obj)->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, BFD(obj)->where) < 0)
 		return;
 	if (n->w[0][0] == 'p')
 		BFD(obj)->b->passive = true;
@@ -138,14 +139,14 @@ static void cfg_bfd_ttl(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 	unsigned long long v;
 	long h;
 
-	if (vipd_cfg_nargs(ctx, n, 1, 1, BFD(obj)->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, BFD(obj)->where) < 0)
 		return;
 	if (n->w[0][0] == 'm') {
-		if (vipd_cfg_int(ctx, n, 1, -1, 255, &h, BFD(obj)->where) == 0)
+		if (cpha_conf_int(&ctx->d, n, 1, -1, 255, &h, BFD(obj)->where) == 0)
 			BFD(obj)->b->max_hops = (int)h;
 		return;
 	}
-	if (vipd_cfg_uint(ctx, n, 1, 1, 255, &v, BFD(obj)->where) < 0)
+	if (cpha_conf_uint(&ctx->d, n, 1, 1, 255, &v, BFD(obj)->where) < 0)
 		return;
 	BFD(obj)->b->ttl = (int)v;
 	BFD(obj)->ttl_set = true;
@@ -153,19 +154,8 @@ static void cfg_bfd_ttl(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 
 static void cfg_bfd_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	long v;
-
-	if (vipd_cfg_nargs(ctx, n, 1, 2, BFD(obj)->where) < 0 ||
-		vipd_cfg_int(ctx, n, 1, -VIPD_WEIGHT_MAX, VIPD_WEIGHT_MAX, &v, BFD(obj)->where) < 0)
-		return;
-	if (n->n == 3 && strcmp(n->w[2], "reverse") != 0) {
-		vipd_cfg_err(ctx, n->loc,
-			"'weight': unexpected '%s'; only 'reverse' may follow (%s)", n->w[2],
-			BFD(obj)->where);
-		return;
-	}
-	BFD(obj)->b->weight = (int)v;
-	BFD(obj)->b->weight_reverse = n->n == 3;
+	vipd_cfg_weight(ctx, n, 0, VIPD_WEIGHT_MAX, false, NULL, &BFD(obj)->b->weight,
+		&BFD(obj)->b->weight_reverse, BFD(obj)->where);
 }
 
 static const struct cfg_kw cfg_bfd_kws[] = {

@@ -123,17 +123,6 @@ void vipd_cfg_free(struct vipd_config *c)
 	free(c);
 }
 
-void vipd_cfg_msgs_free(struct vipd_cfg_msgs *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->n; i++)
-		free(m->msg[i]);
-	free(m->msg);
-	m->msg = NULL;
-	m->n = 0;
-}
-
 const struct vipd_script *vipd_cfg_script(const struct vipd_config *c, const char *name)
 {
 	size_t i;

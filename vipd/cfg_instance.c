@@ -30,44 +30,15 @@ static const char *const cfg_bfd_kinds[] = { "bfd_instance", NULL };
 
 /* ---- track_script / track_interface / track_file / track_lbd ---- */
 
-/* "weight N [reverse|noreverse]" from word i on. Returns 0 or -1. */
+/* "NAME weight N [reverse|noreverse]" from word i on. Returns 0 or -1. */
 static int cfg_track_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *e, size_t i, long max,
 	bool noreverse_ok, struct vipd_track *t, const char *what, const char *where)
 {
-	struct cpha_conf_node one = *e;
-	long v;
-
-	if (e->n == i)
-		return 0;
-	if (strcmp(e->w[i], "weight") != 0) {
-		vipd_cfg_err(ctx, e->loc,
-			"%s '%s': unexpected '%s'; only 'weight N' may follow (%s)", what, e->w[0],
-			e->w[i], where);
+	if (vipd_cfg_weight(
+		    ctx, e, i, max, noreverse_ok, what, &t->weight, &t->weight_reverse, where) < 0)
 		return -1;
-	}
-	if (e->n == i + 1) {
-		vipd_cfg_err(
-			ctx, e->loc, "%s '%s': 'weight' needs a value (%s)", what, e->w[0], where);
-		return -1;
-	}
-	one.w = (char **)e->w + i; /* messages name 'weight' */
-	one.n = e->n - i;
-	if (vipd_cfg_int(ctx, &one, 1, -max, max, &v, where) < 0)
-		return -1;
-	t->weight = (int)v;
-	t->weight_set = true;
-	t->weight_reverse = false;
-	if (e->n == i + 2)
-		return 0;
-	if (e->n == i + 3 && strcmp(e->w[i + 2], "reverse") == 0) {
-		t->weight_reverse = true;
-		return 0;
-	}
-	if (e->n == i + 3 && noreverse_ok && strcmp(e->w[i + 2], "noreverse") == 0)
-		return 0;
-	vipd_cfg_err(ctx, e->loc, "%s '%s': unexpected '%s' after the weight (%s)", what, e->w[0],
-		e->w[i + 2], where);
-	return -1;
+	t->weight_set = e->n > i;
+	return 0;
 }
 
 /* A name defined by a top-level block that must come before its use. */
@@ -81,7 +52,8 @@ static void cfg_undefined(struct cfg_ctx *ctx, const struct cpha_conf_node *e, c
 		vipd_cfg_err(ctx, e->loc,
 			"%s '%s' is defined after its use, at %s; keepalived only sees definitions "
 			"that come first and would ignore this track (%s)",
-			kind, e->w[0], vipd_cfg_at(ctx, later, e->loc, at, sizeof(at)), where);
+			kind, e->w[0], cpha_cfgdiag_at(&ctx->d, later, e->loc, at, sizeof(at)),
+			where);
 	else
 		vipd_cfg_err(ctx, e->loc, "no %s '%s' (%s)", kind, e->w[0], where);
 }
@@ -194,7 +166,7 @@ static void cfg_track_entry(struct cfg_ctx *ctx, const struct cpha_conf_node *e,
 			(kind != CFG_TRACK_LBD || strcmp((*arr)[i].lbd_socket, e->w[0]) == 0)) {
 			vipd_cfg_err(ctx, e->loc, "%s '%s' is listed twice (%s; first at %s)",
 				what[kind], kind == CFG_TRACK_LBD ? e->w[1] : e->w[0], where,
-				vipd_cfg_at(ctx, (*arr)[i].line, e->loc, at, sizeof(at)));
+				cpha_cfgdiag_at(&ctx->d, (*arr)[i].line, e->loc, at, sizeof(at)));
 			free(t.lbd_socket);
 			return;
 		}
@@ -213,7 +185,7 @@ void vipd_cfg_tracks(struct cfg_ctx *ctx, const struct cpha_conf_node *n, int ki
 {
 	size_t i;
 
-	if (vipd_cfg_nargs(ctx, n, 0, 0, where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, where) < 0)
 		return;
 	for (i = 0; i < n->nkids && !ctx->d.stop; i++)
 		if (vipd_cfg_no_block(ctx, &n->kids[i], where))
@@ -230,7 +202,7 @@ static bool cfg_once(
 
 	if (*loc) {
 		vipd_cfg_err(ctx, n->loc, "'%s' is given twice (%s; first at %s)", n->w[0], where,
-			vipd_cfg_at(ctx, *loc, n->loc, at, sizeof(at)));
+			cpha_cfgdiag_at(&ctx->d, *loc, n->loc, at, sizeof(at)));
 		return false;
 	}
 	*loc = n->loc;
@@ -239,7 +211,7 @@ static bool cfg_once(
 
 static void cfg_i_state(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, I(obj)->where) < 0)
 		return;
 	if (strcmp(n->w[1], "MASTER") != 0 && strcmp(n->w[1], "BACKUP") != 0) {
 		/* keepalived warns and starts as BACKUP; so does vipd */
@@ -259,7 +231,7 @@ static void cfg_i_state(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 static void cfg_i_interface(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	I(obj)->x->iface_loc = n->loc; /* given, even if refused below */
-	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0 ||
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, I(obj)->where) < 0 ||
 		vipd_cfg_ifname(ctx, n->loc, "interface", n->w[1], I(obj)->where) < 0)
 		return;
 	I(obj)->v->interface = vipd_cfg_strdup(ctx, n->w[1]);
@@ -274,8 +246,8 @@ static void cfg_i_number(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 
 	if (vrid)
 		in->x->vrid_loc = n->loc; /* given, even if refused below */
-	if (vipd_cfg_nargs(ctx, n, 1, 1, in->where) < 0 ||
-		vipd_cfg_uint(ctx, n, 1, ver ? 2 : 1, ver ? 3 : 255, &v, in->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, in->where) < 0 ||
+		cpha_conf_uint(&ctx->d, n, 1, ver ? 2 : 1, ver ? 3 : 255, &v, in->where) < 0)
 		return;
 	if (vrid) {
 		in->v->vrid = (unsigned)v;
@@ -292,15 +264,15 @@ static void cfg_i_number(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 static void cfg_i_advert(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	/* keepalived reads 0.01 to 255 s; the version decides more, later */
-	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) == 0 &&
-		vipd_cfg_secs(ctx, n, 1, 10000, 255 * CPHA_USEC_PER_SEC, &I(obj)->v->advert_int,
-			I(obj)->where) == 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, I(obj)->where) == 0 &&
+		cpha_conf_seconds(&ctx->d, n, 1, 10000, 255 * CPHA_USEC_PER_SEC, 0,
+			&I(obj)->v->advert_int, I(obj)->where) == 0)
 		I(obj)->x->advert_loc = n->loc;
 }
 
 static void cfg_i_preempt(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, I(obj)->where) < 0)
 		return;
 	/* "preempt" is keepalived's old spelling of the default */
 	I(obj)->v->nopreempt = n->w[0][0] == 'n';
@@ -309,16 +281,16 @@ static void cfg_i_preempt(struct cfg_ctx *ctx, const struct cpha_conf_node *n, v
 
 static void cfg_i_preempt_delay(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) == 0 &&
-		vipd_cfg_secs(ctx, n, 1, 0, 1000 * CPHA_USEC_PER_SEC, &I(obj)->v->preempt_delay,
-			I(obj)->where) == 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, I(obj)->where) == 0 &&
+		cpha_conf_seconds(&ctx->d, n, 1, 0, 1000 * CPHA_USEC_PER_SEC, 0,
+			&I(obj)->v->preempt_delay, I(obj)->where) == 0)
 		I(obj)->x->preempt_delay_loc = I(obj)->v->preempt_delay ? n->loc : 0;
 }
 
 /* unicast_src_ip ADDR, or its older name mcast_src_ip */
 static void cfg_i_src(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0 ||
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, I(obj)->where) < 0 ||
 		!cfg_once(ctx, n, &I(obj)->x->src_loc, I(obj)->where))
 		return;
 	if (vipd_cfg_addr(ctx, n->loc, n->w[0], n->w[1], &I(obj)->v->unicast_src, I(obj)->where) ==
@@ -338,7 +310,7 @@ static void cfg_i_mcast_dst(struct cfg_ctx *ctx, const struct cpha_conf_node *n,
 	const uint8_t *raw;
 	bool v6, ok;
 
-	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0 ||
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, I(obj)->where) < 0 ||
 		!cfg_once(ctx, n, &I(obj)->x->mcast_dst_loc, I(obj)->where))
 		return;
 	if (cpha_parse_addr(n->w[1], CPHA_ADDR_PORT_NONE, a, &why) < 0) {
@@ -369,7 +341,7 @@ static void cfg_i_peers(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 	unsigned *l;
 	size_t i, cnt;
 
-	if (vipd_cfg_nargs(ctx, n, 0, 0, in->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, in->where) < 0)
 		return;
 	if (!n->nkids) {
 		vipd_cfg_err(ctx, n->loc,
@@ -415,7 +387,7 @@ static void cfg_i_peers(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 
 static void cfg_a_type(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, I(obj)->where) < 0)
 		return;
 	I(obj)->x->auth_type_loc = n->loc; /* given, even if refused below */
 	if (strcmp(n->w[1], "AH") == 0) {
@@ -438,7 +410,7 @@ static void cfg_a_pass(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 	struct vipd_instance *v = I(obj)->v;
 	size_t max = sizeof(v->auth_pass) - 1;
 
-	if (vipd_cfg_nargs(ctx, n, 1, 1, I(obj)->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, I(obj)->where) < 0)
 		return;
 	if (!n->w[1][0]) {
 		vipd_cfg_err(ctx, n->loc, "'auth_pass' is empty (%s)", I(obj)->where);
@@ -461,7 +433,7 @@ static const struct cfg_kw cfg_auth_kws[] = {
 
 static void cfg_i_auth(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, I(obj)->where) < 0)
 		return;
 	I(obj)->x->auth_loc = n->loc;
 	vipd_cfg_block(ctx, n, cfg_auth_kws, CFG_NELEM(cfg_auth_kws), obj, I(obj)->where);
@@ -559,7 +531,7 @@ static void cfg_i_vips(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 {
 	size_t i;
 
-	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, I(obj)->where) < 0)
 		return;
 	if (!I(obj)->x->vips_loc)
 		I(obj)->x->vips_loc = n->loc;
@@ -606,7 +578,7 @@ static void cfg_i_tracks(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 static void cfg_notify(struct cfg_ctx *ctx, const struct cpha_conf_node *n, char **cmd,
 	struct vipd_runas *as, const char *where)
 {
-	if (vipd_cfg_nargs(ctx, n, 1, 3, where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 3, where) < 0)
 		return;
 	if (!n->w[1][0]) {
 		vipd_cfg_err(ctx, n->loc, "'%s' is empty (%s)", n->w[0], where);
@@ -644,24 +616,24 @@ static void cfg_i_garp(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 	const char *kw = n->w[0] + 12; /* after "garp_master_" */
 	unsigned long long v;
 
-	if (vipd_cfg_nargs(ctx, n, 1, 1, in->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, in->where) < 0)
 		return;
 	if (strcmp(n->w[0], "garp_interval") == 0) {
 		/* vipd extension: keepalived has it in global_defs and garp_group only */
-		if (vipd_cfg_secs(ctx, n, 1, 0, 2147483647ULL, &in->v->garp_interval, in->where) ==
-			0)
+		if (cpha_conf_seconds(&ctx->d, n, 1, 0, 2147483647ULL, 0, &in->v->garp_interval,
+			    in->where) == 0)
 			in->x->garp_interval_loc = n->loc;
 	} else if (strcmp(kw, "delay") == 0) {
-		if (vipd_cfg_uint(ctx, n, 1, 0, 4294, &v, in->where) == 0) {
+		if (cpha_conf_uint(&ctx->d, n, 1, 0, 4294, &v, in->where) == 0) {
 			in->v->garp_master_delay = v * CPHA_USEC_PER_SEC;
 			in->x->garp_delay_loc = n->loc;
 		}
 	} else if (strcmp(kw, "refresh") == 0) {
-		if (vipd_cfg_uint(ctx, n, 1, 0, 4294967295ULL, &v, in->where) == 0) {
+		if (cpha_conf_uint(&ctx->d, n, 1, 0, 4294967295ULL, &v, in->where) == 0) {
 			in->v->garp_master_refresh = v * CPHA_USEC_PER_SEC;
 			in->x->garp_refresh_loc = n->loc;
 		}
-	} else if (vipd_cfg_uint(ctx, n, 1, 1, 4294967295ULL, &v, in->where) == 0) {
+	} else if (cpha_conf_uint(&ctx->d, n, 1, 1, 4294967295ULL, &v, in->where) == 0) {
 		if (strcmp(kw, "repeat") == 0) {
 			in->v->garp_master_repeat = (unsigned)v;
 			in->x->garp_rep_loc = n->loc;
@@ -674,7 +646,7 @@ static void cfg_i_garp(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 
 static void cfg_i_checksum(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_bool(ctx, n, &I(obj)->v->v3_checksum_as_v2, I(obj)->where) == 0)
+	if (cpha_conf_bool(&ctx->d, n, &I(obj)->v->v3_checksum_as_v2, I(obj)->where) == 0)
 		I(obj)->x->v3_checksum_loc = n->loc;
 }
 
@@ -683,7 +655,7 @@ static void cfg_i_skip_check(struct cfg_ctx *ctx, const struct cpha_conf_node *n
 {
 	bool b;
 
-	if (vipd_cfg_bool(ctx, n, &b, I(obj)->where) == 0)
+	if (cpha_conf_bool(&ctx->d, n, &b, I(obj)->where) == 0)
 		vipd_cfg_notice(ctx, n->loc,
 			"'skip_check_adv_addr' has no effect in vipd: it is an optimisation of "
 			"keepalived's (%s)",
@@ -692,7 +664,7 @@ static void cfg_i_skip_check(struct cfg_ctx *ctx, const struct cpha_conf_node *n
 
 static void cfg_i_dont_track(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) == 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, I(obj)->where) == 0)
 		I(obj)->v->dont_track_primary = true;
 }
 
@@ -701,7 +673,7 @@ static void cfg_i_fenced(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 {
 	const char *path = n->n > 1 ? n->w[1] : VIPD_FENCED_SOCKET;
 
-	if (vipd_cfg_nargs(ctx, n, 0, 1, I(obj)->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 1, I(obj)->where) < 0)
 		return;
 	if (path[0] != '/') {
 		vipd_cfg_err(ctx, n->loc,
@@ -718,7 +690,7 @@ static void cfg_i_fenced(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
  * vrrp_strict. */
 static void cfg_i_accept(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) == 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, I(obj)->where) == 0)
 		vipd_cfg_notice(ctx, n->loc,
 			"'accept' is what vipd always does: the addresses it holds accept "
 			"traffic (%s)",
@@ -730,7 +702,7 @@ static void cfg_i_accept(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
  * warns and carries on, as vipd does (it adds no firewall rules). */
 static void cfg_i_no_accept(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 0, 0, I(obj)->where) == 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, I(obj)->where) == 0)
 		vipd_cfg_notice(ctx, n->loc,
 			"'no_accept' is ignored: vipd adds no firewall rules, so the addresses "
 			"it holds accept traffic (keepalived built without firewall support "
@@ -751,15 +723,17 @@ static const struct cfg_kw cfg_inst_kws[] = {
 	{ { "unicast_src_ip", CFG_KW_HERE }, cfg_i_src, 0 },
 	{ { "mcast_src_ip", CFG_KW_HERE }, cfg_i_src, 0 },
 	{ { "mcast_dst_ip", CFG_KW_HERE }, cfg_i_mcast_dst, 0 },
-	{ { "unicast_peer", CFG_KW_HERE }, cfg_i_peers, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "authentication", CFG_KW_HERE }, cfg_i_auth, CFG_KW_BLOCK },
-	{ { "virtual_ipaddress", CFG_KW_HERE }, cfg_i_vips, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "track_script", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "track_interface", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "track_file", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "track_lbd", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "track_process", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "track_bfd", CFG_KW_HERE }, cfg_i_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "unicast_peer", CFG_KW_HERE }, cfg_i_peers, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "authentication", CFG_KW_HERE }, cfg_i_auth, CPHA_CONF_KW_BLOCK },
+	{ { "virtual_ipaddress", CFG_KW_HERE }, cfg_i_vips,
+		CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "track_script", CFG_KW_HERE }, cfg_i_tracks, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "track_interface", CFG_KW_HERE }, cfg_i_tracks,
+		CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "track_file", CFG_KW_HERE }, cfg_i_tracks, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "track_lbd", CFG_KW_HERE }, cfg_i_tracks, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "track_process", CFG_KW_HERE }, cfg_i_tracks, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "track_bfd", CFG_KW_HERE }, cfg_i_tracks, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
 	{ { "dont_track_primary", CFG_KW_HERE }, cfg_i_dont_track, 0 },
 	{ { "track_fenced", CFG_KW_HERE }, cfg_i_fenced, 0 },
 	{ { "accept", CFG_KW_HERE }, cfg_i_accept, 0 },
@@ -777,7 +751,7 @@ static const struct cfg_kw cfg_inst_kws[] = {
 	{ { "v3_checksum_as_v2", CFG_KW_HERE }, cfg_i_checksum, 0 },
 	{ { "skip_check_adv_addr", CFG_KW_HERE }, cfg_i_skip_check, 0 },
 };
-_Static_assert(CFG_NELEM(cfg_inst_kws) <= CFG_MAX_KWS, "raise CFG_MAX_KWS");
+_Static_assert(CFG_NELEM(cfg_inst_kws) <= CPHA_CONF_MAX_KWS, "raise CPHA_CONF_MAX_KWS");
 
 void vipd_cfg_instance_stmt(struct cfg_ctx *ctx, const struct cpha_conf_node *n)
 {
@@ -831,7 +805,7 @@ static void cfg_g_members(struct cfg_ctx *ctx, const struct cpha_conf_node *n, v
 	char **m;
 	size_t i, j, k;
 
-	if (vipd_cfg_nargs(ctx, n, 0, 0, GR(obj)->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, GR(obj)->where) < 0)
 		return;
 	GR(obj)->group_loc = n->loc;
 	for (i = 0; i < n->nkids && !ctx->d.stop; i++) {
@@ -896,12 +870,13 @@ static void cfg_g_notify(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 }
 
 static const struct cfg_kw cfg_group_kws[] = {
-	{ { "group", CFG_KW_HERE }, cfg_g_members, CFG_KW_BLOCK },
-	{ { "track_script", CFG_KW_HERE }, cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "track_interface", CFG_KW_HERE }, cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "track_file", CFG_KW_HERE }, cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "track_process", CFG_KW_HERE }, cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
-	{ { "track_bfd", CFG_KW_HERE }, cfg_g_tracks, CFG_KW_BLOCK | CFG_KW_MULTI },
+	{ { "group", CFG_KW_HERE }, cfg_g_members, CPHA_CONF_KW_BLOCK },
+	{ { "track_script", CFG_KW_HERE }, cfg_g_tracks, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "track_interface", CFG_KW_HERE }, cfg_g_tracks,
+		CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "track_file", CFG_KW_HERE }, cfg_g_tracks, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "track_process", CFG_KW_HERE }, cfg_g_tracks, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
+	{ { "track_bfd", CFG_KW_HERE }, cfg_g_tracks, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
 	{ { "notify_master", CFG_KW_HERE }, cfg_g_notify, 0 },
 	{ { "notify_backup", CFG_KW_HERE }, cfg_g_notify, 0 },
 	{ { "notify_fault", CFG_KW_HERE }, cfg_g_notify, 0 },

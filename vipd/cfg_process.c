@@ -31,7 +31,7 @@ static void cfg_tp_process(struct cfg_ctx *ctx, const struct cpha_conf_node *n, 
 	size_t i, len = 0;
 	char *q;
 
-	if (vipd_cfg_nargs(ctx, n, 1, 4096, TP(obj)->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 4096, TP(obj)->where) < 0)
 		return;
 	if (!n->w[1][0]) {
 		vipd_cfg_err(ctx, n->loc, "'process' is empty (%s)", TP(obj)->where);
@@ -62,7 +62,7 @@ static void cfg_tp_match(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 {
 	struct vipd_track_process_def *p = TP(obj)->p;
 
-	if (vipd_cfg_nargs(ctx, n, 0, 1, TP(obj)->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 1, TP(obj)->where) < 0)
 		return;
 	if (n->n == 1)
 		p->param_match = VIPD_PARAM_EXACT;
@@ -81,19 +81,8 @@ static void cfg_tp_match(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 
 static void cfg_tp_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	long v;
-
-	if (vipd_cfg_nargs(ctx, n, 1, 2, TP(obj)->where) < 0 ||
-		vipd_cfg_int(ctx, n, 1, -CFG_WEIGHT_FILE, CFG_WEIGHT_FILE, &v, TP(obj)->where) < 0)
-		return;
-	if (n->n == 3 && strcmp(n->w[2], "reverse") != 0) {
-		vipd_cfg_err(ctx, n->loc,
-			"'weight': unexpected '%s'; only 'reverse' may follow (%s)", n->w[2],
-			TP(obj)->where);
-		return;
-	}
-	TP(obj)->p->weight = (int)v;
-	TP(obj)->p->weight_reverse = n->n == 3;
+	vipd_cfg_weight(ctx, n, 0, CFG_WEIGHT_FILE, false, NULL, &TP(obj)->p->weight,
+		&TP(obj)->p->weight_reverse, TP(obj)->where);
 }
 
 static void cfg_tp_quorum(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
@@ -101,8 +90,8 @@ static void cfg_tp_quorum(struct cfg_ctx *ctx, const struct cpha_conf_node *n, v
 	bool max = strcmp(n->w[0], "quorum_max") == 0;
 	unsigned long long v;
 
-	if (vipd_cfg_nargs(ctx, n, 1, 1, TP(obj)->where) < 0 ||
-		vipd_cfg_uint(ctx, n, 1, max ? 0 : 1, 65535, &v, TP(obj)->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, TP(obj)->where) < 0 ||
+		cpha_conf_uint(&ctx->d, n, 1, max ? 0 : 1, 65535, &v, TP(obj)->where) < 0)
 		return;
 	if (max) {
 		TP(obj)->p->quorum_max = (unsigned)v;
@@ -118,8 +107,9 @@ static void cfg_tp_delay(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 {
 	uint64_t t;
 
-	if (vipd_cfg_nargs(ctx, n, 1, 1, TP(obj)->where) < 0 ||
-		vipd_cfg_secs(ctx, n, 1, 1, 3600 * CPHA_USEC_PER_SEC, &t, TP(obj)->where) < 0)
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, TP(obj)->where) < 0 ||
+		cpha_conf_seconds(
+			&ctx->d, n, 1, 1, 3600 * CPHA_USEC_PER_SEC, 0, &t, TP(obj)->where) < 0)
 		return;
 	if (n->w[0][0] != 'f')
 		TP(obj)->p->terminate_delay = t;
@@ -129,7 +119,7 @@ static void cfg_tp_delay(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 
 static void cfg_tp_full(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	if (vipd_cfg_nargs(ctx, n, 0, 0, TP(obj)->where) == 0)
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, TP(obj)->where) == 0)
 		TP(obj)->p->full_command = true;
 }
 

@@ -71,7 +71,8 @@ static void cfg_check_family(struct cfg_ctx *ctx, struct vipd_instance *v)
 				cfg_fmt(&v->vips[i].addr, a, sizeof(a)),
 				cfg_fam(cpha_addr_family(&v->vips[i].addr)),
 				cfg_fmt(&v->vips[0].addr, b, sizeof(b)),
-				vipd_cfg_at(ctx, v->vips[0].line, v->vips[i].line, at, sizeof(at)),
+				cpha_cfgdiag_at(
+					&ctx->d, v->vips[0].line, v->vips[i].line, at, sizeof(at)),
 				cfg_fam(v->family), v->name);
 }
 
@@ -90,7 +91,7 @@ static void cfg_check_version(struct cfg_ctx *ctx, struct vipd_instance *v, stru
 			v->name);
 	if (!x->advert_loc)
 		return;
-	vipd_cfg_fmt_secs(a, s, sizeof(s));
+	cpha_conf_fmt_seconds(a, s, sizeof(s));
 	/* RFC 3768 §5.3.7: whole seconds; RFC 9568 §5.2.7: 12 bits of centiseconds */
 	if (v->version == 2 && a % CPHA_USEC_PER_SEC)
 		vipd_cfg_err(ctx, x->advert_loc,
@@ -233,7 +234,8 @@ static void cfg_check_unicast(struct cfg_ctx *ctx, struct vipd_instance *v, stru
 			vipd_cfg_err(ctx, x->peer_locs[i],
 				"unicast_peer %s is listed twice (vrrp_instance '%s'; first at %s)",
 				a, v->name,
-				vipd_cfg_at(ctx, x->peer_locs[j], x->peer_locs[i], at, sizeof(at)));
+				cpha_cfgdiag_at(
+					&ctx->d, x->peer_locs[j], x->peer_locs[i], at, sizeof(at)));
 	}
 }
 
@@ -258,7 +260,8 @@ static void cfg_check_vips(struct cfg_ctx *ctx, size_t vi)
 					"virtual_ipaddress %s is already at %s (vrrp_instance "
 					"'%s'): one address, one instance",
 					cfg_fmt(&p->addr, a, sizeof(a)),
-					vipd_cfg_at(ctx, w->vips[k].line, p->line, at, sizeof(at)),
+					cpha_cfgdiag_at(
+						&ctx->d, w->vips[k].line, p->line, at, sizeof(at)),
 					w->name);
 				break;
 			}
@@ -326,7 +329,8 @@ static void cfg_check_vrids(struct cfg_ctx *ctx)
 				"vrrp_instance '%s' and vrrp_instance '%s' (%s) both use VRID %u "
 				"for %s on %s%s",
 				a->name, b->name,
-				vipd_cfg_at(ctx, b->line, ctx->ix[i].vrid_loc, at, sizeof(at)),
+				cpha_cfgdiag_at(
+					&ctx->d, b->line, ctx->ix[i].vrid_loc, at, sizeof(at)),
 				a->vrid, cfg_fam(a->family), a->interface,
 				a->unicast ? " with the same unicast peers" : "");
 			break;
@@ -394,8 +398,8 @@ static void cfg_check_group_dups(
 				"member vrrp_instance '%s' (%s); keepalived refuses that: keep one",
 				t->name, g->name, v->name,
 				j < v->ntrack_interface
-					? vipd_cfg_at(ctx, v->track_interface[j].line, t->line, at,
-						  sizeof(at))
+					? cpha_cfgdiag_at(&ctx->d, v->track_interface[j].line,
+						  t->line, at, sizeof(at))
 					: "its interface");
 	}
 	for (i = 0; i < g->ntrack_script + g->ntrack_file; i++) {
@@ -413,7 +417,8 @@ static void cfg_check_group_dups(
 					"in keepalived",
 					scr ? "track_script" : "track_file", t->name, v->name,
 					g->name,
-					vipd_cfg_at(ctx, t->line, mine[j].line, at, sizeof(at)));
+					cpha_cfgdiag_at(
+						&ctx->d, t->line, mine[j].line, at, sizeof(at)));
 	}
 }
 
@@ -445,8 +450,8 @@ static void cfg_check_groups(struct cfg_ctx *ctx)
 					"vrrp_instance '%s' is already in vrrp_sync_group '%s' "
 					"(%s); an instance is in one group",
 					v->name, v->sync_group,
-					vipd_cfg_at(
-						ctx, ctx->c->groups[k].line, loc, at, sizeof(at)));
+					cpha_cfgdiag_at(&ctx->d, ctx->c->groups[k].line, loc, at,
+						sizeof(at)));
 				continue;
 			}
 			if (!(v->sync_group = vipd_cfg_strdup(ctx, g->name)))

@@ -1,6 +1,7 @@
-/* vipd's configuration: values as keepalived writes them (numbers,
- * decimal seconds, booleans, addresses, interface names, commands) and
- * the reading of a block with a keyword table. */
+/* vipd's configuration: values as keepalived writes them that are vipd's
+ * own (weights, addresses, interface names, commands; numbers, seconds and
+ * booleans are lib/conf_tree.h's) and the reading of a block with a
+ * keyword table through cpha_conf_walk(). */
 #include <ctype.h>
 #include <grp.h>
 #include <pwd.h>
@@ -12,119 +13,51 @@
 #include "duration.h"
 #include "cfg-internal.h"
 
-int vipd_cfg_nargs(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t min, size_t max,
-	const char *where)
+/* "weight N [reverse]": the statement of a definition (what NULL, i 0),
+ * or the words from i on of a track entry ("NAME weight N [reverse]",
+ * what naming the entry's kind), where noreverse_ok also takes
+ * "noreverse". */
+int vipd_cfg_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i, long max,
+	bool noreverse_ok, const char *what, int *weight, bool *reverse, const char *where)
 {
-	if (n->n - 1 < min) {
-		vipd_cfg_err(ctx, n->loc, "'%s' needs %s (%s)", n->w[0],
-			min == 1 ? "a value" : "more values", where);
+	struct cpha_conf_node one = *n;
+	char pre[128] = "";
+	long v;
+
+	if (!what && cpha_conf_nargs(&ctx->d, n, 1, 2, where) < 0)
+		return -1;
+	if (what)
+		snprintf(pre, sizeof(pre), "%s '%s': ", what, n->w[0]);
+	if (n->n == i)
+		return 0; /* a track entry without a weight */
+	if (strcmp(n->w[i], "weight") != 0) {
+		vipd_cfg_err(ctx, n->loc, "%sunexpected '%s'; only 'weight N' may follow (%s)", pre,
+			n->w[i], where);
 		return -1;
 	}
-	if (n->n - 1 > max) {
-		vipd_cfg_err(
-			ctx, n->loc, "'%s': unexpected '%s' (%s)", n->w[0], n->w[max + 1], where);
+	if (n->n == i + 1) {
+		vipd_cfg_err(ctx, n->loc, "%s'weight' needs a value (%s)", pre, where);
 		return -1;
 	}
-	return 0;
-}
-
-int vipd_cfg_uint(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i,
-	unsigned long long min, unsigned long long max, unsigned long long *out, const char *where)
-{
-	const char *s = n->w[i], *p;
-	unsigned long long v = 0;
-
-	for (p = s; *p >= '0' && *p <= '9' && v <= max; p++)
-		v = v * 10 + (unsigned long long)(*p - '0');
-	if (p == s || *p || v < min || v > max) {
-		vipd_cfg_err(ctx, n->loc,
-			"'%s' must be a whole number from %llu to %llu, not '%s' (%s)", n->w[0],
-			min, max, s, where);
+	one.w = (char **)n->w + i; /* messages name 'weight' */
+	one.n = n->n - i;
+	if (cpha_conf_int(&ctx->d, &one, 1, -max, max, &v, where) < 0)
 		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-int vipd_cfg_int(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i, long min, long max,
-	long *out, const char *where)
-{
-	const char *s = n->w[i], *p = s;
-	unsigned long long v = 0, lim = (unsigned long long)(max > -min ? max : -min);
-	int neg = 0;
-
-	if (*p == '-' || *p == '+')
-		neg = *p++ == '-';
-	for (s = p; *p >= '0' && *p <= '9' && v <= lim; p++)
-		v = v * 10 + (unsigned long long)(*p - '0');
-	if (p == s || *p || v > lim || (neg ? -(long)v < min : (long)v > max)) {
-		vipd_cfg_err(ctx, n->loc,
-			"'%s' must be a whole number from %ld to %ld, not '%s' (%s)", n->w[0], min,
-			max, n->w[i], where);
-		return -1;
-	}
-	*out = neg ? -(long)v : (long)v;
-	return 0;
-}
-
-/* "0.01", "40.95", "1000": seconds as keepalived writes them. */
-const char *vipd_cfg_fmt_secs(uint64_t usec, char *buf, size_t len)
-{
-	uint64_t frac = usec % CPHA_USEC_PER_SEC;
-	int digits = 6;
-
-	if (!frac) {
-		snprintf(buf, len, "%llu", (unsigned long long)(usec / CPHA_USEC_PER_SEC));
-		return buf;
-	}
-	while (frac % 10 == 0) {
-		frac /= 10;
-		digits--;
-	}
-	snprintf(buf, len, "%llu.%0*llu", (unsigned long long)(usec / CPHA_USEC_PER_SEC), digits,
-		(unsigned long long)frac);
-	return buf;
-}
-
-int vipd_cfg_secs(struct cfg_ctx *ctx, const struct cpha_conf_node *n, size_t i, uint64_t min,
-	uint64_t max, uint64_t *out, const char *where)
-{
-	char lo[32], hi[32];
-	const char *why = NULL;
-	uint64_t v;
-
-	if (cpha_parse_seconds(n->w[i], &v, &why) < 0 || v < min || v > max) {
-		vipd_cfg_err(ctx, n->loc,
-			"'%s' must be a number of seconds from %s to %s, not '%s' (%s)", n->w[0],
-			vipd_cfg_fmt_secs(min, lo, sizeof(lo)),
-			vipd_cfg_fmt_secs(max, hi, sizeof(hi)), n->w[i], where);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-/* KEYWORD [on|off|true|false|yes|no]; no value means on. */
-int vipd_cfg_bool(struct cfg_ctx *ctx, const struct cpha_conf_node *n, bool *out, const char *where)
-{
-	static const char *const yes[] = { "on", "true", "yes" };
-	static const char *const no[] = { "off", "false", "no" };
-	size_t i;
-
-	if (vipd_cfg_nargs(ctx, n, 0, 1, where) < 0)
-		return -1;
-	if (n->n == 1) {
-		*out = true;
+	if (n->n == i + 2 ||
+		(n->n == i + 3 &&
+			(strcmp(n->w[i + 2], "reverse") == 0 ||
+				(noreverse_ok && strcmp(n->w[i + 2], "noreverse") == 0)))) {
+		*weight = (int)v;
+		*reverse = n->n == i + 3 && strcmp(n->w[i + 2], "reverse") == 0;
 		return 0;
 	}
-	for (i = 0; i < CFG_NELEM(yes); i++) {
-		if (strcmp(n->w[1], yes[i]) == 0 || strcmp(n->w[1], no[i]) == 0) {
-			*out = strcmp(n->w[1], yes[i]) == 0;
-			return 0;
-		}
-	}
-	vipd_cfg_err(ctx, n->loc, "'%s' takes on, off, true, false, yes or no, not '%s' (%s)",
-		n->w[0], n->w[1], where);
+	if (what)
+		vipd_cfg_err(ctx, n->loc, "%sunexpected '%s' after the weight (%s)", pre,
+			n->w[i + 2], where);
+	else
+		vipd_cfg_err(ctx, n->loc,
+			"'weight': unexpected '%s'; only 'reverse' may follow (%s)", n->w[2],
+			where);
 	return -1;
 }
 
@@ -297,14 +230,21 @@ static void cfg_unsupported(struct cfg_ctx *ctx, const struct cpha_conf_node *n,
 		vipd_cfg_err(ctx, n->loc, "'%s' is not supported by vipd", n->w[0]);
 }
 
+static void cfg_walk_fn(void *ctx, const void *row, const struct cpha_conf_node *n, void *obj)
+{
+	((const struct cfg_kw *)row)->fn(ctx, n, obj);
+}
+
+static void cfg_walk_unknown(void *ctx, const struct cpha_conf_node *n, const char *where)
+{
+	cfg_unsupported(ctx, n, where);
+}
+
 /* Read the statements of a block with a keyword table. */
 void vipd_cfg_block(struct cfg_ctx *ctx, const struct cpha_conf_node *n, const struct cfg_kw *kws,
 	size_t nkws, void *obj, const char *where)
 {
-	unsigned seen[CFG_MAX_KWS];
-
-	memset(seen, 0, sizeof(seen));
-	vipd_cfg_block_seen(ctx, n, kws, nkws, obj, where, seen);
+	vipd_cfg_block_seen(ctx, n, kws, nkws, obj, where, NULL);
 }
 
 /* The same, with what was seen kept by the caller (global_defs, which may
@@ -312,40 +252,10 @@ void vipd_cfg_block(struct cfg_ctx *ctx, const struct cpha_conf_node *n, const s
 void vipd_cfg_block_seen(struct cfg_ctx *ctx, const struct cpha_conf_node *n,
 	const struct cfg_kw *kws, size_t nkws, void *obj, const char *where, unsigned *seen)
 {
-	const void *row;
-	char at[64];
-	size_t i, k;
+	struct cpha_conf_walk w = { kws, nkws, sizeof(*kws), offsetof(struct cfg_kw, flags), where,
+		seen, cfg_walk_fn, cfg_walk_unknown, ctx, obj };
 
-	for (i = 0; i < n->nkids && !ctx->d.stop; i++) {
-		const struct cpha_conf_node *kid = &n->kids[i];
-
-		if (!kid->n)
-			continue; /* a '{' without keyword: reported already */
-		if (cpha_cfgkw_find(kws, nkws < CFG_MAX_KWS ? nkws : CFG_MAX_KWS, sizeof(*kws),
-			    kid->w[0], CFG_KW_HERE, &row) < 0) {
-			cfg_unsupported(ctx, kid, where);
-			continue;
-		}
-		k = (size_t)((const struct cfg_kw *)row - kws);
-		if ((kws[k].flags & CFG_KW_BLOCK) && !kid->block) {
-			vipd_cfg_err(ctx, kid->loc, "'%s' needs a block: %s { ... } (%s)",
-				kid->w[0], kid->w[0], where ? where : "top level");
-			continue;
-		}
-		if (!(kws[k].flags & CFG_KW_BLOCK) && kid->block) {
-			vipd_cfg_err(ctx, kid->loc, "'%s' takes no block (%s)", kid->w[0],
-				where ? where : "top level");
-			continue;
-		}
-		if (seen[k] && !(kws[k].flags & CFG_KW_MULTI)) {
-			vipd_cfg_err(ctx, kid->loc, "'%s' is given twice (%s; first at %s)",
-				kid->w[0], where ? where : "top level",
-				vipd_cfg_at(ctx, seen[k], kid->loc, at, sizeof(at)));
-			continue;
-		}
-		seen[k] = kid->loc;
-		kws[k].fn(ctx, kid, obj);
-	}
+	cpha_conf_walk(&ctx->d, n, &w);
 }
 
 /* An entry of a list block (a VIP, a peer, a tracked name) has no block. */

@@ -47,14 +47,14 @@ static void print_msgs(char **m, size_t n)
 
 static int check_config(const char *path, int quiet)
 {
-	struct vipd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct vipd_config *c = NULL;
 
 	if (vipd_cfg_load(path, &c, &errs) < 0) {
-		print_msgs(errs.msg, errs.n);
-		fprintf(stderr, "%s: configuration has %zu error%s\n", path, errs.n,
-			errs.n == 1 ? "" : "s");
-		vipd_cfg_msgs_free(&errs);
+		cpha_msgs_print(errs.errs, errs.nerrs, stderr);
+		fprintf(stderr, "%s: configuration has %zu error%s\n", path, errs.nerrs,
+			errs.nerrs == 1 ? "" : "s");
+		cpha_msgs_free(&errs);
 		return 1;
 	}
 	print_msgs(c->notices, c->nnotices);
@@ -222,7 +222,7 @@ static void startup_hold(struct vipd *d)
 static void on_reload(void *userdata)
 {
 	struct vipd *d = userdata;
-	struct vipd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct vipd_config *c = NULL, *old;
 	struct vipd_inst **keep;
 	size_t i, nkeep;
@@ -230,10 +230,10 @@ static void on_reload(void *userdata)
 
 	cpha_notify_reloading();
 	if (vipd_cfg_load(d->config_path, &c, &errs) < 0) {
-		for (i = 0; i < errs.n; i++)
-			log_err("%s", errs.msg[i]);
+		for (i = 0; i < errs.nerrs; i++)
+			log_err("%s", errs.errs[i].text);
 		log_err("reload refused: the previous configuration stays");
-		vipd_cfg_msgs_free(&errs);
+		cpha_msgs_free(&errs);
 		cpha_notify_ready("reload refused");
 		return;
 	}
@@ -284,7 +284,7 @@ int main(int argc, char **argv)
 {
 	static struct vipd d;
 	struct cpha_event_ops ops = { .stop = on_stop, .reload = on_reload };
-	struct vipd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	int i, check = 0, quiet = 0, r;
 	char why[512];
 	size_t k;
@@ -319,8 +319,8 @@ int main(int argc, char **argv)
 
 	cpha_log_open("vipd", getenv("JOURNAL_STREAM") ? CPHA_LOG_AUTO : CPHA_LOG_STDERR);
 	if (vipd_cfg_load(d.config_path, &d.cfg, &errs) < 0) {
-		print_msgs(errs.msg, errs.n);
-		vipd_cfg_msgs_free(&errs);
+		cpha_msgs_print(errs.errs, errs.nerrs, stderr);
+		cpha_msgs_free(&errs);
 		return 1;
 	}
 	for (k = 0; k < d.cfg->nnotices; k++)

@@ -14,14 +14,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fenced_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct fenced_config *c = NULL;
 	size_t i, j, k;
 
 	if (fenced_cfg_load_mem("fuzz.conf", (const char *)data, size, &c, &errs) < 0) {
-		if (!errs.n)
+		if (!errs.nerrs)
 			__builtin_trap(); /* a refusal says why */
-		fenced_cfg_msgs_free(&errs);
+		cpha_msgs_free(&errs);
 		return 0;
 	}
 	if (c->global.agent_timeout == 0 || c->global.retry_interval == 0 ||

@@ -47,12 +47,12 @@ static void check_backend(const struct lbd_backend *b)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct lbd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct lbd_config *c = NULL;
 	size_t i;
 
 	if (lbd_cfg_load_mem("fuzz.cfg", (const char *)data, size, &c, &errs) == 0) {
-		if (!c || errs.n)
+		if (!c || errs.nerrs)
 			__builtin_trap();
 		for (i = 0; i < c->nfrontends; i++) {
 			const struct lbd_frontend *f = &c->frontends[i];
@@ -78,12 +78,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		/* at least one message, each saying where (at most 100 and
 		 * the "too many errors" one) */
-		if (c || errs.n == 0 || errs.n > 101)
+		if (c || errs.nerrs == 0 || errs.nerrs > 101)
 			__builtin_trap();
-		for (i = 0; i < errs.n; i++)
-			if (strncmp(errs.msg[i], "fuzz.cfg:", 9) != 0)
+		for (i = 0; i < errs.nerrs; i++)
+			if (strncmp(errs.errs[i].text, "fuzz.cfg:", 9) != 0)
 				__builtin_trap();
-		lbd_cfg_msgs_free(&errs);
+		cpha_msgs_free(&errs);
 	}
 	return 0;
 }

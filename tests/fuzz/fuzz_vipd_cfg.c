@@ -118,24 +118,24 @@ static void check_config(const struct vipd_config *c)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct vipd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct vipd_config *c = NULL;
 	size_t i;
 
 	if (vipd_cfg_load_mem("fuzz.conf", (const char *)data, size, &c, &errs) == 0) {
-		if (!c || errs.n)
+		if (!c || errs.nerrs)
 			__builtin_trap();
 		check_config(c);
 		vipd_cfg_free(c);
 	} else {
 		/* at least one message, each saying where (at most 100 and
 		 * the "too many errors" one) */
-		if (c || errs.n == 0 || errs.n > 101)
+		if (c || errs.nerrs == 0 || errs.nerrs > 101)
 			__builtin_trap();
-		for (i = 0; i < errs.n; i++)
-			if (strncmp(errs.msg[i], "fuzz.conf:", 10) != 0)
+		for (i = 0; i < errs.nerrs; i++)
+			if (strncmp(errs.errs[i].text, "fuzz.conf:", 10) != 0)
 				__builtin_trap();
-		vipd_cfg_msgs_free(&errs);
+		cpha_msgs_free(&errs);
 	}
 	return 0;
 }

@@ -22,7 +22,7 @@
 /* Write text to a temporary file and load it; the file is removed. The
  * messages go to d; *path_out (if given) gets the file's name, to free. */
 static inline struct cp_cluster *cpha_test_load(
-	const char *text, struct cp_diag *d, char **path_out)
+	const char *text, struct cpha_msgs *d, char **path_out)
 {
 	char path[] = "/tmp/cpha-test-XXXXXX.yaml";
 	struct cp_cluster *c = NULL;
@@ -42,24 +42,36 @@ static inline struct cp_cluster *cpha_test_load(
 	return c;
 }
 
-/* True when one of the messages contains every one of the NULL-terminated
- * fragments. */
+/* True when s contains every one of the NULL-terminated fragments. */
+static inline int cpha_test_all(const char *s, const char *const *frag)
+{
+	for (size_t k = 0; frag[k]; k++)
+		if (!strstr(s, frag[k]))
+			return 0;
+	return 1;
+}
+
+/* True when one of the texts contains every one of the fragments. */
 static inline int cpha_test_has(char **v, size_t n, const char *const *frag)
 {
-	for (size_t i = 0; i < n; i++) {
-		int all = 1;
-		for (size_t k = 0; frag[k]; k++)
-			if (!strstr(v[i], frag[k]))
-				all = 0;
-		if (all)
+	for (size_t i = 0; i < n; i++)
+		if (cpha_test_all(v[i], frag))
 			return 1;
-	}
+	return 0;
+}
+
+/* The same for messages. */
+static inline int cpha_test_has_msg(const struct cpha_msg *v, size_t n, const char *const *frag)
+{
+	for (size_t i = 0; i < n; i++)
+		if (cpha_test_all(v[i].text, frag))
+			return 1;
 	return 0;
 }
 
 #define HAS_ERR(d, ...)                                                                            \
-	cpha_test_has((d)->errs, (d)->nerrs, (const char *const[]){ __VA_ARGS__, NULL })
+	cpha_test_has_msg((d)->errs, (d)->nerrs, (const char *const[]){ __VA_ARGS__, NULL })
 #define HAS_WARN(d, ...)                                                                           \
-	cpha_test_has((d)->warns, (d)->nwarns, (const char *const[]){ __VA_ARGS__, NULL })
+	cpha_test_has_msg((d)->warns, (d)->nwarns, (const char *const[]){ __VA_ARGS__, NULL })
 
 #endif

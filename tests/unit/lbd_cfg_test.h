@@ -3,6 +3,8 @@
 #ifndef LBD_CFG_TEST_H
 #define LBD_CFG_TEST_H
 
+#include "msgs_test.h"
+
 #define SEC CPHA_USEC_PER_SEC
 #define MS  CPHA_USEC_PER_MSEC
 
@@ -74,37 +76,25 @@ static const char readyz_cfg[] =
 	"    timeout client 30s\n"                                                                 \
 	"    timeout server 30s\n"
 
-static char joined[32768];
-
-static __attribute__((unused)) const char *join(char **msg, size_t n)
-{
-	size_t i, o = 0;
-
-	joined[0] = '\0';
-	for (i = 0; i < n && o < sizeof(joined); i++)
-		o += (size_t)snprintf(joined + o, sizeof(joined) - o, "%s\n", msg[i]);
-	return joined;
-}
-
 static __attribute__((unused)) struct lbd_config *load_ok(const char *text)
 {
-	struct lbd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct lbd_config *c = NULL;
 	int r;
 
 	r = lbd_cfg_load_mem("t.cfg", text, strlen(text), &c, &errs);
 	if (r != 0)
-		print_error("unexpected errors:\n%s", join(errs.msg, errs.n));
+		print_error("unexpected errors:\n%s", join_errs(&errs));
 	assert_int_equal(r, 0);
 	assert_non_null(c);
-	assert_int_equal(errs.n, 0);
+	assert_int_equal(errs.nerrs, 0);
 	return c;
 }
 
 /* Load text that must fail: the messages, one per line; *n their count. */
 static __attribute__((unused)) const char *load_bad(const char *text, size_t *n)
 {
-	struct lbd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct lbd_config *c = NULL;
 	size_t i;
 	int r;
@@ -112,13 +102,13 @@ static __attribute__((unused)) const char *load_bad(const char *text, size_t *n)
 	r = lbd_cfg_load_mem("t.cfg", text, strlen(text), &c, &errs);
 	assert_int_equal(r, -1);
 	assert_null(c);
-	assert_true(errs.n > 0);
-	for (i = 0; i < errs.n; i++)
-		assert_non_null(strstr(errs.msg[i], "t.cfg:"));
+	assert_true(errs.nerrs > 0);
+	for (i = 0; i < errs.nerrs; i++)
+		assert_non_null(strstr(errs.errs[i].text, "t.cfg:"));
 	if (n)
-		*n = errs.n;
-	join(errs.msg, errs.n);
-	lbd_cfg_msgs_free(&errs);
+		*n = errs.nerrs;
+	join_errs(&errs);
+	cpha_msgs_free(&errs);
 	return joined;
 }
 

@@ -33,12 +33,12 @@ static const char vipd_text[] = "vrrp_instance VI_1 {\n"
 				"  }\n"
 				"}\n";
 
-static int has(char **msg, size_t n, const char *want)
+static int has(const struct cpha_msgs *m, const char *want)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		if (strstr(msg[i], want))
+	for (i = 0; i < m->nerrs; i++)
+		if (strstr(m->errs[i].text, want))
 			return 1;
 	return 0;
 }
@@ -47,8 +47,8 @@ static void test_both_parse(void **state)
 {
 	struct lbd_config *lc = NULL;
 	struct vipd_config *vc = NULL;
-	struct lbd_cfg_msgs lerr = { 0 };
-	struct vipd_cfg_msgs verr = { 0 };
+	struct cpha_msgs lerr = { 0 };
+	struct cpha_msgs verr = { 0 };
 	const struct vipd_instance *vi;
 	struct lbd_backend *b;
 	struct lbd_server_cfg *s;
@@ -57,8 +57,8 @@ static void test_both_parse(void **state)
 	assert_int_equal(lbd_cfg_load_mem("lbd.cfg", lbd_text, strlen(lbd_text), &lc, &lerr), 0);
 	assert_int_equal(
 		vipd_cfg_load_mem("vipd.conf", vipd_text, strlen(vipd_text), &vc, &verr), 0);
-	assert_int_equal(lerr.n, 0);
-	assert_int_equal(verr.n, 0);
+	assert_int_equal(lerr.nerrs, 0);
+	assert_int_equal(verr.nerrs, 0);
 
 	b = lbd_cfg_backend(lc, "api");
 	assert_non_null(b);
@@ -99,27 +99,26 @@ static void test_both_errors(void **state)
 				   "}\n";
 	struct lbd_config *lc = NULL;
 	struct vipd_config *vc = NULL;
-	struct lbd_cfg_msgs lerr = { 0 };
-	struct vipd_cfg_msgs verr = { 0 };
+	struct cpha_msgs lerr = { 0 };
+	struct cpha_msgs verr = { 0 };
 
 	(void)state;
 	assert_int_equal(lbd_cfg_load_mem("lbd.cfg", lbad, strlen(lbad), &lc, &lerr), -1);
 	assert_null(lc);
-	assert_true(lerr.n >= 1);
-	assert_true(has(lerr.msg, lerr.n, "lbd.cfg:3: "));
-	assert_true(has(lerr.msg, lerr.n, "nosuch"));
+	assert_true(lerr.nerrs >= 1);
+	assert_true(has(&lerr, "lbd.cfg:3: "));
+	assert_true(has(&lerr, "nosuch"));
 	/* known, but not allowed here: said so, not "unknown" */
-	assert_true(
-		has(lerr.msg, lerr.n, "lbd.cfg:7: 'balance' is not allowed in a frontend section"));
+	assert_true(has(&lerr, "lbd.cfg:7: 'balance' is not allowed in a frontend section"));
 
 	assert_int_equal(vipd_cfg_load_mem("vipd.conf", vbad, strlen(vbad), &vc, &verr), -1);
 	assert_null(vc);
-	assert_true(verr.n >= 1);
-	assert_true(has(verr.msg, verr.n, "vipd.conf:4: "));
-	assert_true(has(verr.msg, verr.n, "priority"));
+	assert_true(verr.nerrs >= 1);
+	assert_true(has(&verr, "vipd.conf:4: "));
+	assert_true(has(&verr, "priority"));
 
-	lbd_cfg_msgs_free(&lerr);
-	vipd_cfg_msgs_free(&verr);
+	cpha_msgs_free(&lerr);
+	cpha_msgs_free(&verr);
 }
 
 int main(void)

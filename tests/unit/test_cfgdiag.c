@@ -6,9 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmocka.h>
 
 #include "cfgdiag.h"
+#include "cfgmsg.h"
 
 /* file:line with two files; loc 0 is the first file without a line;
  * messages come out sorted by place. */
@@ -87,6 +91,75 @@ static void test_cfgdiag_oom(void **state)
 	cpha_cfgdiag_free(&d);
 }
 
+/* A message handed back: its place, and the form of its text by what is
+ * known of the place. */
+static void test_msgs_add(void **state)
+{
+	struct cpha_msgs m = { 0 };
+
+	(void)state;
+	cpha_msgs_err(&m, "c.yaml", (struct cpha_pos){ 3, 7 }, "bad %s", "value");
+	cpha_msgs_err(&m, "c.yaml", (struct cpha_pos){ 4, 0 }, "no column");
+	cpha_msgs_err(&m, "c.yaml", (struct cpha_pos){ 0, 0 }, "the file");
+	cpha_msgs_warn(&m, "c.yaml", (struct cpha_pos){ 4, 1 }, "odd %d", 1);
+	assert_int_equal(
+		cpha_msgs_add(&m, true, "c.yaml", (struct cpha_pos){ 0, 0 }, "default"), 0);
+	assert_int_equal(cpha_msgs_cannot_read(&m, "x.conf", "No such file or directory"), -1);
+	assert_int_equal(m.nerrs, 4);
+	assert_int_equal(m.nwarns, 2);
+	assert_string_equal(m.errs[0].text, "c.yaml:3:7: bad value");
+	assert_int_equal(m.errs[0].pos.line, 3);
+	assert_int_equal(m.errs[0].pos.col, 7);
+	assert_string_equal(m.errs[1].text, "c.yaml:4: no column");
+	assert_string_equal(m.errs[2].text, "c.yaml: the file");
+	assert_string_equal(m.errs[3].text, "x.conf: cannot read: No such file or directory");
+	assert_string_equal(m.warns[0].text, "c.yaml:4:1: warning: odd 1");
+	assert_string_equal(m.warns[1].text, "c.yaml: warning: default");
+	cpha_msgs_free(&m);
+	assert_int_equal(m.nerrs + m.nwarns, 0);
+	assert_null(m.errs);
+}
+
+/* A collector's errors handed back sorted, with their lines. */
+static void test_msgs_take(void **state)
+{
+	struct cpha_cfgdiag d = { 0 };
+	struct cpha_msgs m = { 0 };
+
+	(void)state;
+	assert_int_equal(cpha_cfgdiag_file(&d, "main.conf"), 0);
+	cpha_msgs_cannot_read(&m, "other.conf", "why");
+	cpha_cfgdiag_err(&d, CPHA_CFGDIAG_LOC(0, 9), "later");
+	cpha_cfgdiag_err(&d, CPHA_CFGDIAG_LOC(0, 2), "sooner");
+	assert_int_equal(cpha_cfgdiag_take_errs(&d, &m), 0);
+	assert_int_equal(d.nerrs, 0);
+	assert_int_equal(m.nerrs, 3);
+	assert_string_equal(m.errs[1].text, "main.conf:2: sooner");
+	assert_int_equal(m.errs[1].pos.line, 2);
+	assert_int_equal(m.errs[1].pos.col, 0);
+	assert_string_equal(m.errs[2].text, "main.conf:9: later");
+	cpha_msgs_free(&m);
+	cpha_cfgdiag_free(&d);
+}
+
+/* cpha_oom() says so and exits 70. */
+static void test_oom_exit(void **state)
+{
+	int st = 0;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0) {
+		close(STDERR_FILENO); /* the message is not what is tested */
+		cpha_oom();
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 70);
+}
+
 struct row {
 	struct cpha_cfgkw kw;
 	int value;
@@ -157,6 +230,9 @@ int main(void)
 		cmocka_unit_test(test_cfgdiag_places),
 		cmocka_unit_test(test_cfgdiag_cap),
 		cmocka_unit_test(test_cfgdiag_oom),
+		cmocka_unit_test(test_msgs_add),
+		cmocka_unit_test(test_msgs_take),
+		cmocka_unit_test(test_oom_exit),
 		cmocka_unit_test(test_cfgkw_find),
 		cmocka_unit_test(test_cfgkw_prefix),
 	};

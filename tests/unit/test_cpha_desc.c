@@ -14,15 +14,15 @@
 #include "cpha_test.h"
 #include "flags.h"
 
-static void dump(const struct cp_diag *d)
+static void dump(const struct cpha_msgs *d)
 {
 	for (size_t i = 0; i < d->nerrs; i++)
-		print_message("error: %s\n", d->errs[i]);
+		print_message("error: %s\n", d->errs[i].text);
 }
 
 static void test_sample(void **state)
 {
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c = NULL;
 	char *path;
 	FILE *f;
@@ -66,12 +66,12 @@ static void test_sample(void **state)
 	assert_int_equal(cluster_first_service_ip(c, ip, sizeof(ip)), 0);
 	assert_string_equal(ip, "10.32.0.1");
 	cluster_free(c);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 }
 
 static void test_defaults(void **state)
 {
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c = cpha_test_load(CPHA_TEST_BASE, &d, NULL);
 	(void)state;
 
@@ -97,7 +97,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c->etcd_minor, 4);
 	assert_string_equal(c->etcd_image, "registry.k8s.io/etcd:3.4.13-0");
 	cluster_free(c);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 }
 
 /* kubernetes.version in each form, and etcd.version with its image. */
@@ -130,7 +130,7 @@ static void test_versions(void **state)
 
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		char yaml[1024], rel[32];
-		struct cp_diag d = { 0 };
+		struct cpha_msgs d = { 0 };
 		struct cp_cluster *c;
 
 		snprintf(yaml, sizeof(yaml), "%s%s", CPHA_TEST_BASE, ok[i].yaml);
@@ -144,11 +144,11 @@ static void test_versions(void **state)
 		assert_string_equal(flags_k8s_release(c, rel, sizeof(rel)), ok[i].release);
 		assert_int_equal(c->k8s_version_pos.line, 7);
 		cluster_free(c);
-		cp_diag_free(&d);
+		cpha_msgs_free(&d);
 	}
 	for (size_t i = 0; i < sizeof(etcd) / sizeof(etcd[0]); i++) {
 		char yaml[1024];
-		struct cp_diag d = { 0 };
+		struct cpha_msgs d = { 0 };
 		struct cp_cluster *c;
 
 		snprintf(yaml, sizeof(yaml), "%s%s", CPHA_TEST_BASE, etcd[i].yaml);
@@ -158,7 +158,7 @@ static void test_versions(void **state)
 		assert_int_equal(c->etcd_minor, etcd[i].minor);
 		assert_string_equal(c->etcd_image, etcd[i].image);
 		cluster_free(c);
-		cp_diag_free(&d);
+		cpha_msgs_free(&d);
 	}
 }
 
@@ -307,7 +307,7 @@ static void test_errors(void **state)
 	(void)state;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct cp_diag d = { 0 };
+		struct cpha_msgs d = { 0 };
 		struct cp_cluster *c = cpha_test_load(cases[i].yaml, &d, NULL);
 
 		bool found = HAS_ERR(&d, cases[i].where, cases[i].what);
@@ -319,7 +319,7 @@ static void test_errors(void **state)
 			failed++;
 		}
 		cluster_free(c);
-		cp_diag_free(&d);
+		cpha_msgs_free(&d);
 	}
 	assert_int_equal(failed, 0);
 }
@@ -332,7 +332,7 @@ static void test_lbs_left_out(void **state)
 
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
 		char yaml[1024];
-		struct cp_diag d = { 0 };
+		struct cpha_msgs d = { 0 };
 		struct cp_cluster *c;
 
 		snprintf(yaml, sizeof(yaml), "%s%s", CPHA_TEST_BASE, forms[i]);
@@ -342,13 +342,13 @@ static void test_lbs_left_out(void **state)
 		assert_true(c->lb_on_masters);
 		assert_int_equal(cluster_lb_count(c), 3);
 		cluster_free(c);
-		cp_diag_free(&d);
+		cpha_msgs_free(&d);
 	}
 }
 
 static void test_external_etcd(void **state)
 {
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c =
 		cpha_test_load(CPHA_TEST_BASE "etcd:\n  hosts:\n    - m1\n"
 					      "    - {name: e1, address: 198.18.0.21}\n"
@@ -364,14 +364,14 @@ static void test_external_etcd(void **state)
 	assert_int_equal(cluster_host(c, "e2")->roles, CP_ROLE_ETCD);
 	assert_int_equal(cluster_host(c, "m2")->roles, CP_ROLE_MASTER | CP_ROLE_LB * 0);
 	cluster_free(c);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 }
 
 /* Priorities are VRRP's: with Pacemaker placing the VIP (IPaddr2) they
  * mean nothing, and equal ones are no error. */
 static void test_priority_without_vrrp(void **state)
 {
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c = cpha_test_load(
 		"cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24}\nmasters:\n"
 		"  - {name: m1, address: 198.18.0.11, priority: 100}\n"
@@ -383,7 +383,7 @@ static void test_priority_without_vrrp(void **state)
 	dump(&d);
 	assert_non_null(c);
 	cluster_free(c);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	/* the same with vipd is refused */
 	c = cpha_test_load("cluster: {name: lab}\napi: {name: k, vip: 198.18.0.2/24}\nmasters:\n"
 			   "  - {name: m1, address: 198.18.0.11, priority: 100}\n"
@@ -392,7 +392,7 @@ static void test_priority_without_vrrp(void **state)
 		&d, NULL);
 	assert_null(c);
 	assert_true(HAS_ERR(&d, ":5:48:", "VRRP priority 100 of m2 is also the priority of m1"));
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 }
 
 static void test_vrid_derived(void **state)
@@ -480,18 +480,18 @@ static void test_net(void **state)
  * "file:line:col: warning: text" for a warning. */
 static void test_diag_form(void **state)
 {
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	(void)state;
 
-	cp_diag_err(&d, "c.yaml", (struct cp_pos){ 3, 7 }, "bad %s", "value");
-	cp_diag_warn(&d, "c.yaml", (struct cp_pos){ 4, 1 }, "odd %d", 1);
-	cp_diag_warn(&d, "c.yaml", (struct cp_pos){ 0, 0 }, "a default is odd");
+	cpha_msgs_err(&d, "c.yaml", (struct cpha_pos){ 3, 7 }, "bad %s", "value");
+	cpha_msgs_warn(&d, "c.yaml", (struct cpha_pos){ 4, 1 }, "odd %d", 1);
+	cpha_msgs_warn(&d, "c.yaml", (struct cpha_pos){ 0, 0 }, "a default is odd");
 	assert_int_equal(d.nerrs, 1);
 	assert_int_equal(d.nwarns, 2);
-	assert_string_equal(d.errs[0], "c.yaml:3:7: bad value");
-	assert_string_equal(d.warns[0], "c.yaml:4:1: warning: odd 1");
-	assert_string_equal(d.warns[1], "c.yaml: warning: a default is odd");
-	cp_diag_free(&d);
+	assert_string_equal(d.errs[0].text, "c.yaml:3:7: bad value");
+	assert_string_equal(d.warns[0].text, "c.yaml:4:1: warning: odd 1");
+	assert_string_equal(d.warns[1].text, "c.yaml: warning: a default is odd");
+	cpha_msgs_free(&d);
 }
 
 /* The kernel's dev_valid_name() rules. */
@@ -535,7 +535,7 @@ static void test_monitoring(void **state)
 			":7:19:", "give both cert_file and key_file" },
 		{ CPHA_TEST_BASE "monitoring: {port: 1}\n", ":7:14:", "unknown key 'port'" },
 	};
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c = cpha_test_load(CPHA_TEST_BASE, &d, NULL);
 	char yaml[1024];
 	size_t failed = 0;
@@ -565,9 +565,9 @@ static void test_monitoring(void **state)
 	assert_int_equal(c->mon.listen, CP_MON_ADDRESS);
 	assert_null(c->mon.cert_file);
 	cluster_free(c);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct cp_diag e = { 0 };
+		struct cpha_msgs e = { 0 };
 
 		c = cpha_test_load(bad[i].yaml, &e, NULL);
 		if (c || !HAS_ERR(&e, bad[i].where, bad[i].what)) {
@@ -576,7 +576,7 @@ static void test_monitoring(void **state)
 			failed++;
 		}
 		cluster_free(c);
-		cp_diag_free(&e);
+		cpha_msgs_free(&e);
 	}
 	assert_int_equal(failed, 0);
 }
@@ -604,7 +604,7 @@ static void test_prometheus(void **state)
 		{ CPHA_TEST_BASE "monitoring: {listen: host, prometheus: {retention: 1d}}\n",
 			":7:41:", "unknown key 'retention'" },
 	};
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c;
 	size_t failed = 0;
 
@@ -638,9 +638,9 @@ static void test_prometheus(void **state)
 	assert_string_equal(c->mon.prom.dir, "/srv/prom");
 	assert_string_equal(c->mon.prom.textfile_dir, "/srv/text");
 	cluster_free(c);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct cp_diag e = { 0 };
+		struct cpha_msgs e = { 0 };
 
 		c = cpha_test_load(bad[i].yaml, &e, NULL);
 		if (c || !HAS_ERR(&e, bad[i].where, bad[i].what)) {
@@ -649,7 +649,7 @@ static void test_prometheus(void **state)
 			failed++;
 		}
 		cluster_free(c);
-		cp_diag_free(&e);
+		cpha_msgs_free(&e);
 	}
 	assert_int_equal(failed, 0);
 }

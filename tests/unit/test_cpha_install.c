@@ -45,15 +45,15 @@ static char *src_path(const char *rel)
 
 static struct cp_cluster *load(const char *rel)
 {
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c = NULL;
 	char *path = src_path(rel);
 
 	if (cluster_load(path, &c, &d) < 0)
 		for (size_t i = 0; i < d.nerrs; i++)
-			print_error("%s\n", d.errs[i]);
+			print_error("%s\n", d.errs[i].text);
 	assert_non_null(c);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	free(path);
 	return c;
 }
@@ -62,7 +62,7 @@ static struct cp_cluster *load(const char *rel)
 static void plan_of(const char *rel, const char *name, struct cp_cluster **c, struct render_set *s,
 	struct install_plan *p)
 {
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	const struct cp_host *h;
 
 	*c = load(rel);
@@ -70,9 +70,9 @@ static void plan_of(const char *rel, const char *name, struct cp_cluster **c, st
 	assert_non_null(h);
 	assert_int_equal(install_render(*c, s, &d), 0);
 	for (size_t i = 0; i < d.nerrs; i++)
-		print_error("%s\n", d.errs[i]);
+		print_error("%s\n", d.errs[i].text);
 	assert_int_equal(d.nerrs, 0);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	assert_int_equal(install_plan_build(*c, h, s, p), 0);
 }
 
@@ -322,10 +322,10 @@ static void test_pki_read_is_installed(void **state)
 	for (size_t fx = 0; fx < sizeof(fixtures) / sizeof(fixtures[0]); fx++) {
 		struct cp_cluster *c = load(fixtures[fx]);
 		struct render_set s = { 0 };
-		struct cp_diag d = { 0 };
+		struct cpha_msgs d = { 0 };
 
 		assert_int_equal(install_render(c, &s, &d), 0);
-		cp_diag_free(&d);
+		cpha_msgs_free(&d);
 		for (size_t hi = 0; hi < c->nhosts; hi++) {
 			struct install_plan p;
 			assert_int_equal(install_plan_build(c, &c->hosts[hi], &s, &p), 0);

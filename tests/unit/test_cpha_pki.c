@@ -73,17 +73,17 @@ static int teardown(void **state)
 
 static void load_plan(const char *yaml)
 {
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c = cpha_test_load(yaml, &d, NULL);
 	const char *why = NULL;
 
 	for (size_t i = 0; i < d.nerrs; i++)
-		print_message("error: %s\n", d.errs[i]);
+		print_message("error: %s\n", d.errs[i].text);
 	assert_non_null(c);
 	pki_plan_free(&plan);
 	assert_int_equal(pki_plan_build(c, &plan, &why), 0);
 	cluster_free(c);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 }
 
 static void dump(const struct pki_report *r)
@@ -533,7 +533,7 @@ static void test_sample(void **state)
 	struct pki_report r;
 	struct pki_run o;
 	const char *why;
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c = NULL;
 	X509 *x;
 
@@ -542,7 +542,7 @@ static void test_sample(void **state)
 	assert_int_equal(cluster_load(CPHA_SOURCE_DIR "/tests/samples/cluster.yaml", &c, &d), 0);
 	assert_int_equal(pki_plan_build(c, &plan, &why), 0);
 	cluster_free(c);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	issue();
 	o = (struct pki_run){ .op = PKI_OP_CHECK, .now = now };
 	memset(&r, 0, sizeof(r));

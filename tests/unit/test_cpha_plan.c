@@ -11,7 +11,7 @@
 
 struct run {
 	struct cp_cluster *c;
-	struct cp_diag d;
+	struct cpha_msgs d;
 	struct plan p;
 	int rc;
 };
@@ -19,9 +19,9 @@ struct run {
 static void show(const struct run *r)
 {
 	for (size_t i = 0; i < r->d.nerrs; i++)
-		print_message("error: %s\n", r->d.errs[i]);
+		print_message("error: %s\n", r->d.errs[i].text);
 	for (size_t i = 0; i < r->d.nwarns; i++)
-		print_message("warning: %s\n", r->d.warns[i]);
+		print_message("warning: %s\n", r->d.warns[i].text);
 }
 
 static void plan_of(struct run *r, const char *yaml, bool allow_even)
@@ -40,7 +40,7 @@ static void plan_of(struct run *r, const char *yaml, bool allow_even)
 static void done(struct run *r)
 {
 	plan_free(&r->p);
-	cp_diag_free(&r->d);
+	cpha_msgs_free(&r->d);
 	cluster_free(r->c);
 }
 
@@ -318,7 +318,7 @@ static void test_leader_elect(void **state)
  * day after the end-of-life date; none before. */
 static void test_version_eol(void **state)
 {
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c;
 	(void)state;
 
@@ -333,20 +333,21 @@ static void test_version_eol(void **state)
 	plan_check_version(c, "2026-11-28", &d);
 	assert_int_equal(d.nwarns, 1);
 	assert_int_equal(d.nerrs, 0);
-	assert_non_null(
-		strstr(d.warns[0], ":7:23: warning: kubernetes.version: Kubernetes 1.34 reached "
-				   "its end of life on 2026-10-27"));
-	assert_non_null(strstr(d.warns[0], "cpha knows 1.33, 1.34, 1.35, 1.36, 1.37"));
-	cp_diag_free(&d);
+	assert_non_null(strstr(d.warns[0].text,
+		":7:23: warning: kubernetes.version: Kubernetes 1.34 reached "
+		"its end of life on 2026-10-27"));
+	assert_non_null(strstr(d.warns[0].text, "cpha knows 1.33, 1.34, 1.35, 1.36, 1.37"));
+	cpha_msgs_free(&d);
 
 	/* a model whose minor the table does not know (built otherwise than
 	 * by the reader, which refuses it): refused, naming the known ones */
 	c->k8s_minor = 30;
 	plan_check_version(c, "2026-11-28", &d);
 	assert_int_equal(d.nerrs, 1);
-	assert_non_null(strstr(d.errs[0], "does not know the flags of Kubernetes 1.30; it knows "
-					  "1.33, 1.34"));
-	cp_diag_free(&d);
+	assert_non_null(
+		strstr(d.errs[0].text, "does not know the flags of Kubernetes 1.30; it knows "
+				       "1.33, 1.34"));
+	cpha_msgs_free(&d);
 	cluster_free(c);
 
 	/* the default is supported on 2026-11-28; plan_build judges with
@@ -357,16 +358,16 @@ static void test_version_eol(void **state)
 	assert_non_null(c);
 	assert_int_equal(plan_build(c, &o, &p, &d), 0);
 	for (size_t i = 0; i < d.nwarns; i++)
-		assert_null(strstr(d.warns[i], "end of life"));
+		assert_null(strstr(d.warns[i].text, "end of life"));
 	plan_free(&p);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 	c = cpha_test_load(CPHA_TEST_BASE "kubernetes: {version: '1.33'}\n", &d, NULL);
 	assert_non_null(c);
 	assert_int_equal(plan_build(c, &o, &p, &d), 0);
 	assert_true(HAS_WARN(&d, ":7:23:", "1.33 reached its end of life on 2026-06-28"));
 	plan_free(&p);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -400,7 +401,7 @@ static void test_etcd_image(void **state)
 	(void)state;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct cp_diag d = { 0 };
+		struct cpha_msgs d = { 0 };
 		struct cp_cluster *c;
 		char yaml[1024];
 
@@ -410,13 +411,13 @@ static void test_etcd_image(void **state)
 		plan_check_etcd_image(c, &d);
 		if (!cases[i].warn) {
 			if (d.nwarns)
-				fail_msg("case %zu: %s", i, d.warns[0]);
+				fail_msg("case %zu: %s", i, d.warns[0].text);
 		} else {
 			assert_int_equal(d.nwarns, 1);
-			if (!strstr(d.warns[0], cases[i].warn))
-				fail_msg("case %zu: %s", i, d.warns[0]);
+			if (!strstr(d.warns[0].text, cases[i].warn))
+				fail_msg("case %zu: %s", i, d.warns[0].text);
 		}
-		cp_diag_free(&d);
+		cpha_msgs_free(&d);
 		cluster_free(c);
 	}
 }

@@ -61,29 +61,29 @@ static char *src_path(const char *rel)
 
 static struct cp_cluster *load(const char *rel)
 {
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c = NULL;
 	char *path = src_path(rel);
 
 	if (cluster_load(path, &c, &d) < 0)
 		for (size_t i = 0; i < d.nerrs; i++)
-			print_error("%s\n", d.errs[i]);
+			print_error("%s\n", d.errs[i].text);
 	assert_non_null(c);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	free(path);
 	return c;
 }
 
 static void render(const struct cp_cluster *c, struct render_set *s)
 {
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	int rc = render_masters(c, s, &d);
 
 	for (size_t i = 0; i < d.nerrs; i++)
-		print_error("%s\n", d.errs[i]);
+		print_error("%s\n", d.errs[i].text);
 	assert_int_equal(rc, 0);
 	assert_int_equal(d.nerrs, 0);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 }
 
 static const char *text_of(struct render_set *s, const char *host, const char *path)
@@ -376,7 +376,7 @@ static const char *yscalar(struct ydoc *y, const char *path)
 
 static struct cp_flags build(const struct cp_cluster *c, const char *host, enum flags_role r)
 {
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_flags f;
 	const struct cp_host *h = cluster_host(c, host);
 
@@ -796,15 +796,15 @@ static void test_bad_values(void **state)
 {
 	struct cp_cluster *c = load("tests/fixtures/cpha/systemd.yaml");
 	struct render_set s = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 
 	(void)state;
 	free(c->etcd_token);
 	c->etcd_token = strdup("my token");
 	assert_int_equal(render_masters(c, &s, &d), -1);
 	assert_true(d.nerrs > 0);
-	assert_non_null(strstr(d.errs[0], "--initial-cluster-token=my token"));
-	cp_diag_free(&d);
+	assert_non_null(strstr(d.errs[0].text, "--initial-cluster-token=my token"));
+	cpha_msgs_free(&d);
 	render_set_free(&s);
 
 	free(c->etcd_token);
@@ -812,8 +812,8 @@ static void test_bad_values(void **state)
 	free(c->bin_dir);
 	c->bin_dir = strdup("/opt/$HOME/bin");
 	assert_int_equal(render_masters(c, &s, &d), -1);
-	assert_non_null(strstr(d.errs[0], "bin_dir"));
-	cp_diag_free(&d);
+	assert_non_null(strstr(d.errs[0].text, "bin_dir"));
+	cpha_msgs_free(&d);
 	render_set_free(&s);
 	cluster_free(c);
 }

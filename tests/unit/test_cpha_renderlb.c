@@ -33,13 +33,13 @@ static char *fixture(const char *name)
 
 static struct cp_cluster *load(const char *path)
 {
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct cp_cluster *c = NULL;
 
 	if (cluster_load(path, &c, &d) < 0)
 		for (size_t i = 0; i < d.nerrs; i++)
-			fprintf(stderr, "%s\n", d.errs[i]);
-	cp_diag_free(&d);
+			fprintf(stderr, "%s\n", d.errs[i].text);
+	cpha_msgs_free(&d);
 	assert_non_null(c);
 	return c;
 }
@@ -160,7 +160,7 @@ static void test_sample_lbd(void **state)
 {
 	struct cp_cluster *c = load_fixture(SAMPLE);
 	struct render_set s = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	const char *t;
 
 	(void)state;
@@ -240,7 +240,7 @@ static void test_sample_lbd(void **state)
 	has(t, "    priority 140\n    advert_int 1\n    unicast_src_ip 10.10.10.4\n"
 	       "    unicast_peer {\n        10.10.10.3\n    }\n");
 	render_set_free(&s);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -250,7 +250,7 @@ static void test_five_haproxy(void **state)
 {
 	struct cp_cluster *c = load_fixture("five-haproxy.yaml");
 	struct render_set s = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	const char *t;
 
 	(void)state;
@@ -314,7 +314,7 @@ static void test_five_haproxy(void **state)
 	       "        198.18.0.12\n        198.18.0.14\n        198.18.0.15\n    }\n");
 	has(t, "    track_script {\n        lb_healthy\n    }\n");
 	render_set_free(&s);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -325,7 +325,7 @@ static void test_vipd_haproxy(void **state)
 	struct cp_cluster *c =
 		load_variant(SAMPLE, NULL, "load_balancer: lbd ", "load_balancer: haproxy ", NULL);
 	struct render_set s = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	const char *t;
 
 	(void)state;
@@ -344,7 +344,7 @@ static void test_vipd_haproxy(void **state)
 	/* apart from the masters: every address */
 	has(text_of(&s, "lb00", "/etc/haproxy/haproxy.cfg"), "\n    bind :6443\n");
 	render_set_free(&s);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -355,7 +355,7 @@ static void test_vip_pacemaker(void **state)
 		load_variant("five-haproxy.yaml", NULL, "  vip: keepalived\n  manager: systemd\n",
 			"  vip: pacemaker\n  manager: pacemaker\n", NULL);
 	struct render_set s = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 
 	(void)state;
 	assert_int_equal(render_lb(c, &s, &d), 0);
@@ -365,7 +365,7 @@ static void test_vip_pacemaker(void **state)
 		assert_string_not_equal(s.v[i].path, "/etc/vipd/vipd.conf");
 	}
 	render_set_free(&s);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -375,7 +375,7 @@ static void test_sample_corosync(void **state)
 {
 	struct cp_cluster *c = load_fixture(SAMPLE);
 	struct render_set s = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	const char *t;
 
 	(void)state;
@@ -408,7 +408,7 @@ static void test_sample_corosync(void **state)
 	has(t, "    two_node: 1\n}\n");
 	lacks(t, "kubem");
 	render_set_free(&s);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -416,7 +416,7 @@ static void test_sample_fenced(void **state)
 {
 	struct cp_cluster *c = load_fixture(SAMPLE);
 	struct render_set s = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	const char *t;
 
 	(void)state;
@@ -453,7 +453,7 @@ static void test_sample_fenced(void **state)
 	same_but_host(
 		t, "10.10.10.3", text_of(&s, "lb01", "/etc/fenced/fenced.conf"), "10.10.10.4");
 	render_set_free(&s);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -472,7 +472,7 @@ static void test_monitoring(void **state)
 		"    password_file: /etc/cpha/secrets/metrics\n";
 	struct cp_cluster *c = load_variant(SAMPLE, mon, NULL);
 	struct render_set s = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	const char *t;
 
 	(void)state;
@@ -513,7 +513,7 @@ static void test_monitoring(void **state)
 	has(text_of(&s, "lb01", "/etc/lbd/lbd.cfg"), "    metrics-bind [::]:9120\n");
 	assert_null(render_find(&s, "lb01", "/etc/lbd/metrics-web.yml"));
 	render_set_free(&s);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -533,7 +533,7 @@ static void test_prometheus(void **state)
 		"  prometheus: {scrape_interval: 30s, alertmanagers: ['am:9093']}\n";
 	struct cp_cluster *c = load_variant(SAMPLE, mon, NULL);
 	struct render_set s = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct pcs_cmds p;
 	struct cpha_buf b = { 0 };
 	const char *t;
@@ -592,7 +592,7 @@ static void test_prometheus(void **state)
 	has(b.data, " metrics_port=2381 ");
 	render_pcs_free(&p);
 	cpha_buf_free(&b);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 
 	/* without monitoring.prometheus: none of it */
@@ -634,7 +634,7 @@ static void test_prometheus(void **state)
 	       "        labels: {host: lb01}\n");
 	lacks(t, "job_name: cpha-lbd");
 	render_set_free(&s);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -675,7 +675,7 @@ static void test_five_fenced(void **state)
 {
 	struct cp_cluster *c = load_fixture("five-haproxy.yaml");
 	struct render_set s = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	const char *t;
 
 	(void)state;
@@ -694,7 +694,7 @@ static void test_five_fenced(void **state)
 	has(t, "    consensus: 5940\n");
 	has(t, "        name: kubem04\n        nodeid: 5\n");
 	render_set_free(&s);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -706,7 +706,7 @@ static void test_two_masters(void **state)
 		"  - name: kubem02\n    address: 10.10.10.82\n", "", "host: kubem02", "host: lb01",
 		NULL);
 	struct render_set s = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct pcs_cmds p;
 	struct cpha_buf b = { 0 };
 	const char *t;
@@ -724,7 +724,7 @@ static void test_two_masters(void **state)
 	cpha_buf_free(&b);
 	render_pcs_free(&p);
 	render_set_free(&s);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -733,7 +733,7 @@ static void test_etcd_only_host(void **state)
 	struct cp_cluster *c = load_variant("five-haproxy.yaml", NULL, "  hosts: masters\n",
 		"  hosts: [kubem00, kubem01, {name: e1, address: 198.18.0.21}]\n", NULL);
 	struct render_set s = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 
 	(void)state;
 	assert_int_equal(render_ha_files(c, &s, &d), 0);
@@ -742,7 +742,7 @@ static void test_etcd_only_host(void **state)
 		assert_string_not_equal(s.v[i].host, "e1");
 	lacks(text_of(&s, "kubem00", "/etc/corosync/corosync.conf"), "198.18.0.21");
 	render_set_free(&s);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -751,7 +751,7 @@ static void test_etcd_only_host(void **state)
 static void test_sample_pcs(void **state)
 {
 	struct cp_cluster *c = load_fixture(SAMPLE);
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct pcs_cmds p;
 	struct cpha_buf b = { 0 };
 	const char *t;
@@ -799,7 +799,7 @@ static void test_sample_pcs(void **state)
 	assert_int_equal(p.nagents, 4);
 	cpha_buf_free(&b);
 	render_pcs_free(&p);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -808,7 +808,7 @@ static void test_pcs_vip_and_lb(void **state)
 	struct cp_cluster *c =
 		load_variant("five-haproxy.yaml", NULL, "  vip: keepalived\n  manager: systemd\n",
 			"  vip: pacemaker\n  manager: pacemaker\n", NULL);
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct pcs_cmds p;
 	struct cpha_buf b = { 0 };
 
@@ -816,9 +816,9 @@ static void test_pcs_vip_and_lb(void **state)
 	/* fence_apc_snmp's community has no script parameter: refused */
 	assert_int_equal(render_pcs_commands(c, &p, &d), -1);
 	assert_int_equal(d.nerrs, 1);
-	has(d.errs[0], "pdu-kubem00: community_file");
+	has(d.errs[0].text, "pdu-kubem00: community_file");
 	render_pcs_free(&p);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 
 	c = load_variant("five-haproxy.yaml", NULL, "  vip: keepalived\n  manager: systemd\n",
@@ -839,7 +839,7 @@ static void test_pcs_vip_and_lb(void **state)
 	assert_int_equal(p.nagents, 5);
 	cpha_buf_free(&b);
 	render_pcs_free(&p);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -848,14 +848,14 @@ static void test_pcs_mixed_etcd(void **state)
 {
 	struct cp_cluster *c = load_variant(SAMPLE, NULL, "  hosts: masters ",
 		"  hosts: [kubem00, kubem01, {name: e1, address: 10.10.10.90}] ", NULL);
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct pcs_cmds p;
 
 	(void)state;
 	assert_int_equal(render_pcs_commands(c, &p, &d), -1);
-	has(d.errs[0], "all masters");
+	has(d.errs[0].text, "all masters");
 	render_pcs_free(&p);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -866,7 +866,7 @@ static void test_pcs_quoting(void **state)
 	struct cp_cluster *c = load_variant(SAMPLE, NULL,
 		"username: admin, password_file: /etc/cpha/secrets/ipmi-kubem00",
 		"username: \"o'neil\", password_file: /etc/cpha/secrets/ipmi-kubem00", NULL);
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 	struct pcs_cmds p;
 	struct cpha_buf b = { 0 };
 
@@ -881,9 +881,9 @@ static void test_pcs_quoting(void **state)
 	c = load_variant(SAMPLE, NULL, "password_file: /etc/cpha/secrets/ipmi-kubem01",
 		"password_file: \"/etc/cpha/my secrets/x\"", NULL);
 	assert_int_equal(render_pcs_commands(c, &p, &d), -1);
-	has(d.errs[0], "ipmi-kubem01: password_file '/etc/cpha/my secrets/x'");
+	has(d.errs[0].text, "ipmi-kubem01: password_file '/etc/cpha/my secrets/x'");
 	render_pcs_free(&p);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 	cluster_free(c);
 }
 
@@ -891,7 +891,7 @@ static void test_pcs_quoting(void **state)
 static void render_twice(const char *name)
 {
 	struct render_set a = { 0 }, b = { 0 };
-	struct cp_diag d = { 0 };
+	struct cpha_msgs d = { 0 };
 
 	for (int k = 0; k < 2; k++) {
 		struct cp_cluster *c = load_fixture(name);
@@ -914,7 +914,7 @@ static void render_twice(const char *name)
 	}
 	render_set_free(&a);
 	render_set_free(&b);
-	cp_diag_free(&d);
+	cpha_msgs_free(&d);
 }
 
 static void test_deterministic(void **state)

@@ -29,7 +29,7 @@ static char dir[64], agent[128], logpath[128], secret[128], status_agent[128], s
 
 static struct fenced_config *load(const char *fmt, ...)
 {
-	struct fenced_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct fenced_config *c = NULL;
 	char text[4096];
 	va_list ap;
@@ -39,8 +39,8 @@ static struct fenced_config *load(const char *fmt, ...)
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	if (fenced_cfg_load_mem("f.conf", text, strlen(text), &c, &errs) < 0) {
-		for (i = 0; i < errs.n; i++)
-			print_error("%s\n", errs.msg[i]);
+		for (i = 0; i < errs.nerrs; i++)
+			print_error("%s\n", errs.errs[i].text);
 		fail();
 	}
 	return c;
@@ -189,7 +189,7 @@ static void run_loop(sd_event *e, struct got *g)
 
 static void test_fence_dummy(void **state)
 {
-	struct fenced_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct fenced_agent_result r;
 	struct fenced_config *c;
 	struct got g = { 0 };
@@ -208,7 +208,7 @@ static void test_fence_dummy(void **state)
 		st);
 	/* status_file is fence_dummy's own parameter, not a secret for 'status' */
 	assert_int_equal(fenced_cfg_check_agents(c, fenced_agent_meta_run, NULL, &errs), 0);
-	fenced_cfg_msgs_free(&errs);
+	cpha_msgs_free(&errs);
 	assert_string_equal(c->devices[0].params[1].key, "status_file");
 	assert_int_equal(sd_event_new(&e), 0);
 	assert_int_equal(

@@ -11,18 +11,7 @@
 #include <cmocka.h>
 
 #include "cfg.h"
-
-static char joined[16384];
-
-static const char *join(char **msg, size_t n)
-{
-	size_t i, o = 0;
-
-	joined[0] = '\0';
-	for (i = 0; i < n && o < sizeof(joined); i++)
-		o += (size_t)snprintf(joined + o, sizeof(joined) - o, "%s\n", msg[i]);
-	return joined;
-}
+#include "msgs_test.h"
 
 static void assert_has(const char *all, const char *want)
 {
@@ -32,12 +21,12 @@ static void assert_has(const char *all, const char *want)
 
 static struct fenced_config *load_ok(const char *text)
 {
-	struct fenced_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct fenced_config *c = NULL;
 
 	if (fenced_cfg_load_mem("f.conf", text, strlen(text), &c, &errs) < 0) {
-		print_error("refused:\n%s", join(errs.msg, errs.n));
-		fenced_cfg_msgs_free(&errs);
+		print_error("refused:\n%s", join_errs(&errs));
+		cpha_msgs_free(&errs);
 		fail();
 	}
 	return c;
@@ -45,13 +34,13 @@ static struct fenced_config *load_ok(const char *text)
 
 static const char *load_bad(const char *text)
 {
-	struct fenced_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct fenced_config *c = NULL;
 
 	assert_int_equal(fenced_cfg_load_mem("f.conf", text, strlen(text), &c, &errs), -1);
 	assert_null(c);
-	join(errs.msg, errs.n);
-	fenced_cfg_msgs_free(&errs);
+	join_errs(&errs);
+	cpha_msgs_free(&errs);
 	return joined;
 }
 
@@ -157,6 +146,23 @@ static void test_sample(void **state)
 	fenced_cfg_free(c);
 }
 
+/* Values as keepalived writes them: decimal seconds beside fenced's units,
+ * and its booleans. */
+static void test_keepalived_values(void **state)
+{
+	struct fenced_config *c;
+
+	(void)state;
+	c = load_ok("global_defs {\n  post_join_delay 1.5\n  agent_timeout 90\n"
+		    "  retry_interval 2m\n  unfence off\n  clean_start true\n}\n");
+	assert_int_equal(c->global.post_join_delay, 1500000);
+	assert_int_equal(c->global.agent_timeout, 90000000);
+	assert_int_equal(c->global.retry_interval, 120000000);
+	assert_false(c->global.unfence);
+	assert_true(c->global.clean_start);
+	fenced_cfg_free(c);
+}
+
 static void test_errors(void **state)
 {
 	static const struct {
@@ -165,7 +171,12 @@ static void test_errors(void **state)
 		{ "global_defs {\n  fence_action poweroff\n}\n",
 			"f.conf:2: 'fence_action' is off or reboot, not 'poweroff'" },
 		{ "global_defs {\n  post_join_delay soon\n}\n",
-			"f.conf:2: 'post_join_delay soon': not a duration" },
+			"f.conf:2: 'post_join_delay' must be a duration from 0 to 1d (seconds, or "
+			"with a unit: 500ms, 6s, 2m), not 'soon' (global_defs)" },
+		{ "global_defs {\n  fence_action\n}\n",
+			"f.conf:2: 'fence_action' needs a value (global_defs)" },
+		{ "global_defs {\n  fence_action off reboot\n}\n",
+			"f.conf:2: 'fence_action': unexpected 'reboot' (global_defs)" },
 		{ "global_defs {\n  agent_timeout 0\n}\n",
 			"f.conf:2: 'agent_timeout' must be more than 0" },
 		{ "global_defs {\n  power_check_timeout 0\n}\n",
@@ -173,11 +184,21 @@ static void test_errors(void **state)
 		{ "global_defs {\n  power_check_timeout 61s\n}\n",
 			"f.conf:2: 'power_check_timeout' is at most 60s, not 61s (global_defs)" },
 		{ "global_defs {\n  power_check_timeout quick\n}\n",
-			"f.conf:2: 'power_check_timeout quick': not a duration" },
+			"f.conf:2: 'power_check_timeout' must be a duration from 0 to 1d" },
 		{ "global_defs {\n  power_check_timeout 2s\n  power_check_timeout 3s\n}\n",
-			"f.conf:3: 'power_check_timeout' is given twice" },
+			"f.conf:3: 'power_check_timeout' is given twice (global_defs; first at "
+			"line 2)" },
 		{ "global_defs {\n  clean_start maybe\n}\n",
-			"f.conf:2: 'clean_start' takes yes or no, not 'maybe'" },
+			"f.conf:2: 'clean_start' takes on, off, true, false, yes or no, not "
+			"'maybe' "
+			"(global_defs)" },
+		/* keepalived's booleans: 1 and 0 are not among them */
+		{ "global_defs {\n  unfence 1\n}\n",
+			"f.conf:2: 'unfence' takes on, off, true, false, yes or no, not '1'" },
+		{ "watchdog {\n}\nwatchdog {\n}\n",
+			"f.conf:3: 'watchdog' is given twice (top level; first at line 1)" },
+		{ "global_defs {\n  unfence {\n  }\n}\n",
+			"f.conf:2: 'unfence' takes no block (global_defs)" },
 		{ "global_defs {\n  post_fail_delay 1\n  post_fail_delay 2\n}\n",
 			"f.conf:3: 'post_fail_delay' is given twice" },
 		{ "global_defs {\n  fenced_metrics_web_config /nonexistent/web.yml\n}\n",
@@ -224,7 +245,8 @@ static void test_errors(void **state)
 		{ "watchdog {\n  timeout 5\n}\n", "f.conf:1: watchdog has no 'device'" },
 		{ "watchdog {\n  device watchdog\n  timeout 5\n}\n",
 			"f.conf:2: 'device' needs an absolute path" },
-		{ "global_defs\n", "f.conf:1: 'global_defs' needs a block" },
+		{ "global_defs\n",
+			"f.conf:1: 'global_defs' needs a block: global_defs { ... } (top level)" },
 		{ "fence_device d {\n  agent fence_dummy\n",
 			"f.conf:1: 'fence_device' block is not closed" },
 	};
@@ -280,7 +302,7 @@ static int fake_meta(
 
 static void test_agents(void **state)
 {
-	struct fenced_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct fenced_agent_meta m;
 	struct fenced_config *c;
 	int calls = 0;
@@ -318,14 +340,14 @@ static void test_agents(void **state)
 	assert_true(c->devices[0].params[4].from_file); /* identity_file: not known yet */
 	assert_int_equal(fenced_cfg_check_agents(c, fake_meta, &calls, &errs), 4);
 	assert_int_equal(calls, 2); /* fence_ipmilan asked once */
-	join(errs.msg, errs.n);
+	join_errs(&errs);
 	assert_has(joined,
 		"f.conf:5: 'cipher' is not a parameter of fence_ipmilan (fence_device 'a')");
 	assert_has(joined, "f.conf:11: 'token_file' is not a parameter of fence_ipmilan");
 	assert_has(joined, "f.conf:13: fence_device 'x': agent fence_nosuch: not installed");
 	assert_has(joined, "f.conf:17: 'port' is not a parameter of fence_ipmilan (fence_node 'n', "
 			   "level 1, a)");
-	fenced_cfg_msgs_free(&errs);
+	cpha_msgs_free(&errs);
 	join(c->notices, c->nnotices);
 	assert_has(joined, "f.conf:3: 'ipaddr' is deprecated in fence_ipmilan: use ip");
 	/* password_file: the secret of password, which cannot be read */
@@ -343,6 +365,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample),
+		cmocka_unit_test(test_keepalived_values),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_notices),
 		cmocka_unit_test(test_agents),

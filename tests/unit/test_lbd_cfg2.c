@@ -444,7 +444,7 @@ static void test_error_cap(void **state)
 static void test_load_file(void **state)
 {
 	char path[] = "/tmp/lbd-cfg-test-XXXXXX";
-	struct lbd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct lbd_config *c = NULL;
 	int fd = mkstemp(path);
 
@@ -459,11 +459,11 @@ static void test_load_file(void **state)
 	unlink(path);
 	assert_int_equal(lbd_cfg_load(path, &c, &errs), -1);
 	assert_null(c);
-	assert_int_equal(errs.n, 1);
-	assert_non_null(strstr(errs.msg[0], path));
-	assert_non_null(strstr(errs.msg[0], ": cannot read: "));
-	lbd_cfg_msgs_free(&errs);
-	assert_int_equal(errs.n, 0);
+	assert_int_equal(errs.nerrs, 1);
+	assert_non_null(strstr(errs.errs[0].text, path));
+	assert_non_null(strstr(errs.errs[0].text, ": cannot read: "));
+	cpha_msgs_free(&errs);
+	assert_int_equal(errs.nerrs, 0);
 	lbd_cfg_free(NULL);
 }
 

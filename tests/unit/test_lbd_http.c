@@ -273,14 +273,14 @@ static void test_errors(void **state)
 
 static struct lbd_config *load_ok(const char *text)
 {
-	struct lbd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct lbd_config *c = NULL;
 	size_t i;
 
 	if (lbd_cfg_load_mem("t.cfg", text, strlen(text), &c, &errs) < 0) {
-		for (i = 0; i < errs.n; i++)
-			print_message("%s\n", errs.msg[i]);
-		lbd_cfg_msgs_free(&errs);
+		for (i = 0; i < errs.nerrs; i++)
+			print_message("%s\n", errs.errs[i].text);
+		cpha_msgs_free(&errs);
 		fail_msg("configuration refused");
 	}
 	return c;
@@ -290,15 +290,15 @@ static struct lbd_config *load_ok(const char *text)
 static const char *load_err(const char *text)
 {
 	static char all[4096];
-	struct lbd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct lbd_config *c = NULL;
 	size_t i, o = 0;
 
 	assert_int_equal(lbd_cfg_load_mem("t.cfg", text, strlen(text), &c, &errs), -1);
 	all[0] = '\0';
-	for (i = 0; i < errs.n && o < sizeof(all); i++)
-		o += (size_t)snprintf(all + o, sizeof(all) - o, "%s\n", errs.msg[i]);
-	lbd_cfg_msgs_free(&errs);
+	for (i = 0; i < errs.nerrs && o < sizeof(all); i++)
+		o += (size_t)snprintf(all + o, sizeof(all) - o, "%s\n", errs.errs[i].text);
+	cpha_msgs_free(&errs);
 	return all;
 }
 

@@ -186,7 +186,7 @@ static unsigned free_port(void)
 /* A: two frontends, two backends. */
 static struct lbd_config *cfg_a(void)
 {
-	struct lbd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct lbd_config *c = NULL;
 	char text[4096];
 
@@ -204,7 +204,7 @@ static struct lbd_config *cfg_a(void)
 		     "    server t1 127.0.0.1:3 check\n",
 		port[0], port[2]);
 	assert_int_equal(lbd_cfg_load_mem("a.cfg", text, strlen(text), &c, &errs), 0);
-	lbd_cfg_msgs_free(&errs);
+	cpha_msgs_free(&errs);
 	return c;
 }
 
@@ -213,7 +213,7 @@ static struct lbd_config *cfg_a(void)
  * changed. */
 static struct lbd_config *cfg_b(void)
 {
-	struct lbd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct lbd_config *c = NULL;
 	char text[4096];
 
@@ -238,7 +238,7 @@ static struct lbd_config *cfg_b(void)
 		     "    server u2 127.0.0.1:7\n",
 		port[0], port[1], port[1], ca, ca);
 	assert_int_equal(lbd_cfg_load_mem("b.cfg", text, strlen(text), &c, &errs), 0);
-	lbd_cfg_msgs_free(&errs);
+	cpha_msgs_free(&errs);
 	return c;
 }
 

@@ -38,7 +38,7 @@ static const char body[] = "defaults\n"
 /* A runtime for "global\n  stats socket /x LEVEL\n" + body. */
 static void make_rt(struct lbd_runtime *rt, const char *level)
 {
-	struct lbd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct lbd_config *c = NULL;
 	char text[2048];
 
@@ -46,7 +46,7 @@ static void make_rt(struct lbd_runtime *rt, const char *level)
 		body);
 	memset(rt, 0, sizeof(*rt));
 	assert_int_equal(lbd_cfg_load_mem("t.cfg", text, strlen(text), &c, &errs), 0);
-	lbd_cfg_msgs_free(&errs);
+	cpha_msgs_free(&errs);
 	assert_int_equal(runtime_apply(rt, c), 0);
 }
 

@@ -56,7 +56,7 @@ static const char sample_conf[] =
 
 static struct vipd_config *load_ok(const char *text)
 {
-	struct vipd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct vipd_config *c = NULL;
 	int r;
 
@@ -64,10 +64,10 @@ static struct vipd_config *load_ok(const char *text)
 	if (r != 0)
 		print_error("unexpected errors:\n"
 			    "%s",
-			join(errs.msg, errs.n));
+			join_errs(&errs));
 	assert_int_equal(r, 0);
 	assert_non_null(c);
-	assert_int_equal(errs.n, 0);
+	assert_int_equal(errs.nerrs, 0);
 	return c;
 }
 
@@ -611,7 +611,7 @@ static void put(const char *name, const char *text)
 	fclose(f);
 }
 
-static int load_file(const char *name, struct vipd_config **c, struct vipd_cfg_msgs *errs)
+static int load_file(const char *name, struct vipd_config **c, struct cpha_msgs *errs)
 {
 	char path[256];
 
@@ -642,7 +642,7 @@ static int teardown_dir(void **state)
 
 static void test_include(void **state)
 {
-	struct vipd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct vipd_config *c = NULL;
 	char want[512];
 
@@ -706,25 +706,25 @@ static void test_include(void **state)
 		"%s/conf.d/b.conf:3: 'virtual_router_id' must be a whole number from 1 to 255, not "
 		"'300' (vrrp_instance 'B')",
 		tmpdir);
-	assert_has(join(errs.msg, errs.n), want);
+	assert_has(join_errs(&errs), want);
 	snprintf(want, sizeof(want),
 		"%s/scripts.conf:1: include '%s/missing.conf': cannot read: No such file", tmpdir,
 		tmpdir);
-	assert_has(join(errs.msg, errs.n), want);
-	vipd_cfg_msgs_free(&errs);
+	assert_has(join_errs(&errs), want);
+	cpha_msgs_free(&errs);
 
 	/* an include loop stops at the nesting bound */
 	put("loop.conf", "include loop.conf\n");
 	assert_int_equal(load_file("loop.conf", &c, &errs), -1);
-	assert_has(join(errs.msg, errs.n),
+	assert_has(join_errs(&errs),
 		"loop.conf:1: includes are nested deeper than 8 levels (an include loop?)");
-	vipd_cfg_msgs_free(&errs);
+	cpha_msgs_free(&errs);
 
 	/* the file itself cannot be read */
 	assert_int_equal(load_file("nothing.conf", &c, &errs), -1);
-	assert_int_equal(errs.n, 1);
-	assert_has(errs.msg[0], "/nothing.conf: cannot read: No such file or directory");
-	vipd_cfg_msgs_free(&errs);
+	assert_int_equal(errs.nerrs, 1);
+	assert_has(errs.errs[0].text, "/nothing.conf: cannot read: No such file or directory");
+	cpha_msgs_free(&errs);
 }
 
 /* ---- the tracking-weight warning ---- */

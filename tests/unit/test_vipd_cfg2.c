@@ -23,7 +23,7 @@
 /* Load text that must fail: the messages, one per line; *n their count. */
 static const char *load_bad(const char *text, size_t *n)
 {
-	struct vipd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct vipd_config *c = NULL;
 	int r;
 
@@ -34,10 +34,10 @@ static const char *load_bad(const char *text, size_t *n)
 			text);
 	assert_int_equal(r, -1);
 	assert_null(c);
-	assert_true(errs.n > 0);
-	join(errs.msg, errs.n);
-	*n = errs.n;
-	vipd_cfg_msgs_free(&errs);
+	assert_true(errs.nerrs > 0);
+	join_errs(&errs);
+	*n = errs.nerrs;
+	cpha_msgs_free(&errs);
 	return joined;
 }
 

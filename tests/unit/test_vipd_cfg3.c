@@ -20,12 +20,12 @@
 
 static struct vipd_config *load_ok(const char *text)
 {
-	struct vipd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct vipd_config *c = NULL;
 
 	if (vipd_cfg_load_mem("t.conf", text, strlen(text), &c, &errs) < 0) {
-		print_error("refused:\n%s", join(errs.msg, errs.n));
-		vipd_cfg_msgs_free(&errs);
+		print_error("refused:\n%s", join_errs(&errs));
+		cpha_msgs_free(&errs);
 		fail();
 	}
 	return c;
@@ -34,13 +34,13 @@ static struct vipd_config *load_ok(const char *text)
 /* The errors of text that must be refused. */
 static const char *load_bad(const char *text)
 {
-	struct vipd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct vipd_config *c = NULL;
 
 	assert_int_equal(vipd_cfg_load_mem("t.conf", text, strlen(text), &c, &errs), -1);
 	assert_null(c);
-	join(errs.msg, errs.n);
-	vipd_cfg_msgs_free(&errs);
+	join_errs(&errs);
+	cpha_msgs_free(&errs);
 	return joined;
 }
 

@@ -18,30 +18,30 @@
 
 static struct vipd_config *load_ok(const char *text, size_t *nnotices)
 {
-	struct vipd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct vipd_config *c = NULL;
 
 	if (vipd_cfg_load_mem("t.conf", text, strlen(text), &c, &errs) < 0) {
-		print_error("refused:\n%s", join(errs.msg, errs.n));
-		vipd_cfg_msgs_free(&errs);
+		print_error("refused:\n%s", join_errs(&errs));
+		cpha_msgs_free(&errs);
 		fail();
 	}
 	join(c->notices, c->nnotices);
 	if (nnotices)
 		*nnotices = c->nnotices;
-	vipd_cfg_msgs_free(&errs);
+	cpha_msgs_free(&errs);
 	return c;
 }
 
 static const char *load_bad(const char *text)
 {
-	struct vipd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	struct vipd_config *c = NULL;
 
 	assert_int_equal(vipd_cfg_load_mem("t.conf", text, strlen(text), &c, &errs), -1);
 	assert_null(c);
-	join(errs.msg, errs.n);
-	vipd_cfg_msgs_free(&errs);
+	join_errs(&errs);
+	cpha_msgs_free(&errs);
 	return joined;
 }
 

@@ -54,13 +54,13 @@ struct bed {
 
 static void make_bed(struct bed *b)
 {
-	struct vipd_cfg_msgs errs = { 0 };
+	struct cpha_msgs errs = { 0 };
 	const char *why;
 	size_t i;
 
 	memset(b, 0, sizeof(*b));
 	assert_int_equal(vipd_cfg_load_mem("t.conf", conf, strlen(conf), &b->d.cfg, &errs), 0);
-	vipd_cfg_msgs_free(&errs);
+	cpha_msgs_free(&errs);
 	assert_int_equal(b->d.cfg->ninstances, 2);
 	for (i = 0; i < 2; i++) {
 		struct vipd_inst *in = &b->inst[i];

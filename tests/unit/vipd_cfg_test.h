@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "msgs_test.h"
+
 /* An instance around BODY: lines 1-3 are its head, BODY starts at line 4,
  * and the VIP 198.18.0.10 follows it. */
 #define INST(body)                                                                                 \
@@ -16,19 +18,6 @@
 	"    198.18.0.10\n"                                                                        \
 	"  }\n"                                                                                    \
 	"}\n"
-
-static char joined[32768];
-
-/* msg[0..n), one per line, in joined. */
-static __attribute__((unused)) const char *join(char **msg, size_t n)
-{
-	size_t i, o = 0;
-
-	joined[0] = '\0';
-	for (i = 0; i < n && o < sizeof(joined); i++)
-		o += (size_t)snprintf(joined + o, sizeof(joined) - o, "%s\n", msg[i]);
-	return joined;
-}
 
 static __attribute__((unused)) void assert_has(const char *all, const char *want)
 {
