@@ -8,7 +8,8 @@
 
 #include <jansson.h>
 
-#include "etcd-internal.h"
+#include "etcd_agent.h"
+#include "etcd_api.h"
 #include "httpc.h"
 #include "log.h"
 

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "etcd-internal.h"
+#include "etcd_agent.h"
+#include "etcd_api.h"
+#include "etcd_cib.h"
 #include "etcd_record.h"
 #include "log.h"
 
