@@ -23,6 +23,7 @@
 #include "etcd_params.h"
 #include "etcd_setup.h"
 #include "etcd_member.h"
+#include "etcd_parse.h"
 #include "etcd_record.h"
 #include "log.h"
 #include "ocf.h"

@@ -10,6 +10,7 @@
 
 #include "etcd_agent.h"
 #include "etcd_api.h"
+#include "etcd_parse.h"
 #include "httpc.h"
 #include "log.h"
 
