@@ -16,9 +16,9 @@
 
 /* The certificates of a request; any may be NULL or "". */
 struct cpha_http_tls {
-	const char *ca;   /* CA file to verify the server with; NULL: the system's */
-	const char *cert; /* client certificate */
-	const char *key;  /* its key; NULL: in cert */
+	const char *ca;      /* CA file to verify the server with; NULL: the system's */
+	const char *cert;    /* client certificate */
+	const char *key;     /* its key; NULL: in cert */
 	const char *userpwd; /* "user:password" for Basic authentication; NULL: none */
 };
 
@@ -30,12 +30,12 @@ struct cpha_http_res {
 
 /* One easy request, as each caller wants it. */
 struct cpha_http_req {
-	const char *url;       /* http:// or https:// */
-	const char *json;      /* POSTed as application/json; NULL: a GET */
-	const char *resolve;   /* "name:port:address" (CURLOPT_RESOLVE): connect
-				* there while asking for and verifying name;
-				* NULL: resolve the URL's host */
-	const char *agent;     /* User-Agent */
+	const char *url;     /* http:// or https:// */
+	const char *json;    /* POSTed as application/json; NULL: a GET */
+	const char *resolve; /* "name:port:address" (CURLOPT_RESOLVE): connect
+			      * there while asking for and verifying name;
+			      * NULL: resolve the URL's host */
+	const char *agent;   /* User-Agent */
 	struct cpha_curl_tls tls;
 	const char *userpwd;   /* "user:password" for Basic authentication; NULL: none */
 	bool http11;           /* HTTP/1.1 only; false: libcurl's choice */

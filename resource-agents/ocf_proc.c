@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 #include "fileio.h"
 #include "log.h"
 #include "ocf_proc.h"
