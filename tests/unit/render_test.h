@@ -27,6 +27,15 @@ static __attribute__((unused)) const char *src_dir(void)
 	return e && *e ? e : CPHA_SOURCE_DIR;
 }
 
+/* Whether the source tree is known; prog says so on stderr when not. */
+static __attribute__((unused)) bool src_dir_known(const char *prog)
+{
+	if (*src_dir())
+		return true;
+	fprintf(stderr, "%s: set CPHA_SOURCE_DIR to the source tree\n", prog);
+	return false;
+}
+
 static __attribute__((unused)) char *src_path(const char *rel)
 {
 	char *p;

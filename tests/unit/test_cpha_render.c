@@ -739,9 +739,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values),
 	};
 
-	if (!*src_dir()) {
-		fprintf(stderr, "test_cpha_render: set CPHA_SOURCE_DIR to the source tree\n");
+	if (!src_dir_known("test_cpha_render"))
 		return 1;
-	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -298,9 +298,7 @@ int main(void)
 		cmocka_unit_test(test_standins_accept),
 	};
 
-	if (!*src_dir()) {
-		fprintf(stderr, "test_cpha_render_flags: set CPHA_SOURCE_DIR to the source tree\n");
+	if (!src_dir_known("test_cpha_render_flags"))
 		return 1;
-	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

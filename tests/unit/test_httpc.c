@@ -20,6 +20,7 @@
 struct server {
 	int lfd;
 	unsigned port;
+	char url[64];      /* http://127.0.0.1:PORT/PATH */
 	const char *reply; /* written once the request is in */
 	char req[4096];    /* the request as it came */
 	size_t len;
@@ -58,8 +59,9 @@ static void *serve_one(void *arg)
 	return NULL;
 }
 
-/* Listen on 127.0.0.1 and answer one connection with reply. */
-static void server_start(struct server *s, const char *reply)
+/* Listen on 127.0.0.1 and answer one connection with reply; s->url is
+ * path there. */
+static void server_start(struct server *s, const char *reply, const char *path)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -73,6 +75,7 @@ static void server_start(struct server *s, const char *reply)
 	assert_int_equal(listen(s->lfd, 4), 0);
 	assert_int_equal(getsockname(s->lfd, (struct sockaddr *)&sin, &len), 0);
 	s->port = ntohs(sin.sin_port);
+	snprintf(s->url, sizeof(s->url), "http://127.0.0.1:%u%s", s->port, path);
 	assert_int_equal(pthread_create(&s->thread, NULL, serve_one, s), 0);
 }
 
@@ -89,12 +92,10 @@ static void test_get(void **state)
 {
 	struct cpha_http_res res = { 0 };
 	struct server s;
-	char url[64];
 
 	(void)state;
-	server_start(&s, hello);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u/x", s.port);
-	assert_int_equal(cpha_http_request(&(const struct cpha_http_req){ .url = url,
+	server_start(&s, hello, "/x");
+	assert_int_equal(cpha_http_request(&(const struct cpha_http_req){ .url = s.url,
 						   .agent = "t/1",
 						   .http11 = true,
 						   .timeout_usec = 5000000 },
@@ -115,12 +116,10 @@ static void test_call_post(void **state)
 	const struct cpha_http_tls t = { .userpwd = "u:p" };
 	struct cpha_http_res res = { 0 };
 	struct server s;
-	char url[64];
 
 	(void)state;
-	server_start(&s, "HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\n{}");
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u/v3/kv/range", s.port);
-	assert_int_equal(cpha_http_call(&t, url, "{\"key\":\"a\"}", 5000000, &res), 0);
+	server_start(&s, "HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\n{}", "/v3/kv/range");
+	assert_int_equal(cpha_http_call(&t, s.url, "{\"key\":\"a\"}", 5000000, &res), 0);
 	server_join(&s);
 	assert_int_equal(res.status, 404);
 	assert_string_equal(res.body.data, "{}");
@@ -139,7 +138,7 @@ static void test_resolve(void **state)
 	char url[64], resolve[64], host[64];
 
 	(void)state;
-	server_start(&s, hello);
+	server_start(&s, hello, "/");
 	snprintf(url, sizeof(url), "http://m1.cpha.test:%u/readyz", s.port);
 	snprintf(resolve, sizeof(resolve), "m1.cpha.test:%u:127.0.0.1", s.port);
 	snprintf(host, sizeof(host), "\r\nHost: m1.cpha.test:%u\r\n", s.port);
@@ -161,20 +160,18 @@ static void test_body_max(void **state)
 	struct cpha_http_req q = { .agent = "t/1", .timeout_usec = 5000000, .body_max = 4 };
 	struct cpha_http_res res = { 0 };
 	struct server s;
-	char url[64];
 
 	(void)state;
-	server_start(&s, hello);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u/", s.port);
-	q.url = url;
+	server_start(&s, hello, "/");
+	q.url = s.url;
 	q.body_cut = true;
 	assert_int_equal(cpha_http_request(&q, &res), 0);
 	server_join(&s);
 	assert_int_equal(res.status, 200);
 	assert_string_equal(res.body.data, "hell");
 
-	server_start(&s, hello);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u/", s.port);
+	server_start(&s, hello, "/");
+	q.url = s.url;
 	q.body_cut = false;
 	assert_int_equal(cpha_http_request(&q, &res), -EIO);
 	server_join(&s);
@@ -188,12 +185,10 @@ static void test_empty_body(void **state)
 {
 	struct cpha_http_res res = { 0 };
 	struct server s;
-	char url[64];
 
 	(void)state;
-	server_start(&s, "HTTP/1.1 204 No Content\r\n\r\n");
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u/", s.port);
-	assert_int_equal(cpha_http_call(NULL, url, NULL, 5000000, &res), 0);
+	server_start(&s, "HTTP/1.1 204 No Content\r\n\r\n", "/");
+	assert_int_equal(cpha_http_call(NULL, s.url, NULL, 5000000, &res), 0);
 	server_join(&s);
 	assert_int_equal(res.status, 204);
 	assert_non_null(res.body.data);
