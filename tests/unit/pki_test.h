@@ -275,6 +275,24 @@ static __attribute__((unused)) const char *file_name(size_t i, char *buf, size_t
 }
 #define NFILES (NCERTS * 2 + 3)
 
+/* Every file of the plan (file_name()) into s[NFILES]. */
+static __attribute__((unused)) void snap_all(struct snap *s)
+{
+	char name[64];
+
+	for (size_t i = 0; i < NFILES; i++)
+		snap_file(file_name(i, name, sizeof(name)), &s[i]);
+}
+
+/* Every file of the plan is as snap_all() found it. */
+static __attribute__((unused)) void assert_all_same(const struct snap *s)
+{
+	char name[64];
+
+	for (size_t i = 0; i < NFILES; i++)
+		assert_true(same_file(file_name(i, name, sizeof(name)), &s[i]));
+}
+
 static __attribute__((unused)) bool has_san(X509 *x, const char *name)
 {
 	struct pki_names n = { 0 }, want = { 0 };

@@ -212,19 +212,16 @@ static void test_second_run_changes_nothing(void **state)
 {
 	struct snap s[NFILES];
 	struct pki_report r;
-	char name[64];
 
 	(void)state;
 	load_plan(YAML3);
 	issue();
-	for (size_t i = 0; i < NFILES; i++)
-		snap_file(file_name(i, name, sizeof(name)), &s[i]);
+	snap_all(s);
 	assert_int_equal(run_op(PKI_OP_ISSUE, false, NULL, &r), 0);
 	assert_int_equal(count(&r, PKI_INFO, "kept"), NFILES);
 	assert_int_equal(r.n, NFILES);
 	pki_report_free(&r);
-	for (size_t i = 0; i < NFILES; i++)
-		assert_true(same_file(file_name(i, name, sizeof(name)), &s[i]));
+	assert_all_same(s);
 	no_temp_files();
 }
 

@@ -44,8 +44,7 @@ static void test_renew(void **state)
 	x = read_cert("admin.pem");
 	before = not_after(x);
 	X509_free(x);
-	for (size_t i = 0; i < NFILES; i++)
-		snap_file(file_name(i, name, sizeof(name)), &s[i]);
+	snap_all(s);
 
 	assert_int_equal(run_op(PKI_OP_RENEW, false, NULL, &r), 0);
 	assert_non_null(find(&r, PKI_INFO, "admin.pem", "renewed"));
@@ -64,13 +63,11 @@ static void test_renew(void **state)
 	check_ok();
 
 	/* nothing expiring: nothing renewed, nothing touched */
-	for (size_t i = 0; i < NFILES; i++)
-		snap_file(file_name(i, name, sizeof(name)), &s[i]);
+	snap_all(s);
 	assert_int_equal(run_op(PKI_OP_RENEW, false, NULL, &r), 0);
 	assert_non_null(find(&r, PKI_INFO, "", "nothing renewed"));
 	pki_report_free(&r);
-	for (size_t i = 0; i < NFILES; i++)
-		assert_true(same_file(file_name(i, name, sizeof(name)), &s[i]));
+	assert_all_same(s);
 
 	/* --force: every certificate, the CA too, every key kept */
 	now += 10 * DAY;
@@ -153,8 +150,7 @@ static void test_ca_cert_missing(void **state)
 	(void)state;
 	load_plan(YAML3);
 	issue();
-	for (size_t i = 0; i < NFILES; i++)
-		snap_file(file_name(i, name, sizeof(name)), &s[i]);
+	snap_all(s);
 	/* made again from ca-key.pem: everything it signed still verifies */
 	assert_int_equal(unlink(path_in("ca.pem")), 0);
 	assert_int_equal(run_op(PKI_OP_ISSUE, false, NULL, &r), 0);
