@@ -1,5 +1,6 @@
 /* libcurl, easy interface: one handle per request, for the programs that
- * make blocking HTTP(S) calls (the etcd agent's etcd_api.c, cpha status). */
+ * make blocking HTTP(S) calls (the etcd agent's etcd_api.c, the OCF
+ * agents' probes in ocf_probe.c, cpha status). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
