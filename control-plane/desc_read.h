@@ -41,7 +41,11 @@ int desc_duration(struct rd *r, const yaml_node_t *n, const char *key, uint64_t 
 int desc_enum(
 	struct rd *r, const yaml_node_t *n, const char *key, const char *const *names, int *out);
 int desc_strv(struct rd *r, const yaml_node_t *n, const char *key, char ***out);
-/* monitoring: (desc_monitoring.c) */
+/* The sections read in files of their own, into the cluster: kubernetes:
+ * (desc_kubernetes.c), fencing: (desc_fencing.c), monitoring:
+ * (desc_monitoring.c). */
+int desc_kubernetes(struct rd *r, const yaml_node_t *v, void *cluster, const char *key);
+int desc_fencing(struct rd *r, const yaml_node_t *v, void *cluster, const char *key);
 int desc_monitoring(struct rd *r, const yaml_node_t *v, void *cluster, const char *key);
 
 int desc_walk(

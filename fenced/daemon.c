@@ -405,6 +405,21 @@ void fenced_apply(struct fenced *d, struct fd_out *out)
 
 /* ---- what corosync says ---- */
 
+/* Node i was seen alive (it joined, or spoke): an earlier "off" of the
+ * power-check is stale, and a read still running is cancelled. */
+static void power_forget(struct fenced *d, size_t i, const char *why)
+{
+	struct fenced_nd *n = &d->nd[i];
+
+	if (n->prun) {
+		fenced_power_cancel(n->prun);
+		n->prun = NULL;
+	}
+	if (n->power == FENCED_POWER_OFF)
+		log_notice("%s: %s, so its power is on again", n->name, why);
+	n->power = FENCED_POWER_UNKNOWN;
+}
+
 static void set_quorum(struct fenced *d, bool quorate);
 
 static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t nmembers,
@@ -441,7 +456,7 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 		j[nj].clean = i != (size_t)-1 && d->nd[i].pid != joined[k].pid;
 		nj++;
 		if (i != (size_t)-1)
-			fenced_power_forget(d, i, "it joined the fence domain");
+			power_forget(d, i, "it joined the fence domain");
 		if (i != (size_t)-1)
 			log_notice("%s joined the fence domain%s",
 				fenced_node_name(d, joined[k].id, b, sizeof(b)),
@@ -566,7 +581,7 @@ static void on_deliver(void *ud, uint32_t from, const char *data, size_t len)
 		if (i == (size_t)-1)
 			return;
 		if (d->nd[i].power == FENCED_POWER_OFF)
-			fenced_power_forget(d, i, "it spoke");
+			power_forget(d, i, "it spoke");
 		d->nd[i].vip = msg[4] == '1';
 		fd_vip(&d->st, fenced_vip_holder(d));
 	}

@@ -107,10 +107,6 @@ void fenced_apply(struct fenced *d, struct fd_out *out);
 /* The id of the member that holds the VIP, as fenced knows it; 0: none. */
 uint32_t fenced_vip_holder(const struct fenced *d);
 
-/* powercheck.c: node i was seen alive (it joined, or spoke): an earlier
- * "off" is stale, and a read still running is cancelled. */
-void fenced_power_forget(struct fenced *d, size_t i, const char *why);
-
 /* show.c: the admin socket and metrics */
 void fenced_command(struct fenced *d, uid_t uid, const char *line, struct cpha_buf *reply);
 void fenced_prometheus(struct fenced *d, struct cpha_buf *body);

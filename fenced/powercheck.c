@@ -12,20 +12,6 @@
 #include "fenced.h"
 #include "log.h"
 
-/* Node i was seen alive (it joined, or spoke): an earlier "off" is stale. */
-void fenced_power_forget(struct fenced *d, size_t i, const char *why)
-{
-	struct fenced_nd *n = &d->nd[i];
-
-	if (n->prun) {
-		fenced_power_cancel(n->prun);
-		n->prun = NULL;
-	}
-	if (n->power == FENCED_POWER_OFF)
-		log_notice("%s: %s, so its power is on again", n->name, why);
-	n->power = FENCED_POWER_UNKNOWN;
-}
-
 static void on_power_done(void *ud, enum fenced_power st, const char *msg)
 {
 	struct fenced_nd *n = ud;

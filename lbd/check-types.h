@@ -9,6 +9,7 @@
 #include <systemd/sd-event.h>
 
 #include "cfg-types.h"
+#include "curl_event.h"
 #include "proxy-types.h"
 
 /* A check ends: ok or not, and the reason for the log (check.c's,
@@ -39,8 +40,8 @@ struct lbd_check {
 	void *ssl;     /* SSL * for tcp-check connect ssl */
 	void *ssl_ctx; /* SSL_CTX * */
 	/* HTTP */
-	void *easy; /* CURL * */
-	void *hdrs; /* struct curl_slist * */
+	struct cpha_curl_xfer xfer; /* the running transfer; xfer.h NULL when none */
+	void *hdrs;                 /* struct curl_slist * */
 	char *body;
 	size_t body_len;
 	char url[512];

@@ -68,7 +68,7 @@ static void check_cleanup(struct lbd_check *c)
 	c->rbuf = NULL;
 	c->rlen = c->sent = 0;
 	c->connecting = false;
-	if (c->easy)
+	if (c->xfer.h)
 		check_http_abort(c);
 }
 

@@ -1,6 +1,7 @@
 /* HTTP(S) health checks through libcurl's multi interface, driven by the
- * main sd-event loop. */
+ * main sd-event loop through lib's curl_event.c. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,190 +14,92 @@
 
 #include "check-types.h"
 #include "check_http.h"
+#include "curl_event.h"
 #include "log.h"
 
 #define HTTP_BODY_MAX 16384 /* response bytes kept for "expect string" */
 
-static struct {
-	sd_event *e;
-	CURLM *multi;
-	sd_event_source *timer;
-} H;
-
-struct sock_ctx {
-	sd_event_source *src;
-};
-
-static void drain_done(void)
+/* A transfer ended: judge the answer as HAProxy would and end the check. */
+static void on_done(struct cpha_curl_xfer *x, CURLcode res)
 {
-	struct lbd_check *c;
-	CURLMsg *msg;
-	int left;
+	struct lbd_check *c = (struct lbd_check *)((char *)x - offsetof(struct lbd_check, xfer));
+	const struct lbd_httpcheck *hc = &c->bcfg->http;
+	char reason[320];
+	long status = 0;
+	bool ok;
+	size_t i;
 
-	while ((msg = curl_multi_info_read(H.multi, &left))) {
-		if (msg->msg != CURLMSG_DONE)
-			continue;
-		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&c);
-		{
-			CURLcode res = msg->data.result;
-			const struct lbd_httpcheck *hc = &c->bcfg->http;
-			char reason[320];
-			long status = 0;
-			bool ok;
-			size_t i;
+	if (res != CURLE_OK) {
+		long oserr = 0;
+		const char *layer = "Layer4 connection problem";
 
-			if (res != CURLE_OK) {
-				long oserr = 0;
-				const char *layer = "Layer4 connection problem";
+		curl_easy_getinfo(x->h, CURLINFO_OS_ERRNO, &oserr);
+		if (res == CURLE_OPERATION_TIMEDOUT) {
+			curl_off_t connected = 0;
 
-				curl_easy_getinfo(c->easy, CURLINFO_OS_ERRNO, &oserr);
-				if (res == CURLE_OPERATION_TIMEDOUT) {
-					curl_off_t connected = 0;
-
-					/* no TCP connection yet: HAProxy's "Layer4 timeout" */
-					curl_easy_getinfo(
-						c->easy, CURLINFO_CONNECT_TIME_T, &connected);
-					layer = connected ? "Layer7 timeout" : "Layer4 timeout";
-				} else if (res == CURLE_SSL_CONNECT_ERROR ||
-					   res == CURLE_PEER_FAILED_VERIFICATION ||
-					   res == CURLE_SSL_CERTPROBLEM ||
-					   res == CURLE_SSL_CIPHER ||
-					   res == CURLE_SSL_CACERT_BADFILE)
-					layer = "Layer6 invalid response: TLS error";
-				else if (res != CURLE_COULDNT_CONNECT)
-					layer = "Layer7 invalid response";
-				snprintf(reason, sizeof(reason), "%s: %s", layer,
-					oserr && res == CURLE_COULDNT_CONNECT ? strerror((int)oserr)
-					: c->errbuf[0]                        ? c->errbuf
-						       : curl_easy_strerror(res));
-				c->done(c, false, reason);
-				continue;
-			}
-			curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
-			if (!hc->expect_set) {
-				ok = status >= 200 && status < 400; /* HAProxy: 2xx and 3xx */
-			} else if (hc->expect_is_status) {
-				ok = false;
-				for (i = 0; i < hc->nstatus; i++)
-					if (status >= hc->status[i].lo &&
-						status <= hc->status[i].hi)
-						ok = true;
-			} else {
-				ok = c->body && memmem(c->body, c->body_len, hc->expect_string,
-							strlen(hc->expect_string)) != NULL;
-			}
-			if (hc->expect_set && hc->expect_negate)
-				ok = !ok;
-			if (ok)
-				snprintf(
-					reason, sizeof(reason), "Layer7 check passed: %ld", status);
-			else if (!hc->expect_set || hc->expect_is_status)
-				snprintf(
-					reason, sizeof(reason), "Layer7 wrong status: %ld", status);
-			else
-				snprintf(reason, sizeof(reason),
-					"Layer7 wrong content (status %ld)", status);
-			c->done(c, ok, reason);
-		}
+			/* no TCP connection yet: HAProxy's "Layer4 timeout" */
+			curl_easy_getinfo(x->h, CURLINFO_CONNECT_TIME_T, &connected);
+			layer = connected ? "Layer7 timeout" : "Layer4 timeout";
+		} else if (res == CURLE_SSL_CONNECT_ERROR ||
+			   res == CURLE_PEER_FAILED_VERIFICATION || res == CURLE_SSL_CERTPROBLEM ||
+			   res == CURLE_SSL_CIPHER || res == CURLE_SSL_CACERT_BADFILE)
+			layer = "Layer6 invalid response: TLS error";
+		else if (res != CURLE_COULDNT_CONNECT)
+			layer = "Layer7 invalid response";
+		snprintf(reason, sizeof(reason), "%s: %s", layer,
+			oserr && res == CURLE_COULDNT_CONNECT ? strerror((int)oserr)
+			: c->errbuf[0]                        ? c->errbuf
+							      : curl_easy_strerror(res));
+		c->done(c, false, reason);
+		return;
 	}
-}
-
-static int on_sock(sd_event_source *src, int fd, uint32_t revents, void *userdata)
-{
-	int flags = 0, running;
-
-	(void)src;
-	(void)userdata;
-	if (revents & EPOLLIN)
-		flags |= CURL_CSELECT_IN;
-	if (revents & EPOLLOUT)
-		flags |= CURL_CSELECT_OUT;
-	if (revents & (EPOLLERR | EPOLLHUP))
-		flags |= CURL_CSELECT_ERR;
-	curl_multi_socket_action(H.multi, fd, flags, &running);
-	drain_done();
-	return 0;
-}
-
-static int sock_cb(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp)
-{
-	struct sock_ctx *sc = socketp;
-	uint32_t ev = 0;
-
-	(void)easy;
-	(void)userp;
-	if (what == CURL_POLL_REMOVE) {
-		if (sc) {
-			sd_event_source_disable_unref(sc->src);
-			free(sc);
-			curl_multi_assign(H.multi, fd, NULL);
-		}
-		return 0;
+	curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &status);
+	if (!hc->expect_set) {
+		ok = status >= 200 && status < 400; /* HAProxy: 2xx and 3xx */
+	} else if (hc->expect_is_status) {
+		ok = false;
+		for (i = 0; i < hc->nstatus; i++)
+			if (status >= hc->status[i].lo && status <= hc->status[i].hi)
+				ok = true;
+	} else {
+		ok = c->body && memmem(c->body, c->body_len, hc->expect_string,
+					strlen(hc->expect_string)) != NULL;
 	}
-	if (what & CURL_POLL_IN)
-		ev |= EPOLLIN;
-	if (what & CURL_POLL_OUT)
-		ev |= EPOLLOUT;
-	if (!sc) {
-		sc = calloc(1, sizeof(*sc));
-		if (!sc || sd_event_add_io(H.e, &sc->src, fd, ev, on_sock, NULL) < 0) {
-			free(sc);
-			return -1;
-		}
-		curl_multi_assign(H.multi, fd, sc);
-		return 0;
-	}
-	sd_event_source_set_io_events(sc->src, ev);
-	return 0;
+	if (hc->expect_set && hc->expect_negate)
+		ok = !ok;
+	if (ok)
+		snprintf(reason, sizeof(reason), "Layer7 check passed: %ld", status);
+	else if (!hc->expect_set || hc->expect_is_status)
+		snprintf(reason, sizeof(reason), "Layer7 wrong status: %ld", status);
+	else
+		snprintf(reason, sizeof(reason), "Layer7 wrong content (status %ld)", status);
+	c->done(c, ok, reason);
 }
 
-static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
-{
-	int running;
-
-	(void)src;
-	(void)usec;
-	(void)userdata;
-	curl_multi_socket_action(H.multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	drain_done();
-	return 0;
-}
-
-static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
-{
-	(void)multi;
-	(void)userp;
-	if (timeout_ms < 0)
-		return sd_event_source_set_enabled(H.timer, SD_EVENT_OFF) < 0 ? -1 : 0;
-	sd_event_source_set_time_relative(H.timer, (uint64_t)timeout_ms * 1000);
-	sd_event_source_set_enabled(H.timer, SD_EVENT_ONESHOT);
-	return 0;
-}
-
-int check_http_init(sd_event *e)
+int check_http_init(struct lbd_runtime *rt)
 {
 	int r;
 
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return -EIO;
-	H.e = e;
-	H.multi = curl_multi_init();
-	if (!H.multi)
+	rt->http_checks = calloc(1, sizeof(*rt->http_checks));
+	if (!rt->http_checks)
 		return -ENOMEM;
-	curl_multi_setopt(H.multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
-	curl_multi_setopt(H.multi, CURLMOPT_TIMERFUNCTION, timer_cb);
-	r = sd_event_add_time_relative(e, &H.timer, CLOCK_MONOTONIC, 0, 1000, on_timer, NULL);
-	if (r < 0)
-		return r;
-	return sd_event_source_set_enabled(H.timer, SD_EVENT_OFF);
+	r = cpha_curl_multi_init(rt->http_checks, rt->e);
+	if (r < 0) {
+		free(rt->http_checks);
+		rt->http_checks = NULL;
+	}
+	return r;
 }
 
-void check_http_shutdown(void)
+void check_http_shutdown(struct lbd_runtime *rt)
 {
-	if (H.multi)
-		curl_multi_cleanup(H.multi);
-	H.multi = NULL;
-	H.timer = sd_event_source_disable_unref(H.timer);
+	if (rt->http_checks) {
+		cpha_curl_multi_free(rt->http_checks);
+		free(rt->http_checks);
+		rt->http_checks = NULL;
+	}
 	curl_global_cleanup();
 }
 
@@ -244,10 +147,10 @@ static int on_sockopt(void *userdata, curl_socket_t fd, curlsocktype purpose)
 
 void check_http_abort(struct lbd_check *c)
 {
-	if (c->easy) {
-		curl_multi_remove_handle(H.multi, c->easy);
-		curl_easy_cleanup(c->easy);
-		c->easy = NULL;
+	if (c->xfer.h) {
+		cpha_curl_multi_remove(c->rt->http_checks, &c->xfer);
+		curl_easy_cleanup(c->xfer.h);
+		c->xfer.h = NULL;
 	}
 	curl_slist_free_all(c->hdrs);
 	c->hdrs = NULL;
@@ -281,11 +184,11 @@ int check_http_start(struct lbd_check *c)
 	e = curl_easy_init();
 	if (!e)
 		return -ENOMEM;
-	c->easy = e;
+	c->xfer.h = e;
+	c->xfer.done = on_done;
 	c->errbuf[0] = '\0';
 	left = c->deadline > c->started ? c->deadline - c->started : 1000;
 	curl_easy_setopt(e, CURLOPT_URL, c->url);
-	curl_easy_setopt(e, CURLOPT_PRIVATE, c);
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, c->errbuf);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_NOPROXY, "*"); /* never an http_proxy from the environment */
@@ -327,7 +230,7 @@ int check_http_start(struct lbd_check *c)
 			curl_easy_setopt(e, CURLOPT_SSLKEY, o->crt);
 		}
 	}
-	if (curl_multi_add_handle(H.multi, e) != CURLM_OK) {
+	if (cpha_curl_multi_add(c->rt->http_checks, &c->xfer) < 0) {
 		check_http_abort(c);
 		return -EIO;
 	}

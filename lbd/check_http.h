@@ -9,9 +9,10 @@
 
 #include "check-types.h"
 
-/* Set up on loop e (once, before any check starts) and tear down. */
-int check_http_init(sd_event *e);
-void check_http_shutdown(void);
+/* Set up rt->http_checks on rt->e (once, before any check starts) and
+ * tear it down. */
+int check_http_init(struct lbd_runtime *rt);
+void check_http_shutdown(struct lbd_runtime *rt);
 /* Start c's HTTP check or abandon the running one. */
 int check_http_start(struct lbd_check *c);
 void check_http_abort(struct lbd_check *c);

@@ -433,7 +433,7 @@ int main(int argc, char **argv)
 		r = sd_event_add_signal(rt->e, NULL, SIGUSR1, on_soft_stop, &m);
 	}
 	if (r >= 0)
-		r = check_http_init(rt->e);
+		r = check_http_init(rt);
 	if (r >= 0)
 		r = server_observe_init(rt);
 	if (r < 0) {
@@ -499,7 +499,7 @@ int main(int argc, char **argv)
 	resolver_free(rt);
 	server_observe_close(rt);
 	runtime_free(rt);
-	check_http_shutdown();
+	check_http_shutdown(rt);
 	free(rt->workers);
 	sd_event_unref(rt->e);
 	if (pidfile)

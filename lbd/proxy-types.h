@@ -248,8 +248,10 @@ struct lbd_runtime {
 	struct lbd_server **doomed;
 	uint64_t *doomed_at;
 	size_t ndoomed;
-	struct lbd_resolver_rt *dns;       /* run-time DNS of servers (resolver.c) */
-	lbd_check_result_fn *check_result; /* where health checks report */
+	struct lbd_resolver_rt *dns;         /* run-time DNS of servers (resolver.c) */
+	lbd_check_result_fn *check_result;   /* where health checks report */
+	struct cpha_curl_multi *http_checks; /* libcurl's multi handle of the HTTP
+					      * checks (check_http.c) on e */
 	/* passive health: workers ring it (eventfd) when a server's sessions
 	 * reached its error-limit; server_ctl.c's handler acts on the main
 	 * thread. hana_src is NULL until server_observe_init(). */

@@ -8,7 +8,9 @@
 
 #include <jansson.h>
 
-#include "etcd-internal.h"
+#include "etcd_agent.h"
+#include "etcd_api.h"
+#include "etcd_parse.h"
 #include "httpc.h"
 #include "log.h"
 

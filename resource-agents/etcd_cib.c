@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "etcd-internal.h"
+#include "etcd_agent.h"
+#include "etcd_api.h"
+#include "etcd_cib.h"
 #include "etcd_record.h"
 #include "log.h"
 
@@ -53,7 +55,7 @@ enum etcd_record_state etcd_record_read(const struct etcd *e, uint64_t *id)
 {
 	const char *const argv[] = { "crm_attribute", "--type", "crm_config", "--name",
 		ETCD_RECORD_NAME, "--query", "--quiet", NULL };
-	struct ocf_run_result res;
+	struct cpha_run_result res;
 	enum etcd_record_state s;
 	char line[128] = "";
 	int r;
@@ -95,7 +97,7 @@ enum etcd_record_state etcd_record_read(const struct etcd *e, uint64_t *id)
 		read_note(LOG_WARNING, "reading cluster property %s: crm_attribute: %s",
 			ETCD_RECORD_NAME, res.timed_out ? "timed out" : str_or(line, "failed"));
 out:
-	ocf_run_free(&res);
+	cpha_run_free(&res);
 	return s;
 }
 
@@ -104,7 +106,7 @@ int etcd_record_write(const struct etcd *e, uint64_t id)
 	char value[24], line[256] = "";
 	const char *const argv[] = { "crm_attribute", "--type", "crm_config", "--name",
 		ETCD_RECORD_NAME, "--update", value, NULL };
-	struct ocf_run_result res;
+	struct cpha_run_result res;
 	int r;
 
 	snprintf(value, sizeof(value), "%" PRIx64, id);
@@ -117,10 +119,10 @@ int etcd_record_write(const struct etcd *e, uint64_t id)
 		ocf_first_line(res.err, line, sizeof(line));
 		log_warn("recording etcd cluster %s: crm_attribute: %s", value,
 			res.timed_out ? "timed out" : str_or(line, "failed"));
-		ocf_run_free(&res);
+		cpha_run_free(&res);
 		return -1;
 	}
-	ocf_run_free(&res);
+	cpha_run_free(&res);
 	log_notice("recorded etcd cluster %s in the CIB (cluster property %s)", value,
 		ETCD_RECORD_NAME);
 	return 0;

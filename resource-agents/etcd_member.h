@@ -1,7 +1,7 @@
 /* etcd membership for the ocf:cpha:etcd agent, as pure decisions: the node
- * map (which node runs which member, at which URLs), etcd's JSON answers
- * (member list, member add, status, health, errors) turned into plain
- * structures, the --initial-cluster strings, quorum sizing and the plan a
+ * map (which node runs which member, at which URLs), the member list
+ * (etcd_parse.h turns etcd's answers into it), the --initial-cluster
+ * strings, quorum sizing and the plan a
  * start follows (bootstrap, join as a learner, restart with the data,
  * replace a dead member, wait). No I/O: the agent gathers a view, this
  * module decides, the agent acts and gathers again. */
@@ -69,45 +69,12 @@ struct etcd_members {
 	uint64_t cluster_id;  /* header.cluster_id of the answer; 0: none */
 };
 
-/* The members of a /v3/cluster/member/list, .../add, .../promote or
- * .../remove answer ("members": [...]). IDs are accepted as JSON strings
- * (what the gateway sends for uint64) or numbers. Returns 0, -EINVAL
- * (*why) or -ENOMEM. */
-int etcd_members_parse(const char *json, struct etcd_members *out, const char **why);
+/* Free the members of l. */
 void etcd_members_free(struct etcd_members *l);
-
-/* The ID of "member" in a /v3/cluster/member/add answer. */
-int etcd_added_id(const char *json, uint64_t *id, const char **why);
 
 /* Index of the member with this peer URL (or, when url is NULL or no peer
  * URL matches, this non-empty name); -1 when none. */
 ssize_t etcd_members_find(const struct etcd_members *l, const char *name, const char *peer_url);
-
-/* /v3/maintenance/status of one member. */
-struct etcd_status {
-	uint64_t member_id;  /* header.member_id */
-	uint64_t cluster_id; /* header.cluster_id; 0: none */
-	uint64_t leader;     /* 0: no leader known */
-	uint64_t raft_index;
-	uint64_t applied_index;
-	bool learner;
-	char version[32];
-};
-int etcd_status_parse(const char *json, struct etcd_status *st, const char **why);
-
-/* GET /health: {"health":"true"}. Returns 0 with *healthy, -EINVAL. */
-int etcd_health_parse(const char *json, bool *healthy);
-
-/* The message of a gateway error ({"error": "...", "code": N}), into msg;
- * returns the gRPC code, or -1 when the text is not such an error. */
-int etcd_error_parse(const char *json, char *msg, size_t len);
-
-/* Why etcd stopped, from text (its log since the start), short enough for
- * an exit reason: the last line at the gravest level found (fatal: capnslog
- * "C", zap "fatal"/"panic", a flag error; then error: "E", "error"; then
- * any line), without its timestamp ("etcdmain: message", or zap's
- * "msg: error"). "" when text has no line. Pure. */
-void etcd_log_reason(const char *text, char *out, size_t len);
 
 /* --initial-cluster for a new cluster: "name=peer_url,..." for the map's
  * nodes in map order, only those listed in only (NULL: all). Returns a

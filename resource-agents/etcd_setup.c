@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "etcd-internal.h"
+#include "etcd_agent.h"
+#include "etcd_setup.h"
 #include "log.h"
 #include "ocf_quorum.h"
 

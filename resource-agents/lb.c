@@ -126,7 +126,7 @@ void lb_free(struct lb *l)
 /* ------------------------------------------------------------ checks -- */
 
 /* The line of a check's output that explains the failure. */
-static void check_reason(const struct ocf_run_result *res, char *buf, size_t len)
+static void check_reason(const struct cpha_run_result *res, char *buf, size_t len)
 {
 	const char *alert = strstr(res->err, "[ALERT]");
 
@@ -147,7 +147,7 @@ static void check_reason(const struct ocf_run_result *res, char *buf, size_t len
 static int check_config(struct lb *l, char *why, size_t len)
 {
 	const char *argv[16];
-	struct ocf_run_result res;
+	struct cpha_run_result res;
 	uint64_t t = ocf_left(l->c);
 	size_t n = 0;
 	int r, rc;
@@ -171,7 +171,7 @@ static int check_config(struct lb *l, char *why, size_t len)
 		check_reason(&res, why, len);
 		rc = PCMK_OCF_INVALID_PARAM;
 	}
-	ocf_run_free(&res);
+	cpha_run_free(&res);
 	return rc;
 }
 

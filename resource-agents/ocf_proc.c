@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 #include "fileio.h"
 #include "log.h"
 #include "ocf_proc.h"
@@ -489,30 +488,10 @@ void ocf_first_line(const char *text, char *buf, size_t len)
 
 /* --------------------------------------------------------------- run -- */
 
-int ocf_run(const char *const *argv, uint64_t timeout_usec, struct ocf_run_result *res)
+int ocf_run(const char *const *argv, uint64_t timeout_usec, struct cpha_run_result *res)
 {
 	struct cpha_spawn_opts o = { .argv = argv,
 		.timeout_usec = timeout_usec ? timeout_usec : 1 };
-	struct cpha_run_result rr;
-	int r;
 
-	memset(res, 0, sizeof(*res));
-	r = cpha_run(&o, &rr);
-	if (r < 0)
-		return r;
-	res->exited = rr.exited;
-	res->exit_code = rr.exit_code;
-	res->signo = rr.signo;
-	res->timed_out = rr.timed_out;
-	res->out = rr.out; /* owned now: freed by ocf_run_free() */
-	res->err = rr.err;
-	return 0;
-}
-
-void ocf_run_free(struct ocf_run_result *res)
-{
-	free(res->out);
-	free(res->err);
-	res->out = NULL;
-	res->err = NULL;
+	return cpha_run(&o, res);
 }

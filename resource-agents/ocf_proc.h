@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "ocf.h"
+#include "spawn.h"
 
 /* Read a pid file ("1234\n"). Returns 0, -ENOENT, -EINVAL (not a pid) or
  * another -errno. */
@@ -87,20 +88,10 @@ off_t ocf_file_size(const char *path);
 int ocf_mkdir_p(const char *path, mode_t mode);
 
 /* A command run to completion. */
-struct ocf_run_result {
-	bool exited; /* exit_code is valid */
-	int exit_code;
-	int signo; /* killed by this signal */
-	bool timed_out;
-	char *out; /* captured stdout (malloc'd, NUL-terminated) */
-	char *err; /* captured stderr */
-};
-
 /* Run argv (own process group, output captured) and wait, killing it at
  * timeout_usec. Returns 0 with *res filled, or -errno when it could not be
- * started (-ENOENT, -EACCES). Free res with ocf_run_free(). */
-int ocf_run(const char *const *argv, uint64_t timeout_usec, struct ocf_run_result *res);
-void ocf_run_free(struct ocf_run_result *res);
+ * started (-ENOENT, -EACCES). Free res with cpha_run_free(). */
+int ocf_run(const char *const *argv, uint64_t timeout_usec, struct cpha_run_result *res);
 
 /* First line of text that says something (for an exit reason), into buf. */
 void ocf_first_line(const char *text, char *buf, size_t len);

@@ -466,7 +466,7 @@ static void test_meta_data(void **state)
 	if (access("/usr/bin/xmllint", X_OK) == 0 && access(dtd, R_OK) == 0) {
 		const char *argv[] = { "/usr/bin/xmllint", "--noout", "--dtdvalid", dtd, path,
 			NULL };
-		struct ocf_run_result res;
+		struct cpha_run_result res;
 
 		fd = mkstemp(path);
 		assert_true(fd >= 0);
@@ -477,7 +477,7 @@ static void test_meta_data(void **state)
 			print_error("xmllint: %s%s\n", res.out, res.err);
 		assert_true(res.exited);
 		assert_int_equal(res.exit_code, 0);
-		ocf_run_free(&res);
+		cpha_run_free(&res);
 		unlink(path);
 	} else {
 		print_message("xmllint or %s missing: DTD validation skipped\n", dtd);

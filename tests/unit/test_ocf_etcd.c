@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "etcd_member.h"
+#include "etcd_parse.h"
 
 static const struct etcd_url_spec tls = { "https", "https", 2380, 2379 };
 static const struct etcd_url_spec plain = { "http", "http", 12380, 12379 };

@@ -284,7 +284,7 @@ static void test_run(void **state)
 	const char *ok[] = { "/bin/sh", "-c", "echo out; echo err >&2; exit 3", NULL };
 	const char *slow[] = { "/bin/sleep", "10", NULL };
 	const char *missing[] = { "/nonexistent/x", NULL };
-	struct ocf_run_result r;
+	struct cpha_run_result r;
 	char line[64];
 	uint64_t t0;
 
@@ -296,13 +296,13 @@ static void test_run(void **state)
 	assert_string_equal(r.err, "err\n");
 	ocf_first_line(r.err, line, sizeof(line));
 	assert_string_equal(line, "err");
-	ocf_run_free(&r);
+	cpha_run_free(&r);
 
 	t0 = ocf_now();
 	assert_int_equal(ocf_run(slow, 200000, &r), 0);
 	assert_true(r.timed_out);
 	assert_true(ocf_now() - t0 < 3000000);
-	ocf_run_free(&r);
+	cpha_run_free(&r);
 
 	assert_int_equal(ocf_run(missing, 1000000, &r), -ENOENT);
 
