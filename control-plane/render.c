@@ -14,6 +14,7 @@
 
 #include <yaml.h>
 
+#include "cfgmsg.h"
 #include "cpha.h"
 #include "fileio.h"
 #include "plan.h"
@@ -35,74 +36,6 @@ static void usage(FILE *f)
 		   "  --allow-even  accept an even etcd member count, as cpha plan does\n");
 }
 
-static void oom(void)
-{
-	fputs("cpha: out of memory\n", stderr);
-	exit(CPHA_EXIT_SOFTWARE);
-}
-
-struct cpha_buf *render_add(struct render_set *s, const char *host, const char *path, unsigned mode,
-	enum render_check check)
-{
-	struct render_file *v = realloc(s->v, (s->n + 1) * sizeof(*v)), *f;
-
-	if (!v)
-		oom();
-	s->v = v;
-	f = &s->v[s->n++];
-	memset(f, 0, sizeof(*f));
-	f->host = host ? strdup(host) : NULL;
-	f->path = strdup(path);
-	if ((host && !f->host) || !f->path)
-		oom();
-	f->mode = mode;
-	f->check = check;
-	return &f->text;
-}
-
-void render_skip(struct render_set *s, const char *host, const char *path, const char *why)
-{
-	struct render_skip *v = realloc(s->skipped, (s->nskipped + 1) * sizeof(*v)), *k;
-
-	if (!v)
-		oom();
-	s->skipped = v;
-	k = &s->skipped[s->nskipped++];
-	k->host = host ? strdup(host) : NULL;
-	k->path = strdup(path);
-	k->why = strdup(why);
-	if ((host && !k->host) || !k->path || !k->why)
-		oom();
-}
-
-struct render_file *render_find(struct render_set *s, const char *host, const char *path)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		struct render_file *f = &s->v[i];
-		if (((!host && !f->host) || (host && f->host && !strcmp(host, f->host))) &&
-			!strcmp(f->path, path))
-			return f;
-	}
-	return NULL;
-}
-
-void render_set_free(struct render_set *s)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->v[i].host);
-		free(s->v[i].path);
-		cpha_buf_free(&s->v[i].text);
-	}
-	free(s->v);
-	for (size_t i = 0; i < s->nskipped; i++) {
-		free(s->skipped[i].host);
-		free(s->skipped[i].path);
-		free(s->skipped[i].why);
-	}
-	free(s->skipped);
-	memset(s, 0, sizeof(*s));
-}
-
 int render_all(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d)
 {
 	int rc = 0;
@@ -118,7 +51,7 @@ int render_all(const struct cp_cluster *c, struct render_set *s, struct cpha_msg
 		rc = -1;
 	for (size_t i = 0; i < s->n; i++)
 		if (!s->v[i].text.data && cpha_buf_puts(&s->v[i].text, "") < 0)
-			oom();
+			cpha_oom();
 	return rc;
 }
 
@@ -129,7 +62,7 @@ static char *out_path(const char *dir, const struct render_file *f)
 
 	if (asprintf(&p, "%s/%s%s%s", dir, f->host ? f->host : "cluster",
 		    f->path[0] == '/' ? "" : "/", f->path) < 0)
-		oom();
+		cpha_oom();
 	return p;
 }
 
@@ -140,7 +73,7 @@ static int mkdirs(const char *path, mode_t mode)
 	int rc = 0;
 
 	if (!p)
-		oom();
+		cpha_oom();
 	for (s = p + 1; (s = strchr(s, '/')); s++) {
 		*s = 0;
 		if (mkdir(p, mode) == -1 && errno != EEXIST) {
@@ -238,7 +171,7 @@ static int check_file(
 		argv[0] = "fenced", argv[1] = "-c", argv[2] = "-f", argv[3] = path;
 		if (f->host) {
 			if (asprintf(&cs, "%s/%s/etc/corosync/corosync.conf", stage, f->host) < 0)
-				oom();
+				cpha_oom();
 			if (access(cs, R_OK) == 0)
 				argv[4] = "-C", argv[5] = cs;
 		}
@@ -288,7 +221,7 @@ int render_write(const struct render_set *s, const char *dir, const char *host, 
 		return -1;
 	}
 	if (asprintf(&stage, "%s/.render.XXXXXX", dir) < 0)
-		oom();
+		cpha_oom();
 	if (!mkdtemp(stage)) {
 		fprintf(stderr, "cpha render: %s: %s\n", dir, strerror(errno));
 		free(stage);

@@ -11,36 +11,7 @@
 #include "buf.h"
 #include "cluster.h"
 #include "render.h"
-
-/* Where the daemons of an LB host listen, as rendered. */
-#define RENDER_LBD_SOCKET          "/run/lbd/admin.sock"
-#define RENDER_HAPROXY_SOCKET      "/run/haproxy/admin.sock"
-/* HAProxy's read-only stats socket, for prometheus-haproxy-exporter (with
- * monitoring.prometheus), and where that exporter listens (its default) */
-#define RENDER_HAPROXY_STATS_SOCKET "/run/haproxy/stats.sock"
-#define RENDER_HAPROXY_EXPORTER_PORT 9101
-#define RENDER_VIPD_SOCKET         "/run/vipd/admin.sock"
-#define RENDER_FENCED_SOCKET       "/run/fenced/admin.sock"
-#define RENDER_LB_MONITOR          "127.0.0.1:8404" /* /healthz (503: no apiserver up), /metrics */
-/* Ports on the host's own address, so that `cpha status` on another host
- * reads them: the monitor frontend again, and the daemons' /metrics and
- * /status listeners. */
-#define RENDER_LB_MONITOR_PORT     8404
-#define RENDER_LBD_METRICS_PORT    9120
-#define RENDER_VIPD_METRICS_PORT   9121
-#define RENDER_FENCED_METRICS_PORT 9122
-#define RENDER_LB_PROXY            "apiserver" /* the listen section: track_lbd's backend */
-
-/* Installed paths of the files. */
-#define RENDER_LBD_CFG         "/etc/lbd/lbd.cfg"
-#define RENDER_HAPROXY_CFG     "/etc/haproxy/haproxy.cfg"
-#define RENDER_VIPD_CONF       "/etc/vipd/vipd.conf"
-#define RENDER_KEEPALIVED_CONF "/etc/keepalived/keepalived.conf"
-#define RENDER_SYSCTL_LB       "/etc/sysctl.d/60-cpha-lb.conf"
-#define RENDER_COROSYNC_CONF   "/etc/corosync/corosync.conf"
-#define RENDER_FENCED_CONF     "/etc/fenced/fenced.conf"
-#define RENDER_PCS_SCRIPT      "pcs-commands.sh"
-#define RENDER_CIB             "cib.xml"
+#include "render_paths.h"
 
 /* The corosync clusters: the masters, and the load-balancer hosts when
  * they are apart from the masters. Etcd-only hosts are in none. */
