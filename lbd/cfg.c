@@ -2,7 +2,7 @@
  * sections, the global and proxy directives and the inheritance from
  * defaults, then builds and validates the result; the directives each have
  * their file (cfg_global.c, cfg_server.c, cfg_bind.c, cfg_log.c,
- * cfg_check.c, ...) and the value parsers are in cfg_value.c. Nothing here
+ * cfg_healthcheck.c, ...) and the value parsers are in cfg_value.c. Nothing here
  * logs: every problem becomes a "file:line: message". */
 #include <ctype.h>
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include "conf_lex.h"
 #include "digest.h"
 #include "duration.h"
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 #include "webcfg.h"
 
 #define CFG_ALL (CFG_CAP_DEF | CFG_CAP_FE | CFG_CAP_BE)

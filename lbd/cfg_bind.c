@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 
 static void cfg_bind_one(struct cfg_ctx *ctx, struct cfg_proxy *px, const char *s, unsigned line)
 {

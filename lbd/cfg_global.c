@@ -11,7 +11,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 #include "webcfg.h"
 
 struct cfg_gkw;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cfgmsg.h"
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 #include "http-types.h"
 
 #define CFG_HTTP_DEFAULT_URI   "/haproxy?stats"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 #include "logformat.h"
 
 void lbd_cfg_logs_free(struct lbd_log_target *logs, size_t n)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 
 /* Where the int a boolean option is written at the section's end. */
 enum cfg_opt_field {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 
 /* glibc's regcomp copies a repeated subexpression once per repetition (a+
  * is two copies, a{2,5} five) and its epsilon closures grow much faster

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <arpa/inet.h>
 
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 
 #define CFG_NS_MAX 16 /* name servers per section */
 

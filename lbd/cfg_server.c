@@ -10,7 +10,7 @@
 
 #include "duration.h"
 #include "health.h"
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 
 #define CFG_SO(f) offsetof(struct lbd_server_opts, f)
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 
 /* A user or group given by name or number (HAProxy's "user"/"uid" and
  * "group"/"gid" bind options). Returns 0, or -1 with an error given. */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 #include "stick.h"
 
 /* size N[k|m|g]: HAProxy's parse_size_err() (the suffixes are powers of 1024). */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cfgmsg.h"
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 
 const char *lbd_cfg_where(struct cfg_ctx *ctx, const struct cfg_proxy *px)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "duration.h"
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 
 int lbd_cfg_uint(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s,
 	unsigned long long min, unsigned long long max, unsigned long long *out, const char *where)

@@ -73,17 +73,21 @@
 #include "cfgmsg.h"
 #include "digest.h"
 #include "duration.h"
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 #include "webcfg.h"
 
 /* "line 12" when loc is in the same file as from, else "file:12". */
 /* ---- global_defs ---- */
 
-#define G(obj) ((struct vipd_global *)(obj))
+/* The object a global_defs keyword fills. */
+static inline struct vipd_global *global_of(void *obj)
+{
+	return obj;
+}
 
 static void cfg_g_router_id(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	cpha_conf_string(&ctx->d, n, &G(obj)->router_id, "global_defs");
+	cpha_conf_string(&ctx->d, n, &global_of(obj)->router_id, "global_defs");
 }
 
 static void cfg_g_version(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
@@ -92,7 +96,7 @@ static void cfg_g_version(struct cfg_ctx *ctx, const struct cpha_conf_node *n, v
 
 	if (cpha_conf_nargs(&ctx->d, n, 1, 1, "global_defs") == 0 &&
 		cpha_conf_uint(&ctx->d, n, 1, 2, 3, &v, "global_defs") == 0)
-		G(obj)->vrrp_version = (int)v;
+		global_of(obj)->vrrp_version = (int)v;
 }
 
 static void cfg_g_script_user(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
@@ -102,14 +106,14 @@ static void cfg_g_script_user(struct cfg_ctx *ctx, const struct cpha_conf_node *
 	if (cpha_conf_nargs(&ctx->d, n, 1, 2, "global_defs") < 0 ||
 		vipd_cfg_runas(ctx, n, 1, &as, false, "global_defs") < 0)
 		return;
-	G(obj)->script_user = as.user;
-	G(obj)->script_group = as.group;
+	global_of(obj)->script_user = as.user;
+	global_of(obj)->script_group = as.group;
 }
 
 static void cfg_g_security(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (cpha_conf_nargs(&ctx->d, n, 0, 0, "global_defs") == 0)
-		G(obj)->enable_script_security = true;
+		global_of(obj)->enable_script_security = true;
 }
 
 /* vrrp_garp_master_* and vrrp_g[ar|n]a_interval: defaults for instances. */
@@ -137,7 +141,7 @@ static void cfg_g_garp(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 		}
 	} else if (strcmp(kw, "garp_master_refresh") == 0) {
 		if (cpha_conf_uint(&ctx->d, n, 1, 0, 4294967295ULL, &v, "global_defs") == 0) {
-			G(obj)->vrrp_garp_master_refresh = v * CPHA_USEC_PER_SEC;
+			global_of(obj)->vrrp_garp_master_refresh = v * CPHA_USEC_PER_SEC;
 			ctx->garp_refresh = v * CPHA_USEC_PER_SEC;
 			ctx->garp_refresh_set = true;
 		}
@@ -160,7 +164,7 @@ static void cfg_g_auto_prio(struct cfg_ctx *ctx, const struct cpha_conf_node *n,
 		(n->n == 2 && cpha_conf_int(&ctx->d, n, 1, -1, 99, &v, "global_defs") < 0))
 		return;
 	/* -1 only silences keepalived's start-up warning: no increase, like 0 */
-	G(obj)->max_auto_priority = v < 0 ? 0 : (int)v;
+	global_of(obj)->max_auto_priority = v < 0 ? 0 : (int)v;
 }
 
 static void cfg_g_admin(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
@@ -174,8 +178,8 @@ static void cfg_g_admin(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 			sizeof(((struct sockaddr_un *)0)->sun_path), n->w[1]);
 		return;
 	}
-	free(G(obj)->admin_socket);
-	G(obj)->admin_socket = vipd_cfg_strdup(ctx, n->w[1]);
+	free(global_of(obj)->admin_socket);
+	global_of(obj)->admin_socket = vipd_cfg_strdup(ctx, n->w[1]);
 }
 
 static void cfg_g_metrics(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
@@ -184,12 +188,12 @@ static void cfg_g_metrics(struct cfg_ctx *ctx, const struct cpha_conf_node *n, v
 
 	if (cpha_conf_nargs(&ctx->d, n, 1, 1, "global_defs") < 0)
 		return;
-	if (cpha_parse_addr(n->w[1], CPHA_ADDR_PORT_REQUIRED, &G(obj)->metrics, &why) < 0) {
+	if (cpha_parse_addr(n->w[1], CPHA_ADDR_PORT_REQUIRED, &global_of(obj)->metrics, &why) < 0) {
 		vipd_cfg_err(
 			ctx, n->loc, "'vipd_metrics_bind' '%s': %s (global_defs)", n->w[1], why);
 		return;
 	}
-	G(obj)->metrics_set = true;
+	global_of(obj)->metrics_set = true;
 }
 
 static void cfg_g_metrics_web(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
@@ -198,14 +202,14 @@ static void cfg_g_metrics_web(struct cfg_ctx *ctx, const struct cpha_conf_node *
 
 	if (cpha_conf_nargs(&ctx->d, n, 1, 1, "global_defs") < 0)
 		return;
-	if (G(obj)->metrics_web_loc) {
+	if (global_of(obj)->metrics_web_loc) {
 		vipd_cfg_err(ctx, n->loc, "'vipd_metrics_web_config' is given twice (global_defs)");
 		return;
 	}
-	G(obj)->metrics_web_loc = n->loc;
+	global_of(obj)->metrics_web_loc = n->loc;
 	/* a relative path is beside the file that names it */
 	if (cpha_webcfg_load_beside(ctx->d.files[CPHA_CFGDIAG_LOC_FILE(n->loc)], n->w[1],
-		    &G(obj)->metrics_web, why, sizeof(why)) < 0)
+		    &global_of(obj)->metrics_web, why, sizeof(why)) < 0)
 		vipd_cfg_err(ctx, n->loc, "'vipd_metrics_web_config': %s (global_defs)", why);
 }
 
@@ -238,16 +242,16 @@ static void cfg_g_mcast(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 		return;
 	}
 	if (v6)
-		G(obj)->mcast6 = a;
+		global_of(obj)->mcast6 = a;
 	else
-		G(obj)->mcast4 = a;
+		global_of(obj)->mcast4 = a;
 }
 
 static void cfg_g_strict(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (cpha_conf_nargs(&ctx->d, n, 0, 0, "global_defs") < 0)
 		return;
-	G(obj)->strict = true;
+	global_of(obj)->strict = true;
 	ctx->strict_loc = n->loc;
 }
 
@@ -255,8 +259,8 @@ static void cfg_g_strict(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
  * the fifo if it is missing, owned by USER. */
 static void cfg_g_fifo(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	struct vipd_fifo_cfg *f = &G(obj)->fifo[n->w[0][0] == 'v'];
-	const struct vipd_fifo_cfg *other = &G(obj)->fifo[n->w[0][0] != 'v'];
+	struct vipd_fifo_cfg *f = &global_of(obj)->fifo[n->w[0][0] == 'v'];
+	const struct vipd_fifo_cfg *other = &global_of(obj)->fifo[n->w[0][0] != 'v'];
 
 	if (cpha_conf_nargs(&ctx->d, n, 1, 3, "global_defs") < 0)
 		return;
@@ -283,7 +287,7 @@ static void cfg_g_fifo(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
  * with vipd, the fifo's path as its last argument. */
 static void cfg_g_fifo_script(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	struct vipd_fifo_cfg *f = &G(obj)->fifo[n->w[0][0] == 'v'];
+	struct vipd_fifo_cfg *f = &global_of(obj)->fifo[n->w[0][0] == 'v'];
 
 	if (cpha_conf_nargs(&ctx->d, n, 1, 3, "global_defs") < 0)
 		return;
@@ -302,9 +306,9 @@ static void cfg_g_fifo_flag(struct cfg_ctx *ctx, const struct cpha_conf_node *n,
 
 	if (n->w[0][0] == 'f') {
 		if (cpha_conf_nargs(&ctx->d, n, 0, 0, "global_defs") == 0)
-			G(obj)->fifo_states_on_reload = true;
+			global_of(obj)->fifo_states_on_reload = true;
 	} else if (cpha_conf_bool(&ctx->d, n, &b, "global_defs") == 0) {
-		G(obj)->notify_priority_changes = b;
+		global_of(obj)->notify_priority_changes = b;
 	}
 }
 
@@ -318,9 +322,9 @@ static void cfg_g_startup_delay(struct cfg_ctx *ctx, const struct cpha_conf_node
 		cpha_conf_seconds(&ctx->d, n, 1, 0, 4294967295ull, 0, &v, "global_defs") < 0)
 		return;
 	if (n->w[0][5] == 's')
-		G(obj)->startup_delay = v;
+		global_of(obj)->startup_delay = v;
 	else
-		G(obj)->delay_after_boot = v;
+		global_of(obj)->delay_after_boot = v;
 	if (v >= 60 * CPHA_USEC_PER_SEC)
 		vipd_cfg_notice(ctx, n->loc,
 			"'%s %s': no instance becomes master for a minute or more after vipd "
@@ -351,7 +355,7 @@ static void cfg_g_reset(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 	bool b;
 
 	if (cpha_conf_bool(&ctx->d, n, &b, "global_defs") == 0)
-		G(obj)->reset_connections = b;
+		global_of(obj)->reset_connections = b;
 }
 
 /* Tuning of keepalived's own processes: accepted, no effect. */
@@ -507,7 +511,11 @@ struct cfg_def {
 	bool timeout_set;
 };
 
-#define SCR(obj)   ((struct vipd_script *)((struct cfg_def *)(obj))->p)
+/* The vrrp_script a keyword of its block fills. */
+static inline struct vipd_script *script_of(void *obj)
+{
+	return ((struct cfg_def *)obj)->p;
+}
 #define WHERE(obj) (((struct cfg_def *)(obj))->where)
 
 static void cfg_s_script(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
@@ -518,7 +526,7 @@ static void cfg_s_script(struct cfg_ctx *ctx, const struct cpha_conf_node *n, vo
 		vipd_cfg_err(ctx, n->loc, "'script' is empty (%s)", WHERE(obj));
 		return;
 	}
-	SCR(obj)->command = vipd_cfg_command(ctx, n, 1);
+	script_of(obj)->command = vipd_cfg_command(ctx, n, 1);
 }
 
 static void cfg_s_time(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
@@ -530,17 +538,17 @@ static void cfg_s_time(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 		cpha_conf_uint(&ctx->d, n, 1, 1, 4294, &v, WHERE(obj)) < 0)
 		return;
 	if (n->w[0][0] == 'i') {
-		SCR(obj)->interval = v * CPHA_USEC_PER_SEC;
+		script_of(obj)->interval = v * CPHA_USEC_PER_SEC;
 	} else {
-		SCR(obj)->timeout = v * CPHA_USEC_PER_SEC;
+		script_of(obj)->timeout = v * CPHA_USEC_PER_SEC;
 		((struct cfg_def *)obj)->timeout_set = true;
 	}
 }
 
 static void cfg_s_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	vipd_cfg_weight(ctx, n, 0, VIPD_WEIGHT_MAX, false, NULL, &SCR(obj)->weight,
-		&SCR(obj)->weight_reverse, WHERE(obj));
+	vipd_cfg_weight(ctx, n, 0, VIPD_WEIGHT_MAX, false, NULL, &script_of(obj)->weight,
+		&script_of(obj)->weight_reverse, WHERE(obj));
 }
 
 static void cfg_s_count(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
@@ -551,9 +559,9 @@ static void cfg_s_count(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 		cpha_conf_uint(&ctx->d, n, 1, 1, 2147483647, &v, WHERE(obj)) < 0)
 		return;
 	if (n->w[0][0] == 'r')
-		SCR(obj)->rise = (unsigned)v;
+		script_of(obj)->rise = (unsigned)v;
 	else
-		SCR(obj)->fall = (unsigned)v;
+		script_of(obj)->fall = (unsigned)v;
 }
 
 static void cfg_s_user(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
@@ -563,14 +571,14 @@ static void cfg_s_user(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 	if (cpha_conf_nargs(&ctx->d, n, 1, 2, WHERE(obj)) < 0 ||
 		vipd_cfg_runas(ctx, n, 1, &as, false, WHERE(obj)) < 0)
 		return;
-	SCR(obj)->user = as.user;
-	SCR(obj)->group = as.group;
+	script_of(obj)->user = as.user;
+	script_of(obj)->group = as.group;
 }
 
 static void cfg_s_init_fail(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
 	if (cpha_conf_nargs(&ctx->d, n, 0, 0, WHERE(obj)) == 0)
-		SCR(obj)->init_fail = true;
+		script_of(obj)->init_fail = true;
 }
 
 static const struct cfg_kw cfg_script_kws[] = {
@@ -583,26 +591,6 @@ static const struct cfg_kw cfg_script_kws[] = {
 	{ { "user", CFG_KW_HERE }, cfg_s_user, 0 },
 	{ { "init_fail", CFG_KW_HERE }, cfg_s_init_fail, 0 },
 };
-
-/* The name of a definition, unique among its kind. Returns 0 when the
- * definition can be read. */
-int vipd_cfg_def_name(struct cfg_ctx *ctx, const struct cpha_conf_node *n, const char *kind,
-	bool dup, unsigned dup_loc)
-{
-	char at[64];
-
-	if (n->n != 2) {
-		vipd_cfg_err(ctx, n->loc, n->n < 2 ? "'%s' needs a name" : "'%s' takes only a name",
-			n->w[0]);
-		return -1;
-	}
-	if (dup) {
-		vipd_cfg_err(ctx, n->loc, "%s '%s' is defined twice (first at %s)", kind, n->w[1],
-			cpha_cfgdiag_at(&ctx->d, dup_loc, n->loc, at, sizeof(at)));
-		return -1;
-	}
-	return 0;
-}
 
 static void cfg_script(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
@@ -631,7 +619,11 @@ static void cfg_script(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 
 /* ---- track_file / vrrp_track_file ---- */
 
-#define TF(obj) ((struct vipd_track_file_def *)((struct cfg_def *)(obj))->p)
+/* The track_file a keyword of its block fills. */
+static inline struct vipd_track_file_def *track_file_of(void *obj)
+{
+	return ((struct cfg_def *)obj)->p;
+}
 
 static void cfg_tf_file(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
@@ -641,13 +633,13 @@ static void cfg_tf_file(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 		vipd_cfg_err(ctx, n->loc, "'file' is empty (%s)", WHERE(obj));
 		return;
 	}
-	TF(obj)->path = vipd_cfg_strdup(ctx, n->w[1]);
+	track_file_of(obj)->path = vipd_cfg_strdup(ctx, n->w[1]);
 }
 
 static void cfg_tf_weight(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
-	vipd_cfg_weight(ctx, n, 0, CFG_WEIGHT_FILE, false, NULL, &TF(obj)->weight,
-		&TF(obj)->weight_reverse, WHERE(obj));
+	vipd_cfg_weight(ctx, n, 0, CFG_WEIGHT_FILE, false, NULL, &track_file_of(obj)->weight,
+		&track_file_of(obj)->weight_reverse, WHERE(obj));
 }
 
 /* init_file [VALUE] [overwrite] */
@@ -658,13 +650,13 @@ static void cfg_tf_init(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 
 	if (cpha_conf_nargs(&ctx->d, n, 0, 2, WHERE(obj)) < 0)
 		return;
-	TF(obj)->init_file = true;
+	track_file_of(obj)->init_file = true;
 	for (i = 1; i < n->n; i++) {
 		if (strcmp(n->w[i], "overwrite") == 0 && i == n->n - 1)
-			TF(obj)->init_overwrite = true;
+			track_file_of(obj)->init_overwrite = true;
 		else if (cpha_conf_int(&ctx->d, n, i, -CFG_WEIGHT_FILE, CFG_WEIGHT_FILE, &v,
 				 WHERE(obj)) == 0)
-			TF(obj)->init_value = (int)v;
+			track_file_of(obj)->init_value = (int)v;
 	}
 }
 

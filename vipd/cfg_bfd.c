@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 
 #define CFG_BFD_NAME_MAX      31 /* keepalived's BFD_INAME_MAX less its NUL */
 /* keepalived's ranges, in milliseconds */

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 #include "webcfg.h"
 
 void vipd_cfg_track_free(struct vipd_track *t, size_t n)

@@ -11,7 +11,7 @@
 #include <sys/un.h>
 
 #include "duration.h"
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 
 /* The instance being read. Both pointers stay valid while its block is
  * read: no other instance is added meanwhile. */

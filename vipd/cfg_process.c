@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "duration.h"
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 
 #define CFG_COMM_MAX 15 /* TASK_COMM_LEN - 1: what /proc/PID/comm holds */
 

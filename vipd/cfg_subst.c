@@ -30,7 +30,7 @@
 #include <sys/utsname.h>
 
 #include "buf.h"
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 
 #define SUBST_MAX_DEPTH 32         /* nested expansions of one line */
 #define SUBST_MAX_OUT   (1u << 21) /* bytes one file may grow to */

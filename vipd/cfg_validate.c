@@ -39,7 +39,7 @@
 #include <string.h>
 
 #include "duration.h"
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 
 #define CFG_CENTISEC (CPHA_USEC_PER_SEC / 100)
 

@@ -11,7 +11,7 @@
 
 #include "buf.h"
 #include "duration.h"
-#include "cfg-internal.h"
+#include "cfg_ctx.h"
 
 /* "weight N [reverse]": the statement of a definition (what NULL, i 0),
  * or the words from i on of a track entry ("NAME weight N [reverse]",
@@ -283,5 +283,25 @@ unsigned vipd_cfg_defined_later(struct cfg_ctx *ctx, const char *const *kinds, c
 			if (t->n == 2 && t->block && strcmp(t->w[0], kinds[i]) == 0 &&
 				strcmp(t->w[1], name) == 0)
 				return t->loc;
+	return 0;
+}
+
+/* The name of a definition, unique among its kind. Returns 0 when the
+ * definition can be read. */
+int vipd_cfg_def_name(struct cfg_ctx *ctx, const struct cpha_conf_node *n, const char *kind,
+	bool dup, unsigned dup_loc)
+{
+	char at[64];
+
+	if (n->n != 2) {
+		vipd_cfg_err(ctx, n->loc, n->n < 2 ? "'%s' needs a name" : "'%s' takes only a name",
+			n->w[0]);
+		return -1;
+	}
+	if (dup) {
+		vipd_cfg_err(ctx, n->loc, "%s '%s' is defined twice (first at %s)", kind, n->w[1],
+			cpha_cfgdiag_at(&ctx->d, dup_loc, n->loc, at, sizeof(at)));
+		return -1;
+	}
 	return 0;
 }

@@ -6,8 +6,8 @@
  * CFG_LOC(file, line). Index 0 is the file given to vipd_cfg_load(); others
  * come from 'include'. The line fields of the configuration hold locations
  * while parsing and plain line numbers once it is built. */
-#ifndef VIPD_CFG_INTERNAL_H
-#define VIPD_CFG_INTERNAL_H
+#ifndef VIPD_CFG_CTX_H
+#define VIPD_CFG_CTX_H
 
 #include <stdbool.h>
 #include <stddef.h>

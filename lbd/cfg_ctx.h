@@ -1,8 +1,8 @@
 /* What cfg.c and the cfg_*.c files share while parsing: the parsing
  * context, the state of one section, and the helpers that report errors.
  * Nothing here outlives lbd_cfg_load(). */
-#ifndef LBD_CFG_INTERNAL_H
-#define LBD_CFG_INTERNAL_H
+#ifndef LBD_CFG_CTX_H
+#define LBD_CFG_CTX_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -91,7 +91,7 @@ struct cfg_ctx {
 	struct lbd_global global;
 	unsigned metrics_line;
 	unsigned metrics_web_line; /* metrics-web-config, checked against metrics-bind */
-	int ssl_verify_none; /* ssl-server-verify none */
+	int ssl_verify_none;       /* ssl-server-verify none */
 	char *ca_base, *crt_base;
 	enum cfg_section sec;
 	struct cfg_proxy *cur; /* section being read */
@@ -190,7 +190,7 @@ void lbd_cfg_stick_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
 void lbd_cfg_option_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
 void lbd_cfg_option_apply(struct cfg_proxy *px);
 
-/* cfg_check.c */
+/* cfg_healthcheck.c */
 void lbd_cfg_check_option_ssl_hello(
 	struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
 void lbd_cfg_check_option_tcp(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
