@@ -107,10 +107,11 @@ static const char *replacement(const struct fenced_agent_meta *m, const char *ol
 
 /* A message "file:line: text" at loc: a notice into c's notices, or with
  * errs an error into it. */
-static void add(struct fenced_config *c, struct cpha_msgs *errs, unsigned loc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+static void say_at(struct fenced_config *c, struct cpha_msgs *errs, unsigned loc, const char *fmt,
+	...) __attribute__((format(printf, 4, 5)));
 
-static void add(struct fenced_config *c, struct cpha_msgs *errs, unsigned loc, const char *fmt, ...)
+static void say_at(
+	struct fenced_config *c, struct cpha_msgs *errs, unsigned loc, const char *fmt, ...)
 {
 	unsigned f = CPHA_CFGDIAG_LOC_FILE(loc), line = CPHA_CFGDIAG_LOC_LINE(loc);
 	char *text = NULL, *s = NULL, **p;
@@ -167,18 +168,18 @@ static size_t check_param(struct fenced_config *c, struct fenced_param *p,
 	}
 	ap = meta_find(m, p->key);
 	if (ap && p->from_file && access(p->value, R_OK) < 0)
-		add(c, NULL, p->line,
+		say_at(c, NULL, p->line,
 			"'%s_file %s': cannot read it (%s): fenced will not start until it can "
 			"(%s)",
 			p->key, p->value, strerror(errno), where);
 	if (!ap) {
-		add(c, errs, p->line, "'%s%s' is not a parameter of %s (%s)", p->key,
+		say_at(c, errs, p->line, "'%s%s' is not a parameter of %s (%s)", p->key,
 			p->from_file ? "_file" : "", agent, where);
 		return 1;
 	}
 	if (ap->deprecated) {
 		repl = replacement(m, p->key);
-		add(c, NULL, p->line, "'%s' is deprecated in %s%s%s (%s)", p->key, agent,
+		say_at(c, NULL, p->line, "'%s' is deprecated in %s%s%s (%s)", p->key, agent,
 			repl ? ": use " : "", repl ? repl : "", where);
 	}
 	return 0;
@@ -197,7 +198,7 @@ size_t fenced_cfg_check_agents(
 	if (!metas || !ok) {
 		free(metas);
 		free(ok);
-		add(c, errs, 0, "out of memory");
+		say_at(c, errs, 0, "out of memory");
 		return 1;
 	}
 	for (i = 0; i < c->ndevices; i++) {
@@ -213,7 +214,7 @@ size_t fenced_cfg_check_agents(
 		} else if (meta(ud, dv->agent, &metas[i], why, sizeof(why)) == 0) {
 			ok[i] = 1;
 		} else {
-			add(c, errs, dv->line, "fence_device '%s': agent %s: %s", dv->name,
+			say_at(c, errs, dv->line, "fence_device '%s': agent %s: %s", dv->name,
 				dv->agent, why);
 			nerr++;
 			continue;

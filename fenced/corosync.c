@@ -54,15 +54,15 @@ static void lost(struct fenced_cs *cs, const char *what, cs_error_t err)
 	cs->ops->lost(cs->ud, why);
 }
 
-static enum fd_left_reason left_reason(uint32_t r)
+static enum decide_left_reason left_reason(uint32_t r)
 {
 	switch (r) {
 	case CPG_REASON_LEAVE:
-		return FD_LEFT_CLEAN;
+		return DECIDE_LEFT_CLEAN;
 	case CPG_REASON_PROCDOWN:
-		return FD_LEFT_PROCDOWN;
+		return DECIDE_LEFT_PROCDOWN;
 	default:
-		return FD_LEFT_NODEDOWN;
+		return DECIDE_LEFT_NODEDOWN;
 	}
 }
 
@@ -72,7 +72,7 @@ static void on_confchg(cpg_handle_t h, const struct cpg_name *group,
 {
 	struct fenced_cs *cs = from_cpg(h);
 	struct fenced_cs_member m[MAX_MEMBERS], j[MAX_MEMBERS];
-	struct fd_left l[MAX_MEMBERS];
+	struct decide_left l[MAX_MEMBERS];
 	size_t i;
 
 	(void)group;

@@ -27,7 +27,7 @@ struct fenced_cs_ops {
 	/* A CPG configuration change of the fence domain: every member now,
 	 * those that left (with why), those that joined. */
 	void (*confchg)(void *ud, const struct fenced_cs_member *members, size_t nmembers,
-		const struct fd_left *left, size_t nleft, const struct fenced_cs_member *joined,
+		const struct decide_left *left, size_t nleft, const struct fenced_cs_member *joined,
 		size_t njoined);
 	/* A message multicast by a member (ourselves included), in the
 	 * group's total order. */

@@ -42,7 +42,7 @@ static uint64_t mono(void)
 
 const char *fenced_node_name(const struct fenced *d, uint32_t id, char *buf, size_t len)
 {
-	size_t i = fd_find(&d->st, id);
+	size_t i = decide_find(&d->st, id);
 
 	if (i != (size_t)-1 && d->nd[i].name[0])
 		return d->nd[i].name;
@@ -88,7 +88,7 @@ static void send_line(struct fenced *d, const char *fmt, ...)
 
 static void rearm(struct fenced *d, uint64_t deadline)
 {
-	if (deadline == FD_NEVER) {
+	if (deadline == DECIDE_NEVER) {
 		sd_event_source_set_enabled(d->timer, SD_EVENT_OFF);
 		return;
 	}
@@ -110,12 +110,12 @@ static void cs_members(struct fenced *d)
 static int on_timer(sd_event_source *s, uint64_t usec, void *ud)
 {
 	struct fenced *d = ud;
-	struct fd_out out;
+	struct decide_out out;
 
 	(void)s;
 	(void)usec;
 	cs_members(d);
-	fd_timer(&d->st, mono(), &out);
+	decide_timer(&d->st, mono(), &out);
 	fenced_apply(d, &out);
 	return 0;
 }
@@ -180,7 +180,7 @@ static void run_level(struct fenced *d, size_t i, unsigned lvl)
 {
 	struct fenced_nd *n = &d->nd[i];
 	struct fenced_agent_result r = { 0 };
-	struct fd_out out;
+	struct decide_out out;
 	int rc;
 
 	n->run_level = lvl;
@@ -210,7 +210,7 @@ static void run_level(struct fenced *d, size_t i, unsigned lvl)
 		d->attempts_failed++;
 		send_line(d, "ATTEMPT %" PRIu32 " %u failed 0.0s %s", d->nodes[i].cfg.id,
 			level_number(n, lvl), r.msg);
-		fd_result(&d->st, mono(), i, lvl, false, &out);
+		decide_result(&d->st, mono(), i, lvl, false, &out);
 		fenced_apply(d, &out);
 	}
 }
@@ -222,7 +222,7 @@ static void on_level_done(void *ud, const struct fenced_agent_result *r)
 	size_t i = n->idx;
 	unsigned lvl = n->run_level, number = level_number(n, lvl);
 	double secs = (double)(mono() - n->run_started) / 1e6;
-	struct fd_out out;
+	struct decide_out out;
 
 	n->run = NULL; /* the run frees itself when this returns */
 	d->attempt_seconds += secs;
@@ -243,7 +243,7 @@ static void on_level_done(void *ud, const struct fenced_agent_result *r)
 	}
 	send_line(d, "ATTEMPT %" PRIu32 " %u %s %.1fs %s", d->nodes[i].cfg.id, number,
 		r->ok ? "ok" : "failed", secs, r->ok ? "" : r->msg);
-	fd_result(&d->st, mono(), i, lvl, r->ok, &out);
+	decide_result(&d->st, mono(), i, lvl, r->ok, &out);
 	fenced_apply(d, &out);
 	if (r->ok && d->cfg->global.action == FENCED_ACTION_REBOOT &&
 		d->cfg->global.via != FENCED_VIA_PACEMAKER && !n->run)
@@ -272,7 +272,7 @@ static void on_unfence_done(void *ud, const struct fenced_agent_result *r)
 /* fence_action reboot, second half: the level that turned node i off
  * turns it on. Its failure leaves the node off, which is safe: logged and
  * in the history, not a failed fence. A new fence of the node cancels it
- * (apply, FD_ACT_FENCE). */
+ * (apply, DECIDE_ACT_FENCE). */
 static void on_power_on_done(void *ud, const struct fenced_agent_result *r)
 {
 	struct fenced_nd *n = ud;
@@ -340,29 +340,29 @@ static void unfence(struct fenced *d, size_t i)
 
 /* ---- the actions decide.c asks for ---- */
 
-void fenced_apply(struct fenced *d, struct fd_out *out)
+void fenced_apply(struct fenced *d, struct decide_out *out)
 {
 	char b[32];
 	unsigned k;
 
 	for (k = 0; k < out->n; k++) {
-		const struct fd_action *a = &out->act[k];
+		const struct decide_action *a = &out->act[k];
 		struct fenced_nd *n = &d->nd[a->node];
-		struct fd_node *fn = &d->nodes[a->node];
+		struct decide_node *fn = &d->nodes[a->node];
 
 		switch (a->type) {
-		case FD_ACT_FENCE:
+		case DECIDE_ACT_FENCE:
 			cancel_run(d, n); /* unfencing it: fencing comes first */
 			run_level(d, a->node, a->level);
 			break;
-		case FD_ACT_FENCED:
+		case DECIDE_ACT_FENCED:
 			/* by 0: a node without a device, reset by its watchdog by now */
 			send_line(d, "FENCED %" PRIu32 " %" PRIu32 " %s", fn->cfg.id, d->st.our_id,
 				!a->by                                       ? "watchdog"
 				: d->cfg->global.via == FENCED_VIA_PACEMAKER ? "pacemaker"
 									     : "agent");
 			break;
-		case FD_ACT_ALL_FAILED:
+		case DECIDE_ACT_ALL_FAILED:
 			d->fence_failures++;
 			cpha_log(LOG_CRIT,
 				"fencing %s: every level failed (round %u); retrying in %.1f s; "
@@ -373,7 +373,7 @@ void fenced_apply(struct fenced *d, struct fd_out *out)
 				"round %u failed; next round in %.1f s", fn->rounds,
 				(double)d->cfg->global.retry_interval / 1e6);
 			break;
-		case FD_ACT_SKIPPED:
+		case DECIDE_ACT_SKIPPED:
 			if (!d->nodes[a->node].member) {
 				/* decide.h: a start-up victim that corosync counts */
 				log_notice("%s is a corosync member (up, its fenced not in the "
@@ -391,7 +391,7 @@ void fenced_apply(struct fenced *d, struct fd_out *out)
 				"rejoined clean before fencing");
 			d->skipped++;
 			break;
-		case FD_ACT_DEFER:
+		case DECIDE_ACT_DEFER:
 			log_notice("%s is due to be fenced; %s fences it (lowest id with complete "
 				   "state)",
 				n->name, fenced_node_name(d, a->by, b, sizeof(b)));
@@ -423,35 +423,35 @@ static void power_forget(struct fenced *d, size_t i, const char *why)
 static void set_quorum(struct fenced *d, bool quorate);
 
 static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t nmembers,
-	const struct fd_left *left, size_t nleft, const struct fenced_cs_member *joined,
+	const struct decide_left *left, size_t nleft, const struct fenced_cs_member *joined,
 	size_t njoined)
 {
 	static const char *const why[] = { "left cleanly", "node down", "fenced process down" };
 	struct fenced *d = ud;
-	struct fd_joined j[128];
-	enum fd_node_state was[128];
+	struct decide_joined j[128];
+	enum decide_node_state was[128];
 	uint32_t ids[128];
-	struct fd_out out;
+	struct decide_out out;
 	size_t k, i, nj = 0;
 	char b[32];
 	int q;
 
 	for (k = 0; k < nleft; k++) {
-		i = fd_find(&d->st, left[k].id);
+		i = decide_find(&d->st, left[k].id);
 		if (i == (size_t)-1)
 			continue;
 		log_notice("%s left the fence domain: %s",
 			fenced_node_name(d, left[k].id, b, sizeof(b)), why[left[k].reason]);
 		/* a member that leaves no longer holds the VIP as far as we know,
 		 * but a victim keeps the flag it had: the race rule needs it */
-		if (left[k].reason == FD_LEFT_CLEAN)
+		if (left[k].reason == DECIDE_LEFT_CLEAN)
 			d->nd[i].vip = false;
 	}
 	/* clean: a fenced process we have not seen before (the host or the
 	 * daemon restarted); the same pid coming back is a merge after a
 	 * partition: it kept its old state. */
 	for (k = 0; k < njoined && nj < 128; k++) {
-		i = fd_find(&d->st, joined[k].id);
+		i = decide_find(&d->st, joined[k].id);
 		j[nj].id = joined[k].id;
 		j[nj].clean = i != (size_t)-1 && d->nd[i].pid != joined[k].pid;
 		nj++;
@@ -466,7 +466,7 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 	}
 	for (k = 0; k < nmembers && k < 128; k++) {
 		ids[k] = members[k].id;
-		i = fd_find(&d->st, members[k].id);
+		i = decide_find(&d->st, members[k].id);
 		if (i != (size_t)-1)
 			d->nd[i].pid = members[k].pid;
 	}
@@ -482,14 +482,14 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 	for (i = 0; i < d->nnodes; i++)
 		was[i] = d->nodes[i].state;
 	cs_members(d);
-	fd_membership(&d->st, mono(), ids, d->nmembers, left, nleft, j, nj, &out);
+	decide_membership(&d->st, mono(), ids, d->nmembers, left, nleft, j, nj, &out);
 	for (i = 0; i < d->nnodes; i++) {
-		struct fd_node *fn = &d->nodes[i];
+		struct decide_node *fn = &d->nodes[i];
 		uint32_t by;
 
-		if (was[i] != FD_OK || fn->state == FD_OK)
+		if (was[i] != DECIDE_OK || fn->state == DECIDE_OK)
 			continue;
-		by = fd_fencer(&d->st, i);
+		by = decide_fencer(&d->st, i);
 		d->nd[i].victim_since = now_us(CLOCK_REALTIME);
 		log_warn("%s failed: to be fenced in %.1f s by %s%s", d->nd[i].name,
 			(double)fn->delay / 1e6, fenced_node_name(d, by, b, sizeof(b)),
@@ -499,8 +499,8 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 			fenced_node_name(d, by, b, sizeof(b)));
 	}
 	for (k = 0; k < njoined; k++) {
-		i = fd_find(&d->st, joined[k].id);
-		if (i != (size_t)-1 && d->nodes[i].state == FD_OK)
+		i = decide_find(&d->st, joined[k].id);
+		if (i != (size_t)-1 && d->nodes[i].state == DECIDE_OK)
 			unfence(d, i);
 	}
 	fenced_apply(d, &out);
@@ -511,18 +511,18 @@ static void deliver_fenced(struct fenced *d, uint32_t from, const char *msg)
 {
 	uint32_t id = 0, by = 0;
 	char how[16] = "", b2[32];
-	struct fd_out out;
+	struct decide_out out;
 	size_t i;
 
 	if (sscanf(msg, "FENCED %" SCNu32 " %" SCNu32 " %15s", &id, &by, how) != 3 ||
-		(i = fd_find(&d->st, id)) == (size_t)-1)
+		(i = decide_find(&d->st, id)) == (size_t)-1)
 		return;
 	if ((d->nd[i].run || d->nd[i].pcmk_busy) && by != d->st.our_id) {
 		log_notice("fencing %s: %s reports it fenced; our agent is stopped", d->nd[i].name,
 			fenced_node_name(d, from, b2, sizeof(b2)));
 		cancel_run(d, &d->nd[i]);
 	}
-	fd_remote_fenced(&d->st, mono(), id, by, &out);
+	decide_remote_fenced(&d->st, mono(), id, by, &out);
 	d->nodes[i].fenced_by = by;
 	d->nd[i].vip = false;
 	d->nd[i].victim_since = 0;
@@ -546,7 +546,7 @@ static void deliver_attempt(struct fenced *d, uint32_t from, const char *msg)
 	size_t i;
 
 	if (sscanf(msg, "ATTEMPT %" SCNu32 " %u %15s %15s %n", &id, &level, res, secs, &off) < 4 ||
-		(i = fd_find(&d->st, id)) == (size_t)-1)
+		(i = decide_find(&d->st, id)) == (size_t)-1)
 		return;
 	fenced_history(d, d->nd[i].name, "attempt", from, (int)level, 0, strcmp(res, "ok") == 0,
 		"%s in %s%s%s", res, secs, off && msg[off] ? ": " : "", off ? msg + off : "");
@@ -577,19 +577,19 @@ static void on_deliver(void *ud, uint32_t from, const char *data, size_t len)
 	} else if (strncmp(msg, "ATTEMPT ", 8) == 0) {
 		deliver_attempt(d, from, msg);
 	} else if (strncmp(msg, "VIP ", 4) == 0) {
-		i = fd_find(&d->st, from);
+		i = decide_find(&d->st, from);
 		if (i == (size_t)-1)
 			return;
 		if (d->nd[i].power == FENCED_POWER_OFF)
 			power_forget(d, i, "it spoke");
 		d->nd[i].vip = msg[4] == '1';
-		fd_vip(&d->st, fenced_vip_holder(d));
+		decide_vip(&d->st, fenced_vip_holder(d));
 	}
 }
 
 static void set_quorum(struct fenced *d, bool quorate)
 {
-	struct fd_out out;
+	struct decide_out out;
 	int r;
 
 	if (quorate != d->quorate)
@@ -600,7 +600,7 @@ static void set_quorum(struct fenced *d, bool quorate)
 	/* quorum gained in a two_node cluster means the other node arrived:
 	 * its corosync membership must be known before its fenced's CPG join */
 	cs_members(d);
-	fd_quorum(&d->st, mono(), quorate, &out);
+	decide_quorum(&d->st, mono(), quorate, &out);
 	fenced_apply(d, &out);
 	cpha_notify_status("%s, %u members", d->quorate ? "quorate" : "not quorate", d->nmembers);
 }
@@ -715,7 +715,7 @@ int fenced_ack(struct fenced *d, const char *node, uid_t uid, char *why, size_t 
 		snprintf(why, whylen, "no node '%s' in corosync's nodelist", node);
 		return -ENOENT;
 	}
-	if (d->nodes[i].state == FD_OK) {
+	if (d->nodes[i].state == DECIDE_OK) {
 		snprintf(why, whylen, "%s is not waiting to be fenced", node);
 		return -EALREADY;
 	}
@@ -768,7 +768,7 @@ static void node_settings(struct fenced *d)
 
 	for (i = 0; i < d->nnodes; i++) {
 		const struct fenced_node *c = fenced_cfg_node(d->cfg, d->nd[i].name);
-		struct fd_node_cfg *fc = &d->nodes[i].cfg;
+		struct decide_node_cfg *fc = &d->nodes[i].cfg;
 
 		d->nd[i].cfg = c;
 		fc->delay = c ? c->delay : 0;
@@ -791,7 +791,7 @@ static void node_settings(struct fenced *d)
 	}
 }
 
-static void decide_config(const struct fenced *d, struct fd_config *fc)
+static void decide_config(const struct fenced *d, struct decide_config *fc)
 {
 	memset(fc, 0, sizeof(*fc));
 	fc->post_join_delay = d->cfg->global.post_join_delay;
@@ -803,7 +803,7 @@ static void decide_config(const struct fenced *d, struct fd_config *fc)
 
 int fenced_start(struct fenced *d, char *why, size_t whylen)
 {
-	struct fd_config fc;
+	struct decide_config fc;
 	uint64_t seed;
 	size_t i;
 	int r;
@@ -814,7 +814,7 @@ int fenced_start(struct fenced *d, char *why, size_t whylen)
 	r = load_nodes(d, why, whylen);
 	if (r < 0)
 		return r;
-	if (fd_find(&(struct fd_state){ .nodes = d->nodes, .nnodes = d->nnodes },
+	if (decide_find(&(struct decide_state){ .nodes = d->nodes, .nnodes = d->nnodes },
 		    fenced_cs_our_id(d->cs)) == (size_t)-1) {
 		snprintf(why, whylen, "our node id %u is not in corosync's nodelist",
 			fenced_cs_our_id(d->cs));
@@ -853,8 +853,8 @@ int fenced_start(struct fenced *d, char *why, size_t whylen)
 	}
 	decide_config(d, &fc);
 	seed = now_us(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32) ^ fenced_cs_our_id(d->cs);
-	fd_init(&d->st, &fc, d->nodes, d->nnodes, fenced_cs_our_id(d->cs), mono(), seed);
-	r = sd_event_add_time(d->e, &d->timer, CLOCK_MONOTONIC, FD_NEVER, 10000, on_timer, d);
+	decide_init(&d->st, &fc, d->nodes, d->nnodes, fenced_cs_our_id(d->cs), mono(), seed);
+	r = sd_event_add_time(d->e, &d->timer, CLOCK_MONOTONIC, DECIDE_NEVER, 10000, on_timer, d);
 	if (r >= 0)
 		r = sd_event_add_time_relative(
 			d->e, &d->vip_timer, CLOCK_MONOTONIC, 0, 100000, on_vip_timer, d);
@@ -862,11 +862,11 @@ int fenced_start(struct fenced *d, char *why, size_t whylen)
 		snprintf(why, whylen, "event loop: %s", strerror(-r));
 		return r;
 	}
-	rearm(d, fd_deadline(&d->st));
+	rearm(d, decide_deadline(&d->st));
 	log_notice("fenced %s started: node %s (id %u), %zu nodes in corosync's nodelist, "
 		   "post_join_delay %.1f s",
-		CPHA_VERSION, d->nd[fd_find(&d->st, d->st.our_id)].name, d->st.our_id, d->nnodes,
-		(double)fc.post_join_delay / 1e6);
+		CPHA_VERSION, d->nd[decide_find(&d->st, d->st.our_id)].name, d->st.our_id,
+		d->nnodes, (double)fc.post_join_delay / 1e6);
 	return 0;
 }
 
@@ -906,7 +906,7 @@ void fenced_reload(struct fenced *d)
 {
 	struct cpha_msgs errs = { 0 };
 	struct fenced_config *c = NULL;
-	struct fd_config fc;
+	struct decide_config fc;
 	char why[512];
 	size_t i;
 

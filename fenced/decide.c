@@ -3,10 +3,10 @@
 
 #include "decide.h"
 
-static void emit(struct fd_out *out, enum fd_action_type type, size_t node, unsigned level,
+static void emit(struct decide_out *out, enum decide_action_type type, size_t node, unsigned level,
 	uint32_t by, uint64_t at)
 {
-	if (out->n < FD_MAX_OUT) {
+	if (out->n < DECIDE_MAX_OUT) {
 		out->act[out->n].type = type;
 		out->act[out->n].node = node;
 		out->act[out->n].level = level;
@@ -18,11 +18,11 @@ static void emit(struct fd_out *out, enum fd_action_type type, size_t node, unsi
 
 static uint64_t add(uint64_t t, uint64_t d)
 {
-	return t > FD_NEVER - d ? FD_NEVER : t + d;
+	return t > DECIDE_NEVER - d ? DECIDE_NEVER : t + d;
 }
 
 /* xorshift64*: delay_max only needs to differ between the two sides */
-static uint64_t rnd(struct fd_state *st, uint64_t max)
+static uint64_t rnd(struct decide_state *st, uint64_t max)
 {
 	uint64_t x = st->rnd;
 
@@ -35,7 +35,7 @@ static uint64_t rnd(struct fd_state *st, uint64_t max)
 	return (x * 2685821657736338717ull) % (max + 1);
 }
 
-size_t fd_find(const struct fd_state *st, uint32_t id)
+size_t decide_find(const struct decide_state *st, uint32_t id)
 {
 	size_t i;
 
@@ -45,8 +45,8 @@ size_t fd_find(const struct fd_state *st, uint32_t id)
 	return (size_t)-1;
 }
 
-void fd_init(struct fd_state *st, const struct fd_config *cfg, struct fd_node *nodes, size_t nnodes,
-	uint32_t our_id, uint64_t now, uint64_t seed)
+void decide_init(struct decide_state *st, const struct decide_config *cfg,
+	struct decide_node *nodes, size_t nnodes, uint32_t our_id, uint64_t now, uint64_t seed)
 {
 	size_t i;
 
@@ -58,24 +58,24 @@ void fd_init(struct fd_state *st, const struct fd_config *cfg, struct fd_node *n
 	st->join_deadline = add(now, cfg->post_join_delay);
 	st->rnd = seed ? seed : 0x9e3779b97f4a7c15ull;
 	for (i = 0; i < nnodes; i++) {
-		struct fd_node_cfg c = nodes[i].cfg;
+		struct decide_node_cfg c = nodes[i].cfg;
 
 		memset(&nodes[i], 0, sizeof(nodes[i]));
 		nodes[i].cfg = c;
-		nodes[i].state = FD_OK;
-		nodes[i].due = FD_NEVER;
+		nodes[i].state = DECIDE_OK;
+		nodes[i].due = DECIDE_NEVER;
 	}
 }
 
 /* Node i becomes a victim now; after_fail: post_fail_delay applies (a
  * failure, not the start-up rule). */
 static void make_victim(
-	struct fd_state *st, size_t i, uint64_t now, bool after_fail, uint64_t fail_gen)
+	struct decide_state *st, size_t i, uint64_t now, bool after_fail, uint64_t fail_gen)
 {
-	struct fd_node *n = &st->nodes[i];
+	struct decide_node *n = &st->nodes[i];
 	uint64_t d = 0;
 
-	if (n->state != FD_OK)
+	if (n->state != DECIDE_OK)
 		return; /* already a victim: its first failure counts */
 	if (after_fail)
 		d = add(d, st->cfg.post_fail_delay);
@@ -87,7 +87,7 @@ static void make_victim(
 	/* no device: its watchdog has reset it 2 x timeout after it lost us */
 	if (!n->cfg.nlevels && d < 2 * st->cfg.watchdog_timeout)
 		d = 2 * st->cfg.watchdog_timeout;
-	n->state = FD_VICTIM;
+	n->state = DECIDE_VICTIM;
 	n->failed_at = now;
 	n->fail_gen = fail_gen;
 	n->due = add(now, d);
@@ -97,13 +97,13 @@ static void make_victim(
 	n->deferred_to = 0;
 }
 
-uint32_t fd_fencer(const struct fd_state *st, size_t i)
+uint32_t decide_fencer(const struct decide_state *st, size_t i)
 {
 	uint32_t best = 0, any = 0;
 	size_t k;
 
 	for (k = 0; k < st->nnodes; k++) {
-		const struct fd_node *m = &st->nodes[k];
+		const struct decide_node *m = &st->nodes[k];
 
 		if (!m->member || k == i)
 			continue;
@@ -116,7 +116,7 @@ uint32_t fd_fencer(const struct fd_state *st, size_t i)
 	return best ? best : any;
 }
 
-uint64_t fd_deadline(const struct fd_state *st)
+uint64_t decide_deadline(const struct decide_state *st)
 {
 	uint64_t d = st->join_deadline;
 	size_t i;
@@ -124,60 +124,60 @@ uint64_t fd_deadline(const struct fd_state *st)
 	if (!st->quorate)
 		return d; /* victims wait for quorum, whatever their time */
 	for (i = 0; i < st->nnodes; i++)
-		if (st->nodes[i].state == FD_VICTIM && st->nodes[i].due < d)
+		if (st->nodes[i].state == DECIDE_VICTIM && st->nodes[i].due < d)
 			d = st->nodes[i].due;
 	return d;
 }
 
-uint64_t fd_overdue_at(const struct fd_state *st, size_t i)
+uint64_t decide_overdue_at(const struct decide_state *st, size_t i)
 {
-	const struct fd_node *n;
+	const struct decide_node *n;
 	uint64_t t;
 
-	if (i >= st->nnodes || st->nodes[i].state == FD_OK)
-		return FD_NEVER;
+	if (i >= st->nnodes || st->nodes[i].state == DECIDE_OK)
+		return DECIDE_NEVER;
 	n = &st->nodes[i];
 	t = add(add(n->failed_at, n->delay), n->cfg.round_timeout);
-	if (fd_fencer(st, i) != st->our_id)
+	if (decide_fencer(st, i) != st->our_id)
 		t = add(add(t, n->cfg.delay_max), n->vip_delayed ? 0 : n->cfg.priority_delay_vip);
 	return t;
 }
 
-bool fd_failed(const struct fd_state *st, size_t i)
+bool decide_failed(const struct decide_state *st, size_t i)
 {
-	return i < st->nnodes && st->nodes[i].state != FD_OK && st->nodes[i].rounds > 0;
+	return i < st->nnodes && st->nodes[i].state != DECIDE_OK && st->nodes[i].rounds > 0;
 }
 
-static void begin(struct fd_out *out)
+static void begin(struct decide_out *out)
 {
 	out->n = 0;
 }
 
-static void finish(const struct fd_state *st, struct fd_out *out)
+static void deadline_of(const struct decide_state *st, struct decide_out *out)
 {
-	out->deadline = fd_deadline(st);
+	out->deadline = decide_deadline(st);
 }
 
-static void done(struct fd_state *st, size_t i, uint32_t by, uint64_t now)
+static void done(struct decide_state *st, size_t i, uint32_t by, uint64_t now)
 {
-	struct fd_node *n = &st->nodes[i];
+	struct decide_node *n = &st->nodes[i];
 
-	n->state = FD_OK;
+	n->state = DECIDE_OK;
 	n->fenced_by = by;
 	n->fenced_at = now;
-	n->due = FD_NEVER;
+	n->due = DECIDE_NEVER;
 	n->level = 0;
 	n->deferred_to = 0;
 }
 
 /* What is due now. */
-static void run_due(struct fd_state *st, uint64_t now, struct fd_out *out)
+static void run_due(struct decide_state *st, uint64_t now, struct decide_out *out)
 {
 	uint32_t by;
 	size_t i;
 
-	if (st->join_deadline != FD_NEVER && now >= st->join_deadline) {
-		st->join_deadline = FD_NEVER;
+	if (st->join_deadline != DECIDE_NEVER && now >= st->join_deadline) {
+		st->join_deadline = DECIDE_NEVER;
 		/* only nodes never seen since we started: one that was a member
 		 * and failed is a victim already, one that was fenced is off */
 		for (i = 0; i < st->nnodes && !st->cfg.clean_start; i++)
@@ -189,22 +189,22 @@ static void run_due(struct fd_state *st, uint64_t now, struct fd_out *out)
 	if (!st->quorate)
 		return;
 	for (i = 0; i < st->nnodes; i++) {
-		struct fd_node *n = &st->nodes[i];
+		struct decide_node *n = &st->nodes[i];
 
-		if (n->state == FD_VICTIM && !n->member_gen && n->cs_member) {
+		if (n->state == DECIDE_VICTIM && !n->member_gen && n->cs_member) {
 			/* a start-up victim corosync now counts as a member: up */
-			n->state = FD_OK;
-			n->due = FD_NEVER;
+			n->state = DECIDE_OK;
+			n->due = DECIDE_NEVER;
 			n->deferred_to = 0;
-			emit(out, FD_ACT_SKIPPED, i, 0, 0, now);
+			emit(out, DECIDE_ACT_SKIPPED, i, 0, 0, now);
 			continue;
 		}
-		if (n->state != FD_VICTIM || now < n->due)
+		if (n->state != DECIDE_VICTIM || now < n->due)
 			continue;
-		by = fd_fencer(st, i);
+		by = decide_fencer(st, i);
 		if (by != st->our_id) {
 			if (by && by != n->deferred_to)
-				emit(out, FD_ACT_DEFER, i, 0, by, now);
+				emit(out, DECIDE_ACT_DEFER, i, 0, by, now);
 			n->deferred_to = by;
 			continue;
 		}
@@ -213,23 +213,23 @@ static void run_due(struct fd_state *st, uint64_t now, struct fd_out *out)
 			 * every retry_interval until an administrator acks it */
 			n->rounds++;
 			n->due = add(now, st->cfg.retry_interval);
-			emit(out, FD_ACT_ALL_FAILED, i, 0, st->our_id, n->due);
+			emit(out, DECIDE_ACT_ALL_FAILED, i, 0, st->our_id, n->due);
 			continue;
 		}
 		if (!n->cfg.nlevels) {
 			/* watchdog only: it has reset itself by now */
 			done(st, i, 0, now);
-			emit(out, FD_ACT_FENCED, i, 0, 0, now);
+			emit(out, DECIDE_ACT_FENCED, i, 0, 0, now);
 			continue;
 		}
-		n->state = FD_FENCING;
-		emit(out, FD_ACT_FENCE, i, n->level, st->our_id, now);
+		n->state = DECIDE_FENCING;
+		emit(out, DECIDE_ACT_FENCE, i, n->level, st->our_id, now);
 	}
 }
 
-void fd_membership(struct fd_state *st, uint64_t now, const uint32_t *members, size_t nmembers,
-	const struct fd_left *left, size_t nleft, const struct fd_joined *joined, size_t njoined,
-	struct fd_out *out)
+void decide_membership(struct decide_state *st, uint64_t now, const uint32_t *members,
+	size_t nmembers, const struct decide_left *left, size_t nleft,
+	const struct decide_joined *joined, size_t njoined, struct decide_out *out)
 {
 	size_t i, k;
 	bool in;
@@ -237,7 +237,7 @@ void fd_membership(struct fd_state *st, uint64_t now, const uint32_t *members, s
 	begin(out);
 	st->gen++;
 	for (i = 0; i < st->nnodes; i++) {
-		struct fd_node *n = &st->nodes[i];
+		struct decide_node *n = &st->nodes[i];
 
 		in = false;
 		for (k = 0; k < nmembers && !in; k++)
@@ -253,46 +253,47 @@ void fd_membership(struct fd_state *st, uint64_t now, const uint32_t *members, s
 			/* back before being fenced: a fresh start means it was reset
 			 * (RHCS skips it); with its old state it is still fenced. An
 			 * agent already running is not stopped. */
-			if (n->state == FD_VICTIM && clean) {
-				n->state = FD_OK;
-				n->due = FD_NEVER;
+			if (n->state == DECIDE_VICTIM && clean) {
+				n->state = DECIDE_OK;
+				n->due = DECIDE_NEVER;
 				n->deferred_to = 0;
-				emit(out, FD_ACT_SKIPPED, i, 0, 0, now);
+				emit(out, DECIDE_ACT_SKIPPED, i, 0, 0, now);
 			}
 		} else if (!in && n->member) {
-			enum fd_left_reason why = FD_LEFT_NODEDOWN; /* vanished: a failure */
+			enum decide_left_reason why =
+				DECIDE_LEFT_NODEDOWN; /* vanished: a failure */
 
 			for (k = 0; k < nleft; k++)
 				if (left[k].id == n->cfg.id)
 					why = left[k].reason;
 			n->member = false;
-			if (why != FD_LEFT_CLEAN && n->cfg.id != st->our_id)
+			if (why != DECIDE_LEFT_CLEAN && n->cfg.id != st->our_id)
 				make_victim(st, i, now, true, st->gen);
 		}
 	}
 	run_due(st, now, out);
-	finish(st, out);
+	deadline_of(st, out);
 }
 
-void fd_quorum(struct fd_state *st, uint64_t now, bool quorate, struct fd_out *out)
+void decide_quorum(struct decide_state *st, uint64_t now, bool quorate, struct decide_out *out)
 {
 	begin(out);
 	st->quorate = quorate;
 	run_due(st, now, out);
-	finish(st, out);
+	deadline_of(st, out);
 }
 
-void fd_vip(struct fd_state *st, uint32_t holder)
+void decide_vip(struct decide_state *st, uint32_t holder)
 {
 	st->vip_holder = holder;
 }
 
-void fd_power_off(struct fd_state *st, uint64_t now, size_t i, struct fd_out *out)
+void decide_power_off(struct decide_state *st, uint64_t now, size_t i, struct decide_out *out)
 {
-	struct fd_node *n = &st->nodes[i];
+	struct decide_node *n = &st->nodes[i];
 
 	begin(out);
-	if (i < st->nnodes && n->state == FD_VICTIM && n->vip_delayed) {
+	if (i < st->nnodes && n->state == DECIDE_VICTIM && n->vip_delayed) {
 		n->vip_delayed = false;
 		n->due =
 			n->due > n->cfg.priority_delay_vip ? n->due - n->cfg.priority_delay_vip : 0;
@@ -300,62 +301,63 @@ void fd_power_off(struct fd_state *st, uint64_t now, size_t i, struct fd_out *ou
 			n->delay > n->cfg.priority_delay_vip ? n->cfg.priority_delay_vip : n->delay;
 	}
 	run_due(st, now, out);
-	finish(st, out);
+	deadline_of(st, out);
 }
 
-void fd_timer(struct fd_state *st, uint64_t now, struct fd_out *out)
+void decide_timer(struct decide_state *st, uint64_t now, struct decide_out *out)
 {
 	begin(out);
 	run_due(st, now, out);
-	finish(st, out);
+	deadline_of(st, out);
 }
 
-void fd_result(
-	struct fd_state *st, uint64_t now, size_t i, unsigned level, bool ok, struct fd_out *out)
+void decide_result(struct decide_state *st, uint64_t now, size_t i, unsigned level, bool ok,
+	struct decide_out *out)
 {
-	struct fd_node *n;
+	struct decide_node *n;
 
 	begin(out);
-	if (i >= st->nnodes || st->nodes[i].state != FD_FENCING || st->nodes[i].level != level) {
-		finish(st, out); /* stale: someone else's outcome came first */
+	if (i >= st->nnodes || st->nodes[i].state != DECIDE_FENCING ||
+		st->nodes[i].level != level) {
+		deadline_of(st, out); /* stale: someone else's outcome came first */
 		return;
 	}
 	n = &st->nodes[i];
 	if (ok) {
 		done(st, i, st->our_id, now);
-		emit(out, FD_ACT_FENCED, i, level, st->our_id, now);
+		emit(out, DECIDE_ACT_FENCED, i, level, st->our_id, now);
 	} else if (level + 1 < n->cfg.nlevels) {
 		n->level = level + 1; /* the next level, at once */
-		emit(out, FD_ACT_FENCE, i, n->level, st->our_id, now);
+		emit(out, DECIDE_ACT_FENCE, i, n->level, st->our_id, now);
 	} else {
 		n->level = 0;
 		n->rounds++;
-		n->state = FD_VICTIM;
+		n->state = DECIDE_VICTIM;
 		n->due = add(now, st->cfg.retry_interval);
-		emit(out, FD_ACT_ALL_FAILED, i, level, st->our_id, n->due);
+		emit(out, DECIDE_ACT_ALL_FAILED, i, level, st->our_id, n->due);
 	}
-	finish(st, out);
+	deadline_of(st, out);
 }
 
-void fd_remote_fenced(
-	struct fd_state *st, uint64_t now, uint32_t id, uint32_t by, struct fd_out *out)
+void decide_remote_fenced(
+	struct decide_state *st, uint64_t now, uint32_t id, uint32_t by, struct decide_out *out)
 {
-	size_t i = fd_find(st, id);
+	size_t i = decide_find(st, id);
 
 	begin(out);
-	if (i != (size_t)-1 && st->nodes[i].state != FD_OK)
+	if (i != (size_t)-1 && st->nodes[i].state != DECIDE_OK)
 		done(st, i, by, now);
-	finish(st, out);
+	deadline_of(st, out);
 }
 
-const char *fd_node_state_name(enum fd_node_state s)
+const char *decide_node_state_name(enum decide_node_state s)
 {
 	switch (s) {
-	case FD_OK:
+	case DECIDE_OK:
 		return "ok";
-	case FD_VICTIM:
+	case DECIDE_VICTIM:
 		return "victim";
-	case FD_FENCING:
+	case DECIDE_FENCING:
 		return "fencing";
 	}
 	return "unknown";

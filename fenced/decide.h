@@ -3,7 +3,7 @@
  * reasons, votequorum's quorate flag), who holds the VIP (vipd), the
  * results of its agent runs and the outcomes other members broadcast, and
  * the time (monotonic microseconds); it gets back what to do (struct
- * fd_out: actions, then the next deadline at which to call fd_timer()).
+ * decide_out: actions, then the next deadline at which to call decide_timer()).
  *
  * The rules, after RHCS's fenced:
  * - A member that leaves by failure (node down, process down) becomes a
@@ -13,7 +13,7 @@
  * - A victim is due post_fail_delay after it failed, plus its node's delay,
  *   a random part up to its delay_max, and its priority_delay_vip when it
  *   holds the VIP (the side of a split that holds the VIP fences first);
- *   not once its power was read off (fd_power_off: a host that is off
+ *   not once its power was read off (decide_power_off: a host that is off
  *   races nobody).
  * - Nothing is fenced without quorum: victims wait, their deadlines kept.
  * - One member fences: the lowest node id among the members that were
@@ -47,10 +47,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FD_NEVER   UINT64_MAX
-#define FD_MAX_OUT 16
+#define DECIDE_NEVER   UINT64_MAX
+#define DECIDE_MAX_OUT 16
 
-struct fd_node_cfg {
+struct decide_node_cfg {
 	uint32_t id;                                   /* corosync node id, > 0 */
 	uint64_t delay, delay_max, priority_delay_vip; /* us */
 	unsigned nlevels;                              /* 0: watchdog only */
@@ -59,27 +59,27 @@ struct fd_node_cfg {
 	uint64_t round_timeout;
 };
 
-struct fd_config {
+struct decide_config {
 	uint64_t post_join_delay, post_fail_delay, retry_interval; /* us */
 	uint64_t watchdog_timeout;                                 /* us; 0: no watchdog */
 	bool clean_start;
 };
 
-enum fd_node_state {
-	FD_OK,      /* nothing to do: a member, or gone cleanly, or fenced */
-	FD_VICTIM,  /* to be fenced when due */
-	FD_FENCING, /* we run its level `level` now */
+enum decide_node_state {
+	DECIDE_OK,      /* nothing to do: a member, or gone cleanly, or fenced */
+	DECIDE_VICTIM,  /* to be fenced when due */
+	DECIDE_FENCING, /* we run its level `level` now */
 };
 
-enum fd_left_reason {
-	FD_LEFT_CLEAN,    /* CPG_REASON_LEAVE: the process left the group */
-	FD_LEFT_NODEDOWN, /* CPG_REASON_NODEDOWN */
-	FD_LEFT_PROCDOWN, /* CPG_REASON_PROCDOWN */
+enum decide_left_reason {
+	DECIDE_LEFT_CLEAN,    /* CPG_REASON_LEAVE: the process left the group */
+	DECIDE_LEFT_NODEDOWN, /* CPG_REASON_NODEDOWN */
+	DECIDE_LEFT_PROCDOWN, /* CPG_REASON_PROCDOWN */
 };
 
-struct fd_node {
-	struct fd_node_cfg cfg;
-	enum fd_node_state state;
+struct decide_node {
+	struct decide_node_cfg cfg;
+	enum decide_node_state state;
 	bool member;          /* in the fence domain now */
 	uint64_t member_gen;  /* the membership generation it joined in */
 	uint64_t fail_gen;    /* victim: the generation it failed in */
@@ -100,102 +100,102 @@ struct fd_node {
 	bool cs_member;
 };
 
-enum fd_action_type {
-	FD_ACT_FENCE,      /* run level .level of node .node (index) */
-	FD_ACT_FENCED,     /* we fenced .node (.by 0: its watchdog has by now): broadcast it */
-	FD_ACT_ALL_FAILED, /* every level of .node failed: say it loudly; retry at .at */
-	FD_ACT_SKIPPED,    /* .node rejoined clean before being fenced */
-	FD_ACT_DEFER,      /* .node is due, .by (another member) fences it */
+enum decide_action_type {
+	DECIDE_ACT_FENCE,      /* run level .level of node .node (index) */
+	DECIDE_ACT_FENCED,     /* we fenced .node (.by 0: its watchdog has by now): broadcast it */
+	DECIDE_ACT_ALL_FAILED, /* every level of .node failed: say it loudly; retry at .at */
+	DECIDE_ACT_SKIPPED,    /* .node rejoined clean before being fenced */
+	DECIDE_ACT_DEFER,      /* .node is due, .by (another member) fences it */
 };
 
-struct fd_action {
-	enum fd_action_type type;
+struct decide_action {
+	enum decide_action_type type;
 	size_t node;
 	unsigned level;
 	uint32_t by;
 	uint64_t at;
 };
 
-struct fd_out {
-	struct fd_action act[FD_MAX_OUT];
+struct decide_out {
+	struct decide_action act[DECIDE_MAX_OUT];
 	unsigned n;
-	uint64_t deadline; /* call fd_timer() then; FD_NEVER: no timer */
+	uint64_t deadline; /* call decide_timer() then; DECIDE_NEVER: no timer */
 };
 
-struct fd_state {
-	struct fd_config cfg;
-	struct fd_node *nodes; /* the nodelist; owned by the caller */
+struct decide_state {
+	struct decide_config cfg;
+	struct decide_node *nodes; /* the nodelist; owned by the caller */
 	size_t nnodes;
 	uint32_t our_id;
 	bool quorate;
 	uint32_t vip_holder;    /* node id holding the VIP; 0: none known */
 	uint64_t gen;           /* membership generation */
-	uint64_t join_deadline; /* start-up: post_join_delay ends; FD_NEVER once done */
+	uint64_t join_deadline; /* start-up: post_join_delay ends; DECIDE_NEVER once done */
 	uint64_t rnd;           /* xorshift state for delay_max */
 };
 
 /* Set up with nodes[] (ids from corosync's nodelist, configs filled; the
  * rest is set here), our id, the time and a random seed. Every node starts
  * as no member until the first membership. */
-void fd_init(struct fd_state *st, const struct fd_config *cfg, struct fd_node *nodes, size_t nnodes,
-	uint32_t our_id, uint64_t now, uint64_t seed);
+void decide_init(struct decide_state *st, const struct decide_config *cfg,
+	struct decide_node *nodes, size_t nnodes, uint32_t our_id, uint64_t now, uint64_t seed);
 
 /* A CPG configuration change: the members now, those that left with their
  * reasons, and whether each one that joined joined clean (a fresh fenced:
  * the host restarted; an id not listed in joined counts as not clean). A
  * member missing from members that is not in left failed. Ids not in the
  * nodelist are ignored. */
-struct fd_left {
+struct decide_left {
 	uint32_t id;
-	enum fd_left_reason reason;
+	enum decide_left_reason reason;
 };
-struct fd_joined {
+struct decide_joined {
 	uint32_t id;
 	bool clean;
 };
-void fd_membership(struct fd_state *st, uint64_t now, const uint32_t *members, size_t nmembers,
-	const struct fd_left *left, size_t nleft, const struct fd_joined *joined, size_t njoined,
-	struct fd_out *out);
+void decide_membership(struct decide_state *st, uint64_t now, const uint32_t *members,
+	size_t nmembers, const struct decide_left *left, size_t nleft,
+	const struct decide_joined *joined, size_t njoined, struct decide_out *out);
 
 /* votequorum's quorate flag changed. */
-void fd_quorum(struct fd_state *st, uint64_t now, bool quorate, struct fd_out *out);
+void decide_quorum(struct decide_state *st, uint64_t now, bool quorate, struct decide_out *out);
 
 /* vipd says who holds the VIP (0: nobody). */
-void fd_vip(struct fd_state *st, uint32_t holder);
+void decide_vip(struct decide_state *st, uint32_t holder);
 
 /* Node i's power was read off from its fence devices (power-check): a
  * host that is off races nobody, so a victim whose delay included
  * priority_delay_vip loses that part (due at once if the rest has
  * passed). Nodes not waiting on that delay are left as they are. */
-void fd_power_off(struct fd_state *st, uint64_t now, size_t i, struct fd_out *out);
+void decide_power_off(struct decide_state *st, uint64_t now, size_t i, struct decide_out *out);
 
 /* The deadline came: start what is due (start-up victims, due victims). */
-void fd_timer(struct fd_state *st, uint64_t now, struct fd_out *out);
+void decide_timer(struct decide_state *st, uint64_t now, struct decide_out *out);
 
 /* Our run of level `level` of node i ended. */
-void fd_result(
-	struct fd_state *st, uint64_t now, size_t i, unsigned level, bool ok, struct fd_out *out);
+void decide_result(struct decide_state *st, uint64_t now, size_t i, unsigned level, bool ok,
+	struct decide_out *out);
 
 /* Another member broadcast that node id was fenced (by `by`). */
-void fd_remote_fenced(
-	struct fd_state *st, uint64_t now, uint32_t id, uint32_t by, struct fd_out *out);
+void decide_remote_fenced(
+	struct decide_state *st, uint64_t now, uint32_t id, uint32_t by, struct decide_out *out);
 
 /* The member that fences victim i: the lowest id among the members that
  * were members when it failed; 0 when none. */
-uint32_t fd_fencer(const struct fd_state *st, size_t i);
+uint32_t decide_fencer(const struct decide_state *st, size_t i);
 
 /* When node i's pending fence becomes overdue (the rule above);
- * FD_NEVER when node i is not pending. */
-uint64_t fd_overdue_at(const struct fd_state *st, size_t i);
+ * DECIDE_NEVER when node i is not pending. */
+uint64_t decide_overdue_at(const struct decide_state *st, size_t i);
 
 /* Node i is pending and its last round of levels failed (it is still not
  * fenced): what an operator must look at. */
-bool fd_failed(const struct fd_state *st, size_t i);
+bool decide_failed(const struct decide_state *st, size_t i);
 
 /* The node index of an id, or (size_t)-1. */
-size_t fd_find(const struct fd_state *st, uint32_t id);
+size_t decide_find(const struct decide_state *st, uint32_t id);
 
-uint64_t fd_deadline(const struct fd_state *st);
-const char *fd_node_state_name(enum fd_node_state s);
+uint64_t decide_deadline(const struct decide_state *st);
+const char *decide_node_state_name(enum decide_node_state s);
 
 #endif

@@ -33,7 +33,7 @@ struct fenced_hist {
 	char detail[200];
 };
 
-/* What fenced keeps per node of the nodelist, beside decide.h's fd_node. */
+/* What fenced keeps per node of the nodelist, beside decide.h's decide_node. */
 struct fenced;
 struct fenced_nd {
 	struct fenced *d;
@@ -63,8 +63,8 @@ struct fenced {
 	struct fenced_cs *cs;
 	sd_event_source *timer, *vip_timer, *exit_timer;
 	struct cpha_admin_req *vip_req; /* "show json" to the local vipd, out */
-	struct fd_state st;
-	struct fd_node *nodes; /* corosync's nodelist, by id */
+	struct decide_state st;
+	struct decide_node *nodes; /* corosync's nodelist, by id */
 	struct fenced_nd *nd;
 	size_t nnodes;
 	struct fenced_cs_quorum_cfg qcfg;
@@ -78,7 +78,7 @@ struct fenced {
 	uint64_t nhist; /* entries ever written; the ring holds the last ones */
 	/* counters for metrics */
 	uint64_t attempts_ok, attempts_failed, attempts_timeout, fenced, acks, skipped;
-	uint64_t fence_failures; /* rounds in which every level failed (FD_ACT_ALL_FAILED) */
+	uint64_t fence_failures; /* rounds in which every level failed (DECIDE_ACT_ALL_FAILED) */
 	double attempt_seconds;
 #define FENCED_BUCKETS 7 /* attempt duration: 1, 2, 5, 10, 30, 60 s, +Inf */
 	uint64_t attempt_buckets[FENCED_BUCKETS];
@@ -103,7 +103,7 @@ void fenced_history(struct fenced *d, const char *node, const char *event, uint3
 	uint64_t delay, bool ok, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 const char *fenced_node_name(const struct fenced *d, uint32_t id, char *buf, size_t len);
 /* Carry out what decide.c asked for, and arm its next deadline. */
-void fenced_apply(struct fenced *d, struct fd_out *out);
+void fenced_apply(struct fenced *d, struct decide_out *out);
 /* The id of the member that holds the VIP, as fenced knows it; 0: none. */
 uint32_t fenced_vip_holder(const struct fenced *d);
 

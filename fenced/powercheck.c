@@ -16,7 +16,7 @@ static void on_power_done(void *ud, enum fenced_power st, const char *msg)
 {
 	struct fenced_nd *n = ud;
 	struct fenced *d = n->d;
-	struct fd_out out;
+	struct decide_out out;
 
 	n->prun = NULL;
 	n->power = st;
@@ -36,9 +36,9 @@ static void on_power_done(void *ud, enum fenced_power st, const char *msg)
 		d->nodes[n->idx].vip_delayed ? "; priority_delay_vip no longer applies" : "");
 	if (n->vip) {
 		n->vip = false;
-		fd_vip(&d->st, fenced_vip_holder(d));
+		decide_vip(&d->st, fenced_vip_holder(d));
 	}
-	fd_power_off(&d->st, cpha_now_usec(CLOCK_MONOTONIC), n->idx, &out);
+	decide_power_off(&d->st, cpha_now_usec(CLOCK_MONOTONIC), n->idx, &out);
 	fenced_apply(d, &out);
 }
 

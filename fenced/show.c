@@ -39,27 +39,27 @@ static double in_secs(uint64_t at)
 
 static const char *state_name(const struct fenced *d, size_t i)
 {
-	if (d->nodes[i].state == FD_OK)
+	if (d->nodes[i].state == DECIDE_OK)
 		return d->nodes[i].member ? "member" : d->nodes[i].fenced_at ? "fenced" : "out";
-	return fd_node_state_name(d->nodes[i].state);
+	return decide_node_state_name(d->nodes[i].state);
 }
 
 static json_t *node_json(struct fenced *d, size_t i)
 {
-	const struct fd_node *n = &d->nodes[i];
+	const struct decide_node *n = &d->nodes[i];
 	json_t *j = json_pack("{s:s,s:I,s:b,s:s,s:b,s:i}", "name", d->nd[i].name, "id",
 		(json_int_t)n->cfg.id, "member", n->member, "state", state_name(d, i), "vip",
 		d->nd[i].vip, "levels", (int)n->cfg.nlevels);
 	char b[32];
 
-	if (n->state != FD_OK) {
+	if (n->state != DECIDE_OK) {
 		json_object_set_new(j, "fencer",
-			json_string(fenced_node_name(d, fd_fencer(&d->st, i), b, sizeof(b))));
+			json_string(fenced_node_name(d, decide_fencer(&d->st, i), b, sizeof(b))));
 		json_object_set_new(j, "delay", json_real((double)n->delay / 1e6));
 		json_object_set_new(j, "rounds", json_integer(n->rounds));
-		if (n->state == FD_VICTIM)
+		if (n->state == DECIDE_VICTIM)
 			json_object_set_new(j, "due_in", json_real(in_secs(n->due)));
-		if (n->state == FD_FENCING && d->nd[i].cfg)
+		if (n->state == DECIDE_FENCING && d->nd[i].cfg)
 			json_object_set_new(
 				j, "level", json_integer(d->nd[i].cfg->levels[n->level].number));
 		if (!d->quorate)
@@ -104,16 +104,16 @@ static void show_json(struct fenced *d, struct cpha_buf *reply)
 		json_array_append_new(nodes, node_json(d, i));
 		if (d->nodes[i].member)
 			json_array_append_new(members, json_string(d->nd[i].name));
-		if (d->nodes[i].state != FD_OK)
+		if (d->nodes[i].state != DECIDE_OK)
 			json_array_append_new(
 				pending, json_pack("{s:s,s:s,s:f,s:I,s:b,s:b}", "node",
 						 d->nd[i].name, "state", state_name(d, i), "due_in",
-						 d->nodes[i].state == FD_VICTIM && d->quorate
+						 d->nodes[i].state == DECIDE_VICTIM && d->quorate
 							 ? in_secs(d->nodes[i].due)
 							 : 0.0,
 						 "rounds", (json_int_t)d->nodes[i].rounds,
-						 "overdue", now >= fd_overdue_at(&d->st, i),
-						 "failed", fd_failed(&d->st, i)));
+						 "overdue", now >= decide_overdue_at(&d->st, i),
+						 "failed", decide_failed(&d->st, i)));
 	}
 	for (k = first; k < d->nhist; k++)
 		json_array_append_new(hist, hist_json(d, &d->hist[k % FENCED_HISTORY]));
@@ -151,18 +151,18 @@ static void show_text(struct fenced *d, struct cpha_buf *reply)
 						 : "not armed yet");
 	cpha_buf_puts(reply, "nodes:\n");
 	for (i = 0; i < d->nnodes; i++) {
-		const struct fd_node *n = &d->nodes[i];
+		const struct decide_node *n = &d->nodes[i];
 
 		cpha_buf_printf(reply, "  %-16s id %-4" PRIu32 " %-8s levels %u%s", d->nd[i].name,
 			n->cfg.id, state_name(d, i), n->cfg.nlevels, d->nd[i].vip ? " vip" : "");
 		if (d->nd[i].power != FENCED_POWER_UNKNOWN)
 			cpha_buf_printf(reply, "  power %s", fenced_power_name(d->nd[i].power));
-		if (n->state == FD_VICTIM)
+		if (n->state == DECIDE_VICTIM)
 			cpha_buf_printf(reply, "  due in %.1f s%s, fencer %s, round %u",
 				in_secs(n->due), d->quorate ? "" : " (waits for quorum)",
-				fenced_node_name(d, fd_fencer(&d->st, i), b, sizeof(b)),
+				fenced_node_name(d, decide_fencer(&d->st, i), b, sizeof(b)),
 				n->rounds + 1);
-		else if (n->state == FD_FENCING)
+		else if (n->state == DECIDE_FENCING)
 			cpha_buf_printf(reply, "  level %u running",
 				d->nd[i].cfg ? d->nd[i].cfg->levels[n->level].number : 0);
 		cpha_buf_puts(reply, "\n");
@@ -217,9 +217,9 @@ void fenced_prometheus(struct fenced *d, struct cpha_buf *b)
 	uint64_t now = mono();
 
 	for (i = 0; i < d->nnodes; i++) {
-		pending += d->nodes[i].state != FD_OK;
-		overdue += now >= fd_overdue_at(&d->st, i);
-		failed += fd_failed(&d->st, i);
+		pending += d->nodes[i].state != DECIDE_OK;
+		overdue += now >= decide_overdue_at(&d->st, i);
+		failed += decide_failed(&d->st, i);
 	}
 	cpha_prom_family(b, "fenced_quorate", "gauge", "1 when this partition has quorum");
 	cpha_prom_sample(b, "fenced_quorate", d->quorate ? 1 : 0, NULL);

@@ -12,14 +12,14 @@
 #define S  1000000ull
 #define T0 (100 * S)
 
-static struct fd_node nodes[4];
-static struct fd_state st;
-static struct fd_out out;
+static struct decide_node nodes[4];
+static struct decide_state st;
+static struct decide_out out;
 
 /* Nodes 1, 2, 3 (index 0, 1, 2), two levels each; we are `me`. */
 static void setup3(uint32_t me, uint64_t post_fail, bool clean_start)
 {
-	struct fd_config c = { .post_join_delay = 6 * S,
+	struct decide_config c = { .post_join_delay = 6 * S,
 		.post_fail_delay = post_fail,
 		.retry_interval = 10 * S,
 		.clean_start = clean_start };
@@ -30,32 +30,32 @@ static void setup3(uint32_t me, uint64_t post_fail, bool clean_start)
 		nodes[i].cfg.id = i + 1;
 		nodes[i].cfg.nlevels = 2;
 	}
-	fd_init(&st, &c, nodes, 3, me, T0, 42);
+	decide_init(&st, &c, nodes, 3, me, T0, 42);
 }
 
-static void members(uint64_t now, const uint32_t *m, size_t n, const struct fd_left *l, size_t nl,
-	const struct fd_joined *j, size_t nj)
+static void members(uint64_t now, const uint32_t *m, size_t n, const struct decide_left *l,
+	size_t nl, const struct decide_joined *j, size_t nj)
 {
-	fd_membership(&st, now, m, n, l, nl, j, nj, &out);
+	decide_membership(&st, now, m, n, l, nl, j, nj, &out);
 }
 
 /* All three join at T0, quorate. */
 static void all_up(void)
 {
 	static const uint32_t m[] = { 1, 2, 3 };
-	static const struct fd_joined j[] = { { 1, true }, { 2, true }, { 3, true } };
+	static const struct decide_joined j[] = { { 1, true }, { 2, true }, { 3, true } };
 
 	members(T0, m, 3, NULL, 0, j, 3);
 	assert_int_equal(out.n, 0);
-	fd_quorum(&st, T0, true, &out);
+	decide_quorum(&st, T0, true, &out);
 	assert_int_equal(out.n, 0);
 	assert_int_equal(out.deadline, T0 + 6 * S); /* post_join_delay */
-	fd_timer(&st, T0 + 6 * S, &out);
+	decide_timer(&st, T0 + 6 * S, &out);
 	assert_int_equal(out.n, 0); /* everyone joined: nobody to fence */
-	assert_int_equal(out.deadline, FD_NEVER);
+	assert_int_equal(out.deadline, DECIDE_NEVER);
 }
 
-static void act(unsigned k, enum fd_action_type t, size_t node, unsigned level)
+static void expect_action(unsigned k, enum decide_action_type t, size_t node, unsigned level)
 {
 	assert_true(k < out.n);
 	assert_int_equal(out.act[k].type, t);
@@ -66,19 +66,19 @@ static void act(unsigned k, enum fd_action_type t, size_t node, unsigned level)
 static void test_failure_fenced_by_lowest(void **state)
 {
 	static const uint32_t m[] = { 2, 3 };
-	static const struct fd_left l[] = { { 1, FD_LEFT_NODEDOWN } };
+	static const struct decide_left l[] = { { 1, DECIDE_LEFT_NODEDOWN } };
 
 	(void)state;
 	setup3(2, 0, false);
 	all_up();
 	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
 	assert_int_equal(out.n, 1);
-	act(0, FD_ACT_FENCE, 0, 0);
-	assert_int_equal(nodes[0].state, FD_FENCING);
-	fd_result(&st, T0 + 12 * S, 0, 0, true, &out);
-	act(0, FD_ACT_FENCED, 0, 0);
+	expect_action(0, DECIDE_ACT_FENCE, 0, 0);
+	assert_int_equal(nodes[0].state, DECIDE_FENCING);
+	decide_result(&st, T0 + 12 * S, 0, 0, true, &out);
+	expect_action(0, DECIDE_ACT_FENCED, 0, 0);
 	assert_int_equal(out.act[0].by, 2);
-	assert_int_equal(nodes[0].state, FD_OK);
+	assert_int_equal(nodes[0].state, DECIDE_OK);
 	assert_int_equal(nodes[0].fenced_by, 2);
 	assert_int_equal(nodes[0].fenced_at, T0 + 12 * S);
 
@@ -86,66 +86,67 @@ static void test_failure_fenced_by_lowest(void **state)
 	setup3(3, 0, false);
 	all_up();
 	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
-	act(0, FD_ACT_DEFER, 0, 0);
+	expect_action(0, DECIDE_ACT_DEFER, 0, 0);
 	assert_int_equal(out.act[0].by, 2);
-	fd_timer(&st, T0 + 11 * S, &out);
+	decide_timer(&st, T0 + 11 * S, &out);
 	assert_int_equal(out.n, 0);
-	assert_int_equal(nodes[0].state, FD_VICTIM);
-	fd_remote_fenced(&st, T0 + 12 * S, 1, 2, &out);
-	assert_int_equal(nodes[0].state, FD_OK);
+	assert_int_equal(nodes[0].state, DECIDE_VICTIM);
+	decide_remote_fenced(&st, T0 + 12 * S, 1, 2, &out);
+	assert_int_equal(nodes[0].state, DECIDE_OK);
 	assert_int_equal(nodes[0].fenced_by, 2);
 }
 
 static void test_clean_leave_and_procdown(void **state)
 {
 	static const uint32_t m[] = { 1, 3 };
-	static const struct fd_left clean[] = { { 2, FD_LEFT_CLEAN } };
-	static const struct fd_left proc[] = { { 2, FD_LEFT_PROCDOWN } };
+	static const struct decide_left clean[] = { { 2, DECIDE_LEFT_CLEAN } };
+	static const struct decide_left proc[] = { { 2, DECIDE_LEFT_PROCDOWN } };
 
 	(void)state;
 	setup3(1, 0, false);
 	all_up();
 	members(T0 + 10 * S, m, 2, clean, 1, NULL, 0);
 	assert_int_equal(out.n, 0);
-	assert_int_equal(nodes[1].state, FD_OK);
+	assert_int_equal(nodes[1].state, DECIDE_OK);
 
 	setup3(1, 0, false);
 	all_up();
 	members(T0 + 10 * S, m, 2, proc, 1, NULL, 0);
-	act(0, FD_ACT_FENCE, 1, 0); /* fenced died: the node is not trusted */
+	expect_action(0, DECIDE_ACT_FENCE, 1, 0); /* fenced died: the node is not trusted */
 	/* a member that vanished without a reason failed */
 	setup3(1, 0, false);
 	all_up();
 	members(T0 + 10 * S, m, 2, NULL, 0, NULL, 0);
-	act(0, FD_ACT_FENCE, 1, 0);
+	expect_action(0, DECIDE_ACT_FENCE, 1, 0);
 }
 
 static void test_no_quorum_no_fencing(void **state)
 {
 	static const uint32_t m[] = { 3 };
-	static const struct fd_left l[] = { { 1, FD_LEFT_NODEDOWN }, { 2, FD_LEFT_NODEDOWN } };
+	static const struct decide_left l[] = { { 1, DECIDE_LEFT_NODEDOWN },
+		{ 2, DECIDE_LEFT_NODEDOWN } };
 
 	(void)state;
 	setup3(3, 0, false);
 	all_up();
-	fd_quorum(&st, T0 + 9 * S, false, &out);
+	decide_quorum(&st, T0 + 9 * S, false, &out);
 	members(T0 + 10 * S, m, 1, l, 2, NULL, 0);
 	assert_int_equal(out.n, 0);
-	assert_int_equal(out.deadline, FD_NEVER);
-	fd_timer(&st, T0 + 100 * S, &out);
+	assert_int_equal(out.deadline, DECIDE_NEVER);
+	decide_timer(&st, T0 + 100 * S, &out);
 	assert_int_equal(out.n, 0);
-	assert_int_equal(nodes[0].state, FD_VICTIM);
+	assert_int_equal(nodes[0].state, DECIDE_VICTIM);
 	/* quorum back (a third node, say): both due long ago, fenced now */
-	fd_quorum(&st, T0 + 200 * S, true, &out);
+	decide_quorum(&st, T0 + 200 * S, true, &out);
 	assert_int_equal(out.n, 2);
-	act(0, FD_ACT_FENCE, 0, 0);
-	act(1, FD_ACT_FENCE, 1, 0);
+	expect_action(0, DECIDE_ACT_FENCE, 0, 0);
+	expect_action(1, DECIDE_ACT_FENCE, 1, 0);
 }
 
 static void test_levels_and_retry(void **state)
 {
 	static const uint32_t m[] = { 1, 2 };
-	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
+	static const struct decide_left l[] = { { 3, DECIDE_LEFT_NODEDOWN } };
 	uint64_t t = T0 + 10 * S;
 	unsigned round;
 
@@ -153,51 +154,51 @@ static void test_levels_and_retry(void **state)
 	setup3(1, 0, false);
 	all_up();
 	members(t, m, 2, l, 1, NULL, 0);
-	act(0, FD_ACT_FENCE, 2, 0);
+	expect_action(0, DECIDE_ACT_FENCE, 2, 0);
 	for (round = 1; round <= 10; round++) { /* the tenth round as the first */
-		fd_result(&st, t + S, 2, 0, false, &out);
-		act(0, FD_ACT_FENCE, 2, 1); /* level 1 failed: level 2 at once */
-		fd_result(&st, t + 2 * S, 2, 1, false, &out);
-		act(0, FD_ACT_ALL_FAILED, 2, 1);
+		decide_result(&st, t + S, 2, 0, false, &out);
+		expect_action(0, DECIDE_ACT_FENCE, 2, 1); /* level 1 failed: level 2 at once */
+		decide_result(&st, t + 2 * S, 2, 1, false, &out);
+		expect_action(0, DECIDE_ACT_ALL_FAILED, 2, 1);
 		assert_int_equal(out.act[0].at, t + 12 * S);
 		assert_int_equal(out.deadline, t + 12 * S);
 		assert_int_equal(nodes[2].rounds, round);
-		assert_int_equal(nodes[2].state, FD_VICTIM);
-		fd_timer(&st, t + 12 * S - 1, &out);
+		assert_int_equal(nodes[2].state, DECIDE_VICTIM);
+		decide_timer(&st, t + 12 * S - 1, &out);
 		assert_int_equal(out.n, 0);
 		t += 12 * S;
-		fd_timer(&st, t, &out);
-		act(0, FD_ACT_FENCE, 2, 0);
+		decide_timer(&st, t, &out);
+		expect_action(0, DECIDE_ACT_FENCE, 2, 0);
 	}
-	fd_result(&st, t + S, 2, 0, true, &out);
-	act(0, FD_ACT_FENCED, 2, 0);
+	decide_result(&st, t + S, 2, 0, true, &out);
+	expect_action(0, DECIDE_ACT_FENCED, 2, 0);
 	/* a result for an attempt that is over changes nothing */
-	fd_result(&st, t + S, 2, 1, false, &out);
+	decide_result(&st, t + S, 2, 1, false, &out);
 	assert_int_equal(out.n, 0);
-	assert_int_equal(nodes[2].state, FD_OK);
+	assert_int_equal(nodes[2].state, DECIDE_OK);
 }
 
 static void test_post_join_delay(void **state)
 {
 	static const uint32_t m[] = { 1, 2 };
-	static const struct fd_joined j[] = { { 1, true }, { 2, true } };
+	static const struct decide_joined j[] = { { 1, true }, { 2, true } };
 
 	(void)state;
 	setup3(1, 0, false);
 	members(T0, m, 2, NULL, 0, j, 2);
-	fd_quorum(&st, T0, true, &out);
-	fd_timer(&st, T0 + 6 * S - 1, &out);
+	decide_quorum(&st, T0, true, &out);
+	decide_timer(&st, T0 + 6 * S - 1, &out);
 	assert_int_equal(out.n, 0);
-	fd_timer(&st, T0 + 6 * S, &out);
-	act(0, FD_ACT_FENCE, 2, 0);          /* node 3 never joined */
+	decide_timer(&st, T0 + 6 * S, &out);
+	expect_action(0, DECIDE_ACT_FENCE, 2, 0); /* node 3 never joined */
 	assert_int_equal(nodes[2].delay, 0); /* no post_fail_delay at start-up */
 
 	setup3(1, 0, true); /* clean_start */
 	members(T0, m, 2, NULL, 0, j, 2);
-	fd_quorum(&st, T0, true, &out);
-	fd_timer(&st, T0 + 6 * S, &out);
+	decide_quorum(&st, T0, true, &out);
+	decide_timer(&st, T0 + 6 * S, &out);
 	assert_int_equal(out.n, 0);
-	assert_int_equal(nodes[2].state, FD_OK);
+	assert_int_equal(nodes[2].state, DECIDE_OK);
 }
 
 /* Start-up victims and corosync's own membership (cs_member): the lab
@@ -207,23 +208,23 @@ static void test_post_join_delay(void **state)
 static void test_startup_victim_corosync_member(void **state)
 {
 	static const uint32_t me[] = { 1 }, both[] = { 1, 2 };
-	static const struct fd_joined j1[] = { { 1, true } }, j2[] = { { 2, true } };
+	static const struct decide_joined j1[] = { { 1, true } }, j2[] = { { 2, true } };
 
 	(void)state;
 	/* two nodes of three (3 unused here); we are 1 and start alone */
 	setup3(1, 0, false);
 	nodes[2].fenced_at = 1; /* not part of this story */
 	members(T0, me, 1, NULL, 0, j1, 1);
-	fd_timer(&st, T0 + 6 * S, &out); /* post_join_delay: 2 never seen */
+	decide_timer(&st, T0 + 6 * S, &out); /* post_join_delay: 2 never seen */
 	assert_int_equal(out.n, 0);      /* not quorate: it waits */
-	assert_int_equal(nodes[1].state, FD_VICTIM);
+	assert_int_equal(nodes[1].state, DECIDE_VICTIM);
 	/* the partition heals: corosync sees 2, quorum comes before the
 	 * domain join of 2's fenced */
 	nodes[1].cs_member = true;
-	fd_quorum(&st, T0 + 20 * S, true, &out);
+	decide_quorum(&st, T0 + 20 * S, true, &out);
 	assert_int_equal(out.n, 1);
-	act(0, FD_ACT_SKIPPED, 1, 0);
-	assert_int_equal(nodes[1].state, FD_OK);
+	expect_action(0, DECIDE_ACT_SKIPPED, 1, 0);
+	assert_int_equal(nodes[1].state, DECIDE_OK);
 	members(T0 + 20 * S, both, 2, NULL, 0, j2, 1);
 	assert_int_equal(out.n, 0);
 
@@ -231,19 +232,19 @@ static void test_startup_victim_corosync_member(void **state)
 	setup3(1, 0, false);
 	nodes[2].fenced_at = 1;
 	members(T0, me, 1, NULL, 0, j1, 1);
-	fd_timer(&st, T0 + 6 * S, &out);
-	fd_quorum(&st, T0 + 20 * S, true, &out);
-	act(0, FD_ACT_FENCE, 1, 0);
+	decide_timer(&st, T0 + 6 * S, &out);
+	decide_quorum(&st, T0 + 20 * S, true, &out);
+	expect_action(0, DECIDE_ACT_FENCE, 1, 0);
 
 	/* a corosync member at the end of post_join_delay is no victim */
 	setup3(1, 0, false);
 	nodes[2].fenced_at = 1;
 	members(T0, me, 1, NULL, 0, j1, 1);
-	fd_quorum(&st, T0, true, &out);
+	decide_quorum(&st, T0, true, &out);
 	nodes[1].cs_member = true;
-	fd_timer(&st, T0 + 6 * S, &out);
+	decide_timer(&st, T0 + 6 * S, &out);
 	assert_int_equal(out.n, 0);
-	assert_int_equal(nodes[1].state, FD_OK);
+	assert_int_equal(nodes[1].state, DECIDE_OK);
 
 	/* a member that failed stays a victim even if corosync still lists
 	 * it (its fenced died, the host runs): only start-up victims */
@@ -251,19 +252,19 @@ static void test_startup_victim_corosync_member(void **state)
 	all_up();
 	{
 		static const uint32_t m13[] = { 1, 3 };
-		static const struct fd_left l[] = { { 2, FD_LEFT_PROCDOWN } };
+		static const struct decide_left l[] = { { 2, DECIDE_LEFT_PROCDOWN } };
 
 		nodes[1].cs_member = true;
 		members(T0 + 10 * S, m13, 2, l, 1, NULL, 0);
-		act(0, FD_ACT_FENCE, 1, 0);
+		expect_action(0, DECIDE_ACT_FENCE, 1, 0);
 	}
 }
 
 static void test_rejoin_before_fenced(void **state)
 {
 	static const uint32_t two[] = { 1, 2 }, three[] = { 1, 2, 3 };
-	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
-	static const struct fd_joined clean[] = { { 3, true } }, stale[] = { { 3, false } };
+	static const struct decide_left l[] = { { 3, DECIDE_LEFT_NODEDOWN } };
+	static const struct decide_joined clean[] = { { 3, true } }, stale[] = { { 3, false } };
 
 	(void)state;
 	/* post_fail_delay 5 s: node 3 comes back rebooted after 2 s */
@@ -273,9 +274,9 @@ static void test_rejoin_before_fenced(void **state)
 	assert_int_equal(out.n, 0);
 	assert_int_equal(out.deadline, T0 + 15 * S);
 	members(T0 + 12 * S, three, 3, NULL, 0, clean, 1);
-	act(0, FD_ACT_SKIPPED, 2, 0);
-	assert_int_equal(nodes[2].state, FD_OK);
-	fd_timer(&st, T0 + 15 * S, &out);
+	expect_action(0, DECIDE_ACT_SKIPPED, 2, 0);
+	assert_int_equal(nodes[2].state, DECIDE_OK);
+	decide_timer(&st, T0 + 15 * S, &out);
 	assert_int_equal(out.n, 0);
 
 	/* the same, but it comes back with its old state: still fenced */
@@ -284,15 +285,15 @@ static void test_rejoin_before_fenced(void **state)
 	members(T0 + 10 * S, two, 2, l, 1, NULL, 0);
 	members(T0 + 12 * S, three, 3, NULL, 0, stale, 1);
 	assert_int_equal(out.n, 0);
-	assert_int_equal(nodes[2].state, FD_VICTIM);
-	fd_timer(&st, T0 + 15 * S, &out);
-	act(0, FD_ACT_FENCE, 2, 0);
+	assert_int_equal(nodes[2].state, DECIDE_VICTIM);
+	decide_timer(&st, T0 + 15 * S, &out);
+	expect_action(0, DECIDE_ACT_FENCE, 2, 0);
 }
 
 static void test_delays(void **state)
 {
 	static const uint32_t m[] = { 1, 2 };
-	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
+	static const struct decide_left l[] = { { 3, DECIDE_LEFT_NODEDOWN } };
 	uint64_t seen[2];
 	int k;
 
@@ -308,26 +309,27 @@ static void test_delays(void **state)
 	setup3(1, 0, false);
 	nodes[2].cfg.priority_delay_vip = 5 * S;
 	all_up();
-	fd_vip(&st, 1);
+	decide_vip(&st, 1);
 	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
-	act(0, FD_ACT_FENCE, 2, 0);
+	expect_action(0, DECIDE_ACT_FENCE, 2, 0);
 	setup3(1, 0, false);
 	nodes[2].cfg.priority_delay_vip = 5 * S;
 	all_up();
-	fd_vip(&st, 3);
+	decide_vip(&st, 3);
 	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
 	assert_int_equal(out.n, 0);
 	assert_int_equal(out.deadline, T0 + 15 * S);
 
 	/* delay_max: within bounds, and two seeds disagree */
 	for (k = 0; k < 2; k++) {
-		struct fd_config c = { .post_join_delay = 6 * S, .retry_interval = 10 * S };
+		struct decide_config c = { .post_join_delay = 6 * S, .retry_interval = 10 * S };
 
 		memset(nodes, 0, sizeof(nodes));
-		nodes[0].cfg = (struct fd_node_cfg){ .id = 1, .nlevels = 1 };
-		nodes[1].cfg = (struct fd_node_cfg){ .id = 2, .nlevels = 1 };
-		nodes[2].cfg = (struct fd_node_cfg){ .id = 3, .nlevels = 1, .delay_max = 10 * S };
-		fd_init(&st, &c, nodes, 3, 1, T0, (uint64_t)k + 1);
+		nodes[0].cfg = (struct decide_node_cfg){ .id = 1, .nlevels = 1 };
+		nodes[1].cfg = (struct decide_node_cfg){ .id = 2, .nlevels = 1 };
+		nodes[2].cfg =
+			(struct decide_node_cfg){ .id = 3, .nlevels = 1, .delay_max = 10 * S };
+		decide_init(&st, &c, nodes, 3, 1, T0, (uint64_t)k + 1);
 		all_up();
 		members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
 		seen[k] = nodes[2].delay;
@@ -339,9 +341,9 @@ static void test_delays(void **state)
 static void test_fencer_succession(void **state)
 {
 	static const uint32_t m1[] = { 2, 3 }, m2[] = { 3 }, m3[] = { 1, 3 };
-	static const struct fd_left l1[] = { { 1, FD_LEFT_NODEDOWN } };
-	static const struct fd_left l2[] = { { 2, FD_LEFT_NODEDOWN } };
-	static const struct fd_joined j1[] = { { 1, true } };
+	static const struct decide_left l1[] = { { 1, DECIDE_LEFT_NODEDOWN } };
+	static const struct decide_left l2[] = { { 2, DECIDE_LEFT_NODEDOWN } };
+	static const struct decide_joined j1[] = { { 1, true } };
 
 	(void)state;
 	/* we are 3; 1 fails with post_fail_delay 5 s; 2, the fencer, fails
@@ -349,48 +351,48 @@ static void test_fencer_succession(void **state)
 	setup3(3, 5 * S, false);
 	all_up();
 	members(T0 + 10 * S, m1, 2, l1, 1, NULL, 0);
-	assert_int_equal(fd_fencer(&st, 0), 2);
+	assert_int_equal(decide_fencer(&st, 0), 2);
 	members(T0 + 11 * S, m2, 1, l2, 1, NULL, 0);
-	assert_int_equal(fd_fencer(&st, 0), 3);
-	fd_timer(&st, T0 + 16 * S, &out);
+	assert_int_equal(decide_fencer(&st, 0), 3);
+	decide_timer(&st, T0 + 16 * S, &out);
 	assert_int_equal(out.n, 2);
-	act(0, FD_ACT_FENCE, 0, 0);
-	act(1, FD_ACT_FENCE, 1, 0);
+	expect_action(0, DECIDE_ACT_FENCE, 0, 0);
+	expect_action(1, DECIDE_ACT_FENCE, 1, 0);
 
 	/* a member that joined after the failure has no complete state: we
 	 * (3) fence 2 although 1 has the lower id */
 	setup3(3, 5 * S, true);
 	members(T0, (const uint32_t[]){ 2, 3 }, 2, NULL, 0, NULL, 0);
-	fd_quorum(&st, T0, true, &out);
+	decide_quorum(&st, T0, true, &out);
 	members(T0 + 10 * S, m2, 1, l2, 1, NULL, 0);
 	members(T0 + 11 * S, m3, 2, NULL, 0, j1, 1);
-	assert_int_equal(fd_fencer(&st, 1), 3);
-	fd_timer(&st, T0 + 15 * S, &out);
-	act(0, FD_ACT_FENCE, 1, 0);
+	assert_int_equal(decide_fencer(&st, 1), 3);
+	decide_timer(&st, T0 + 15 * S, &out);
+	expect_action(0, DECIDE_ACT_FENCE, 1, 0);
 }
 
 static void test_watchdog_only(void **state)
 {
 	static const uint32_t m[] = { 1, 2 };
-	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
-	struct fd_config c = {
+	static const struct decide_left l[] = { { 3, DECIDE_LEFT_NODEDOWN } };
+	struct decide_config c = {
 		.post_join_delay = 6 * S, .retry_interval = 10 * S, .watchdog_timeout = 5 * S
 	};
 
 	(void)state;
 	memset(nodes, 0, sizeof(nodes));
-	nodes[0].cfg = (struct fd_node_cfg){ .id = 1, .nlevels = 1 };
-	nodes[1].cfg = (struct fd_node_cfg){ .id = 2, .nlevels = 1 };
-	nodes[2].cfg = (struct fd_node_cfg){ .id = 3, .nlevels = 0 };
-	fd_init(&st, &c, nodes, 3, 1, T0, 7);
+	nodes[0].cfg = (struct decide_node_cfg){ .id = 1, .nlevels = 1 };
+	nodes[1].cfg = (struct decide_node_cfg){ .id = 2, .nlevels = 1 };
+	nodes[2].cfg = (struct decide_node_cfg){ .id = 3, .nlevels = 0 };
+	decide_init(&st, &c, nodes, 3, 1, T0, 7);
 	all_up();
 	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
 	assert_int_equal(out.n, 0);
 	assert_int_equal(out.deadline, T0 + 20 * S); /* 2 x timeout */
-	fd_timer(&st, T0 + 20 * S, &out);
-	act(0, FD_ACT_FENCED, 2, 0);
+	decide_timer(&st, T0 + 20 * S, &out);
+	expect_action(0, DECIDE_ACT_FENCED, 2, 0);
 	assert_int_equal(out.act[0].by, 0);
-	assert_int_equal(nodes[2].state, FD_OK);
+	assert_int_equal(nodes[2].state, DECIDE_OK);
 }
 
 /* Found by integration.fenced_cluster: a node that failed and was fenced
@@ -400,21 +402,21 @@ static void test_join_deadline_spares_seen_nodes(void **state)
 {
 	static const uint32_t m[] = { 1, 2 };
 	static const uint32_t m3[] = { 1, 2, 3 };
-	static const struct fd_joined j3[] = { { 1, true }, { 2, true }, { 3, true } };
-	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
+	static const struct decide_joined j3[] = { { 1, true }, { 2, true }, { 3, true } };
+	static const struct decide_left l[] = { { 3, DECIDE_LEFT_NODEDOWN } };
 
 	(void)state;
 	setup3(1, 0, false);
 	members(T0, m3, 3, NULL, 0, j3, 3);
-	fd_quorum(&st, T0, true, &out);
+	decide_quorum(&st, T0, true, &out);
 	members(T0 + 1 * S, m, 2, l, 1, NULL, 0);
-	act(0, FD_ACT_FENCE, 2, 0);
-	fd_result(&st, T0 + 2 * S, 2, 0, true, &out);
-	act(0, FD_ACT_FENCED, 2, 0);
-	fd_timer(&st, T0 + 6 * S, &out); /* post_join_delay ends: node 3 is off */
+	expect_action(0, DECIDE_ACT_FENCE, 2, 0);
+	decide_result(&st, T0 + 2 * S, 2, 0, true, &out);
+	expect_action(0, DECIDE_ACT_FENCED, 2, 0);
+	decide_timer(&st, T0 + 6 * S, &out); /* post_join_delay ends: node 3 is off */
 	assert_int_equal(out.n, 0);
-	assert_int_equal(nodes[2].state, FD_OK);
-	assert_int_equal(out.deadline, FD_NEVER);
+	assert_int_equal(nodes[2].state, DECIDE_OK);
+	assert_int_equal(out.deadline, DECIDE_NEVER);
 }
 
 /* No level and no watchdog: never "fenced" by itself; reported every
@@ -422,7 +424,7 @@ static void test_join_deadline_spares_seen_nodes(void **state)
 static void test_unfenceable(void **state)
 {
 	static const uint32_t m[] = { 1, 2 };
-	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
+	static const struct decide_left l[] = { { 3, DECIDE_LEFT_NODEDOWN } };
 	unsigned round;
 
 	(void)state;
@@ -431,15 +433,15 @@ static void test_unfenceable(void **state)
 	all_up();
 	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
 	for (round = 1; round <= 10; round++) {
-		act(0, FD_ACT_ALL_FAILED, 2, 0);
+		expect_action(0, DECIDE_ACT_ALL_FAILED, 2, 0);
 		assert_int_equal(nodes[2].rounds, round);
-		assert_int_equal(nodes[2].state, FD_VICTIM);
+		assert_int_equal(nodes[2].state, DECIDE_VICTIM);
 		assert_int_equal(out.deadline, T0 + 10 * S + round * 10 * S);
-		fd_timer(&st, out.deadline, &out);
+		decide_timer(&st, out.deadline, &out);
 	}
-	fd_remote_fenced(&st, T0 + 200 * S, 3, 1, &out); /* the ack */
-	assert_int_equal(nodes[2].state, FD_OK);
-	assert_int_equal(out.deadline, FD_NEVER);
+	decide_remote_fenced(&st, T0 + 200 * S, 3, 1, &out); /* the ack */
+	assert_int_equal(nodes[2].state, DECIDE_OK);
+	assert_int_equal(out.deadline, DECIDE_NEVER);
 }
 
 /* decide.h: overdue once its delay and one round of its levels have passed
@@ -447,8 +449,9 @@ static void test_unfenceable(void **state)
 static void test_overdue_and_failed(void **state)
 {
 	static const uint32_t m[] = { 1, 2 }, m3[] = { 3 };
-	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
-	static const struct fd_left l12[] = { { 1, FD_LEFT_NODEDOWN }, { 2, FD_LEFT_NODEDOWN } };
+	static const struct decide_left l[] = { { 3, DECIDE_LEFT_NODEDOWN } };
+	static const struct decide_left l12[] = { { 1, DECIDE_LEFT_NODEDOWN },
+		{ 2, DECIDE_LEFT_NODEDOWN } };
 	uint64_t t = T0 + 10 * S;
 
 	(void)state;
@@ -456,31 +459,31 @@ static void test_overdue_and_failed(void **state)
 	nodes[2].cfg.delay = 3 * S;
 	nodes[2].cfg.round_timeout = 20 * S;
 	all_up();
-	assert_int_equal(fd_overdue_at(&st, 2), FD_NEVER); /* not pending */
-	assert_false(fd_failed(&st, 2));
-	assert_int_equal(fd_overdue_at(&st, 7), FD_NEVER); /* no such node */
-	assert_false(fd_failed(&st, 7));
+	assert_int_equal(decide_overdue_at(&st, 2), DECIDE_NEVER); /* not pending */
+	assert_false(decide_failed(&st, 2));
+	assert_int_equal(decide_overdue_at(&st, 7), DECIDE_NEVER); /* no such node */
+	assert_false(decide_failed(&st, 7));
 	members(t, m, 2, l, 1, NULL, 0);
 	/* post_fail_delay 2 s + delay 3 s + a round 20 s */
-	assert_int_equal(fd_overdue_at(&st, 2), t + 25 * S);
-	assert_false(fd_failed(&st, 2));
-	fd_timer(&st, t + 5 * S, &out);
-	act(0, FD_ACT_FENCE, 2, 0);
-	assert_int_equal(fd_overdue_at(&st, 2), t + 25 * S); /* running: the same */
-	fd_result(&st, t + 6 * S, 2, 0, false, &out);
-	assert_false(fd_failed(&st, 2)); /* level 2 still to try */
-	fd_result(&st, t + 7 * S, 2, 1, false, &out);
-	act(0, FD_ACT_ALL_FAILED, 2, 1);
-	assert_true(fd_failed(&st, 2));
+	assert_int_equal(decide_overdue_at(&st, 2), t + 25 * S);
+	assert_false(decide_failed(&st, 2));
+	decide_timer(&st, t + 5 * S, &out);
+	expect_action(0, DECIDE_ACT_FENCE, 2, 0);
+	assert_int_equal(decide_overdue_at(&st, 2), t + 25 * S); /* running: the same */
+	decide_result(&st, t + 6 * S, 2, 0, false, &out);
+	assert_false(decide_failed(&st, 2)); /* level 2 still to try */
+	decide_result(&st, t + 7 * S, 2, 1, false, &out);
+	expect_action(0, DECIDE_ACT_ALL_FAILED, 2, 1);
+	assert_true(decide_failed(&st, 2));
 	/* the retry does not move the deadline: it was missed for good */
-	assert_int_equal(fd_overdue_at(&st, 2), t + 25 * S);
-	fd_timer(&st, t + 17 * S, &out);
-	act(0, FD_ACT_FENCE, 2, 0);
-	assert_true(fd_failed(&st, 2)); /* still: its last round failed */
-	fd_result(&st, t + 18 * S, 2, 0, true, &out);
-	act(0, FD_ACT_FENCED, 2, 0);
-	assert_false(fd_failed(&st, 2));
-	assert_int_equal(fd_overdue_at(&st, 2), FD_NEVER);
+	assert_int_equal(decide_overdue_at(&st, 2), t + 25 * S);
+	decide_timer(&st, t + 17 * S, &out);
+	expect_action(0, DECIDE_ACT_FENCE, 2, 0);
+	assert_true(decide_failed(&st, 2)); /* still: its last round failed */
+	decide_result(&st, t + 18 * S, 2, 0, true, &out);
+	expect_action(0, DECIDE_ACT_FENCED, 2, 0);
+	assert_false(decide_failed(&st, 2));
+	assert_int_equal(decide_overdue_at(&st, 2), DECIDE_NEVER);
 
 	/* another member fences it: its delay_max and priority_delay_vip may
 	 * make it later than we are */
@@ -491,32 +494,32 @@ static void test_overdue_and_failed(void **state)
 	all_up();
 	{
 		static const uint32_t m23[] = { 2, 3 };
-		static const struct fd_left l1[] = { { 1, FD_LEFT_NODEDOWN } };
+		static const struct decide_left l1[] = { { 1, DECIDE_LEFT_NODEDOWN } };
 
 		members(t, m23, 2, l1, 1, NULL, 0);
 	}
-	assert_int_equal(nodes[0].state, FD_VICTIM);
-	assert_int_equal(fd_fencer(&st, 0), 2);
-	assert_int_equal(fd_overdue_at(&st, 0), t + nodes[0].delay + 10 * S + 4 * S + 5 * S);
+	assert_int_equal(nodes[0].state, DECIDE_VICTIM);
+	assert_int_equal(decide_fencer(&st, 0), 2);
+	assert_int_equal(decide_overdue_at(&st, 0), t + nodes[0].delay + 10 * S + 4 * S + 5 * S);
 
 	/* no quorum: victims wait, and become overdue all the same */
 	setup3(3, 0, false);
 	nodes[0].cfg.round_timeout = 10 * S;
 	all_up();
-	fd_quorum(&st, t - S, false, &out);
+	decide_quorum(&st, t - S, false, &out);
 	members(t, m3, 1, l12, 2, NULL, 0);
-	assert_int_equal(out.deadline, FD_NEVER);
-	assert_int_equal(fd_overdue_at(&st, 0), t + 10 * S);
-	assert_false(fd_failed(&st, 0));
+	assert_int_equal(out.deadline, DECIDE_NEVER);
+	assert_int_equal(decide_overdue_at(&st, 0), t + 10 * S);
+	assert_false(decide_failed(&st, 0));
 }
 
 static void test_names(void **state)
 {
 	(void)state;
-	assert_string_equal(fd_node_state_name(FD_OK), "ok");
-	assert_string_equal(fd_node_state_name(FD_VICTIM), "victim");
-	assert_string_equal(fd_node_state_name(FD_FENCING), "fencing");
-	assert_string_equal(fd_node_state_name((enum fd_node_state)9), "unknown");
+	assert_string_equal(decide_node_state_name(DECIDE_OK), "ok");
+	assert_string_equal(decide_node_state_name(DECIDE_VICTIM), "victim");
+	assert_string_equal(decide_node_state_name(DECIDE_FENCING), "fencing");
+	assert_string_equal(decide_node_state_name((enum decide_node_state)9), "unknown");
 }
 
 /* A victim whose delay included priority_delay_vip loses that part once
@@ -525,54 +528,54 @@ static void test_names(void **state)
 static void test_power_off_drops_vip_delay(void **state)
 {
 	static const uint32_t m[] = { 1, 2 };
-	static const struct fd_left l[] = { { 3, FD_LEFT_NODEDOWN } };
+	static const struct decide_left l[] = { { 3, DECIDE_LEFT_NODEDOWN } };
 
 	(void)state;
 	setup3(1, 0, false);
 	nodes[2].cfg.delay = 2 * S;
 	nodes[2].cfg.priority_delay_vip = 8 * S;
 	all_up();
-	fd_vip(&st, 3);
+	decide_vip(&st, 3);
 	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
 	assert_int_equal(out.n, 0);
 	assert_int_equal(out.deadline, T0 + 20 * S); /* 2 s + 8 s */
 	assert_true(nodes[2].vip_delayed);
 	/* read off 1 s after the failure: the static 2 s still counts */
-	fd_power_off(&st, T0 + 11 * S, 2, &out);
+	decide_power_off(&st, T0 + 11 * S, 2, &out);
 	assert_int_equal(out.n, 0);
 	assert_int_equal(out.deadline, T0 + 12 * S);
 	assert_int_equal(nodes[2].delay, 2 * S);
 	assert_false(nodes[2].vip_delayed);
 	/* a second read changes nothing */
-	fd_power_off(&st, T0 + 11 * S, 2, &out);
+	decide_power_off(&st, T0 + 11 * S, 2, &out);
 	assert_int_equal(out.deadline, T0 + 12 * S);
 	/* read off after the static delay passed: due at once */
 	setup3(1, 0, false);
 	nodes[2].cfg.priority_delay_vip = 8 * S;
 	all_up();
-	fd_vip(&st, 3);
+	decide_vip(&st, 3);
 	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
-	fd_power_off(&st, T0 + 11 * S, 2, &out);
+	decide_power_off(&st, T0 + 11 * S, 2, &out);
 	assert_int_equal(out.n, 1);
-	act(0, FD_ACT_FENCE, 2, 0);
+	expect_action(0, DECIDE_ACT_FENCE, 2, 0);
 	/* not the VIP holder when it failed: nothing to drop */
 	setup3(1, 0, false);
 	nodes[2].cfg.delay = 4 * S;
 	nodes[2].cfg.priority_delay_vip = 8 * S;
 	all_up();
-	fd_vip(&st, 1);
+	decide_vip(&st, 1);
 	members(T0 + 10 * S, m, 2, l, 1, NULL, 0);
-	fd_power_off(&st, T0 + 11 * S, 2, &out);
+	decide_power_off(&st, T0 + 11 * S, 2, &out);
 	assert_int_equal(out.n, 0);
 	assert_int_equal(out.deadline, T0 + 14 * S);
 	/* a member (not a victim) read off: nothing happens */
 	setup3(1, 0, false);
 	nodes[1].cfg.priority_delay_vip = 8 * S;
 	all_up();
-	fd_vip(&st, 2);
-	fd_power_off(&st, T0 + 11 * S, 1, &out);
+	decide_vip(&st, 2);
+	decide_power_off(&st, T0 + 11 * S, 1, &out);
 	assert_int_equal(out.n, 0);
-	assert_int_equal(nodes[1].state, FD_OK);
+	assert_int_equal(nodes[1].state, DECIDE_OK);
 }
 
 int main(void)
