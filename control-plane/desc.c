@@ -564,7 +564,7 @@ static void set_defaults(struct cp_cluster *c)
 	c->leader_elect = true;
 	c->bin_dir = desc_strdup("/usr/bin");
 	c->image_repository = desc_strdup("registry.k8s.io");
-	c->etcd_image = NULL; /* finish(): the image of etcd.version */
+	c->etcd_image = NULL; /* fill_derived(): the image of etcd.version */
 	c->etcd_minor = FLAGS_ETCD_MINOR_DEFAULT;
 	c->lb_on_masters = true;
 	c->etcd_token = NULL;
@@ -593,7 +593,7 @@ static char **strv_of(const char *const *v)
 }
 
 /* What is filled in once everything has been read. */
-static int finish(struct rd *r, const yaml_node_t *root, struct top *t)
+static int fill_derived(struct rd *r, const yaml_node_t *root, struct top *t)
 {
 	struct cp_cluster *c = r->c;
 	unsigned next_master = 1, next_lb = 1;
@@ -718,7 +718,7 @@ int cluster_load(const char *file, struct cp_cluster **out, struct cpha_msgs *d)
 		cpha_msgs_err(d, file, (struct cpha_pos){ 1, 1 }, "the file is empty");
 		goto out;
 	}
-	if (desc_walk(&r, root, "top level", top_keys, &t) < 0 || finish(&r, root, &t) < 0)
+	if (desc_walk(&r, root, "top level", top_keys, &t) < 0 || fill_derived(&r, root, &t) < 0)
 		goto out;
 	if (desc_check(c, d) < 0)
 		goto out;

@@ -137,8 +137,8 @@ static unsigned host_on(
 	return on;
 }
 
-static int add(struct install_plan *p, enum install_src src, const char *source, const char *dest,
-	unsigned mode, unsigned flags)
+static int plan_action(struct install_plan *p, enum install_src src, const char *source,
+	const char *dest, unsigned mode, unsigned flags)
 {
 	struct install_action *v = realloc(p->v, (p->n + 1) * sizeof(*v)), *a;
 
@@ -263,7 +263,8 @@ static int add_row(const struct cp_cluster *c, const struct cp_host *h,
 		dest = c->mon.cert_file;
 	if ((r->flags & INSTALL_MON_KEY) && c->mon.key_file)
 		dest = c->mon.key_file;
-	return add(p, r->src, source, dest, r->mode, r->flags & ~(INSTALL_MON_CERT | INSTALL_MON_KEY));
+	return plan_action(
+		p, r->src, source, dest, r->mode, r->flags & ~(INSTALL_MON_CERT | INSTALL_MON_KEY));
 }
 
 int install_plan_build(const struct cp_cluster *c, const struct cp_host *h,
@@ -291,7 +292,7 @@ int install_plan_build(const struct cp_cluster *c, const struct cp_host *h,
 		key = install_holds_key(f->text.data, f->text.len);
 		if (key)
 			mode &= 0700; /* owner only: root reads it */
-		if (add(p, INSTALL_SRC_RENDER, f->path + 1, f->path, mode, 0) < 0)
+		if (plan_action(p, INSTALL_SRC_RENDER, f->path + 1, f->path, mode, 0) < 0)
 			goto fail;
 		p->v[p->n - 1].private_key = key;
 	}

@@ -29,7 +29,7 @@
 #include "ocf.h"
 #include "ocf_args.h"
 #include "ocf_proc.h"
-#include "ocf_quorum.h"
+#include "ocf_urls.h"
 #include "quorum.h"
 
 #define ETCD_TRIES 3 /* /health probes before the monitor calls it failed */

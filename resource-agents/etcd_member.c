@@ -12,7 +12,7 @@
 #include "buf.h"
 #include "etcd_member.h"
 #include "ocf_args.h"
-#include "ocf_quorum.h"
+#include "ocf_urls.h"
 #include "quorum.h"
 
 /* ------------------------------------------------------------ the map -- */

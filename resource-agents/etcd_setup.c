@@ -12,7 +12,7 @@
 #include "etcd_agent.h"
 #include "etcd_setup.h"
 #include "log.h"
-#include "ocf_quorum.h"
+#include "ocf_urls.h"
 
 /* Flags the agent sets itself: in args they would fight it. */
 static const char *const owned_flags[] = { "name", "data-dir", "initial-cluster",

@@ -11,7 +11,7 @@
 
 #include "kube.h"
 #include "log.h"
-#include "ocf_quorum.h"
+#include "ocf_urls.h"
 #include "quorum.h"
 
 /* Flags naming certificates (or CA bundles) and keys the apiserver reads. */

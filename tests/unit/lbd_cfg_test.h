@@ -1,4 +1,4 @@
-/* Shared by test_lbd_cfg.c and test_lbd_cfg2.c: the sample configurations
+/* Shared by test_lbd_cfg.c and test_lbd_cfg_errors.c: the sample configurations
  * and helpers that load text and look at the messages. */
 #ifndef LBD_CFG_TEST_H
 #define LBD_CFG_TEST_H

@@ -30,7 +30,7 @@ struct fixture {
 	json_t *lab, *inv;
 };
 
-static void add(struct lab_events *e, double t, enum lab_ev_kind k, bool ok, int w)
+static void add_event(struct lab_events *e, double t, enum lab_ev_kind k, bool ok, int w)
 {
 	struct lab_event ev = { .t = t,
 		.kind = k,
@@ -56,13 +56,14 @@ static int setup(void **state)
 	for (int r = 0; r < 2; r++) {
 		struct lab_events *e = &f->runs[r].ev;
 
-		add(e, 1000, LAB_EV_START, false, 0);
+		add_event(e, 1000, LAB_EV_START, false, 0);
 		for (int i = 0; i < 100; i++)
-			add(e, 1000.05 + i * 0.1, LAB_EV_REQ, !(r == 1 && i >= 30 && i < 40), 0);
-		add(e, 1003.0, LAB_EV_BREAK, false, 1);
-		add(e, 1003.5 + r, LAB_EV_OPEN, false, 1);
+			add_event(e, 1000.05 + i * 0.1, LAB_EV_REQ, !(r == 1 && i >= 30 && i < 40),
+				0);
+		add_event(e, 1003.0, LAB_EV_BREAK, false, 1);
+		add_event(e, 1003.5 + r, LAB_EV_OPEN, false, 1);
 		if (r == 0)
-			add(e, 1006.0, LAB_EV_LOST, false, 0);
+			add_event(e, 1006.0, LAB_EV_LOST, false, 0);
 	}
 	f->a[0] = (struct lab_scenario){ .name = "lb-poweroff", .start = 1002, .end = 1005 };
 	f->a[1] = (struct lab_scenario){

@@ -13,7 +13,7 @@
 
 #include "lab_stats.h"
 
-static void add(struct lab_events *e, const char *line)
+static void add_event(struct lab_events *e, const char *line)
 {
 	struct lab_event ev;
 	char why[200] = "";
@@ -29,7 +29,7 @@ static void add_req(struct lab_events *e, double t, bool ok)
 
 	snprintf(line, sizeof(line), "{\"t\":%.3f,\"k\":\"readyz\",\"ok\":%s,\"ms\":1,\"code\":%d}",
 		t, ok ? "true" : "false", ok ? 200 : 0);
-	add(e, line);
+	add_event(e, line);
 }
 
 static void test_parse(void **state)
@@ -79,7 +79,7 @@ static void test_steady(void **state)
 	struct lab_window w;
 
 	(void)state;
-	add(&e, "{\"t\":100,\"k\":\"start\",\"watches\":5}");
+	add_event(&e, "{\"t\":100,\"k\":\"start\",\"watches\":5}");
 	for (int i = 0; i < 100; i++)
 		add_req(&e, 100.05 + i * 0.1, true);
 	lab_window_stats(&e, 101, 105, &w);
@@ -142,13 +142,13 @@ static void test_watches(void **state)
 	struct lab_window w;
 
 	(void)state;
-	add(&e, "{\"t\":1,\"k\":\"start\",\"watches\":3}");
-	add(&e, "{\"t\":1.1,\"k\":\"watch_open\",\"w\":0}"); /* initial open: not a restore */
-	add(&e, "{\"t\":10.0,\"k\":\"watch_break\",\"w\":0}");
-	add(&e, "{\"t\":10.2,\"k\":\"watch_break\",\"w\":1}");
-	add(&e, "{\"t\":10.3,\"k\":\"watch_break\",\"w\":1}"); /* its reopen failed again */
-	add(&e, "{\"t\":11.0,\"k\":\"watch_open\",\"w\":0}");
-	add(&e, "{\"t\":12.5,\"k\":\"watch_open\",\"w\":1}");
+	add_event(&e, "{\"t\":1,\"k\":\"start\",\"watches\":3}");
+	add_event(&e, "{\"t\":1.1,\"k\":\"watch_open\",\"w\":0}"); /* initial open: not a restore */
+	add_event(&e, "{\"t\":10.0,\"k\":\"watch_break\",\"w\":0}");
+	add_event(&e, "{\"t\":10.2,\"k\":\"watch_break\",\"w\":1}");
+	add_event(&e, "{\"t\":10.3,\"k\":\"watch_break\",\"w\":1}"); /* its reopen failed again */
+	add_event(&e, "{\"t\":11.0,\"k\":\"watch_open\",\"w\":0}");
+	add_event(&e, "{\"t\":12.5,\"k\":\"watch_open\",\"w\":1}");
 	lab_window_stats(&e, 0, 20, &w);
 	assert_int_equal(w.watches, 3);
 	assert_int_equal(w.watches_broken, 3);
@@ -162,12 +162,12 @@ static void test_watches(void **state)
 
 	/* two outages (two apiservers restarted in turn): the longest episode,
 	 * not the time from the first break to the last restore */
-	add(&e, "{\"t\":30.0,\"k\":\"watch_break\",\"w\":2}");
-	add(&e, "{\"t\":31.0,\"k\":\"watch_open\",\"w\":2}");
-	add(&e, "{\"t\":40.0,\"k\":\"watch_break\",\"w\":0}");
-	add(&e, "{\"t\":41.0,\"k\":\"watch_break\",\"w\":2}");
-	add(&e, "{\"t\":41.5,\"k\":\"watch_open\",\"w\":0}");
-	add(&e, "{\"t\":43.0,\"k\":\"watch_open\",\"w\":2}");
+	add_event(&e, "{\"t\":30.0,\"k\":\"watch_break\",\"w\":2}");
+	add_event(&e, "{\"t\":31.0,\"k\":\"watch_open\",\"w\":2}");
+	add_event(&e, "{\"t\":40.0,\"k\":\"watch_break\",\"w\":0}");
+	add_event(&e, "{\"t\":41.0,\"k\":\"watch_break\",\"w\":2}");
+	add_event(&e, "{\"t\":41.5,\"k\":\"watch_open\",\"w\":0}");
+	add_event(&e, "{\"t\":43.0,\"k\":\"watch_open\",\"w\":2}");
 	lab_window_stats(&e, 25, 50, &w);
 	assert_int_equal(w.watches_broken, 3);
 	assert_int_equal(w.never_restored, 0);
@@ -182,7 +182,7 @@ static void test_lost_write(void **state)
 	json_t *inv = json_pack("{sbsbsn}", "no_lost_write", 1, "one_vip_holder", 0, "etcd_odd");
 
 	(void)state;
-	add(&e, "{\"t\":5,\"k\":\"lost_write\",\"seq_read\":3,\"seq_acked\":4}");
+	add_event(&e, "{\"t\":5,\"k\":\"lost_write\",\"seq_read\":3,\"seq_acked\":4}");
 	s.invariants = inv;
 	lab_window_stats(&e, 0, 4, &s.st);
 	assert_int_equal(s.st.lost_writes, 0);
@@ -293,14 +293,16 @@ static void test_causes_phases(void **state)
 	/* 10.5: in before_detect; 11.5 reaching back 0.6 s over before_detect
 	 * and no_vip: before_detect (it met the fault before detection); its
 	 * two requests not sent: at 11.5, no_vip */
-	add(&e, "{\"t\":10.5,\"k\":\"readyz\",\"ok\":false,\"ms\":0,\"curl\":7,\"errno\":111}");
-	add(&e, "{\"t\":11.5,\"k\":\"readyz\",\"ok\":false,\"ms\":600,\"curl\":28,"
-		"\"connected\":false}");
-	add(&e, "{\"t\":11.5,\"k\":\"lease_put\",\"ok\":false,\"ms\":0,\"n\":2,"
-		"\"err\":\"not sent: readyz failed: Connection timed out after 600 "
-		"milliseconds\"}");
-	add(&e, "{\"t\":13,\"k\":\"lease_get\",\"ok\":false,\"ms\":5,\"code\":500}");
-	add(&e, "{\"t\":25,\"k\":\"lease_get\",\"ok\":false,\"ms\":5,\"code\":500}"); /* outside */
+	add_event(
+		&e, "{\"t\":10.5,\"k\":\"readyz\",\"ok\":false,\"ms\":0,\"curl\":7,\"errno\":111}");
+	add_event(&e, "{\"t\":11.5,\"k\":\"readyz\",\"ok\":false,\"ms\":600,\"curl\":28,"
+		      "\"connected\":false}");
+	add_event(&e, "{\"t\":11.5,\"k\":\"lease_put\",\"ok\":false,\"ms\":0,\"n\":2,"
+		      "\"err\":\"not sent: readyz failed: Connection timed out after 600 "
+		      "milliseconds\"}");
+	add_event(&e, "{\"t\":13,\"k\":\"lease_get\",\"ok\":false,\"ms\":5,\"code\":500}");
+	add_event(&e,
+		"{\"t\":25,\"k\":\"lease_get\",\"ok\":false,\"ms\":5,\"code\":500}"); /* outside */
 	lab_scenario_stats(&e, &s);
 	assert_int_equal(s.st.failed, 5);
 	assert_int_equal(s.st.causes[LAB_CAUSE_CONNECT_REFUSED], 1);
@@ -324,12 +326,12 @@ static void test_restored_stat(void **state)
 	struct lab_window w;
 
 	(void)state;
-	add(&e, "{\"t\":1,\"k\":\"start\",\"watches\":2}");
+	add_event(&e, "{\"t\":1,\"k\":\"start\",\"watches\":2}");
 	lab_window_stats(&e, 0, 5, &w);
 	assert_true(w.restored_stat_ms == 0);
-	add(&e, "{\"t\":10.0,\"k\":\"watch_break\",\"w\":0}");
-	add(&e, "{\"t\":11.0,\"k\":\"watch_open\",\"w\":0}");
-	add(&e, "{\"t\":20.0,\"k\":\"watch_break\",\"w\":1}");
+	add_event(&e, "{\"t\":10.0,\"k\":\"watch_break\",\"w\":0}");
+	add_event(&e, "{\"t\":11.0,\"k\":\"watch_open\",\"w\":0}");
+	add_event(&e, "{\"t\":20.0,\"k\":\"watch_break\",\"w\":1}");
 	lab_window_stats(&e, 0, 15, &w);
 	assert_true(w.restored_stat_ms > 999 && w.restored_stat_ms < 1001);
 	/* watch 1 never back: from its break at 20 to the end at 22.5 */

@@ -1,6 +1,6 @@
 /* vipd's configuration parser (keepalived's language): what it accepts,
  * the values and defaults it gives, its notices, 'include', and the
- * tracking-weight warning. The errors are in test_vipd_cfg2.c. */
+ * tracking-weight warning. The errors are in test_vipd_cfg_errors.c. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

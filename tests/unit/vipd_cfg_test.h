@@ -1,4 +1,4 @@
-/* Shared by test_vipd_cfg.c, test_vipd_cfg2.c and test_vipd_cfg3.c: an
+/* Shared by test_vipd_cfg.c, test_vipd_cfg_errors.c and test_vipd_cfg_compat.c: an
  * instance to wrap test bodies in, and the parser's messages joined into
  * one string. Include after <cmocka.h> and "cfg.h". */
 #ifndef VIPD_CFG_TEST_H

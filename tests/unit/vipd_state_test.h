@@ -1,5 +1,5 @@
 /* Helpers shared by the unit tests of the VRRP state machine
- * (test_vipd_state.c, test_vipd_state2.c): times in microseconds, every
+ * (test_vipd_state.c, test_vipd_state_master_gone.c): times in microseconds, every
  * test starting at T0. Include after cmocka.h. */
 #ifndef VIPD_STATE_TEST_H
 #define VIPD_STATE_TEST_H

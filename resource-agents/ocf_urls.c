@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ocf_quorum.h"
+#include "ocf_urls.h"
 
 int ocf_url_list_count(const char *list, unsigned *n, const char **why)
 {

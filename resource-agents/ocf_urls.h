@@ -1,7 +1,7 @@
 /* Counting the etcd members a flag names. The sizing rule (majority,
  * tolerance, even counts refused) is lib/quorum.h. */
-#ifndef CPHA_OCF_QUORUM_H
-#define CPHA_OCF_QUORUM_H
+#ifndef CPHA_OCF_URLS_H
+#define CPHA_OCF_URLS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "ocf_quorum.h"
+#include "ocf_urls.h"
 #include "quorum.h"
 
 static void test_majority_and_tolerance(void **state)

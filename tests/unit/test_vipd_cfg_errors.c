@@ -124,7 +124,8 @@ static void test_unsupported(void **state)
 			"t.conf:5: unicast_peer '198.18.0.2': 'min_ttl' is not supported by vipd" },
 		{ "global_defs {\n  script_user no-such-user-cpha\n}\n" INST(""),
 			"t.conf:2: 'script_user': no user 'no-such-user-cpha' to run it as" },
-		{ "vrrp_script s {\n  script /bin/true\n  user root no-such-group-cpha\n}\n" INST(""),
+		{ "vrrp_script s {\n  script /bin/true\n  user root no-such-group-cpha\n}\n" INST(
+			  ""),
 			"t.conf:3: 'user': no group 'no-such-group-cpha' to run it as" },
 		{ "vrrp_sync_group G {\n"
 		  "  group {\n"
@@ -134,7 +135,7 @@ static void test_unsupported(void **state)
 		  "}\n" INST(""),
 			"t.conf:5: 'global_tracking' is not supported by vipd" },
 		{ "$IF\n", "t.conf:1: '$IF' is not supported by vipd (a parameter that is not "
-			    "defined above ($NAME=VALUE) stays as written)" },
+			   "defined above ($NAME=VALUE) stays as written)" },
 		{ "includea other.conf\n", "t.conf:1: 'includea' is not supported by vipd" },
 	};
 

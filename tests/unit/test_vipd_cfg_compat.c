@@ -389,8 +389,9 @@ static void test_fifo_and_delay(void **state)
 
 	assert_has(load_bad("global_defs {\n  notify_fifo ka.fifo\n}\n" INST("")),
 		"t.conf:2: 'notify_fifo' needs an absolute path, not 'ka.fifo'");
-	assert_has(load_bad("global_defs {\n  notify_fifo /run/f\n  vrrp_notify_fifo /run/f\n}\n"
-			    INST("")),
+	assert_has(
+		load_bad("global_defs {\n  notify_fifo /run/f\n  vrrp_notify_fifo /run/f\n}\n" INST(
+			"")),
 		"t.conf:3: 'vrrp_notify_fifo /run/f': notify_fifo and vrrp_notify_fifo must be "
 		"different fifos");
 	/* a notify command for a user that does not exist: keepalived ignores it */
@@ -401,9 +402,10 @@ static void test_fifo_and_delay(void **state)
 	join(c->notices, c->nnotices);
 	assert_has(joined, "t.conf:2: 'notify_fifo_script': no user 'nobody-cpha' to run it as: "
 			   "ignored, as keepalived does");
-	assert_has(joined, "t.conf:7: 'notify_master': no user 'master' to run it as: ignored, "
-			   "as keepalived does (keepalived reads the words after the command as USER "
-			   "[GROUP]: quote the command if 'master' is one of its arguments)");
+	assert_has(joined,
+		"t.conf:7: 'notify_master': no user 'master' to run it as: ignored, "
+		"as keepalived does (keepalived reads the words after the command as USER "
+		"[GROUP]: quote the command if 'master' is one of its arguments)");
 	vipd_cfg_free(c);
 	/* commands as USER [GROUP], ":GROUP" or ":" with the supplementary groups */
 	c = load_ok("global_defs {\n"
@@ -415,7 +417,7 @@ static void test_fifo_and_delay(void **state)
 		    "  script /bin/true\n"
 		    "  user root :daemon\n"
 		    "}\n" INST("  notify_backup /bin/b nobody\n"
-			     "  notify \"/bin/n x\" root root\n"));
+			       "  notify \"/bin/n x\" root root\n"));
 	assert_string_equal(c->global.script_user, "nobody");
 	assert_string_equal(c->global.script_group, ":");
 	assert_string_equal(c->global.fifo[0].script_as.user, "nobody");
@@ -435,27 +437,26 @@ static void test_fifo_and_delay(void **state)
 }
 
 /* keepalived's @ID / @^ID lines and $NAME parameters (cfg_subst.c) */
-static const char subst_conf[] =
-	"$VIPBASE=198.18.0\n"                    /* 1 */
-	"@main $PRIO=200\n"                      /* 2 */
-	"@^main $PRIO=100\n"                     /* 3 */
-	"$INST= \\\n"                            /* 4 */
-	"vrrp_instance VI_${N} { \\\n"           /* 5 */
-	"    interface eth0 \\\n"                /* 6 */
-	"    virtual_router_id 5${N} \\\n"       /* 7 */
-	"    priority $PRIO \\\n"                /* 8 */
-	"    @main state MASTER \\\n"            /* 9 */
-	"    virtual_ipaddress { \\\n"           /* 10 */
-	"        ${VIPBASE}.1${N}/24 \\\n"       /* 11 */
-	"    } \\\n"                             /* 12 */
-	"}\n"                                    /* 13 */
-	"vrrp_script chk {\n"                    /* 14 */
-	"    script \"/bin/test -e $HOME/x${UNDEF}\"\n" /* 15 */
-	"}\n"                                    /* 16 */
-	"$N=0\n"                                 /* 17 */
-	"$INST\n"                                /* 18 */
-	"$N=1\n"                                 /* 19 */
-	"$INST\n";                               /* 20 */
+static const char subst_conf[] = "$VIPBASE=198.18.0\n"                           /* 1 */
+				 "@main $PRIO=200\n"                             /* 2 */
+				 "@^main $PRIO=100\n"                            /* 3 */
+				 "$INST= \\\n"                                   /* 4 */
+				 "vrrp_instance VI_${N} { \\\n"                  /* 5 */
+				 "    interface eth0 \\\n"                       /* 6 */
+				 "    virtual_router_id 5${N} \\\n"              /* 7 */
+				 "    priority $PRIO \\\n"                       /* 8 */
+				 "    @main state MASTER \\\n"                   /* 9 */
+				 "    virtual_ipaddress { \\\n"                  /* 10 */
+				 "        ${VIPBASE}.1${N}/24 \\\n"              /* 11 */
+				 "    } \\\n"                                    /* 12 */
+				 "}\n"                                           /* 13 */
+				 "vrrp_script chk {\n"                           /* 14 */
+				 "    script \"/bin/test -e $HOME/x${UNDEF}\"\n" /* 15 */
+				 "}\n"                                           /* 16 */
+				 "$N=0\n"                                        /* 17 */
+				 "$INST\n"                                       /* 18 */
+				 "$N=1\n"                                        /* 19 */
+				 "$INST\n";                                      /* 20 */
 
 static void test_subst(void **state)
 {
