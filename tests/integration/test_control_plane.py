@@ -13,14 +13,12 @@ Exit 0 pass, 77 skip (not root), 1 fail.
     sudo python3 tests/integration/test_control_plane.py
 """
 
-import os
 import signal
 import sys
 import time
 import traceback
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import etcd, kube, step  # noqa: E402

@@ -39,7 +39,6 @@ import threading
 import time
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import etcd, ocf, step  # noqa: E402

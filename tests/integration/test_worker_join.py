@@ -32,9 +32,6 @@ import time
 import traceback
 
 sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "control-plane", "lab"))
 
 import cphatest  # noqa: E402
 from cphatest import cphacmd, etcd, kube, step  # noqa: E402

@@ -22,9 +22,10 @@ for its timeout, as a hardware one would reset the host.
 import json
 import os
 import shlex
-import subprocess
 import threading
 import time
+
+from cphalab import bmc
 
 from . import pcmk3, util
 
@@ -32,63 +33,6 @@ BUILD = util.build_dir()
 FENCED = os.path.join(BUILD, "fenced", "fenced")
 BMC_PORT0 = 6230
 PASSWORD = "bmc-Secret-9f3"  # IPMI 1.5 takes at most 16 bytes
-
-LAN_CONF = """name "%(name)s"
-set_working_mc 0x20
-  startlan 1
-    addr %(addr)s %(port)d
-    priv_limit admin
-    allowed_auths_callback none md2 md5 straight
-    allowed_auths_user none md2 md5 straight
-    allowed_auths_operator none md2 md5 straight
-    allowed_auths_admin none md2 md5 straight
-    guid a123456789abcdefa123456789abcdef
-  endlan
-  chassis_control "%(script)s 0x20"
-  user 2 true "admin" "%(password)s" admin 10 none md2 md5 straight
-"""
-
-BMC_CMDS = """mc_setbmc 0x20
-mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr
-mc_enable 0x20
-"""
-
-# chassis_control: "MC get power" prints "power:1|0"; "MC set power 0|1".
-# Both are logged ("get power 0": a fencer read that the node is off).
-# The power state is a file, as a real BMC keeps it: off kills the node,
-# on marks it on (the test boots the node, as the host would).
-CHASSIS = """#!/bin/sh
-agent=%(agent)s
-node=%(node)s
-log=%(log)s
-state=%(state)s
-[ -f "$state" ] || echo 1 >"$state"
-shift
-op=$1
-shift
-if [ "$op" = get ]; then
-    for p in "$@"; do
-        case $p in
-        power)
-            v=$(cat "$state")
-            echo "$(date +%%s.%%N) get power $v" >>"$log"
-            echo "power:$v" ;;
-        esac
-    done
-    exit 0
-fi
-while [ $# -ge 2 ]; do
-    echo "$(date +%%s.%%N) set $1 $2" >>"$log"
-    if [ "$1" = power ]; then
-        echo "$2" >"$state"
-        if [ "$2" = 0 ]; then
-            "$agent" -o off -n "$node" --hosts-file=%(hosts)s --log-file=%(fence_log)s
-        fi
-    fi
-    shift 2
-done
-exit 0
-"""
 
 
 def unit_caps():

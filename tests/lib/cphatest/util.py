@@ -8,6 +8,9 @@ import sys
 import time
 import unittest
 
+from cphalab import netns
+from cphalab.netns import pid_alive  # noqa: F401  (the tests' name for it)
+
 SKIP = 77  # ctest's SKIP_RETURN_CODE for the integration tests
 
 # Variables that would make curl, urllib or etcd send traffic somewhere else
@@ -96,30 +99,11 @@ def require_root(tools=()):
 def wait_until(fn, timeout, interval=0.1, what="condition"):
     """Call fn() until it returns a true value, at most `timeout` seconds.
 
-    Returns that value. Exceptions from fn count as "not yet"; the last one is
-    named in the AssertionError raised on timeout.
+    Returns that value. Exceptions from fn but AssertionError count as "not
+    yet"; the last one is named in the AssertionError raised on timeout.
     """
-    deadline = time.monotonic() + timeout
-    last_exc = None
-    tries = 0
-    max_tries = int(timeout / max(interval, 0.001)) + 2
-    while tries < max_tries:
-        tries += 1
-        try:
-            v = fn()
-            if v:
-                return v
-            last_exc = None
-        except AssertionError:
-            raise
-        except Exception as e:  # "not yet" from a probe that cannot connect
-            last_exc = e
-        if time.monotonic() >= deadline:
-            break
-        time.sleep(min(interval, max(0.0, deadline - time.monotonic())))
-    detail = " (last error: %r)" % (last_exc,) if last_exc else ""
-    raise AssertionError("timed out after %.1fs waiting for %s%s"
-                         % (timeout, what, detail))
+    return netns.wait_until(fn, timeout, interval, what, error=AssertionError,
+                            retry=Exception)
 
 
 def tail(path, lines=40):
@@ -133,22 +117,6 @@ def tail(path, lines=40):
     except OSError:
         return ""
     return "\n".join(data.splitlines()[-lines:])
-
-
-def pid_alive(pid):
-    """True when a process with this PID exists and is not a zombie."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            state = f.read().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state not in ("Z", "X")
 
 
 def skip(reason):
