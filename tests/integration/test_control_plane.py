@@ -16,7 +16,6 @@ Exit 0 pass, 77 skip (not root), 1 fail.
 import signal
 import sys
 import time
-import traceback
 
 sys.dont_write_bytecode = True
 
@@ -158,19 +157,7 @@ def run(lab):
 
 def main():
     cphatest.require_root()
-    t0 = time.monotonic()
-    try:
-        with cphatest.Lab("control-plane") as lab:
-            run(lab)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return cphatest.interrupted_status()
-    except Exception:
-        traceback.print_exc()
-        print("FAIL (%.1fs)" % (time.monotonic() - t0), flush=True)
-        return 1
-    print("PASS (%.1fs)" % (time.monotonic() - t0), flush=True)
-    return 0
+    return cphatest.main("control-plane", run)
 
 
 if __name__ == "__main__":

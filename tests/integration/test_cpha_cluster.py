@@ -267,14 +267,7 @@ def main():
         return cphatest.util.skip("kubectl is not installed: the test drives the real one")
     if not shutil.which("etcd"):
         return cphatest.util.skip("etcd is not installed (scripts/setup.sh installs it)")
-    with cphatest.Lab("cphacluster") as lab:
-        try:
-            run(lab)
-        except Exception:
-            lab.dump_logs()
-            raise
-    print("PASS")
-    return 0
+    return cphatest.main("cphacluster", run, dump_lines=40)
 
 
 if __name__ == "__main__":
