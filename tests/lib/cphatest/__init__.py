@@ -10,8 +10,11 @@ Modules: hosts (Lab, Host, Proc), testmain (main: a test's run in one
 Lab, PASS or FAIL), pki (Pki), etcd (real etcd members),
 kube (the kube-* stand-ins in tests/fixtures), curl (HTTP from a host),
 util (wait_until, wait_log, step, repo_root, build_dir, fixture_path,
-require_root, the admin-socket client unix_request), pacemaker and pcmk3
-(corosync + Pacemaker), vipd (re-exports vipd_setup, vipd_conf,
+require_root, check, the admin-socket client unix_request), pacemaker and
+pcmk3 (corosync + Pacemaker), pcmk_cp (the three-node cluster that runs
+the control plane), fencedlab (corosync + fenced with BMCs), fenced_vip
+(two LB hosts with fenced and vipd), realconf (public configurations run
+for real), vipd (re-exports vipd_setup, vipd_conf,
 vipd_daemons, vipd_net, ipmonitor, vrrp_pcap, vrrp_advert, vipd_bed).
 """
 

@@ -169,47 +169,52 @@ class Cluster(pcmk3.Cluster):
 """ % {"n": node.name, "ip": self.bmc_host.v4, "port": self.bmc_port(node),
        "secret": self.secret}
 
+    def bmc_conf(self, action, agent_timeout, node_lines=lambda node: ""):
+        """fenced.conf for every node: global_defs (post_join_delay 20s,
+        fence_action action, agent_timeout), then each node's BMC device
+        and its fence_node with that one device at level 1, plus
+        node_lines(node) (lines of the block, each ending in a newline)."""
+        out = ["""global_defs {
+    post_join_delay 20s
+    post_fail_delay 0s
+    fence_action %s
+    agent_timeout %s
+    retry_interval 3s
+}
+""" % (action, agent_timeout)]
+        for n in self.nodes:
+            out.append(self.bmc_device(n))
+            out.append("""fence_node %(n)s {
+    level 1 {
+        bmc-%(n)s
+    }
+%(more)s}
+""" % {"n": n.name, "more": node_lines(n)})
+        return "".join(out)
+
     def bmc_power(self, node, on):
         """What the node's BMC reports from now on (a power loss it saw)."""
-        with open(os.path.join(self.dir, "bmc-" + node.name, "power"), "w") as f:
-            f.write("1\n" if on else "0\n")
+        bmc.set_power(os.path.join(self.dir, "bmc-" + node.name), on)
 
     def bmc_log(self, node):
         return os.path.join(self.dir, "bmc-%s.log" % node.name)
 
     def start_bmc(self, node):
-        d = os.path.join(self.dir, "bmc-" + node.name)
-        os.makedirs(os.path.join(d, "state"), exist_ok=True)
-        script = os.path.join(d, "chassis")
-        with open(script, "w") as f:
-            f.write(CHASSIS % {
-                "agent": shlex.quote(os.path.join(self.sbin, pcmk3.FENCE_AGENT)),
-                "node": shlex.quote(node.name), "log": shlex.quote(self.bmc_log(node)),
-                "hosts": shlex.quote(self.hosts_file),
-                "state": shlex.quote(os.path.join(d, "power")),
-                "fence_log": shlex.quote(self.fence_log)})
-        os.chmod(script, 0o755)
-        with open(os.path.join(d, "lan.conf"), "w") as f:
-            f.write(LAN_CONF % {"name": "bmc-" + node.name, "addr": self.bmc_host.v4,
-                                "port": self.bmc_port(node), "script": script,
-                                "password": PASSWORD})
-        with open(os.path.join(d, "cmds"), "w") as f:
-            f.write(BMC_CMDS)
-        open(self.bmc_log(node), "a").close()
-        p = self.bmc_host.spawn(["ipmi_sim", "-c", os.path.join(d, "lan.conf"), "-f",
-                                 os.path.join(d, "cmds"), "-s", os.path.join(d, "state"),
-                                 "-n"], name="bmc-" + node.name)
+        """The node's BMC: its power switch's off powers the node off
+        through the fence agent (logged to the fence log), on only marks
+        it on (the test boots the node, as the host would)."""
+        off = " ".join(shlex.quote(a) for a in (
+            os.path.join(self.sbin, pcmk3.FENCE_AGENT), "-o", "off", "-n", node.name,
+            "--hosts-file=" + self.hosts_file, "--log-file=" + self.fence_log))
+        argv = bmc.write(os.path.join(self.dir, "bmc-" + node.name), "bmc-" + node.name,
+                         self.bmc_host.v4, self.bmc_port(node), PASSWORD, self.bmc_log(node),
+                         off)
+        p = self.bmc_host.spawn(argv, name="bmc-" + node.name)
         self.bmcs[node.name] = p
         return p
 
     def bmc_events(self, node, since=0.0):
-        out = []
-        with open(self.bmc_log(node)) as f:
-            for line in f:
-                w = line.split()
-                if len(w) >= 4 and float(w[0]) >= since:
-                    out.append((float(w[0]), " ".join(w[1:])))
-        return out
+        return bmc.events(self.bmc_log(node), since)
 
     def add_watchdog(self, node, timeout):
         self.watchdogs[node.name] = Watchdog(self, node, timeout)

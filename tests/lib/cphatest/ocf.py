@@ -160,6 +160,15 @@ def write(path, text, mode=0o644):
     return path
 
 
+def stage_with_etcd():
+    """A Stage for the etcd tests: the built etcd agent copied into it."""
+    stage = Stage()
+    dst = stage.path("etcd")
+    shutil.copyfile(os.path.join(agent_dir(), "etcd"), dst)
+    os.chmod(dst, 0o755)
+    return stage
+
+
 def run_staged(lab_name, run, stage):
     """A test's whole run: run(lab, stage) in a new Lab, the stage closed
     whatever happens (testmain.main). Returns the exit status."""

@@ -23,6 +23,12 @@ _SCRUB_NAMES = {"http_proxy", "https_proxy", "all_proxy", "no_proxy",
 _t0 = time.monotonic()
 
 
+def check(cond, msg):
+    """Fail the test with msg unless cond."""
+    if not cond:
+        raise AssertionError(msg)
+
+
 def step(msg):
     """Print one progress line (with seconds since start) and flush."""
     print("[%6.2fs] %s" % (time.monotonic() - _t0, msg), flush=True)
