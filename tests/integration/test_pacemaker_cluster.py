@@ -12,7 +12,7 @@ overlaid on /usr/sbin inside the nodes only. The agents are overlaid on
 docs/pacemaker.md:
   - the etcd clone (ocf:cpha:etcd, interleave, notify, clone-max=3) forms a
     3-member cluster from empty data dirs, TLS for peers and clients;
-  - the kube-apiserver clone (the tests/fixtures stand-in) is ready on all
+  - the kube-apiserver clone (the lab's simulator stand-in) is ready on all
     three; kube-controller-manager and kube-scheduler run once each, after
     and with a running apiserver;
   - a key written to etcd now is read back after every later step;

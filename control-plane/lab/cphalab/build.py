@@ -36,8 +36,7 @@ class Programs:
         top = os.path.dirname(os.path.dirname(self.cpha))
         self.build = top if os.path.exists(os.path.join(top, "lbd", "lbd")) else None
         here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        sims = [os.environ.get("CPHA_LAB_SIMULATORS", ""), os.path.join(here, "simulators"),
-                os.path.join(here, "..", "..", "tests", "fixtures")]
+        sims = [os.environ.get("CPHA_LAB_SIMULATORS", ""), os.path.join(here, "simulators")]
         self.simulators = next((os.path.realpath(d) for d in sims
                                 if d and os.path.exists(os.path.join(d, "kube-apiserver"))), None)
 

@@ -8,7 +8,7 @@
 
 Modules: hosts (Lab, Host, Proc), testmain (main: a test's run in one
 Lab, PASS or FAIL), pki (Pki), etcd (real etcd members),
-kube (the kube-* stand-ins in tests/fixtures), curl (HTTP from a host),
+kube (the kube-* stand-ins: the lab's simulators), curl (HTTP from a host),
 util (wait_until, wait_log, step, repo_root, build_dir, fixture_path,
 require_root, check, the admin-socket client unix_request), pacemaker and
 pcmk3 (corosync + Pacemaker), pcmk_cp (the three-node cluster that runs

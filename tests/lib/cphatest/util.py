@@ -60,12 +60,13 @@ def built(*parts):
 
 
 def fixture_path(name):
-    """Path of a stand-in binary in tests/fixtures (e.g. "kube-apiserver").
+    """Path of a kube-* stand-in (e.g. "kube-apiserver"): the lab's
+    simulators, control-plane/lab/simulators.
 
     $CPHA_FIXTURE_DIR points elsewhere (e.g. at a deliberately broken copy,
     to check that the tests notice)."""
-    d = os.environ.get("CPHA_FIXTURE_DIR") or os.path.join(repo_root(), "tests",
-                                                            "fixtures")
+    d = os.environ.get("CPHA_FIXTURE_DIR") or os.path.join(repo_root(), "control-plane",
+                                                            "lab", "simulators")
     path = os.path.join(d, name)
     if not os.access(path, os.X_OK):
         raise FileNotFoundError("fixture %s is missing or not executable" % path)
