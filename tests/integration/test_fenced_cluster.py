@@ -366,14 +366,10 @@ def scenario_reload(cl):
 
 
 def run(lab):
-    hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(NAMES, IPS)]
-    bmc = lab.add_host("bmc", v4=BMC_IP + "/24")
-    cl = fencedlab.Cluster(lab, hosts, list(NAMES), bmc)
+    cl = fencedlab.build(lab, NAMES, IPS, BMC_IP)
     try:
+        cl.write_fenced_conf(lambda n: conf(cl, n))
         for n in cl.nodes:
-            n._prepare()
-            with open(n.fenced_conf, "w") as f:
-                f.write(conf(cl, n))
             cl.add_watchdog(n, WD_TIMEOUT)
         r = subprocess.run([fencedlab.FENCED, "-c", "-f", cl.nodes[0].fenced_conf],
                            stdin=subprocess.DEVNULL, capture_output=True, text=True,

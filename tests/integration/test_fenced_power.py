@@ -155,20 +155,14 @@ def gone(node, pidfile):
 
 
 def run(lab):
-    hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(NAMES, IPS)]
-    bmc = lab.add_host("bmc", v4=BMC_IP + "/24")
-    cl = fencedlab.Cluster(lab, hosts, list(NAMES), bmc, two_node=True)
+    cl = fencedlab.build(lab, NAMES, IPS, BMC_IP, two_node=True)
     try:
         agent = os.path.join(cl.sbin, "fence_cpha_slow")
         with open(agent, "w") as f:
             f.write(SLOW_AGENT)
         os.chmod(agent, 0o755)
         pidfile = os.path.join(cl.dir, "slow.pid")
-        conf = fenced_conf(cl, pidfile)
-        for n in cl.nodes:
-            n._prepare()
-            with open(n.fenced_conf, "w") as f:
-                f.write(conf)
+        cl.write_fenced_conf(fenced_conf(cl, pidfile))
         step("corosync (two_node) and fenced on p1 and p2, a BMC each")
         cl.start()
         p1, p2 = cl.nodes

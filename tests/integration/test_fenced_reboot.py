@@ -84,15 +84,9 @@ def one_round(cl, r1, r2, k):
 
 
 def run(lab):
-    hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(NAMES, IPS)]
-    bmc = lab.add_host("bmc", v4=BMC_IP + "/24")
-    cl = fencedlab.Cluster(lab, hosts, list(NAMES), bmc, two_node=True)
+    cl = fencedlab.build(lab, NAMES, IPS, BMC_IP, two_node=True)
     try:
-        conf = fenced_conf(cl)
-        for n in cl.nodes:
-            n._prepare()
-            with open(n.fenced_conf, "w") as f:
-                f.write(conf)
+        cl.write_fenced_conf(fenced_conf(cl))
         step("corosync (two_node) and fenced on r1 and r2, a BMC each")
         cl.start()
         r1, r2 = cl.nodes

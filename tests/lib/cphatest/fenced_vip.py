@@ -65,14 +65,9 @@ def cluster(lab, vipd_confs):
     """lb1, lb2 and bmc in lab; their fenced cluster (not started), every
     node's fenced.conf (fenced_conf) and vipd.conf (vipd_confs, in node
     order, each checked with vipd -c) written."""
-    hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(NAMES, IPS)]
-    bmc = lab.add_host("bmc", v4=BMC_IP + "/24")
-    cl = fencedlab.Cluster(lab, hosts, list(NAMES), bmc, two_node=True)
-    conf = fenced_conf(cl)
+    cl = fencedlab.build(lab, NAMES, IPS, BMC_IP, two_node=True)
+    cl.write_fenced_conf(fenced_conf(cl))
     for n, text in zip(cl.nodes, vipd_confs):
-        n._prepare()
-        with open(n.fenced_conf, "w") as f:
-            f.write(conf)
         n.vipd_conf = os.path.join(n.dir, "vipd.conf")
         with open(n.vipd_conf, "w") as f:
             f.write(text)

@@ -169,6 +169,14 @@ class Cluster(pcmk3.Cluster):
 """ % {"n": node.name, "ip": self.bmc_host.v4, "port": self.bmc_port(node),
        "secret": self.secret}
 
+    def write_fenced_conf(self, conf):
+        """Every node's files (_prepare) and its fenced.conf: the text conf,
+        or conf(node) when conf is a function."""
+        for n in self.nodes:
+            n._prepare()
+            with open(n.fenced_conf, "w") as f:
+                f.write(conf(n) if callable(conf) else conf)
+
     def bmc_conf(self, action, agent_timeout, node_lines=lambda node: ""):
         """fenced.conf for every node: global_defs (post_join_delay 20s,
         fence_action action, agent_timeout), then each node's BMC device
@@ -239,3 +247,11 @@ class Cluster(pcmk3.Cluster):
     def close(self):
         for w in self.watchdogs.values():
             w.close()
+
+
+def build(lab, names, ips, bmc_ip, **kw):
+    """Hosts names (at ips, /24) and "bmc" (at bmc_ip) in lab, and a
+    Cluster of them, not started (kw: Cluster's own, e.g. two_node)."""
+    hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(names, ips)]
+    bmc_host = lab.add_host("bmc", v4=bmc_ip + "/24")
+    return Cluster(lab, hosts, list(names), bmc_host, **kw)
