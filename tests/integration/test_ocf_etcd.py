@@ -56,15 +56,6 @@ def agent_path():
     return os.path.join(ocf.agent_dir(), "etcd")
 
 
-def stage_with_etcd():
-    """ocf.Stage plus the etcd agent (the shared helper predates it)."""
-    stage = ocf.Stage()
-    dst = stage.path("etcd")
-    shutil.copyfile(agent_path(), dst)
-    os.chmod(dst, 0o755)
-    return stage
-
-
 def expect(host, stage, action, params, rc, reason=None, **kw):
     got, err = ocf.run_agent(host, stage, "etcd", action, params, **kw)
     why = ocf.exit_reason(err)
@@ -428,7 +419,7 @@ def main():
     if not os.access(agent_path(), os.X_OK):
         print("SKIP: %s not built" % agent_path(), flush=True)
         return cphatest.SKIP
-    return ocf.run_staged("ocf-etcd", run, stage_with_etcd())
+    return ocf.run_staged("ocf-etcd", run, ocf.stage_with_etcd())
 
 
 if __name__ == "__main__":

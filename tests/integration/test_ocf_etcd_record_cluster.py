@@ -3,7 +3,7 @@
 member's data lost is a replacement, every member's data lost is a refusal.
 
 The cluster of test_pacemaker_cluster (three lab hosts n1-n3, corosync +
-Pacemaker, fencing through fence_cpha_lab, its Bed), with the etcd clone
+Pacemaker, fencing through fence_cpha_lab: cphatest.pcmk_cp.Bed), with the etcd clone
 alone (interleave, notify, clone-max=3, TLS), its data dirs on each node's
 /var/lib/etcd (a per-node directory, as a disk would be):
   - the bootstrap of the three members records the cluster's ID

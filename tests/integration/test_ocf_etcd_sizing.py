@@ -4,7 +4,7 @@
 The same cluster as test_pacemaker_cluster (three lab hosts n1-n3, corosync
 + Pacemaker, fencing through fence_cpha_lab, the etcd clone with TLS, the
 kube-apiserver clone and kube-controller-manager / kube-scheduler after it,
-built with its create_control_plane()). None of these changes may take the
+built with cphatest.pcmk_cp's create_control_plane()). None of these changes may take the
 control plane down: a start of a member that returned OCF_ERR_CONFIGURED,
 which Pacemaker treats as fatal for the clone, would stop etcd, the
 apiserver and the controllers on every node.
