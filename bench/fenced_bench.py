@@ -31,6 +31,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+sys.path.insert(0, os.path.join(ROOT, "control-plane", "lab"))  # cphatest builds on cphalab
 
 import cphatest  # noqa: E402
 from cphatest import fencedlab, pcmk3, util  # noqa: E402

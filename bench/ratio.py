@@ -3,7 +3,7 @@ figures: a ratio of two medians (bench/failover_ratio.py) and the median of
 paired ratios (bench/lbd_conn_bench.py, where A's and B's turns are
 adjacent in time).
 
-The lab's own bootstrap (control-plane/lab_sample.c) is C inside the cpha
+The lab's own bootstrap (control-plane/lab/lab_sample.c) is C inside the cpha
 program and interval-estimates one median; it cannot be imported from
 Python. This one estimates the ratio of two independent samples' medians:
 each resample draws len(a) values from a and len(b) from b with

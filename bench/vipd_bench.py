@@ -55,6 +55,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+sys.path.insert(0, os.path.join(ROOT, "control-plane", "lab"))  # cphatest builds on cphalab
 
 import cphatest  # noqa: E402
 from cphatest import util  # noqa: E402

@@ -13,14 +13,11 @@ Exit 0 pass, 77 skip (not root), 1 fail.
     sudo python3 tests/integration/test_control_plane.py
 """
 
-import os
 import signal
 import sys
 import time
-import traceback
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import etcd, kube, step  # noqa: E402
@@ -160,19 +157,7 @@ def run(lab):
 
 def main():
     cphatest.require_root()
-    t0 = time.monotonic()
-    try:
-        with cphatest.Lab("control-plane") as lab:
-            run(lab)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return cphatest.interrupted_status()
-    except Exception:
-        traceback.print_exc()
-        print("FAIL (%.1fs)" % (time.monotonic() - t0), flush=True)
-        return 1
-    print("PASS (%.1fs)" % (time.monotonic() - t0), flush=True)
-    return 0
+    return cphatest.main("control-plane", run)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,6 @@ import sys
 import time
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import cphacmd, etcd, kube, step, util  # noqa: E402
@@ -268,14 +267,7 @@ def main():
         return cphatest.util.skip("kubectl is not installed: the test drives the real one")
     if not shutil.which("etcd"):
         return cphatest.util.skip("etcd is not installed (scripts/setup.sh installs it)")
-    with cphatest.Lab("cphacluster") as lab:
-        try:
-            run(lab)
-        except Exception:
-            lab.dump_logs()
-            raise
-    print("PASS")
-    return 0
+    return cphatest.main("cphacluster", run, dump_lines=40)
 
 
 if __name__ == "__main__":

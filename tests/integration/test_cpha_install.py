@@ -39,7 +39,6 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
 
 from cphatest import util  # noqa: E402
 

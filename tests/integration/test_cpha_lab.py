@@ -28,8 +28,8 @@ import sys
 import xml.dom.minidom
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
+from cphalab import netns  # noqa: E402
 from cphatest import labcmd, step, util  # noqa: E402
 
 NAME = "t%d" % (os.getpid() % 10000)
@@ -102,20 +102,8 @@ def status_faults():
 
 def programs_in(host, program):
     """PIDs of program running in the lab host (by network namespace)."""
-    st = os.stat("/run/netns/cl%s-%s" % (NAME, host))
-    out = []
-    for e in os.listdir("/proc"):
-        if not e.isdigit():
-            continue
-        try:
-            ns = os.stat("/proc/%s/ns/net" % e)
-            with open("/proc/%s/cmdline" % e, "rb") as f:
-                argv = f.read().decode(errors="replace").split("\0")
-        except OSError:
-            continue
-        if (ns.st_dev, ns.st_ino) == (st.st_dev, st.st_ino) and program in argv[:2]:
-            out.append(int(e))
-    return out
+    ident = netns.ns_ident("/run/netns/cl%s-%s" % (NAME, host))
+    return [p for p in netns.pids_in({ident}) if program in netns.cmdline(p)[:2]]
 
 
 def vip_state(doc):

@@ -36,8 +36,6 @@ import urllib.parse
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.join(HERE, "..", "..")
-sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-sys.path.insert(0, os.path.join(TOP, "control-plane", "lab"))
 
 from cphatest import labcmd, step, util  # noqa: E402
 from cphalab import alertlog  # noqa: E402

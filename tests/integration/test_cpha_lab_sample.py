@@ -19,7 +19,6 @@ import os
 import sys
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from cphatest import labcmd, step, util  # noqa: E402
 

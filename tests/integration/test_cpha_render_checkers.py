@@ -42,7 +42,6 @@ import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import util  # noqa: E402

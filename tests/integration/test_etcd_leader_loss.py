@@ -18,7 +18,6 @@ Exit 0 pass, 77 skip (not root, etcd missing), 1 fail.
     sudo python3 tests/integration/test_etcd_leader_loss.py
 """
 
-import os
 import shutil
 import signal
 import sys
@@ -26,7 +25,6 @@ import time
 import traceback
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import etcd, step  # noqa: E402

@@ -40,10 +40,8 @@ import signal
 import subprocess
 import sys
 import time
-import traceback
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import fencedlab, step, util  # noqa: E402
@@ -367,44 +365,34 @@ def scenario_reload(cl):
     check(n2.fenced.running() and cl.domain_ok(n2), "n2's fenced is not running after reloads")
 
 
+def run(lab):
+    cl = fencedlab.build(lab, NAMES, IPS, BMC_IP)
+    try:
+        cl.write_fenced_conf(lambda n: conf(cl, n))
+        for n in cl.nodes:
+            cl.add_watchdog(n, WD_TIMEOUT)
+        r = subprocess.run([fencedlab.FENCED, "-c", "-f", cl.nodes[0].fenced_conf],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=60)
+        check(r.returncode == 0, "fenced -c: %s%s" % (r.stdout, r.stderr))
+        step("three nodes, corosync and fenced, quorate")
+        cl.start()
+        scenario_crash(cl)
+        scenario_level2(cl)
+        scenario_partition(cl, lab)
+        scenario_clean_stop(cl)
+        scenario_ack(cl)
+        scenario_reload(cl)
+    finally:
+        cl.close()
+
+
 def main():
     cphatest.require_root(tools=("corosync", "ipmi_sim", "fence_ipmilan", "ipmitool"))
     if not os.access(fencedlab.FENCED, os.X_OK):
-        util.skip("%s not built (set CPHA_BUILD_DIR)" % fencedlab.FENCED)
-    with cphatest.Lab("fenced-cluster") as lab:
-        hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(NAMES, IPS)]
-        bmc = lab.add_host("bmc", v4=BMC_IP + "/24")
-        cl = fencedlab.Cluster(lab, hosts, list(NAMES), bmc)
-        try:
-            for n in cl.nodes:
-                n._prepare()
-                with open(n.fenced_conf, "w") as f:
-                    f.write(conf(cl, n))
-                cl.add_watchdog(n, WD_TIMEOUT)
-            r = subprocess.run([fencedlab.FENCED, "-c", "-f", cl.nodes[0].fenced_conf],
-                               stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                               timeout=60)
-            check(r.returncode == 0, "fenced -c: %s%s" % (r.stdout, r.stderr))
-            step("three nodes, corosync and fenced, quorate")
-            cl.start()
-            scenario_crash(cl)
-            scenario_level2(cl)
-            scenario_partition(cl, lab)
-            scenario_clean_stop(cl)
-            scenario_ack(cl)
-            scenario_reload(cl)
-        except BaseException:
-            traceback.print_exc()
-            lab.dump_logs(80)
-            raise
-        finally:
-            cl.close()
-    print("PASS")
-    return 0
+        return util.skip("%s not built (set CPHA_BUILD_DIR)" % fencedlab.FENCED)
+    return cphatest.main("fenced-cluster", run, dump_lines=80)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except AssertionError:
-        sys.exit(1)
+    sys.exit(main())

@@ -17,10 +17,8 @@ import json
 import os
 import sys
 import time
-import traceback
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import fencedlab, pcmk3, step, util  # noqa: E402
@@ -130,23 +128,8 @@ def main():
     cphatest.require_root(tools=("corosync", "pacemakerd", "pcs", "crm_mon", "nsenter",
                                  "unshare", "corosync-keygen"))
     if not os.access(fencedlab.FENCED, os.X_OK):
-        util.skip("%s not built (set CPHA_BUILD_DIR)" % fencedlab.FENCED)
-    t0 = time.monotonic()
-    try:
-        with cphatest.Lab("fenced-pacemaker") as lab:
-            try:
-                run(lab)
-            except BaseException:
-                traceback.print_exc()
-                lab.dump_logs(60)
-                raise
-    except KeyboardInterrupt:
-        return cphatest.interrupted_status()
-    except Exception:
-        print("FAIL (%.1fs)" % (time.monotonic() - t0), flush=True)
-        return 1
-    print("PASS (%.1fs)" % (time.monotonic() - t0), flush=True)
-    return 0
+        return util.skip("%s not built (set CPHA_BUILD_DIR)" % fencedlab.FENCED)
+    return cphatest.main("fenced-pacemaker", run, dump_lines=60)
 
 
 if __name__ == "__main__":

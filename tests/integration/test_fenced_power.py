@@ -24,10 +24,8 @@ Exit 0 pass, 77 skip, 1 fail.
 import os
 import sys
 import time
-import traceback
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import fencedlab, step, util  # noqa: E402
@@ -156,70 +154,58 @@ def gone(node, pidfile):
     return r.returncode != 0
 
 
+def run(lab):
+    cl = fencedlab.build(lab, NAMES, IPS, BMC_IP, two_node=True)
+    try:
+        agent = os.path.join(cl.sbin, "fence_cpha_slow")
+        with open(agent, "w") as f:
+            f.write(SLOW_AGENT)
+        os.chmod(agent, 0o755)
+        pidfile = os.path.join(cl.dir, "slow.pid")
+        cl.write_fenced_conf(fenced_conf(cl, pidfile))
+        step("corosync (two_node) and fenced on p1 and p2, a BMC each")
+        cl.start()
+        p1, p2 = cl.nodes
+
+        step("1. a slow device and a BMC in one level: the BMC's on answers at once")
+        t, e, t0 = power_check(p1, "p2")
+        print("  power-check p2: %s (%s) after %.2f s" % (e.get("power"),
+                                                         e.get("power_said"), t))
+        check(e.get("power") == "on", "p2's power per p1: %r" % e)
+        check(e.get("power_said") == "bmc-p2: on", "what said so: %r" % e)
+        check(t < SLOW / 2, "the answer took %.2f s: it waited for the slow device" % t)
+        check(gone(p1, pidfile + "-p2"), "the slow agent still runs after the answer")
+        reads = [w for w, ev in cl.bmc_events(p2, t0) if ev.startswith("get power")]
+        check(reads, "p2's BMC was not read")
+
+        step("2. level 1 hangs: level 2 (read meanwhile) answers at power_check_timeout;"
+             " a second power-check meanwhile waits for the same answer")
+        before = power_checks(p2, "p1")
+        t, e, t0 = power_check(p2, "p1", again_after=0.5)
+        print("  power-check p1: %s (%s) after %.2f s" % (e.get("power"),
+                                                         e.get("power_said"), t))
+        check(e.get("power") == "on", "p1's power per p2: %r" % e)
+        check(e.get("power_said") == "bmc-p1: on", "what said so: %r" % e)
+        check(TIMEOUT - 0.1 <= t < TIMEOUT + 1.5,
+              "the answer took %.2f s, power_check_timeout is %.1f s" % (t, TIMEOUT))
+        check(gone(p2, pidfile + "-p1"), "the hanging agent still runs")
+        time.sleep(TIMEOUT + 0.5)  # a second check would answer by now
+        check(power_checks(p2, "p1") == before + 1,
+              "the second power-check was not the first one's: %d answers"
+              % (power_checks(p2, "p1") - before))
+        reads = [w for w, ev in cl.bmc_events(p1, t0) if ev.startswith("get power")]
+        check(reads and reads[0] < t0 + TIMEOUT,
+              "p1's BMC was not read while level 1 hung: %r" % reads)
+    finally:
+        cl.close()
+
+
 def main():
     cphatest.require_root(tools=("corosync", "ipmi_sim", "fence_ipmilan", "ipmitool"))
     if not os.access(fencedlab.FENCED, os.X_OK):
-        util.skip("%s not built (set CPHA_BUILD_DIR)" % fencedlab.FENCED)
-    with cphatest.Lab("fenced-power") as lab:
-        hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(NAMES, IPS)]
-        bmc = lab.add_host("bmc", v4=BMC_IP + "/24")
-        cl = fencedlab.Cluster(lab, hosts, list(NAMES), bmc, two_node=True)
-        try:
-            agent = os.path.join(cl.sbin, "fence_cpha_slow")
-            with open(agent, "w") as f:
-                f.write(SLOW_AGENT)
-            os.chmod(agent, 0o755)
-            pidfile = os.path.join(cl.dir, "slow.pid")
-            conf = fenced_conf(cl, pidfile)
-            for n in cl.nodes:
-                n._prepare()
-                with open(n.fenced_conf, "w") as f:
-                    f.write(conf)
-            step("corosync (two_node) and fenced on p1 and p2, a BMC each")
-            cl.start()
-            p1, p2 = cl.nodes
-
-            step("1. a slow device and a BMC in one level: the BMC's on answers at once")
-            t, e, t0 = power_check(p1, "p2")
-            print("  power-check p2: %s (%s) after %.2f s" % (e.get("power"),
-                                                             e.get("power_said"), t))
-            check(e.get("power") == "on", "p2's power per p1: %r" % e)
-            check(e.get("power_said") == "bmc-p2: on", "what said so: %r" % e)
-            check(t < SLOW / 2, "the answer took %.2f s: it waited for the slow device" % t)
-            check(gone(p1, pidfile + "-p2"), "the slow agent still runs after the answer")
-            reads = [w for w, ev in cl.bmc_events(p2, t0) if ev.startswith("get power")]
-            check(reads, "p2's BMC was not read")
-
-            step("2. level 1 hangs: level 2 (read meanwhile) answers at power_check_timeout;"
-                 " a second power-check meanwhile waits for the same answer")
-            before = power_checks(p2, "p1")
-            t, e, t0 = power_check(p2, "p1", again_after=0.5)
-            print("  power-check p1: %s (%s) after %.2f s" % (e.get("power"),
-                                                             e.get("power_said"), t))
-            check(e.get("power") == "on", "p1's power per p2: %r" % e)
-            check(e.get("power_said") == "bmc-p1: on", "what said so: %r" % e)
-            check(TIMEOUT - 0.1 <= t < TIMEOUT + 1.5,
-                  "the answer took %.2f s, power_check_timeout is %.1f s" % (t, TIMEOUT))
-            check(gone(p2, pidfile + "-p1"), "the hanging agent still runs")
-            time.sleep(TIMEOUT + 0.5)  # a second check would answer by now
-            check(power_checks(p2, "p1") == before + 1,
-                  "the second power-check was not the first one's: %d answers"
-                  % (power_checks(p2, "p1") - before))
-            reads = [w for w, ev in cl.bmc_events(p1, t0) if ev.startswith("get power")]
-            check(reads and reads[0] < t0 + TIMEOUT,
-                  "p1's BMC was not read while level 1 hung: %r" % reads)
-        except BaseException:
-            traceback.print_exc()
-            lab.dump_logs(60)
-            raise
-        finally:
-            cl.close()
-    print("PASS")
-    return 0
+        return util.skip("%s not built (set CPHA_BUILD_DIR)" % fencedlab.FENCED)
+    return cphatest.main("fenced-power", run, dump_lines=60)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except AssertionError:
-        sys.exit(1)
+    sys.exit(main())

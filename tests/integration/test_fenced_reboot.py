@@ -20,10 +20,8 @@ import calendar
 import os
 import sys
 import time
-import traceback
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import fencedlab, step, util  # noqa: E402
@@ -40,23 +38,7 @@ def check(cond, msg):
 
 
 def fenced_conf(cl):
-    out = ["""global_defs {
-    post_join_delay 20s
-    post_fail_delay 0s
-    fence_action reboot
-    agent_timeout 30s
-    retry_interval 3s
-}
-"""]
-    for n in cl.nodes:
-        out.append(cl.bmc_device(n))
-        out.append("""fence_node %(n)s {
-    level 1 {
-        bmc-%(n)s
-    }
-}
-""" % {"n": n.name})
-    return "".join(out)
+    return cl.bmc_conf("reboot", "30s")
 
 
 def wall(iso):
@@ -101,38 +83,26 @@ def one_round(cl, r1, r2, k):
                     "r2 back in every member's fence domain (round %d)" % k)
 
 
+def run(lab):
+    cl = fencedlab.build(lab, NAMES, IPS, BMC_IP, two_node=True)
+    try:
+        cl.write_fenced_conf(fenced_conf(cl))
+        step("corosync (two_node) and fenced on r1 and r2, a BMC each")
+        cl.start()
+        r1, r2 = cl.nodes
+        for k in range(1, ROUNDS + 1):
+            step("round %d: r2 crashes; r1 fences it (off), then powers it on" % k)
+            one_round(cl, r1, r2, k)
+    finally:
+        cl.close()
+
+
 def main():
     cphatest.require_root(tools=("corosync", "ipmi_sim", "fence_ipmilan", "ipmitool"))
     if not os.access(fencedlab.FENCED, os.X_OK):
-        util.skip("%s not built (set CPHA_BUILD_DIR)" % fencedlab.FENCED)
-    with cphatest.Lab("fenced-reboot") as lab:
-        hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(NAMES, IPS)]
-        bmc = lab.add_host("bmc", v4=BMC_IP + "/24")
-        cl = fencedlab.Cluster(lab, hosts, list(NAMES), bmc, two_node=True)
-        try:
-            conf = fenced_conf(cl)
-            for n in cl.nodes:
-                n._prepare()
-                with open(n.fenced_conf, "w") as f:
-                    f.write(conf)
-            step("corosync (two_node) and fenced on r1 and r2, a BMC each")
-            cl.start()
-            r1, r2 = cl.nodes
-            for k in range(1, ROUNDS + 1):
-                step("round %d: r2 crashes; r1 fences it (off), then powers it on" % k)
-                one_round(cl, r1, r2, k)
-        except BaseException:
-            traceback.print_exc()
-            lab.dump_logs(60)
-            raise
-        finally:
-            cl.close()
-    print("PASS")
-    return 0
+        return util.skip("%s not built (set CPHA_BUILD_DIR)" % fencedlab.FENCED)
+    return cphatest.main("fenced-reboot", run, dump_lines=60)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except AssertionError:
-        sys.exit(1)
+    sys.exit(main())

@@ -34,52 +34,17 @@ Exit 0 pass, 77 skip, 1 fail.
     sudo python3 tests/integration/test_fenced_vip.py
 """
 
-import os
 import subprocess
 import sys
 import time
-import traceback
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
-from cphatest import fencedlab, step, util  # noqa: E402
-
-NAMES = ("lb1", "lb2")
-IPS = ("198.18.0.21", "198.18.0.22")
-BMC_IP = "198.18.0.40"
-VIP = "198.18.0.100"
-PRIO_DELAY = 8
-LB2_DELAY = 4  # lb1 fences lb2 after lb2's vipd stopped hearing lb1 (3.6 s)
-VIPD = os.path.join(fencedlab.BUILD, "vipd", "vipd")
-
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
-
-
-def fenced_conf(cl):
-    out = ["""global_defs {
-    post_join_delay 20s
-    post_fail_delay 0s
-    fence_action off
-    agent_timeout 8s
-    retry_interval 3s
-}
-"""]
-    for n in cl.nodes:
-        out.append(cl.bmc_device(n))
-        out.append("""fence_node %(n)s {
-    level 1 {
-        bmc-%(n)s
-    }
-    priority_delay_vip %(d)ds
-%(delay)s}
-""" % {"n": n.name, "d": PRIO_DELAY, "delay": "    delay %ds\n" % LB2_DELAY if n.name == "lb2" else ""})
-    return "".join(out)
-
+from cphatest import fenced_vip, step, util  # noqa: E402
+from cphatest.fenced_vip import (PRIO_DELAY, VIP, holds, power_loss,  # noqa: E402
+                                 start_vipd, vip_holder_known)
+from cphatest.util import check  # noqa: E402
 
 def vipd_conf(prio):
     return """global_defs {
@@ -99,33 +64,10 @@ vrrp_instance VI_1 {
 """ % (prio, VIP)
 
 
-def holds(node):
-    r = subprocess.run(["ip", "-n", node.host.ns, "-o", "-4", "addr", "show", "dev", "eth0"],
-                       capture_output=True, text=True, timeout=10)
-    return (" %s/" % VIP) in r.stdout
-
-
-def start_vipd(node):
-    node.vipd = node.spawn([VIPD, "-f", node.vipd_conf], "vipd")
-
-
 def history(node, victim, event):
     s = node.show()
     check(s is not None, "fenced show json on %s failed" % node.name)
     return [h for h in s["history"] if h["node"] == victim and h["event"] == event]
-
-
-def vip_holder_known(node, holder):
-    s = node.show()
-    return s and any(n["name"] == holder and n["vip"] for n in s["nodes"])
-
-
-def power_loss(cl, lab, node):
-    """Power gone: every process, the addresses with them, the link."""
-    cl.power_off(node, log=False)  # a crash, not a fencing
-    subprocess.run(["ip", "-n", node.host.ns, "addr", "flush", "dev", "eth0", "to", VIP + "/32"],
-                   capture_output=True, timeout=10)
-    lab.link_down(node.host)
 
 
 def boot(cl, lab, node):
@@ -274,52 +216,29 @@ def scenario_split(cl, lab):
           % (off[0] - t0), flush=True)
 
 
+def run(lab):
+    cl = fenced_vip.cluster(lab, [vipd_conf(150), vipd_conf(100)])
+    try:
+        step("1. two LB hosts: corosync (two_node), fenced, vipd with track_fenced")
+        cl.start()
+        for n in cl.nodes:
+            start_vipd(n)
+        lb1, lb2 = cl.nodes
+        util.wait_until(lambda: holds(lb1) and not holds(lb2), 30, 0.2, "lb1 to hold the VIP")
+        util.wait_until(lambda: vip_holder_known(lb2, "lb1"), 20, 0.3,
+                        "lb2's fenced to know lb1 holds the VIP")
+        scenario_holder_dies(cl, lab)
+        scenario_takeback(cl, lab)
+        scenario_split(cl, lab)
+        scenario_power_seen(cl, lab)
+    finally:
+        cl.close()
+
+
 def main():
-    cphatest.require_root(tools=("corosync", "ipmi_sim", "fence_ipmilan", "ipmitool", "nft",
-                                 "tcpdump"))
-    for b in (fencedlab.FENCED, VIPD):
-        if not os.access(b, os.X_OK):
-            util.skip("%s not built (set CPHA_BUILD_DIR)" % b)
-    with cphatest.Lab("fenced-vip") as lab:
-        hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(NAMES, IPS)]
-        bmc = lab.add_host("bmc", v4=BMC_IP + "/24")
-        cl = fencedlab.Cluster(lab, hosts, list(NAMES), bmc, two_node=True)
-        try:
-            conf = fenced_conf(cl)
-            for n, prio in zip(cl.nodes, (150, 100)):
-                n._prepare()
-                with open(n.fenced_conf, "w") as f:
-                    f.write(conf)
-                n.vipd_conf = os.path.join(n.dir, "vipd.conf")
-                with open(n.vipd_conf, "w") as f:
-                    f.write(vipd_conf(prio))
-                r = subprocess.run([VIPD, "-c", "-f", n.vipd_conf], capture_output=True,
-                                   text=True, timeout=30)
-                check(r.returncode == 0, "vipd -c: %s" % r.stderr)
-            step("1. two LB hosts: corosync (two_node), fenced, vipd with track_fenced")
-            cl.start()
-            for n in cl.nodes:
-                start_vipd(n)
-            lb1, lb2 = cl.nodes
-            util.wait_until(lambda: holds(lb1) and not holds(lb2), 30, 0.2, "lb1 to hold the VIP")
-            util.wait_until(lambda: vip_holder_known(lb2, "lb1"), 20, 0.3,
-                            "lb2's fenced to know lb1 holds the VIP")
-            scenario_holder_dies(cl, lab)
-            scenario_takeback(cl, lab)
-            scenario_split(cl, lab)
-            scenario_power_seen(cl, lab)
-        except BaseException:
-            traceback.print_exc()
-            lab.dump_logs(60)
-            raise
-        finally:
-            cl.close()
-    print("PASS")
-    return 0
+    fenced_vip.require(tools=("tcpdump",))
+    return cphatest.main("fenced-vip", run, dump_lines=60)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except AssertionError:
-        sys.exit(1)
+    sys.exit(main())

@@ -4,7 +4,7 @@ dead VIP holder through BFD in about 150 ms, asks fenced for its power at
 once, and takes the VIP as soon as the power reads off; a BFD session that
 drops while the holder is alive moves nothing.
 
-The bed of test_fenced_vip.py (lb1, lb2: corosync two_node, fenced with
+The bed of test_fenced_vip.py, cphatest.fenced_vip (lb1, lb2: corosync two_node, fenced with
 fence_ipmilan against ipmi_sim BMCs on a third host, vipd with
 `track_fenced`), with what `cpha render` writes for vipd: unicast peers and
 a bfd_instance to the other host (50 ms x 3, no track_bfd).
@@ -23,20 +23,15 @@ Exit 0 pass, 77 skip, 1 fail.
     sudo python3 tests/integration/test_fenced_vip_bfd.py
 """
 
-import os
 import subprocess
 import sys
 import time
-import traceback
 
 sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-sys.path.insert(0, HERE)
 
 import cphatest  # noqa: E402
-from cphatest import fencedlab, step, util  # noqa: E402
-import test_fenced_vip as fv  # noqa: E402  the same bed and helpers
+from cphatest import fenced_vip as fv  # noqa: E402  the same bed and helpers
+from cphatest import step, util  # noqa: E402
 
 # loss -> VIP on lb2: BFD 0.15 s + a power read (~0.1 s in this bed) +
 # polls, with room for a loaded machine; without BFD the read alone waited
@@ -136,53 +131,32 @@ def scenario_power_loss(cl, lab):
              % (tv - t0, BOUND))
 
 
+def run(lab):
+    cl = fv.cluster(lab, [vipd_conf(prio, fv.IPS[i], fv.IPS[1 - i])
+                          for i, prio in enumerate((150, 100))])
+    try:
+        step("1. two LB hosts: corosync, fenced, vipd with track_fenced and BFD")
+        cl.start()
+        for n in cl.nodes:
+            fv.start_vipd(n)
+        lb1, lb2 = cl.nodes
+        util.wait_until(lambda: fv.holds(lb1) and not fv.holds(lb2), 30, 0.2,
+                        "lb1 to hold the VIP")
+        util.wait_until(lambda: bfd_state(lb2) == "Up" and bfd_state(lb1) == "Up", 20,
+                        0.1, "both BFD sessions Up")
+        # fenced reads only the power of a node it knows holds the VIP
+        util.wait_until(lambda: fv.vip_holder_known(lb2, "lb1"), 20, 0.3,
+                        "lb2's fenced to know lb1 holds the VIP")
+        scenario_bfd_only(cl)
+        scenario_power_loss(cl, lab)
+    finally:
+        cl.close()
+
+
 def main():
-    cphatest.require_root(tools=("corosync", "ipmi_sim", "fence_ipmilan", "ipmitool", "nft"))
-    for b in (fencedlab.FENCED, fv.VIPD):
-        if not os.access(b, os.X_OK):
-            util.skip("%s not built (set CPHA_BUILD_DIR)" % b)
-    with cphatest.Lab("fenced-vip-bfd") as lab:
-        hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(fv.NAMES, fv.IPS)]
-        bmc = lab.add_host("bmc", v4=fv.BMC_IP + "/24")
-        cl = fencedlab.Cluster(lab, hosts, list(fv.NAMES), bmc, two_node=True)
-        try:
-            conf = fv.fenced_conf(cl)
-            for i, (n, prio) in enumerate(zip(cl.nodes, (150, 100))):
-                n._prepare()
-                with open(n.fenced_conf, "w") as f:
-                    f.write(conf)
-                n.vipd_conf = os.path.join(n.dir, "vipd.conf")
-                with open(n.vipd_conf, "w") as f:
-                    f.write(vipd_conf(prio, fv.IPS[i], fv.IPS[1 - i]))
-                r = subprocess.run([fv.VIPD, "-c", "-f", n.vipd_conf], capture_output=True,
-                                   text=True, timeout=30)
-                fv.check(r.returncode == 0, "vipd -c: %s" % r.stderr)
-            step("1. two LB hosts: corosync, fenced, vipd with track_fenced and BFD")
-            cl.start()
-            for n in cl.nodes:
-                fv.start_vipd(n)
-            lb1, lb2 = cl.nodes
-            util.wait_until(lambda: fv.holds(lb1) and not fv.holds(lb2), 30, 0.2,
-                            "lb1 to hold the VIP")
-            util.wait_until(lambda: bfd_state(lb2) == "Up" and bfd_state(lb1) == "Up", 20,
-                            0.1, "both BFD sessions Up")
-            # fenced reads only the power of a node it knows holds the VIP
-            util.wait_until(lambda: fv.vip_holder_known(lb2, "lb1"), 20, 0.3,
-                            "lb2's fenced to know lb1 holds the VIP")
-            scenario_bfd_only(cl)
-            scenario_power_loss(cl, lab)
-        except BaseException:
-            traceback.print_exc()
-            lab.dump_logs(60)
-            raise
-        finally:
-            cl.close()
-    print("PASS")
-    return 0
+    fv.require()
+    return cphatest.main("fenced-vip-bfd", run, dump_lines=60)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except AssertionError:
-        sys.exit(1)
+    sys.exit(main())

@@ -19,9 +19,6 @@ import time
 import unittest
 
 sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-sys.path.insert(0, os.path.join(HERE, "..", "fixtures"))
 
 import cphatest  # noqa: E402
 import kubeconfig  # noqa: E402  (the stand-ins' reader, tested directly)

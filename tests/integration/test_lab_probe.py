@@ -15,8 +15,6 @@ import time
 import unittest
 
 sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import cphacmd, etcd, kube, step  # noqa: E402

@@ -13,7 +13,6 @@ Exit 0 pass, 77 skip (not root, or lbd not built), else fail.
     sudo python3 tests/integration/test_lbd_failover.py [-v]
 """
 
-import os
 import re
 import signal
 import sys
@@ -21,7 +20,6 @@ import time
 import unittest
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import lbd, step, util  # noqa: E402

@@ -19,7 +19,6 @@ Exit 0 pass, 77 skip (not root, lbd not built, no haproxy), else fail.
     sudo python3 tests/integration/test_lbd_fdlimit.py [-v]
 """
 
-import os
 import shutil
 import socket
 import sys
@@ -27,7 +26,6 @@ import time
 import unittest
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import lbd, step, util  # noqa: E402

@@ -14,14 +14,12 @@ Exit 0 pass, 77 skip (not root, or lbd not built), else fail.
     sudo python3 tests/integration/test_lbd_graceful.py [-v]
 """
 
-import os
 import signal
 import sys
 import time
 import unittest
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import lbd, step, util  # noqa: E402

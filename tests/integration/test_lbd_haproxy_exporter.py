@@ -38,7 +38,6 @@ import unittest
 import urllib.request
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from cphatest import util  # noqa: E402
 

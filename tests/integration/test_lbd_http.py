@@ -22,13 +22,11 @@ Exit 0 pass, 77 skip (not root, lbd not built, or curl missing), else fail.
 
 import csv
 import io
-import os
 import signal
 import sys
 import unittest
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import lbd, step  # noqa: E402

@@ -24,7 +24,6 @@ Exit 0 pass, 77 skip (not root, or lbd not built), else fail.
 """
 
 import collections
-import os
 import random
 import signal
 import sys
@@ -32,7 +31,6 @@ import time
 import unittest
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import lbd, step, util  # noqa: E402

@@ -2,7 +2,7 @@
 """cpha's OCF agents against the real programs, one lab host (m0, 198.18.0.11).
 
 For every agent (kube-apiserver, kube-controller-manager, kube-scheduler with
-the tests/fixtures stand-ins; lbd from this build; HAProxy from Debian):
+the stand-ins (the lab's simulators); lbd from this build; HAProxy from Debian):
 ocf-tester passes (meta-data valid against ra-api-1.dtd, run as nobody;
 validate-all, probes, start, start again, stop, stop again), and
 `pcs resource describe ocf:cpha:NAME` shows it (agents overlaid on
@@ -30,7 +30,6 @@ import sys
 import time
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import etcd, kube, ocf, step  # noqa: E402

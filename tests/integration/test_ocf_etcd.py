@@ -39,7 +39,6 @@ import threading
 import time
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import etcd, ocf, step  # noqa: E402
@@ -55,15 +54,6 @@ def check(cond, msg):
 
 def agent_path():
     return os.path.join(ocf.agent_dir(), "etcd")
-
-
-def stage_with_etcd():
-    """ocf.Stage plus the etcd agent (the shared helper predates it)."""
-    stage = ocf.Stage()
-    dst = stage.path("etcd")
-    shutil.copyfile(agent_path(), dst)
-    os.chmod(dst, 0o755)
-    return stage
 
 
 def expect(host, stage, action, params, rc, reason=None, **kw):
@@ -429,7 +419,7 @@ def main():
     if not os.access(agent_path(), os.X_OK):
         print("SKIP: %s not built" % agent_path(), flush=True)
         return cphatest.SKIP
-    return ocf.run_staged("ocf-etcd", run, stage_with_etcd())
+    return ocf.run_staged("ocf-etcd", run, ocf.stage_with_etcd())
 
 
 if __name__ == "__main__":

@@ -35,7 +35,6 @@ import sys
 import time
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import etcd, ocf, pacemaker, step  # noqa: E402
@@ -57,14 +56,6 @@ def pcs(node, *args, check_rc=True, timeout=120):
         raise AssertionError("pcs %s: exit %d\n%s%s" % (" ".join(args)[:300], r.returncode,
                                                         r.stdout, r.stderr))
     return r
-
-
-def stage_with_etcd():
-    stage = ocf.Stage()
-    dst = stage.path("etcd")
-    shutil.copyfile(os.path.join(ocf.agent_dir(), "etcd"), dst)
-    os.chmod(dst, 0o755)
-    return stage
 
 
 class Bed:
@@ -269,7 +260,7 @@ def main():
     if not os.access(os.path.join(ocf.agent_dir(), "etcd"), os.X_OK):
         print("SKIP: the etcd agent is not built", flush=True)
         return cphatest.SKIP
-    return ocf.run_staged("ocf-etcd-record", run, stage_with_etcd())
+    return ocf.run_staged("ocf-etcd-record", run, ocf.stage_with_etcd())
 
 
 if __name__ == "__main__":

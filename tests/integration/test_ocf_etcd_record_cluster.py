@@ -3,7 +3,7 @@
 member's data lost is a replacement, every member's data lost is a refusal.
 
 The cluster of test_pacemaker_cluster (three lab hosts n1-n3, corosync +
-Pacemaker, fencing through fence_cpha_lab, its Bed), with the etcd clone
+Pacemaker, fencing through fence_cpha_lab: cphatest.pcmk_cp.Bed), with the etcd clone
 alone (interleave, notify, clone-max=3, TLS), its data dirs on each node's
 /var/lib/etcd (a per-node directory, as a disk would be):
   - the bootstrap of the three members records the cluster's ID
@@ -29,13 +29,11 @@ import sys
 import time
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cphatest  # noqa: E402
-from cphatest import etcd, ocf, pcmk3, step  # noqa: E402
-from test_pacemaker_cluster import (NAMES, Bed, check, etcd_params,  # noqa: E402
-                                    stage_with_etcd)
+from cphatest import etcd, pcmk3, pcmk_cp, step  # noqa: E402
+from cphatest.pcmk_cp import NAMES, Bed, etcd_params  # noqa: E402
+from cphatest.util import check  # noqa: E402
 
 RECORD = ["crm_attribute", "--type", "crm_config", "--name", "etcd-cluster-id"]
 
@@ -85,13 +83,7 @@ def empty(bed, name):
 
 def run(lab, stage):
     bed = Bed(lab, stage)
-    step("corosync + pacemakerd on n1-n3 (fencing on)")
-    try:
-        bed.cl.start(timeout=60)
-    except Exception:
-        for n in bed.cl.nodes:
-            print(n.log_tail(30), file=sys.stderr)
-        raise
+    pcmk_cp.start(bed)
     bed.pcs("stonith", "create", "fence-lab", pcmk3.FENCE_AGENT,
             "hosts_file=" + bed.cl.hosts_file, "log_file=" + bed.cl.fence_log,
             "pcmk_host_list=" + " ".join(NAMES), "op", "monitor", "interval=60s")
@@ -167,12 +159,10 @@ def run(lab, stage):
 
 
 def main():
-    ocf.require(tools=("corosync", "pacemakerd", "pcs", "crm_mon", "crm_attribute",
-                       "corosync-keygen", "corosync-cmapctl", "etcd", "nsenter", "unshare"))
-    if not os.access(os.path.join(ocf.agent_dir(), "etcd"), os.X_OK):
-        print("SKIP: %s not built" % os.path.join(ocf.agent_dir(), "etcd"), flush=True)
-        return cphatest.SKIP
-    return ocf.run_staged("ocf-etcd-record3", run, stage_with_etcd())
+    return pcmk_cp.main("ocf-etcd-record3", run, ("corosync", "pacemakerd", "pcs", "crm_mon",
+                                                  "crm_attribute", "corosync-keygen",
+                                                  "corosync-cmapctl", "etcd", "nsenter",
+                                                  "unshare"))
 
 
 if __name__ == "__main__":

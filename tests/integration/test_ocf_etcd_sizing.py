@@ -4,7 +4,7 @@
 The same cluster as test_pacemaker_cluster (three lab hosts n1-n3, corosync
 + Pacemaker, fencing through fence_cpha_lab, the etcd clone with TLS, the
 kube-apiserver clone and kube-controller-manager / kube-scheduler after it,
-built with its create_control_plane()). None of these changes may take the
+built with cphatest.pcmk_cp's create_control_plane()). None of these changes may take the
 control plane down: a start of a member that returned OCF_ERR_CONFIGURED,
 which Pacemaker treats as fatal for the clone, would stop etcd, the
 apiserver and the controllers on every node.
@@ -32,13 +32,11 @@ import sys
 import time
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cphatest  # noqa: E402
-from cphatest import etcd, ocf, pcmk3, step  # noqa: E402
-from test_pacemaker_cluster import (IPS, NAMES, NODE_MAP, Bed, check,  # noqa: E402
-                                    create_control_plane, stage_with_etcd)
+from cphatest import etcd, ocf, pcmk3, pcmk_cp, step  # noqa: E402
+from cphatest.pcmk_cp import IPS, NAMES, NODE_MAP, Bed, create_control_plane  # noqa: E402
+from cphatest.util import check  # noqa: E402
 
 HOLD = 20.0  # seconds every member must keep running after a change
 EVERY = 2.0  # seconds between the checks of that period
@@ -231,13 +229,7 @@ def node_map_4(bed):
 
 def run(lab, stage):
     bed = Bed(lab, stage)
-    step("corosync + pacemakerd on n1-n3 (fencing on)")
-    try:
-        bed.cl.start(timeout=60)
-    except Exception:
-        for n in bed.cl.nodes:
-            print(n.log_tail(30), file=sys.stderr)
-        raise
+    pcmk_cp.start(bed)
     check(not os.path.exists(os.path.join(ocf.RA_DIR, "cpha")), "the host is untouched")
     try:
         create_control_plane(bed)
@@ -246,22 +238,15 @@ def run(lab, stage):
         node_map_4(bed)
         check(bed.running("kcm") and bed.running("scheduler"), "controllers still run")
     except BaseException:
-        try:
-            node = bed.cl.any_up()
-            print(node.run(["crm_mon", "-1", "-r", "-f"], check=False).stdout, file=sys.stderr)
-            print(node.log_tail(80), file=sys.stderr)
-        except Exception as e:  # diagnostics only
-            print("no diagnostics: %s" % e, file=sys.stderr)
+        pcmk_cp.diagnostics(bed)
         raise
 
 
 def main():
-    ocf.require(tools=("corosync", "pacemakerd", "pcs", "crm_mon", "crm_resource",
-                       "corosync-keygen", "corosync-cmapctl", "etcd", "nsenter", "unshare"))
-    if not os.access(os.path.join(ocf.agent_dir(), "etcd"), os.X_OK):
-        print("SKIP: %s not built" % os.path.join(ocf.agent_dir(), "etcd"), flush=True)
-        return cphatest.SKIP
-    return ocf.run_staged("ocf-etcd-sizing", run, stage_with_etcd())
+    return pcmk_cp.main("ocf-etcd-sizing", run, ("corosync", "pacemakerd", "pcs", "crm_mon",
+                                                 "crm_resource", "corosync-keygen",
+                                                 "corosync-cmapctl", "etcd", "nsenter",
+                                                 "unshare"))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ pre-seeded CIB (stonith-enabled=false, dc-deadtime=2s), the built agents
 overlaid on /usr/lib/ocf/resource.d/cpha in that namespace only. A real etcd
 member runs beside it. `pcs resource create --agent-validation` (the agents'
 validate-all) creates:
-  apiserver  ocf:cpha:kube-apiserver clone (tests/fixtures stand-in)
+  apiserver  ocf:cpha:kube-apiserver clone (the lab's simulator)
   kcm        ocf:cpha:kube-controller-manager (from an EnvironmentFile)
   scheduler  ocf:cpha:kube-scheduler
   lbd        ocf:cpha:lbd clone, haproxy ocf:cpha:haproxy clone
@@ -30,7 +30,6 @@ import sys
 import time
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import etcd, kube, ocf, pacemaker, step  # noqa: E402

@@ -5,7 +5,7 @@ tests/vipd-configs/real/ that belongs with it, in front of three apiserver
 stand-ins.
 
 Scenarios (the files are used as they are, but for the rewriting each
-rewrite_* function below shows, one comment per substitution):
+rewrite_* function of cphatest.realconf shows, one comment per substitution):
 
 - OpenShift on-prem (machine-config-operator): openshift-mco-onprem.cfg with
   openshift-mco-onprem-unicast.conf on load balancers oa and ob. The
@@ -69,174 +69,18 @@ import time
 import unittest
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import lbd, step, util, vipd  # noqa: E402
 from cphatest.curl import curl  # noqa: E402
+from cphatest.realconf import (CLIENT, KUBEADM_VIP, LBD_REAL, LBS, MASTERS,  # noqa: E402
+                               OCP_VIP, VIPD_REAL, Daemon, eff_priority, ocp_status, read,
+                               rewrite_kubeadm_cfg, rewrite_kubeadm_conf,
+                               rewrite_kubespray_cfg, rewrite_openshift_cfg,
+                               rewrite_openshift_conf, stats, traffic_ok,
+                               write_check_apiserver, write_ocp_scripts)
 
-ROOT = util.repo_root()
-LBD_REAL = os.path.join(ROOT, "tests", "lbd-configs", "real")
-VIPD_REAL = os.path.join(ROOT, "tests", "vipd-configs", "real")
-
-MASTERS = (("m1", "198.18.0.11"), ("m2", "198.18.0.12"), ("m3", "198.18.0.13"))
-LBS = (("oa", "198.18.0.21"), ("ob", "198.18.0.22"), ("ka", "198.18.0.31"),
-       ("kb", "198.18.0.32"), ("sa", "198.18.0.41"))
-CLIENT = "198.18.0.50"
-OCP_VIP = "198.18.0.5"
-KUBEADM_VIP = "198.18.0.100"
 ROUNDS = 3
-
-
-def sub(text, old, new, count=1):
-    """text with old replaced by new; fail when old is not there `count`
-    times (so a changed source file is noticed, not silently kept)."""
-    n = text.count(old)
-    if n != count:
-        raise AssertionError("rewrite: %r found %d times, expected %d" % (old, n, count))
-    return text.replace(old, new)
-
-
-def read(*parts):
-    with open(os.path.join(*parts)) as f:
-        return f.read()
-
-
-# ------------------------------------------------------------ rewrites --
-
-def rewrite_openshift_cfg(text, d):
-    # stats socket: the compat copy's /tmp path -> this host's test directory
-    text = sub(text, "/tmp/lbd-compat-ocp-haproxy.sock", os.path.join(d, "stats.sock"))
-    # log: the haproxy pod's log-sidecar socket does not exist here -> stdout
-    # (the lab keeps it in lbd's process log); facility and levels unchanged
-    text = sub(text, "log     /var/run/haproxy/haproxy-log.sock local0",
-               "log     stdout local0")
-    # servers: already 198.18.0.11-13:6443, the masters' addresses here
-    return text
-
-
-def rewrite_openshift_conf(text, d, me, peer):
-    # admin socket: vipd's own keyword, in the test directory (every host
-    # shares one filesystem, so the default /run/vipd/admin.sock would clash)
-    text = sub(text, "global_defs {\n",
-               "global_defs {\n    vipd_admin_socket %s\n" % os.path.join(d, "admin.sock"))
-    # scripts: /etc/keepalived/*.sh -> the test directory (written by write_ocp_scripts)
-    text = sub(text, "/etc/keepalived/", d + "/", count=3)
-    # unicast: the file was rendered for master 198.18.0.11 with peers .12
-    # and .13; here the pair is this load balancer and the other one
-    text = sub(text, "unicast_src_ip 198.18.0.11", "unicast_src_ip " + me, count=2)
-    text = sub(text, "        198.18.0.12\n        198.18.0.13\n",
-               "        %s\n" % peer, count=2)
-    return text
-
-
-def write_ocp_scripts(d):
-    """The check scripts MCO installs next to keepalived.conf
-    (templates/master/00-master/on-prem/files/keepalived-*script*.yaml):
-    chk_ocp_script.sh curls the local haproxy's monitor-uri; the _both one
-    also accepts a local apiserver (there is none on these hosts: -> 6443
-    refused). The default-ingress check fails: no ingress router here."""
-    scripts = {
-        "chk_ocp_script.sh": "#!/bin/bash\n"
-        "/usr/bin/curl -o /dev/null -kLfs http://localhost:9444/haproxy_ready\n",
-        "chk_ocp_script_both.sh": "#!/bin/bash\n"
-        "/usr/bin/curl -o /dev/null -kLfs http://localhost:9444/haproxy_ready || "
-        "/usr/bin/curl -kLfs -o /dev/null https://localhost:6443/readyz\n",
-        "chk_default_ingress.sh": "#!/bin/bash\nexit 1\n",
-    }
-    for name, body in scripts.items():
-        p = os.path.join(d, name)
-        with open(p, "w") as f:
-            f.write(body)
-        os.chmod(p, 0o755)
-
-
-def rewrite_kubeadm_cfg(text, d):
-    # log: /dev/log is the machine's journal -> stdout (the process log);
-    # facilities and levels unchanged
-    text = sub(text, "log /dev/log local0", "log stdout local0")
-    text = sub(text, "log /dev/log local1 notice", "log stdout local1 notice")
-    # servers: already 198.18.0.11-13:6443, the masters' addresses here
-    return text
-
-
-def rewrite_kubeadm_conf(text, d, backup):
-    # admin socket: vipd's own keyword, in the test directory
-    text = sub(text, "global_defs {\n",
-               "global_defs {\n    vipd_admin_socket %s\n" % os.path.join(d, "admin.sock"))
-    # script: /etc/keepalived/check_apiserver.sh -> the test directory
-    text = sub(text, "/etc/keepalived/check_apiserver.sh",
-               os.path.join(d, "check_apiserver.sh"))
-    if backup:
-        # the guide's template values for the other hosts: ${STATE} BACKUP,
-        # ${PRIORITY} 100 (the file is the MASTER's rendering: MASTER, 101)
-        text = sub(text, "state MASTER", "state BACKUP")
-        text = sub(text, "priority 101", "priority 100")
-    # interface eth0 and the VIP 198.18.0.100: already the lab's
-    return text
-
-
-def write_check_apiserver(d):
-    """The guide's /etc/keepalived/check_apiserver.sh, with
-    ${APISERVER_DEST_PORT} = 6443 (the haproxy.cfg's frontend port)."""
-    p = os.path.join(d, "check_apiserver.sh")
-    with open(p, "w") as f:
-        f.write("#!/bin/sh\n\n"
-                "errorExit() {\n    echo \"*** $*\" 1>&2\n    exit 1\n}\n\n"
-                "curl -sfk --max-time 2 https://localhost:6443/healthz -o /dev/null || "
-                "errorExit \"Error GET https://localhost:6443/healthz\"\n")
-    os.chmod(p, 0o755)
-
-
-def rewrite_kubespray_cfg(text, d):
-    # log 127.0.0.1 local0: syslog over UDP to the node's own loopback; kept
-    # servers: already 198.18.0.11-13:6443; inter 15s / downinter 15s kept
-    return text
-
-
-# ------------------------------------------------------------- helpers --
-
-class Daemon:
-    """lbd or vipd started from a file as written (no helper-made global)."""
-
-    def __init__(self, host, kind, path, sock=None):
-        self.host, self.kind, self.path, self.sock = host, kind, path, sock
-        self.proc = None
-
-    def __repr__(self):
-        return "<%s on %s>" % (self.kind, self.host.name)
-
-    def check(self):
-        b = lbd.binary() if self.kind == "lbd" else vipd.binary()
-        r = self.host.run([b, "-c", "-f", self.path], check=False)
-        if r.returncode != 0:
-            raise AssertionError("%s -c refused %s:\n%s%s" % (self.kind, self.path,
-                                                              r.stdout, r.stderr))
-
-    def start(self):
-        self.check()
-        if self.kind == "lbd":
-            argv = [lbd.binary(), "-db", "-f", self.path]
-        else:
-            argv = [vipd.binary(), "-f", self.path]
-        self.proc = self.host.spawn(argv, name="%s-%s" % (self.kind, self.host.name))
-        lbd.wait_log(self.proc, "started:", 15)
-        return self.proc
-
-    def stop(self):
-        self.proc.kill(signal.SIGTERM)
-        self.proc.wait(timeout=10)
-
-    def vrrp(self):
-        """vipd's instances from 'show json' on its admin socket: {name: obj}."""
-        import json
-        j = json.loads(util.unix_request(self.sock, "show json", 3.0))
-        return {i["instance"]: i for i in j["instances"]}
-
-
-def eff_priority(inst):
-    """An instance's current priority (base + track weights) in 'show json'."""
-    return inst["priority"]
 
 
 class RealConfigs(unittest.TestCase):
@@ -307,9 +151,9 @@ class RealConfigs(unittest.TestCase):
 
         step("OpenShift: stats page and ';csv' on localhost:29445; every master UP")
         for n in ("oa", "ob"):
-            util.wait_until(lambda: self.ocp_status(lbs[n]) == {"UP"}, 25, 0.5,
+            util.wait_until(lambda: ocp_status(lbs[n]) == {"UP"}, 25, 0.5,
                             "OpenShift lbd on %s: master-0..2 UP in the stats CSV" % n)
-            r = self.stats(lbs[n], "")
+            r = stats(lbs[n], "")
             self.assertEqual(r.status, 200, "stats page on %s: %r" % (n, r))
             self.assertIn("<html", r.body.lower(), "stats page on %s is not HTML" % n)
             for s in ("master-0", "master-1", "master-2"):
@@ -379,35 +223,8 @@ class RealConfigs(unittest.TestCase):
         step("done in %.0fs" % (time.monotonic() - t_start))
 
     # --------------------------------------------------------- checks --
-    def stats(self, host, suffix):
-        return curl(host, "http://localhost:29445/haproxy_stats" + suffix,
-                    extra=["-u", "Username:Password"])
-
-    def ocp_status(self, host):
-        """The set of statuses of master-0..2 in the stats CSV on host."""
-        r = self.stats(host, ";csv")
-        if r.status != 200:
-            raise AssertionError("stats ';csv' on %s: %r" % (host.name, r))
-        rows = lbd.csv_rows(r.body)
-        got = {}
-        for s in ("master-0", "master-1", "master-2"):
-            if ("masters", s) not in rows:
-                raise AssertionError("stats CSV on %s has no masters/%s: %s"
-                                     % (host.name, s, sorted(rows)))
-            got[s] = rows[("masters", s)]["status"].split()[0]
-        return set(got.values())
-
     def traffic_ok(self, host, ip, port, what, wait=10):
-        last = []
-
-        def ok():
-            res = lbd.masters_reached(host, ip, port, self.ca)
-            last[:] = [res]
-            names = {n for n, st in res if n and st and " 200" in st}
-            return len(names) >= 2 and all(n for n, _ in res)
-        util.wait_until(ok, wait, 0.5, "%s (%s:%d): 6 connections, every one answered by "
-                        "a master, at least two masters (last: %s)"
-                        % (what, ip, port, last[0] if last else "-"))
+        traffic_ok(host, ip, port, self.ca, what, wait)
 
     def traffic_fails(self, host, ip, port, what):
         res = lbd.masters_reached(host, ip, port, self.ca, n=2)
@@ -436,7 +253,7 @@ class RealConfigs(unittest.TestCase):
         bound = 5 * (3 + 1) + 5
         t0 = time.monotonic()
         for h in (oa, ob):
-            util.wait_until(lambda: self.ocp_status(h) == {"DOWN"}, bound, 0.5,
+            util.wait_until(lambda: ocp_status(h) == {"DOWN"}, bound, 0.5,
                             "round %d: OpenShift lbd on %s to show master-0..2 DOWN in "
                             "the stats CSV within %ds (inter 5s, fall 3)"
                             % (rnd, h.name, bound))
@@ -454,7 +271,7 @@ class RealConfigs(unittest.TestCase):
         # rise 1, inter 5s: UP at the next check
         bound = 5 * 1 + 10
         for h in (oa, ob):
-            util.wait_until(lambda: self.ocp_status(h) == {"UP"}, bound, 0.5,
+            util.wait_until(lambda: ocp_status(h) == {"UP"}, bound, 0.5,
                             "round %d: OpenShift lbd on %s: master-0..2 UP again within "
                             "%ds (inter 5s, rise 1)" % (rnd, h.name, bound))
         self.traffic_ok(self.client, OCP_VIP, 9445, "OpenShift VIP, round %d" % rnd)
@@ -473,7 +290,7 @@ class RealConfigs(unittest.TestCase):
             h.run(["ip", "route", "add", "blackhole", ip + "/32"])
         try:
             bound = 5 * (3 + 1) + 5
-            util.wait_until(lambda: self.ocp_status(h) == {"DOWN"}, bound, 0.5,
+            util.wait_until(lambda: ocp_status(h) == {"DOWN"}, bound, 0.5,
                             "OpenShift round %d: lbd on %s to show master-0..2 DOWN "
                             "within %ds (inter 5s, fall 3)" % (rnd, h.name, bound))
             # chk_ocp_lb curls the monitor-uri, which has no 'monitor fail'
@@ -489,7 +306,7 @@ class RealConfigs(unittest.TestCase):
         finally:
             for _, ip in MASTERS:
                 h.run(["ip", "route", "del", "blackhole", ip + "/32"])
-        util.wait_until(lambda: self.ocp_status(h) == {"UP"}, 15, 0.5,
+        util.wait_until(lambda: ocp_status(h) == {"UP"}, 15, 0.5,
                         "OpenShift round %d: lbd on %s: master-0..2 UP again (rise 1)"
                         % (rnd, h.name))
         step("OpenShift round %d/%d: lbd on the VIP holder %s stopped (SIGTERM by PID) "

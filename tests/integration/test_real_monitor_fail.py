@@ -34,13 +34,11 @@ import time
 import unittest
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cphatest  # noqa: E402
 from cphatest import lbd, step, util, vipd  # noqa: E402
 from cphatest.curl import curl  # noqa: E402
-import test_real_configs as rc  # noqa: E402  (its rewrites, Daemon and addresses)
+from cphatest import realconf as rc  # noqa: E402  (the rewrites, Daemon and addresses)
 
 ROUNDS = 3
 HARDENING = "  monitor fail if { nbsrv(masters) lt 1 }\n"
@@ -94,8 +92,6 @@ class MonitorFail(unittest.TestCase):
         for x in list(self.lb.values()) + list(self.vd.values()):
             x.start()
         self.hosts, self.client, self.ca = lbs, client, apis.ca
-        self.checks = rc.RealConfigs("test_real_configs")
-        self.checks.ca = apis.ca
 
         step("every master UP on oa and ob, both monitors 200, both at priority 65")
         for h in (oa, ob):
@@ -106,7 +102,7 @@ class MonitorFail(unittest.TestCase):
                             30, 0.2, "vipd on %s: ostest_API at priority 65" % h.name)
         util.wait_until(lambda: len(vipd.holders([oa, ob], rc.OCP_VIP)) == 1, 30, 0.1,
                         "the VIP %s on exactly one of oa/ob" % rc.OCP_VIP)
-        self.checks.traffic_ok(client, rc.OCP_VIP, 9445, "the VIP at start")
+        rc.traffic_ok(client, rc.OCP_VIP, 9445, self.ca, "the VIP at start")
 
         for rnd in range(1, ROUNDS + 1):
             self.round(rnd)
@@ -117,7 +113,7 @@ class MonitorFail(unittest.TestCase):
         step("done in %.0fs" % (time.monotonic() - t_start))
 
     def status(self, host):
-        return self.checks.ocp_status(host)
+        return rc.ocp_status(host)
 
     def round(self, rnd):
         pair = [self.hosts["oa"], self.hosts["ob"]]
@@ -171,8 +167,8 @@ class MonitorFail(unittest.TestCase):
             self.assertEqual(rc.eff_priority(self.vd[h.name].vrrp()["ostest_API"]), 40,
                              "round %d: %s's priority with both scripts failing" % (rnd, h.name))
             self.assertLess(took, 25)
-            self.checks.traffic_ok(self.client, rc.OCP_VIP, 9445,
-                                   "the VIP on %s, round %d" % (other.name, rnd))
+            rc.traffic_ok(self.client, rc.OCP_VIP, 9445, self.ca,
+                          "the VIP on %s, round %d" % (other.name, rnd))
         finally:
             for _, ip in rc.MASTERS:
                 h.run(["ip", "route", "del", "blackhole", ip + "/32"], check=False)

@@ -34,7 +34,6 @@ Exit 0 pass, 77 skip (not root, tcpdump missing, vipd not built), else fail.
 """
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -42,7 +41,6 @@ import time
 import unittest
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import step, vipd  # noqa: E402

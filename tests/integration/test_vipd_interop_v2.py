@@ -22,12 +22,10 @@ built), else fail.
     sudo python3 tests/integration/test_vipd_interop_v2.py [-v]
 """
 
-import os
 import sys
 import unittest
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from cphatest import util, vipd  # noqa: E402
 

@@ -26,12 +26,10 @@ built), else fail.
     sudo python3 tests/integration/test_vipd_interop_v3.py [-v]
 """
 
-import os
 import sys
 import unittest
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import util, vipd  # noqa: E402

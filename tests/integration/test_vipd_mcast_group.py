@@ -28,12 +28,10 @@ keepalived case alone skips without keepalived), else fail.
     sudo python3 tests/integration/test_vipd_mcast_group.py [-v]
 """
 
-import os
 import sys
 import unittest
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import util, vipd  # noqa: E402

@@ -17,14 +17,12 @@ Exit 0 pass, 77 skip (not root, vipd not built), else fail.
     sudo python3 tests/integration/test_vipd_reset.py [-v]
 """
 
-import os
 import subprocess
 import sys
 import time
 import unittest
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import cphatest  # noqa: E402
 from cphatest import step, vipd  # noqa: E402

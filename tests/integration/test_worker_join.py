@@ -29,12 +29,8 @@ import shutil
 import subprocess
 import sys
 import time
-import traceback
 
 sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "control-plane", "lab"))
 
 import cphatest  # noqa: E402
 from cphatest import cphacmd, etcd, kube, step  # noqa: E402
@@ -226,19 +222,7 @@ def main():
     if not shutil.which("kubectl"):
         print("SKIP: no kubectl (the operator's tool that stores the token's Secret)")
         return 77
-    t0 = time.monotonic()
-    try:
-        with cphatest.Lab("worker-join") as lab:
-            run(lab)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return cphatest.interrupted_status()
-    except Exception:
-        traceback.print_exc()
-        print("FAIL (%.1fs)" % (time.monotonic() - t0), flush=True)
-        return 1
-    print("PASS (%.1fs)" % (time.monotonic() - t0), flush=True)
-    return 0
+    return cphatest.main("worker-join", run)
 
 
 if __name__ == "__main__":

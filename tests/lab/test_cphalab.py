@@ -10,8 +10,6 @@ import tempfile
 import unittest
 
 sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "control-plane", "lab"))
 
 from cphalab import lab as labmod  # noqa: E402
 from cphalab import observe, runner  # noqa: E402

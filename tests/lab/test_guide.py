@@ -12,7 +12,6 @@ import unittest
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.join(HERE, "..", "..")
-sys.path.insert(0, os.path.join(TOP, "control-plane", "lab"))
 
 from cphalab import guide, units  # noqa: E402
 from cphalab.hosts import LabError  # noqa: E402

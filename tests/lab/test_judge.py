@@ -15,8 +15,6 @@ import tempfile
 import unittest
 
 sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "control-plane", "lab"))
 
 from cphalab import judge, scenarios  # noqa: E402
 from cphalab.events import EventLog  # noqa: E402

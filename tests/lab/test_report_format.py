@@ -21,8 +21,6 @@ import unittest
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
-sys.path.insert(0, os.path.join(ROOT, "control-plane", "lab"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 
 from cphalab import report  # noqa: E402
 from cphatest import cphacmd  # noqa: E402

@@ -14,8 +14,6 @@ import unittest
 from unittest import mock
 
 sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "control-plane", "lab"))
 
 from cphalab import worker  # noqa: E402
 

@@ -223,7 +223,7 @@ static void test_standins_accept(void **state)
 			snprintf(ver, sizeof(ver), "v1.%u.%u", m[mi].minor, m[mi].patch);
 			assert_int_equal(setenv("KUBE_FIXTURE_VERSION", ver, 1), 0);
 			f = build(c, "m1", (enum flags_role)r);
-			snprintf(rel, sizeof(rel), "tests/fixtures/%s", progs[r]);
+			snprintf(rel, sizeof(rel), "control-plane/lab/simulators/%s", progs[r]);
 			script = src_path(rel);
 			argv[n++] = script;
 			for (size_t i = 0; i < f.n; i++) {

@@ -19,7 +19,7 @@ import subprocess
 import time
 
 from . import lab as labmod
-from . import alerts, guide, units
+from . import alerts, bmc, guide, units
 from .hosts import LabError
 
 KUBE = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"]
@@ -36,8 +36,7 @@ class Programs:
         top = os.path.dirname(os.path.dirname(self.cpha))
         self.build = top if os.path.exists(os.path.join(top, "lbd", "lbd")) else None
         here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        sims = [os.environ.get("CPHA_LAB_SIMULATORS", ""), os.path.join(here, "simulators"),
-                os.path.join(here, "..", "..", "tests", "fixtures")]
+        sims = [os.environ.get("CPHA_LAB_SIMULATORS", ""), os.path.join(here, "simulators")]
         self.simulators = next((os.path.realpath(d) for d in sims
                                 if d and os.path.exists(os.path.join(d, "kube-apiserver"))), None)
 
@@ -243,49 +242,7 @@ def install_host(lab, host, desc, out, stack):
 
 
 # -- BMCs ----------------------------------------------------------------------------
-LAN_CONF = """name "%(name)s"
-set_working_mc 0x20
-  startlan 1
-    addr %(addr)s %(port)d
-    priv_limit admin
-    allowed_auths_callback none md2 md5 straight
-    allowed_auths_user none md2 md5 straight
-    allowed_auths_operator none md2 md5 straight
-    allowed_auths_admin none md2 md5 straight
-    guid a123456789abcdefa123456789abcd%(idx)02x
-  endlan
-  chassis_control "%(script)s 0x20"
-  user 2 true "admin" "%(password)s" admin 10 none md2 md5 straight
-"""
-BMC_CMDS = "mc_setbmc 0x20\nmc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 " \
-           "persist_sdr\nmc_enable 0x20\n"
-# ipmi_sim's chassis_control: "get power" prints power:1|0, "set power 0|1"
-# acts. The power state is the host's: the lab program asks and acts. Both
-# are logged: a fencer that read "off" has proof the host is off.
-CHASSIS = """#!/bin/sh
-shift
-op=$1
-shift
-if [ "$op" = get ]; then
-    for p in "$@"; do
-        if [ "$p" = power ]; then
-            v=$(cat %(state)s 2>/dev/null || echo 1)
-            echo "$(date +%%s.%%N) get power $v" >>%(log)s
-            echo "power:$v"
-        fi
-    done
-    exit 0
-fi
-while [ $# -ge 2 ]; do
-    echo "$(date +%%s.%%N) set $1 $2" >>%(log)s
-    if [ "$1" = power ]; then
-        echo "$2" >%(state)s
-        if [ "$2" = 0 ]; then %(lab)s power %(host)s off; else %(lab)s power %(host)s on; fi
-    fi
-    shift 2
-done
-exit 0
-"""
+# The power state is the host's: the lab program asks and acts.
 
 
 def bmc_log(lab, name):
@@ -293,43 +250,21 @@ def bmc_log(lab, name):
 
 
 def start_bmcs(lab):
-    bmc = lab.by_role("bmc")[0]
+    bmc_host = lab.by_role("bmc")[0]
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     labcmd = "python3 %s --name %s" % (shlex.quote(os.path.join(here, "cpha-lab")), lab.name)
     targets = lab.by_role("master") + lab.by_role("lb")
     for i, h in enumerate(targets):
-        d = lab.path("bmc", h.name)
-        os.makedirs(os.path.join(d, "state"), exist_ok=True)
-        script = os.path.join(d, "chassis")
-        with open(script, "w") as f:
-            f.write(CHASSIS % {"lab": labcmd, "host": h.name,
-                               "state": shlex.quote(os.path.join(d, "power")),
-                               "log": shlex.quote(bmc_log(lab, h.name))})
-        os.chmod(script, 0o755)
-        with open(os.path.join(d, "lan.conf"), "w") as f:
-            f.write(LAN_CONF % {"name": "bmc-" + h.name, "addr": bmc.v4,
-                                "port": labmod.BMC_PORT0 + i + 1, "script": script,
-                                "password": labmod.BMC_PASSWORD, "idx": i})
-        with open(os.path.join(d, "cmds"), "w") as f:
-            f.write(BMC_CMDS)
-        open(bmc_log(lab, h.name), "a").close()
+        power = "%s power %s " % (labcmd, h.name)
+        argv = bmc.write(lab.path("bmc", h.name), "bmc-" + h.name, bmc_host.v4,
+                         labmod.BMC_PORT0 + i + 1, labmod.BMC_PASSWORD, bmc_log(lab, h.name),
+                         power + "off", power + "on", idx=i)
         h.set_power(h.powered())
-        bmc.start("bmc-" + h.name, ["ipmi_sim", "-c", os.path.join(d, "lan.conf"), "-f",
-                                    os.path.join(d, "cmds"), "-s", os.path.join(d, "state"),
-                                    "-n"])
+        bmc_host.start("bmc-" + h.name, argv)
 
 
 def bmc_events(lab, name, since=0.0):
-    out = []
-    try:
-        with open(bmc_log(lab, name)) as f:
-            for line in f:
-                w = line.split()
-                if len(w) >= 4 and float(w[0]) >= since:
-                    out.append((float(w[0]), " ".join(w[1:])))
-    except OSError:
-        pass
-    return out
+    return bmc.events(bmc_log(lab, name), since)
 
 
 # -- services ------------------------------------------------------------------------

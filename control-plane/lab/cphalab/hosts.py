@@ -20,97 +20,15 @@ name, and only processes of this lab's namespaces are ever signalled.
 import json
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import threading
 import time
 
-PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
-
-class LabError(Exception):
-    pass
-
-
-def run(argv, check=True, timeout=60, input=None, env=None):
-    r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, input=input,
-                       env=env)
-    if check and r.returncode != 0:
-        raise LabError("%s: exit %d: %s" % (" ".join(argv), r.returncode,
-                                            (r.stderr or r.stdout).strip()[-2000:]))
-    return r
-
-
-def wait_until(fn, timeout, interval=0.2, what="condition"):
-    end = time.time() + timeout
-    while True:
-        v = fn()
-        if v:
-            return v
-        if time.time() >= end:
-            raise LabError("timed out after %ds waiting for %s" % (timeout, what))
-        time.sleep(interval)
-
-
-def pid_alive(pid):
-    """pid runs: it exists and is not a zombie (a killed service whose
-    parent, the lab program that started it, has not reaped it yet)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
-
-
-def ns_ident(path):
-    st = os.stat(path)
-    return (st.st_dev, st.st_ino)
-
-
-def pids_in(ident, exclude=()):
-    """PIDs whose network namespace is ident."""
-    out = []
-    me = os.getpid()
-    for e in os.listdir("/proc"):
-        if not e.isdigit() or int(e) == me or int(e) in exclude:
-            continue
-        try:
-            if ns_ident("/proc/%s/ns/net" % e) == ident:
-                out.append(int(e))
-        except OSError:
-            pass
-    return out
-
-
-def cmdline(pid):
-    try:
-        with open("/proc/%d/cmdline" % pid, "rb") as f:
-            return [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
-    except OSError:
-        return []
-
-
-def kill_all(ident, exclude=(), rounds=60):
-    """SIGKILL every process of a namespace (by PID) until none is left."""
-    for _ in range(rounds):
-        pids = pids_in(ident, exclude)
-        if not pids:
-            return
-        for p in pids:
-            try:
-                os.kill(p, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.05)
-    raise LabError("processes left in a lab namespace: %s" % pids_in(ident, exclude))
-
+from . import bmc
+from .netns import (LabError, cmdline, holder_script, kill_all, kill_pids,  # noqa: F401
+                    make_host, ns_ident, nsenter_argv, pid_alive, pids_in, power_off, run,
+                    wait_until, write_json)
 
 FREEZER = "/sys/fs/cgroup/freezer"  # the cgroup v1 freezer hierarchy
 
@@ -238,16 +156,7 @@ class Host:
 
     # -- network ----------------------------------------------------------------
     def create_net(self):
-        lab = self.lab
-        run(["ip", "netns", "add", self.netns])
-        run(["ip", "link", "add", self.veth, "type", "veth", "peer", "name", "eth0",
-             "netns", self.netns])
-        run(["ip", "link", "set", self.veth, "master", lab.bridge, "up"])
-        ns = ["ip", "-n", self.netns]
-        run(ns + ["link", "set", "lo", "up"])
-        run(ns + ["addr", "add", self.v4 + "/24", "dev", "eth0"])
-        run(ns + ["-6", "addr", "add", self.v6 + "/64", "dev", "eth0", "nodad"])
-        run(ns + ["link", "set", "eth0", "up"])
+        make_host(self.netns, self.veth, self.lab.bridge, self.v4, self.v6)
 
     def link(self, up):
         run(["ip", "link", "set", self.veth, "up" if up else "down"])
@@ -270,15 +179,7 @@ class Host:
         q = shlex.quote
         if self.role == "bmc":  # BMCs act on the lab: they see its /run
             return "hostname %s\necho holder ready\nexec sleep infinity" % q(self.name)
-        lines = [
-            "set -e",
-            "hostname %s" % q(self.name),
-            "mount -t tmpfs -o mode=0755 cpha-run /run",
-            "mkdir -p /run/crm /run/resource-agents /run/lock /run/lbd /run/vipd /run/fenced "
-            "/run/haproxy /run/keepalived /run/netns",
-            "chown hacluster:haclient /run/crm 2>/dev/null || true",
-            "chmod 0750 /run/crm; chmod 1755 /run/resource-agents",
-            "mount -t tmpfs -o mode=1777 cpha-shm /dev/shm",
+        mounts = [
             "mount -t sysfs cpha-sys /sys",
             "mount -t overlay cpha-etc -o lowerdir=/etc,upperdir=%s,workdir=%s /etc" % (
                 q(d + "/etc.up"), q(d + "/etc.work")),
@@ -288,18 +189,18 @@ class Host:
             "mount -t overlay cpha-bin -o lowerdir=%s:/usr/bin /usr/bin" % q(self.lab.bin_dir),
         ]
         if os.path.isdir("/usr/lib/ocf/resource.d"):
-            lines.append("mount -t overlay cpha-ocf -o lowerdir=%s:/usr/lib/ocf/resource.d "
-                         "/usr/lib/ocf/resource.d" % q(self.lab.ocf_dir))
-        lines += ["echo holder ready", "exec sleep infinity"]
-        return "\n".join(lines)
+            mounts.append("mount -t overlay cpha-ocf -o lowerdir=%s:/usr/lib/ocf/resource.d "
+                          "/usr/lib/ocf/resource.d" % q(self.lab.ocf_dir))
+        return holder_script(self.name, mounts, ("/run/lbd", "/run/vipd", "/run/fenced",
+                                                 "/run/haproxy", "/run/keepalived",
+                                                 "/run/netns"))
 
     def set_power(self, on):
         """What the host's BMC reports: power is on from the moment it is
         switched on, while the system still boots."""
         d = os.path.join(self.lab.data, "bmc", self.name)
         if os.path.isdir(d):
-            with open(os.path.join(d, "power"), "w") as f:
-                f.write("1\n" if on else "0\n")
+            bmc.set_power(d, on)
 
     def power_on(self):
         """A fresh holder: empty /run and /dev/shm, the disk as it was."""
@@ -352,30 +253,9 @@ class Host:
             return
         # a hung host's processes are frozen: the kills first, then the
         # thaw, so none of them runs again before it dies
-        for p in pids_in(ident, exclude=(self.holder,)):
-            try:
-                os.kill(p, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        kill_pids(pids_in({ident}, exclude=(self.holder,)))
         thaw(self.freezer)
-        kill_all(ident, exclude=(self.holder,))
-        if self.holder and pid_alive(self.holder):
-            for d in ("/run", "/dev/shm"):
-                root = "/proc/%d/root%s" % (self.holder, d)
-                try:
-                    names = os.listdir(root)
-                except OSError:
-                    continue
-                for n in names:
-                    p = os.path.join(root, n)
-                    if os.path.isdir(p) and not os.path.islink(p):
-                        shutil.rmtree(p, ignore_errors=True)
-                    else:
-                        try:
-                            os.unlink(p)
-                        except OSError:
-                            pass
-        kill_all(ident)
+        power_off(ident, self.holder)
         self.holder = 0
         self.services = {}
         self.save()
@@ -400,7 +280,7 @@ class Host:
 
         def host_pids():
             out = []
-            for p in pids_in(ident):
+            for p in pids_in({ident}):
                 try:
                     if ns_ident("/proc/%d/ns/mnt" % p) == mnt:
                         out.append(p)
@@ -446,10 +326,7 @@ class Host:
     def argv(self, argv, env=None):
         if not self.powered():
             raise LabError("%s is powered off" % self.name)
-        e = ["PATH=" + PATH, "LANG=C.UTF-8", "HOME=/root"]
-        e += ["%s=%s" % kv for kv in (env or {}).items()]
-        return ["nsenter", "-t", str(self.holder), "-n", "-m", "-u", "--", "env", "-i"] + e \
-            + list(argv)
+        return nsenter_argv(self.holder, argv, env)
 
     def run(self, argv, check=True, timeout=60, env=None, input=None):
         return run(self.argv(argv, env), check=check, timeout=timeout, input=input)
@@ -518,7 +395,7 @@ class Host:
             ident = self.ident
         except OSError:
             return []
-        return [(p, cmdline(p)) for p in pids_in(ident, exclude=(self.holder,))]
+        return [(p, cmdline(p)) for p in pids_in({ident}, exclude=(self.holder,))]
 
 
 def reap(pid):
@@ -527,9 +404,3 @@ def reap(pid):
     except ChildProcessError:
         pass
 
-
-def write_json(path, obj):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(obj, f, indent=1)
-    os.replace(tmp, path)

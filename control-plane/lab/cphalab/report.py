@@ -1,7 +1,7 @@
 """report.json, as `cpha lab report` writes it and its readers read it.
 
 The format is defined once, in report.schema.json beside this file (JSON
-Schema, draft 2020-12). The writer (control-plane/lab_render_json.c) is
+Schema, draft 2020-12). The writer (control-plane/lab/lab_render_json.c) is
 tested against it on reports it makes, and every reader loads a report
 through load(), which checks it first: a report of another shape is
 refused with the place and the rule it breaks, not read as if it fitted.

@@ -22,9 +22,10 @@ for its timeout, as a hardware one would reset the host.
 import json
 import os
 import shlex
-import subprocess
 import threading
 import time
+
+from cphalab import bmc
 
 from . import pcmk3, util
 
@@ -32,63 +33,6 @@ BUILD = util.build_dir()
 FENCED = os.path.join(BUILD, "fenced", "fenced")
 BMC_PORT0 = 6230
 PASSWORD = "bmc-Secret-9f3"  # IPMI 1.5 takes at most 16 bytes
-
-LAN_CONF = """name "%(name)s"
-set_working_mc 0x20
-  startlan 1
-    addr %(addr)s %(port)d
-    priv_limit admin
-    allowed_auths_callback none md2 md5 straight
-    allowed_auths_user none md2 md5 straight
-    allowed_auths_operator none md2 md5 straight
-    allowed_auths_admin none md2 md5 straight
-    guid a123456789abcdefa123456789abcdef
-  endlan
-  chassis_control "%(script)s 0x20"
-  user 2 true "admin" "%(password)s" admin 10 none md2 md5 straight
-"""
-
-BMC_CMDS = """mc_setbmc 0x20
-mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr
-mc_enable 0x20
-"""
-
-# chassis_control: "MC get power" prints "power:1|0"; "MC set power 0|1".
-# Both are logged ("get power 0": a fencer read that the node is off).
-# The power state is a file, as a real BMC keeps it: off kills the node,
-# on marks it on (the test boots the node, as the host would).
-CHASSIS = """#!/bin/sh
-agent=%(agent)s
-node=%(node)s
-log=%(log)s
-state=%(state)s
-[ -f "$state" ] || echo 1 >"$state"
-shift
-op=$1
-shift
-if [ "$op" = get ]; then
-    for p in "$@"; do
-        case $p in
-        power)
-            v=$(cat "$state")
-            echo "$(date +%%s.%%N) get power $v" >>"$log"
-            echo "power:$v" ;;
-        esac
-    done
-    exit 0
-fi
-while [ $# -ge 2 ]; do
-    echo "$(date +%%s.%%N) set $1 $2" >>"$log"
-    if [ "$1" = power ]; then
-        echo "$2" >"$state"
-        if [ "$2" = 0 ]; then
-            "$agent" -o off -n "$node" --hosts-file=%(hosts)s --log-file=%(fence_log)s
-        fi
-    fi
-    shift 2
-done
-exit 0
-"""
 
 
 def unit_caps():
@@ -225,47 +169,60 @@ class Cluster(pcmk3.Cluster):
 """ % {"n": node.name, "ip": self.bmc_host.v4, "port": self.bmc_port(node),
        "secret": self.secret}
 
+    def write_fenced_conf(self, conf):
+        """Every node's files (_prepare) and its fenced.conf: the text conf,
+        or conf(node) when conf is a function."""
+        for n in self.nodes:
+            n._prepare()
+            with open(n.fenced_conf, "w") as f:
+                f.write(conf(n) if callable(conf) else conf)
+
+    def bmc_conf(self, action, agent_timeout, node_lines=lambda node: ""):
+        """fenced.conf for every node: global_defs (post_join_delay 20s,
+        fence_action action, agent_timeout), then each node's BMC device
+        and its fence_node with that one device at level 1, plus
+        node_lines(node) (lines of the block, each ending in a newline)."""
+        out = ["""global_defs {
+    post_join_delay 20s
+    post_fail_delay 0s
+    fence_action %s
+    agent_timeout %s
+    retry_interval 3s
+}
+""" % (action, agent_timeout)]
+        for n in self.nodes:
+            out.append(self.bmc_device(n))
+            out.append("""fence_node %(n)s {
+    level 1 {
+        bmc-%(n)s
+    }
+%(more)s}
+""" % {"n": n.name, "more": node_lines(n)})
+        return "".join(out)
+
     def bmc_power(self, node, on):
         """What the node's BMC reports from now on (a power loss it saw)."""
-        with open(os.path.join(self.dir, "bmc-" + node.name, "power"), "w") as f:
-            f.write("1\n" if on else "0\n")
+        bmc.set_power(os.path.join(self.dir, "bmc-" + node.name), on)
 
     def bmc_log(self, node):
         return os.path.join(self.dir, "bmc-%s.log" % node.name)
 
     def start_bmc(self, node):
-        d = os.path.join(self.dir, "bmc-" + node.name)
-        os.makedirs(os.path.join(d, "state"), exist_ok=True)
-        script = os.path.join(d, "chassis")
-        with open(script, "w") as f:
-            f.write(CHASSIS % {
-                "agent": shlex.quote(os.path.join(self.sbin, pcmk3.FENCE_AGENT)),
-                "node": shlex.quote(node.name), "log": shlex.quote(self.bmc_log(node)),
-                "hosts": shlex.quote(self.hosts_file),
-                "state": shlex.quote(os.path.join(d, "power")),
-                "fence_log": shlex.quote(self.fence_log)})
-        os.chmod(script, 0o755)
-        with open(os.path.join(d, "lan.conf"), "w") as f:
-            f.write(LAN_CONF % {"name": "bmc-" + node.name, "addr": self.bmc_host.v4,
-                                "port": self.bmc_port(node), "script": script,
-                                "password": PASSWORD})
-        with open(os.path.join(d, "cmds"), "w") as f:
-            f.write(BMC_CMDS)
-        open(self.bmc_log(node), "a").close()
-        p = self.bmc_host.spawn(["ipmi_sim", "-c", os.path.join(d, "lan.conf"), "-f",
-                                 os.path.join(d, "cmds"), "-s", os.path.join(d, "state"),
-                                 "-n"], name="bmc-" + node.name)
+        """The node's BMC: its power switch's off powers the node off
+        through the fence agent (logged to the fence log), on only marks
+        it on (the test boots the node, as the host would)."""
+        off = " ".join(shlex.quote(a) for a in (
+            os.path.join(self.sbin, pcmk3.FENCE_AGENT), "-o", "off", "-n", node.name,
+            "--hosts-file=" + self.hosts_file, "--log-file=" + self.fence_log))
+        argv = bmc.write(os.path.join(self.dir, "bmc-" + node.name), "bmc-" + node.name,
+                         self.bmc_host.v4, self.bmc_port(node), PASSWORD, self.bmc_log(node),
+                         off)
+        p = self.bmc_host.spawn(argv, name="bmc-" + node.name)
         self.bmcs[node.name] = p
         return p
 
     def bmc_events(self, node, since=0.0):
-        out = []
-        with open(self.bmc_log(node)) as f:
-            for line in f:
-                w = line.split()
-                if len(w) >= 4 and float(w[0]) >= since:
-                    out.append((float(w[0]), " ".join(w[1:])))
-        return out
+        return bmc.events(self.bmc_log(node), since)
 
     def add_watchdog(self, node, timeout):
         self.watchdogs[node.name] = Watchdog(self, node, timeout)
@@ -290,3 +247,11 @@ class Cluster(pcmk3.Cluster):
     def close(self):
         for w in self.watchdogs.values():
             w.close()
+
+
+def build(lab, names, ips, bmc_ip, **kw):
+    """Hosts names (at ips, /24) and "bmc" (at bmc_ip) in lab, and a
+    Cluster of them, not started (kw: Cluster's own, e.g. two_node)."""
+    hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(names, ips)]
+    bmc_host = lab.add_host("bmc", v4=bmc_ip + "/24")
+    return Cluster(lab, hosts, list(names), bmc_host, **kw)

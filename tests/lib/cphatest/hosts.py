@@ -18,6 +18,8 @@ import sys
 import threading
 import time
 
+from cphalab import netns
+
 from . import curl as _curl
 from . import util
 
@@ -32,44 +34,16 @@ def interrupted_status():
 
 
 def _ip(*args, check=True, timeout=15):
-    r = subprocess.run(["ip"] + list(args), capture_output=True, text=True,
-                       timeout=timeout)
-    if check and r.returncode != 0:
-        raise RuntimeError("ip %s: %s" % (" ".join(args), r.stderr.strip()))
-    return r
+    return netns.run(["ip"] + list(args), check=check, timeout=timeout)
 
 
 def _ns_ident(ns):
-    st = os.stat("/run/netns/" + ns)
-    return (st.st_dev, st.st_ino)
-
-
-def pids_in_netns(idents):
-    """PIDs (but this process's) whose network namespace, as (st_dev,
-    st_ino), is in idents."""
-    me = os.getpid()
-    out = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == me:
-            continue
-        try:
-            st = os.stat("/proc/%s/ns/net" % entry)
-        except OSError:
-            continue
-        if (st.st_dev, st.st_ino) in idents:
-            out.append(int(entry))
-    return out
+    return netns.ns_ident("/run/netns/" + ns)
 
 
 def _kill_in_namespaces(idents, why):
     """SIGKILL (by PID) every process whose network namespace is in idents."""
-    killed = []
-    for pid in pids_in_netns(idents):
-        try:
-            os.kill(pid, signal.SIGKILL)
-            killed.append(pid)
-        except ProcessLookupError:
-            pass
+    killed = netns.kill_pids(netns.pids_in(idents))
     if killed:
         print("cphatest: %s: killed leftover PIDs %s" % (why, killed),
               file=sys.stderr, flush=True)
@@ -428,21 +402,11 @@ class Lab:
         addr6 = v6.split("/")[0] if v6 else None
         host = Host(self, name, ns, veth, addr4, addr6)
         self.hosts[name] = host  # registered first so cleanup finds partial hosts
-        _ip("netns", "add", ns)
-        self._ns_idents.add(_ns_ident(ns))
-        _ip("link", "add", veth, "type", "veth", "peer", "name", "eth0",
-            "netns", ns)
-        _ip("link", "set", veth, "addrgenmode", "none", check=False)
-        _ip("link", "set", veth, "master", self.bridge)
-        _ip("link", "set", veth, "up")
-        _ip("-n", ns, "link", "set", "lo", "up")
-        if v4:
-            _ip("-n", ns, "addr", "add", v4 if "/" in v4 else v4 + "/24",
-                "dev", "eth0")
-        if v6:
-            _ip("-n", ns, "addr", "add", v6 if "/" in v6 else v6 + "/64",
-                "dev", "eth0", "nodad")
-        _ip("-n", ns, "link", "set", "eth0", "up")
+        try:
+            netns.make_host(ns, veth, self.bridge, v4, v6, addrgen=False)
+        finally:
+            if os.path.exists("/run/netns/" + ns):  # its processes die with the lab
+                self._ns_idents.add(_ns_ident(ns))
         return host
 
     def link_down(self, host):

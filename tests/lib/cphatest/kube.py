@@ -1,6 +1,6 @@
 """Kubernetes control-plane pieces for the lab: kube-apiserver,
 kube-controller-manager and kube-scheduler (the real binaries from
-$CPHA_KUBE_BINDIR when set, else the stand-ins in tests/fixtures), their
+$CPHA_KUBE_BINDIR when set, else the stand-ins in control-plane/lab/simulators), their
 certificates and kubeconfig files, and Lease reads."""
 
 import datetime

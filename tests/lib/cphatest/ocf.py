@@ -17,11 +17,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
-import traceback
 
-from . import util
-from .hosts import Lab, interrupted_status
+from . import testmain, util
 
 AGENTS = ("kube-apiserver", "kube-controller-manager", "kube-scheduler", "lbd", "haproxy")
 OCF_ROOT = "/usr/lib/ocf"
@@ -163,22 +160,16 @@ def write(path, text, mode=0o644):
     return path
 
 
+def stage_with_etcd():
+    """A Stage for the etcd tests: the built etcd agent copied into it."""
+    stage = Stage()
+    dst = stage.path("etcd")
+    shutil.copyfile(os.path.join(agent_dir(), "etcd"), dst)
+    os.chmod(dst, 0o755)
+    return stage
+
+
 def run_staged(lab_name, run, stage):
     """A test's whole run: run(lab, stage) in a new Lab, the stage closed
-    whatever happens; PASS/FAIL with the time taken. Returns the exit
-    status (0, 1, or an interrupt's)."""
-    t0 = time.monotonic()
-    try:
-        with Lab(lab_name) as lab:
-            run(lab, stage)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return interrupted_status()
-    except Exception:
-        traceback.print_exc()
-        print("FAIL (%.1fs)" % (time.monotonic() - t0), flush=True)
-        return 1
-    finally:
-        stage.close()
-    print("PASS (%.1fs)" % (time.monotonic() - t0), flush=True)
-    return 0
+    whatever happens (testmain.main). Returns the exit status."""
+    return testmain.main(lab_name, run, stage, cleanup=stage.close)

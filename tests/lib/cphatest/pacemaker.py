@@ -28,9 +28,9 @@ import signal
 import subprocess
 import xml.etree.ElementTree as ET
 
-from . import util
+from cphalab import netns
 
-PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+from . import util
 
 _COROSYNC_HEAD = """totem {
     version: 2
@@ -169,30 +169,19 @@ class Node:
 
     def _holder_script(self):
         d = self.dir
-        lines = [
-            "set -e",
-            "hostname %s" % shlex.quote(self.name),
-            "mount -t tmpfs -o mode=0755 cpha-run /run",
-            "mkdir -p /run/crm /run/resource-agents /run/lock",
-            "chown hacluster:haclient /run/crm && chmod 0750 /run/crm",
-            "chmod 1755 /run/resource-agents",
-            "mount -t tmpfs -o mode=1777 cpha-shm /dev/shm",
+        return netns.holder_script(self.name, [
             "mount --bind %s /etc/corosync" % shlex.quote(os.path.join(d, "etc-corosync")),
             "mount --bind %s /var/lib/corosync" % shlex.quote(os.path.join(d, "var-lib-corosync")),
             "mount --bind %s /var/lib/pacemaker" % shlex.quote(
                 os.path.join(d, "var-lib-pacemaker")),
             "mount --bind %s /var/log" % shlex.quote(os.path.join(d, "var-log")),
             "mount --bind %s /etc/hosts" % shlex.quote(os.path.join(d, "hosts")),
-        ] + self.extra_mounts + ["echo holder ready", "exec sleep 100000"]
-        return "\n".join(lines)
+        ] + self.extra_mounts)
 
     # -- processes -----------------------------------------------------------
     def argv(self, argv, env=None):
         """argv run inside the node (network, mount and UTS namespaces)."""
-        e = ["PATH=" + PATH, "LANG=C.UTF-8", "HOME=/root"]
-        e += ["%s=%s" % kv for kv in (env or {}).items()]
-        return ["nsenter", "-t", str(self.holder.pid), "-n", "-m", "-u", "--",
-                "env", "-i"] + e + list(argv)
+        return netns.nsenter_argv(self.holder.pid, argv, env)
 
     def run(self, argv, timeout=60, check=True, env=None):
         return self.host.run(self.argv(argv, env), timeout=timeout, check=check)
@@ -204,21 +193,28 @@ class Node:
         """A path of the node's mount namespace, seen from the root one."""
         return "/proc/%d/root%s" % (self.holder.pid, inside)
 
-    def start(self, timeout=60):
-        self._prepare()
+    def start_holder(self):
+        """A fresh holder (empty /run and /dev/shm), once it is ready."""
         self.holder = self.host.spawn(
             ["unshare", "--mount", "--uts", "--propagation", "private", "sh", "-c",
              self._holder_script()], name="holder-" + self.name)
         util.wait_until(lambda: self._alive(self.holder) and
                         "holder ready" in self.holder.log_text(),
                         15, 0.05, "the holder of %s" % self.name)
-        self.corosync = self.spawn(["corosync", "-f"], "corosync")
-        util.wait_until(self._quorate, timeout, 0.2, "corosync on %s to be quorate" % self.name)
+
+    def start_pacemakerd(self):
         # TMPDIR reaches the agents (and the daemons they start): their
         # temporary files die with the lab
         self.pacemakerd = self.spawn(["pacemakerd"], "pacemakerd",
                                      env={"PCMK_logfacility": "none", "PCMK_stderr": "no",
                                           "TMPDIR": self.lab.tmp_dir})
+
+    def start(self, timeout=60):
+        self._prepare()
+        self.start_holder()
+        self.corosync = self.spawn(["corosync", "-f"], "corosync")
+        util.wait_until(self._quorate, timeout, 0.2, "corosync on %s to be quorate" % self.name)
+        self.start_pacemakerd()
         util.wait_until(self._has_dc, timeout, 0.5, "a DC on %s" % self.name)
 
     @staticmethod

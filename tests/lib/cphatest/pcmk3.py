@@ -38,15 +38,23 @@ import signal
 import subprocess
 import xml.etree.ElementTree as ET
 
-from . import hosts, pacemaker, util
+from cphalab import netns
+
+from . import pacemaker, util
 
 FENCE_AGENT = "fence_cpha_lab"
+# where the agent, a program of its own, imports cphalab from
+LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(netns.__file__)))
 
 # The test fence agent (Python, standard library). Its configuration is the
 # JSON file named by hosts_file: {"node": {"netns": [dev, ino], "holder": pid}}.
 FENCE_AGENT_TEXT = r'''#!/usr/bin/python3
 """fence_cpha_lab: powers off a cpha test node (a set of namespaces)."""
-import json, os, shutil, signal, sys, time
+import json, sys, time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, @LAB_DIR@)
+from cphalab import netns
 
 META = """<?xml version="1.0" ?>
 <resource-agent name="fence_cpha_lab" shortdesc="Fence agent for cpha test nodes (namespaces)">
@@ -123,69 +131,9 @@ def log(opts, text):
             f.write("%.3f %s\n" % (time.time(), text))
 
 
-def pids_of(ident):
-    me = os.getpid()
-    out = []
-    for e in os.listdir("/proc"):
-        if not e.isdigit() or int(e) == me:
-            continue
-        try:
-            st = os.stat("/proc/%s/ns/net" % e)
-        except OSError:
-            continue
-        if (st.st_dev, st.st_ino) == ident:
-            out.append(int(e))
-    return out
-
-
-def wipe(holder):
-    for d in ("/run", "/dev/shm"):
-        root = "/proc/%d/root%s" % (holder, d)
-        try:
-            names = os.listdir(root)
-        except OSError:
-            continue
-        for n in names:
-            p = os.path.join(root, n)
-            try:
-                if os.path.isdir(p) and not os.path.islink(p):
-                    shutil.rmtree(p, ignore_errors=True)
-                else:
-                    os.unlink(p)
-            except OSError:
-                pass
-
-
 def power_off(node):
-    ident = tuple(node["netns"])
-    holder = node.get("holder", 0)
-    killed = 0
     # everything but the holder, then its /run and /dev/shm, then the holder
-    for rnd in range(50):
-        pids = [p for p in pids_of(ident) if p != holder]
-        if not pids:
-            break
-        for p in pids:
-            try:
-                os.kill(p, signal.SIGKILL)
-                killed += 1
-            except ProcessLookupError:
-                pass
-        time.sleep(0.05)
-    if holder:
-        wipe(holder)
-    for rnd in range(50):
-        pids = pids_of(ident)
-        if not pids:
-            return killed
-        for p in pids:
-            try:
-                os.kill(p, signal.SIGKILL)
-                killed += 1
-            except ProcessLookupError:
-                pass
-        time.sleep(0.05)
-    raise RuntimeError("processes left: %s" % pids_of(ident))
+    return netns.power_off(tuple(node["netns"]), node.get("holder", 0))
 
 
 def main():
@@ -212,7 +160,7 @@ def main():
         return 1
     node = hosts[target]
     if action == "status":
-        return 0 if pids_of(tuple(node["netns"])) else 2
+        return 0 if netns.pids_in({tuple(node["netns"])}) else 2
     if action in ("off", "reboot"):
         n = power_off(node)
         log(opts, "%s %s killed=%d" % (action, target, n))
@@ -230,8 +178,7 @@ if __name__ == "__main__":
 
 
 def netns_ident(host):
-    st = os.stat("/run/netns/" + host.ns)
-    return [st.st_dev, st.st_ino]
+    return list(netns.ns_ident("/run/netns/" + host.ns))
 
 
 class Node(pacemaker.Node):
@@ -263,12 +210,7 @@ class Node(pacemaker.Node):
         """A fresh holder (empty /run and /dev/shm) and corosync."""
         self._prepare()
         self.boots += 1
-        self.holder = self.host.spawn(
-            ["unshare", "--mount", "--uts", "--propagation", "private", "sh", "-c",
-             self._holder_script()], name="holder-" + self.name)
-        util.wait_until(lambda: self._alive(self.holder) and
-                        "holder ready" in self.holder.log_text(),
-                        15, 0.05, "the holder of %s" % self.name)
+        self.start_holder()
         self.cluster.write_hosts_file()
         self.corosync = self.spawn(["corosync", "-f"], "corosync")
 
@@ -276,9 +218,7 @@ class Node(pacemaker.Node):
         """power_on() and pacemakerd; no wait for quorum or a DC (a node
         alone has neither)."""
         self.power_on()
-        self.pacemakerd = self.spawn(["pacemakerd"], "pacemakerd",
-                                     env={"PCMK_logfacility": "none", "PCMK_stderr": "no",
-                                          "TMPDIR": self.lab.tmp_dir})
+        self.start_pacemakerd()
 
     def up(self):
         """corosync and pacemakerd of this boot still run."""
@@ -287,7 +227,7 @@ class Node(pacemaker.Node):
 
     def pids(self):
         """PIDs of every process in the node's network namespace."""
-        return hosts.pids_in_netns({tuple(netns_ident(self.host))})
+        return netns.pids_in({tuple(netns_ident(self.host))})
 
     def cmap(self, key):
         r = self.run(["corosync-cmapctl", "-g", key], check=False, timeout=10)
@@ -308,7 +248,7 @@ class Cluster:
         os.chmod(self.sbin, 0o755)
         agent = os.path.join(self.sbin, FENCE_AGENT)
         with open(agent, "w") as f:
-            f.write(FENCE_AGENT_TEXT)
+            f.write(FENCE_AGENT_TEXT.replace("@LAB_DIR@", repr(LAB_DIR)))
         os.chmod(agent, 0o755)
         self.hosts_file = os.path.join(self.dir, "hosts.json")
         self.fence_log = os.path.join(self.dir, "fence.log")

@@ -8,6 +8,9 @@ import sys
 import time
 import unittest
 
+from cphalab import netns
+from cphalab.netns import pid_alive  # noqa: F401  (the tests' name for it)
+
 SKIP = 77  # ctest's SKIP_RETURN_CODE for the integration tests
 
 # Variables that would make curl, urllib or etcd send traffic somewhere else
@@ -18,6 +21,12 @@ _SCRUB_NAMES = {"http_proxy", "https_proxy", "all_proxy", "no_proxy",
                 "NO_PROXY", "FTP_PROXY", "CURL_HOME", "SSLKEYLOGFILE"}
 
 _t0 = time.monotonic()
+
+
+def check(cond, msg):
+    """Fail the test with msg unless cond."""
+    if not cond:
+        raise AssertionError(msg)
 
 
 def step(msg):
@@ -51,12 +60,13 @@ def built(*parts):
 
 
 def fixture_path(name):
-    """Path of a stand-in binary in tests/fixtures (e.g. "kube-apiserver").
+    """Path of a kube-* stand-in (e.g. "kube-apiserver"): the lab's
+    simulators, control-plane/lab/simulators.
 
     $CPHA_FIXTURE_DIR points elsewhere (e.g. at a deliberately broken copy,
     to check that the tests notice)."""
-    d = os.environ.get("CPHA_FIXTURE_DIR") or os.path.join(repo_root(), "tests",
-                                                            "fixtures")
+    d = os.environ.get("CPHA_FIXTURE_DIR") or os.path.join(repo_root(), "control-plane",
+                                                            "lab", "simulators")
     path = os.path.join(d, name)
     if not os.access(path, os.X_OK):
         raise FileNotFoundError("fixture %s is missing or not executable" % path)
@@ -96,30 +106,11 @@ def require_root(tools=()):
 def wait_until(fn, timeout, interval=0.1, what="condition"):
     """Call fn() until it returns a true value, at most `timeout` seconds.
 
-    Returns that value. Exceptions from fn count as "not yet"; the last one is
-    named in the AssertionError raised on timeout.
+    Returns that value. Exceptions from fn but AssertionError count as "not
+    yet"; the last one is named in the AssertionError raised on timeout.
     """
-    deadline = time.monotonic() + timeout
-    last_exc = None
-    tries = 0
-    max_tries = int(timeout / max(interval, 0.001)) + 2
-    while tries < max_tries:
-        tries += 1
-        try:
-            v = fn()
-            if v:
-                return v
-            last_exc = None
-        except AssertionError:
-            raise
-        except Exception as e:  # "not yet" from a probe that cannot connect
-            last_exc = e
-        if time.monotonic() >= deadline:
-            break
-        time.sleep(min(interval, max(0.0, deadline - time.monotonic())))
-    detail = " (last error: %r)" % (last_exc,) if last_exc else ""
-    raise AssertionError("timed out after %.1fs waiting for %s%s"
-                         % (timeout, what, detail))
+    return netns.wait_until(fn, timeout, interval, what, error=AssertionError,
+                            retry=Exception)
 
 
 def tail(path, lines=40):
@@ -133,22 +124,6 @@ def tail(path, lines=40):
     except OSError:
         return ""
     return "\n".join(data.splitlines()[-lines:])
-
-
-def pid_alive(pid):
-    """True when a process with this PID exists and is not a zombie."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            state = f.read().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state not in ("Z", "X")
 
 
 def skip(reason):
