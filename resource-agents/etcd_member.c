@@ -379,41 +379,44 @@ char *etcd_initial_cluster_members(const struct etcd_members *l, const struct et
 
 /* -------------------------------------------------------------- quorum -- */
 
+/* The voting members with member idx counted as a voter or not (a learner
+ * never is), and how many of them are healthy, idx not among them. */
+static void count_voters(const struct etcd_members *l, size_t idx, bool idx_votes,
+	unsigned *voters, unsigned *healthy)
+{
+	size_t i;
+
+	*voters = *healthy = 0;
+	for (i = 0; i < l->n; i++) {
+		if (l->v[i].learner || (i == idx && !idx_votes))
+			continue;
+		(*voters)++;
+		if (i != idx && l->v[i].healthy)
+			(*healthy)++;
+	}
+}
+
 bool etcd_removal_safe(const struct etcd_members *l, size_t idx)
 {
-	unsigned voters = 0, healthy = 0;
-	size_t i;
+	unsigned voters, healthy;
 
 	if (idx >= l->n)
 		return false;
 	if (l->v[idx].learner)
 		return true;
-	for (i = 0; i < l->n; i++) {
-		if (i == idx || l->v[i].learner)
-			continue;
-		voters++;
-		if (l->v[i].healthy)
-			healthy++;
-	}
+	count_voters(l, idx, false, &voters, &healthy);
 	return voters > 0 && healthy >= cpha_quorum_majority(voters);
 }
 
 bool etcd_stop_safe(const struct etcd_members *l, size_t idx)
 {
-	unsigned voters = 0, healthy = 0;
-	size_t i;
+	unsigned voters, healthy;
 
 	if (idx >= l->n)
 		return false;
 	if (l->v[idx].learner)
 		return true;
-	for (i = 0; i < l->n; i++) {
-		if (l->v[i].learner)
-			continue;
-		voters++;
-		if (i != idx && l->v[i].healthy)
-			healthy++;
-	}
+	count_voters(l, idx, true, &voters, &healthy);
 	return healthy >= cpha_quorum_majority(voters);
 }
 
