@@ -10,7 +10,6 @@ report.schema.json), against both its writer and its readers:
   an error, not a table of wrong figures.
 No lab, no root: the build's cpha only."""
 
-import copy
 import json
 import os
 import subprocess
