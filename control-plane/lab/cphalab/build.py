@@ -367,6 +367,28 @@ def start_haproxy_exporter(host):
         start_units(host, [HAPROXY_EXPORTER])
 
 
+HAPROXY_EXPORTER_PORT = 9101  # as cpha render writes its arguments (its default)
+
+
+def wait_haproxy_exporter(host, timeout=30):
+    """Until HAProxy's exporter on a peer LB host listens. Prometheus given
+    its target any sooner scrapes nothing (up == 0), and the community's
+    PrometheusTargetMissing, which has no for:, fires for a lab that is
+    only starting up; a loaded machine starts the exporter seconds late."""
+    if (host.role != "lb" or lb_stack(host) == "cpha" or not host.powered()
+            or not host.service_pid(HAPROXY_EXPORTER)):
+        return
+    deadline = time.monotonic() + timeout
+    while True:
+        r = host.run(["ss", "-Hltn", "sport = :%d" % HAPROXY_EXPORTER_PORT], check=False)
+        if r.returncode == 0 and r.stdout.strip():
+            return
+        if time.monotonic() > deadline:
+            raise LabError("%s: %s does not listen on port %d after %d s"
+                           % (host.name, HAPROXY_EXPORTER, HAPROXY_EXPORTER_PORT, timeout))
+        time.sleep(0.2)
+
+
 def without_targets(text, job, hosts=None):
     """prometheus.yml as cpha render writes it (a target's line, then its
     labels {host: NAME}), without job's targets on hosts, or without the

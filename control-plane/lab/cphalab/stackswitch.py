@@ -22,5 +22,7 @@ def switch(lab, stack, progress):
     lab.save()
     try:
         observe.wait_settled(lab, 120, progress)
+        for h in lab.by_role("lb"):
+            build.wait_haproxy_exporter(h)
     finally:
         build.prometheus_config(lab, out, stack)
