@@ -4,6 +4,9 @@
 #ifndef CPHA_RENDER_TEST_H
 #define CPHA_RENDER_TEST_H
 
+#include "flags.h"
+#include "render.h"
+
 #ifndef CPHA_SOURCE_DIR
 #define CPHA_SOURCE_DIR ""
 #endif

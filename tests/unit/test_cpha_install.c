@@ -24,39 +24,13 @@
 #include "install.h"
 #include "install_plan.h"
 #include "render.h"
+#include "render_test.h"
 
-#ifndef CPHA_SOURCE_DIR
-#define CPHA_SOURCE_DIR ""
-#endif
 
 #define SAMPLE      "tests/samples/cluster.yaml"
 #define SYSTEMD     "tests/fixtures/cpha/systemd.yaml"
 #define STATIC_PODS "tests/fixtures/cpha/static-pods.yaml"
 #define FIVE        "tests/fixtures/cpha/five-haproxy.yaml"
-
-static char *src_path(const char *rel)
-{
-	const char *e = getenv("CPHA_SOURCE_DIR");
-	char *p;
-
-	assert_true(asprintf(&p, "%s/%s", e && *e ? e : CPHA_SOURCE_DIR, rel) > 0);
-	return p;
-}
-
-static struct cp_cluster *load(const char *rel)
-{
-	struct cpha_msgs d = { 0 };
-	struct cp_cluster *c = NULL;
-	char *path = src_path(rel);
-
-	if (cluster_load(path, &c, &d) < 0)
-		for (size_t i = 0; i < d.nerrs; i++)
-			print_error("%s\n", d.errs[i].text);
-	assert_non_null(c);
-	cpha_msgs_free(&d);
-	free(path);
-	return c;
-}
 
 /* The plan of host name in fixture rel; c and s are the caller's to free. */
 static void plan_of(const char *rel, const char *name, struct cp_cluster **c, struct render_set *s,
