@@ -248,6 +248,7 @@ struct lbd_backend {
 	struct lbd_timeouts timeouts;
 	unsigned retries; /* default 3 */
 	int redispatch;   /* option redispatch */
+	int persist;      /* option persist: a stuck client goes to its server even when down */
 	enum lbd_check_kind check_kind;
 	struct lbd_tcpcheck_rule *tcpcheck;
 	size_t ntcpcheck;

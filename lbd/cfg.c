@@ -499,7 +499,7 @@ static void cfg_section_end(struct cfg_ctx *ctx)
 	ctx->sec = CFG_SEC_NONE;
 }
 
-static const char *const cfg_other_sections[] = { "peers", "mailers", "program", "http-errors",
+static const char *const cfg_other_sections[] = { "peers", "mailers", "http-errors",
 	"ring", "cache", "fcgi-app", "log-forward", "crt-store", "traces", "acme", NULL };
 
 static const char *const cfg_proxy_kinds[] = { "defaults", "frontend", "backend", "listen", NULL };
@@ -525,6 +525,9 @@ static void cfg_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 	} else if (strcmp(kw, "userlist") == 0) {
 		cfg_section_end(ctx);
 		lbd_cfg_http_userlist_start(ctx, a);
+	} else if (strcmp(kw, "program") == 0) {
+		cfg_section_end(ctx);
+		lbd_cfg_program_start(ctx, a);
 	} else if (lbd_cfg_lookup(cfg_other_sections, kw) >= 0) {
 		cfg_section_end(ctx);
 		ctx->sec = CFG_SEC_SKIP;
@@ -541,6 +544,8 @@ static void cfg_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 		lbd_cfg_resolvers_line(ctx, a);
 	} else if (ctx->sec == CFG_SEC_USERLIST) {
 		lbd_cfg_http_userlist_line(ctx, a);
+	} else if (ctx->sec == CFG_SEC_PROGRAM) {
+		lbd_cfg_program_line(ctx, a);
 	}
 }
 
@@ -740,6 +745,8 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 	if (!ctx->d.stop)
 		lbd_cfg_resolve_validate(ctx);
 	if (!ctx->d.stop)
+		lbd_cfg_program_validate(ctx);
+	if (!ctx->d.stop)
 		lbd_cfg_resolve_build(ctx, c);
 	if (!ctx->d.stop)
 		lbd_cfg_global_tls_validate(ctx, c);
@@ -750,14 +757,15 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 	return c;
 }
 
-static int cfg_run(
-	struct cpha_lex *lx, const char *file, struct lbd_config **out, struct cpha_msgs *errs)
+static int cfg_run(struct cpha_lex *lx, const char *file, unsigned flags, struct lbd_config **out,
+	struct cpha_msgs *errs)
 {
 	struct cfg_ctx ctx;
 	struct lbd_config *c = NULL;
 	size_t i;
 
 	memset(&ctx, 0, sizeof(ctx));
+	ctx.master_worker = !!(flags & LBD_CFG_MASTER_WORKER);
 	ctx.file = file;
 	ctx.d.max_errors = CFG_MAX_ERRORS;
 	if (cpha_cfgdiag_file(&ctx.d, file) < 0)
@@ -802,6 +810,12 @@ static int cfg_run(
 
 int lbd_cfg_load(const char *path, struct lbd_config **out, struct cpha_msgs *errs)
 {
+	return lbd_cfg_load_flags(path, 0, out, errs);
+}
+
+int lbd_cfg_load_flags(
+	const char *path, unsigned flags, struct lbd_config **out, struct cpha_msgs *errs)
+{
 	struct cpha_lex lx;
 	int r;
 
@@ -812,7 +826,7 @@ int lbd_cfg_load(const char *path, struct lbd_config **out, struct cpha_msgs *er
 		cpha_lex_free(&lx);
 		return r;
 	}
-	r = cfg_run(&lx, path, out, errs);
+	r = cfg_run(&lx, path, flags, out, errs);
 	if (r == 0 && cpha_digest_hex(lx.text ? lx.text : "", lx.len, (*out)->digest) < 0)
 		(*out)->digest[0] = '\0';
 	cpha_lex_free(&lx);
@@ -830,7 +844,7 @@ int lbd_cfg_load_mem(const char *name, const char *text, size_t len, struct lbd_
 		name = "(memory)";
 	if (cpha_lex_open_mem(&lx, name, text, len, CPHA_LEX_HAPROXY) < 0)
 		return cpha_msgs_cannot_read(errs, name, "out of memory");
-	r = cfg_run(&lx, name, out, errs);
+	r = cfg_run(&lx, name, 0, out, errs);
 	cpha_lex_free(&lx);
 	return r;
 }

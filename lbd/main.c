@@ -38,6 +38,7 @@
 struct lbd_main {
 	struct lbd_runtime rt;
 	const char *config;
+	unsigned cfg_flags; /* LBD_CFG_*: -W */
 	bool soft_stopping;
 	uint64_t hard_stop_at; /* CLOCK_MONOTONIC usec; 0 = none */
 	sd_event_source *housekeeping;
@@ -46,12 +47,14 @@ struct lbd_main {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: lbd [-f FILE] [-c] [-q] [-db] [-D] [-p PIDFILE] [-d] [-v]\n"
+		"usage: lbd [-f FILE] [-c] [-q] [-db] [-D] [-W|-Ws] [-p PIDFILE] [-d] [-v]\n"
 		"  -f FILE     configuration file (default " LBD_DEFAULT_CONFIG ")\n"
 		"  -c          check the configuration, print every error, exit 0 or 1\n"
 		"  -q          quiet: with -c, print nothing when the file is valid\n"
 		"  -db         stay in the foreground even if 'daemon' is set\n"
 		"  -D          go to the background (as 'daemon' in global)\n"
+		"  -W, -Ws     HAProxy's master-worker mode: lbd stays one process, and reads\n"
+		"              program sections (as 'master-worker' in global)\n"
 		"  -p PIDFILE  write the process id there\n"
 		"  -d          debug logging\n"
 		"  -v          print the version\n"
@@ -67,13 +70,13 @@ static void print_errors(const char *path, struct cpha_msgs *errs)
 }
 
 /* -c: print notices and errors as file:line: message; exit status 0 or 1. */
-static int check_config(const char *path, int quiet)
+static int check_config(const char *path, unsigned flags, int quiet)
 {
 	struct cpha_msgs errs = { 0 };
 	struct lbd_config *c = NULL;
 	size_t i;
 
-	if (lbd_cfg_load(path, &c, &errs) < 0) {
+	if (lbd_cfg_load_flags(path, flags, &c, &errs) < 0) {
 		print_errors(path, &errs);
 		cpha_msgs_free(&errs);
 		return 1;
@@ -231,7 +234,7 @@ static void on_reload(void *userdata)
 	int r;
 
 	cpha_notify_reloading();
-	if (lbd_cfg_load(m->config, &c, &errs) < 0) {
+	if (lbd_cfg_load_flags(m->config, m->cfg_flags, &c, &errs) < 0) {
 		for (i = 0; i < errs.nerrs; i++)
 			log_err("%s", errs.errs[i].text);
 		log_err("reload refused: %zu error%s; still running the previous configuration",
@@ -379,6 +382,8 @@ int main(int argc, char **argv)
 			background = 1;
 		else if (strcmp(a, "-d") == 0)
 			debug = 1;
+		else if (strcmp(a, "-W") == 0 || strcmp(a, "-Ws") == 0)
+			m.cfg_flags |= LBD_CFG_MASTER_WORKER;
 		else if (strcmp(a, "-v") == 0 || strcmp(a, "-vv") == 0) {
 			printf("lbd (cpha) " CPHA_VERSION "\n");
 			return 0;
@@ -392,12 +397,12 @@ int main(int argc, char **argv)
 		}
 	}
 	if (check)
-		return check_config(m.config, quiet);
+		return check_config(m.config, m.cfg_flags, quiet);
 
 	cpha_log_open("lbd", getenv("JOURNAL_STREAM") ? CPHA_LOG_AUTO : CPHA_LOG_STDERR);
 	if (debug)
 		cpha_log_set_level(LOG_DEBUG);
-	if (lbd_cfg_load(m.config, &cfg, &errs) < 0) {
+	if (lbd_cfg_load_flags(m.config, m.cfg_flags, &cfg, &errs) < 0) {
 		print_errors(m.config, &errs);
 		cpha_msgs_free(&errs);
 		return 1;

@@ -113,6 +113,7 @@ struct lbd_backend_rt {
 	size_t nservers;
 	unsigned retries;
 	bool redispatch;
+	bool persist;                 /* option persist */
 	bool smart_connect;           /* option tcp-smart-connect */
 	struct lbd_timeouts timeouts; /* merged: backend's over defaults */
 	enum lbd_check_kind check_kind;

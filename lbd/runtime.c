@@ -531,6 +531,7 @@ static void commit_backend(
 	be->algo = bc->balance;
 	be->retries = bc->retries;
 	be->redispatch = bc->redispatch;
+	be->persist = bc->persist;
 	be->smart_connect = bc->smart_connect;
 	be->timeouts = bc->timeouts;
 	be->check_kind = bc->check_kind;

@@ -715,6 +715,66 @@ static void test_ssl_hello_inherited(void **state)
 	lbd_cfg_free(c);
 }
 
+/* HAProxy 2.6 reads a port as atoi() does once it starts with a digit:
+ * kind's IPv6 load balancer writes "bind :::6443;" */
+static void test_port_tail_ignored(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok(TCP_DEFAULTS "frontend f\n    bind :::6443;\n    bind 198.18.0.10:6444abc\n"
+				 "    default_backend b\nbackend b\n    server s 198.18.0.1:6443;\n"
+				 "    server t [2001:db8::1]:6443;\n");
+	assert_string_equal(addr(&c->frontends[0].binds[0].addr), "[::]:6443");
+	assert_string_equal(addr(&c->frontends[0].binds[1].addr), "198.18.0.10:6444");
+	assert_string_equal(addr(&c->backends[0].servers[0].addr), "198.18.0.1:6443");
+	assert_string_equal(addr(&c->backends[0].servers[1].addr), "[2001:db8::1]:6443");
+	assert_int_equal(c->nnotices, 0); /* HAProxy says nothing either */
+	lbd_cfg_free(c);
+	/* what does not start with a digit, and ranges, stay errors */
+	expect_error(TCP_DEFAULTS "frontend f\n    bind :abc\n",
+		"t.cfg:7: bind address ':abc': port is not a number between 1 and 65535");
+	expect_error(TCP_DEFAULTS "frontend f\n    bind :6443-6450;\n",
+		"t.cfg:7: bind address ':6443-6450;': port ranges are not supported by lbd");
+	expect_error(TCP_DEFAULTS "frontend f\n    bind :70000;\n",
+		"t.cfg:7: bind address ':70000;': port is not a number between 1 and 65535");
+}
+
+/* bind ... name N and program sections: read, said and ignored */
+static void test_bind_name_and_program(void **state)
+{
+	(void)state;
+	expect_notice(TCP_DEFAULTS "frontend f\n    bind :6443 name api v4v6\n" LF_BE,
+		"t.cfg:7: 'bind :6443 ... name api': lbd keeps no per-listener statistics");
+	expect_error(TCP_DEFAULTS "frontend f\n    bind :6443 name\n" LF_BE,
+		"t.cfg:7: 'bind :6443': 'name' needs a name");
+	expect_notice("global\n    master-worker\n" TCP_PAIR
+		      "program api\n    command dataplaneapi --port 5555\n    user haproxy\n"
+		      "    group haproxy\n    no option start-on-reload\n",
+		"section 'program api': lbd starts no programs");
+	/* HAProxy refuses a program section without master-worker mode */
+	expect_error(TCP_PAIR "program api\n    command sleep 100\n",
+		"a 'program' section needs master-worker mode");
+	expect_error("global\n    master-worker\n" TCP_PAIR "program api\n    command\n"
+		     "    restart always\n",
+		"'command' needs a command, with its arguments");
+	expect_error("global\n    master-worker\n" TCP_PAIR "program api\n    restart always\n",
+		"unknown keyword 'restart' in 'program' section");
+}
+
+/* option persist: a backend option, inherited from defaults, with "no" */
+static void test_option_persist(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok(TCP_DEFAULTS "    option persist\nfrontend f\n    bind :1\n" LF_BE
+				 "backend c\n    no option persist\n    server s 198.18.0.1:1\n");
+	assert_int_equal(c->backends[0].persist, 1);
+	assert_int_equal(c->backends[1].persist, 0);
+	lbd_cfg_free(c);
+}
+
 static void test_still_refused(void **state)
 {
 	(void)state;
@@ -748,6 +808,9 @@ int main(void)
 		cmocka_unit_test(test_option_table),
 		cmocka_unit_test(test_global_table),
 		cmocka_unit_test(test_ssl_hello_inherited),
+		cmocka_unit_test(test_port_tail_ignored),
+		cmocka_unit_test(test_bind_name_and_program),
+		cmocka_unit_test(test_option_persist),
 		cmocka_unit_test(test_still_refused),
 	};
 
