@@ -10,6 +10,7 @@
 
 #include "addr.h"
 #include "resolver-types.h"
+#include "rules.h"
 
 enum lbd_balance {
 	LBD_BAL_ROUNDROBIN, /* weighted, dynamic (weights may change at run time) */
@@ -270,7 +271,8 @@ struct lbd_frontend {
 	struct lbd_bind *binds;
 	size_t nbinds;
 	unsigned maxconn;            /* 0 = the global maxconn */
-	struct lbd_backend *backend; /* default_backend (or the listen itself) */
+	struct lbd_backend *backend; /* default_backend (or the listen itself); NULL: none */
+	struct lbd_fe_rules *rules;  /* tcp-request rules, use_backend ... if; NULL: none */
 	char *backend_name;
 	unsigned backend_line;
 	struct lbd_timeouts timeouts;

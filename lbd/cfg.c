@@ -119,22 +119,27 @@ static void cfg_px_default_backend(
 }
 
 /* use_backend NAME [if|unless CONDITION]: HAProxy's switching rules, tried
- * in order before default_backend. lbd has no ACLs, so only a rule without
- * a condition, which always matches: the first one decides. */
+ * in order before default_backend. A rule with a condition is one of the
+ * frontend's rules (cfg_rules.c); the first without one always matches,
+ * so it stands for default_backend and the rules after it are unused. */
 static void cfg_px_use_backend(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	const char *where = lbd_cfg_where(ctx, px);
 
-	if (a->n >= 3 && (strcmp(a->v[2], "if") == 0 || strcmp(a->v[2], "unless") == 0)) {
-		lbd_cfg_err(ctx, a->line,
-			"'use_backend ... %s': ACL conditions are not supported by lbd (%s)",
-			a->v[2], where);
-		return;
-	}
 	if (px->cap == (CFG_CAP_FE | CFG_CAP_BE)) {
 		lbd_cfg_err(ctx, a->line,
 			"'use_backend' in a listen section is not supported by lbd yet (lbd's "
 			"listen sections send to their own servers)");
+		return;
+	}
+	if (a->n >= 3 && (strcmp(a->v[2], "if") == 0 || strcmp(a->v[2], "unless") == 0)) {
+		if (strchr(a->v[1], '%'))
+			lbd_cfg_err(ctx, a->line,
+				"'use_backend %s': backend names built from log-format expressions "
+				"are not supported by lbd (%s)",
+				a->v[1], where);
+		else
+			lbd_cfg_rules_use_backend(ctx, px, a);
 		return;
 	}
 	if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
@@ -225,30 +230,6 @@ static void cfg_px_fullconn(struct cfg_ctx *ctx, struct cfg_proxy *px, const str
 			where);
 }
 
-/* tcp-request inspect-delay TIME: HAProxy waits for data only to evaluate
- * 'tcp-request content' rules, and inspects nothing without them. lbd has
- * no such rules (every other tcp-request form is an error), so the delay
- * is checked and has no effect, as in HAProxy with no rule. */
-static void cfg_px_tcp_request(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
-{
-	const char *where = lbd_cfg_where(ctx, px);
-	uint64_t t;
-
-	if (a->n < 2 || strcmp(a->v[1], "inspect-delay") != 0) {
-		lbd_cfg_err(ctx, a->line,
-			"'tcp-request %s' is not supported by lbd: it has no tcp-request rules "
-			"(%s)",
-			a->n < 2 ? "" : a->v[1], where);
-		return;
-	}
-	if (lbd_cfg_nargs(ctx, a, 2, 1, 1, where) == 0 &&
-		lbd_cfg_time(ctx, a->line, "tcp-request inspect-delay", a->v[2], &t, where) == 0)
-		lbd_cfg_notice(ctx, a->line,
-			"'tcp-request inspect-delay' has no effect without 'tcp-request content' "
-			"rules, which lbd does not implement (HAProxy waits only for rules) (%s)",
-			where);
-}
-
 /* load-server-state-from-file global|local|none: HAProxy's default is none;
  * server_state.c reads (and writes) the file. */
 static void cfg_px_state_load(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
@@ -318,7 +299,7 @@ static const struct cfg_px_kw {
 	{ { "bind", CFG_CAP_FE }, lbd_cfg_bind_line, NULL },
 	{ { "default_backend", CFG_CAP_DEF | CFG_CAP_FE }, cfg_px_default_backend, NULL },
 	{ { "use_backend", CFG_CAP_FE }, cfg_px_use_backend, NULL },
-	{ { "tcp-request", CFG_ALL }, cfg_px_tcp_request, NULL },
+	{ { "tcp-request", CFG_ALL }, lbd_cfg_rules_tcp_request, NULL },
 	{ { "load-server-state-from-file", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_state_load, NULL },
 	{ { "server-state-file-name", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_state_name, NULL },
 	{ { "balance", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_balance, NULL },
@@ -373,6 +354,7 @@ static void cfg_proxy_free(struct cfg_proxy *px)
 	free(px->fe.backend_name);
 	free(px->fe.log_format);
 	lbd_cfg_logs_free(px->fe.logs, px->fe.nlogs);
+	rules_unref(px->fe.rules);
 	lbd_cfg_check_free(&px->be);
 	for (i = 0; i < px->be.nservers; i++)
 		lbd_cfg_server_free(&px->be.servers[i]);
@@ -478,6 +460,7 @@ static void cfg_section_end(struct cfg_ctx *ctx)
 	if (ctx->sec == CFG_SEC_PROXY && px && px->cap == CFG_CAP_DEF) {
 		lbd_cfg_check_http_mode_end(ctx, px);
 	} else if (ctx->sec == CFG_SEC_PROXY && px && px->cap != CFG_CAP_DEF) {
+		lbd_cfg_rules_section_end(ctx, px);
 		if (!lbd_cfg_http_section_end(ctx, px) && px->mode_http)
 			lbd_cfg_err(ctx, px->line,
 				"%s '%s' would run in mode http (inherited from defaults at "
@@ -626,8 +609,13 @@ static void cfg_validate(struct cfg_ctx *ctx, struct lbd_config *c)
 		f = &c->frontends[i];
 		if (f->from_listen)
 			continue;
+		if (!f->backend_name && f->rules && f->rules->nsw)
+			continue; /* HAProxy closes what no rule sends anywhere */
 		if (!f->backend_name) {
-			lbd_cfg_err(ctx, f->line, "frontend '%s' has no default_backend", f->name);
+			lbd_cfg_notice(ctx, f->line,
+				"frontend '%s' has no default_backend nor use_backend: it closes "
+				"every connection it accepts (as HAProxy does)",
+				f->name);
 			continue;
 		}
 		f->backend = lbd_cfg_backend(c, f->backend_name);
@@ -643,6 +631,7 @@ static void cfg_validate(struct cfg_ctx *ctx, struct lbd_config *c)
 				f->name, f->backend_name, ctx->file, f->backend_line);
 	}
 	lbd_cfg_bind_validate(ctx, c);
+	lbd_cfg_rules_validate(ctx, c);
 	for (i = 0; i < c->nfrontends; i++)
 		if (!c->frontends[i].nbinds)
 			lbd_cfg_notice(ctx, c->frontends[i].line,
@@ -861,6 +850,7 @@ void lbd_cfg_free(struct lbd_config *c)
 		free(c->frontends[i].backend_name);
 		free(c->frontends[i].log_format);
 		lbd_cfg_logs_free(c->frontends[i].logs, c->frontends[i].nlogs);
+		rules_unref(c->frontends[i].rules);
 	}
 	free(c->frontends);
 	for (i = 0; i < c->nbackends; i++) {

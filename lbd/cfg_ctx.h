@@ -171,6 +171,13 @@ void lbd_cfg_server_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
 /* cfg_global.c: the servers' TLS defaults against the checks that use them */
 void lbd_cfg_global_tls_validate(struct cfg_ctx *ctx, const struct lbd_config *c);
 
+/* cfg_rules.c: tcp-request rules and use_backend conditions */
+void lbd_cfg_rules_tcp_request(
+	struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+int lbd_cfg_rules_use_backend(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void lbd_cfg_rules_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px);
+void lbd_cfg_rules_validate(struct cfg_ctx *ctx, const struct lbd_config *c);
+
 /* cfg_program.c: program sections, read and ignored */
 void lbd_cfg_program_start(struct cfg_ctx *ctx, const struct cfg_args *a);
 void lbd_cfg_program_line(struct cfg_ctx *ctx, const struct cfg_args *a);
@@ -221,6 +228,9 @@ int lbd_cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px);
 int lbd_cfg_http_is_service(const struct cfg_proxy *px);
 void lbd_cfg_http_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_proxy *d);
 void lbd_cfg_http_proxy_free(struct cfg_proxy *px);
+/* The section's named ACLs (NULL: no memory), and handing them over */
+const struct acl_list *lbd_cfg_http_acls(struct cfg_ctx *ctx, struct cfg_proxy *px);
+void lbd_cfg_http_take_acls(struct cfg_ctx *ctx, struct cfg_proxy *px, struct acl_list *to);
 void lbd_cfg_http_userlist_start(struct cfg_ctx *ctx, const struct cfg_args *a);
 void lbd_cfg_http_userlist_line(struct cfg_ctx *ctx, const struct cfg_args *a);
 void lbd_cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c);

@@ -571,7 +571,7 @@ int lbd_cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 	}
 	if (!(px->cap & CFG_CAP_FE))
 		return 0;
-	if (px->be.nservers || px->fe.backend_name) {
+	if (px->be.nservers || px->fe.backend_name || (px->fe.rules && px->fe.rules->nsw)) {
 		lbd_cfg_err(ctx, px->line,
 			"%s '%s' %s mode http (%s%s:%u) and %s; lbd does not proxy HTTP (a "
 			"mode http section may only serve stats, monitor-uri and "
@@ -789,6 +789,22 @@ void lbd_cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c)
 }
 
 /* Free what a section's HTTP directives gave (px->http becomes NULL). */
+const struct acl_list *lbd_cfg_http_acls(struct cfg_ctx *ctx, struct cfg_proxy *px)
+{
+	struct cfg_http_px *h = cfg_http_get(ctx, px);
+
+	return h ? &h->svc.acls : NULL;
+}
+
+void lbd_cfg_http_take_acls(struct cfg_ctx *ctx, struct cfg_proxy *px, struct acl_list *to)
+{
+	(void)ctx;
+	if (!px->http)
+		return;
+	*to = px->http->svc.acls;
+	memset(&px->http->svc.acls, 0, sizeof(px->http->svc.acls));
+}
+
 void lbd_cfg_http_proxy_free(struct cfg_proxy *px)
 {
 	if (!px->http)

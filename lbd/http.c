@@ -226,6 +226,13 @@ static bool http_auth_fetch(void *userdata, const char *userlist)
 	return false;
 }
 
+static const char *http_hdr_fetch(void *userdata, const char *name)
+{
+	struct http_ctx *c = userdata;
+
+	return MHD_lookup_connection_value(c->con, MHD_HEADER_KIND, name);
+}
+
 static bool http_cond(struct http_ctx *c, const struct acl_cond *cond)
 {
 	const union MHD_ConnectionInfo *ci =
@@ -236,6 +243,7 @@ static bool http_cond(struct http_ctx *c, const struct acl_cond *cond)
 		.dst_port = c->hd->port,
 		.nbsrv = http_nbsrv,
 		.http_auth = http_auth_fetch,
+		.hdr = http_hdr_fetch,
 		.userdata = c,
 	};
 

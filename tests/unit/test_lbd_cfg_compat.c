@@ -318,7 +318,7 @@ static void test_use_backend(void **state)
 			      "t.cfg:9 has no condition");
 	lbd_cfg_free(c);
 	expect_error(TCP_DEFAULTS "frontend f\n    use_backend a if { src 198.18.0.1 }\n",
-		"t.cfg:7: 'use_backend ... if': ACL conditions are not supported by lbd");
+		"t.cfg:7: use_backend 'a': no such backend (frontend 'f')");
 	expect_error(TCP_DEFAULTS "frontend f\n    use_backend be_%[req.hdr(host)]\n",
 		"t.cfg:7: 'use_backend be_%[req.hdr(host)]': backend names built from log-format");
 	expect_error(TCP_DEFAULTS "    use_backend a\n",
@@ -369,17 +369,27 @@ static void test_tcp_request(void **state)
 	(void)state;
 	c = load_ok(TCP_DEFAULTS "frontend f\n    bind :6443\n    tcp-request inspect-delay 5s\n"
 				 "    default_backend b\n"
-				 "backend b\n    server s 198.18.0.11:80\n");
-	expect_in(notices(c), "t.cfg:8: 'tcp-request inspect-delay' has no effect without "
-			      "'tcp-request content' rules");
+				 "backend b\n    server s 198.18.0.11:80\n"
+				 "    tcp-request inspect-delay 2s\n");
+	assert_int_equal(c->frontends[0].rules->inspect_delay, 5 * SEC);
+	expect_in(notices(c), "t.cfg:12: 'tcp-request inspect-delay' has no effect in a backend");
 	lbd_cfg_free(c);
 	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request inspect-delay soon\n",
 		"t.cfg:7: 'tcp-request inspect-delay': ");
-	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request content accept\n",
-		"t.cfg:7: 'tcp-request content' is not supported by lbd: it has no tcp-request "
-		"rules (frontend 'f')");
-	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request connection reject\n",
-		"t.cfg:7: 'tcp-request connection' is not supported by lbd");
+	/* HAProxy 2.6 refuses these in an anonymous defaults section */
+	expect_error(TCP_DEFAULTS "    tcp-request inspect-delay 5s\n",
+		"t.cfg:6: 'tcp-request inspect-delay' is not allowed in a defaults section");
+	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request content set-var(sess.x) src\n",
+		"t.cfg:7: 'tcp-request content set-var(sess.x)' is not supported by lbd: its "
+		"actions are accept and reject (frontend 'f')");
+	expect_error(TCP_DEFAULTS "backend b\n    tcp-request connection reject\n",
+		"t.cfg:7: 'tcp-request connection' is not allowed because backend 'b' is not a "
+		"frontend");
+	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request connection reject if { req.len 0 }\n",
+		"t.cfg:7: 'tcp-request connection': req.len and req.ssl_* read the client's first "
+		"bytes");
+	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request content reject if { hdr(host) x }\n",
+		"t.cfg:7: 'tcp-request content': path, hdr and http_auth read an HTTP request");
 }
 
 static void test_server_tls_options(void **state)

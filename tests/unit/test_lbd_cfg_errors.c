@@ -167,13 +167,12 @@ static void test_errors_proxy_directives(void **state)
 				  "backend b\n    server s 198.18.0.1:80\n",
 		"t.cfg:10: bind address 0.0.0.0:80 is already used by frontend 'f' at t.cfg:7");
 	expect_error(TCP_DEFAULTS "frontend f\n    use_backend b if x\n",
-		"t.cfg:7: 'use_backend ... if': ACL conditions are not supported by lbd "
-		"(frontend 'f')");
-	expect_error(TCP_DEFAULTS "frontend f\n    acl a req.ssl_sni -i x\n",
-		"t.cfg:7: 'acl': unknown fetch method 'req.ssl_sni'");
-	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request connection reject\n",
-		"t.cfg:7: 'tcp-request connection' is not supported by lbd: it has no "
-		"tcp-request rules");
+		"t.cfg:7: 'use_backend': no such ACL: 'x' (frontend 'f')");
+	expect_error(TCP_DEFAULTS "frontend f\n    acl a req.ssl_alpn -i h2\n",
+		"t.cfg:7: 'acl': unknown fetch method 'req.ssl_alpn'");
+	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request session reject\n",
+		"t.cfg:7: 'tcp-request session' is not supported by lbd (inspect-delay, "
+		"connection and content are)");
 	expect_error(TCP_DEFAULTS "frontend f\n    mode http\n    http-request deny\n",
 		"t.cfg:8: 'http-request deny' is not supported by lbd");
 	expect_error(TCP_DEFAULTS "listen l\n    stats bogus\n", "t.cfg:7: 'stats bogus' is not "
@@ -377,8 +376,9 @@ static void test_errors_checks(void **state)
 static void test_errors_references(void **state)
 {
 	(void)state;
-	expect_error(TCP_DEFAULTS "frontend f\n    bind :80\n",
-		"t.cfg:6: frontend 'f' has no default_backend");
+	expect_notice(TCP_DEFAULTS "frontend f\n    bind :80\n",
+		"t.cfg:6: frontend 'f' has no default_backend nor use_backend: it closes every "
+		"connection it accepts");
 	expect_error(TCP_DEFAULTS "frontend f\n    bind :80\n    default_backend nope\n",
 		"t.cfg:8: default_backend 'nope': no such backend (frontend 'f')");
 	expect_error(TCP_DEFAULTS "    default_backend nope\nfrontend f\n    bind :80\n",

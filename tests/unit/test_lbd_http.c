@@ -467,8 +467,8 @@ static void test_cfg_refused(void **state)
 			      "    monitor-uri /h\n    monitor fail if { nbsrv(nope) lt 1 }\n"),
 		"t.cfg:15: nbsrv(nope): no such backend"));
 	assert_non_null(strstr(load_err(HEAD "frontend h\n    bind :81\n    mode http\n"
-					     "    monitor fail if { hdr(x) foo }\n"),
-		"t.cfg:14: 'monitor fail': unknown fetch method 'hdr'"));
+					     "    monitor fail if { cook(x) foo }\n"),
+		"t.cfg:14: 'monitor fail': unknown fetch method 'cook'"));
 	assert_non_null(strstr(load_err(HEAD "frontend h\n    bind :81\n    mode http\n"
 					     "    stats admin if authorized\n"),
 		"no such ACL: 'authorized'"));
