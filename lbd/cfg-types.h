@@ -309,6 +309,7 @@ struct lbd_global {
 	unsigned nbthread;     /* 0 = one per core */
 	unsigned maxconn_line; /* where maxconn was set; 0: default, fitted to the fd limit */
 	unsigned ulimit_n;     /* RLIMIT_NOFILE to set; 0: what maxconn needs (maxsock) */
+	unsigned long maxsock; /* descriptors maxconn needs (fdlimit.c sets it) */
 	unsigned ulimit_line;
 	unsigned fd_hard_limit;   /* never more descriptors than this; 0: no bound */
 	int no_strict_limits;     /* 'no strict-limits': a short fd limit warns, not refuses */

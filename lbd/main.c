@@ -230,6 +230,7 @@ static void on_reload(void *userdata)
 	struct lbd_main *m = userdata;
 	struct cpha_msgs errs = { 0 };
 	struct lbd_config *c = NULL;
+	unsigned maxpipes;
 	size_t i;
 	int r;
 
@@ -252,7 +253,7 @@ static void on_reload(void *userdata)
 		return;
 	}
 	privdrop_reload_notice(&m->rt.cfg->global, &c->global, m->config);
-	if (fdlimit_apply(c, m->rt.nworkers, true) < 0) {
+	if (fdlimit_apply(c, m->rt.nworkers, true, &maxpipes) < 0) {
 		log_err("reload refused: the descriptor limit is too low (strict-limits); still "
 			"running the previous configuration");
 		lbd_cfg_free(c);
@@ -273,7 +274,7 @@ static void on_reload(void *userdata)
 	/* states are carried in-process: the file is not read again, only
 	 * the directories of new file names are opened */
 	server_state_prepare(&m->rt);
-	atomic_store(&m->rt.maxpipes, fdlimit_maxpipes(m->rt.maxconn));
+	atomic_store(&m->rt.maxpipes, maxpipes);
 	m->rt.reloads++;
 	apply_interfaces(m);
 	log_notice("reloaded %s (reload %llu); established sessions carried over", m->config,
@@ -361,7 +362,7 @@ int main(int argc, char **argv)
 	char *cfg_pidfile = NULL;
 	int i, check = 0, quiet = 0, foreground = 0, background = 0, debug = 0, r;
 	long ncpu;
-	unsigned n;
+	unsigned n, maxpipes;
 	sigset_t usr1;
 
 	m.config = LBD_DEFAULT_CONFIG;
@@ -450,7 +451,7 @@ int main(int argc, char **argv)
 	if (n > LBD_MAX_THREADS)
 		n = LBD_MAX_THREADS;
 	/* descriptors for maxconn, as HAProxy counts them (fdlimit.c) */
-	if (fdlimit_apply(cfg, n, false) < 0)
+	if (fdlimit_apply(cfg, n, false, &maxpipes) < 0)
 		return 1;
 	rt->workers = calloc(n, sizeof(*rt->workers));
 	if (!rt->workers)
@@ -470,7 +471,7 @@ int main(int argc, char **argv)
 	server_state_load(rt); /* before DNS: init-addr last */
 	if (resolver_apply(rt) < 0)
 		return 1;
-	atomic_store(&rt->maxpipes, fdlimit_maxpipes(rt->maxconn));
+	atomic_store(&rt->maxpipes, maxpipes);
 	apply_interfaces(&m);
 	/* the state files' directories, while a chroot does not hide them */
 	server_state_prepare(rt);
