@@ -79,15 +79,12 @@ static void cfg_px_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct 
 	if (strcmp(a->v[1], "tcp") == 0) {
 		px->mode_http = 0;
 		px->mode_line = a->line;
-	} else if (strcmp(a->v[1], "http") == 0 && px->cap != CFG_CAP_BE) {
-		/* a frontend or listen may serve built-in services (cfg_http.c) */
+	} else if (strcmp(a->v[1], "http") == 0) {
+		/* built-in services only: a frontend or listen serves them, a
+		 * backend without servers serves stats to its frontends
+		 * (cfg_http.c refuses the rest at the section's end) */
 		px->mode_http = 1;
 		px->mode_line = a->line;
-	} else if (strcmp(a->v[1], "http") == 0) {
-		lbd_cfg_err(ctx, a->line,
-			"'mode http' is not supported by lbd in %s; lbd only does mode "
-			"tcp",
-			where);
 	} else {
 		lbd_cfg_err(ctx, a->line,
 			"'mode %s' is not supported by lbd; lbd only does mode tcp (%s)", a->v[1],

@@ -173,7 +173,9 @@ void lbd_cfg_rules_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
 	struct lbd_fe_rules *r = px->fe.rules;
 
-	if (r)
+	/* a mode http frontend's rules pick its stats backend, and the
+	 * service keeps the ACLs (cfg_http.c) */
+	if (r && !px->mode_http)
 		lbd_cfg_http_take_acls(ctx, px, &r->acls);
 }
 

@@ -250,6 +250,20 @@ static bool http_cond(struct http_ctx *c, const struct acl_cond *cond)
 	return acl_cond_eval(cond, &f);
 }
 
+/* A frontend whose stats come from its backend: does a use_backend rule
+ * (or default_backend) send this request there? */
+static bool http_routed(struct http_ctx *c, const struct lbd_http_service *s)
+{
+	size_t i;
+
+	if (!s->routes)
+		return true;
+	for (i = 0; i < s->routes->nsw; i++)
+		if (http_cond(c, s->routes->sw[i].cond))
+			return true;
+	return s->route_default;
+}
+
 /* Is a proxy shown under stats scope? */
 static bool http_in_scope(const struct lbd_http_service *s, const char *name)
 {
@@ -674,7 +688,8 @@ static enum MHD_Result http_answer(struct http_ctx *c, struct http_req *r, const
 	for (i = 0; i < s->nprom; i++)
 		if (http_cond(c, s->prom[i]))
 			return http_prometheus(c);
-	if (s->stats && strncmp(r->uri, s->stats_uri, strlen(s->stats_uri)) == 0)
+	if (s->stats && strncmp(r->uri, s->stats_uri, strlen(s->stats_uri)) == 0 &&
+		http_routed(c, s))
 		return http_stats(c, r, method);
 	return http_error(c->con, 503);
 }

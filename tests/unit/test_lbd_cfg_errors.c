@@ -110,8 +110,11 @@ static void test_errors_mode(void **state)
 	(void)state;
 	/* mode http serves only the built-in services (test_lbd_http.c) */
 	expect_error(TCP_DEFAULTS "frontend f\n    mode http\n    default_backend b\n",
-		"t.cfg:6: frontend 'f' is in mode http (t.cfg:7) and sends to a backend; lbd does "
-		"not proxy HTTP");
+		"t.cfg:8: frontend 'f' is in mode http and sends to 'b', which is not a mode http "
+		"backend without servers; lbd does not proxy HTTP");
+	expect_error(TCP_DEFAULTS "backend b\n    mode http\n    server s 198.18.0.1:80\n",
+		"t.cfg:6: backend 'b' is in mode http (t.cfg:7) and has servers; lbd does not "
+		"proxy HTTP");
 	expect_error(TCP_DEFAULTS "backend b\n    mode health\n", "t.cfg:7: 'mode health' is "
 								  "not supported by lbd");
 	expect_error("defaults\n"
@@ -122,8 +125,8 @@ static void test_errors_mode(void **state)
 		     "    default_backend b\n"
 		     "backend b\n"
 		     "    server s 198.18.0.1:80\n",
-		"t.cfg:7: backend 'b' would run in mode http (inherited from defaults at t.cfg:2); "
-		"lbd only does mode tcp");
+		"t.cfg:7: backend 'b' would run in mode http (inherited from defaults at t.cfg:2) "
+		"and has servers; lbd does not proxy HTTP");
 	/* HTTP-only settings in a tcp section or in tcp defaults: HAProxy warns
 	 * and ignores them */
 	expect_notice(TCP_DEFAULTS "frontend f\n    bind :80\n    default_backend b\n"

@@ -456,11 +456,14 @@ static void test_cfg_refused(void **state)
 		"proxy HTTP"));
 	assert_non_null(strstr(load_err(HEAD "frontend web\n    bind :80\n    mode http\n"
 					     "    default_backend api\n"),
-		"sends to a backend; lbd does not proxy HTTP"));
+		"sends to 'api', which is not a mode http backend without servers; lbd does not "
+		"proxy HTTP"));
 	assert_non_null(strstr(load_err(HEAD "frontend web\n    bind :80\n    mode http\n"
 					     "    http-request redirect location /x\n"),
 		"t.cfg:14: 'http-request redirect location' is not supported by lbd"));
-	assert_non_null(strstr(load_err(HEAD "backend b2\n    mode http\n"), "'mode http'"));
+	assert_non_null(strstr(load_err(HEAD "backend b2\n    mode http\n"
+					     "    server s 198.18.0.9:80\n"),
+		"backend 'b2' is in mode http (t.cfg:12) and has servers; lbd does not proxy HTTP"));
 	/* conditions */
 	assert_non_null(strstr(
 		load_err(HEAD "frontend h\n    bind :81\n    mode http\n"
