@@ -1,5 +1,6 @@
 /* ACLs and conditions: HAProxy's syntax (configuration manual, section 7),
- * for the fetches lbd's built-in HTTP services can answer. Pure. */
+ * for the fetches lbd's built-in HTTP services and its traffic rules can
+ * answer. Pure. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -9,12 +10,12 @@
 
 #include "cfgmsg.h"
 #include "acl.h"
+#include "payload.h"
 
 enum acl_kind {
 	ACL_K_BOOL, /* no pattern: always_true, always_false */
 	ACL_K_INT,
-	ACL_K_STR,
-	ACL_K_BEG,
+	ACL_K_STR, /* matched as the expression's match says */
 	ACL_K_IP,
 };
 
@@ -22,16 +23,29 @@ static const struct {
 	const char *name;
 	enum acl_fetch fetch;
 	enum acl_kind kind;
-	int arg; /* 1: takes a mandatory argument in parentheses */
+	enum acl_match match; /* ACL_K_STR: without -m */
+	int arg;              /* 1: takes a mandatory argument in parentheses */
 } acl_fetches[] = {
-	{ "always_true", ACL_F_TRUE, ACL_K_BOOL, 0 },
-	{ "always_false", ACL_F_FALSE, ACL_K_BOOL, 0 },
-	{ "nbsrv", ACL_F_NBSRV, ACL_K_INT, 1 },
-	{ "path", ACL_F_PATH, ACL_K_STR, 0 },
-	{ "path_beg", ACL_F_PATH_BEG, ACL_K_BEG, 0 },
-	{ "src", ACL_F_SRC, ACL_K_IP, 0 },
-	{ "dst_port", ACL_F_DST_PORT, ACL_K_INT, 0 },
-	{ "http_auth", ACL_F_HTTP_AUTH, ACL_K_BOOL, 1 },
+	{ "always_true", ACL_F_TRUE, ACL_K_BOOL, ACL_M_STR, 0 },
+	{ "always_false", ACL_F_FALSE, ACL_K_BOOL, ACL_M_STR, 0 },
+	{ "nbsrv", ACL_F_NBSRV, ACL_K_INT, ACL_M_STR, 1 },
+	{ "path", ACL_F_PATH, ACL_K_STR, ACL_M_STR, 0 },
+	{ "path_beg", ACL_F_PATH, ACL_K_STR, ACL_M_BEG, 0 },
+	{ "path_end", ACL_F_PATH, ACL_K_STR, ACL_M_END, 0 },
+	{ "path_sub", ACL_F_PATH, ACL_K_STR, ACL_M_SUB, 0 },
+	{ "src", ACL_F_SRC, ACL_K_IP, ACL_M_STR, 0 },
+	{ "dst_port", ACL_F_DST_PORT, ACL_K_INT, ACL_M_STR, 0 },
+	{ "http_auth", ACL_F_HTTP_AUTH, ACL_K_BOOL, ACL_M_STR, 1 },
+	{ "hdr", ACL_F_HDR, ACL_K_STR, ACL_M_STR, 1 },
+	{ "hdr_beg", ACL_F_HDR, ACL_K_STR, ACL_M_BEG, 1 },
+	{ "hdr_end", ACL_F_HDR, ACL_K_STR, ACL_M_END, 1 },
+	{ "hdr_sub", ACL_F_HDR, ACL_K_STR, ACL_M_SUB, 1 },
+	{ "req.len", ACL_F_REQ_LEN, ACL_K_INT, ACL_M_STR, 0 },
+	{ "req_len", ACL_F_REQ_LEN, ACL_K_INT, ACL_M_STR, 0 },
+	{ "req.ssl_hello_type", ACL_F_SSL_HELLO, ACL_K_INT, ACL_M_STR, 0 },
+	{ "req_ssl_hello_type", ACL_F_SSL_HELLO, ACL_K_INT, ACL_M_STR, 0 },
+	{ "req.ssl_sni", ACL_F_SSL_SNI, ACL_K_STR, ACL_M_STR, 0 },
+	{ "req_ssl_sni", ACL_F_SSL_SNI, ACL_K_STR, ACL_M_STR, 0 },
 };
 
 #define ACL_NFETCHES (sizeof(acl_fetches) / sizeof(acl_fetches[0]))
@@ -41,6 +55,9 @@ static void acl_expr_free(struct acl_expr *e)
 	size_t i;
 
 	free(e->arg);
+	for (i = 0; i < e->nregs; i++)
+		regfree(&e->regs[i]);
+	free(e->regs);
 	for (i = 0; i < e->nstrs; i++)
 		free(e->strs[i]);
 	free(e->strs);
@@ -147,6 +164,33 @@ static int acl_str_patterns(
 	return 0;
 }
 
+/* -m reg: each pattern compiled; -i makes them ignore case, as in HAProxy */
+static int acl_reg_patterns(
+	struct acl_expr *e, const char *const *w, size_t n, char *err, size_t errlen)
+{
+	char msg[128];
+	size_t i;
+	int r;
+
+	if (acl_str_patterns(e, w, n, err, errlen) < 0)
+		return -1;
+	e->regs = calloc(n ? n : 1, sizeof(*e->regs));
+	if (!e->regs) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		r = regcomp(&e->regs[i], w[i], REG_EXTENDED | REG_NOSUB | (e->icase ? REG_ICASE : 0));
+		if (r != 0) {
+			regerror(r, &e->regs[i], msg, sizeof(msg));
+			snprintf(err, errlen, "regular expression '%s': %s", w[i], msg);
+			return -1;
+		}
+		e->nregs++;
+	}
+	return 0;
+}
+
 static int acl_ip_patterns(
 	struct acl_expr *e, const char *const *w, size_t n, char *err, size_t errlen)
 {
@@ -170,7 +214,19 @@ static int acl_ip_patterns(
 	return 0;
 }
 
-/* "fetch[(arg)] [-i] [-m str|beg|int|ip] [--] pattern..." into e. */
+/* -m WORD for string samples: an enum acl_match, or -1. */
+static int acl_match_word(const char *s)
+{
+	static const char *const words[] = { "str", "beg", "end", "sub", "found", "reg" };
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(s, words[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* "fetch[(arg)] [-i] [-m str|beg|end|sub|found|reg] [--] pattern..." into e. */
 static int acl_expr_parse(
 	struct acl_expr *e, const char *const *w, size_t n, char *err, size_t errlen)
 {
@@ -178,6 +234,7 @@ static int acl_expr_parse(
 	const char *paren = strchr(w[0], '('), *arg = NULL;
 	size_t i, len = paren ? (size_t)(paren - w[0]) : strlen(w[0]);
 	enum acl_kind kind;
+	int k;
 
 	memset(e, 0, sizeof(*e));
 	if (len >= sizeof(name)) {
@@ -191,12 +248,15 @@ static int acl_expr_parse(
 			break;
 	if (i == ACL_NFETCHES) {
 		snprintf(err, errlen,
-			"unknown fetch method '%s' (lbd knows nbsrv, path, path_beg, src, "
-			"dst_port, http_auth, always_true and always_false)",
+			"unknown fetch method '%s' (lbd knows src, dst_port, req.len, "
+			"req.ssl_hello_type, req.ssl_sni, nbsrv, path, path_beg, path_end, "
+			"path_sub, hdr, hdr_beg, hdr_end, hdr_sub, http_auth, always_true and "
+			"always_false)",
 			name);
 		return -1;
 	}
 	e->fetch = acl_fetches[i].fetch;
+	e->match = acl_fetches[i].match;
 	kind = acl_fetches[i].kind;
 	if (paren) {
 		size_t alen = strlen(paren + 1);
@@ -228,16 +288,22 @@ static int acl_expr_parse(
 			break;
 		} else if (strcmp(w[i], "-i") == 0) {
 			e->icase = 1;
-		} else if (strcmp(w[i], "-m") == 0 && i + 1 < n &&
-			   (kind == ACL_K_STR || kind == ACL_K_BEG) &&
-			   (strcmp(w[i + 1], "str") == 0 || strcmp(w[i + 1], "beg") == 0)) {
-			kind = w[++i][0] == 's' ? ACL_K_STR : ACL_K_BEG;
-			e->fetch = kind == ACL_K_STR ? ACL_F_PATH : ACL_F_PATH_BEG;
+		} else if (strcmp(w[i], "-m") == 0 && i + 1 < n && kind == ACL_K_STR &&
+			   (k = acl_match_word(w[i + 1])) >= 0) {
+			e->match = (enum acl_match)k;
+			i++;
 		} else {
-			snprintf(err, errlen, "'%s %s': lbd supports only -i and -m str|beg here",
+			snprintf(err, errlen,
+				"'%s %s': lbd supports only -i and, on strings, -m "
+				"str|beg|end|sub|found|reg here",
 				w[0], w[i]);
 			return -1;
 		}
+	}
+	if (e->match == ACL_M_FOUND && i < n) {
+		snprintf(err, errlen, "'%s -m found' takes no pattern; unexpected '%s'", w[0],
+			w[i]);
+		return -1;
 	}
 	if (kind == ACL_K_BOOL && i < n) {
 		snprintf(err, errlen, "'%s' takes no pattern; unexpected '%s'", w[0], w[i]);
@@ -247,7 +313,9 @@ static int acl_expr_parse(
 		return acl_int_patterns(e, w + i, n - i, err, errlen);
 	if (kind == ACL_K_IP)
 		return acl_ip_patterns(e, w + i, n - i, err, errlen);
-	if (kind == ACL_K_STR || kind == ACL_K_BEG)
+	if (kind == ACL_K_STR && e->match == ACL_M_REG)
+		return acl_reg_patterns(e, w + i, n - i, err, errlen);
+	if (kind == ACL_K_STR)
 		return acl_str_patterns(e, w + i, n - i, err, errlen);
 	return 0;
 }
@@ -458,21 +526,46 @@ static bool acl_int_match(const struct acl_expr *e, int64_t v)
 	return false;
 }
 
-static bool acl_str_match(const struct acl_expr *e, const char *s, bool beg)
+static bool acl_str_match(const struct acl_expr *e, const char *s)
 {
-	size_t i, len;
+	size_t i, len, slen;
+	const char *p;
 
 	if (!s)
 		return false;
+	if (e->match == ACL_M_FOUND)
+		return true;
 	if (!e->nstrs)
 		return s[0] != '\0';
+	slen = strlen(s);
 	for (i = 0; i < e->nstrs; i++) {
-		len = strlen(e->strs[i]);
-		if (beg && (e->icase ? strncasecmp(s, e->strs[i], len)
-				     : strncmp(s, e->strs[i], len)) == 0)
+		p = e->strs[i];
+		len = strlen(p);
+		switch (e->match) {
+		case ACL_M_STR:
+			if ((e->icase ? strcasecmp(s, p) : strcmp(s, p)) == 0)
+				return true;
+			break;
+		case ACL_M_BEG:
+			if (len <= slen && (e->icase ? strncasecmp(s, p, len) : strncmp(s, p, len)) == 0)
+				return true;
+			break;
+		case ACL_M_END:
+			if (len <= slen && (e->icase ? strcasecmp(s + slen - len, p)
+						     : strcmp(s + slen - len, p)) == 0)
+				return true;
+			break;
+		case ACL_M_SUB:
+			if (e->icase ? strcasestr(s, p) != NULL : strstr(s, p) != NULL)
+				return true;
+			break;
+		case ACL_M_REG:
+			if (regexec(&e->regs[i], s, 0, NULL, 0) == 0)
+				return true;
+			break;
+		case ACL_M_FOUND:
 			return true;
-		if (!beg && (e->icase ? strcasecmp(s, e->strs[i]) : strcmp(s, e->strs[i])) == 0)
-			return true;
+		}
 	}
 	return false;
 }
@@ -526,59 +619,139 @@ static bool acl_ip_match(const struct acl_expr *e, const struct sockaddr *sa)
 	return false;
 }
 
-static bool acl_expr_eval(const struct acl_expr *e, const struct acl_facts *f)
+/* A sample from the client's first bytes: its verdict once matched, or
+ * MISS while more bytes could still give it. */
+static enum acl_verdict acl_payload(enum payload_result r, const struct acl_facts *f)
 {
+	if (r == PAYLOAD_MORE && !f->final)
+		return ACL_MISS;
+	return ACL_FAIL;
+}
+
+static enum acl_verdict acl_yes(bool b)
+{
+	return b ? ACL_PASS : ACL_FAIL;
+}
+
+static enum acl_verdict acl_expr_exec(const struct acl_expr *e, const struct acl_facts *f)
+{
+	char sni[PAYLOAD_SNI_MAX + 1];
+	enum payload_result r;
 	int v;
 
 	switch (e->fetch) {
 	case ACL_F_TRUE:
-		return true;
+		return ACL_PASS;
 	case ACL_F_FALSE:
-		return false;
+		return ACL_FAIL;
 	case ACL_F_NBSRV:
 		v = f->nbsrv ? f->nbsrv(f->userdata, e->arg) : -1;
-		return v >= 0 && acl_int_match(e, v);
+		return acl_yes(v >= 0 && acl_int_match(e, v));
 	case ACL_F_PATH:
-		return acl_str_match(e, f->path, false);
-	case ACL_F_PATH_BEG:
-		return acl_str_match(e, f->path, true);
+		return acl_yes(acl_str_match(e, f->path));
 	case ACL_F_SRC:
-		return acl_ip_match(e, f->src);
+		return acl_yes(acl_ip_match(e, f->src));
 	case ACL_F_DST_PORT:
-		return acl_int_match(e, f->dst_port);
+		return acl_yes(acl_int_match(e, f->dst_port));
 	case ACL_F_HTTP_AUTH:
-		return f->http_auth && f->http_auth(f->userdata, e->arg);
+		return acl_yes(f->http_auth && f->http_auth(f->userdata, e->arg));
+	case ACL_F_HDR:
+		return acl_yes(f->hdr && acl_str_match(e, f->hdr(f->userdata, e->arg)));
+	case ACL_F_REQ_LEN:
+		/* HAProxy: the length so far, which may still grow */
+		if (!f->payload_len && !f->final)
+			return ACL_MISS;
+		return acl_yes(acl_int_match(e, (int64_t)f->payload_len));
+	case ACL_F_SSL_HELLO:
+		r = payload_ssl_hello_type(f->payload, f->payload_len, &v);
+		return r == PAYLOAD_FOUND ? acl_yes(acl_int_match(e, v)) : acl_payload(r, f);
+	case ACL_F_SSL_SNI:
+		r = payload_ssl_sni(f->payload, f->payload_len, sni);
+		return r == PAYLOAD_FOUND ? acl_yes(acl_str_match(e, sni)) : acl_payload(r, f);
 	}
-	return false;
+	return ACL_FAIL;
 }
 
-static bool acl_eval(const struct acl *a, const struct acl_facts *f)
+/* An ACL: any expression passing passes; else any missing misses. */
+static enum acl_verdict acl_exec(const struct acl *a, const struct acl_facts *f)
 {
+	enum acl_verdict r = ACL_FAIL, e;
 	size_t i;
 
-	for (i = 0; i < a->nexprs; i++)
-		if (acl_expr_eval(&a->exprs[i], f))
-			return true;
-	return false;
+	for (i = 0; i < a->nexprs; i++) {
+		e = acl_expr_exec(&a->exprs[i], f);
+		if (e == ACL_PASS)
+			return ACL_PASS;
+		if (e == ACL_MISS)
+			r = ACL_MISS;
+	}
+	return r;
+}
+
+/* HAProxy's three-valued logic: a suite (AND) fails at its first failing
+ * term and misses if a term misses; the condition (OR) passes at its
+ * first passing suite and misses if a suite misses; '!' and 'unless'
+ * leave a miss as it is. */
+enum acl_verdict acl_cond_exec(const struct acl_cond *c, const struct acl_facts *f)
+{
+	enum acl_verdict r = ACL_FAIL, suite, t;
+	size_t i, j;
+
+	if (!c)
+		return ACL_PASS;
+	for (i = 0; i < c->nsuites && r != ACL_PASS; i++) {
+		suite = ACL_PASS;
+		for (j = 0; j < c->suites[i].nterms && suite != ACL_FAIL; j++) {
+			const struct acl_term *term = &c->suites[i].terms[j];
+
+			t = acl_exec(term->acl, f);
+			if (term->neg && t != ACL_MISS)
+				t = t == ACL_PASS ? ACL_FAIL : ACL_PASS;
+			if (t == ACL_FAIL || (t == ACL_MISS && suite == ACL_PASS))
+				suite = t;
+		}
+		if (suite == ACL_PASS || (suite == ACL_MISS && r == ACL_FAIL))
+			r = suite;
+	}
+	if (c->unless && r != ACL_MISS)
+		r = r == ACL_PASS ? ACL_FAIL : ACL_PASS;
+	return r;
 }
 
 bool acl_cond_eval(const struct acl_cond *c, const struct acl_facts *f)
 {
-	size_t i, j;
-	bool r = false, ok;
+	struct acl_facts final = *f;
 
-	if (!c)
-		return true;
-	for (i = 0; i < c->nsuites && !r; i++) {
-		ok = true;
-		for (j = 0; j < c->suites[i].nterms && ok; j++) {
-			const struct acl_term *t = &c->suites[i].terms[j];
+	final.final = true;
+	return acl_cond_exec(c, &final) == ACL_PASS;
+}
 
-			ok = acl_eval(t->acl, f) != (t->neg != 0);
+unsigned acl_cond_needs(const struct acl_cond *c)
+{
+	unsigned needs = 0;
+	size_t i, j, k;
+
+	for (i = 0; c && i < c->nsuites; i++)
+		for (j = 0; j < c->suites[i].nterms; j++) {
+			const struct acl *a = c->suites[i].terms[j].acl;
+
+			for (k = 0; k < a->nexprs; k++)
+				switch (a->exprs[k].fetch) {
+				case ACL_F_REQ_LEN:
+				case ACL_F_SSL_HELLO:
+				case ACL_F_SSL_SNI:
+					needs |= ACL_NEEDS_PAYLOAD;
+					break;
+				case ACL_F_PATH:
+				case ACL_F_HDR:
+				case ACL_F_HTTP_AUTH:
+					needs |= ACL_NEEDS_HTTP;
+					break;
+				default:
+					break;
+				}
 		}
-		r = ok;
-	}
-	return c->unless ? !r : r;
+	return needs;
 }
 
 int acl_cond_walk(const struct acl_cond *c, enum acl_fetch fetch,

@@ -16,7 +16,9 @@ static bool was_tried(const struct lbd_server *srv, const uint8_t *tried)
 /* Under be->lock: the server client's stick-table entry names, when it may
  * take the session. As HAProxy's stick match: a server that is not
  * stopped (up, not in maintenance; drain is fine: it takes persistent
- * clients), and lbd's retries skip a server that refused this session. */
+ * clients), or any server with option persist (HAProxy's PR_O_PERSIST: down
+ * and in maintenance too), and lbd's retries skip a server that refused
+ * this session. */
 static struct lbd_server *sticky_locked(struct lbd_backend_rt *be, const struct sockaddr *client,
 	const uint8_t *tried, uint64_t now)
 {
@@ -30,10 +32,11 @@ static struct lbd_server *sticky_locked(struct lbd_backend_rt *be, const struct 
 		srv = be->servers[i];
 		if (srv->id != id)
 			continue;
-		if (srv->removed || !atomic_load_explicit(&srv->up, memory_order_relaxed) ||
-			atomic_load_explicit(&srv->admin, memory_order_relaxed) ==
-				LBD_ADMIN_MAINT ||
-			was_tried(srv, tried))
+		if (srv->removed || was_tried(srv, tried))
+			return NULL;
+		if (!be->persist && (!atomic_load_explicit(&srv->up, memory_order_relaxed) ||
+					    atomic_load_explicit(&srv->admin, memory_order_relaxed) ==
+						    LBD_ADMIN_MAINT))
 			return NULL;
 		return srv;
 	}

@@ -10,6 +10,7 @@
 
 #include "addr.h"
 #include "resolver-types.h"
+#include "rules.h"
 
 enum lbd_balance {
 	LBD_BAL_ROUNDROBIN, /* weighted, dynamic (weights may change at run time) */
@@ -248,6 +249,7 @@ struct lbd_backend {
 	struct lbd_timeouts timeouts;
 	unsigned retries; /* default 3 */
 	int redispatch;   /* option redispatch */
+	int persist;      /* option persist: a stuck client goes to its server even when down */
 	enum lbd_check_kind check_kind;
 	struct lbd_tcpcheck_rule *tcpcheck;
 	size_t ntcpcheck;
@@ -269,7 +271,8 @@ struct lbd_frontend {
 	struct lbd_bind *binds;
 	size_t nbinds;
 	unsigned maxconn;            /* 0 = the global maxconn */
-	struct lbd_backend *backend; /* default_backend (or the listen itself) */
+	struct lbd_backend *backend; /* default_backend (or the listen itself); NULL: none */
+	struct lbd_fe_rules *rules;  /* tcp-request rules, use_backend ... if; NULL: none */
 	char *backend_name;
 	unsigned backend_line;
 	struct lbd_timeouts timeouts;
@@ -306,6 +309,7 @@ struct lbd_global {
 	unsigned nbthread;     /* 0 = one per core */
 	unsigned maxconn_line; /* where maxconn was set; 0: default, fitted to the fd limit */
 	unsigned ulimit_n;     /* RLIMIT_NOFILE to set; 0: what maxconn needs (maxsock) */
+	unsigned long maxsock; /* descriptors maxconn needs (fdlimit.c sets it) */
 	unsigned ulimit_line;
 	unsigned fd_hard_limit;   /* never more descriptors than this; 0: no bound */
 	int no_strict_limits;     /* 'no strict-limits': a short fd limit warns, not refuses */

@@ -79,15 +79,12 @@ static void cfg_px_mode(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct 
 	if (strcmp(a->v[1], "tcp") == 0) {
 		px->mode_http = 0;
 		px->mode_line = a->line;
-	} else if (strcmp(a->v[1], "http") == 0 && px->cap != CFG_CAP_BE) {
-		/* a frontend or listen may serve built-in services (cfg_http.c) */
+	} else if (strcmp(a->v[1], "http") == 0) {
+		/* built-in services only: a frontend or listen serves them, a
+		 * backend without servers serves stats to its frontends
+		 * (cfg_http.c refuses the rest at the section's end) */
 		px->mode_http = 1;
 		px->mode_line = a->line;
-	} else if (strcmp(a->v[1], "http") == 0) {
-		lbd_cfg_err(ctx, a->line,
-			"'mode http' is not supported by lbd in %s; lbd only does mode "
-			"tcp",
-			where);
 	} else {
 		lbd_cfg_err(ctx, a->line,
 			"'mode %s' is not supported by lbd; lbd only does mode tcp (%s)", a->v[1],
@@ -119,22 +116,27 @@ static void cfg_px_default_backend(
 }
 
 /* use_backend NAME [if|unless CONDITION]: HAProxy's switching rules, tried
- * in order before default_backend. lbd has no ACLs, so only a rule without
- * a condition, which always matches: the first one decides. */
+ * in order before default_backend. A rule with a condition is one of the
+ * frontend's rules (cfg_rules.c); the first without one always matches,
+ * so it stands for default_backend and the rules after it are unused. */
 static void cfg_px_use_backend(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
 {
 	const char *where = lbd_cfg_where(ctx, px);
 
-	if (a->n >= 3 && (strcmp(a->v[2], "if") == 0 || strcmp(a->v[2], "unless") == 0)) {
-		lbd_cfg_err(ctx, a->line,
-			"'use_backend ... %s': ACL conditions are not supported by lbd (%s)",
-			a->v[2], where);
-		return;
-	}
 	if (px->cap == (CFG_CAP_FE | CFG_CAP_BE)) {
 		lbd_cfg_err(ctx, a->line,
 			"'use_backend' in a listen section is not supported by lbd yet (lbd's "
 			"listen sections send to their own servers)");
+		return;
+	}
+	if (a->n >= 3 && (strcmp(a->v[2], "if") == 0 || strcmp(a->v[2], "unless") == 0)) {
+		if (strchr(a->v[1], '%'))
+			lbd_cfg_err(ctx, a->line,
+				"'use_backend %s': backend names built from log-format expressions "
+				"are not supported by lbd (%s)",
+				a->v[1], where);
+		else
+			lbd_cfg_rules_use_backend(ctx, px, a);
 		return;
 	}
 	if (lbd_cfg_nargs(ctx, a, 1, 1, 1, where) < 0)
@@ -225,30 +227,6 @@ static void cfg_px_fullconn(struct cfg_ctx *ctx, struct cfg_proxy *px, const str
 			where);
 }
 
-/* tcp-request inspect-delay TIME: HAProxy waits for data only to evaluate
- * 'tcp-request content' rules, and inspects nothing without them. lbd has
- * no such rules (every other tcp-request form is an error), so the delay
- * is checked and has no effect, as in HAProxy with no rule. */
-static void cfg_px_tcp_request(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
-{
-	const char *where = lbd_cfg_where(ctx, px);
-	uint64_t t;
-
-	if (a->n < 2 || strcmp(a->v[1], "inspect-delay") != 0) {
-		lbd_cfg_err(ctx, a->line,
-			"'tcp-request %s' is not supported by lbd: it has no tcp-request rules "
-			"(%s)",
-			a->n < 2 ? "" : a->v[1], where);
-		return;
-	}
-	if (lbd_cfg_nargs(ctx, a, 2, 1, 1, where) == 0 &&
-		lbd_cfg_time(ctx, a->line, "tcp-request inspect-delay", a->v[2], &t, where) == 0)
-		lbd_cfg_notice(ctx, a->line,
-			"'tcp-request inspect-delay' has no effect without 'tcp-request content' "
-			"rules, which lbd does not implement (HAProxy waits only for rules) (%s)",
-			where);
-}
-
 /* load-server-state-from-file global|local|none: HAProxy's default is none;
  * server_state.c reads (and writes) the file. */
 static void cfg_px_state_load(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a)
@@ -318,7 +296,7 @@ static const struct cfg_px_kw {
 	{ { "bind", CFG_CAP_FE }, lbd_cfg_bind_line, NULL },
 	{ { "default_backend", CFG_CAP_DEF | CFG_CAP_FE }, cfg_px_default_backend, NULL },
 	{ { "use_backend", CFG_CAP_FE }, cfg_px_use_backend, NULL },
-	{ { "tcp-request", CFG_ALL }, cfg_px_tcp_request, NULL },
+	{ { "tcp-request", CFG_ALL }, lbd_cfg_rules_tcp_request, NULL },
 	{ { "load-server-state-from-file", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_state_load, NULL },
 	{ { "server-state-file-name", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_state_name, NULL },
 	{ { "balance", CFG_CAP_DEF | CFG_CAP_BE }, cfg_px_balance, NULL },
@@ -373,6 +351,7 @@ static void cfg_proxy_free(struct cfg_proxy *px)
 	free(px->fe.backend_name);
 	free(px->fe.log_format);
 	lbd_cfg_logs_free(px->fe.logs, px->fe.nlogs);
+	rules_unref(px->fe.rules);
 	lbd_cfg_check_free(&px->be);
 	for (i = 0; i < px->be.nservers; i++)
 		lbd_cfg_server_free(&px->be.servers[i]);
@@ -478,6 +457,7 @@ static void cfg_section_end(struct cfg_ctx *ctx)
 	if (ctx->sec == CFG_SEC_PROXY && px && px->cap == CFG_CAP_DEF) {
 		lbd_cfg_check_http_mode_end(ctx, px);
 	} else if (ctx->sec == CFG_SEC_PROXY && px && px->cap != CFG_CAP_DEF) {
+		lbd_cfg_rules_section_end(ctx, px);
 		if (!lbd_cfg_http_section_end(ctx, px) && px->mode_http)
 			lbd_cfg_err(ctx, px->line,
 				"%s '%s' would run in mode http (inherited from defaults at "
@@ -499,7 +479,7 @@ static void cfg_section_end(struct cfg_ctx *ctx)
 	ctx->sec = CFG_SEC_NONE;
 }
 
-static const char *const cfg_other_sections[] = { "peers", "mailers", "program", "http-errors",
+static const char *const cfg_other_sections[] = { "peers", "mailers", "http-errors",
 	"ring", "cache", "fcgi-app", "log-forward", "crt-store", "traces", "acme", NULL };
 
 static const char *const cfg_proxy_kinds[] = { "defaults", "frontend", "backend", "listen", NULL };
@@ -525,6 +505,9 @@ static void cfg_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 	} else if (strcmp(kw, "userlist") == 0) {
 		cfg_section_end(ctx);
 		lbd_cfg_http_userlist_start(ctx, a);
+	} else if (strcmp(kw, "program") == 0) {
+		cfg_section_end(ctx);
+		lbd_cfg_program_start(ctx, a);
 	} else if (lbd_cfg_lookup(cfg_other_sections, kw) >= 0) {
 		cfg_section_end(ctx);
 		ctx->sec = CFG_SEC_SKIP;
@@ -541,6 +524,8 @@ static void cfg_line(struct cfg_ctx *ctx, const struct cfg_args *a)
 		lbd_cfg_resolvers_line(ctx, a);
 	} else if (ctx->sec == CFG_SEC_USERLIST) {
 		lbd_cfg_http_userlist_line(ctx, a);
+	} else if (ctx->sec == CFG_SEC_PROGRAM) {
+		lbd_cfg_program_line(ctx, a);
 	}
 }
 
@@ -621,8 +606,13 @@ static void cfg_validate(struct cfg_ctx *ctx, struct lbd_config *c)
 		f = &c->frontends[i];
 		if (f->from_listen)
 			continue;
+		if (!f->backend_name && f->rules && f->rules->nsw)
+			continue; /* HAProxy closes what no rule sends anywhere */
 		if (!f->backend_name) {
-			lbd_cfg_err(ctx, f->line, "frontend '%s' has no default_backend", f->name);
+			lbd_cfg_notice(ctx, f->line,
+				"frontend '%s' has no default_backend nor use_backend: it closes "
+				"every connection it accepts (as HAProxy does)",
+				f->name);
 			continue;
 		}
 		f->backend = lbd_cfg_backend(c, f->backend_name);
@@ -638,6 +628,7 @@ static void cfg_validate(struct cfg_ctx *ctx, struct lbd_config *c)
 				f->name, f->backend_name, ctx->file, f->backend_line);
 	}
 	lbd_cfg_bind_validate(ctx, c);
+	lbd_cfg_rules_validate(ctx, c);
 	for (i = 0; i < c->nfrontends; i++)
 		if (!c->frontends[i].nbinds)
 			lbd_cfg_notice(ctx, c->frontends[i].line,
@@ -740,6 +731,8 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 	if (!ctx->d.stop)
 		lbd_cfg_resolve_validate(ctx);
 	if (!ctx->d.stop)
+		lbd_cfg_program_validate(ctx);
+	if (!ctx->d.stop)
 		lbd_cfg_resolve_build(ctx, c);
 	if (!ctx->d.stop)
 		lbd_cfg_global_tls_validate(ctx, c);
@@ -750,14 +743,15 @@ static struct lbd_config *cfg_build(struct cfg_ctx *ctx)
 	return c;
 }
 
-static int cfg_run(
-	struct cpha_lex *lx, const char *file, struct lbd_config **out, struct cpha_msgs *errs)
+static int cfg_run(struct cpha_lex *lx, const char *file, unsigned flags, struct lbd_config **out,
+	struct cpha_msgs *errs)
 {
 	struct cfg_ctx ctx;
 	struct lbd_config *c = NULL;
 	size_t i;
 
 	memset(&ctx, 0, sizeof(ctx));
+	ctx.master_worker = !!(flags & LBD_CFG_MASTER_WORKER);
 	ctx.file = file;
 	ctx.d.max_errors = CFG_MAX_ERRORS;
 	if (cpha_cfgdiag_file(&ctx.d, file) < 0)
@@ -802,6 +796,12 @@ static int cfg_run(
 
 int lbd_cfg_load(const char *path, struct lbd_config **out, struct cpha_msgs *errs)
 {
+	return lbd_cfg_load_flags(path, 0, out, errs);
+}
+
+int lbd_cfg_load_flags(
+	const char *path, unsigned flags, struct lbd_config **out, struct cpha_msgs *errs)
+{
 	struct cpha_lex lx;
 	int r;
 
@@ -812,7 +812,7 @@ int lbd_cfg_load(const char *path, struct lbd_config **out, struct cpha_msgs *er
 		cpha_lex_free(&lx);
 		return r;
 	}
-	r = cfg_run(&lx, path, out, errs);
+	r = cfg_run(&lx, path, flags, out, errs);
 	if (r == 0 && cpha_digest_hex(lx.text ? lx.text : "", lx.len, (*out)->digest) < 0)
 		(*out)->digest[0] = '\0';
 	cpha_lex_free(&lx);
@@ -830,7 +830,7 @@ int lbd_cfg_load_mem(const char *name, const char *text, size_t len, struct lbd_
 		name = "(memory)";
 	if (cpha_lex_open_mem(&lx, name, text, len, CPHA_LEX_HAPROXY) < 0)
 		return cpha_msgs_cannot_read(errs, name, "out of memory");
-	r = cfg_run(&lx, name, out, errs);
+	r = cfg_run(&lx, name, 0, out, errs);
 	cpha_lex_free(&lx);
 	return r;
 }
@@ -847,6 +847,7 @@ void lbd_cfg_free(struct lbd_config *c)
 		free(c->frontends[i].backend_name);
 		free(c->frontends[i].log_format);
 		lbd_cfg_logs_free(c->frontends[i].logs, c->frontends[i].nlogs);
+		rules_unref(c->frontends[i].rules);
 	}
 	free(c->frontends);
 	for (i = 0; i < c->nbackends; i++) {

@@ -14,6 +14,11 @@
  * errs (never only the first). */
 int lbd_cfg_load(const char *path, struct lbd_config **out, struct cpha_msgs *errs);
 
+/* The same, with LBD_CFG_* flags: what lbd's command line says. */
+#define LBD_CFG_MASTER_WORKER 1u /* -W: HAProxy's master-worker mode (program sections) */
+int lbd_cfg_load_flags(
+	const char *path, unsigned flags, struct lbd_config **out, struct cpha_msgs *errs);
+
 /* The same for text in memory; name is used in messages. */
 int lbd_cfg_load_mem(const char *name, const char *text, size_t len, struct lbd_config **out,
 	struct cpha_msgs *errs);

@@ -74,6 +74,19 @@ void lbd_cfg_bind_line(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct c
 			v6only = 0;
 		} else if (strcmp(a->v[i], "v6only") == 0) {
 			v6only = 1;
+		} else if (strcmp(a->v[i], "name") == 0) {
+			/* HAProxy names the listener in its per-listener stats
+			 * (option socket-stats); lbd keeps none */
+			if (i + 1 >= a->n) {
+				lbd_cfg_err(ctx, a->line, "'bind %s': 'name' needs a name (%s)",
+					a->v[1], lbd_cfg_where(ctx, px));
+				return;
+			}
+			lbd_cfg_notice(ctx, a->line,
+				"'bind %s ... name %s': lbd keeps no per-listener statistics, "
+				"the name is ignored (%s)",
+				a->v[1], a->v[i + 1], lbd_cfg_where(ctx, px));
+			i++;
 		} else {
 			lbd_cfg_err(ctx, a->line,
 				"'%s' is not supported by lbd on a bind line (%s)", a->v[i],

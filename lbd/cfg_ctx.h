@@ -74,6 +74,7 @@ enum {
 	CFG_PXO_SMART_CONNECT = 1u << 4,
 	CFG_PXO_REDISPATCH = 1u << 5,
 	CFG_PXO_LOG_HEALTH_CHECKS = 1u << 6,
+	CFG_PXO_PERSIST = 1u << 7,
 };
 
 enum cfg_section {
@@ -83,6 +84,7 @@ enum cfg_section {
 	CFG_SEC_SKIP,      /* an unsupported section: its lines are not read */
 	CFG_SEC_USERLIST,  /* cfg_http.c */
 	CFG_SEC_RESOLVERS, /* cfg_resolve.c */
+	CFG_SEC_PROGRAM,   /* cfg_program.c */
 };
 
 struct cfg_ctx {
@@ -101,6 +103,8 @@ struct cfg_ctx {
 	char where[320];           /* scratch for lbd_cfg_where() */
 	struct cfg_http_ctx *http; /* userlists (cfg_http.c) */
 	struct cfg_resolvers *res; /* resolvers sections and their users (cfg_resolve.c) */
+	int master_worker;         /* 'master-worker' in global, or LBD_CFG_MASTER_WORKER */
+	unsigned program_line;     /* the first program section, 0 if none */
 };
 
 /* cfg.c */
@@ -167,6 +171,18 @@ void lbd_cfg_server_finalize(struct cfg_ctx *ctx, struct cfg_proxy *px);
 /* cfg_global.c: the servers' TLS defaults against the checks that use them */
 void lbd_cfg_global_tls_validate(struct cfg_ctx *ctx, const struct lbd_config *c);
 
+/* cfg_rules.c: tcp-request rules and use_backend conditions */
+void lbd_cfg_rules_tcp_request(
+	struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+int lbd_cfg_rules_use_backend(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_args *a);
+void lbd_cfg_rules_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px);
+void lbd_cfg_rules_validate(struct cfg_ctx *ctx, const struct lbd_config *c);
+
+/* cfg_program.c: program sections, read and ignored */
+void lbd_cfg_program_start(struct cfg_ctx *ctx, const struct cfg_args *a);
+void lbd_cfg_program_line(struct cfg_ctx *ctx, const struct cfg_args *a);
+void lbd_cfg_program_validate(struct cfg_ctx *ctx);
+
 /* cfg_resolve.c: resolvers sections, host names, init-addr, resolve-prefer */
 void lbd_cfg_resolvers_start(struct cfg_ctx *ctx, const struct cfg_args *a);
 void lbd_cfg_resolvers_line(struct cfg_ctx *ctx, const struct cfg_args *a);
@@ -212,6 +228,9 @@ int lbd_cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px);
 int lbd_cfg_http_is_service(const struct cfg_proxy *px);
 void lbd_cfg_http_inherit(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct cfg_proxy *d);
 void lbd_cfg_http_proxy_free(struct cfg_proxy *px);
+/* The section's named ACLs (NULL: no memory), and handing them over */
+const struct acl_list *lbd_cfg_http_acls(struct cfg_ctx *ctx, struct cfg_proxy *px);
+void lbd_cfg_http_take_acls(struct cfg_ctx *ctx, struct cfg_proxy *px, struct acl_list *to);
 void lbd_cfg_http_userlist_start(struct cfg_ctx *ctx, const struct cfg_args *a);
 void lbd_cfg_http_userlist_line(struct cfg_ctx *ctx, const struct cfg_args *a);
 void lbd_cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c);

@@ -154,6 +154,19 @@ static void cfg_global_noeffect(
 	lbd_cfg_notice(ctx, a->line, "'%s' has no effect in lbd: %s", a->v[0], k->why);
 }
 
+/* master-worker [no-exit-on-failure]: lbd is one process, but the mode
+ * allows program sections, which lbd reads and ignores */
+static void cfg_global_master_worker(
+	struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
+{
+	if (a->n > 1 && strcmp(a->v[1], "no-exit-on-failure") != 0) {
+		lbd_cfg_err(ctx, a->line, "'master-worker': unexpected '%s'", a->v[1]);
+		return;
+	}
+	ctx->master_worker = 1;
+	cfg_global_noeffect(ctx, a, k);
+}
+
 static void cfg_global_todo(struct cfg_ctx *ctx, const struct cfg_args *a, const struct cfg_gkw *k)
 {
 	lbd_cfg_err(ctx, a->line, "'%s' is not supported by lbd yet: %s", a->v[0], k->why);
@@ -385,7 +398,7 @@ static const struct cfg_gkw cfg_gkws[] = {
 	ROW("metrics-bind", 1, 1, cfg_global_metrics),
 	ROW("metrics-web-config", 1, 1, cfg_global_metrics_web),
 	ROW("pidfile", 1, 1, cfg_global_pidfile),
-	SAID("master-worker", 0, 1, cfg_global_noeffect,
+	SAID("master-worker", 0, 1, cfg_global_master_worker,
 		"lbd is always one process that reloads in place on SIGHUP"),
 	SAID("ssl-default-bind-*", 1, CFG_ANY, cfg_global_noeffect,
 		"lbd terminates no TLS on its bind lines"),

@@ -26,6 +26,9 @@ struct cfg_http_seen {
 /* What a section's HTTP directives gave so far. */
 struct cfg_http_px {
 	struct lbd_http_service svc;
+	char *stats_backend;   /* a frontend: the mode http backend it sends to */
+	unsigned backend_line; /* where it names it */
+	int taken;             /* a stats backend: merged into a frontend already */
 	struct cfg_http_seen *seen; /* own lines (not inherited) */
 	size_t nseen;
 	unsigned unsupported_line; /* an http-request action lbd lacks */
@@ -96,6 +99,7 @@ static void cfg_http_svc_free(struct lbd_http_service *s)
 	for (i = 0; i < s->nprom; i++)
 		acl_cond_free(s->prom[i]);
 	free(s->prom);
+	rules_unref(s->routes);
 	acl_list_free(&s->acls);
 }
 
@@ -542,6 +546,70 @@ static void cfg_http_check_cond(struct cfg_http_ref *r, const struct acl_cond *c
 	acl_cond_walk(cond, ACL_F_HTTP_AUTH, cfg_http_check_userlist, r);
 }
 
+/* The settings a stats page needs when the file does not give them. */
+static void cfg_http_stats_defaults(struct cfg_ctx *ctx, struct cfg_http_px *h)
+{
+	if (h->svc.stats && !h->svc.stats_uri)
+		cfg_http_setstr(ctx, &h->svc.stats_uri, CFG_HTTP_DEFAULT_URI);
+	if (h->svc.stats && !h->svc.stats_realm)
+		cfg_http_setstr(ctx, &h->svc.stats_realm, CFG_HTTP_DEFAULT_REALM);
+}
+
+/* A mode http backend: without servers it can only serve the stats page,
+ * to the mode http frontends that send to it (lbd_cfg_http_build merges
+ * it into them); with servers it would proxy HTTP. Returns 1. */
+static int cfg_http_backend_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
+{
+	struct cfg_http_px *h;
+
+	if (px->be.nservers) {
+		lbd_cfg_err(ctx, px->line,
+			"backend '%s' %s mode http (%s%s:%u) and has servers; lbd does not proxy "
+			"HTTP (a mode http backend may only serve stats)",
+			px->name, px->mode_line < px->line ? "would run in" : "is in",
+			px->mode_line < px->line ? "inherited from defaults at " : "", ctx->file,
+			px->mode_line);
+		return 1;
+	}
+	if (!(h = cfg_http_get(ctx, px)))
+		return 1;
+	h->svc.line = px->line;
+	h->svc.kind = px->kind;
+	cfg_http_stats_defaults(ctx, h);
+	return 1;
+}
+
+/* A mode http frontend that sends to a backend: its stats come from there
+ * (lbd_cfg_http_build); the use_backend rules say which requests. */
+static int cfg_http_routed_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
+{
+	struct lbd_fe_rules *r = px->fe.rules;
+	struct cfg_http_px *h;
+	size_t i;
+
+	if (!(h = cfg_http_get(ctx, px)))
+		return 1;
+	h->stats_backend = lbd_cfg_strdup(ctx, px->fe.backend_name ? px->fe.backend_name
+								    : r->sw[0].backend);
+	h->backend_line = px->fe.backend_name ? px->fe.backend_line : r->sw[0].line;
+	for (i = 0; r && i < r->nsw; i++)
+		if (h->stats_backend && strcmp(r->sw[i].backend, h->stats_backend) != 0) {
+			lbd_cfg_err(ctx, r->sw[i].line,
+				"use_backend '%s': a mode http frontend of lbd sends to one backend "
+				"that serves stats ('%s' at %s:%u); lbd does not proxy HTTP",
+				r->sw[i].backend, h->stats_backend, ctx->file, h->backend_line);
+			return 1;
+		}
+	h->svc.routes = r;
+	h->svc.route_default = px->fe.backend_name != NULL;
+	px->fe.rules = NULL;
+	h->svc.line = px->line;
+	h->svc.kind = px->kind;
+	h->svc.timeout_client = px->to.client;
+	cfg_http_stats_defaults(ctx, h);
+	return 1;
+}
+
 /* At the end of a frontend, backend or listen section: in mode tcp, say
  * which HTTP directives are ignored and drop them (returns 0); a mode http
  * frontend or listen becomes a service, or an error when it would proxy
@@ -569,9 +637,11 @@ int lbd_cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 		lbd_cfg_http_proxy_free(px);
 		return 0;
 	}
-	if (!(px->cap & CFG_CAP_FE))
-		return 0;
-	if (px->be.nservers || px->fe.backend_name) {
+	if (px->cap == CFG_CAP_BE)
+		return cfg_http_backend_end(ctx, px);
+	if (!px->be.nservers && (px->fe.backend_name || (px->fe.rules && px->fe.rules->nsw)))
+		return cfg_http_routed_end(ctx, px);
+	if (px->be.nservers || px->fe.backend_name || (px->fe.rules && px->fe.rules->nsw)) {
 		lbd_cfg_err(ctx, px->line,
 			"%s '%s' %s mode http (%s%s:%u) and %s; lbd does not proxy HTTP (a "
 			"mode http section may only serve stats, monitor-uri and "
@@ -594,10 +664,7 @@ int lbd_cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 	h->svc.line = px->line;
 	h->svc.kind = px->kind;
 	h->svc.timeout_client = px->to.client;
-	if (h->svc.stats && !h->svc.stats_uri)
-		cfg_http_setstr(ctx, &h->svc.stats_uri, CFG_HTTP_DEFAULT_URI);
-	if (h->svc.stats && !h->svc.stats_realm)
-		cfg_http_setstr(ctx, &h->svc.stats_realm, CFG_HTTP_DEFAULT_REALM);
+	cfg_http_stats_defaults(ctx, h);
 	return 1;
 }
 
@@ -737,6 +804,78 @@ static void cfg_http_check_binds(struct cfg_ctx *ctx, const struct lbd_config *c
 
 /* Move the services and the userlists into c, then check what their
  * conditions name. */
+/* The mode http backend a frontend sends to, found by name, its stats
+ * settings moved into the frontend's service (the conditions they hold
+ * point into the backend's ACLs, which move with them). 0, or -1 with an
+ * error. */
+static int cfg_http_merge_backend(struct cfg_ctx *ctx, struct cfg_proxy *fe)
+{
+	struct cfg_http_px *h = fe->http, *b = NULL;
+	struct lbd_http_service *to = &h->svc, *from;
+	struct cfg_proxy *px;
+	struct acl **slot;
+	size_t i;
+
+	for (i = 0; i < ctx->npx && !b; i++) {
+		px = ctx->px[i];
+		if ((px->cap & CFG_CAP_BE) && strcmp(px->name, h->stats_backend) == 0)
+			b = lbd_cfg_http_is_service(px) && px->cap == CFG_CAP_BE ? px->http : NULL;
+	}
+	if (!b) {
+		lbd_cfg_err(ctx, h->backend_line,
+			"%s '%s' is in mode http and sends to '%s', which is not a mode http "
+			"backend without servers; lbd does not proxy HTTP (a mode http section may "
+			"only serve stats, monitor-uri and prometheus-exporter)",
+			fe->kind, fe->name, h->stats_backend);
+		return -1;
+	}
+	if (b->taken) {
+		lbd_cfg_err(ctx, h->backend_line,
+			"backend '%s' already serves the stats of another frontend; lbd serves a "
+			"stats backend from one frontend (%s '%s')",
+			h->stats_backend, fe->kind, fe->name);
+		return -1;
+	}
+	b->taken = 1;
+	from = &b->svc;
+	if (to->stats) {
+		lbd_cfg_notice(ctx, from->line,
+			"the stats settings of backend '%s' are not used: %s '%s' has its own",
+			h->stats_backend, fe->kind, fe->name);
+		return 0;
+	}
+	for (i = 0; i < from->acls.n; i++) {
+		slot = lbd_cfg_push(ctx, &to->acls.acls, &to->acls.n, sizeof(*slot));
+		if (!slot)
+			return -1;
+		*slot = from->acls.acls[i];
+	}
+	free(from->acls.acls);
+	memset(&from->acls, 0, sizeof(from->acls));
+#define CFG_HTTP_MOVE(f)                                                                           \
+	do {                                                                                       \
+		to->f = from->f;                                                                   \
+		memset(&from->f, 0, sizeof(from->f));                                              \
+	} while (0)
+	CFG_HTTP_MOVE(stats);
+	CFG_HTTP_MOVE(stats_uri);
+	CFG_HTTP_MOVE(stats_realm);
+	CFG_HTTP_MOVE(refresh);
+	CFG_HTTP_MOVE(auth);
+	CFG_HTTP_MOVE(rules);
+	CFG_HTTP_MOVE(nrules);
+	CFG_HTTP_MOVE(admin);
+	CFG_HTTP_MOVE(hide_version);
+	CFG_HTTP_MOVE(show_legends);
+	CFG_HTTP_MOVE(show_node);
+	CFG_HTTP_MOVE(node);
+	CFG_HTTP_MOVE(desc);
+	CFG_HTTP_MOVE(scope);
+	CFG_HTTP_MOVE(nscope);
+#undef CFG_HTTP_MOVE
+	return 0;
+}
+
 void lbd_cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c)
 {
 	struct lbd_http_service *s, **slot;
@@ -752,7 +891,9 @@ void lbd_cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c)
 	}
 	for (i = 0; i < ctx->npx; i++) {
 		px = ctx->px[i];
-		if (!lbd_cfg_http_is_service(px))
+		if (!lbd_cfg_http_is_service(px) || px->cap == CFG_CAP_BE)
+			continue; /* a stats backend is served by its frontends */
+		if (px->http->stats_backend && cfg_http_merge_backend(ctx, px) < 0)
 			continue;
 		s = calloc(1, sizeof(*s));
 		slot = s ? lbd_cfg_push(ctx, &c->https, &c->nhttps, sizeof(*slot)) : NULL;
@@ -788,12 +929,29 @@ void lbd_cfg_http_build(struct cfg_ctx *ctx, struct lbd_config *c)
 	}
 }
 
+const struct acl_list *lbd_cfg_http_acls(struct cfg_ctx *ctx, struct cfg_proxy *px)
+{
+	struct cfg_http_px *h = cfg_http_get(ctx, px);
+
+	return h ? &h->svc.acls : NULL;
+}
+
+void lbd_cfg_http_take_acls(struct cfg_ctx *ctx, struct cfg_proxy *px, struct acl_list *to)
+{
+	(void)ctx;
+	if (!px->http)
+		return;
+	*to = px->http->svc.acls;
+	memset(&px->http->svc.acls, 0, sizeof(px->http->svc.acls));
+}
+
 /* Free what a section's HTTP directives gave (px->http becomes NULL). */
 void lbd_cfg_http_proxy_free(struct cfg_proxy *px)
 {
 	if (!px->http)
 		return;
 	cfg_http_svc_free(&px->http->svc);
+	free(px->http->stats_backend);
 	free(px->http->seen);
 	free(px->http);
 	px->http = NULL;

@@ -51,6 +51,7 @@ static const struct cfg_opt cfg_opts[] = {
 	{ { "tcp-smart-accept", CFG_DEF_FE }, 1, CFG_PXO_SMART_ACCEPT, FE(smart_accept), NULL },
 	{ { "dontlognull", CFG_DEF_FE }, 1, CFG_PXO_DONTLOGNULL, FE(dontlognull), NULL },
 	{ { "redispatch", CFG_DEF_BE }, 1, CFG_PXO_REDISPATCH, BE(redispatch), NULL },
+	{ { "persist", CFG_DEF_BE }, 1, CFG_PXO_PERSIST, BE(persist), NULL },
 	{ { "tcp-smart-connect", CFG_DEF_BE }, 1, CFG_PXO_SMART_CONNECT, BE(smart_connect), NULL },
 	{ { "log-health-checks", CFG_DEF_BE }, 1, CFG_PXO_LOG_HEALTH_CHECKS, BE(log_health_checks),
 		NULL },

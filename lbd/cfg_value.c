@@ -91,10 +91,27 @@ static const char *cfg_port_part(const char *s)
 	return c ? c + 1 : "";
 }
 
+/* HAProxy 2.6 reads a port with atoi() once its first character is a
+ * digit, so text after the digits is ignored without a word: kind's IPv6
+ * load balancer binds ":::6443;". The same text is copied to buf with the
+ * tail cut. */
+static const char *cfg_port_cut(const char *s, char *buf, size_t len)
+{
+	const char *port = cfg_port_part(s);
+	size_t digits = strspn(port, "0123456789");
+
+	if (!digits || !port[digits] || (size_t)(port - s) + digits >= len)
+		return s;
+	memcpy(buf, s, (size_t)(port - s) + digits);
+	buf[(size_t)(port - s) + digits] = '\0';
+	return buf;
+}
+
 int lbd_cfg_addr(struct cfg_ctx *ctx, unsigned line, const char *what, const char *s,
 	unsigned flags, struct cpha_addr *a, const char *where)
 {
 	const char *why = NULL, *port = cfg_port_part(s);
+	char cut[CPHA_ADDR_STRLEN + 16];
 
 	if (s[0] == '/' || (strchr(s, '@') && strncmp(s, "ipv4@", 5) && strncmp(s, "ipv6@", 5))) {
 		lbd_cfg_err(ctx, line, "%s '%s': lbd only supports IPv4 and IPv6 addresses (%s)",
@@ -123,7 +140,7 @@ int lbd_cfg_addr(struct cfg_ctx *ctx, unsigned line, const char *what, const cha
 			s, where);
 		return -1;
 	}
-	if (cpha_parse_addr(s, flags, a, &why) < 0) {
+	if (cpha_parse_addr(cfg_port_cut(s, cut, sizeof(cut)), flags, a, &why) < 0) {
 		lbd_cfg_err(ctx, line, "%s '%s': %s (%s)", what, s, why, where);
 		return -1;
 	}

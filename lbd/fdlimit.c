@@ -18,9 +18,18 @@ unsigned long fdlimit_maxsock(const struct fdlimit_fixed *fx, unsigned maxconn)
 
 	n += fx->listeners + fx->checks;
 	n += (unsigned long)fx->nworkers * FDLIMIT_PER_WORKER;
-	n += 2UL * maxconn;                   /* a client and a server socket */
-	n += 2UL * fdlimit_maxpipes(maxconn); /* each pipe is two descriptors */
+	n += 2UL * maxconn; /* a client and a server socket */
 	return n;
+}
+
+unsigned fdlimit_pipes(const struct fdlimit_fixed *fx, unsigned maxconn, unsigned long limit)
+{
+	unsigned long need = fdlimit_maxsock(fx, maxconn), room;
+
+	if (limit <= need)
+		return 0;
+	room = (limit - need) / 2; /* each pipe is two descriptors */
+	return room < fdlimit_maxpipes(maxconn) ? (unsigned)room : fdlimit_maxpipes(maxconn);
 }
 
 unsigned fdlimit_ideal_maxconn(const struct fdlimit_fixed *fx, unsigned long limit)
@@ -29,10 +38,7 @@ unsigned fdlimit_ideal_maxconn(const struct fdlimit_fixed *fx, unsigned long lim
 
 	if (limit <= fixed)
 		return FDLIMIT_MIN_MAXCONN;
-	/* 2 per connection plus 2 per pipe, a pipe per 4 connections */
-	m = 2 * (limit - fixed) / 5;
-	while (m > 0 && fdlimit_maxsock(fx, (unsigned)(m > UINT_MAX ? UINT_MAX : m)) > limit)
-		m--; /* rounding of maxconn / 4 */
+	m = (limit - fixed) / 2;
 	if (m > UINT_MAX)
 		m = UINT_MAX;
 	return m < FDLIMIT_MIN_MAXCONN ? FDLIMIT_MIN_MAXCONN : (unsigned)m;
@@ -70,35 +76,48 @@ static unsigned long cap(unsigned long v, unsigned hard)
 	return hard && v > hard ? hard : v;
 }
 
-int fdlimit_apply(struct lbd_config *c, unsigned nworkers, bool reload)
+/* Set the soft limit to want (the hard one too when it is lower and we
+ * may raise it); 0 or -1. */
+static int set_limit(unsigned long want, const struct rlimit *now, unsigned hard_cap)
+{
+	struct rlimit rl;
+
+	if (hard_cap && want > hard_cap)
+		return -1;
+	rl.rlim_cur = want;
+	rl.rlim_max = now->rlim_max > want ? now->rlim_max : want;
+	return setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+int fdlimit_apply(struct lbd_config *c, unsigned nworkers, bool reload, unsigned *maxpipes)
 {
 	struct lbd_global *g = &c->global;
 	struct fdlimit_fixed fx;
 	struct rlimit now, rl;
-	unsigned long maxsock, want;
+	unsigned long maxsock, want, pipes_want;
 	char where[512];
-	unsigned ideal;
 
+	*maxpipes = 0;
 	fdlimit_fixed_of(c, nworkers, &fx);
 	if (getrlimit(RLIMIT_NOFILE, &now) == -1) {
 		log_err("getrlimit(RLIMIT_NOFILE): %m");
 		return 0;
 	}
-	if (!g->maxconn_line) {
+	if (!g->maxconn_line)
 		/* HAProxy sizes an unset maxconn to the limit it finds */
-		ideal = fdlimit_ideal_maxconn(
+		g->maxconn = fdlimit_ideal_maxconn(
 			&fx, cap(now.rlim_cur > now.rlim_max ? now.rlim_cur : now.rlim_max,
 				     g->fd_hard_limit));
-		g->maxconn = ideal < FDLIMIT_DEFAULT_MAXCONN ? ideal : FDLIMIT_DEFAULT_MAXCONN;
-	}
-	maxsock = fdlimit_maxsock(&fx, g->maxconn);
+	maxsock = g->maxsock = fdlimit_maxsock(&fx, g->maxconn);
+	pipes_want = maxsock + 2UL * fdlimit_maxpipes(g->maxconn);
 	origin(c, where, sizeof(where));
 	want = g->ulimit_n ? g->ulimit_n : maxsock;
 	if (reload && want < now.rlim_cur)
 		want = now.rlim_cur; /* never below what open sessions may hold */
-	rl.rlim_cur = want;
-	rl.rlim_max = now.rlim_max > want ? now.rlim_max : want;
-	if ((g->fd_hard_limit && want > g->fd_hard_limit) || setrlimit(RLIMIT_NOFILE, &rl) == -1) {
+	/* room for the pipes when the limit allows it; they are optional */
+	if (!g->ulimit_n && pipes_want > want && set_limit(pipes_want, &now, g->fd_hard_limit) == 0)
+		want = pipes_want;
+	else if (set_limit(want, &now, g->fd_hard_limit) == -1) {
 		if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
 			rl = now;
 		if (!g->no_strict_limits) {
@@ -116,7 +135,9 @@ int fdlimit_apply(struct lbd_config *c, unsigned nworkers, bool reload)
 		log_warn("%sCannot raise FD limit to %lu, limit is %lu", where, want,
 			(unsigned long)rl.rlim_cur);
 	}
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < maxsock) {
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		rl.rlim_cur = want;
+	if (rl.rlim_cur < maxsock) {
 		log_err("%sFD limit (%lu) too low for maxconn=%u/maxsock=%lu. Please raise "
 			"'ulimit-n' to %lu or more to avoid any trouble%s",
 			where, (unsigned long)rl.rlim_cur, g->maxconn, maxsock, maxsock,
@@ -124,5 +145,10 @@ int fdlimit_apply(struct lbd_config *c, unsigned nworkers, bool reload)
 		if (!g->no_strict_limits)
 			return -1;
 	}
+	*maxpipes = fdlimit_pipes(&fx, g->maxconn, cap(rl.rlim_cur, g->fd_hard_limit));
+	if (*maxpipes < fdlimit_maxpipes(g->maxconn))
+		log_info("descriptor limit %lu: %u pipes for splicing (of %u wanted); sessions "
+			 "without one copy their data",
+			(unsigned long)rl.rlim_cur, *maxpipes, fdlimit_maxpipes(g->maxconn));
 	return 0;
 }

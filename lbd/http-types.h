@@ -50,6 +50,11 @@ struct lbd_http_service {
 
 	/* stats page */
 	int stats;                /* any stats keyword enables it */
+	/* a frontend whose stats come from a mode http backend with no
+	 * servers: its use_backend rules to it (NULL: none) and whether it
+	 * is the default_backend; a request no rule sends there gets 503 */
+	struct lbd_fe_rules *routes;
+	int route_default;
 	char *stats_uri;          /* prefix; default "/haproxy?stats" */
 	char *stats_realm;        /* default "HAProxy Statistics" */
 	uint64_t refresh;         /* usec; 0: no Refresh header */

@@ -226,6 +226,13 @@ static bool http_auth_fetch(void *userdata, const char *userlist)
 	return false;
 }
 
+static const char *http_hdr_fetch(void *userdata, const char *name)
+{
+	struct http_ctx *c = userdata;
+
+	return MHD_lookup_connection_value(c->con, MHD_HEADER_KIND, name);
+}
+
 static bool http_cond(struct http_ctx *c, const struct acl_cond *cond)
 {
 	const union MHD_ConnectionInfo *ci =
@@ -236,10 +243,25 @@ static bool http_cond(struct http_ctx *c, const struct acl_cond *cond)
 		.dst_port = c->hd->port,
 		.nbsrv = http_nbsrv,
 		.http_auth = http_auth_fetch,
+		.hdr = http_hdr_fetch,
 		.userdata = c,
 	};
 
 	return acl_cond_eval(cond, &f);
+}
+
+/* A frontend whose stats come from its backend: does a use_backend rule
+ * (or default_backend) send this request there? */
+static bool http_routed(struct http_ctx *c, const struct lbd_http_service *s)
+{
+	size_t i;
+
+	if (!s->routes)
+		return true;
+	for (i = 0; i < s->routes->nsw; i++)
+		if (http_cond(c, s->routes->sw[i].cond))
+			return true;
+	return s->route_default;
 }
 
 /* Is a proxy shown under stats scope? */
@@ -666,7 +688,8 @@ static enum MHD_Result http_answer(struct http_ctx *c, struct http_req *r, const
 	for (i = 0; i < s->nprom; i++)
 		if (http_cond(c, s->prom[i]))
 			return http_prometheus(c);
-	if (s->stats && strncmp(r->uri, s->stats_uri, strlen(s->stats_uri)) == 0)
+	if (s->stats && strncmp(r->uri, s->stats_uri, strlen(s->stats_uri)) == 0 &&
+		http_routed(c, s))
 		return http_stats(c, r, method);
 	return http_error(c->con, 503);
 }

@@ -38,6 +38,7 @@
 struct lbd_main {
 	struct lbd_runtime rt;
 	const char *config;
+	unsigned cfg_flags; /* LBD_CFG_*: -W */
 	bool soft_stopping;
 	uint64_t hard_stop_at; /* CLOCK_MONOTONIC usec; 0 = none */
 	sd_event_source *housekeeping;
@@ -46,12 +47,14 @@ struct lbd_main {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: lbd [-f FILE] [-c] [-q] [-db] [-D] [-p PIDFILE] [-d] [-v]\n"
+		"usage: lbd [-f FILE] [-c] [-q] [-db] [-D] [-W|-Ws] [-p PIDFILE] [-d] [-v]\n"
 		"  -f FILE     configuration file (default " LBD_DEFAULT_CONFIG ")\n"
 		"  -c          check the configuration, print every error, exit 0 or 1\n"
 		"  -q          quiet: with -c, print nothing when the file is valid\n"
 		"  -db         stay in the foreground even if 'daemon' is set\n"
 		"  -D          go to the background (as 'daemon' in global)\n"
+		"  -W, -Ws     HAProxy's master-worker mode: lbd stays one process, and reads\n"
+		"              program sections (as 'master-worker' in global)\n"
 		"  -p PIDFILE  write the process id there\n"
 		"  -d          debug logging\n"
 		"  -v          print the version\n"
@@ -67,13 +70,13 @@ static void print_errors(const char *path, struct cpha_msgs *errs)
 }
 
 /* -c: print notices and errors as file:line: message; exit status 0 or 1. */
-static int check_config(const char *path, int quiet)
+static int check_config(const char *path, unsigned flags, int quiet)
 {
 	struct cpha_msgs errs = { 0 };
 	struct lbd_config *c = NULL;
 	size_t i;
 
-	if (lbd_cfg_load(path, &c, &errs) < 0) {
+	if (lbd_cfg_load_flags(path, flags, &c, &errs) < 0) {
 		print_errors(path, &errs);
 		cpha_msgs_free(&errs);
 		return 1;
@@ -227,11 +230,12 @@ static void on_reload(void *userdata)
 	struct lbd_main *m = userdata;
 	struct cpha_msgs errs = { 0 };
 	struct lbd_config *c = NULL;
+	unsigned maxpipes;
 	size_t i;
 	int r;
 
 	cpha_notify_reloading();
-	if (lbd_cfg_load(m->config, &c, &errs) < 0) {
+	if (lbd_cfg_load_flags(m->config, m->cfg_flags, &c, &errs) < 0) {
 		for (i = 0; i < errs.nerrs; i++)
 			log_err("%s", errs.errs[i].text);
 		log_err("reload refused: %zu error%s; still running the previous configuration",
@@ -249,7 +253,7 @@ static void on_reload(void *userdata)
 		return;
 	}
 	privdrop_reload_notice(&m->rt.cfg->global, &c->global, m->config);
-	if (fdlimit_apply(c, m->rt.nworkers, true) < 0) {
+	if (fdlimit_apply(c, m->rt.nworkers, true, &maxpipes) < 0) {
 		log_err("reload refused: the descriptor limit is too low (strict-limits); still "
 			"running the previous configuration");
 		lbd_cfg_free(c);
@@ -270,7 +274,7 @@ static void on_reload(void *userdata)
 	/* states are carried in-process: the file is not read again, only
 	 * the directories of new file names are opened */
 	server_state_prepare(&m->rt);
-	atomic_store(&m->rt.maxpipes, fdlimit_maxpipes(m->rt.maxconn));
+	atomic_store(&m->rt.maxpipes, maxpipes);
 	m->rt.reloads++;
 	apply_interfaces(m);
 	log_notice("reloaded %s (reload %llu); established sessions carried over", m->config,
@@ -358,7 +362,7 @@ int main(int argc, char **argv)
 	char *cfg_pidfile = NULL;
 	int i, check = 0, quiet = 0, foreground = 0, background = 0, debug = 0, r;
 	long ncpu;
-	unsigned n;
+	unsigned n, maxpipes;
 	sigset_t usr1;
 
 	m.config = LBD_DEFAULT_CONFIG;
@@ -379,6 +383,8 @@ int main(int argc, char **argv)
 			background = 1;
 		else if (strcmp(a, "-d") == 0)
 			debug = 1;
+		else if (strcmp(a, "-W") == 0 || strcmp(a, "-Ws") == 0)
+			m.cfg_flags |= LBD_CFG_MASTER_WORKER;
 		else if (strcmp(a, "-v") == 0 || strcmp(a, "-vv") == 0) {
 			printf("lbd (cpha) " CPHA_VERSION "\n");
 			return 0;
@@ -392,12 +398,12 @@ int main(int argc, char **argv)
 		}
 	}
 	if (check)
-		return check_config(m.config, quiet);
+		return check_config(m.config, m.cfg_flags, quiet);
 
 	cpha_log_open("lbd", getenv("JOURNAL_STREAM") ? CPHA_LOG_AUTO : CPHA_LOG_STDERR);
 	if (debug)
 		cpha_log_set_level(LOG_DEBUG);
-	if (lbd_cfg_load(m.config, &cfg, &errs) < 0) {
+	if (lbd_cfg_load_flags(m.config, m.cfg_flags, &cfg, &errs) < 0) {
 		print_errors(m.config, &errs);
 		cpha_msgs_free(&errs);
 		return 1;
@@ -445,7 +451,7 @@ int main(int argc, char **argv)
 	if (n > LBD_MAX_THREADS)
 		n = LBD_MAX_THREADS;
 	/* descriptors for maxconn, as HAProxy counts them (fdlimit.c) */
-	if (fdlimit_apply(cfg, n, false) < 0)
+	if (fdlimit_apply(cfg, n, false, &maxpipes) < 0)
 		return 1;
 	rt->workers = calloc(n, sizeof(*rt->workers));
 	if (!rt->workers)
@@ -465,7 +471,7 @@ int main(int argc, char **argv)
 	server_state_load(rt); /* before DNS: init-addr last */
 	if (resolver_apply(rt) < 0)
 		return 1;
-	atomic_store(&rt->maxpipes, fdlimit_maxpipes(rt->maxconn));
+	atomic_store(&rt->maxpipes, maxpipes);
 	apply_interfaces(&m);
 	/* the state files' directories, while a chroot does not hide them */
 	server_state_prepare(rt);

@@ -113,6 +113,7 @@ struct lbd_backend_rt {
 	size_t nservers;
 	unsigned retries;
 	bool redispatch;
+	bool persist;                 /* option persist */
 	bool smart_connect;           /* option tcp-smart-connect */
 	struct lbd_timeouts timeouts; /* merged: backend's over defaults */
 	enum lbd_check_kind check_kind;
@@ -137,7 +138,12 @@ struct lbd_fe_params {
 	bool tcplog;
 	bool dontlognull;
 	struct lbd_logger *log;    /* traffic log destinations (may be NULL) */
-	struct lbd_backend_rt *be; /* holds a backend reference */
+	struct lbd_backend_rt *be; /* default backend: holds a reference; NULL: none */
+	/* tcp-request rules and use_backend conditions (a reference; NULL:
+	 * none); sw_be[i] is rules->sw[i]'s backend, each a reference */
+	struct lbd_fe_rules *rules;
+	struct lbd_backend_rt **sw_be;
+	bool inspect; /* sessions read the client's first bytes before choosing */
 	/* frees it and drops its references at the last one (runtime.c's
 	 * fe_params_free: the backend's lifetime is the runtime's) */
 	void (*release)(struct lbd_fe_params *fp);

@@ -82,9 +82,15 @@ static void backend_unref(struct lbd_backend_rt *be)
 
 void fe_params_free(struct lbd_fe_params *fp)
 {
+	size_t i;
+
 	tlog_free(fp->log);
 	if (fp->be)
 		backend_unref(fp->be);
+	for (i = 0; fp->sw_be && i < fp->rules->nsw; i++)
+		backend_unref(fp->sw_be[i]);
+	free(fp->sw_be);
+	rules_unref(fp->rules);
 	free(fp);
 }
 
@@ -300,7 +306,7 @@ static int prepare_frontend(struct lbd_runtime *rt, struct lbd_runtime_plan *p,
 	struct plan_frontend *pf, const struct lbd_frontend *fc)
 {
 	struct lbd_fe_params *fp;
-	size_t i;
+	size_t i, j;
 
 	pf->fc = fc;
 	pf->fe = frontend_find(rt, fc->name);
@@ -325,9 +331,19 @@ static int prepare_frontend(struct lbd_runtime *rt, struct lbd_runtime_plan *p,
 	fp->log = tlog_open(fc->logs, fc->nlogs, fc->log_format, fc->dontlog_normal);
 	if (fc->nlogs && !fp->log)
 		return -ENOMEM;
-	for (i = 0; i < p->cfg->nbackends; i++)
+	for (i = 0; fc->backend && i < p->cfg->nbackends; i++)
 		if (strcmp(p->be[i].bc->name, fc->backend->name) == 0)
 			fp->be = p->be[i].be;
+	if (fc->rules) {
+		fp->rules = rules_ref(fc->rules);
+		fp->inspect = rules_inspect(fc->rules);
+		if (fc->rules->nsw && !(fp->sw_be = calloc(fc->rules->nsw, sizeof(*fp->sw_be))))
+			return -ENOMEM;
+		for (j = 0; j < fc->rules->nsw; j++)
+			for (i = 0; i < p->cfg->nbackends; i++)
+				if (strcmp(p->be[i].bc->name, fc->rules->sw[j].backend) == 0)
+					fp->sw_be[j] = p->be[i].be;
+	}
 	return 0;
 }
 
@@ -335,6 +351,8 @@ static void unprepare_frontend(struct plan_frontend *pf)
 {
 	if (pf->fp) {
 		tlog_free(pf->fp->log);
+		rules_unref(pf->fp->rules);
+		free(pf->fp->sw_be);
 		free(pf->fp); /* no backend reference taken yet */
 	}
 	if (pf->fresh) {
@@ -531,6 +549,7 @@ static void commit_backend(
 	be->algo = bc->balance;
 	be->retries = bc->retries;
 	be->redispatch = bc->redispatch;
+	be->persist = bc->persist;
 	be->smart_connect = bc->smart_connect;
 	be->timeouts = bc->timeouts;
 	be->check_kind = bc->check_kind;
@@ -654,7 +673,10 @@ static void commit_frontends(struct lbd_runtime *rt, struct lbd_runtime_plan *p)
 		if (pf->fresh)
 			p->frontends[n++] = pf->fe;
 		pf->fresh = false;
-		__atomic_add_fetch(&pf->fp->be->refs, 1, __ATOMIC_ACQ_REL);
+		if (pf->fp->be)
+			__atomic_add_fetch(&pf->fp->be->refs, 1, __ATOMIC_ACQ_REL);
+		for (j = 0; pf->fp->sw_be && j < pf->fp->rules->nsw; j++)
+			__atomic_add_fetch(&pf->fp->sw_be[j]->refs, 1, __ATOMIC_ACQ_REL);
 		oldp = atomic_exchange(&pf->fe->params, pf->fp);
 		pf->fp = NULL;
 		if (oldp && atomic_fetch_sub(&oldp->refs, 1) == 1)

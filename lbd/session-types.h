@@ -14,6 +14,7 @@
 #include "splice.h"
 
 enum lbd_sess_state {
+	LBD_SESS_INSPECT,    /* reading the client's first bytes for the rules */
 	LBD_SESS_QUEUED,     /* waiting in the backend queue for a slot */
 	LBD_SESS_TURNAROUND, /* waiting before retrying the same server */
 	LBD_SESS_CONNECTING, /* connect() to the server in progress */
@@ -29,7 +30,8 @@ struct lbd_session {
 	struct cpha_list flink; /* worker's sessions waiting for a descriptor */
 	struct lbd_worker *w;
 	struct lbd_frontend_rt *fe;
-	struct lbd_fe_params *fp; /* holds a reference; fp->be is the backend */
+	struct lbd_fe_params *fp; /* holds a reference, and so the backends */
+	struct lbd_backend_rt *be; /* chosen by the rules (fp->be without); NULL before */
 	struct lbd_server *srv;   /* holds a slot and a reference while set */
 	enum lbd_sess_state st;
 	int cfd, sfd;
@@ -46,6 +48,7 @@ struct lbd_session {
 	bool zombie;           /* closed while that message was on its way */
 	bool dead;             /* closed; the memory goes after the current batch */
 	bool counted_retry;
+	bool nolog; /* closed by a tcp-request connection rule: no traffic log line */
 	char term[3];                                  /* termination state for the traffic log */
 	uint64_t t_accept, t_queue, t_connect, t_open; /* CLOCK_MONOTONIC usec */
 	uint64_t t_fdwait, fd_retry_at; /* waiting for a descriptor: since, next try */

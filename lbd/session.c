@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "log.h"
 #include "proxyproto.h"
+#include "rules.h"
 #include "server.h"
 #include "health.h"
 #include "session.h"
@@ -21,6 +22,7 @@
 #define TIMER_ACCURACY_USEC 5000ULL
 #define FDWAIT_RETRY_USEC   100000ULL /* no descriptor: try again (HAProxy's listener pause) */
 #define FDWAIT_KICK         2         /* sessions retried per ended session (two fds freed) */
+#define LBD_INSPECT_BYTES   16384     /* what tcp-request content rules see at most (HAProxy's bufsize) */
 
 static void on_client_io(struct lbd_evh *h, uint32_t revents);
 static void on_server_io(struct lbd_evh *h, uint32_t revents);
@@ -29,6 +31,10 @@ static void server_io(struct lbd_session *s, uint32_t revents);
 static void hedge_promote(struct lbd_session *s);
 static int on_timer(sd_event_source *src, uint64_t usec, void *userdata);
 static void session_dispatch(struct lbd_session *s);
+static void session_choose(struct lbd_session *s, const uint8_t *payload, size_t len);
+static void session_inspect(struct lbd_session *s, bool final);
+static struct acl_facts session_facts(
+	const struct lbd_session *s, const uint8_t *payload, size_t len, bool final);
 static void session_connect(struct lbd_session *s);
 static void session_fdwait(struct lbd_session *s, int err);
 static void session_open(struct lbd_session *s, bool server_readable);
@@ -41,7 +47,7 @@ void session_fd_exhausted(struct lbd_worker *w)
 
 static struct lbd_backend_rt *be_of(const struct lbd_session *s)
 {
-	return s->fp->be;
+	return s->be;
 }
 
 static void set_nodelay_keepalive(int fd)
@@ -85,10 +91,18 @@ static uint64_t add_deadline(uint64_t base, uint64_t timeout)
 
 static uint64_t session_deadline(const struct lbd_session *s)
 {
-	const struct lbd_timeouts *ft = &s->fp->timeouts, *bt = &be_of(s)->timeouts;
+	const struct lbd_timeouts *ft = &s->fp->timeouts;
+	const struct lbd_timeouts *bt = be_of(s) ? &be_of(s)->timeouts : ft;
 	uint64_t d = UINT64_MAX, tc, ts, hedge_at;
 
 	switch (s->st) {
+	case LBD_SESS_INSPECT:
+		/* the rules decide on what came when inspect-delay is over,
+		 * and timeout client bounds the wait too */
+		d = s->t_accept + s->fp->rules->inspect_delay;
+		if (add_deadline(s->t_accept, ft->client) < d)
+			d = add_deadline(s->t_accept, ft->client);
+		break;
 	case LBD_SESS_QUEUED:
 		d = add_deadline(s->t_queue, bt->queue ? bt->queue : bt->connect);
 		break;
@@ -204,11 +218,11 @@ static void session_close(struct lbd_session *s, const char *term)
 	memcpy(s->term, term, 2);
 	s->term[2] = '\0';
 	cpha_list_del(&s->flink);
-	if (s->st == LBD_SESS_QUEUED && backend_unqueue(be, s) < 0) {
+	if (s->st == LBD_SESS_QUEUED && be && backend_unqueue(be, s) < 0) {
 		/* a slot is on its way in a message: finish when it arrives */
 		s->zombie = true;
 	}
-	if (s->fp->tcplog && !(s->fp->dontlognull && s->c2s.bytes == 0))
+	if (s->fp->tcplog && !s->nolog && !(s->fp->dontlognull && s->c2s.bytes == 0))
 		tlog_session(s, lbd_loop_now(w->e));
 	s->timer = sd_event_source_disable_unref(s->timer);
 	close(s->cfd);
@@ -217,11 +231,12 @@ static void session_close(struct lbd_session *s, const char *term)
 	hedge_drop(s);
 	splice_flow_release(w, &s->c2s);
 	splice_flow_release(w, &s->s2c);
-	if (!s->zombie)
+	if (!s->zombie && be)
 		backend_release(be, s);
 	atomic_fetch_sub_explicit(&w->rt->cur, 1, memory_order_relaxed);
 	atomic_fetch_sub_explicit(&s->fe->cur, 1, memory_order_relaxed);
-	atomic_fetch_sub_explicit(&be->cur, 1, memory_order_relaxed);
+	if (be)
+		atomic_fetch_sub_explicit(&be->cur, 1, memory_order_relaxed);
 	cpha_list_del(&s->wlink);
 	w->nsessions--;
 	s->dead = true;
@@ -257,7 +272,6 @@ void session_accept(
 	s->peer = *peer;
 	s->local_port = cpha_addr_port(&l->addr);
 	s->t_accept = now;
-	s->attempts_left = fp->be->retries + 1;
 	cpha_list_init(&s->slink);
 	cpha_list_init(&s->qlink);
 	cpha_list_init(&s->flink);
@@ -265,18 +279,104 @@ void session_accept(
 	w->nsessions++;
 	atomic_fetch_add_explicit(&w->rt->cur, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&fe->cur, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&fp->be->cur, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&w->rt->sessions_total, 1, memory_order_relaxed);
 	COUNT(fe, sessions_total, 1);
-	COUNT(fp->be, sessions_total, 1);
 	s->ch.fn = on_client_io;
 	s->sh.fn = on_server_io;
 	s->hh.fn = on_hedge_io;
+	if (fp->rules) {
+		struct acl_facts f = session_facts(s, NULL, 0, true);
+
+		if (rules_connection(fp->rules, &f) == RULES_REJECT) {
+			/* HAProxy logs nothing for these */
+			COUNT(fe, denied, 1);
+			reset_on_close(cfd);
+			s->nolog = true;
+			session_close(s, "PR");
+			return;
+		}
+	}
 	if (watch(s, cfd, &s->ch) < 0) {
 		session_close(s, "RC");
 		return;
 	}
+	if (fp->inspect) {
+		s->st = LBD_SESS_INSPECT;
+		session_inspect(s, fp->rules->inspect_delay == 0);
+		return;
+	}
+	session_choose(s, NULL, 0);
+}
+
+/* What the rules may ask about this session. */
+static struct acl_facts session_facts(
+	const struct lbd_session *s, const uint8_t *payload, size_t len, bool final)
+{
+	struct acl_facts f = {
+		.src = (const struct sockaddr *)&s->peer,
+		.dst_port = s->local_port,
+		.payload = payload,
+		.payload_len = len,
+		.final = final,
+	};
+
+	return f;
+}
+
+/* The backend: the first switching rule that holds, else default_backend.
+ * HAProxy closes a session no rule sends anywhere. */
+static void session_choose(struct lbd_session *s, const uint8_t *payload, size_t len)
+{
+	struct lbd_fe_params *fp = s->fp;
+	struct acl_facts f = session_facts(s, payload, len, true);
+	int i = fp->rules ? rules_switch(fp->rules, &f) : -1;
+
+	s->be = i >= 0 ? fp->sw_be[i] : fp->be;
+	if (!s->be) {
+		COUNT(s->fe, denied, 1);
+		session_close(s, "PR");
+		return;
+	}
+	s->attempts_left = s->be->retries + 1;
+	atomic_fetch_add_explicit(&s->be->cur, 1, memory_order_relaxed);
+	COUNT(s->be, sessions_total, 1);
 	session_dispatch(s);
+}
+
+/* tcp-request content rules over what the client sent so far, read and
+ * left in the socket for the server (final: no more will be waited for). */
+static void session_inspect(struct lbd_session *s, bool final)
+{
+	uint8_t buf[LBD_INSPECT_BYTES];
+	struct acl_facts f;
+	ssize_t n;
+
+	n = recv(s->cfd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+		session_close(s, "CR");
+		return;
+	}
+	if (n < 0)
+		n = 0;
+	/* a client that is done sending, or a full buffer, ends the wait */
+	if ((n == 0 && s->c2s.src_rdhup) || (size_t)n == sizeof(buf))
+		final = true;
+	f = session_facts(s, buf, (size_t)n, final);
+	switch (rules_content(s->fp->rules, &f)) {
+	case RULES_WAIT:
+		session_arm(s);
+		return;
+	case RULES_REJECT:
+		COUNT(s->fe, denied, 1);
+		reset_on_close(s->cfd);
+		session_close(s, "PR");
+		return;
+	case RULES_ACCEPT:
+		break;
+	}
+	s->armed = 0;
+	s->timer = sd_event_source_disable_unref(s->timer);
+	session_choose(s, buf, (size_t)n);
 }
 
 static void session_dispatch(struct lbd_session *s)
@@ -753,7 +853,11 @@ static void on_client_io(struct lbd_evh *h, uint32_t revents)
 		if (revents & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
 			s->c2s.src_ready = true;
 		if (revents & EPOLLERR)
-			session_close(s, s->st == LBD_SESS_QUEUED ? "CQ" : "CC");
+			session_close(s, s->st == LBD_SESS_QUEUED	? "CQ"
+					 : s->st == LBD_SESS_INSPECT ? "CR"
+								      : "CC");
+		else if (s->st == LBD_SESS_INSPECT && (revents & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)))
+			session_inspect(s, false);
 		return;
 	}
 	if ((revents & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) &&
@@ -782,6 +886,16 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 		return 0;
 	}
 	switch (s->st) {
+	case LBD_SESS_INSPECT:
+		/* HAProxy: timeout client before the rules decide is the
+		 * client's; inspect-delay over, the rules decide on what came */
+		if (add_deadline(s->t_accept, s->fp->timeouts.client) <= now &&
+			s->t_accept + s->fp->rules->inspect_delay > now) {
+			session_close(s, "cR");
+			break;
+		}
+		session_inspect(s, true);
+		break;
 	case LBD_SESS_QUEUED:
 		if (backend_unqueue(be_of(s), s) > 0) {
 			COUNT(be_of(s), denied, 1);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,23 +38,32 @@ void stats_show_info(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
 	uint64_t up = (cpha_now_usec(CLOCK_REALTIME) - rt->started) / 1000000;
 	unsigned cur = atomic_load(&rt->cur);
 	unsigned long long total = atomic_load(&rt->sessions_total);
+	unsigned long long maxsock = rt->cfg ? rt->cfg->global.maxsock : 0;
+	unsigned maxpipes = atomic_load(&rt->maxpipes), pipes = atomic_load(&rt->npipes);
+	struct rlimit rl = { 0, 0 };
 
+	getrlimit(RLIMIT_NOFILE, &rl);
+	/* HAProxy's names; Ulimit-n, Maxsock and Maxpipes as its show info */
 	if (json) {
 		stats_put_json(reply,
-			json_pack("{s:s,s:s,s:I,s:i,s:i,s:i,s:i,s:I,s:I,s:s,s:s}", "Name", "lbd",
-				"Version", CPHA_VERSION, "Uptime_sec", (json_int_t)up, "Pid",
-				(int)getpid(), "Nbthread", (int)rt->nworkers, "Maxconn",
-				(int)rt->maxconn, "CurrConns", (int)cur, "CumConns",
-				(json_int_t)total, "Reloads", (json_int_t)rt->reloads, "Config",
-				rt->cfg ? rt->cfg->file : "", "Config_sha256",
+			json_pack("{s:s,s:s,s:I,s:i,s:i,s:I,s:I,s:i,s:i,s:i,s:i,s:I,s:I,s:s,s:s}",
+				"Name", "lbd", "Version", CPHA_VERSION, "Uptime_sec",
+				(json_int_t)up, "Pid", (int)getpid(), "Nbthread",
+				(int)rt->nworkers, "Ulimit-n", (json_int_t)rl.rlim_cur, "Maxsock",
+				(json_int_t)maxsock, "Maxconn", (int)rt->maxconn, "Maxpipes",
+				(int)maxpipes, "PipesUsed", (int)pipes, "CurrConns", (int)cur,
+				"CumConns", (json_int_t)total, "Reloads", (json_int_t)rt->reloads,
+				"Config", rt->cfg ? rt->cfg->file : "", "Config_sha256",
 				rt->cfg ? rt->cfg->digest : ""));
 		return;
 	}
 	cpha_buf_printf(reply,
-		"Name: lbd\nVersion: %s\nUptime_sec: %llu\nPid: %d\nNbthread: %u\nMaxconn: %u\n"
-		"CurrConns: %u\nCumConns: %llu\nReloads: %llu\nConfig: %s\nConfig_sha256: %s\n",
-		CPHA_VERSION, (unsigned long long)up, (int)getpid(), rt->nworkers, rt->maxconn, cur,
-		total, (unsigned long long)rt->reloads, rt->cfg ? rt->cfg->file : "",
+		"Name: lbd\nVersion: %s\nUptime_sec: %llu\nPid: %d\nNbthread: %u\nUlimit-n: %llu\n"
+		"Maxsock: %llu\nMaxconn: %u\nMaxpipes: %u\nPipesUsed: %u\nCurrConns: %u\n"
+		"CumConns: %llu\nReloads: %llu\nConfig: %s\nConfig_sha256: %s\n",
+		CPHA_VERSION, (unsigned long long)up, (int)getpid(), rt->nworkers,
+		(unsigned long long)rl.rlim_cur, maxsock, rt->maxconn, maxpipes, pipes, cur, total,
+		(unsigned long long)rt->reloads, rt->cfg ? rt->cfg->file : "",
 		rt->cfg ? rt->cfg->digest : "");
 }
 

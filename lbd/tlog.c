@@ -121,7 +121,9 @@ int tlog_format(
 		"Sep", "Oct", "Nov", "Dec" };
 	uint64_t accept_real = now_real - (now_mono - s->t_accept);
 	time_t secs = (time_t)(accept_real / 1000000);
-	const struct lbd_backend_rt *be = s->fp->be;
+	/* a session closed before its backend was chosen names its frontend
+	 * there, as HAProxy does */
+	const struct lbd_backend_rt *be = s->be;
 	char peer[INET6_ADDRSTRLEN + 8];
 	struct tm tm;
 	long tw, tc;
@@ -135,25 +137,26 @@ int tlog_format(
 		"%s [%02d/%s/%04d:%02d:%02d:%02d.%03u] %s %s/%s %ld/%ld/%ld %llu %s "
 		"%u/%u/%u/%u/%u %u/%u",
 		peer, tm.tm_mday, mon[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
-		tm.tm_sec, (unsigned)(accept_real / 1000 % 1000), s->fe->name, be->name,
+		tm.tm_sec, (unsigned)(accept_real / 1000 % 1000), s->fe->name,
+		be ? be->name : s->fe->name,
 		s->srv ? s->srv->name : "<NOSRV>", tw, tc, ms_between(s->t_accept, now_mono),
 		(unsigned long long)s->s2c.bytes, s->term, (unsigned)atomic_load(&s->w->rt->cur),
-		(unsigned)atomic_load(&s->fe->cur), (unsigned)atomic_load(&be->cur),
-		s->srv ? s->srv->cur : 0u, s->retries_done, 0u, be->queued);
+		(unsigned)atomic_load(&s->fe->cur), be ? (unsigned)atomic_load(&be->cur) : 0u,
+		s->srv ? s->srv->cur : 0u, s->retries_done, 0u, be ? be->queued : 0u);
 }
 
 void tlog_values(const struct lbd_session *s, uint64_t now_mono, uint64_t now_real,
 	const struct sockaddr_storage *front, const struct sockaddr_storage *back,
 	struct lf_values *v)
 {
-	const struct lbd_backend_rt *be = s->fp->be;
+	const struct lbd_backend_rt *be = s->be;
 
 	memset(v, 0, sizeof(*v));
 	v->client = &s->peer;
 	v->front = front;
 	v->back = back;
 	v->frontend = s->fe->name;
-	v->backend = be->name;
+	v->backend = be ? be->name : s->fe->name;
 	v->server_name = s->srv ? s->srv->name : NULL;
 	v->accept_real_usec = now_real - (now_mono - s->t_accept);
 	v->tw = s->t_queue ? ms_between(s->t_queue, s->t_connect ? s->t_connect : now_mono) : 0;
@@ -164,12 +167,12 @@ void tlog_values(const struct lbd_session *s, uint64_t now_mono, uint64_t now_re
 	v->term = s->term;
 	v->ac = (unsigned)atomic_load(&s->w->rt->cur);
 	v->fc = (unsigned)atomic_load(&s->fe->cur);
-	v->bc = (unsigned)atomic_load(&be->cur);
+	v->bc = be ? (unsigned)atomic_load(&be->cur) : 0u;
 	v->sc = s->srv ? s->srv->cur : 0u;
 	v->rc = s->retries_done;
 	v->redispatched = s->redispatched;
 	v->sq = 0;
-	v->bq = be->queued;
+	v->bq = be ? be->queued : 0u;
 }
 
 void tlog_session(const struct lbd_session *s, uint64_t now_mono)

@@ -6,7 +6,9 @@ tests/lbd-configs/real/*.cfg are public haproxy.cfg files and templates
 file both `haproxy -c -f FILE` and `lbd -c -f FILE` run; the test fails when
 lbd refuses a file HAProxy accepts, when lbd accepts a file HAProxy refuses,
 or when one of lbd's messages does not start with FILE:LINE. It prints the
-counts (HAProxy accepts N of M, lbd K). Neither program listens or resolves
+counts (HAProxy accepts N of M, lbd K). A file that also proxies HTTP to
+real servers (out of lbd's scope) is listed in HTTP_PROXYING: lbd must
+refuse it, and only for lines of its mode http sections. Neither program listens or resolves
 anything: both only check the files, and the files name only IP addresses
 from 198.18.0.0/15 and 2001:db8::/32, or localhost.
 Exit 0 pass, 77 skip (no lbd binary or no haproxy), else fail.
@@ -26,6 +28,35 @@ BUILD = os.environ.get("CPHA_BUILD_DIR", os.path.join(REPO, "build"))
 LBD = os.path.join(BUILD, "lbd", "lbd")
 HAPROXY = "/usr/sbin/haproxy"
 REAL = os.path.join(REPO, "tests", "lbd-configs", "real")
+# Files whose control-plane part lbd runs but which also route HTTP
+# ingress through mode http frontends and backends with servers
+HTTP_PROXYING = {"linuxera-multicluster-sni.cfg"}
+
+
+def http_section_lines(path):
+    """Line numbers of the sections of path that are in mode http
+    (their own 'mode http', or their defaults' when they write none)."""
+    sections, cur = [], None
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            words = line.split("#", 1)[0].split()
+            if not words:
+                continue
+            if not line[0].isspace():
+                cur = {"kind": words[0], "lines": [], "mode": None}
+                sections.append(cur)
+            if cur is not None:
+                cur["lines"].append(n)
+                if words[0] == "mode" and len(words) > 1:
+                    cur["mode"] = words[1]
+    out, default = set(), None
+    for sec in sections:
+        if sec["kind"] == "defaults":
+            default = sec["mode"]
+        elif sec["kind"] in ("frontend", "backend", "listen") and \
+                (sec["mode"] or default) == "http":
+            out.update(sec["lines"])
+    return out
 
 
 def run(argv):
@@ -50,8 +81,8 @@ class RealConfigs(unittest.TestCase):
         n = len(cls.results)
         ha = sum(1 for h, _ in cls.results.values() if h.returncode == 0)
         lb = sum(1 for h, r in cls.results.values() if h.returncode == 0 and r.returncode == 0)
-        print("\n%d files: HAProxy 2.6 accepts %d, lbd accepts %d of those" % (n, ha, lb),
-              file=sys.stderr)
+        print("\n%d files: HAProxy 2.6 accepts %d, lbd accepts %d of those (%d also proxy "
+              "HTTP, which lbd does not)" % (n, ha, lb, len(HTTP_PROXYING)), file=sys.stderr)
 
     def test_collection_is_large_enough(self):
         self.assertGreaterEqual(len(self.results), 25)
@@ -76,7 +107,15 @@ class RealConfigs(unittest.TestCase):
     def test_lbd_agrees_with_haproxy(self):
         for p, (h, r) in self.results.items():
             with self.subTest(config=os.path.basename(p)):
-                if h.returncode == 0:
+                if os.path.basename(p) in HTTP_PROXYING:
+                    self.assertEqual(h.returncode, 0)
+                    self.assertNotEqual(r.returncode, 0, "lbd accepts HTTP proxying in %s" % p)
+                    http = http_section_lines(p)
+                    for line in r.stderr.splitlines()[:-1]:
+                        n = int(line[len(p) + 1:].split(":", 1)[0])
+                        self.assertIn(n, http, "lbd refuses a line of %s outside its HTTP "
+                                      "proxying: %s" % (os.path.basename(p), line))
+                elif h.returncode == 0:
                     self.assertEqual(r.returncode, 0,
                                      "HAProxy accepts %s but lbd refuses it:\n%s"
                                      % (p, r.stderr))

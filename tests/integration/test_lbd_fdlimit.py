@@ -8,7 +8,12 @@ setpriv drops CAP_SYS_RESOURCE, as for an unprivileged service):
   - maxconn 18 fits (lbd counts 64 descriptors for it): both start, silent;
   - 'no strict-limits' with maxconn 100: both start and say
     "FD limit (64) too low for maxconn=100/maxsock=N".
-Then lbd in that last setup really runs out of descriptors, several cycles
+Then the two limits where lbd used to refuse what HAProxy runs, because it
+counted a pipe per four connections that HAProxy does not: maxconn 100
+under 256 descriptors, and maxconn 8000 with nbthread 2 under 20,000; both
+start, lbd with the pipes that fit. Without maxconn under 256, both derive
+it from the limit (show info's Maxconn within a few of each other).
+Then lbd under the first limit really runs out of descriptors, several cycles
 in a row: clients are opened until one gets no answer; it and more clients
 after it must stay connected (no EOF, no reset) while descriptors are short,
 and be served as soon as earlier clients close (accepting them only to
@@ -19,6 +24,7 @@ Exit 0 pass, 77 skip (not root, lbd not built, no haproxy), else fail.
     sudo python3 tests/integration/test_lbd_fdlimit.py [-v]
 """
 
+import os
 import shutil
 import socket
 import sys
@@ -33,8 +39,12 @@ from cphatest import lbd, step, util  # noqa: E402
 LIMIT = 64
 CYCLES = 6
 EXTRA = 4  # clients opened after the first one left waiting
-WRAP = ["prlimit", "--nofile=%d:%d" % (LIMIT, LIMIT), "setpriv",
-        "--inh-caps=-sys_resource", "--bounding-set=-sys_resource"]
+def wrap(limit):
+    return ["prlimit", "--nofile=%d:%d" % (limit, limit), "setpriv",
+            "--inh-caps=-sys_resource", "--bounding-set=-sys_resource"]
+
+
+WRAP = wrap(LIMIT)
 
 BODY = """
 defaults
@@ -51,14 +61,32 @@ listen l
 """
 
 
-def haproxy_cfg(path, maxconn, strict):
+def haproxy_cfg(path, maxconn, strict, sock=None):
     with open(path, "w") as f:
-        f.write("global\n    nbthread 2\n    maxconn %d\n%s\n%s" % (
-            maxconn, "" if strict else "    no strict-limits\n", BODY))
+        f.write("global\n    nbthread 2\n%s%s%s\n%s" % (
+            "    maxconn %d\n" % maxconn if maxconn else "",
+            "" if strict else "    no strict-limits\n",
+            "    stats socket %s level admin\n" % sock if sock else "", BODY))
 
 
-def lbd_argv(lb):
-    return WRAP + [lbd.binary(), "-db", "-f", lb.cfg_path]
+def lbd_argv(lb, limit=LIMIT):
+    return wrap(limit) + [lbd.binary(), "-db", "-f", lb.cfg_path]
+
+
+def haproxy_info(path):
+    """show info from HAProxy's stats socket: {field: value}."""
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(3)
+    s.connect(path)
+    s.sendall(b"show info\n")
+    out = util.recv_all(s).decode()
+    s.close()
+    return dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
+
+
+def lbd_info(lb):
+    return dict(line.split(": ", 1) for line in lb.admin("show info").splitlines()
+                if ": " in line)
 
 
 def curr_conns(lb):
@@ -82,10 +110,10 @@ def no_answer(sock, seconds):
 
 class FdLimit(unittest.TestCase):
 
-    def start_haproxy(self, lab, host, maxconn, strict, name):
+    def start_haproxy(self, lab, host, maxconn, strict, name, limit=LIMIT, sock=None):
         path = lab.path(name + ".cfg")
-        haproxy_cfg(path, maxconn, strict)
-        return host.spawn(WRAP + ["haproxy", "-db", "-f", path], name=name)
+        haproxy_cfg(path, maxconn, strict, sock)
+        return host.spawn(wrap(limit) + ["haproxy", "-db", "-f", path], name=name)
 
     def outcome(self, proc, started_needle=None):
         """("refused", log) when proc exits by itself within 3 s, else
@@ -133,6 +161,44 @@ class FdLimit(unittest.TestCase):
                     self.assertNotIn("FD limit", log_l, "lbd with %s is silent" % what)
                     self.assertNotIn("FD limit", log_h, "HAProxy with %s is silent" % what)
                 step("%s: HAProxy %s, lbd %s" % (what, got_h, got_l))
+
+            for limit, maxconn, threads in ((256, 100, 2), (20000, 8000, 2), (256, 0, 2)):
+                what = "%s, nbthread %d, limit %d" % (
+                    "maxconn %d" % maxconn if maxconn else "no maxconn", threads, limit)
+                extra = ["nbthread %d" % threads] + (["maxconn %d" % maxconn] if maxconn
+                                                     else [])
+                lb = lbd.Lbd(lab, t.lb, BODY, global_extra=extra, name="lbd-%d-%d"
+                             % (limit, maxconn))
+                lb.proc = t.lb.spawn(lbd_argv(lb, limit), name="lbd-%d-%d" % (limit, maxconn))
+                sock = lab.path("haproxy-%d-%d.sock" % (limit, maxconn))
+                hp = self.start_haproxy(lab, t.lb, maxconn, True, "haproxy-%d-%d"
+                                        % (limit, maxconn), limit, sock)
+                try:
+                    util.wait_until(lambda: not hp.running() or os.path.exists(sock), 5, 0.05,
+                                    "HAProxy to start or exit")
+                    self.assertTrue(hp.running(), "HAProxy with %s: %s" % (what,
+                                                                            hp.log_text()))
+                    util.wait_until(lambda: not lb.proc.running() or
+                                    "started:" in lb.proc.log_text(), 10, 0.05,
+                                    "lbd to start or exit")
+                    self.assertTrue(lb.proc.running(), "lbd with %s (HAProxy runs it): %s"
+                                    % (what, lb.proc.log_text()))
+                    hi = util.wait_until(lambda: haproxy_info(sock), 5, 0.1,
+                                         "HAProxy's show info")
+                    li = lbd_info(lb)
+                    step("%s: HAProxy Maxconn %s Maxsock %s, lbd Maxconn %s Maxsock %s"
+                         % (what, hi["Maxconn"], hi["Maxsock"], li.get("Maxconn"),
+                            li.get("Maxsock")))
+                    self.assertNotIn("FD limit", lb.proc.log_text())
+                    if maxconn:
+                        self.assertEqual(int(li["Maxconn"]), maxconn)
+                    else:
+                        self.assertLessEqual(abs(int(li["Maxconn"]) - int(hi["Maxconn"])), 8,
+                                             "maxconn derived from the limit")
+                    self.assertLessEqual(int(li["Maxsock"]), limit)
+                finally:
+                    lb.proc.terminate_and_wait()
+                    hp.terminate_and_wait()
 
             # out of descriptors for real: 'no strict-limits', maxconn 100
             lb = lbd.Lbd(lab, t.lb, BODY, global_extra=["maxconn 100", "no strict-limits"],

@@ -13,6 +13,9 @@ stats listener (auth, admin, refresh), a monitor-uri frontend with
 - monitor-uri answers 200, 503 once every server of api is down, 200 when
   one is back, twice over;
 - /metrics on the exporter answers lbd_ metrics; other paths get 503;
+- a mode http frontend that sends to a mode http backend holding only
+  stats directives, by 'use_backend ... if { hdr_beg(host) -i stats. }':
+  the page for that Host, 503 for another;
 - after a reload the same addresses answer for the new configuration.
 
 Topology: client 198.18.0.2, lb 198.18.0.10 (lbd), s1, s2 198.18.0.11-12.
@@ -87,6 +90,18 @@ frontend prometheus
     mode http
     http-request use-service prometheus-exporter if { path /metrics }
     no log
+
+frontend stats_by_host
+    bind 198.18.0.10:8407
+    mode http
+    acl is_stats hdr_beg(host) -i stats.
+    use_backend stats_only if is_stats
+
+backend stats_only
+    mode http
+    stats enable
+    stats uri /
+    stats hide-version
 """
 
 
@@ -218,6 +233,16 @@ class HttpServices(unittest.TestCase):
             self.assertTrue(any(x.startswith("lbd_") and 's1"' in x
                                 for x in body.splitlines()), body[:2000])
             self.assertEqual(self.get(t, "http://%s:8405/other" % LB).status, 503)
+
+            step("a stats backend behind a frontend, chosen by Host: 200 for stats.*, 503 else")
+            for _ in range(3):
+                r = curl(t.client, "http://%s:8407/;csv" % LB,
+                         headers=("Host: stats.lb.example",))
+                self.assertEqual(r.status, 200, r)
+                self.assertIn(("api", "s1"), csv_rows(r.body))
+                r = curl(t.client, "http://%s:8407/;csv" % LB,
+                         headers=("Host: api.lb.example",))
+                self.assertEqual(r.status, 503, r)
 
             step("reload: the same addresses answer for the new configuration")
             lb.reload(BODY.replace("monitor-uri /healthz", "monitor-uri /ready")

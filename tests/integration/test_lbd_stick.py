@@ -4,6 +4,9 @@ from the clients: one client keeps going to the same server while
 roundrobin would rotate, another client is balanced on its own; when the
 sticky server goes DOWN the client moves to another server and sticks
 there; an entry unused for 'expire' leaves the table ('show table').
+With `option persist` (HAProxy's forced persistence on down servers) the
+client keeps going to its server while that server is in maintenance,
+where without it the client moves.
 
 Topology: client 198.18.0.2 and client2 198.18.0.3 (another host), lb
 198.18.0.10 running lbd, s1..s3 198.18.0.11-13 each running tagserver.py.
@@ -116,6 +119,35 @@ class Stick(unittest.TestCase):
             # a new connection makes a new entry for the server it gets
             tag = lbd.tag_of(c, LB, 6443)
             self.assertEqual(table(lb), {lbd.CLIENT_IP: int(tag[1:])})
+            self.assertTrue(lb.proc.running())
+
+
+class Persist(unittest.TestCase):
+
+    def test_option_persist(self):
+        with cphatest.Lab("lbd-persist") as lab:
+            t = lbd.Topology(lab)
+            t.start_tagservers(8000)
+            lb = lbd.Lbd(lab, t.lb, BODY.replace("    stick on src\n",
+                                                 "    stick on src\n    option persist\n"))
+            lb.start()
+            lb.wait_all_up("b", settle=0.4)
+            c = t.client
+            first = lbd.tag_of(c, LB, 6443)
+            self.assertEqual(table(lb), {lbd.CLIENT_IP: int(first[1:])})
+
+            step("%s in maintenance: with option persist client 1 still goes there" % first)
+            lb.admin("disable server b/%s" % first)
+            lb.wait_status("b", first, "MAINT", 5)
+            self.assertEqual([lbd.tag_of(c, LB, 6443) for _ in range(4)], [first] * 4)
+
+            step("a client without an entry is balanced over the others")
+            self.assertNotEqual(lbd.tag_of(lab.add_host("client2", v4=CLIENT2_IP + "/24"),
+                                           LB, 6443), first)
+
+            step("the same file without option persist: client 1 moves")
+            lb.reload(BODY)
+            self.assertNotEqual(lbd.tag_of(c, LB, 6443), first)
             self.assertTrue(lb.proc.running())
 
 

@@ -318,7 +318,7 @@ static void test_use_backend(void **state)
 			      "t.cfg:9 has no condition");
 	lbd_cfg_free(c);
 	expect_error(TCP_DEFAULTS "frontend f\n    use_backend a if { src 198.18.0.1 }\n",
-		"t.cfg:7: 'use_backend ... if': ACL conditions are not supported by lbd");
+		"t.cfg:7: use_backend 'a': no such backend (frontend 'f')");
 	expect_error(TCP_DEFAULTS "frontend f\n    use_backend be_%[req.hdr(host)]\n",
 		"t.cfg:7: 'use_backend be_%[req.hdr(host)]': backend names built from log-format");
 	expect_error(TCP_DEFAULTS "    use_backend a\n",
@@ -369,17 +369,27 @@ static void test_tcp_request(void **state)
 	(void)state;
 	c = load_ok(TCP_DEFAULTS "frontend f\n    bind :6443\n    tcp-request inspect-delay 5s\n"
 				 "    default_backend b\n"
-				 "backend b\n    server s 198.18.0.11:80\n");
-	expect_in(notices(c), "t.cfg:8: 'tcp-request inspect-delay' has no effect without "
-			      "'tcp-request content' rules");
+				 "backend b\n    server s 198.18.0.11:80\n"
+				 "    tcp-request inspect-delay 2s\n");
+	assert_int_equal(c->frontends[0].rules->inspect_delay, 5 * SEC);
+	expect_in(notices(c), "t.cfg:12: 'tcp-request inspect-delay' has no effect in a backend");
 	lbd_cfg_free(c);
 	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request inspect-delay soon\n",
 		"t.cfg:7: 'tcp-request inspect-delay': ");
-	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request content accept\n",
-		"t.cfg:7: 'tcp-request content' is not supported by lbd: it has no tcp-request "
-		"rules (frontend 'f')");
-	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request connection reject\n",
-		"t.cfg:7: 'tcp-request connection' is not supported by lbd");
+	/* HAProxy 2.6 refuses these in an anonymous defaults section */
+	expect_error(TCP_DEFAULTS "    tcp-request inspect-delay 5s\n",
+		"t.cfg:6: 'tcp-request inspect-delay' is not allowed in a defaults section");
+	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request content set-var(sess.x) src\n",
+		"t.cfg:7: 'tcp-request content set-var(sess.x)' is not supported by lbd: its "
+		"actions are accept and reject (frontend 'f')");
+	expect_error(TCP_DEFAULTS "backend b\n    tcp-request connection reject\n",
+		"t.cfg:7: 'tcp-request connection' is not allowed because backend 'b' is not a "
+		"frontend");
+	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request connection reject if { req.len 0 }\n",
+		"t.cfg:7: 'tcp-request connection': req.len and req.ssl_* read the client's first "
+		"bytes");
+	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request content reject if { hdr(host) x }\n",
+		"t.cfg:7: 'tcp-request content': path, hdr and http_auth read an HTTP request");
 }
 
 static void test_server_tls_options(void **state)
@@ -715,6 +725,66 @@ static void test_ssl_hello_inherited(void **state)
 	lbd_cfg_free(c);
 }
 
+/* HAProxy 2.6 reads a port as atoi() does once it starts with a digit:
+ * kind's IPv6 load balancer writes "bind :::6443;" */
+static void test_port_tail_ignored(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok(TCP_DEFAULTS "frontend f\n    bind :::6443;\n    bind 198.18.0.10:6444abc\n"
+				 "    default_backend b\nbackend b\n    server s 198.18.0.1:6443;\n"
+				 "    server t [2001:db8::1]:6443;\n");
+	assert_string_equal(addr(&c->frontends[0].binds[0].addr), "[::]:6443");
+	assert_string_equal(addr(&c->frontends[0].binds[1].addr), "198.18.0.10:6444");
+	assert_string_equal(addr(&c->backends[0].servers[0].addr), "198.18.0.1:6443");
+	assert_string_equal(addr(&c->backends[0].servers[1].addr), "[2001:db8::1]:6443");
+	assert_int_equal(c->nnotices, 0); /* HAProxy says nothing either */
+	lbd_cfg_free(c);
+	/* what does not start with a digit, and ranges, stay errors */
+	expect_error(TCP_DEFAULTS "frontend f\n    bind :abc\n",
+		"t.cfg:7: bind address ':abc': port is not a number between 1 and 65535");
+	expect_error(TCP_DEFAULTS "frontend f\n    bind :6443-6450;\n",
+		"t.cfg:7: bind address ':6443-6450;': port ranges are not supported by lbd");
+	expect_error(TCP_DEFAULTS "frontend f\n    bind :70000;\n",
+		"t.cfg:7: bind address ':70000;': port is not a number between 1 and 65535");
+}
+
+/* bind ... name N and program sections: read, said and ignored */
+static void test_bind_name_and_program(void **state)
+{
+	(void)state;
+	expect_notice(TCP_DEFAULTS "frontend f\n    bind :6443 name api v4v6\n" LF_BE,
+		"t.cfg:7: 'bind :6443 ... name api': lbd keeps no per-listener statistics");
+	expect_error(TCP_DEFAULTS "frontend f\n    bind :6443 name\n" LF_BE,
+		"t.cfg:7: 'bind :6443': 'name' needs a name");
+	expect_notice("global\n    master-worker\n" TCP_PAIR
+		      "program api\n    command dataplaneapi --port 5555\n    user haproxy\n"
+		      "    group haproxy\n    no option start-on-reload\n",
+		"section 'program api': lbd starts no programs");
+	/* HAProxy refuses a program section without master-worker mode */
+	expect_error(TCP_PAIR "program api\n    command sleep 100\n",
+		"a 'program' section needs master-worker mode");
+	expect_error("global\n    master-worker\n" TCP_PAIR "program api\n    command\n"
+		     "    restart always\n",
+		"'command' needs a command, with its arguments");
+	expect_error("global\n    master-worker\n" TCP_PAIR "program api\n    restart always\n",
+		"unknown keyword 'restart' in 'program' section");
+}
+
+/* option persist: a backend option, inherited from defaults, with "no" */
+static void test_option_persist(void **state)
+{
+	struct lbd_config *c;
+
+	(void)state;
+	c = load_ok(TCP_DEFAULTS "    option persist\nfrontend f\n    bind :1\n" LF_BE
+				 "backend c\n    no option persist\n    server s 198.18.0.1:1\n");
+	assert_int_equal(c->backends[0].persist, 1);
+	assert_int_equal(c->backends[1].persist, 0);
+	lbd_cfg_free(c);
+}
+
 static void test_still_refused(void **state)
 {
 	(void)state;
@@ -748,6 +818,9 @@ int main(void)
 		cmocka_unit_test(test_option_table),
 		cmocka_unit_test(test_global_table),
 		cmocka_unit_test(test_ssl_hello_inherited),
+		cmocka_unit_test(test_port_tail_ignored),
+		cmocka_unit_test(test_bind_name_and_program),
+		cmocka_unit_test(test_option_persist),
 		cmocka_unit_test(test_still_refused),
 	};
 

@@ -110,8 +110,11 @@ static void test_errors_mode(void **state)
 	(void)state;
 	/* mode http serves only the built-in services (test_lbd_http.c) */
 	expect_error(TCP_DEFAULTS "frontend f\n    mode http\n    default_backend b\n",
-		"t.cfg:6: frontend 'f' is in mode http (t.cfg:7) and sends to a backend; lbd does "
-		"not proxy HTTP");
+		"t.cfg:8: frontend 'f' is in mode http and sends to 'b', which is not a mode http "
+		"backend without servers; lbd does not proxy HTTP");
+	expect_error(TCP_DEFAULTS "backend b\n    mode http\n    server s 198.18.0.1:80\n",
+		"t.cfg:6: backend 'b' is in mode http (t.cfg:7) and has servers; lbd does not "
+		"proxy HTTP");
 	expect_error(TCP_DEFAULTS "backend b\n    mode health\n", "t.cfg:7: 'mode health' is "
 								  "not supported by lbd");
 	expect_error("defaults\n"
@@ -122,8 +125,8 @@ static void test_errors_mode(void **state)
 		     "    default_backend b\n"
 		     "backend b\n"
 		     "    server s 198.18.0.1:80\n",
-		"t.cfg:7: backend 'b' would run in mode http (inherited from defaults at t.cfg:2); "
-		"lbd only does mode tcp");
+		"t.cfg:7: backend 'b' would run in mode http (inherited from defaults at t.cfg:2) "
+		"and has servers; lbd does not proxy HTTP");
 	/* HTTP-only settings in a tcp section or in tcp defaults: HAProxy warns
 	 * and ignores them */
 	expect_notice(TCP_DEFAULTS "frontend f\n    bind :80\n    default_backend b\n"
@@ -167,13 +170,12 @@ static void test_errors_proxy_directives(void **state)
 				  "backend b\n    server s 198.18.0.1:80\n",
 		"t.cfg:10: bind address 0.0.0.0:80 is already used by frontend 'f' at t.cfg:7");
 	expect_error(TCP_DEFAULTS "frontend f\n    use_backend b if x\n",
-		"t.cfg:7: 'use_backend ... if': ACL conditions are not supported by lbd "
-		"(frontend 'f')");
-	expect_error(TCP_DEFAULTS "frontend f\n    acl a req.ssl_sni -i x\n",
-		"t.cfg:7: 'acl': unknown fetch method 'req.ssl_sni'");
-	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request connection reject\n",
-		"t.cfg:7: 'tcp-request connection' is not supported by lbd: it has no "
-		"tcp-request rules");
+		"t.cfg:7: 'use_backend': no such ACL: 'x' (frontend 'f')");
+	expect_error(TCP_DEFAULTS "frontend f\n    acl a req.ssl_alpn -i h2\n",
+		"t.cfg:7: 'acl': unknown fetch method 'req.ssl_alpn'");
+	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request session reject\n",
+		"t.cfg:7: 'tcp-request session' is not supported by lbd (inspect-delay, "
+		"connection and content are)");
 	expect_error(TCP_DEFAULTS "frontend f\n    mode http\n    http-request deny\n",
 		"t.cfg:8: 'http-request deny' is not supported by lbd");
 	expect_error(TCP_DEFAULTS "listen l\n    stats bogus\n", "t.cfg:7: 'stats bogus' is not "
@@ -377,8 +379,9 @@ static void test_errors_checks(void **state)
 static void test_errors_references(void **state)
 {
 	(void)state;
-	expect_error(TCP_DEFAULTS "frontend f\n    bind :80\n",
-		"t.cfg:6: frontend 'f' has no default_backend");
+	expect_notice(TCP_DEFAULTS "frontend f\n    bind :80\n",
+		"t.cfg:6: frontend 'f' has no default_backend nor use_backend: it closes every "
+		"connection it accepts");
 	expect_error(TCP_DEFAULTS "frontend f\n    bind :80\n    default_backend nope\n",
 		"t.cfg:8: default_backend 'nope': no such backend (frontend 'f')");
 	expect_error(TCP_DEFAULTS "    default_backend nope\nfrontend f\n    bind :80\n",

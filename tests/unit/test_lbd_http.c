@@ -456,19 +456,22 @@ static void test_cfg_refused(void **state)
 		"proxy HTTP"));
 	assert_non_null(strstr(load_err(HEAD "frontend web\n    bind :80\n    mode http\n"
 					     "    default_backend api\n"),
-		"sends to a backend; lbd does not proxy HTTP"));
+		"sends to 'api', which is not a mode http backend without servers; lbd does not "
+		"proxy HTTP"));
 	assert_non_null(strstr(load_err(HEAD "frontend web\n    bind :80\n    mode http\n"
 					     "    http-request redirect location /x\n"),
 		"t.cfg:14: 'http-request redirect location' is not supported by lbd"));
-	assert_non_null(strstr(load_err(HEAD "backend b2\n    mode http\n"), "'mode http'"));
+	assert_non_null(strstr(load_err(HEAD "backend b2\n    mode http\n"
+					     "    server s 198.18.0.9:80\n"),
+		"backend 'b2' is in mode http (t.cfg:12) and has servers; lbd does not proxy HTTP"));
 	/* conditions */
 	assert_non_null(strstr(
 		load_err(HEAD "frontend h\n    bind :81\n    mode http\n"
 			      "    monitor-uri /h\n    monitor fail if { nbsrv(nope) lt 1 }\n"),
 		"t.cfg:15: nbsrv(nope): no such backend"));
 	assert_non_null(strstr(load_err(HEAD "frontend h\n    bind :81\n    mode http\n"
-					     "    monitor fail if { hdr(x) foo }\n"),
-		"t.cfg:14: 'monitor fail': unknown fetch method 'hdr'"));
+					     "    monitor fail if { cook(x) foo }\n"),
+		"t.cfg:14: 'monitor fail': unknown fetch method 'cook'"));
 	assert_non_null(strstr(load_err(HEAD "frontend h\n    bind :81\n    mode http\n"
 					     "    stats admin if authorized\n"),
 		"no such ACL: 'authorized'"));
