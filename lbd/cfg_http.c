@@ -822,11 +822,13 @@ static int cfg_http_merge_backend(struct cfg_ctx *ctx, struct cfg_proxy *fe)
 			b = lbd_cfg_http_is_service(px) && px->cap == CFG_CAP_BE ? px->http : NULL;
 	}
 	if (!b) {
-		lbd_cfg_err(ctx, h->backend_line,
-			"%s '%s' is in mode http and sends to '%s', which is not a mode http "
-			"backend without servers; lbd does not proxy HTTP (a mode http section may "
-			"only serve stats, monitor-uri and prometheus-exporter)",
-			fe->kind, fe->name, h->stats_backend);
+		lbd_cfg_err(ctx, fe->line,
+			"%s '%s' %s mode http (%s%s:%u) and sends to '%s', which is not a mode "
+			"http backend without servers; lbd does not proxy HTTP (a mode http "
+			"section may only serve stats, monitor-uri and prometheus-exporter)",
+			fe->kind, fe->name, fe->mode_line < fe->line ? "would run in" : "is in",
+			fe->mode_line < fe->line ? "inherited from defaults at " : "", ctx->file,
+			fe->mode_line, h->stats_backend);
 		return -1;
 	}
 	if (b->taken) {

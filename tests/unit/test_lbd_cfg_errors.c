@@ -110,8 +110,8 @@ static void test_errors_mode(void **state)
 	(void)state;
 	/* mode http serves only the built-in services (test_lbd_http.c) */
 	expect_error(TCP_DEFAULTS "frontend f\n    mode http\n    default_backend b\n",
-		"t.cfg:8: frontend 'f' is in mode http and sends to 'b', which is not a mode http "
-		"backend without servers; lbd does not proxy HTTP");
+		"t.cfg:6: frontend 'f' is in mode http (t.cfg:7) and sends to 'b', which is not a "
+		"mode http backend without servers; lbd does not proxy HTTP");
 	expect_error(TCP_DEFAULTS "backend b\n    mode http\n    server s 198.18.0.1:80\n",
 		"t.cfg:6: backend 'b' is in mode http (t.cfg:7) and has servers; lbd does not "
 		"proxy HTTP");
