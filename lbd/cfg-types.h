@@ -263,6 +263,9 @@ struct lbd_backend {
 	unsigned hedge_line;   /* where it was written; 0: not written */
 	struct lbd_stick_cfg stick;
 	struct lbd_state_cfg state; /* load-server-state-from-file, server-state-file-name */
+	/* a backend's tcp-request content rules and inspect-delay, run once a
+	 * frontend chose it (a listen's are its frontend's); NULL: none */
+	struct lbd_fe_rules *rules;
 };
 
 struct lbd_frontend {

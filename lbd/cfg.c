@@ -352,6 +352,7 @@ static void cfg_proxy_free(struct cfg_proxy *px)
 	free(px->fe.log_format);
 	lbd_cfg_logs_free(px->fe.logs, px->fe.nlogs);
 	rules_unref(px->fe.rules);
+	rules_unref(px->be.rules);
 	lbd_cfg_check_free(&px->be);
 	for (i = 0; i < px->be.nservers; i++)
 		lbd_cfg_server_free(&px->be.servers[i]);
@@ -853,6 +854,7 @@ void lbd_cfg_free(struct lbd_config *c)
 	for (i = 0; i < c->nbackends; i++) {
 		free(c->backends[i].name);
 		lbd_cfg_check_free(&c->backends[i]);
+		rules_unref(c->backends[i].rules);
 		for (j = 0; j < c->backends[i].nservers; j++)
 			lbd_cfg_server_free(&c->backends[i].servers[j]);
 		free(c->backends[i].servers);

@@ -8,9 +8,11 @@
 
 static struct lbd_fe_rules *cfg_rules(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
-	if (!px->fe.rules && !(px->fe.rules = rules_new()))
+	struct lbd_fe_rules **r = px->cap & CFG_CAP_FE ? &px->fe.rules : &px->be.rules;
+
+	if (!*r && !(*r = rules_new()))
 		lbd_cfg_oom(ctx);
-	return px->fe.rules;
+	return *r;
 }
 
 /* The condition from w[i] on ("if"/"unless" ...), or NULL with an error. */
@@ -57,13 +59,6 @@ static void cfg_tcp_rule(struct cfg_ctx *ctx, struct cfg_proxy *px, const struct
 			"'tcp-request connection' is not allowed because %s '%s' is not a frontend "
 			"(as HAProxy says)",
 			px->kind, px->name);
-		return;
-	}
-	if (!(px->cap & CFG_CAP_FE)) {
-		lbd_cfg_err(ctx, a->line,
-			"'tcp-request content' rules in a backend are not supported by lbd yet: "
-			"write them in the frontend (%s)",
-			where);
 		return;
 	}
 	if (a->n < 3) {
@@ -133,13 +128,6 @@ void lbd_cfg_rules_tcp_request(struct cfg_ctx *ctx, struct cfg_proxy *px, const 
 	if (lbd_cfg_nargs(ctx, a, 2, 1, 1, where) < 0 ||
 		lbd_cfg_time(ctx, a->line, "tcp-request inspect-delay", a->v[2], &t, where) < 0)
 		return;
-	if (!(px->cap & CFG_CAP_FE)) {
-		lbd_cfg_notice(ctx, a->line,
-			"'tcp-request inspect-delay' has no effect in a backend: lbd runs content "
-			"rules only in frontends (%s)",
-			where);
-		return;
-	}
 	if ((r = cfg_rules(ctx, px)))
 		r->inspect_delay = t;
 }
@@ -171,7 +159,7 @@ int lbd_cfg_rules_use_backend(struct cfg_ctx *ctx, struct cfg_proxy *px, const s
 /* At the end of a traffic section: the rules take the section's ACLs. */
 void lbd_cfg_rules_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
-	struct lbd_fe_rules *r = px->fe.rules;
+	struct lbd_fe_rules *r = px->cap & CFG_CAP_FE ? px->fe.rules : px->be.rules;
 
 	/* a mode http frontend's rules pick its stats backend, and the
 	 * service keeps the ACLs (cfg_http.c) */

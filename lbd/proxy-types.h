@@ -143,6 +143,10 @@ struct lbd_fe_params {
 	 * none); sw_be[i] is rules->sw[i]'s backend, each a reference */
 	struct lbd_fe_rules *rules;
 	struct lbd_backend_rt **sw_be;
+	/* the content rules of those backends (references; NULL: none):
+	 * be_rules for be, sw_be_rules[i] for sw_be[i] */
+	struct lbd_fe_rules *be_rules;
+	struct lbd_fe_rules **sw_be_rules;
 	bool inspect; /* sessions read the client's first bytes before choosing */
 	/* frees it and drops its references at the last one (runtime.c's
 	 * fe_params_free: the backend's lifetime is the runtime's) */

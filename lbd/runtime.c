@@ -80,6 +80,18 @@ static void backend_unref(struct lbd_backend_rt *be)
 		backend_free(be);
 }
 
+/* The rules a frontend's parameters hold (not the backends). */
+static void fe_params_rules_free(struct lbd_fe_params *fp)
+{
+	size_t i;
+
+	for (i = 0; fp->sw_be_rules && i < fp->rules->nsw; i++)
+		rules_unref(fp->sw_be_rules[i]);
+	free(fp->sw_be_rules);
+	rules_unref(fp->be_rules);
+	rules_unref(fp->rules);
+}
+
 void fe_params_free(struct lbd_fe_params *fp)
 {
 	size_t i;
@@ -90,7 +102,7 @@ void fe_params_free(struct lbd_fe_params *fp)
 	for (i = 0; fp->sw_be && i < fp->rules->nsw; i++)
 		backend_unref(fp->sw_be[i]);
 	free(fp->sw_be);
-	rules_unref(fp->rules);
+	fe_params_rules_free(fp);
 	free(fp);
 }
 
@@ -332,17 +344,25 @@ static int prepare_frontend(struct lbd_runtime *rt, struct lbd_runtime_plan *p,
 	if (fc->nlogs && !fp->log)
 		return -ENOMEM;
 	for (i = 0; fc->backend && i < p->cfg->nbackends; i++)
-		if (strcmp(p->be[i].bc->name, fc->backend->name) == 0)
+		if (strcmp(p->be[i].bc->name, fc->backend->name) == 0) {
 			fp->be = p->be[i].be;
+			/* a listen's content rules are its frontend's */
+			if (!fc->from_listen)
+				fp->be_rules = rules_ref(p->be[i].bc->rules);
+		}
 	if (fc->rules) {
 		fp->rules = rules_ref(fc->rules);
 		fp->inspect = rules_inspect(fc->rules);
-		if (fc->rules->nsw && !(fp->sw_be = calloc(fc->rules->nsw, sizeof(*fp->sw_be))))
+		if (fc->rules->nsw && (!(fp->sw_be = calloc(fc->rules->nsw, sizeof(*fp->sw_be))) ||
+					      !(fp->sw_be_rules = calloc(fc->rules->nsw,
+							sizeof(*fp->sw_be_rules)))))
 			return -ENOMEM;
 		for (j = 0; j < fc->rules->nsw; j++)
 			for (i = 0; i < p->cfg->nbackends; i++)
-				if (strcmp(p->be[i].bc->name, fc->rules->sw[j].backend) == 0)
+				if (strcmp(p->be[i].bc->name, fc->rules->sw[j].backend) == 0) {
 					fp->sw_be[j] = p->be[i].be;
+					fp->sw_be_rules[j] = rules_ref(p->be[i].bc->rules);
+				}
 	}
 	return 0;
 }
@@ -351,7 +371,7 @@ static void unprepare_frontend(struct plan_frontend *pf)
 {
 	if (pf->fp) {
 		tlog_free(pf->fp->log);
-		rules_unref(pf->fp->rules);
+		fe_params_rules_free(pf->fp);
 		free(pf->fp->sw_be);
 		free(pf->fp); /* no backend reference taken yet */
 	}

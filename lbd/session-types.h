@@ -32,6 +32,9 @@ struct lbd_session {
 	struct lbd_frontend_rt *fe;
 	struct lbd_fe_params *fp; /* holds a reference, and so the backends */
 	struct lbd_backend_rt *be; /* chosen by the rules (fp->be without); NULL before */
+	const struct lbd_fe_rules *be_rules; /* be's content rules (held by fp), or NULL */
+	bool inspect_be;                     /* LBD_SESS_INSPECT for be's rules */
+	uint64_t t_chosen;                   /* when be was chosen */
 	struct lbd_server *srv;   /* holds a slot and a reference while set */
 	enum lbd_sess_state st;
 	int cfd, sfd;

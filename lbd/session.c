@@ -89,6 +89,18 @@ static uint64_t add_deadline(uint64_t base, uint64_t timeout)
 	return timeout ? base + timeout : UINT64_MAX;
 }
 
+/* The content rules a session in LBD_SESS_INSPECT waits for: its
+ * frontend's, then those of the backend they chose; and since when. */
+static const struct lbd_fe_rules *inspect_rules(const struct lbd_session *s)
+{
+	return s->inspect_be ? s->be_rules : s->fp->rules;
+}
+
+static uint64_t inspect_start(const struct lbd_session *s)
+{
+	return s->inspect_be ? s->t_chosen : s->t_accept;
+}
+
 static uint64_t session_deadline(const struct lbd_session *s)
 {
 	const struct lbd_timeouts *ft = &s->fp->timeouts;
@@ -99,7 +111,7 @@ static uint64_t session_deadline(const struct lbd_session *s)
 	case LBD_SESS_INSPECT:
 		/* the rules decide on what came when inspect-delay is over,
 		 * and timeout client bounds the wait too */
-		d = s->t_accept + s->fp->rules->inspect_delay;
+		d = inspect_start(s) + inspect_rules(s)->inspect_delay;
 		if (add_deadline(s->t_accept, ft->client) < d)
 			d = add_deadline(s->t_accept, ft->client);
 		break;
@@ -340,6 +352,16 @@ static void session_choose(struct lbd_session *s, const uint8_t *payload, size_t
 	s->attempts_left = s->be->retries + 1;
 	atomic_fetch_add_explicit(&s->be->cur, 1, memory_order_relaxed);
 	COUNT(s->be, sessions_total, 1);
+	/* the backend's own content rules, as HAProxy runs them once the
+	 * stream entered the backend, with the backend's inspect-delay */
+	s->be_rules = i >= 0 ? fp->sw_be_rules[i] : fp->be_rules;
+	if (s->be_rules && s->be_rules->ncontent) {
+		s->st = LBD_SESS_INSPECT;
+		s->inspect_be = true;
+		s->t_chosen = lbd_loop_now(s->w->e);
+		session_inspect(s, s->be_rules->inspect_delay == 0);
+		return;
+	}
 	session_dispatch(s);
 }
 
@@ -362,7 +384,7 @@ static void session_inspect(struct lbd_session *s, bool final)
 	if ((n == 0 && s->c2s.src_rdhup) || (size_t)n == sizeof(buf))
 		final = true;
 	f = session_facts(s, buf, (size_t)n, final);
-	switch (rules_content(s->fp->rules, &f)) {
+	switch (rules_content(inspect_rules(s), &f)) {
 	case RULES_WAIT:
 		session_arm(s);
 		return;
@@ -376,7 +398,10 @@ static void session_inspect(struct lbd_session *s, bool final)
 	}
 	s->armed = 0;
 	s->timer = sd_event_source_disable_unref(s->timer);
-	session_choose(s, buf, (size_t)n);
+	if (s->inspect_be)
+		session_dispatch(s);
+	else
+		session_choose(s, buf, (size_t)n);
 }
 
 static void session_dispatch(struct lbd_session *s)
@@ -890,7 +915,7 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 		/* HAProxy: timeout client before the rules decide is the
 		 * client's; inspect-delay over, the rules decide on what came */
 		if (add_deadline(s->t_accept, s->fp->timeouts.client) <= now &&
-			s->t_accept + s->fp->rules->inspect_delay > now) {
+			inspect_start(s) + inspect_rules(s)->inspect_delay > now) {
 			session_close(s, "cR");
 			break;
 		}

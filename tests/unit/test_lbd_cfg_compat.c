@@ -370,9 +370,12 @@ static void test_tcp_request(void **state)
 	c = load_ok(TCP_DEFAULTS "frontend f\n    bind :6443\n    tcp-request inspect-delay 5s\n"
 				 "    default_backend b\n"
 				 "backend b\n    server s 198.18.0.11:80\n"
-				 "    tcp-request inspect-delay 2s\n");
+				 "    tcp-request inspect-delay 2s\n"
+				 "    tcp-request content reject if { req.len lt 5 }\n");
 	assert_int_equal(c->frontends[0].rules->inspect_delay, 5 * SEC);
-	expect_in(notices(c), "t.cfg:12: 'tcp-request inspect-delay' has no effect in a backend");
+	/* a backend's own rules and delay, run once a frontend chose it */
+	assert_int_equal(c->backends[0].rules->inspect_delay, 2 * SEC);
+	assert_int_equal(c->backends[0].rules->ncontent, 1);
 	lbd_cfg_free(c);
 	expect_error(TCP_DEFAULTS "frontend f\n    tcp-request inspect-delay soon\n",
 		"t.cfg:7: 'tcp-request inspect-delay': ");
