@@ -36,6 +36,7 @@ void cluster_free(struct cp_cluster *c)
 	free(c->domain);
 	free(c->api_name);
 	free(c->vip_text);
+	free(c->vip2_text);
 	free(c->interface);
 	free(c->k8s_version);
 	free(c->service_cidr);

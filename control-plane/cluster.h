@@ -91,6 +91,13 @@ struct cp_cluster {
 	struct cpha_addr vip;
 	unsigned vip_prefix;
 	char *vip_text; /* as written, "10.10.10.2/24" */
+	/* a dual-stack cluster's second VIP, of the other family (the hosts'
+	 * family is the first one's): vip: [10.10.10.2/24, 2001:db8:10::2/64] */
+	bool has_vip2;
+	struct cpha_addr vip2;
+	unsigned vip2_prefix;
+	char *vip2_text;
+	struct cpha_pos vip2_pos;
 	unsigned api_port;
 	char *interface;
 	unsigned vrid;     /* 1..255 */

@@ -60,14 +60,14 @@ static int k_api_name(struct rd *r, const yaml_node_t *v, void *o, const char *k
 	return desc_str(r, v, k, &((struct cp_cluster *)o)->api_name);
 }
 
-static int k_vip(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+/* One VIP with its prefix length: 0, or -1 with an error at v. */
+static int one_vip(struct rd *r, const yaml_node_t *v, const char *k, struct cpha_addr *a,
+	unsigned *prefix, char **text)
 {
-	struct cp_cluster *c = o;
 	const char *s = desc_scalar(r, v, k), *why = NULL;
 
 	if (!s)
 		return -1;
-	c->vip_pos = desc_pos(v);
 	if (!strchr(s, '/')) {
 		desc_err(r, v,
 			"vip: '%s': give the prefix length too (10.10.10.2/24): the VIP is "
@@ -75,12 +75,52 @@ static int k_vip(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 			s);
 		return -1;
 	}
-	if (cpha_parse_prefix(s, &c->vip, &c->vip_prefix, &why) < 0) {
+	if (cpha_parse_prefix(s, a, prefix, &why) < 0) {
 		desc_err(r, v, "vip: '%s': %s", s, why);
 		return -1;
 	}
-	free(c->vip_text);
-	c->vip_text = desc_strdup(s);
+	free(*text);
+	*text = desc_strdup(s);
+	return 0;
+}
+
+/* vip: ADDR/LEN, or a dual-stack pair [IPv4/LEN, IPv6/LEN] (either order:
+ * the first is of the hosts' family and the one VRRP speaks over unicast) */
+static int k_vip(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	const yaml_node_t *e[2];
+	size_t n;
+
+	c->vip_pos = desc_pos(v);
+	if (v->type != YAML_SEQUENCE_NODE)
+		return one_vip(r, v, k, &c->vip, &c->vip_prefix, &c->vip_text);
+	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	if (n < 1 || n > 2) {
+		desc_err(r, v,
+			"vip: give one address, or two of different families for a dual-stack "
+			"cluster ([10.10.10.2/24, 2001:db8:10::2/64]); %zu given",
+			n);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		e[i] = yaml_document_get_node(r->doc, v->data.sequence.items.start[i]);
+	c->vip_pos = desc_pos(e[0]);
+	if (one_vip(r, e[0], k, &c->vip, &c->vip_prefix, &c->vip_text) < 0)
+		return -1;
+	if (n == 1)
+		return 0;
+	c->vip2_pos = desc_pos(e[1]);
+	if (one_vip(r, e[1], k, &c->vip2, &c->vip2_prefix, &c->vip2_text) < 0)
+		return -1;
+	if (cpha_addr_family(&c->vip) == cpha_addr_family(&c->vip2)) {
+		desc_err(r, e[1],
+			"vip: '%s' and '%s' are of one family: a dual-stack cluster has an IPv4 "
+			"and an IPv6 VIP",
+			c->vip_text, c->vip2_text);
+		return -1;
+	}
+	c->has_vip2 = true;
 	return 0;
 }
 

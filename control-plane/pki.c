@@ -330,6 +330,10 @@ int pki_plan_build(const struct cp_cluster *c, struct pki_plan *p, const char **
 	s = add_spec(p, "apiserver", "kube-apiserver", NULL, PKI_EKU_SERVER, false);
 	ip_of_addr(&c->vip, &ip);
 	pki_names_add_ip(&s->sans, &ip);
+	if (c->has_vip2) {
+		ip_of_addr(&c->vip2, &ip);
+		pki_names_add_ip(&s->sans, &ip);
+	}
 	if (add_name(&s->sans, c->api_name, why) < 0)
 		goto fail;
 	add_name(&s->sans, "kubernetes", why);

@@ -138,6 +138,16 @@ static void check_hosts(const struct cp_cluster *c, struct cpha_msgs *d)
 
 static void check_vip(const struct cp_cluster *c, struct cpha_msgs *d)
 {
+	const struct cp_host *h0 = cluster_lb_count(c) ? cluster_lb_host(c, 0) : NULL;
+
+	if (c->has_vip2 && h0 && cpha_addr_family(&h0->addr) != cpha_addr_family(&c->vip)) {
+		cpha_msgs_err(d, c->file, c->vip_pos,
+			"vip: list the VIP of the hosts' family first (%s is IPv%c, %s has an "
+			"IPv%c address): VRRP runs over the hosts' addresses for it",
+			c->vip_text, cpha_addr_family(&c->vip) == AF_INET6 ? '6' : '4', h0->name,
+			cpha_addr_family(&h0->addr) == AF_INET6 ? '6' : '4');
+		return;
+	}
 	for (size_t i = 0; i < cluster_lb_count(c); i++) {
 		const struct cp_host *h = cluster_lb_host(c, i);
 		if (!in_subnet(&h->addr, &c->vip, c->vip_prefix))

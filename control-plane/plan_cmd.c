@@ -31,10 +31,11 @@ static void print_table(const struct cp_cluster *c, const struct plan *p)
 	}
 	char rel[32];
 
-	printf("cluster %s: API https://%s:%u at VIP %s; load balancer %s, VIP by %s, "
+	printf("cluster %s: API https://%s:%u at VIP %s%s%s; load balancer %s, VIP by %s, "
 	       "managed by %s\n",
-		c->name, c->api_name, c->api_port, c->vip_text, cluster_lb_name(c->lb),
-		cluster_vip_name(c->vipd), cluster_mgr_name(c->manager));
+		c->name, c->api_name, c->api_port, c->vip_text, c->has_vip2 ? " and " : "",
+		c->has_vip2 ? c->vip2_text : "", cluster_lb_name(c->lb), cluster_vip_name(c->vipd),
+		cluster_mgr_name(c->manager));
 	printf("Kubernetes %s (flags of 1.%u, images %s), etcd 3.%u\n\n", c->k8s_version,
 		c->k8s_minor, flags_k8s_release(c, rel, sizeof(rel)), c->etcd_minor);
 	printf("%-*s  %-*s  %s\n", (int)w0, "role", (int)w1, "hosts", "style; tolerance");
@@ -73,9 +74,13 @@ static int print_json(const struct cp_cluster *c, const struct plan *p, const st
 	for (size_t i = 0; i < p->nnotes; i++)
 		json_array_append_new(notes, json_string(p->notes[i]));
 	json_object_set_new(o, "cluster", json_string(c->name));
+	/* vip: the first (the hosts' family); vips: every one */
 	json_object_set_new(o, "api",
-		json_pack("{s:s, s:s, s:I}", "name", c->api_name, "vip", c->vip_text, "port",
-			(json_int_t)c->api_port));
+		json_pack("{s:s, s:s, s:[s], s:I}", "name", c->api_name, "vip", c->vip_text,
+			"vips", c->vip_text, "port", (json_int_t)c->api_port));
+	if (c->has_vip2)
+		json_array_append_new(json_object_get(json_object_get(o, "api"), "vips"),
+			json_string(c->vip2_text));
 	snprintf(etcd, sizeof(etcd), "3.%u", c->etcd_minor);
 	json_object_set_new(o, "versions",
 		json_pack("{s:s, s:s, s:s}", "kubernetes", c->k8s_version, "release",

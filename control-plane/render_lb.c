@@ -69,10 +69,11 @@ static void lb_header(const struct cp_cluster *c, const struct cp_host *h, struc
 {
 	put(b,
 		"%s %s on %s: the load balancer of the apiservers of cluster %s\n"
-		"%s (https://%s:%u, VIP %s).\n"
+		"%s (https://%s:%u, VIP %s%s%s).\n"
 		"%s Rendered by `cpha render` from the cluster description: change that, not "
 		"this file.\n",
-		cmt, path, h->name, c->name, cmt, c->api_name, c->api_port, c->vip_text, cmt);
+		cmt, path, h->name, c->name, cmt, c->api_name, c->api_port, c->vip_text,
+		c->has_vip2 ? " and " : "", c->has_vip2 ? c->vip2_text : "", cmt);
 }
 
 /* The bind line: the masters' own apiservers listen on their addresses at
@@ -83,12 +84,16 @@ static void lb_bind(const struct cp_cluster *c, struct cpha_buf *b)
 {
 	char a[CPHA_ADDR_STRLEN];
 
-	if (c->lb_on_masters)
+	if (c->lb_on_masters) {
 		put(b, "    bind %s\n", render_text_hostport(&c->vip, c->api_port, a, sizeof(a)));
-	else if (cpha_addr_family(&c->vip) == AF_INET6)
+		if (c->has_vip2)
+			put(b, "    bind %s\n",
+				render_text_hostport(&c->vip2, c->api_port, a, sizeof(a)));
+	} else if (cpha_addr_family(&c->vip) == AF_INET6 || c->has_vip2) {
 		put(b, "    bind :::%u v4v6\n", c->api_port);
-	else
+	} else {
 		put(b, "    bind :%u\n", c->api_port);
+	}
 }
 
 /* lbd.cfg or haproxy.cfg: the classic listen section with HTTPS /readyz
@@ -212,7 +217,10 @@ static void lb_config(const struct cp_cluster *c, const struct cp_host *self, st
  * the VIP, and the host that gives it up resets the connections on it.
  * keepalived cannot reset them, so its instance does not preempt and a
  * failed check puts it in FAULT, which gives the VIP up. */
-static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, struct cpha_buf *b)
+/* One vrrp_instance: the VIP vip of the cluster, with the peers over
+ * unicast (the hosts' family) or multicast. */
+static void vrrp_instance(const struct cp_cluster *c, const struct cp_host *self,
+	struct cpha_buf *b, const char *name, const char *vip, bool unicast)
 {
 	bool ka = c->vipd == CP_VIP_KEEPALIVED;
 	bool script = ka || c->lb == CP_LB_HAPROXY; /* else vipd reads lbd's socket */
@@ -222,12 +230,80 @@ static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, 
 	char a[CPHA_ADDR_STRLEN];
 
 	put(b,
-		"! %s on %s: the VIP %s of cluster %s (https://%s:%u).\n"
+		"vrrp_instance %s {\n"
+		"    state BACKUP\n"
+		"    interface %s\n"
+		"    virtual_router_id %u\n"
+		"    priority %u\n"
+		"    advert_int 1\n",
+		name, c->interface, c->vrid, self->priority);
+	if (ka)
+		put(b, KA_NOPREEMPT);
+	if (npeers && unicast) {
+		put(b, "    unicast_src_ip %s\n    unicast_peer {\n",
+			render_text_addr(&self->addr, a, sizeof(a)));
+		for (size_t i = 0; i < cluster_lb_count(c); i++) {
+			const struct cp_host *p = cluster_lb_host(c, i);
+			if (p != self)
+				put(b, "        %s\n", render_text_addr(&p->addr, a, sizeof(a)));
+		}
+		put(b, "    }\n");
+	}
+	put(b,
+		"    virtual_ipaddress {\n"
+		"        %s dev %s\n"
+		"    }\n",
+		vip, c->interface);
+	/* in a sync group a member's tracks carry no weight (keepalived
+	 * ignores it there): a failing one puts the group in FAULT */
+	if (script && (ka || !c->has_vip2))
+		put(b, "    track_script {\n"
+		       "        lb_healthy\n"
+		       "    }\n");
+	else if (script)
+		put(b, "    ! in a sync group: no weight; a failing check is FAULT for both VIPs\n"
+		       "    track_script {\n"
+		       "        lb_healthy weight 0\n"
+		       "    }\n");
+	else if (c->has_vip2)
+		put(b, "    ! lbd has no apiserver up: FAULT for both VIPs (in a sync group a "
+		       "track\n"
+		       "    ! carries no weight)\n"
+		       "    track_lbd {\n"
+		       "        " RENDER_LBD_SOCKET " " RENDER_LB_PROXY " 1 weight 0\n"
+		       "    }\n");
+	else
+		put(b,
+			"    ! lbd has no apiserver up: priority -%u, below every healthy LB "
+			"host\n"
+			"    track_lbd {\n"
+			"        " RENDER_LBD_SOCKET " " RENDER_LB_PROXY " 1 weight -%u\n"
+			"    }\n",
+			w, w);
+	if (fenced)
+		put(b, "    ! no takeover until fenced has fenced the old holder; no VIP without "
+		       "quorum\n"
+		       "    track_fenced " RENDER_FENCED_SOCKET "\n");
+	put(b, "}\n");
+}
+
+static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, struct cpha_buf *b)
+{
+	bool ka = c->vipd == CP_VIP_KEEPALIVED;
+	bool script = ka || c->lb == CP_LB_HAPROXY; /* else vipd reads lbd's socket */
+	bool fenced = !ka && ha_tier_of(c, self) != HA_TIER_NONE;
+	unsigned w = lb_track_weight(c);
+	size_t npeers = cluster_lb_count(c) - 1;
+	char a[CPHA_ADDR_STRLEN], name2[sizeof(RENDER_LB_PROXY) + 8];
+
+	put(b,
+		"! %s on %s: the VIP %s%s%s of cluster %s (https://%s:%u).\n"
 		"! Rendered by `cpha render` from the cluster description: change that, not "
 		"this file.\n"
 		"! keepalived's configuration language%s. VRRPv3: no authentication.\n\n",
-		ka ? RENDER_KEEPALIVED_CONF : RENDER_VIPD_CONF, self->name, c->vip_text, c->name,
-		c->api_name, c->api_port, ka ? "" : " (see vipd.conf(5))");
+		ka ? RENDER_KEEPALIVED_CONF : RENDER_VIPD_CONF, self->name, c->vip_text,
+		c->has_vip2 ? " and " : "", c->has_vip2 ? c->vip2_text : "", c->name, c->api_name,
+		c->api_port, ka ? "" : " (see vipd.conf(5))");
 	put(b,
 		"global_defs {\n"
 		"    router_id %s\n"
@@ -315,48 +391,25 @@ static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, 
 		       "! takes it; then the MASTER keeps it while its check passes.\n");
 	else
 		put(b, "! Every host starts as BACKUP; the highest priority holds the VIP.\n");
+	vrrp_instance(c, self, b, RENDER_LB_PROXY, c->vip_text, true);
+	if (!c->has_vip2)
+		return;
+	/* dual stack: the other family's VIP in an instance of its own (VRRP
+	 * carries one family), moved with the first by a sync group. It
+	 * speaks multicast: the hosts have addresses of the first family
+	 * only, and VRRP over IPv6 sends from the link-local address. */
+	snprintf(name2, sizeof(name2), RENDER_LB_PROXY "_ipv%c",
+		cpha_addr_family(&c->vip2) == AF_INET6 ? '6' : '4');
+	put(b, "\n! the other family's VIP: its own instance, in a sync group with the first\n");
+	vrrp_instance(c, self, b, name2, c->vip2_text, false);
 	put(b,
-		"vrrp_instance " RENDER_LB_PROXY " {\n"
-		"    state BACKUP\n"
-		"    interface %s\n"
-		"    virtual_router_id %u\n"
-		"    priority %u\n"
-		"    advert_int 1\n",
-		c->interface, c->vrid, self->priority);
-	if (ka)
-		put(b, KA_NOPREEMPT);
-	if (npeers) {
-		put(b, "    unicast_src_ip %s\n    unicast_peer {\n",
-			render_text_addr(&self->addr, a, sizeof(a)));
-		for (size_t i = 0; i < cluster_lb_count(c); i++) {
-			const struct cp_host *p = cluster_lb_host(c, i);
-			if (p != self)
-				put(b, "        %s\n", render_text_addr(&p->addr, a, sizeof(a)));
-		}
-		put(b, "    }\n");
-	}
-	put(b,
-		"    virtual_ipaddress {\n"
-		"        %s dev %s\n"
-		"    }\n",
-		c->vip_text, c->interface);
-	if (script)
-		put(b, "    track_script {\n"
-		       "        lb_healthy\n"
-		       "    }\n");
-	else
-		put(b,
-			"    ! lbd has no apiserver up: priority -%u, below every healthy LB "
-			"host\n"
-			"    track_lbd {\n"
-			"        " RENDER_LBD_SOCKET " " RENDER_LB_PROXY " 1 weight -%u\n"
-			"    }\n",
-			w, w);
-	if (fenced)
-		put(b, "    ! no takeover until fenced has fenced the old holder; no VIP without "
-		       "quorum\n"
-		       "    track_fenced " RENDER_FENCED_SOCKET "\n");
-	put(b, "}\n");
+		"\nvrrp_sync_group " RENDER_LB_PROXY "_vips {\n"
+		"    group {\n"
+		"        " RENDER_LB_PROXY "\n"
+		"        %s\n"
+		"    }\n"
+		"}\n",
+		name2);
 }
 
 /* The masters bind the VIP before they hold it. lbd has no transparent or
@@ -364,11 +417,14 @@ static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, 
 static void lb_sysctl(const struct cp_cluster *c, const struct cp_host *self, struct cpha_buf *b)
 {
 	put(b,
-		"# %s on %s: the load balancer binds the VIP %s before this host holds it.\n"
-		"# Rendered by `cpha render` from the cluster description.\n"
+		"# %s on %s: the load balancer binds the VIP %s%s%s before this host holds\n"
+		"# it. Rendered by `cpha render` from the cluster description.\n"
 		"net.ipv%c.ip_nonlocal_bind = 1\n",
-		RENDER_SYSCTL_LB, self->name, c->vip_text,
-		cpha_addr_family(&c->vip) == AF_INET6 ? '6' : '4');
+		RENDER_SYSCTL_LB, self->name, c->vip_text, c->has_vip2 ? " and " : "",
+		c->has_vip2 ? c->vip2_text : "", cpha_addr_family(&c->vip) == AF_INET6 ? '6' : '4');
+	if (c->has_vip2)
+		put(b, "net.ipv%c.ip_nonlocal_bind = 1\n",
+			cpha_addr_family(&c->vip2) == AF_INET6 ? '6' : '4');
 }
 
 int render_lb(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d)

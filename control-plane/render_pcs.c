@@ -292,6 +292,12 @@ static void controller_cmds(const struct cp_cluster *c, struct pcs_cmds *p, cons
 		NULL);
 }
 
+/* The Pacemaker resource of a dual-stack cluster's second VIP. */
+static const char *vip2_name(const struct cp_cluster *c)
+{
+	return cpha_addr_family(&c->vip2) == AF_INET6 ? "vip6" : "vip4";
+}
+
 static void lb_cmds(const struct cp_cluster *c, struct pcs_cmds *p)
 {
 	bool haproxy = c->lb == CP_LB_HAPROXY;
@@ -329,6 +335,21 @@ static void lb_cmds(const struct cp_cluster *c, struct pcs_cmds *p)
 	cmd_words(cmd, "constraint", "colocation", "add", "vip", "with", NULL);
 	cmd_arg(cmd, "%s-clone", agent);
 	cmd_arg(cmd, "INFINITY");
+	if (!c->has_vip2)
+		return;
+	/* the other family's VIP goes where the first one is */
+	cmd = cmd_new(p, "The other family's VIP (dual stack): always with the first");
+	cmd_words(cmd, "resource", "create", vip2_name(c), "ocf:heartbeat:IPaddr2", NULL);
+	cmd_arg(cmd, "ip=%s", render_text_addr(&c->vip2, a, sizeof(a)));
+	cmd_arg(cmd, "cidr_netmask=%u", c->vip2_prefix);
+	cmd_arg(cmd, "nic=%s", c->interface);
+	cmd_words(cmd, "op", "start", "timeout=20s", "op", "stop", "timeout=20s", "op", "monitor",
+		"interval=10s", "timeout=20s", "--disabled", "--no-default-ops", NULL);
+	cmd = cmd_new(p, NULL);
+	cmd_words(cmd, "constraint", "order", "start", "vip", "then", "start", vip2_name(c), NULL);
+	cmd = cmd_new(p, NULL);
+	cmd_words(cmd, "constraint", "colocation", "add", vip2_name(c), "with", "vip", "INFINITY",
+		NULL);
 }
 
 int render_pcs_commands(const struct cp_cluster *c, struct pcs_cmds *p, struct cpha_msgs *d)
@@ -387,8 +408,11 @@ int render_pcs_commands(const struct cp_cluster *c, struct pcs_cmds *p, struct c
 	cmd = cmd_new(p, "Created stopped, so that nothing started before its order and colocation "
 			 "were in place: start them");
 	cmd_words(cmd, "resource", "enable", "apiserver-clone", "kcm", "scheduler", NULL);
-	if (c->lb_on_masters && c->vipd == CP_VIP_PACEMAKER)
+	if (c->lb_on_masters && c->vipd == CP_VIP_PACEMAKER) {
 		cmd_arg(cmd, "vip");
+		if (c->has_vip2)
+			cmd_arg(cmd, "%s", vip2_name(c));
+	}
 	return rc;
 }
 

@@ -514,6 +514,19 @@ void inst_track_changed(struct vipd_inst *in)
 		for (i = 0; i < in->sync->n; i++)
 			if (in->sync->members[i] != in)
 				inst_track_changed(in->sync->members[i]);
+		/* a track this member shares with the others changed theirs
+		 * too, after this one's fault was decided: decide it again on
+		 * what the group is now (a script every member tracks
+		 * recovering would leave this member, and the group, in FAULT) */
+		fault = in->fault_self;
+		for (i = 0; i < in->sync->n; i++)
+			fault |= in->sync->members[i]->fault_self;
+		if (fault != in->fault) {
+			in->fault = fault;
+			memset(&out, 0, sizeof(out));
+			vrrp_state_fault(&in->sm, vipd_now(in->d), fault, &out);
+			inst_apply(in, &out);
+		}
 		in->sync->propagating = false;
 		in->d->up.group_changed(in->sync);
 	}

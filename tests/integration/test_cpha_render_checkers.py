@@ -12,6 +12,8 @@
   checks every resource parameter against the agents' metadata (the first
   has no agents: pcs -f runs with --force there). pcs-commands.sh, run with
   PCS="pcs -f FILE" on an empty CIB, makes the same CIB as cib.xml.
+- A dual-stack variant of each (an IPv4 and an IPv6 VIP) renders through
+  the same checkers: two vrrp_instances in a vrrp_sync_group.
 - A broken variant fails with the checker's own message and writes nothing:
   a fence parameter fence_ipmilan does not take (fenced -c, on an LB host;
   pcs, on a master).
@@ -54,6 +56,7 @@ AGENTS = os.path.join(BUILD, "resource-agents", "cpha")
 FIXTURES = os.path.join(REPO, "tests", "fixtures", "cpha")
 SAMPLE = os.path.join(REPO, "tests", "samples", "cluster.yaml")
 FIVE = os.path.join(FIXTURES, "five-haproxy.yaml")
+DUAL = os.path.join(FIXTURES, "dual-stack.yaml")
 SBIN = "/usr/sbin:/usr/bin:/sbin:/bin"
 TOOLS = ("haproxy", "keepalived", "crm_verify", "crm_resource", "cibadmin", "pcs",
          "fence_ipmilan", "fence_apc_snmp", "corosync", "corosync-keygen", "unshare", "mount")
@@ -274,6 +277,26 @@ class RenderCheckers(unittest.TestCase):
         self.assertEqual(len(runs), 15, runs)
         self.assertFalse(os.path.exists(os.path.join(out, "cluster", "cib.xml")))  # no Pacemaker
         self.assertEqual(len(lb_ha(tree(out))), 5 * 5)  # + corosync.conf, sysctl
+
+    def test_dual_stack_every_checker(self):
+        util.step("dual stack (an IPv4 and an IPv6 VIP): vipd, lbd, keepalived and HAProxy "
+                  "check what is rendered")
+        for name, base, lb, vrrp, hosts in (
+                ("dual-sample", DUAL, "lbd/lbd.cfg", "vipd/vipd.conf", ("lb00", "lb01")),
+                ("dual-five", self.variant("dual-five.yaml", FIVE, "vip: 198.18.0.10/24",
+                                           "vip: [198.18.0.10/24, 2001:db8:10::2/64]"),
+                 "haproxy/haproxy.cfg", "keepalived/keepalived.conf",
+                 tuple("kubem0%d" % i for i in range(5)))):
+            r = render(self.shims, base, self.out(name))
+            self.assertEqual(r.returncode, 0, "%s: %s" % (name, r.stderr))
+            runs = self.shims.runs()
+            for h in hosts:
+                for f in (lb, vrrp):
+                    # each file's checker is named as its directory
+                    self.assertEqual(checked(runs, f.split("/")[0], "/%s/etc/%s" % (h, f)),
+                                     [0], (name, f, runs))
+                with open(os.path.join(self.out(name), h, "etc", vrrp)) as fh:
+                    self.assertIn("vrrp_sync_group", fh.read())
 
     def test_broken_fenced(self):
         util.step("an LB host's fence device with a parameter fence_ipmilan does not take")
