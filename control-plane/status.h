@@ -92,7 +92,8 @@ struct st_lb {
 	char vipd_error[ST_TEXT];
 	char vrrp[16]; /* MASTER, BACKUP, FAULT, INIT */
 	int priority, effective_priority;
-	bool vip_present; /* the VIP is on its interface now */
+	bool vip_present;  /* the VIP is on its interface now */
+	bool vip2_present; /* and the second VIP of a dual-stack cluster */
 };
 
 struct st_pending {
@@ -132,6 +133,7 @@ struct st_snapshot {
 	/* from the description */
 	char cluster[ST_NAME];
 	char vip[ST_NAME];
+	char vip2[ST_NAME]; /* a dual-stack cluster's second VIP; "": none */
 	bool leader_elect;
 	bool fencing_configured; /* fencing devices or a watchdog described */
 	bool lb_lbd, vip_vipd;
@@ -146,6 +148,8 @@ struct st_snapshot {
 	size_t napi;
 	long vip_readyz; /* /readyz through the VIP; 0: no answer */
 	char vip_error[ST_TEXT];
+	long vip2_readyz; /* the same through the second VIP */
+	char vip2_error[ST_TEXT];
 	struct st_lease leases[2];
 	size_t nleases;
 	struct st_lb lbs[ST_MAX_HOSTS];

@@ -241,8 +241,20 @@ static void check_api(const struct st_snapshot *s, struct st_report *r, struct s
 	else if (s->vip_readyz != 200)
 		problem(r, ST_DOWN, "apiserver", "/readyz through the VIP %s: no answer%s%s",
 			s->vip, *s->vip_error ? ": " : "", s->vip_error);
+	/* a dual-stack cluster's second VIP: its family's clients are cut
+	 * off, the other family's are served */
+	if (*s->vip2 && s->vip2_readyz != 200 && s->vip2_readyz)
+		problem(r, ST_DEGRADED, "apiserver", "/readyz through the VIP %s: HTTP %ld",
+			s->vip2, s->vip2_readyz);
+	else if (*s->vip2 && s->vip2_readyz != 200)
+		problem(r, ST_DEGRADED, "apiserver", "/readyz through the VIP %s: no answer%s%s",
+			s->vip2, *s->vip2_error ? ": " : "", s->vip2_error);
 	note(ro, "%zu/%zu ready directly", ready, s->napi);
 	note(ro, "via VIP: %s", s->vip_readyz == 200 ? "ready" : "NOT ready");
+	if (*s->vip2)
+		note(ro, "via VIP %s: %s", s->vip2, s->vip2_readyz == 200 ? "ready" : "NOT ready");
+	if (*s->vip2 && s->vip2_readyz != 200)
+		raise_level(ro, ST_DEGRADED);
 	raise_level(ro, !ready || s->vip_readyz != 200 ? ST_DOWN
 			: ready < s->napi              ? ST_DEGRADED
 						       : ST_HEALTHY);
@@ -286,9 +298,10 @@ static void check_lb(
 	const struct st_snapshot *s, struct st_report *r, struct st_role *rlb, struct st_role *rvip)
 {
 	size_t i, j, holders = 0, lbd_up = 0, mon_up = 0, mon_asked = 0, lbd_asked = 0;
-	size_t vipd_asked = 0;
-	char list[ST_TEXT] = "";
-	size_t n = 0;
+	size_t vipd_asked = 0, holders2 = 0;
+	char list[ST_TEXT] = "", list2[ST_TEXT] = "";
+	const char *holder = "", *holder2 = "";
+	size_t n = 0, n2 = 0;
 
 	for (i = 0; i < s->nlbs; i++) {
 		const struct st_lb *lb = &s->lbs[i];
@@ -337,8 +350,15 @@ static void check_lb(
 		}
 		if (lb->vip_present) {
 			holders++;
+			holder = lb->host;
 			n += (size_t)snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0,
 				"%s%s (%s)", n ? ", " : "", lb->host, lb->vrrp);
+		}
+		if (lb->vip2_present) {
+			holders2++;
+			holder2 = lb->host;
+			n2 += (size_t)snprintf(list2 + n2, n2 < sizeof(list2) ? sizeof(list2) - n2 : 0,
+				"%s%s", n2 ? ", " : "", lb->host);
 		}
 	}
 	if (s->lb_lbd && !lbd_asked && s->mon_local_only) {
@@ -384,6 +404,22 @@ static void check_lb(
 		raise_level(rvip, ST_DOWN);
 	}
 	note(rvip, holders ? "on %s" : "on no host", list);
+	if (!*s->vip2)
+		return;
+	/* dual stack: the second VIP, on one host, the first's */
+	if (holders2 > 1)
+		problem(r, ST_DEGRADED, "vip", "the VIP %s is on %zu hosts: %s", s->vip2, holders2,
+			list2);
+	else if (holders2 == 0)
+		problem(r, ST_DEGRADED, "vip", "the VIP %s is on no host that answers", s->vip2);
+	else if (holders == 1 && strcmp(holder, holder2) != 0)
+		problem(r, ST_DEGRADED, "vip",
+			"the VIPs are apart: %s on %s, %s on %s (their sync group moves them "
+			"together)",
+			s->vip, holder, s->vip2, holder2);
+	if (holders2 != 1 || (holders == 1 && strcmp(holder, holder2) != 0))
+		raise_level(rvip, ST_DEGRADED);
+	note(rvip, holders2 ? "%s on %s" : "%s on no host", s->vip2, list2);
 }
 
 static void check_fence(const struct st_snapshot *s, struct st_report *r, struct st_role *ro)

@@ -199,6 +199,11 @@ static void job_vip(struct collect *k, struct job *j)
 
 	url_of(url, sizeof(url), "https", &k->c->vip, k->c->api_port, "/readyz");
 	ask(k, &k->admin_tls, url, NULL, &s->vip_readyz, NULL, s->vip_error, sizeof(s->vip_error));
+	if (!k->c->has_vip2)
+		return;
+	url_of(url, sizeof(url), "https", &k->c->vip2, k->c->api_port, "/readyz");
+	ask(k, &k->admin_tls, url, NULL, &s->vip2_readyz, NULL, s->vip2_error,
+		sizeof(s->vip2_error));
 }
 
 /* RFC 3339 with optional fraction ("2024-05-01T10:00:00.123456Z"), UTC. */
@@ -355,10 +360,12 @@ static void job_vipd(struct collect *k, struct job *j)
 {
 	struct st_lb *lb = j->out;
 	json_t *root, *in, *vip;
-	char url[512], want[CPHA_ADDR_STRLEN];
+	char url[512], want[CPHA_ADDR_STRLEN], want2[CPHA_ADDR_STRLEN] = "";
 	size_t i, n;
 
 	cpha_addr_format(&k->c->vip, want, sizeof(want));
+	if (k->c->has_vip2)
+		cpha_addr_format(&k->c->vip2, want2, sizeof(want2));
 	if (!mon_url(k, j->h, RENDER_VIPD_METRICS_PORT, url, sizeof(url)))
 		return; /* ST_NOT_ASKED */
 	lb->vipd = ask_mon(k, url, &root, lb->vipd_error, sizeof(lb->vipd_error));
@@ -372,6 +379,8 @@ static void job_vipd(struct collect *k, struct job *j)
 		{
 			const char *a = json_string_value(json_object_get(vip, "address"));
 
+			if (a && *want2 && strcmp(a, want2) == 0)
+				lb->vip2_present |= json_is_true(json_object_get(vip, "present"));
 			if (!a || strcmp(a, want) != 0)
 				continue;
 			snprintf(lb->vrrp, sizeof(lb->vrrp), "%s", st ? st : "?");
@@ -526,6 +535,8 @@ void status_collect(
 	s->mon_local_only = c->mon.listen == CP_MON_LOOPBACK;
 	snprintf(s->cluster, sizeof(s->cluster), "%s", c->name);
 	cpha_addr_format(&c->vip, s->vip, sizeof(s->vip));
+	if (c->has_vip2)
+		cpha_addr_format(&c->vip2, s->vip2, sizeof(s->vip2));
 	s->leader_elect = c->leader_elect;
 	s->fencing_configured = c->ndevices > 0 || c->watchdog_device;
 	s->lb_lbd = c->lb == CP_LB_LBD;

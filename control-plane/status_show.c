@@ -107,6 +107,10 @@ static void text_details(const struct st_snapshot *s, struct cpha_buf *b)
 		cpha_buf_printf(b, "  via VIP %-4s HTTP %ld\n", s->vip, s->vip_readyz);
 	else
 		cpha_buf_printf(b, "  via VIP %s: no answer: %s\n", s->vip, s->vip_error);
+	if (*s->vip2 && s->vip2_readyz)
+		cpha_buf_printf(b, "  via VIP %-4s HTTP %ld\n", s->vip2, s->vip2_readyz);
+	else if (*s->vip2)
+		cpha_buf_printf(b, "  via VIP %s: no answer: %s\n", s->vip2, s->vip2_error);
 	if (s->leader_elect) {
 		cpha_buf_puts(b, "\nleases (kube-system)\n");
 		for (i = 0; i < s->nleases; i++) {
@@ -307,11 +311,18 @@ static json_t *details_json(const struct st_snapshot *s)
 			json_pack("{s:s,s:b,s:i,s:i}", "node", s->pcmk_nodes[i].name, "online",
 				s->pcmk_nodes[i].online, "running", (int)s->pcmk_nodes[i].started,
 				"failed", (int)s->pcmk_nodes[i].failed));
-	return json_pack("{s:o,s:o,s:o,s:{s:s,s:i,s:s},s:o,s:o,s:o,s:o,s:o}", "etcd", etcd,
+	json_t *o = json_pack("{s:o,s:o,s:o,s:{s:s,s:i,s:s},s:o,s:o,s:o,s:o,s:o}", "etcd", etcd,
 		"etcd_members", members_json(s), "apiservers", api, "vip", "address", s->vip,
 		"readyz", (int)s->vip_readyz, "error", s->vip_error, "leases", leases,
 		"load_balancers", lbs, "fencing", fence, "pacemaker", pcmk, "certificates",
 		certs_json(s));
+
+	/* a dual-stack cluster's second VIP, as the first */
+	if (o && *s->vip2)
+		json_object_set_new(o, "vip2",
+			json_pack("{s:s,s:i,s:s}", "address", s->vip2, "readyz",
+				(int)s->vip2_readyz, "error", s->vip2_error));
+	return o;
 }
 
 void status_show_json(const struct st_snapshot *s, const struct st_report *r, struct cpha_buf *b)

@@ -134,6 +134,39 @@ static void test_vip_on_two_hosts(void **state)
 	free(s);
 }
 
+/* dual stack: the second VIP served, on one host, with the first */
+static void test_dual_stack_vips(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	snprintf(s->vip2, sizeof(s->vip2), "2001:db8:10::2");
+	s->vip2_readyz = 200;
+	s->lbs[0].vip2_present = true;
+	assert_int_equal(judge(s, r, ""), 0);
+	assert_int_equal(r->worst, ST_HEALTHY);
+	assert_non_null(strstr(r->roles[5].notes, "2001:db8:10::2 on lb0"));
+	/* apart: each VIP on another host */
+	s->lbs[0].vip2_present = false;
+	s->lbs[1].vip2_present = true;
+	assert_int_equal(judge(s, r, "the VIPs are apart: 198.18.0.2 on lb0, 2001:db8:10::2 on "
+				     "lb1"),
+		1);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	/* on no host, and not served: the other family's clients are cut off */
+	s->lbs[1].vip2_present = false;
+	s->vip2_readyz = 0;
+	snprintf(s->vip2_error, sizeof(s->vip2_error), "Connection refused");
+	assert_int_equal(judge(s, r, "the VIP 2001:db8:10::2 is on no host that answers"), 1);
+	assert_int_equal(judge(s, r, "/readyz through the VIP 2001:db8:10::2: no answer: "
+				     "Connection refused"),
+		1);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	free(r);
+	free(s);
+}
+
 static void test_lease_not_renewed(void **state)
 {
 	struct st_snapshot *s = healthy();
@@ -563,6 +596,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_healthy),
 		cmocka_unit_test(test_vip_on_two_hosts),
+		cmocka_unit_test(test_dual_stack_vips),
 		cmocka_unit_test(test_lease_not_renewed),
 		cmocka_unit_test(test_etcd),
 		cmocka_unit_test(test_ready_apiserver_out_of_rotation),
