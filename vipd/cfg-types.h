@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "addr.h"
+#include "vrrp_hmac.h"
 
 #define VIPD_WEIGHT_MAX 253 /* keepalived's bound on tracking weights */
 
@@ -161,6 +162,11 @@ struct vipd_instance {
 	char auth_pass[9];      /* up to 8 characters, NUL-padded */
 	bool v3_checksum_as_v2; /* VRRPv3 over IPv4 without the pseudo-header
 				 * (keepalived's option; RFC 9568's reading) */
+	/* auth_hmac { ... } (keepalived 2.4.3): an HMAC-SHA256 trailer on
+	 * adverts (vrrp_hmac.h). hmac.keys is hmac_keys, hmac.nkeys their count. */
+	bool auth_hmac;
+	struct vrrp_hmac_cfg hmac;
+	struct vrrp_hmac_key *hmac_keys;
 	struct vipd_vip *vips;
 	size_t nvips;
 	struct vipd_track *track_script, *track_interface, *track_file, *track_lbd;

@@ -3,7 +3,8 @@
  * and the public functions. The files are read into a tree of statements
  * by lib/conf_tree.c (cfg_subst.c first applies keepalived's @ID lines and
  * $NAME parameters); values and keyword tables are in cfg_value.c; instances
- * and sync groups in cfg_instance.c; the checks across the configuration
+ * and sync groups in cfg_instance.c, an instance's auth_hmac block
+ * (keepalived 2.4.3's HMAC-SHA256 trailer) in cfg_hmac.c; the checks across the configuration
  * in cfg_validate.c. Nothing logs: every problem becomes a
  * "file:line: message", collected, sorted by place.
  *
@@ -779,8 +780,10 @@ static void cfg_ctx_free(struct cfg_ctx *ctx)
 
 	cpha_conf_node_free(&ctx->t.root);
 	cpha_cfgdiag_free(&ctx->d);
-	for (i = 0; i < ctx->nix; i++)
+	for (i = 0; i < ctx->nix; i++) {
 		free(ctx->ix[i].peer_locs);
+		free(ctx->ix[i].hmac_key_locs);
+	}
 	free(ctx->ix);
 	for (i = 0; i < ctx->ngx; i++)
 		free(ctx->gx[i].locs);

@@ -48,6 +48,8 @@ struct cfg_inst_x {
 	bool auth_pass_set;
 	bool vips_over;      /* more than CFG_MAX_VIPS, reported */
 	unsigned *peer_locs; /* one per peer */
+	unsigned hmac_loc, hmac_active_loc, hmac_mode_loc; /* auth_hmac and its keywords */
+	unsigned *hmac_key_locs;                           /* one per key */
 };
 
 /* Where the members of a sync group were listed, one loc per member. */
@@ -164,6 +166,13 @@ enum cfg_track_kind {
 	CFG_TRACK_PROCESS,
 	CFG_TRACK_BFD,
 };
+
+/* cfg_hmac.c: an auth_hmac block of instance v (several merge, as in
+ * keepalived), and the checks once the instance is read (active_key
+ * defined, the time_window default, vrrp_strict, legacy authentication). */
+void vipd_cfg_auth_hmac(struct cfg_ctx *ctx, const struct cpha_conf_node *n,
+	struct vipd_instance *v, struct cfg_inst_x *x, const char *where);
+void vipd_cfg_check_auth_hmac(struct cfg_ctx *ctx, struct vipd_instance *v, struct cfg_inst_x *x);
 
 /* cfg_process.c: a vrrp_track_process block into ctx->c. */
 void vipd_cfg_track_process_def(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj);

@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "cfg_ctx.h"
 #include "webcfg.h"
 
@@ -69,6 +71,9 @@ void vipd_cfg_free(struct vipd_config *c)
 		free(v->name);
 		free(v->interface);
 		free(v->peers);
+		if (v->hmac_keys)
+			OPENSSL_cleanse(v->hmac_keys, v->hmac.nkeys * sizeof(*v->hmac_keys));
+		free(v->hmac_keys);
 		for (j = 0; j < v->nvips; j++) {
 			free(v->vips[j].dev);
 			free(v->vips[j].label);

@@ -439,6 +439,11 @@ static void cfg_i_auth(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void
 	vipd_cfg_block(ctx, n, cfg_auth_kws, CFG_NELEM(cfg_auth_kws), obj, I(obj)->where);
 }
 
+static void cfg_i_auth_hmac(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
+{
+	vipd_cfg_auth_hmac(ctx, n, I(obj)->v, I(obj)->x, I(obj)->where);
+}
+
 /* ADDR[/LEN] [dev IF] [label LABEL] */
 static void cfg_vip(struct cfg_ctx *ctx, const struct cpha_conf_node *e, struct cfg_inst *in)
 {
@@ -725,6 +730,7 @@ static const struct cfg_kw cfg_inst_kws[] = {
 	{ { "mcast_dst_ip", CFG_KW_HERE }, cfg_i_mcast_dst, 0 },
 	{ { "unicast_peer", CFG_KW_HERE }, cfg_i_peers, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
 	{ { "authentication", CFG_KW_HERE }, cfg_i_auth, CPHA_CONF_KW_BLOCK },
+	{ { "auth_hmac", CFG_KW_HERE }, cfg_i_auth_hmac, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
 	{ { "virtual_ipaddress", CFG_KW_HERE }, cfg_i_vips,
 		CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },
 	{ { "track_script", CFG_KW_HERE }, cfg_i_tracks, CPHA_CONF_KW_BLOCK | CPHA_CONF_KW_MULTI },

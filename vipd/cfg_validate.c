@@ -564,6 +564,7 @@ void vipd_cfg_validate(struct cfg_ctx *ctx)
 		cfg_check_unicast(ctx, v, x);
 		cfg_check_vips(ctx, i);
 		cfg_defaults(ctx, v, x);
+		vipd_cfg_check_auth_hmac(ctx, v, x);
 	}
 	if (ctx->d.stop)
 		return;

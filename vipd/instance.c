@@ -25,13 +25,6 @@ const char *inst_state_name(const struct vipd_inst *in)
 	return vrrp_state_name(in->sm.state);
 }
 
-static const uint8_t *addr_raw(const struct cpha_addr *a)
-{
-	if (a->ss.ss_family == AF_INET6)
-		return (const uint8_t *)&((const struct sockaddr_in6 *)&a->ss)->sin6_addr;
-	return (const uint8_t *)&((const struct sockaddr_in *)&a->ss)->sin_addr;
-}
-
 static void ipinfo(struct vrrp_ipinfo *ip, int family, const struct cpha_addr *src,
 	const struct cpha_addr *dst, int ttl)
 {
@@ -39,8 +32,8 @@ static void ipinfo(struct vrrp_ipinfo *ip, int family, const struct cpha_addr *s
 
 	memset(ip, 0, sizeof(*ip));
 	ip->family = family;
-	memcpy(ip->src, addr_raw(src), n);
-	memcpy(ip->dst, addr_raw(dst), n);
+	memcpy(ip->src, vipd_addr_raw(src), n);
+	memcpy(ip->dst, vipd_addr_raw(dst), n);
 	ip->ttl = ttl;
 }
 
@@ -49,7 +42,7 @@ static void send_advert(struct vipd_inst *in, int priority)
 	const struct vipd_instance *c = in->cfg;
 	struct vrrp_adv adv = { 0 };
 	struct vrrp_ipinfo ip;
-	uint8_t buf[VRRP_PKT_MAX];
+	uint8_t buf[VRRP_PKT_MAX + VRRP_HMAC_TRAILER_LEN], trailer[VRRP_HMAC_TRAILER_LEN];
 	size_t i, ndst = c->unicast ? c->npeers : 1;
 	int len, r;
 
@@ -64,6 +57,23 @@ static void send_advert(struct vipd_inst *in, int priority)
 	if (c->version == 2 && c->auth == VIPD_AUTH_PASS) {
 		adv.auth_type = VRRP_AUTH_PASS;
 		memcpy(adv.auth_data, c->auth_pass, VRRP_AUTH_LEN);
+	}
+	if (c->auth_hmac) {
+		/* one trailer for every copy: it does not cover the destination */
+		ipinfo(&ip, c->family, &in->src, c->unicast ? &c->peers[0] : &in->group, VRRP_TTL);
+		len = vrrp_packet_encode(&adv, &ip, buf, sizeof(buf));
+		if (len < 0) {
+			log_err("instance %s: cannot build an advertisement: %s", in->name,
+				strerror(-len));
+			return;
+		}
+		r = inst_hmac_trailer(in, buf, (size_t)len, trailer);
+		if (r < 0)
+			return;
+		if (r > 0) {
+			adv.trailer = trailer;
+			adv.trailer_len = sizeof(trailer);
+		}
 	}
 	in->adverts_made++;
 	if (priority == 0)
@@ -157,7 +167,7 @@ static void vips_reset(struct vipd_inst *in)
 	for (i = 0; i < in->cfg->nvips; i++) {
 		const struct vipd_vip *v = &in->cfg->vips[i];
 
-		r = vipd_tcp_reset(v->addr.ss.ss_family, addr_raw(&v->addr), &n);
+		r = vipd_tcp_reset(v->addr.ss.ss_family, vipd_addr_raw(&v->addr), &n);
 		total += n;
 		if (r < 0)
 			log_warn("instance %s: resetting the connections on %s: %s", in->name,
@@ -321,7 +331,8 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-static bool known_peer(const struct vipd_inst *in, const struct cpha_addr *src)
+/* The index of src in cfg->peers, or -1. */
+static int peer_index(const struct vipd_inst *in, const struct cpha_addr *src)
 {
 	size_t i;
 	struct cpha_addr a = *src;
@@ -331,10 +342,11 @@ static bool known_peer(const struct vipd_inst *in, const struct cpha_addr *src)
 
 		cpha_addr_set_port(&p, 0);
 		cpha_addr_set_port(&a, 0);
-		if (memcmp(addr_raw(&p), addr_raw(&a), in->cfg->family == AF_INET6 ? 16 : 4) == 0)
-			return true;
+		if (memcmp(vipd_addr_raw(&p), vipd_addr_raw(&a),
+			    in->cfg->family == AF_INET6 ? 16 : 4) == 0)
+			return (int)i;
 	}
-	return false;
+	return -1;
 }
 
 static void record_peer(struct vipd_inst *in, const struct cpha_addr *src, enum vrrp_csum csum)
@@ -343,7 +355,7 @@ static void record_peer(struct vipd_inst *in, const struct cpha_addr *src, enum 
 	char a[CPHA_ADDR_STRLEN];
 
 	for (i = 0; i < in->npeers_seen; i++)
-		if (memcmp(addr_raw(&in->peers[i].addr), addr_raw(src), n) == 0)
+		if (memcmp(vipd_addr_raw(&in->peers[i].addr), vipd_addr_raw(src), n) == 0)
 			break;
 	if (i == in->npeers_seen) {
 		if (i == VIPD_MAX_PEERS_SEEN)
@@ -393,7 +405,7 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	struct vrrp_out out;
 	enum vrrp_drop drop;
 	char a[CPHA_ADDR_STRLEN], g[CPHA_ADDR_STRLEN];
-	int r, k;
+	int r, k, peer;
 
 	(void)s;
 	(void)fd;
@@ -424,7 +436,7 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		/* the socket also sees adverts to groups joined by others on
 		 * this host (keepalived on another group, the RFC one): only
 		 * our group's are for this instance */
-		if (!c->unicast && memcmp(addr_raw(&rx.dst), addr_raw(&in->group),
+		if (!c->unicast && memcmp(vipd_addr_raw(&rx.dst), vipd_addr_raw(&in->group),
 					   c->family == AF_INET6 ? 16 : 4)) {
 			in->other_group++;
 			cpha_log_reason(LOG_WARNING, REASON_OTHER_GROUP,
@@ -434,6 +446,10 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			continue;
 		}
 		ipinfo(&ip, c->family, &rx.src, &rx.dst, rx.ttl);
+		exp.trailer_len = c->auth_hmac && vrrp_hmac_has_trailer(
+							  payload, rx.len, c->version, c->family)
+					  ? VRRP_HMAC_TRAILER_LEN
+					  : 0;
 		drop = vrrp_packet_decode(payload, rx.len, &ip, &exp, &adv);
 		if (drop != VRRP_OK) {
 			in->bad[drop]++;
@@ -443,13 +459,16 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 				vrrp_packet_drop_str(drop));
 			continue;
 		}
-		if (c->unicast && !known_peer(in, &rx.src)) {
+		peer = c->unicast ? peer_index(in, &rx.src) : -1;
+		if (c->unicast && peer < 0) {
 			in->unknown_peer++;
 			cpha_log_reason(LOG_WARNING, REASON_UNKNOWN_PEER,
 				"instance %s: dropped an advertisement from %s: not a unicast_peer",
 				in->name, cpha_addr_format(&rx.src, a, sizeof(a)));
 			continue;
 		}
+		if (inst_hmac_drop(in, payload, rx.len, exp.trailer_len, &rx.src, peer))
+			continue;
 		in->adverts_received++;
 		if (adv.priority == 0)
 			in->pri_zero_received++;
@@ -458,11 +477,11 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		record_peer(in, &rx.src, adv.csum);
 		memset(&out, 0, sizeof(out));
 		vrrp_state_advert(&in->sm, vipd_now(in->d), adv.priority, adv.adver_int,
-			addr_raw(&rx.src), addr_raw(&in->src), &out);
+			vipd_addr_raw(&rx.src), vipd_addr_raw(&in->src), &out);
 		inst_apply(in, &out);
 		if (c->fenced_socket && in->sm.state == VRRP_STATE_BACKUP && adv.priority > 0 &&
 			in->sm.master_seen &&
-			!memcmp(in->sm.master_addr, addr_raw(&rx.src),
+			!memcmp(in->sm.master_addr, vipd_addr_raw(&rx.src),
 				c->family == AF_INET6 ? 16 : 4))
 			fenced_link_master_heard(in);
 	}
@@ -575,7 +594,7 @@ void inst_netlink_event(
 
 			if (vip_ifindex(in, v) != ifindex ||
 				v->addr.ss.ss_family != addr->ss.ss_family ||
-				memcmp(addr_raw(&v->addr), addr_raw(addr), n) != 0)
+				memcmp(vipd_addr_raw(&v->addr), vipd_addr_raw(addr), n) != 0)
 				continue;
 			log_warn("instance %s: %s was removed from the interface while master; "
 				 "putting it back",
@@ -633,7 +652,12 @@ int inst_start(struct vipd *d, struct vipd_instance *c, struct vipd_inst **out)
 	in->d = d;
 	in->cfg = c;
 	in->name = strdup(c->name);
+	in->hmac_peer = calloc(c->npeers ? c->npeers : 1, sizeof(*in->hmac_peer));
 	in->sock.fd = -1;
+	if (!in->name || !in->hmac_peer) {
+		r = -ENOMEM;
+		goto fail;
+	}
 	in->ifindex = (int)if_nametoindex(c->interface);
 	if (!in->ifindex) {
 		log_err("instance %s: interface %s: no such interface", c->name, c->interface);
@@ -641,7 +665,7 @@ int inst_start(struct vipd *d, struct vipd_instance *c, struct vipd_inst **out)
 		goto fail;
 	}
 	for (i = 0; i < c->nvips; i++)
-		memcpy(in->vip_bytes + i * n, addr_raw(&c->vips[i].addr), n);
+		memcpy(in->vip_bytes + i * n, vipd_addr_raw(&c->vips[i].addr), n);
 	in->nvip_bytes = (unsigned)(c->nvips * n);
 	/* the instance's mcast_dst_ip, else global_defs vrrp_mcast_group4 / 6 */
 	in->group = c->mcast_dst_set        ? c->mcast_dst
@@ -743,6 +767,7 @@ void inst_free(struct vipd_inst *in)
 	fenced_link_detach(in);
 	vrrp_sock_close(&in->sock);
 	track_detach(in);
+	free(in->hmac_peer);
 	free(in->name);
 	free(in);
 }

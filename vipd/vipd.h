@@ -13,6 +13,7 @@
 #include "fenced_gate.h"
 #include "bfd_session.h"
 #include "netlink.h"
+#include "vrrp_hmac.h"
 #include "vrrp_net.h"
 #include "vrrp_packet.h"
 #include "vrrp_state.h"
@@ -118,6 +119,13 @@ struct vipd_inst {
 	struct vipd_sync *sync;
 	uint64_t last_lower_advert_at; /* monotonic us: last advert of a lower priority */
 	struct vipd_fenced fenced;     /* track_fenced */
+	/* auth_hmac (instance_hmac.c): the last sequence sent, the replay
+	 * state of each unicast peer (cfg->peers' order) and of multicast
+	 * senders, and the outcome of each trailer check */
+	uint64_t hmac_seq;
+	struct vrrp_hmac_replay *hmac_peer;
+	struct vrrp_hmac_mcast hmac_mcast;
+	uint64_t hmac_result[VRRP_HMAC_RESULT_MAX];
 };
 
 #define VIPD_SOLE_PEERS_MAX 16 /* unicast peers looked at by the sole-backup rule */
@@ -197,6 +205,14 @@ static inline uint64_t vipd_now(const struct vipd *d)
 	return t;
 }
 
+/* An address's bytes: 4 (IPv4) or 16 (IPv6), network order. */
+static inline const uint8_t *vipd_addr_raw(const struct cpha_addr *a)
+{
+	if (a->ss.ss_family == AF_INET6)
+		return (const uint8_t *)&((const struct sockaddr_in6 *)&a->ss)->sin6_addr;
+	return (const uint8_t *)&((const struct sockaddr_in *)&a->ss)->sin_addr;
+}
+
 /* instance.c */
 int inst_start(struct vipd *d, struct vipd_instance *cfg, struct vipd_inst **out);
 void inst_stop(struct vipd_inst *in, bool graceful);
@@ -210,6 +226,17 @@ void inst_track_changed(struct vipd_inst *in);
 const char *inst_state_name(const struct vipd_inst *in);
 /* Same VRRP settings (so a reload keeps the running state). */
 bool inst_same_vrrp(const struct vipd_instance *a, const struct vipd_instance *b);
+
+/* instance_hmac.c: auth_hmac around vrrp_hmac.h, with the clock and the
+ * logs. inst_hmac_trailer() makes the trailer of the VRRP packet pkt (len
+ * bytes, checksum not read) into out: 1 when one is to be sent, 0 when
+ * none (no auth_hmac, or receive-only), -1 after logging. inst_hmac_drop()
+ * checks a received packet whose last trailer_len bytes are its trailer
+ * (peer: its index in cfg->peers, or -1 for multicast), counts and logs
+ * the outcome, and says whether to drop it. */
+int inst_hmac_trailer(struct vipd_inst *in, const uint8_t *pkt, size_t len, uint8_t *out);
+bool inst_hmac_drop(struct vipd_inst *in, const uint8_t *pkt, size_t len, size_t trailer_len,
+	const struct cpha_addr *src, int peer);
 
 /* track.c */
 int track_setup(struct vipd *d);

@@ -143,7 +143,7 @@ int vrrp_packet_encode(
 	if (form != VRRP_CSUM_PLAIN && (!ip || ip->family != adv->family))
 		return -EINVAL;
 	n = vrrp_packet_len(adv->version, adv->family, adv->naddrs);
-	if (len < n)
+	if (len < n || len - n < (adv->trailer ? adv->trailer_len : 0))
 		return -ENOSPC;
 
 	/* RFC 9568 §5.2.1-§5.2.9, RFC 3768 §5.3.1-§5.3.10 */
@@ -163,9 +163,18 @@ int vrrp_packet_encode(
 	if (adv->version == 2)
 		memcpy(buf + VRRP_HDR_LEN + adv->naddrs * alen, adv->auth_data, VRRP_AUTH_LEN);
 
+	if (adv->trailer) {
+		memcpy(buf + n, adv->trailer, adv->trailer_len);
+		/* keepalived 2.4.3: the kernel sums all the IPv6 payload
+		 * (IPV6_CHECKSUM); over IPv4 it sums the packet alone */
+		if (adv->family == AF_INET6)
+			n += adv->trailer_len;
+	}
 	sum = (uint16_t)~fold(sum16(buf, n, form_sum(form, ip, n)));
 	buf[6] = (uint8_t)(sum >> 8);
 	buf[7] = (uint8_t)sum;
+	if (adv->trailer && adv->family == AF_INET)
+		n += adv->trailer_len;
 	return (int)n;
 }
 
@@ -237,8 +246,11 @@ enum vrrp_drop vrrp_packet_decode(const uint8_t *pkt, size_t len, const struct v
 		return VRRP_DROP_NO_ADDRS;
 	/* RFC 9568 §7.1: the complete packet, IPvX addresses included; RFC 3768
 	 * §7.1: and the authentication data. Nothing after it, as keepalived. */
-	if (len != vrrp_packet_len(exp->version, exp->family, out->naddrs))
+	if (len != vrrp_packet_len(exp->version, exp->family, out->naddrs) + exp->trailer_len)
 		return VRRP_DROP_LENGTH;
+	/* the IPv4 checksum stops before a trailer, the IPv6 one does not */
+	if (exp->family == AF_INET)
+		len -= exp->trailer_len;
 	out->addrs = pkt + VRRP_HDR_LEN;
 	if (exp->version == 2)
 		memcpy(out->auth_data, pkt + VRRP_HDR_LEN + out->naddrs * alen, VRRP_AUTH_LEN);

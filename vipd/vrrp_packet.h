@@ -75,6 +75,11 @@ struct vrrp_adv {
 	uint8_t auth_type;                /* v2: VRRP_AUTH_* */
 	uint8_t auth_data[VRRP_AUTH_LEN]; /* v2: sent as is; zeros for VRRP_AUTH_NONE */
 	const uint8_t *addrs;             /* naddrs addresses of 4 or 16 bytes, packed */
+	/* encode: bytes to append after the packet, the auth_hmac trailer
+	 * (vrrp_hmac.h): the IPv6 checksum covers them, the IPv4 one does not
+	 * (keepalived 2.4.3). NULL: none. */
+	const uint8_t *trailer;
+	size_t trailer_len;
 	enum vrrp_csum csum;              /* decode: the form that matched */
 	uint16_t checksum;                /* decode: the field as received */
 	bool addr_mismatch;               /* decode: list differs from vrrp_expect, accepted
@@ -97,6 +102,9 @@ struct vrrp_expect {
 	uint8_t adver_int;    /* v2: configured seconds; a different one is dropped */
 	const uint8_t *addrs; /* the configured VIPs, packed; NULL: not checked */
 	size_t naddrs;
+	/* bytes the packet carries after its fields: the auth_hmac trailer
+	 * (vrrp_hmac_has_trailer()), covered by the IPv6 checksum only */
+	size_t trailer_len;
 };
 
 /* Why a received packet was dropped; VRRP_OK when it was not. */
@@ -126,7 +134,8 @@ const char *vrrp_packet_drop_str(enum vrrp_drop d);
 /* Name of a checksum form: "phdr", "plain" or "phdr_mcast". */
 const char *vrrp_packet_csum_str(enum vrrp_csum c);
 
-/* Length of the VRRP part of an advertisement with these fields. */
+/* Length of the VRRP part of an advertisement with these fields (without
+ * a trailer). */
 size_t vrrp_packet_len(int version, int family, unsigned naddrs);
 
 /* Write the VRRP part of adv into buf, checksum included. ip gives the
@@ -134,7 +143,8 @@ size_t vrrp_packet_len(int version, int family, unsigned naddrs);
  * is not used); VRRPv2 always uses VRRP_CSUM_PLAIN and ignores adv->csum.
  * Returns the length, -EINVAL for fields out of range (version, family,
  * naddrs 0, interval 0 or too wide, v3 with VRRP_CSUM_PHDR_MCAST over IPv6,
- * a family different from ip's) or -ENOSPC when buf is too small. */
+ * a family different from ip's) or -ENOSPC when buf is too small. The
+ * length includes adv->trailer, copied after the packet. */
 int vrrp_packet_encode(
 	const struct vrrp_adv *adv, const struct vrrp_ipinfo *ip, uint8_t *buf, size_t len);
 
@@ -145,7 +155,8 @@ int vrrp_packet_encode(
  * each form exp->csum_accept allows, in the order PHDR, PLAIN, PHDR_MCAST;
  * out->csum says which matched. VRRP_EXPECT_ANY_TTL is for unicast: keepalived
  * does not check the TTL of unicast adverts, and 2.2.7 sends IPv6 unicast
- * ones with the default hop limit (64). */
+ * ones with the default hop limit (64). The packet is len bytes, the last
+ * exp->trailer_len of them after its fields (out does not describe those). */
 enum vrrp_drop vrrp_packet_decode(const uint8_t *pkt, size_t len, const struct vrrp_ipinfo *ip,
 	const struct vrrp_expect *exp, struct vrrp_adv *out);
 
