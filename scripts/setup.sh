@@ -12,8 +12,9 @@ packages=(
 	libnl-3-dev libnl-route-3-dev libcmocka-dev libmicrohttpd-dev libc-ares-dev
 	pacemaker-dev libcpg-dev libquorum-dev libvotequorum-dev libcmap-dev
 	libcorosync-common-dev
-	# Debian packages (debian/, tests/package): build, check, install
-	debhelper dpkg-dev fakeroot lintian
+	# Debian packages (debian/, tests/package): build, check, install, run
+	# their debian/tests (autopkgtest, null runner)
+	debhelper dpkg-dev fakeroot lintian autopkgtest
 	# fuzzing and sanitizers
 	clang libclang-rt-14-dev
 	# tests and peers (never linked)

@@ -2,8 +2,17 @@
 # The Debian packages, end to end, on this machine: build them from a clean
 # copy of the checkout (never in the source tree), lintian (no error, no
 # warning), install them with apt, check what they installed and that
-# nothing started, purge, check that nothing is left. Whatever happens, the
-# packages it installed are purged and its directory removed.
+# nothing started, run their autopkgtest tests (debian/tests) with the null
+# runner, purge, check that nothing is left. Then what piuparts checks: the
+# previous version installed, an operator's edits, an upgrade to this one
+# (conffiles kept, no daemon restarted, the running ones named), a purge
+# that leaves nothing. Whatever happens, the packages it installed are
+# purged, what it started is stopped (by PID) and its directory removed.
+#
+# piuparts itself is not run: it builds a fresh chroot with debootstrap,
+# which downloads Debian from a mirror, and tests may only send traffic to
+# loopback or to namespaces they make. The same steps run here on the host
+# with dpkg and apt, from the packages built here.
 #
 # It changes the machine (dpkg's database, /etc, /usr), so it refuses to run
 # where any of it is there already: cpha packages, /etc/{lbd,vipd,fenced,cpha}
@@ -30,8 +39,71 @@ bad() {
 step() { printf '== %s\n' "$*"; }
 status_of() { dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true; }
 
+# --- purge, and what it must leave ------------------------------------------
+# purge_all LABEL: apt-get purge every package, then no status, no file list
+# and no maintainer script or other database entry of theirs is left.
+# The files they owned are listed in $tmp/files first, for check_left.
+purge_all() {
+	for p in "${pkgs[@]}"; do dpkg -L "$p"; done | sort -u >"$tmp/files"
+	# the agents' logs, as the agents would write them: a purge removes them
+	mkdir -p /var/log/cpha && echo test >/var/log/cpha/etcd.log
+
+	step "$1: apt-get purge ${pkgs[*]}"
+	if ! apt-get purge "${apt_opts[@]}" "${pkgs[@]}" </dev/null >"$tmp/purge.log" 2>&1; then
+		cat "$tmp/purge.log"
+		bad "apt-get purge"
+	fi
+	installed=0
+	for p in "${pkgs[@]}"; do
+		st=$(status_of "$p")
+		[ -z "$st" ] || [ "$st" = not-installed ] || bad "$p: status $st after purge"
+		if dpkg -L "$p" >/dev/null 2>&1; then bad "dpkg -L $p still lists files"; fi
+	done
+	# dpkg's database: no list, md5sums, conffiles or maintainer script left
+	local info
+	info=$(cd /var/lib/dpkg/info && for p in "${pkgs[@]}"; do
+		ls -d "$p".* "$p":* 2>/dev/null || true
+	done)
+	[ -z "$info" ] || bad "left in /var/lib/dpkg/info after purge: $info"
+	out=$(dpkg --audit 2>&1) || true
+	[ -z "$out" ] || bad "dpkg --audit after purge: $out"
+}
+
+# check_left: every file the packages owned is gone, and what their
+# maintainer scripts made; a directory stays only if another package owns it
+check_left() {
+	while IFS= read -r f; do
+		[ "$f" != /. ] || continue
+		[ -e "$f" ] || [ -L "$f" ] || continue
+		if [ -d "$f" ]; then # a directory, or a symlink to one (/lib on merged /usr)
+			dpkg-query -S "$f" >/dev/null 2>&1 || bad "directory left: $f"
+		else
+			bad "file left: $f"
+		fi
+	done <"$tmp/files"
+	for d in "${daemons[@]}"; do
+		for f in "/etc/systemd/system/multi-user.target.wants/$d.service" \
+			"/var/lib/systemd/deb-systemd-helper-enabled/$d.service.dsh-also" \
+			"/var/lib/systemd/deb-systemd-helper-enabled/multi-user.target.wants/$d.service" \
+			"/lib/systemd/system/$d.service"; do
+			if [ -e "$f" ] || [ -L "$f" ]; then bad "left after purge: $f"; fi
+		done
+	done
+	for d in /etc/cpha /etc/lbd /etc/vipd /etc/fenced /var/log/cpha /usr/lib/ocf/resource.d/cpha; do
+		[ ! -e "$d" ] || bad "left after purge: $d"
+	done
+	# a conffile's .dpkg-dist, .dpkg-old, ... goes with it
+	left=$(find /etc -name 'cluster.yaml.dpkg-*' 2>/dev/null)
+	[ -z "$left" ] || bad "left after purge: $left"
+	getent passwd | cut -d: -f1 | sort | diff "$tmp/users.before" - >/dev/null ||
+		bad "users changed: $(getent passwd | cut -d: -f1 | sort | diff "$tmp/users.before" - || true)"
+	getent group | cut -d: -f1 | sort | diff "$tmp/groups.before" - >/dev/null ||
+		bad "groups changed: $(getent group | cut -d: -f1 | sort | diff "$tmp/groups.before" - || true)"
+	echo "purged: $(grep -c . "$tmp/files") paths checked"
+}
+
 # --- preconditions: never touch what is not ours ---------------------------
-for t in dpkg-buildpackage dh lintian apt-get git; do
+for t in dpkg-buildpackage dh lintian apt-get git autopkgtest python3; do
 	command -v "$t" >/dev/null || {
 		echo "FAIL: $t is not installed: run scripts/setup.sh"
 		exit 1
@@ -58,8 +130,18 @@ done
 tmp=$(mktemp -d /tmp/cpha-deb-XXXXXX)
 chmod 0755 "$tmp" # apt reads the .debs as its unprivileged _apt user
 installed=0
+lbd_pid=   # the lbd the upgrade check starts, as an operator's would run
+op_conf=0  # 1 once it wrote the operator's /etc/lbd/lbd.cfg
 cleanup() {
 	local left=()
+	if [ -n "$lbd_pid" ]; then
+		kill "$lbd_pid" 2>/dev/null || true
+		wait "$lbd_pid" 2>/dev/null || true
+	fi
+	if [ "$op_conf" -eq 1 ]; then
+		rm -f /etc/lbd/lbd.cfg
+		rmdir /etc/lbd 2>/dev/null || true
+	fi
 	if [ "$installed" -eq 1 ]; then
 		for p in "${pkgs[@]}"; do
 			st=$(status_of "$p")
@@ -97,6 +179,19 @@ version=$(cd "$tmp/cpha" && dpkg-parsechangelog -S Version)
 project=$(sed -n 's/^project(cpha VERSION \([0-9.]*\).*/\1/p' "$tmp/cpha/CMakeLists.txt")
 [ "$version" = "$project" ] ||
 	bad "debian/changelog is at $version, CMakeLists.txt's project() at $project"
+
+# The previous version, for the upgrade: this source with its version set
+# just below this one (VERSION~previous sorts before VERSION) and a line
+# added to the example /etc/cpha/cluster.yaml, as when a release changes a
+# conffile the operator has edited too. (debian/changelog has one entry,
+# so there is no older release to build; the maintainer scripts an upgrade
+# runs are the new version's, which are these.)
+prev_version=$version~previous
+cp -a "$tmp/cpha" "$tmp/prev"
+sed -i "1s/^cpha ($version)/cpha ($prev_version)/" "$tmp/prev/debian/changelog"
+[ "$(cd "$tmp/prev" && dpkg-parsechangelog -S Version)" = "$prev_version" ] ||
+	bad "could not set the previous version in $tmp/prev/debian/changelog"
+sed -i '1i # the example as the previous version shipped it' "$tmp/prev/etc/cpha/cluster.yaml"
 
 step "dpkg-buildpackage -us -uc (source and binary packages)"
 tree_before=$(git -C "$src" status --porcelain --ignored | sort)
@@ -159,6 +254,9 @@ if ! apt-get install "${apt_opts[@]}" "${debs[@]}" </dev/null >"$tmp/install.log
 	exit 1
 fi
 grep -E '^(Setting up|Created symlink|W:|E:)' "$tmp/install.log" || true
+if grep -q 'still runs the version before' "$tmp/install.log"; then
+	bad "a first install says a daemon runs a previous version"
+fi
 for p in "${pkgs[@]}"; do
 	[ "$(status_of "$p")" = installed ] || bad "$p: status $(status_of "$p"), want installed"
 done
@@ -259,48 +357,167 @@ while IFS= read -r m; do
 done <"$tmp/man.built"
 echo "$(grep -c . "$tmp/man.built") man pages built, all installed"
 
-# --- purge ------------------------------------------------------------------
-for p in "${pkgs[@]}"; do dpkg -L "$p"; done | sort -u >"$tmp/files"
-# the agents' logs, as the agents would write them: a purge removes them
-mkdir -p /var/log/cpha && echo test >/var/log/cpha/etcd.log
-
-step "apt-get purge ${pkgs[*]}"
-if ! apt-get purge "${apt_opts[@]}" "${pkgs[@]}" </dev/null >"$tmp/purge.log" 2>&1; then
-	cat "$tmp/purge.log"
-	bad "apt-get purge"
+# --- autopkgtest -------------------------------------------------------------
+# debian/tests, as Debian's CI runs them, on the packages installed above:
+# from the source package just built, with the null runner (the tests run on
+# this host, as root). Every test must run and pass: a skipped one (exit 2)
+# fails here too. The test dependencies are installed already (setup.sh):
+# autopkgtest's apt-get finds nothing to fetch.
+step "autopkgtest --no-built-binaries cpha_$version.dsc -- null"
+t0=$SECONDS
+arc=0
+autopkgtest --no-built-binaries --timeout-test 120 --output-dir "$tmp/autopkgtest" \
+	"$tmp/cpha_$version.dsc" -- null </dev/null >"$tmp/autopkgtest.log" 2>&1 || arc=$?
+if [ "$arc" -ne 0 ]; then
+	cat "$tmp/autopkgtest.log"
+	bad "autopkgtest exit $arc (2: a test skipped, 4: a test failed, other: see its log above)"
 fi
-installed=0
+sed 's/^/  /' "$tmp/autopkgtest/summary" 2>/dev/null || bad "autopkgtest wrote no summary"
+[ "$(grep -c ' PASS' "$tmp/autopkgtest/summary" 2>/dev/null)" -eq "$(grep -c '^Tests:' "$tmp/cpha/debian/tests/control")" ] ||
+	bad "autopkgtest: not every test in debian/tests/control passed"
+st=$(status_of autopkgtest-satdep)
+[ -z "$st" ] || [ "$st" = not-installed ] || bad "autopkgtest left its autopkgtest-satdep package ($st)"
+echo "autopkgtest took $((SECONDS - t0))s"
+
+purge_all "fresh install"
+check_left
+
+# --- upgrade from the previous version, as piuparts does ----------------------
+step "build the previous version ($prev_version), binary packages only"
+t0=$SECONDS
+# nocheck: the unit tests of this very source ran in the build above
+if ! (cd "$tmp/prev" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -b -us -uc -j"$(nproc)") \
+	>"$tmp/build-prev.log" 2>&1; then
+	tail -60 "$tmp/build-prev.log"
+	echo "FAIL: dpkg-buildpackage of the previous version (last lines above)"
+	exit 1
+fi
+echo "built in $((SECONDS - t0))s"
+prev_debs=()
 for p in "${pkgs[@]}"; do
-	st=$(status_of "$p")
-	[ -z "$st" ] || [ "$st" = not-installed ] || bad "$p: status $st after purge"
-	if dpkg -L "$p" >/dev/null 2>&1; then bad "dpkg -L $p still lists files"; fi
+	prev_debs+=("$tmp/${p}_${prev_version}_$(dpkg --print-architecture).deb")
 done
-# every file is gone; a directory stays only if another package owns it
-while IFS= read -r f; do
-	[ "$f" != /. ] || continue
-	[ -e "$f" ] || [ -L "$f" ] || continue
-	if [ -d "$f" ]; then # a directory, or a symlink to one (/lib on merged /usr)
-		dpkg-query -S "$f" >/dev/null 2>&1 || bad "directory left: $f"
-	else
-		bad "file left: $f"
-	fi
-done <"$tmp/files"
-for d in "${daemons[@]}"; do
-	for f in "/etc/systemd/system/multi-user.target.wants/$d.service" \
-		"/var/lib/systemd/deb-systemd-helper-enabled/$d.service.dsh-also" \
-		"/var/lib/systemd/deb-systemd-helper-enabled/multi-user.target.wants/$d.service" \
-		"/lib/systemd/system/$d.service"; do
-		if [ -e "$f" ] || [ -L "$f" ]; then bad "left after purge: $f"; fi
-	done
+
+step "install the previous version ${prev_debs[*]##*/}"
+installed=1
+if ! apt-get install "${apt_opts[@]}" "${prev_debs[@]}" </dev/null >"$tmp/install-prev.log" 2>&1; then
+	cat "$tmp/install-prev.log"
+	echo "FAIL: apt-get install (previous version)"
+	exit 1
+fi
+for p in "${pkgs[@]}"; do
+	v=$(dpkg-query -W -f='${Version}' "$p")
+	[ "$v" = "$prev_version" ] || bad "$p: version $v installed, want $prev_version"
 done
-for d in /etc/cpha /etc/lbd /etc/vipd /etc/fenced /var/log/cpha /usr/lib/ocf/resource.d/cpha; do
-	[ ! -e "$d" ] || bad "left after purge: $d"
+
+step "the operator: edits /etc/cpha/cluster.yaml, writes /etc/lbd/lbd.cfg, runs lbd"
+echo "# the operator's edit" >>/etc/cpha/cluster.yaml
+own_desc=$(sha256sum </etc/cpha/cluster.yaml)
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+admin_sock=$tmp/lbd-admin.sock
+op_conf=1
+mkdir -p /etc/lbd
+cat >/etc/lbd/lbd.cfg <<EOF
+# written by tests/package/test-debian.sh: loopback only
+global
+    stats socket $admin_sock mode 600 level admin
+defaults
+    mode tcp
+    timeout connect 1s
+    timeout client 10s
+    timeout server 10s
+frontend fe
+    bind 127.0.0.1:$(free_port)
+    default_backend be
+backend be
+    server s1 127.0.0.1:$(free_port)
+EOF
+own_lbd=$(sha256sum </etc/lbd/lbd.cfg)
+# by hand, as Pacemaker's ocf:cpha:lbd or systemd would: this machine runs
+# no systemd, and the postinst names the processes whoever started them
+/usr/sbin/lbd -db -f /etc/lbd/lbd.cfg >"$tmp/lbd.log" 2>&1 &
+lbd_pid=$!
+lbd_admin() {
+	python3 -c 'import socket, sys
+c = socket.socket(socket.AF_UNIX); c.settimeout(2); c.connect(sys.argv[1])
+c.sendall(sys.argv[2].encode() + b"\n"); out = b""
+while True:
+    b = c.recv(65536)
+    if not b:
+        break
+    out += b
+sys.stdout.write(out.decode())' "$admin_sock" "$1" 2>/dev/null
+}
+for _ in $(seq 50); do
+	lbd_admin "show info" | grep -q '^Pid:' && break
+	sleep 0.1
 done
-getent passwd | cut -d: -f1 | sort | diff "$tmp/users.before" - >/dev/null ||
-	bad "users changed: $(getent passwd | cut -d: -f1 | sort | diff "$tmp/users.before" - || true)"
-getent group | cut -d: -f1 | sort | diff "$tmp/groups.before" - >/dev/null ||
-	bad "groups changed: $(getent group | cut -d: -f1 | sort | diff "$tmp/groups.before" - || true)"
-echo "purged: $(grep -c . "$tmp/files") paths checked"
+lbd_admin "show info" | grep -q "^Pid: $lbd_pid\$" ||
+	bad "lbd (pid $lbd_pid) of the previous version does not answer on $admin_sock: $(cat "$tmp/lbd.log")"
+
+step "upgrade to $version"
+# What an unattended upgrade does (unattended-upgrades' default): keep the
+# operator's conffile without asking, put the package's as .dpkg-dist.
+# Without these options dpkg would ask, and with no terminal it fails.
+if ! apt-get install "${apt_opts[@]}" -o Dpkg::Options::=--force-confdef \
+	-o Dpkg::Options::=--force-confold "${debs[@]}" </dev/null >"$tmp/upgrade.log" 2>&1; then
+	cat "$tmp/upgrade.log"
+	bad "apt-get install (upgrade from $prev_version)"
+fi
+# from dpkg's configure steps on: its conffile notes and the postinsts'
+sed -n '/^Setting up/,$p' "$tmp/upgrade.log" | grep -v '^Processing triggers' | sed 's/^/  /'
+for p in "${pkgs[@]}"; do
+	v=$(dpkg-query -W -f='${Version} ${db:Status-Status}' "$p")
+	[ "$v" = "$version installed" ] || bad "$p: $v after the upgrade, want $version installed"
+done
+out=$(dpkg --audit 2>&1) || true
+[ -z "$out" ] || bad "dpkg --audit after the upgrade: $out"
+# the daemons: not restarted, and the running one named with its command
+grep -q "^lbd (pid $lbd_pid) still runs the version before this upgrade" "$tmp/upgrade.log" ||
+	bad "the upgrade did not say that lbd (pid $lbd_pid) runs the previous version"
+grep -q "cpha restart lb    (or: systemctl restart lbd)" "$tmp/upgrade.log" ||
+	bad "the upgrade did not say how to restart lbd"
+for d in vipd fenced; do
+	if grep -q "^$d (pid" "$tmp/upgrade.log"; then bad "the upgrade names a $d, which is not running"; fi
+done
+if ! kill -0 "$lbd_pid" 2>/dev/null; then
+	bad "the upgrade stopped lbd (pid $lbd_pid): $(cat "$tmp/lbd.log")"
+elif [ "$(readlink "/proc/$lbd_pid/exe")" != "/usr/sbin/lbd (deleted)" ]; then
+	bad "lbd (pid $lbd_pid) runs $(readlink "/proc/$lbd_pid/exe"), not the replaced /usr/sbin/lbd"
+elif ! lbd_admin "show info" | grep -q "^Pid: $lbd_pid\$"; then
+	bad "lbd (pid $lbd_pid) no longer answers on its admin socket after the upgrade"
+else
+	echo "lbd (pid $lbd_pid) still runs the previous program and answers"
+fi
+# the conffile: the operator's edit kept, the new example beside it
+[ "$(sha256sum </etc/cpha/cluster.yaml)" = "$own_desc" ] ||
+	bad "the upgrade changed the operator's /etc/cpha/cluster.yaml"
+if [ ! -f /etc/cpha/cluster.yaml.dpkg-dist ]; then
+	bad "no /etc/cpha/cluster.yaml.dpkg-dist: the new example is not beside the kept file"
+elif ! cmp -s /etc/cpha/cluster.yaml.dpkg-dist "$tmp/cpha/etc/cpha/cluster.yaml"; then
+	bad "/etc/cpha/cluster.yaml.dpkg-dist is not $version's example"
+else
+	echo "/etc/cpha/cluster.yaml kept (the operator's), $version's example in .dpkg-dist"
+fi
+[ "$(sha256sum </etc/lbd/lbd.cfg)" = "$own_lbd" ] ||
+	bad "the upgrade changed the operator's /etc/lbd/lbd.cfg (no package owns it)"
+if dpkg-query -S /etc/lbd/lbd.cfg >/dev/null 2>&1; then bad "a package owns /etc/lbd/lbd.cfg"; fi
+
+kill "$lbd_pid"
+wait "$lbd_pid" 2>/dev/null || true
+lbd_pid=
+
+purge_all "after the upgrade"
+# the operator's own file is theirs: a purge keeps it (docs/install.md)
+if [ "$(sha256sum </etc/lbd/lbd.cfg 2>/dev/null)" != "$own_lbd" ]; then
+	bad "the purge removed or changed the operator's /etc/lbd/lbd.cfg"
+fi
+rm -f /etc/lbd/lbd.cfg
+rmdir /etc/lbd || bad "/etc/lbd holds more than the operator's lbd.cfg after the purge: $(ls -A /etc/lbd)"
+op_conf=0
+check_left
 
 echo "took $((SECONDS - start))s"
 if [ "$fail" -eq 0 ]; then
