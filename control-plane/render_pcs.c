@@ -292,6 +292,21 @@ static void controller_cmds(const struct cp_cluster *c, struct pcs_cmds *p, cons
 		NULL);
 }
 
+/* An IPaddr2 resource for a VIP, created stopped. */
+static void ipaddr2_cmd(const struct cp_cluster *c, struct pcs_cmds *p, const char *why,
+	const char *name, const struct cpha_addr *addr, unsigned prefix)
+{
+	struct pcs_cmd *cmd = cmd_new(p, why);
+	char a[CPHA_ADDR_STRLEN];
+
+	cmd_words(cmd, "resource", "create", name, "ocf:heartbeat:IPaddr2", NULL);
+	cmd_arg(cmd, "ip=%s", render_text_addr(addr, a, sizeof(a)));
+	cmd_arg(cmd, "cidr_netmask=%u", prefix);
+	cmd_arg(cmd, "nic=%s", c->interface);
+	cmd_words(cmd, "op", "start", "timeout=20s", "op", "stop", "timeout=20s", "op", "monitor",
+		"interval=10s", "timeout=20s", "--disabled", "--no-default-ops", NULL);
+}
+
 /* The Pacemaker resource of a dual-stack cluster's second VIP. */
 static const char *vip2_name(const struct cp_cluster *c)
 {
@@ -306,7 +321,6 @@ static void lb_cmds(const struct cp_cluster *c, struct pcs_cmds *p)
 		cmd_new(p, haproxy ? "HAProxy on every master, in front of the "
 				     "apiservers"
 				   : "lbd on every master, in front of the apiservers");
-	char a[CPHA_ADDR_STRLEN];
 
 	use_agent(p, cmd, agent);
 	cmd_words(cmd, "resource", "create", agent, NULL);
@@ -319,13 +333,8 @@ static void lb_cmds(const struct cp_cluster *c, struct pcs_cmds *p)
 	cmd_words(cmd, "clone-node-max=1", "--no-default-ops", NULL);
 	if (c->vipd != CP_VIP_PACEMAKER)
 		return;
-	cmd = cmd_new(p, "The VIP: on one master whose load balancer runs");
-	cmd_words(cmd, "resource", "create", "vip", "ocf:heartbeat:IPaddr2", NULL);
-	cmd_arg(cmd, "ip=%s", render_text_addr(&c->vip, a, sizeof(a)));
-	cmd_arg(cmd, "cidr_netmask=%u", c->vip_prefix);
-	cmd_arg(cmd, "nic=%s", c->interface);
-	cmd_words(cmd, "op", "start", "timeout=20s", "op", "stop", "timeout=20s", "op", "monitor",
-		"interval=10s", "timeout=20s", "--disabled", "--no-default-ops", NULL);
+	ipaddr2_cmd(c, p, "The VIP: on one master whose load balancer runs", "vip", &c->vip,
+		c->vip_prefix);
 	cmd = cmd_new(p, NULL);
 	cmd_arg(cmd, "constraint");
 	cmd_words(cmd, "order", "start", NULL);
@@ -338,13 +347,8 @@ static void lb_cmds(const struct cp_cluster *c, struct pcs_cmds *p)
 	if (!c->has_vip2)
 		return;
 	/* the other family's VIP goes where the first one is */
-	cmd = cmd_new(p, "The other family's VIP (dual stack): always with the first");
-	cmd_words(cmd, "resource", "create", vip2_name(c), "ocf:heartbeat:IPaddr2", NULL);
-	cmd_arg(cmd, "ip=%s", render_text_addr(&c->vip2, a, sizeof(a)));
-	cmd_arg(cmd, "cidr_netmask=%u", c->vip2_prefix);
-	cmd_arg(cmd, "nic=%s", c->interface);
-	cmd_words(cmd, "op", "start", "timeout=20s", "op", "stop", "timeout=20s", "op", "monitor",
-		"interval=10s", "timeout=20s", "--disabled", "--no-default-ops", NULL);
+	ipaddr2_cmd(c, p, "The other family's VIP (dual stack): always with the first",
+		vip2_name(c), &c->vip2, c->vip2_prefix);
 	cmd = cmd_new(p, NULL);
 	cmd_words(cmd, "constraint", "order", "start", "vip", "then", "start", vip2_name(c), NULL);
 	cmd = cmd_new(p, NULL);

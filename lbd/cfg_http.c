@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "cfgmsg.h"
@@ -14,6 +15,7 @@
 #include "http-types.h"
 
 #define CFG_HTTP_DEFAULT_URI   "/haproxy?stats"
+#define CFG_HTTP_MODE_LEN      640 /* cfg_http_mode_of(): names, a file name, a line */
 #define CFG_HTTP_DEFAULT_REALM "HAProxy Statistics"
 
 /* A directive lbd parsed but that only means something in mode http: said
@@ -546,6 +548,19 @@ static void cfg_http_check_cond(struct cfg_http_ref *r, const struct acl_cond *c
 	acl_cond_walk(cond, ACL_F_HTTP_AUTH, cfg_http_check_userlist, r);
 }
 
+/* "frontend 'web' is in mode http (FILE:LINE)", or "would run in mode http
+ * (inherited from defaults at FILE:LINE)": the start of an error. */
+static const char *cfg_http_mode_of(
+	const struct cfg_ctx *ctx, const struct cfg_proxy *px, char *buf, size_t len)
+{
+	bool inherited = px->mode_line < px->line;
+
+	snprintf(buf, len, "%s '%s' %s mode http (%s%s:%u)", px->kind, px->name,
+		inherited ? "would run in" : "is in", inherited ? "inherited from defaults at " : "",
+		ctx->file, px->mode_line);
+	return buf;
+}
+
 /* The settings a stats page needs when the file does not give them. */
 static void cfg_http_stats_defaults(struct cfg_ctx *ctx, struct cfg_http_px *h)
 {
@@ -561,14 +576,13 @@ static void cfg_http_stats_defaults(struct cfg_ctx *ctx, struct cfg_http_px *h)
 static int cfg_http_backend_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
 	struct cfg_http_px *h;
+	char buf[CFG_HTTP_MODE_LEN];
 
 	if (px->be.nservers) {
 		lbd_cfg_err(ctx, px->line,
-			"backend '%s' %s mode http (%s%s:%u) and has servers; lbd does not proxy "
-			"HTTP (a mode http backend may only serve stats)",
-			px->name, px->mode_line < px->line ? "would run in" : "is in",
-			px->mode_line < px->line ? "inherited from defaults at " : "", ctx->file,
-			px->mode_line);
+			"%s and has servers; lbd does not proxy HTTP (a mode http backend may only "
+			"serve stats)",
+			cfg_http_mode_of(ctx, px, buf, sizeof(buf)));
 		return 1;
 	}
 	if (!(h = cfg_http_get(ctx, px)))
@@ -617,6 +631,7 @@ static int cfg_http_routed_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 int lbd_cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
 	struct cfg_http_px *h = px->http;
+	char buf[CFG_HTTP_MODE_LEN];
 	const char *where;
 	size_t i, j;
 
@@ -643,12 +658,10 @@ int lbd_cfg_http_section_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 		return cfg_http_routed_end(ctx, px);
 	if (px->be.nservers || px->fe.backend_name || (px->fe.rules && px->fe.rules->nsw)) {
 		lbd_cfg_err(ctx, px->line,
-			"%s '%s' %s mode http (%s%s:%u) and %s; lbd does not proxy HTTP (a "
-			"mode http section may only serve stats, monitor-uri and "
-			"prometheus-exporter)",
-			px->kind, px->name, px->mode_line < px->line ? "would run in" : "is in",
-			px->mode_line < px->line ? "inherited from defaults at " : "", ctx->file,
-			px->mode_line, px->be.nservers ? "has servers" : "sends to a backend");
+			"%s and %s; lbd does not proxy HTTP (a mode http section may only serve "
+			"stats, monitor-uri and prometheus-exporter)",
+			cfg_http_mode_of(ctx, px, buf, sizeof(buf)),
+			px->be.nservers ? "has servers" : "sends to a backend");
 		return 1;
 	}
 	if (!cfg_http_get(ctx, px))
@@ -812,6 +825,7 @@ static int cfg_http_merge_backend(struct cfg_ctx *ctx, struct cfg_proxy *fe)
 {
 	struct cfg_http_px *h = fe->http, *b = NULL;
 	struct lbd_http_service *to = &h->svc, *from;
+	char buf[CFG_HTTP_MODE_LEN];
 	struct cfg_proxy *px;
 	struct acl **slot;
 	size_t i;
@@ -823,12 +837,10 @@ static int cfg_http_merge_backend(struct cfg_ctx *ctx, struct cfg_proxy *fe)
 	}
 	if (!b) {
 		lbd_cfg_err(ctx, fe->line,
-			"%s '%s' %s mode http (%s%s:%u) and sends to '%s', which is not a mode "
-			"http backend without servers; lbd does not proxy HTTP (a mode http "
-			"section may only serve stats, monitor-uri and prometheus-exporter)",
-			fe->kind, fe->name, fe->mode_line < fe->line ? "would run in" : "is in",
-			fe->mode_line < fe->line ? "inherited from defaults at " : "", ctx->file,
-			fe->mode_line, h->stats_backend);
+			"%s and sends to '%s', which is not a mode http backend without servers; "
+			"lbd does not proxy HTTP (a mode http section may only serve stats, "
+			"monitor-uri and prometheus-exporter)",
+			cfg_http_mode_of(ctx, fe, buf, sizeof(buf)), h->stats_backend);
 		return -1;
 	}
 	if (b->taken) {
