@@ -1,9 +1,8 @@
 /* HAProxy's built-in HTTP services in lbd's configuration: stats, monitor-uri,
- * monitor fail, acl, http-request use-service prometheus-exporter and the
- * userlist section. A frontend or listen in mode http is accepted when it
- * serves nothing but these (no servers, no backend): lbd does not proxy
- * HTTP. In a mode tcp proxy these keywords are warned about and ignored, as
- * HAProxy 2.6 does. Each keyword is one row of a table. */
+ * monitor fail, acl, http-request use-service prometheus-exporter, userlists.
+ * A mode http frontend or listen serves only these (no servers; its backend,
+ * if any, a stats-only one): lbd does not proxy HTTP. In mode tcp these
+ * keywords are warned about and ignored, as HAProxy 2.6 does. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -548,8 +547,7 @@ static void cfg_http_check_cond(struct cfg_http_ref *r, const struct acl_cond *c
 	acl_cond_walk(cond, ACL_F_HTTP_AUTH, cfg_http_check_userlist, r);
 }
 
-/* "frontend 'web' is in mode http (FILE:LINE)", or "would run in mode http
- * (inherited from defaults at FILE:LINE)": the start of an error. */
+/* "frontend 'web' is in mode http (FILE:LINE)" or "would run in ...". */
 static const char *cfg_http_mode_of(
 	const struct cfg_ctx *ctx, const struct cfg_proxy *px, char *buf, size_t len)
 {
@@ -570,9 +568,8 @@ static void cfg_http_stats_defaults(struct cfg_ctx *ctx, struct cfg_http_px *h)
 		cfg_http_setstr(ctx, &h->svc.stats_realm, CFG_HTTP_DEFAULT_REALM);
 }
 
-/* A mode http backend: without servers it can only serve the stats page,
- * to the mode http frontends that send to it (lbd_cfg_http_build merges
- * it into them); with servers it would proxy HTTP. Returns 1. */
+/* A mode http backend serves stats to a frontend (lbd_cfg_http_build merges
+ * it there), or with servers would proxy HTTP. Returns 1. */
 static int cfg_http_backend_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
 	struct cfg_http_px *h;
@@ -593,8 +590,7 @@ static int cfg_http_backend_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 	return 1;
 }
 
-/* A mode http frontend that sends to a backend: its stats come from there
- * (lbd_cfg_http_build); the use_backend rules say which requests. */
+/* A mode http frontend with a backend: its stats, for the requests sent there. */
 static int cfg_http_routed_end(struct cfg_ctx *ctx, struct cfg_proxy *px)
 {
 	struct lbd_fe_rules *r = px->fe.rules;
@@ -817,10 +813,8 @@ static void cfg_http_check_binds(struct cfg_ctx *ctx, const struct lbd_config *c
 
 /* Move the services and the userlists into c, then check what their
  * conditions name. */
-/* The mode http backend a frontend sends to, found by name, its stats
- * settings moved into the frontend's service (the conditions they hold
- * point into the backend's ACLs, which move with them). 0, or -1 with an
- * error. */
+/* The frontend's stats backend's settings moved into its service, with the
+ * ACLs their conditions point into. 0, or -1 with an error. */
 static int cfg_http_merge_backend(struct cfg_ctx *ctx, struct cfg_proxy *fe)
 {
 	struct cfg_http_px *h = fe->http, *b = NULL;
