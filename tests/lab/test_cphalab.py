@@ -191,6 +191,19 @@ class Crm(unittest.TestCase):
 
 
 class Description(unittest.TestCase):
+    def test_qdevice(self):
+        line = "qdevice: {address: 198.18.0.31, algorithm: ffsplit}"
+        self.assertNotIn("qdevice", labmod.description("cpha"))
+        self.assertIn(line, labmod.description("cpha", qdevice=True))
+        # the stack it is compared with: the same lab, two_node
+        two = labmod.description(labmod.TWO_NODE, qdevice=True)
+        self.assertNotIn("qdevice", two)
+        self.assertIn("load_balancer: lbd, vip: vipd", two)
+        self.assertTrue(labmod.is_cpha(labmod.TWO_NODE))
+        self.assertFalse(labmod.is_cpha("peer"))
+        self.assertEqual(labmod.lb_cluster_name(), "lab-lb")
+        self.assertEqual(labmod.lb_cluster_name({"cluster": {"name": "prod"}}), "prod-lb")
+
     def test_stacks(self):
         d = labmod.description("cpha")
         self.assertIn("components: {load_balancer: lbd, vip: vipd, manager: pacemaker}", d)

@@ -74,6 +74,16 @@ class Guide(unittest.TestCase):
         with self.assertRaisesRegex(LabError, r"g.md:1: a lab block"):
             guide.parse("```sh lab=hosts,nowhere\nls\n```\n", "g.md")
 
+    def test_if_condition(self):
+        text = ("```sh lab=lbs if=qdevice\nqd\n```\n"
+                "```sh lab=qnetd,first-lb if=qdevice\nx\n```\n")
+        b = guide.parse(text)
+        self.assertEqual([(x.where, x.cond) for x in b],
+                         [("lbs", "qdevice"), ("qnetd", "qdevice"), ("first-lb", "qdevice")])
+        self.assertIsNone(guide.parse("```sh lab=lbs\nls\n```\n")[0].cond)
+        with self.assertRaisesRegex(LabError, r"g.md:1: if=raid: the lab knows if=qdevice"):
+            guide.parse("```sh lab=lbs if=raid\nls\n```\n", "g.md")
+
     def test_unclosed_block(self):
         with self.assertRaisesRegex(LabError, r"g.md:2: code block never closed"):
             guide.parse("x\n```sh lab=admin\nls\n", "g.md")
@@ -160,6 +170,23 @@ class TheGuide(unittest.TestCase):
         self.assertLess(wheres.index("masters"), wheres.index("first-master"))
         self.assertLess(wheres.index("first-master"), wheres.index("lbs"))
 
+    def test_quorum_device_steps(self):
+        """With a quorum device: qnetd's CA out, every LB host's database,
+        the request, the signature, the PKCS#12 file, and only then
+        corosync-qdevice; all marked if=qdevice."""
+        q = [b for b in self.blocks if b.cond == "qdevice"]
+        steps = [("qnetd", "qnetd-cacert.crt"), ("lbs", "-i -c"), ("first-lb", "-r -n"),
+                 ("qnetd", "-s -c"), ("first-lb", "-M -c"), ("lbs", "-m -c"),
+                 ("lbs", "corosync-qdevice")]
+        at = -1
+        for where, what in steps:
+            i = next((k for k, b in enumerate(q) if k > at and b.where == where
+                      and what in b.text), None)
+            self.assertIsNotNone(i, "no %s step %r after block %d" % (where, what, at))
+            at = i
+        plain = [b for b in self.blocks if b.cond is None]
+        self.assertFalse([b for b in plain if "qdevice" in b.text])
+
     def test_units_started_exist(self):
         dirs = [os.path.join(TOP, "etc", "systemd")] + units.UNIT_DIRS
         seen = set()
@@ -172,7 +199,8 @@ class TheGuide(unittest.TestCase):
                         continue  # cpha render writes them (TimerUnits checks them)
                     p = next((os.path.join(d, n + ".service") for d in dirs
                               if os.path.exists(os.path.join(d, n + ".service"))), None)
-                    if p is None and n in ("corosync", "pacemaker") + PROMETHEUS:
+                    if p is None and n in ("corosync", "pacemaker", "corosync-qdevice",
+                                           "corosync-qnetd") + PROMETHEUS:
                         print("skipped: %s.service is not installed here" % n)
                         continue
                     self.assertIsNotNone(p, "docs/deploy.md:%d: no unit %s" % (b.line, n))

@@ -435,6 +435,8 @@ GOOD = {
                          "watches_broken": 16},
     "lb-partition": {"cut_ab": True, "cut_ba": True, "watches_open_at_t0": 50,
                      "watches_broken": 0},
+    "lb-isolated": {"victim_held_vip": True, "cut_ab": True, "cut_ba": True, "cut_client": True,
+                    "watches_open_at_t0": 50, "watches_broken": 50},
     "apiserver-rolling-restart": {"restarted": 3, "masters": 3, "watches_open_at_t0": 50,
                                   "watches_broken": 50},
     "etcd-data-loss": {"unhealthy_seen": True, "watches_open_at_t0": 50,
@@ -481,6 +483,12 @@ BAD = {
     "lb-partition": [
         ({"cut_ab": False}, "first to second open"),
         ({"cut_ba": False}, "second to first open"),
+    ],
+    "lb-isolated": [
+        ({"victim_held_vip": False}, "did not hold the VIP"),
+        ({"cut_ab": False}, "was not cut"),
+        ({"cut_ba": False}, "was not cut"),
+        ({"cut_client": False}, "was not cut"),
     ],
     "apiserver-rolling-restart": [
         ({"restarted": 2}, "only 2 of 3 apiservers restarted"),

@@ -40,6 +40,7 @@ EXPECTED = {
     "lb-hang": ({"CphaHostFenced"}, HOST_DOWN),
     "master-poweroff": ({"CphaHostFenced"}, HOST_DOWN),
     "lb-partition": ({"CphaHostFenced"}, HOST_DOWN),
+    "lb-isolated": ({"CphaHostFenced"}, HOST_DOWN),
     "master-partition": ({"CphaHostFenced"}, HOST_DOWN),
     "etcd-data-loss": (set(), {"CphaEtcdMembersDown", "CphaLBServersDown"}),
     "master-rebuild": (set(), HOST_DOWN | {"CphaEtcdEvenMembers"}),

@@ -112,7 +112,7 @@ def make_files(lab, progs, stack):
     """plan, pki (once), render, for a stack; returns the render directory."""
     desc = lab.path("cluster-%s.yaml" % stack)
     with open(desc, "w") as f:
-        f.write(labmod.description(stack, lab.info.get("source")))
+        f.write(labmod.description(stack, lab.info.get("source"), lab.info.get("qdevice")))
     cpha(progs, ["-f", desc, "plan"])
     pki = lab.path("pki")
     if not os.path.exists(pki):
@@ -138,7 +138,7 @@ def follow_guide(lab, progs, stack, progress):
     (start_lb). Returns (description, render directory)."""
     stage = lab.path("stage")
     os.makedirs(stage, exist_ok=True)
-    text = labmod.description(stack, lab.info.get("source"))
+    text = labmod.description(stack, lab.info.get("source"), lab.info.get("qdevice"))
     desc = lab.path("cluster-%s.yaml" % stack)
     for p in (desc, os.path.join(stage, "cluster.yaml")):
         with open(p, "w") as f:
@@ -153,9 +153,13 @@ def follow_guide(lab, progs, stack, progress):
     bmcs = " ".join(h.name for h in lab.by_role("master") + lab.by_role("lb"))
     variables = {"STAGE": stage, "VIP": labmod.VIP, "API_NAME": api, "BMC_HOSTS": bmcs,
                  "BMC_PASSWORD": labmod.BMC_PASSWORD,
-                 "METRICS_PASSWORD": labmod.METRICS_PASSWORD}
-    follower = guide.Follower(lab, stage, variables, env, unit_dirs(), UNIT_ENV, progress)
-    follower.follow(skip=() if stack == "cpha" else ("lbs", "client"))
+                 "METRICS_PASSWORD": labmod.METRICS_PASSWORD,
+                 "LB_CLUSTER": labmod.lb_cluster_name(lab.info.get("source"))}
+    conds = ("qdevice",) if labmod.with_qdevice(stack, lab.info.get("qdevice")) else ()
+    follower = guide.Follower(lab, stage, variables, env, unit_dirs(), UNIT_ENV, progress,
+                              conds)
+    follower.follow(skip=() if labmod.is_cpha(stack)
+                    else ("lbs", "first-lb", "client", "qnetd"))
     # the lab's own: a controller elected in 5 s after its many reboots
     # (Pacemaker's default dc-deadtime is 20 s)
     lab.by_role("master")[0].run(["pcs", "property", "set", "dc-deadtime=5s"], timeout=120)
@@ -323,12 +327,22 @@ def stop_lb_daemons(host):
         host.stop(n)
 
 
+def has_qdevice(host):
+    """The host's corosync.conf counts a quorum device's vote."""
+    try:
+        with open(host.path("/etc/corosync/corosync.conf")) as f:
+            return any(l.split() == ["model:", "net"] for l in f)
+    except OSError:
+        return False
+
+
 def start_lb_cluster(host):
-    start_units(host, ["corosync", "fenced"])
+    start_units(host, ["corosync"] + (["corosync-qdevice"] if has_qdevice(host) else [])
+                + ["fenced"])
 
 
 def stop_lb_cluster(host):
-    for n in ("fenced", "corosync"):
+    for n in ("fenced", "corosync-qdevice", "corosync"):
         host.stop(n)
 
 
@@ -435,12 +449,12 @@ def prometheus_config(lab, out, stack, lb=True):
     with open(os.path.join(out, "cluster", "prometheus", "prometheus.yml")) as f:
         text = f.read()
     lbs = [h.name for h in lab.by_role("lb")]
-    if stack != "cpha":
+    if not labmod.is_cpha(stack):
         here = os.path.dirname(os.path.abspath(__file__))
         with open(os.path.join(here, PEER_RULES)) as f:
             client.write("/etc/prometheus/" + PEER_RULES, f.read(), 0o644)
         text = text.replace("\n  - cpha-rules.yml\n", "\n  - %s\n" % PEER_RULES, 1)
-    if stack != "cpha" or not lb:
+    if not labmod.is_cpha(stack) or not lb:
         text = without_targets(text, "cpha-fenced", lbs)
     if not lb:
         for job in LB_JOBS:

@@ -4,7 +4,10 @@ The guide's shell blocks that the lab runs say where in their info string:
 
     ```sh lab=WHERE[,WHERE...]
 
-WHERE is one of WHERES. The lab runs them in the order of the guide, each
+WHERE is one of WHERES. A block that applies only to some clusters says
+so with `if=WHAT` after it (WHAT one of CONDS: `qdevice`, a description
+with a quorum device); the lab skips it in the others. The lab runs them
+in the order of the guide, each
 on every host it names (in the order of the description), with the
 variables the guide defines at its start in the environment. Every line
 of a block runs with `sh -eu`, except `systemctl` lines, which the lab
@@ -22,13 +25,14 @@ import subprocess
 from . import units
 from .hosts import LabError
 
-WHERES = ("admin", "hosts", "masters", "lbs", "first-master", "client")
+WHERES = ("admin", "hosts", "masters", "lbs", "first-master", "first-lb", "client", "qnetd")
+CONDS = ("qdevice",)
 FENCE = re.compile(r"^(\s*)(`{3,})\s*(\S*)(.*)$")
 
 
 class Block:
-    def __init__(self, where, text, line):
-        self.where, self.text, self.line = where, text, line
+    def __init__(self, where, text, line, cond=None):
+        self.where, self.text, self.line, self.cond = where, text, line, cond
 
     def __repr__(self):
         return "Block(%r, line %d)" % (self.where, self.line)
@@ -57,11 +61,15 @@ def parse(text, path="docs/deploy.md"):
         where = [w[4:] for w in rest if w.startswith("lab=")]
         if not where:
             continue
+        cond = [w[3:] for w in rest if w.startswith("if=")]
+        if cond and cond[0] not in CONDS:
+            raise LabError("%s:%d: if=%s: the lab knows if=%s" % (path, start, cond[0],
+                                                                  "|".join(CONDS)))
         for w in where[0].split(","):
             if lang != "sh" or w not in WHERES:
                 raise LabError("%s:%d: a lab block is ```sh lab=WHERE[,WHERE...], WHERE one "
                                "of %s" % (path, start, ", ".join(WHERES)))
-            out.append(Block(w, "\n".join(body) + "\n", start + 1))
+            out.append(Block(w, "\n".join(body) + "\n", start + 1, cond[0] if cond else None))
     return out
 
 
@@ -111,8 +119,10 @@ class Follower:
     """Runs the guide's blocks. hosts_of(where) -> [Host]; admin_env: the
     environment of admin blocks (PATH with this build's cpha)."""
 
-    def __init__(self, lab, stage, variables, admin_env, unit_dirs, unit_env, progress):
+    def __init__(self, lab, stage, variables, admin_env, unit_dirs, unit_env, progress,
+                 conds=()):
         self.lab, self.stage, self.vars = lab, stage, variables
+        self.conds = set(conds)  # what the cluster has, of CONDS
         self.admin_env, self.unit_dirs, self.unit_env = admin_env, unit_dirs, unit_env
         self.progress = progress
         self.path = find()
@@ -120,13 +130,15 @@ class Follower:
     def hosts_of(self, where):
         lab = self.lab
         masters, lbs = lab.by_role("master"), lab.by_role("lb")
+        client = [lab.host("client")]
         return {"hosts": masters + lbs, "masters": masters, "lbs": lbs,
-                "first-master": masters[:1], "client": [lab.host("client")]}[where]
+                "first-master": masters[:1], "first-lb": lbs[:1], "client": client,
+                "qnetd": client}[where]
 
     def follow(self, only_hosts=None, skip=()):
         blocks = parse(read(self.path), self.path)
         for b in blocks:
-            if b.where in skip:
+            if b.where in skip or (b.cond and b.cond not in self.conds):
                 continue
             if b.where == "admin":
                 self.admin(b)

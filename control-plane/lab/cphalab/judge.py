@@ -188,6 +188,8 @@ def validity(name, f):
         first_ok_ms;
       master-poweroff, master-partition: victim_api_dead;
       lb-partition: cut_ab, cut_ba (each way, nothing got through);
+      lb-isolated: victim_held_vip, cut_ab, cut_ba, cut_client (the
+        holder reached neither the other LB host nor the client host);
       apiserver-rolling-restart: restarted, masters;
       etcd-data-loss: unhealthy_seen; master-rebuild: fenced;
       reload-under-load: reloads, expected;
@@ -239,6 +241,11 @@ def validity(name, f):
                                         ("second to first", "cut_ba")) if not f.get(k)]
             return False, "the partition did not cut both ways (%s open)" % " and ".join(
                 open_ways)
+    elif name == "lb-isolated":
+        if not f.get("victim_held_vip"):
+            return False, "the host cut off did not hold the VIP"
+        if not (f.get("cut_ab") and f.get("cut_ba") and f.get("cut_client")):
+            return False, "the VIP holder was not cut from both the other LB host and the client"
     elif name == "apiserver-rolling-restart":
         if f.get("restarted", 0) < f.get("masters", 1):
             return False, "only %d of %d apiservers restarted" % (f.get("restarted", 0),

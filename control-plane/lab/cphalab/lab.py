@@ -137,7 +137,31 @@ def read_source(path):
     return doc
 
 
-def source_description(stack, src):
+# corosync-qnetd, with `cpha lab up --qdevice`: on the client host, the
+# side of a partition the clients are on
+QNETD_ROLE = "client"
+# The stack a lab with a quorum device also runs, to compare: cpha with
+# the LB hosts' corosync as two_node (the fence race decides a partition)
+TWO_NODE = "cpha-two-node"
+
+
+def is_cpha(stack):
+    """lbd, vipd and fenced on the LB hosts (with or without the device)."""
+    return stack in ("cpha", TWO_NODE)
+
+
+def qdevice_address(hosts_list):
+    return [h for h in hosts_list if h[1] == QNETD_ROLE][0][2]
+
+
+def with_qdevice(stack, qdevice):
+    """Does the stack's description name the quorum device? Every stack of
+    a --qdevice lab but the two_node one (the peer's LB hosts run no
+    corosync: for them it changes nothing)."""
+    return bool(qdevice) and stack != TWO_NODE
+
+
+def source_description(stack, src, qdevice=False):
     """The description src at lab addresses (YAML text)."""
     import copy
     import yaml
@@ -152,7 +176,7 @@ def source_description(stack, src):
     k8s["service_cidr"], k8s["cluster_cidr"] = "198.18.128.0/24", "198.18.192.0/20"
     k8s.pop("bin_dir", None)
     comp = d.setdefault("components", {})
-    comp["load_balancer"], comp["vip"] = (("lbd", "vipd") if stack == "cpha"
+    comp["load_balancer"], comp["vip"] = (("lbd", "vipd") if is_cpha(stack)
                                           else ("haproxy", "keepalived"))
     fencing = d.setdefault("fencing", {})
     for k in ("watchdog", "watchdog_timeout"):
@@ -160,6 +184,9 @@ def source_description(stack, src):
     fencing["devices"] = [{"name": "ipmi-" + n, "agent": "fence_ipmilan", "host": n,
                            "params": p} for n, p in bmc_params(lab_hosts(src))]
     d["monitoring"] = copy.deepcopy(MONITORING)
+    d.pop("qdevice", None)
+    if with_qdevice(stack, qdevice):
+        d["qdevice"] = {"address": qdevice_address(lab_hosts(src)), "algorithm": "ffsplit"}
     return "# %s, run in the cpha lab at lab addresses\n" % src.get("_path", "a description") \
         + yaml.safe_dump({k: v for k, v in d.items() if not k.startswith("_")},
                          sort_keys=False)
@@ -175,10 +202,13 @@ def bmc_params(hosts):
                     "cipher": 3, "power_wait": 0}) for i, h in enumerate(targets)]
 
 
-def description(stack="cpha", source=None):
+def description(stack="cpha", source=None, qdevice=False):
+    """The lab's description for stack: the embedded cluster's, or
+    source's at lab addresses; with the quorum device on the client host
+    when qdevice (with_qdevice)."""
     if source:
-        return source_description(stack, source)
-    lb, vipd = ("lbd", "vipd") if stack == "cpha" else ("haproxy", "keepalived")
+        return source_description(stack, source, qdevice)
+    lb, vipd = ("lbd", "vipd") if is_cpha(stack) else ("haproxy", "keepalived")
     ms = [h for h in HOSTS if h[1] == "master"]
     lbs = [h for h in HOSTS if h[1] == "lb"]
     bmc = [h for h in HOSTS if h[1] == "bmc"][0]
@@ -191,12 +221,20 @@ def description(stack="cpha", source=None):
                     "ipport: %d, username: admin, password_file: /etc/cpha/secrets/ipmi-%s, "
                     "lanplus: 1, cipher: 3, power_wait: 0}}"
                     % (h[0], h[0], bmc[2], BMC_PORT0 + i + 1, h[0]))
-    return DESCRIPTION % {
+    text = DESCRIPTION % {
         "vip": VIP, "lb": lb, "vipd": vipd,
         "masters": "\n".join("  - {name: %s, address: %s}" % (h[0], h[2]) for h in ms),
         "lbs": "\n".join("  - {name: %s, address: %s}" % (h[0], h[2]) for h in lbs),
         "devices": "\n".join(devs), "muser": METRICS_USER, "mhash": METRICS_HASH,
         "mfile": METRICS_PASSWORD_FILE}
+    if with_qdevice(stack, qdevice):
+        text += "qdevice: {address: %s, algorithm: ffsplit}\n" % qdevice_address(HOSTS)
+    return text
+
+
+def lb_cluster_name(source=None):
+    """The LB hosts' corosync cluster_name, as cpha render writes it."""
+    return "%s-lb" % ((source or {}).get("cluster") or {}).get("name", "lab")
 
 
 class Lab:

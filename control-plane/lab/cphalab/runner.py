@@ -13,7 +13,8 @@ from .events import EventLog
 from .hosts import LabError, write_json
 
 STACK_NAMES = {"cpha": "cpha", "peer": "haproxy+keepalived",
-               "peer-preempt": "haproxy+keepalived (preempt)"}
+               "peer-preempt": "haproxy+keepalived (preempt)",
+               labmod.TWO_NODE: "cpha (two_node, no quorum device)"}
 START_TIMEOUT = 150  # s a scenario waits for a settled start before it is "not started"
 DEFAULT_SECONDS = 80  # a run's length before one was seen, for the time left
 SWITCH_SECONDS = 45  # a change of stack on the LB hosts, for the time left
@@ -213,7 +214,8 @@ class Session:
             self.lab.host("client").stop("probe-" + self.stack, timeout=10)
         if self.lab.info.get("stack") != stack:
             self.progress("stack %s: rendering and starting %s on the LB hosts" % (
-                STACK_NAMES[stack], "lbd, vipd" if stack == "cpha" else "haproxy, keepalived"))
+                STACK_NAMES[stack],
+                "lbd, vipd" if labmod.is_cpha(stack) else "haproxy, keepalived"))
             stackswitch.switch(self.lab, stack, self.progress)
         start_prober(self.lab, stack)
         self.stack = stack
@@ -329,7 +331,7 @@ def run_attempt(sess, stack, name, rnd, attempt):
                                 carried)
         fired = alerts.attribute(fired, [alerts.active_since(lab, a) for a in fired], start)
         ctx.notes += [alerts.describe(a) for a in fired] or ["alerts: none fired"]
-        if stack == "cpha":
+        if labmod.is_cpha(stack):
             # the peer's rules are the community's (peer-rules.yml): what
             # they saw is reported, cpha's are judged
             missed, spurious = alerts.judge(name, fired, alerts.active(lab, "firing"))
@@ -394,6 +396,22 @@ def run(lab, a, progress):
                 counts[n] = 0
         stacks.append("peer-preempt")
         only["peer-preempt"] = pc
+    if a.two_node:
+        if not lab.info.get("qdevice"):
+            raise LabError("--two-node compares with the quorum device: the lab was not "
+                           "up with --qdevice")
+        try:
+            tn, tc = judge.parse_counts(a.two_node, a.repeat)
+        except ValueError as e:
+            raise LabError(str(e))
+        for n in tn:
+            if n not in known:
+                raise LabError("--two-node: unknown scenario %r" % n)
+            if n not in names:
+                names.append(n)
+                counts[n] = 0
+        stacks.append(labmod.TWO_NODE)
+        only[labmod.TWO_NODE] = tc
     report = os.path.abspath(a.report)
     os.makedirs(report, exist_ok=True)
     plan = judge.schedule(names, counts, stacks, only)

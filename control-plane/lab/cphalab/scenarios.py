@@ -9,6 +9,7 @@ import threading
 import time
 
 from . import build, judge, observe
+from . import lab as labmod
 from .hosts import LabError, wait_until
 
 
@@ -190,7 +191,7 @@ def split_dead_server(ctx, t0):
 
 
 def lb_daemons(ctx):
-    return ("lbd", "vipd") if ctx.stack == "cpha" else ("haproxy", "keepalived")
+    return ("lbd", "vipd") if labmod.is_cpha(ctx.stack) else ("haproxy", "keepalived")
 
 
 # -- scenarios ------------------------------------------------------------------------
@@ -310,7 +311,7 @@ def lb_poweroff(ctx):
         s = observe.fenced_show(other)
         return s is not None and victim.name not in s.get("members", [victim.name])
     conds = {"vip": lambda: other.name in observe.vip_holders(lab)}
-    if ctx.stack == "cpha":
+    if labmod.is_cpha(ctx.stack):
         conds["detect"] = left
         conds["fence"] = lambda: bmc_off_time(lab, victim.name, t0, reads=True)
     got = first_times(conds, 60)
@@ -328,14 +329,15 @@ def lb_poweroff(ctx):
     # advert intervals and the skew, RFC 5798 section 6.1) counted from
     # the master's last advert, at most one interval before the fault
     ctx.check.update(vip_moved=t_vip is not None, vip_move_ms=ctx.ms_since(t0, t_vip),
-                     floor_ms=int(2000 * vrrp["advert_int"]) if ctx.stack != "cpha" else 0)
+                     floor_ms=(int(2000 * vrrp["advert_int"]) if not labmod.is_cpha(ctx.stack)
+                               else 0))
     if t_vip:
         ctx.mark("VIP on %s" % other.name)
     if not t_fence:
         ctx.notes.append("no fence of %s seen at its BMC" % victim.name)
     wait_watches_broke(ctx, t0)
     ctx.check["first_ok_ms"] = ctx.timings["vip_serving_ms"] = wait_first_ok(ctx, t0)
-    if ctx.stack == "cpha":
+    if labmod.is_cpha(ctx.stack):
         wait_until(lambda: victim.powered(), 60, 0.5, victim.name + " to boot after its fence")
         ctx.mark("%s booted (BMC power on)" % victim.name)
     else:
@@ -433,7 +435,7 @@ def lb_hang(ctx):
             s = observe.fenced_show(other)
             return s is not None and victim.name not in s.get("members", [victim.name])
         conds = {"vip": lambda: other.name in observe.vip_holders(lab)}
-        if ctx.stack == "cpha":
+        if labmod.is_cpha(ctx.stack):
             conds["detect"] = left
             conds["fence"] = lambda: bmc_off_time(lab, victim.name, t0)
         waiter = threading.Thread(target=lambda: got.update(first_times(conds, 60)),
@@ -454,14 +456,15 @@ def lb_hang(ctx):
     t_fence = bmc_off_time(lab, victim.name, t0)
     ctx.timings.update(detect_ms=ctx.ms_since(t0, got.get("detect")),
                        fence_ms=ctx.ms_since(t0, t_fence), vip_move_ms=ctx.ms_since(t0, t_vip))
-    if ctx.stack == "cpha":
+    if labmod.is_cpha(ctx.stack):
         ctx.invariants["vip_after_fence"] = bool(t_vip and t_fence and t_vip >= t_fence)
     t_detect = min([t for t in (got.get("detect"), t_fence) if t] or [t_vip or 0]) or None
     ctx.phase("before_detect", t0, t_detect)
     ctx.phase("no_vip", t_detect, t_vip)
     ctx.check.update(vip_moved=t_vip is not None, vip_move_ms=ctx.ms_since(t0, t_vip),
-                     floor_ms=int(2000 * vrrp["advert_int"]) if ctx.stack != "cpha" else 0,
-                     fenced=t_fence is not None, fence_needed=ctx.stack == "cpha")
+                     floor_ms=(int(2000 * vrrp["advert_int"]) if not labmod.is_cpha(ctx.stack)
+                               else 0),
+                     fenced=t_fence is not None, fence_needed=labmod.is_cpha(ctx.stack))
     if t_vip:
         ctx.mark("VIP on %s" % other.name)
     if t_fence:
@@ -469,10 +472,10 @@ def lb_hang(ctx):
     wait_watches_broke(ctx, t0)
     first_ok = wait_first_ok(ctx, t0)
     ctx.check["first_ok_ms"] = ctx.timings["vip_serving_ms"] = first_ok
-    if ctx.stack == "cpha":
+    if labmod.is_cpha(ctx.stack):
         ctx.timings["serving_after_fence_ms"] = judge.serving_after_fence(
             first_ok, ctx.timings["fence_ms"])
-    if ctx.stack == "cpha" and t_fence:
+    if labmod.is_cpha(ctx.stack) and t_fence:
         wait_until(lambda: victim.powered(), 60, 0.5, victim.name + " to boot after its fence")
         ctx.mark("%s booted (BMC power on)" % victim.name)
         failback(ctx, victim, other, vrrp)
@@ -609,6 +612,57 @@ def lb_partition(ctx):
     return t0
 
 
+def lb_isolated(ctx):
+    """The VIP holder cut from the other LB host and from the clients'
+    host, alive: only the other host can serve. With a quorum device
+    (corosync-qnetd on the clients' host, `cpha lab up --qdevice`) the
+    other host keeps quorum and fences the holder, which, without quorum,
+    fences nobody; in a two_node pair the race decides, and the holder
+    (priority_delay_vip) wins it: it fences the host the clients can reach
+    and keeps a VIP they cannot. The cut lasts 30 s."""
+    lab = ctx.lab
+    holders = observe.vip_holders(lab)
+    if len(holders) != 1:
+        raise LabError("lb-isolated: VIP holders before: %s" % holders)
+    victim = lab.host(holders[0])
+    other = [h for h in lab.by_role("lb") if h is not victim][0]
+    client = lab.host("client")
+    t0 = time.time()
+    for a, b in ((victim, other), (other, victim), (victim, client), (client, victim)):
+        cut(a, b, True)
+    ctx.mark("%s (VIP holder) cut from %s and from the client host" % (victim.name,
+                                                                        other.name))
+    ctx.check["victim_held_vip"] = True
+    ctx.check["cut_ab"] = not reaches(victim, other)
+    ctx.check["cut_ba"] = not reaches(other, victim)
+    ctx.check["cut_client"] = not reaches(client, victim) and not reaches(victim, client)
+    t_vip = first_time(lambda: other.name in observe.vip_holders(lab), 30 - (time.time() - t0),
+                       0.2)
+    ctx.check.update(vip_moved=t_vip is not None, vip_move_ms=ctx.ms_since(t0, t_vip))
+    if t_vip:
+        ctx.mark("VIP on %s" % other.name)
+    time.sleep(max(0.0, 30 - (time.time() - t0)))
+    for a, b in ((victim, other), (other, victim), (victim, client), (client, victim)):
+        cut(a, b, False)
+    ctx.mark("cut healed")
+    fenced = {}
+    for h in (victim, other):
+        t = bmc_off_time(lab, h.name, t0)
+        fenced[h.name] = t is not None
+        if t:
+            ctx.notes.append("%s fenced at +%.1f s" % (h.name, t - t0))
+            first_time(lambda: h.powered(), 30, 0.5)
+        if not h.powered():
+            ctx.notes.append("%s stayed off: powered on by the operator" % h.name)
+            build.boot(lab, h)
+    # the host the clients reach, fenced: the outage lasts as long as the cut
+    ctx.check.update(victim_fenced=fenced[victim.name], reachable_fenced=fenced[other.name])
+    ctx.invariants["reachable_host_kept"] = not fenced[other.name]
+    if t_vip:
+        ctx.check["first_ok_ms"] = ctx.timings["vip_serving_ms"] = wait_first_ok(ctx, t0)
+    return t0
+
+
 def etcd_data_loss(ctx):
     """One member's data wiped: the agent replaces the member."""
     lab = ctx.lab
@@ -686,6 +740,7 @@ SCENARIOS = [
     ("lb-hang", lb_hang),
     ("master-poweroff", master_poweroff),
     ("lb-partition", lb_partition),
+    ("lb-isolated", lb_isolated),
     ("master-partition", master_partition),
     ("etcd-data-loss", etcd_data_loss),
     ("master-rebuild", master_rebuild),

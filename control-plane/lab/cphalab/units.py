@@ -3,7 +3,7 @@
 A lab host is a network namespace with its own mounts, not a machine with
 its own systemd, so the lab does what systemd would do with a unit's
 [Service] lines: EnvironmentFile= and Environment=, ConditionFileNotEmpty=,
-every ExecStartPre= in turn, then ExecStart= as the service, and for
+RuntimeDirectory=, every ExecStartPre= in turn, then ExecStart= as the service, and for
 Type=notify it waits for READY=1 on a NOTIFY_SOCKET of its own. Units named
 together start in the order of their After= lines, as `systemctl start`
 orders a transaction.
@@ -300,6 +300,7 @@ def start(host, names, extra_dirs=(), extra_env=None, progress=None, timeout=60)
         svc = os.path.basename(argv[0])
         if host.service_pid(svc):
             continue  # active already: start does nothing
+        runtime_dirs(host, u)
         for line in u.get("Service", "ExecStartPre"):
             pre, ignore = command(line, env)
             pre[0] = local(host, pre[0])
@@ -329,6 +330,17 @@ def start(host, names, extra_dirs=(), extra_env=None, progress=None, timeout=60)
                 os.unlink(path)
         started.append(n)
     return started
+
+
+def runtime_dirs(host, unit):
+    """RuntimeDirectory=: the directories under /run the program expects
+    systemd to have made (corosync-qdevice's and corosync-qnetd's sockets
+    live there), with RuntimeDirectoryMode= (default 0755)."""
+    names = " ".join(unit.get("Service", "RuntimeDirectory")).split()
+    if not names:
+        return
+    mode = unit.last("Service", "RuntimeDirectoryMode", "0755")
+    host.run(["install", "-d", "-m", mode] + ["/run/" + n for n in names])
 
 
 def local(host, prog):
