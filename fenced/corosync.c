@@ -9,7 +9,6 @@
 #include <corosync/cmap.h>
 #include <corosync/corotypes.h>
 #include <corosync/cpg.h>
-#include <corosync/quorum.h>
 #include <corosync/votequorum.h>
 
 #include "corosync.h"
@@ -22,14 +21,9 @@ struct fenced_cs {
 	void *ud;
 	cpg_handle_t cpg;
 	votequorum_handle_t vq;
-	quorum_handle_t q;
-	bool have_cpg, have_vq, have_q, dead;
-	sd_event_source *cpg_src, *vq_src, *q_src;
+	bool have_cpg, have_vq, dead;
+	sd_event_source *cpg_src, *vq_src;
 	uint32_t our_id;
-	/* the totem ring CPG last reported, and the ring of the quorum
-	 * service's last notification: quorum is current when they agree */
-	uint64_t ring_seq, quorum_seq;
-	bool have_ring, have_quorum_seq;
 };
 
 /* corosync's libraries take a context per handle: ours is the struct. */
@@ -47,13 +41,6 @@ static struct fenced_cs *from_vq(votequorum_handle_t h)
 	return votequorum_context_get(h, &ctx) == CS_OK ? ctx : NULL;
 }
 
-static struct fenced_cs *from_q(quorum_handle_t h)
-{
-	const void *ctx = NULL;
-
-	return quorum_context_get(h, &ctx) == CS_OK ? (struct fenced_cs *)ctx : NULL;
-}
-
 static void lost(struct fenced_cs *cs, const char *what, cs_error_t err)
 {
 	char why[128];
@@ -63,7 +50,6 @@ static void lost(struct fenced_cs *cs, const char *what, cs_error_t err)
 	cs->dead = true;
 	sd_event_source_set_enabled(cs->cpg_src, SD_EVENT_OFF);
 	sd_event_source_set_enabled(cs->vq_src, SD_EVENT_OFF);
-	sd_event_source_set_enabled(cs->q_src, SD_EVENT_OFF);
 	snprintf(why, sizeof(why), "%s: corosync error %d", what, (int)err);
 	cs->ops->lost(cs->ud, why);
 }
@@ -133,50 +119,6 @@ static void on_quorum(
 		cs->ops->quorum(cs->ud, quorate != 0);
 }
 
-/* A new totem ring: delivered by CPG before the configuration change it
- * brings. Quorum is stale until the quorum service speaks for it. */
-static void on_totem(cpg_handle_t h, struct cpg_ring_id ring, uint32_t n, const uint32_t *members)
-{
-	struct fenced_cs *cs = from_cpg(h);
-
-	(void)n;
-	(void)members;
-	if (!cs)
-		return;
-	cs->ring_seq = ring.seq;
-	cs->have_ring = true;
-}
-
-/* The quorum service's view, sent once votequorum has settled a ring
- * (with a quorum device: once the device has voted in it). */
-static void on_qnotify(
-	quorum_handle_t h, uint32_t quorate, uint64_t ring_seq, uint32_t n, uint32_t *view)
-{
-	struct fenced_cs *cs = from_q(h);
-
-	(void)n;
-	(void)view;
-	if (!cs)
-		return;
-	cs->quorum_seq = ring_seq;
-	cs->have_quorum_seq = true;
-	cs->ops->quorum(cs->ud, quorate != 0);
-}
-
-static int on_q_fd(sd_event_source *s, int fd, uint32_t revents, void *ud)
-{
-	struct fenced_cs *cs = ud;
-	cs_error_t err;
-
-	(void)s;
-	(void)fd;
-	(void)revents;
-	err = quorum_dispatch(cs->q, CS_DISPATCH_ALL);
-	if (err != CS_OK && err != CS_ERR_TRY_AGAIN)
-		lost(cs, "quorum", err);
-	return 0;
-}
-
 static int on_cpg_fd(sd_event_source *s, int fd, uint32_t revents, void *ud)
 {
 	struct fenced_cs *cs = ud;
@@ -240,13 +182,8 @@ int fenced_cs_open(sd_event *e, const struct fenced_cs_ops *ops, void *ud, struc
 		.model = CPG_MODEL_V1,
 		.cpg_deliver_fn = on_deliver,
 		.cpg_confchg_fn = on_confchg,
-		.cpg_totem_confchg_fn = on_totem,
-		.flags = CPG_MODEL_V1_DELIVER_INITIAL_TOTEM_CONF,
 	};
 	votequorum_callbacks_t vcb = { .votequorum_quorum_notify_fn = on_quorum };
-	quorum_model_v0_data_t qmodel = { .model = QUORUM_MODEL_V0,
-		.quorum_notify_fn = on_qnotify };
-	uint32_t qtype = 0;
 	struct cpg_name group;
 	struct fenced_cs *cs;
 	cs_error_t err;
@@ -288,18 +225,6 @@ int fenced_cs_open(sd_event *e, const struct fenced_cs_ops *ops, void *ud, struc
 		snprintf(why, whylen, "votequorum_trackstart: error %d", (int)err);
 		goto fail;
 	}
-	err = RETRY(quorum_model_initialize(
-		&cs->q, QUORUM_MODEL_V0, (quorum_model_data_t *)&qmodel, &qtype, cs));
-	if (err != CS_OK) {
-		snprintf(why, whylen, "quorum_initialize: error %d", (int)err);
-		goto fail;
-	}
-	cs->have_q = true;
-	err = RETRY(quorum_trackstart(cs->q, CS_TRACK_CHANGES | CS_TRACK_CURRENT));
-	if (err != CS_OK) {
-		snprintf(why, whylen, "quorum_trackstart: error %d", (int)err);
-		goto fail;
-	}
 	memset(&group, 0, sizeof(group));
 	group.length = strlen(FENCED_CPG_GROUP);
 	memcpy(group.value, FENCED_CPG_GROUP, group.length);
@@ -320,12 +245,6 @@ int fenced_cs_open(sd_event *e, const struct fenced_cs_ops *ops, void *ud, struc
 		err = CS_ERR_LIBRARY;
 		goto fail;
 	}
-	if (quorum_fd_get(cs->q, &fd) != CS_OK ||
-		sd_event_add_io(e, &cs->q_src, fd, EPOLLIN, on_q_fd, cs) < 0) {
-		snprintf(why, whylen, "cannot watch the quorum connection");
-		err = CS_ERR_LIBRARY;
-		goto fail;
-	}
 	*out = cs;
 	return 0;
 fail:
@@ -340,7 +259,6 @@ void fenced_cs_close(struct fenced_cs *cs)
 		return;
 	sd_event_source_disable_unref(cs->cpg_src);
 	sd_event_source_disable_unref(cs->vq_src);
-	sd_event_source_disable_unref(cs->q_src);
 	if (cs->have_cpg) {
 		struct cpg_name group = { .length = strlen(FENCED_CPG_GROUP) };
 
@@ -353,8 +271,6 @@ void fenced_cs_close(struct fenced_cs *cs)
 	}
 	if (cs->have_vq)
 		votequorum_finalize(cs->vq);
-	if (cs->have_q)
-		quorum_finalize(cs->q);
 	free(cs);
 }
 
@@ -370,11 +286,6 @@ int fenced_cs_quorate_now(struct fenced_cs *cs)
 	if (cs->dead || votequorum_getinfo(cs->vq, cs->our_id, &info) != CS_OK)
 		return -ENOTCONN;
 	return (info.flags & VOTEQUORUM_INFO_QUORATE) != 0;
-}
-
-bool fenced_cs_quorum_current(const struct fenced_cs *cs)
-{
-	return cs->have_ring && cs->have_quorum_seq && cs->quorum_seq >= cs->ring_seq;
 }
 
 bool fenced_cs_member_now(struct fenced_cs *cs, uint32_t id)

@@ -1,5 +1,5 @@
 /* fenced's link to corosync: the fence domain is a CPG group, quorum is
- * votequorum's (and the quorum service says for which ring), node names and ids are corosync's nodelist (cmap). fenced
+ * votequorum's, node names and ids are corosync's nodelist (cmap). fenced
  * keeps no membership of its own: it reacts to what these report.
  *
  * Everything arrives through the event loop: the CPG and votequorum
@@ -32,9 +32,7 @@ struct fenced_cs_ops {
 	/* A message multicast by a member (ourselves included), in the
 	 * group's total order. */
 	void (*deliver)(void *ud, uint32_t from, const char *msg, size_t len);
-	/* votequorum's quorate flag (also its first value, at start), and
-	 * each notification of the quorum service (fenced_cs_quorum_current
-	 * may have changed). */
+	/* votequorum's quorate flag (also its first value, at start). */
 	void (*quorum)(void *ud, bool quorate);
 	/* corosync went away: nothing more comes from this handle. */
 	void (*lost)(void *ud, const char *why);
@@ -64,20 +62,10 @@ uint32_t fenced_cs_our_id(const struct fenced_cs *cs);
 
 /* votequorum's quorate flag as corosync has it now (1 or 0), asked
  * synchronously: a CPG configuration change and votequorum's notification
- * come on two connections, in either order, so fenced asks at the change.
- * Without a quorum device corosync has computed it by then; with one, it
- * may still count the device's vote from the old ring (see
- * fenced_cs_quorum_current). A negative errno when corosync does not
- * answer. */
+ * come on two connections, in either order, but corosync computes quorum
+ * before it delivers the change, so asking at the change is never stale.
+ * A negative errno when corosync does not answer. */
 int fenced_cs_quorate_now(struct fenced_cs *cs);
-
-/* Whether the quorum service has spoken for the totem ring CPG last
- * reported. votequorum's flag (fenced_cs_quorate_now) is not settled for a
- * new ring until then: with a quorum device, the side of a split that can
- * no longer reach corosync-qnetd still counts the device's vote until the
- * device withdraws it, seconds after the configuration change that lost
- * the other side. */
-bool fenced_cs_quorum_current(const struct fenced_cs *cs);
 
 /* Whether corosync counts node id as a member now (votequorum's node
  * state), asked synchronously; false when it does not answer. */

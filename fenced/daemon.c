@@ -477,8 +477,8 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 	/* the quorum of this membership, before it decides anything: a lost
 	 * quorum must never be learnt after the victims it forbids fencing */
 	q = fenced_cs_quorate_now(d->cs);
-	if (q >= 0)
-		set_quorum(d, q); /* and whether it is settled for this ring */
+	if (q >= 0 && (bool)q != d->quorate)
+		set_quorum(d, q);
 	for (i = 0; i < d->nnodes; i++)
 		was[i] = d->nodes[i].state;
 	cs_members(d);
@@ -587,17 +587,6 @@ static void on_deliver(void *ud, uint32_t from, const char *data, size_t len)
 	}
 }
 
-/* May quorum decide fencing? With a quorum device, only once the quorum
- * service has spoken for the current ring: until the device has voted in
- * it, the side of a split that lost qnetd still counts its old vote, and
- * would fence the side that kept it. Victims wait meanwhile (seconds: the
- * device's own timeouts). Without a device corosync settles quorum with
- * the ring, as before. */
-static bool quorum_settled(const struct fenced *d)
-{
-	return !d->qcfg.qdevice || !d->cs || fenced_cs_quorum_current(d->cs);
-}
-
 static void set_quorum(struct fenced *d, bool quorate)
 {
 	struct decide_out out;
@@ -611,7 +600,7 @@ static void set_quorum(struct fenced *d, bool quorate)
 	/* quorum gained in a two_node cluster means the other node arrived:
 	 * its corosync membership must be known before its fenced's CPG join */
 	cs_members(d);
-	decide_quorum(&d->st, mono(), quorate && quorum_settled(d), &out);
+	decide_quorum(&d->st, mono(), quorate, &out);
 	fenced_apply(d, &out);
 	cpha_notify_status("%s, %u members", d->quorate ? "quorate" : "not quorate", d->nmembers);
 }
