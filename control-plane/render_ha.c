@@ -266,8 +266,12 @@ static int fenced_conf(const struct cp_cluster *c, enum ha_tier t, const struct 
 		       "    fence_via pacemaker\n");
 	put(b, "    fenced_admin_socket " RENDER_FENCED_SOCKET "\n");
 	if (vipd)
-		put(b, "    ! who holds the VIP, for priority_delay_vip\n"
-		       "    vip_admin_socket " RENDER_VIPD_SOCKET "\n");
+		put(b,
+			"    ! who holds the VIP, for %s\n"
+			"    vip_admin_socket " RENDER_VIPD_SOCKET "\n",
+			ha_tier_qdevice(c, t)
+				? "fenced's status (the quorum device decides a split)"
+				: "priority_delay_vip");
 	render_mon_lines(c, self, "fenced_metrics_bind", "fenced_metrics_web_config",
 		RENDER_FENCED_METRICS_PORT, "!", b);
 	put(b, "}\n");
