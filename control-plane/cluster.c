@@ -76,6 +76,7 @@ void cluster_free(struct cp_cluster *c)
 	}
 	free(c->devices);
 	free(c->watchdog_device);
+	free(c->qdevice.address);
 	free(c);
 }
 
@@ -144,6 +145,40 @@ const char *cluster_mgr_name(enum cp_mgr v)
 	default:
 		return "pacemaker";
 	}
+}
+
+bool cluster_qdevice_serves(const struct cp_cluster *c, unsigned role)
+{
+	if (!c->qdevice.on)
+		return false;
+	return role == (c->lb_on_masters ? CP_ROLE_MASTER : CP_ROLE_LB);
+}
+
+const char *cluster_qd_algorithm_name(enum cp_qd_algorithm v)
+{
+	return v == CP_QD_LMS ? "lms" : "ffsplit";
+}
+
+const char *cluster_qd_tls_name(enum cp_qd_tls v)
+{
+	switch (v) {
+	case CP_QD_TLS_OFF:
+		return "off";
+	case CP_QD_TLS_REQUIRED:
+		return "required";
+	default:
+		return "on";
+	}
+}
+
+const char *cluster_qd_tie_text(const struct cp_qdevice *q, char *buf, size_t len)
+{
+	if (q->tie_breaker == CP_QD_TIE_NODE)
+		snprintf(buf, len, "%u", q->tie_node);
+	else
+		snprintf(
+			buf, len, "%s", q->tie_breaker == CP_QD_TIE_HIGHEST ? "highest" : "lowest");
+	return buf;
 }
 
 int cluster_first_service_ip(const struct cp_cluster *c, char *buf, size_t len)

@@ -79,6 +79,26 @@ struct cp_monitoring {
 	} prom;
 };
 
+/* qdevice: corosync's quorum device (corosync-qdevice, model net) for the
+ * corosync cluster of the hosts that hold the VIP, with corosync-qnetd on
+ * another host (desc_qdevice.c). */
+enum cp_qd_algorithm { CP_QD_FFSPLIT, CP_QD_LMS };
+enum cp_qd_tie { CP_QD_TIE_LOWEST, CP_QD_TIE_HIGHEST, CP_QD_TIE_NODE };
+enum cp_qd_tls { CP_QD_TLS_ON, CP_QD_TLS_OFF, CP_QD_TLS_REQUIRED };
+
+struct cp_qdevice {
+	bool on;               /* qdevice: is given */
+	char *address;         /* as written: an address or a host's name */
+	struct cpha_addr addr; /* where corosync-qnetd listens (no port) */
+	const char *host;      /* the host of the description it names; NULL: none */
+	enum cp_qd_algorithm algorithm;
+	enum cp_qd_tie tie_breaker;
+	unsigned tie_node; /* CP_QD_TIE_NODE: that node id */
+	unsigned port;     /* 5403 */
+	enum cp_qd_tls tls;
+	struct cpha_pos pos, address_pos, algorithm_pos, tie_pos;
+};
+
 struct cp_cluster {
 	char *file; /* as given to cluster_load() */
 
@@ -158,6 +178,7 @@ struct cp_cluster {
 	unsigned renew_days; /* `cpha pki renew` re-issues what expires within this */
 
 	struct cp_monitoring mon; /* monitoring: */
+	struct cp_qdevice qdevice; /* qdevice: */
 };
 
 /* Read and check FILE. Returns 0 with *out set, or -1 with the reasons in
@@ -181,10 +202,19 @@ size_t cluster_role_count(const struct cp_cluster *c, unsigned r);
 size_t cluster_lb_count(const struct cp_cluster *c);
 struct cp_host *cluster_lb_host(const struct cp_cluster *c, size_t i);
 
+/* Whether the quorum device serves the corosync cluster of tier-mates of
+ * host role r: the LB hosts' cluster when they are apart, the masters'
+ * when the load balancer runs on them. */
+bool cluster_qdevice_serves(const struct cp_cluster *c, unsigned role);
+
 /* Names for the enums as written in the description. */
 const char *cluster_lb_name(enum cp_lb v);
 const char *cluster_vip_name(enum cp_vip v);
 const char *cluster_mgr_name(enum cp_mgr v);
+const char *cluster_qd_algorithm_name(enum cp_qd_algorithm v);
+const char *cluster_qd_tls_name(enum cp_qd_tls v);
+/* tie_breaker as corosync.conf takes it: "lowest", "highest" or the id */
+const char *cluster_qd_tie_text(const struct cp_qdevice *q, char *buf, size_t len);
 
 /* The network address of service_cidr plus one (10.32.0.1 for 10.32.0.0/16,
  * whatever host bits the text has): the in-cluster "kubernetes" service IP,

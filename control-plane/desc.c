@@ -572,6 +572,11 @@ static int t_monitoring(struct rd *r, const yaml_node_t *v, void *o, const char 
 	return desc_monitoring(r, v, ((struct top *)o)->c, k);
 }
 
+static int t_qdevice(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return desc_qdevice(r, v, ((struct top *)o)->c, k);
+}
+
 static const struct key top_keys[] = {
 	{ "cluster", t_cluster },
 	{ "api", t_api },
@@ -583,6 +588,7 @@ static const struct key top_keys[] = {
 	{ "fencing", t_fencing },
 	{ "pki", t_pki },
 	{ "monitoring", t_monitoring },
+	{ "qdevice", t_qdevice },
 	{ NULL, NULL },
 };
 
@@ -699,6 +705,9 @@ static int fill_derived(struct rd *r, const yaml_node_t *root, struct top *t)
 			h->priority = lb_i < 10 ? 150 - 10 * (unsigned)lb_i : 50;
 		lb_i++;
 	}
+	/* node ids are set: the tie_breaker may name one */
+	if (desc_qdevice_resolve(r, c) < 0)
+		rc = -1;
 	for (size_t i = 0; i < c->ndevices; i++) {
 		struct cp_fence_device *f = &c->devices[i];
 		if (f->host && !cluster_host(c, f->host)) {

@@ -43,10 +43,15 @@ int desc_enum(
 int desc_strv(struct rd *r, const yaml_node_t *n, const char *key, char ***out);
 /* The sections read in files of their own, into the cluster: kubernetes:
  * (desc_kubernetes.c), fencing: (desc_fencing.c), monitoring:
- * (desc_monitoring.c). */
+ * (desc_monitoring.c), qdevice: (below). */
 int desc_kubernetes(struct rd *r, const yaml_node_t *v, void *cluster, const char *key);
 int desc_fencing(struct rd *r, const yaml_node_t *v, void *cluster, const char *key);
 int desc_monitoring(struct rd *r, const yaml_node_t *v, void *cluster, const char *key);
+/* qdevice: (desc_qdevice.c); desc_qdevice_resolve() runs once every host
+ * is read: the address or host name of corosync-qnetd, which must not be
+ * a host of the cluster it serves, and the tie_breaker's node id. */
+int desc_qdevice(struct rd *r, const yaml_node_t *v, void *cluster, const char *key);
+int desc_qdevice_resolve(struct rd *r, struct cp_cluster *c);
 
 int desc_walk(
 	struct rd *r, const yaml_node_t *m, const char *what, const struct key *keys, void *obj);

@@ -209,6 +209,46 @@ static void check_admission(const struct cp_cluster *c, struct cpha_msgs *d)
 		"bound to them); add NodeRestriction to the list");
 }
 
+/* "m1 198.18.0.11:5403", or the address alone when it names no host. */
+static const char *qdevice_where(const struct cp_qdevice *q, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	cpha_addr_format(&q->addr, ip, sizeof(ip));
+	snprintf(buf, len, cpha_addr_family(&q->addr) == AF_INET6 ? "%s%s[%s]:%u" : "%s%s%s:%u",
+		q->host ? q->host : "", q->host ? " " : "", ip, q->port);
+	return buf;
+}
+
+/* The corosync cluster of role that the quorum device serves: its row,
+ * and the node counts corosync-qdevice(8) advises against. */
+static void qdevice_role(const struct cp_cluster *c, struct plan *p, struct cpha_msgs *d,
+	unsigned role, const char *what, unsigned n)
+{
+	const struct cp_qdevice *q = &c->qdevice;
+	/* ffsplit gives one vote, lms n - 1 (corosync's default) */
+	unsigned dv = q->algorithm == CP_QD_FFSPLIT ? 1 : (n > 1 ? n - 1 : 1);
+	unsigned quorum = (n + dv) / 2 + 1;
+	/* nodes that may fail while the device votes for the rest */
+	unsigned tol = n + dv - quorum < n - 1 ? n + dv - quorum : n - 1;
+	char a[64];
+
+	add_role(p, fmt("corosync (%s)", what), names(c, role),
+		fmt("votequorum with a quorum device (%s, corosync-qnetd at %s)",
+			cluster_qd_algorithm_name(q->algorithm), qdevice_where(q, a, sizeof(a))),
+		n, tol,
+		fmt("%u node%s and %u device vote%s, quorum %u, tolerates %u failure%s (the "
+		    "side corosync-qnetd votes for keeps quorum)",
+			n, plural(n), dv, plural(dv), quorum, tol, plural(tol)));
+	if (q->algorithm == CP_QD_FFSPLIT && n % 2)
+		cpha_msgs_warn(d, c->file, q->algorithm_pos.line ? q->algorithm_pos : q->pos,
+			"qdevice: algorithm ffsplit with %u %s: corosync-qdevice(8) says ffsplit "
+			"makes sense only for an even node count (the device's one vote then "
+			"decides nothing a majority would not, and losing the qnetd host and "
+			"one node loses quorum); use algorithm: lms, or leave qdevice out",
+			n, what);
+}
+
 /* The corosync clusters: the masters, and the LB tier when separate. */
 static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cpha_msgs *d)
 {
@@ -235,7 +275,9 @@ static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cp
 						"same corosync cluster",
 						c->hosts[i].node_id, c->hosts[i].name,
 						c->hosts[j].name);
-		if (n == 2) {
+		if (cluster_qdevice_serves(c, tiers[t].role)) {
+			qdevice_role(c, p, d, tiers[t].role, tiers[t].what, n);
+		} else if (n == 2) {
 			delay = c->fence_delay_set && c->fence_delay_usec;
 			/* fenced's VIP priority delay counts where fenced decides the
 			 * race and knows the VIP holder (vipd's socket: render
@@ -256,11 +298,25 @@ static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cp
 					"two-node corosync cluster (%s) without a fence delay: on "
 					"a "
 					"split both sides fence each other at once and both may go "
-					"down; set fencing.delay%s",
+					"down; set fencing.delay%s%s",
 					tiers[t].what,
 					tiers[t].lb && c->vipd == CP_VIP_VIPD
 						? " or fencing.priority_delay_vip"
-						: "");
+						: "",
+					tiers[t].lb ? ", or give it a quorum device (qdevice:)"
+						    : "");
+			else if (tiers[t].lb)
+				cpha_msgs_warn(d, c->file,
+					tiers[t].role == CP_ROLE_LB ? c->lbs_pos : c->masters_pos,
+					"two-node corosync cluster (%s): a partition is decided by "
+					"a fence race (%s), and a side that loses it was cut off, "
+					"not down; a quorum device on a third host (qdevice:) "
+					"gives quorum to one side only",
+					tiers[t].what,
+					c->fence_delay_set && c->fence_delay_usec
+						? "fencing.delay"
+						: "fencing.priority_delay_vip: the VIP holder "
+						  "fences first");
 		} else {
 			add_role(p, fmt("corosync (%s)", tiers[t].what), names(c, tiers[t].role),
 				fmt("votequorum membership"), n, cpha_quorum_tolerance(n),

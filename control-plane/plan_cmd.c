@@ -36,8 +36,21 @@ static void print_table(const struct cp_cluster *c, const struct plan *p)
 		c->name, c->api_name, c->api_port, c->vip_text, c->has_vip2 ? " and " : "",
 		c->has_vip2 ? c->vip2_text : "", cluster_lb_name(c->lb), cluster_vip_name(c->vipd),
 		cluster_mgr_name(c->manager));
-	printf("Kubernetes %s (flags of 1.%u, images %s), etcd 3.%u\n\n", c->k8s_version,
+	printf("Kubernetes %s (flags of 1.%u, images %s), etcd 3.%u\n", c->k8s_version,
 		c->k8s_minor, flags_k8s_release(c, rel, sizeof(rel)), c->etcd_minor);
+	if (c->qdevice.on) {
+		char a[CPHA_ADDR_STRLEN], tie[16];
+
+		printf("quorum device for the %s: corosync-qnetd at %s%s%s port %u, %s, "
+		       "tie_breaker %s, tls %s\n",
+			c->lb_on_masters ? "masters" : "load-balancer hosts",
+			c->qdevice.host ? c->qdevice.host : "", c->qdevice.host ? " " : "",
+			cpha_addr_format(&c->qdevice.addr, a, sizeof(a)), c->qdevice.port,
+			cluster_qd_algorithm_name(c->qdevice.algorithm),
+			cluster_qd_tie_text(&c->qdevice, tie, sizeof(tie)),
+			cluster_qd_tls_name(c->qdevice.tls));
+	}
+	printf("\n");
 	printf("%-*s  %-*s  %s\n", (int)w0, "role", (int)w1, "hosts", "style; tolerance");
 	for (size_t i = 0; i < p->nroles; i++) {
 		const struct plan_role *r = &p->roles[i];
@@ -90,6 +103,21 @@ static int print_json(const struct cp_cluster *c, const struct plan *p, const st
 	json_object_set_new(o, "components",
 		json_pack("{s:s, s:s, s:s}", "load_balancer", cluster_lb_name(c->lb), "vip",
 			cluster_vip_name(c->vipd), "manager", cluster_mgr_name(c->manager)));
+	if (c->qdevice.on) {
+		char a[CPHA_ADDR_STRLEN], tie[16];
+
+		json_object_set_new(o, "qdevice",
+			json_pack("{s:s, s:s?, s:s, s:s, s:I, s:s, s:s, s:s}", "address",
+				c->qdevice.address, "host", c->qdevice.host, "ip",
+				cpha_addr_format(&c->qdevice.addr, a, sizeof(a)), "serves",
+				c->lb_on_masters ? "masters" : "load_balancers", "port",
+				(json_int_t)c->qdevice.port, "algorithm",
+				cluster_qd_algorithm_name(c->qdevice.algorithm), "tie_breaker",
+				cluster_qd_tie_text(&c->qdevice, tie, sizeof(tie)), "tls",
+				cluster_qd_tls_name(c->qdevice.tls)));
+	} else {
+		json_object_set_new(o, "qdevice", json_null());
+	}
 	json_object_set_new(o, "roles", roles);
 	json_object_set_new(o, "control_plane",
 		json_pack("{s:I, s:s}", "tolerates", (json_int_t)p->tolerates, "tolerance",

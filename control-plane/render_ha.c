@@ -63,9 +63,49 @@ static const char *tier_suffix(enum ha_tier t)
 	return t == HA_TIER_MASTERS ? "masters" : "lb";
 }
 
+static unsigned tier_role(enum ha_tier t)
+{
+	return t == HA_TIER_MASTERS ? CP_ROLE_MASTER : CP_ROLE_LB;
+}
+
+bool ha_tier_qdevice(const struct cp_cluster *c, enum ha_tier t)
+{
+	return t != HA_TIER_NONE && cluster_qdevice_serves(c, tier_role(t));
+}
+
+/* quorum.device of corosync-qdevice(8), model net. ffsplit gives one vote
+ * (votes: 1 whatever the node count); lms needs corosync's default, one
+ * less than the nodes' votes, so it is left out. */
+static void corosync_qdevice(const struct cp_cluster *c, struct cpha_buf *b)
+{
+	const struct cp_qdevice *q = &c->qdevice;
+	char a[CPHA_ADDR_STRLEN], tie[16];
+
+	put(b,
+		"    # corosync-qdevice asks corosync-qnetd on %s%s%s%s: in a split only the\n"
+		"    # side it gives its vote keeps quorum (and fences); no fence race\n"
+		"    device {\n"
+		"        model: net\n",
+		render_text_addr(&q->addr, a, sizeof(a)), q->host ? " (" : "",
+		q->host ? q->host : "", q->host ? ")" : "");
+	if (q->algorithm == CP_QD_FFSPLIT)
+		put(b, "        votes: 1\n");
+	put(b,
+		"        net {\n"
+		"            host: %s\n"
+		"            port: %u\n"
+		"            algorithm: %s\n"
+		"            tie_breaker: %s\n"
+		"            tls: %s\n"
+		"        }\n"
+		"    }\n",
+		a, q->port, cluster_qd_algorithm_name(q->algorithm),
+		cluster_qd_tie_text(q, tie, sizeof(tie)), cluster_qd_tls_name(q->tls));
+}
+
 /* corosync.conf: knet with encryption (the authkey is made once with
- * corosync-keygen and copied to every node of the cluster), votequorum,
- * syslog. */
+ * corosync-keygen and copied to every node of the cluster), votequorum
+ * (with the quorum device when qdevice: serves the tier), syslog. */
 static void corosync_conf(
 	const struct cp_cluster *c, enum ha_tier t, const struct cp_host *self, struct cpha_buf *b)
 {
@@ -109,7 +149,10 @@ static void corosync_conf(
 	put(b, "}\n\n"
 	       "quorum {\n"
 	       "    provider: corosync_votequorum\n");
-	if (n == 2)
+	/* corosync refuses two_node with a quorum device */
+	if (ha_tier_qdevice(c, t))
+		corosync_qdevice(c, b);
+	else if (n == 2)
 		put(b, "    # each node keeps quorum alone (wait_for_all at start); the fence "
 		       "race decides\n"
 		       "    two_node: 1\n");
@@ -138,11 +181,13 @@ static void fenced_device(const struct cp_fence_device *f, struct cpha_buf *b)
 }
 
 /* The static delay before fencing host h, protecting the first node of a
- * two-node cluster in a fence race; 0 when none. */
+ * two-node cluster in a fence race; 0 when none. With a quorum device
+ * there is no race: the side without its vote has no quorum and fences
+ * nobody. */
 static uint64_t first_node_delay(
 	const struct cp_cluster *c, enum ha_tier t, const struct cp_host *h)
 {
-	if (ha_tier_count(c, t) != 2 || ha_tier_host(c, t, 0) != h)
+	if (ha_tier_qdevice(c, t) || ha_tier_count(c, t) != 2 || ha_tier_host(c, t, 0) != h)
 		return 0;
 	return c->fence_delay_usec;
 }
@@ -151,7 +196,11 @@ static void fenced_node(const struct cp_cluster *c, enum ha_tier t, const struct
 	bool levels, struct cpha_buf *b)
 {
 	uint64_t delay = first_node_delay(c, t, h);
-	bool vip = ha_tier_holds_vip(c, t) && c->vipd == CP_VIP_VIPD && c->priority_delay_usec;
+	/* the VIP holder's edge in a fence race; with a quorum device the
+	 * device picks the side that fences, and a delay would only keep the
+	 * VIP away longer from the side that won */
+	bool vip = ha_tier_holds_vip(c, t) && c->vipd == CP_VIP_VIPD && c->priority_delay_usec &&
+		   !ha_tier_qdevice(c, t);
 	bool any = false;
 	char dur[32];
 
@@ -217,8 +266,12 @@ static int fenced_conf(const struct cp_cluster *c, enum ha_tier t, const struct 
 		       "    fence_via pacemaker\n");
 	put(b, "    fenced_admin_socket " RENDER_FENCED_SOCKET "\n");
 	if (vipd)
-		put(b, "    ! who holds the VIP, for priority_delay_vip\n"
-		       "    vip_admin_socket " RENDER_VIPD_SOCKET "\n");
+		put(b,
+			"    ! who holds the VIP, for %s\n"
+			"    vip_admin_socket " RENDER_VIPD_SOCKET "\n",
+			ha_tier_qdevice(c, t)
+				? "fenced's status (the quorum device decides a split)"
+				: "priority_delay_vip");
 	render_mon_lines(c, self, "fenced_metrics_bind", "fenced_metrics_web_config",
 		RENDER_FENCED_METRICS_PORT, "!", b);
 	put(b, "}\n");

@@ -32,6 +32,12 @@ const struct cp_host *ha_tier_host(const struct cp_cluster *c, enum ha_tier t, s
  * when the load balancer runs on them). */
 bool ha_tier_holds_vip(const struct cp_cluster *c, enum ha_tier t);
 
+/* True when the description's quorum device serves the corosync cluster
+ * of tier t (cluster_qdevice_serves()): its corosync.conf has
+ * quorum.device and no two_node, and its fenced.conf no fence-race
+ * delays. */
+bool ha_tier_qdevice(const struct cp_cluster *c, enum ha_tier t);
+
 /* render_mon.c: the daemons' /metrics and /status listeners. The web
  * configuration is RENDER_MON_WEB_NAME beside each daemon's configuration. */
 #define RENDER_MON_WEB_NAME "metrics-web.yml"

@@ -111,12 +111,15 @@ static void on_quorum(
 	votequorum_handle_t h, uint64_t ctx, uint32_t quorate, uint32_t n, votequorum_node_t *nodes)
 {
 	struct fenced_cs *cs = from_vq(h);
+	uint32_t m[MAX_MEMBERS];
+	size_t nm = 0;
 
 	(void)ctx;
-	(void)n;
-	(void)nodes;
+	for (uint32_t i = 0; i < n && nm < MAX_MEMBERS; i++)
+		if (nodes[i].state == VOTEQUORUM_NODESTATE_MEMBER)
+			m[nm++] = nodes[i].nodeid;
 	if (cs)
-		cs->ops->quorum(cs->ud, quorate != 0);
+		cs->ops->quorum(cs->ud, quorate != 0, m, nm);
 }
 
 static int on_cpg_fd(sd_event_source *s, int fd, uint32_t revents, void *ud)

@@ -32,8 +32,9 @@ struct fenced_cs_ops {
 	/* A message multicast by a member (ourselves included), in the
 	 * group's total order. */
 	void (*deliver)(void *ud, uint32_t from, const char *msg, size_t len);
-	/* votequorum's quorate flag (also its first value, at start). */
-	void (*quorum)(void *ud, bool quorate);
+	/* votequorum's notification: the quorate flag (also its first value,
+	 * at start) and the node ids it counts as members. */
+	void (*quorum)(void *ud, bool quorate, const uint32_t *members, size_t nmembers);
 	/* corosync went away: nothing more comes from this handle. */
 	void (*lost)(void *ud, const char *why);
 };

@@ -605,11 +605,14 @@ static void set_quorum(struct fenced *d, bool quorate)
 	cpha_notify_status("%s, %u members", d->quorate ? "quorate" : "not quorate", d->nmembers);
 }
 
-static void on_quorum(void *ud, bool quorate)
+static void on_quorum(void *ud, bool quorate, const uint32_t *members, size_t nmembers)
 {
 	struct fenced *d = ud;
 	int q;
 
+	/* sent at the end of a membership change: it settles the victims
+	 * it no longer counts (decide.h, with a quorum device) */
+	decide_vq_members(&d->st, members, nmembers);
 	/* a notification may be older than what a configuration change
 	 * already asked for: ask again */
 	q = d->cs ? fenced_cs_quorate_now(d->cs) : -1;
@@ -799,6 +802,7 @@ static void decide_config(const struct fenced *d, struct decide_config *fc)
 	fc->retry_interval = d->cfg->global.retry_interval;
 	fc->watchdog_timeout = d->cfg->watchdog.set ? d->cfg->watchdog.timeout : 0;
 	fc->clean_start = d->cfg->global.clean_start;
+	fc->qdevice = d->qcfg.qdevice;
 }
 
 int fenced_start(struct fenced *d, char *why, size_t whylen)

@@ -95,6 +95,7 @@ static void make_victim(
 	n->level = 0;
 	n->rounds = 0;
 	n->deferred_to = 0;
+	n->vq_unsettled = false;
 }
 
 uint32_t decide_fencer(const struct decide_state *st, size_t i)
@@ -191,6 +192,9 @@ static void run_due(struct decide_state *st, uint64_t now, struct decide_out *ou
 	for (i = 0; i < st->nnodes; i++) {
 		struct decide_node *n = &st->nodes[i];
 
+		if (n->state == DECIDE_VICTIM && n->vq_unsettled)
+			continue; /* the quorate flag may be the old membership's */
+
 		if (n->state == DECIDE_VICTIM && !n->member_gen && n->cs_member) {
 			/* a start-up victim corosync now counts as a member: up */
 			n->state = DECIDE_OK;
@@ -267,12 +271,29 @@ void decide_membership(struct decide_state *st, uint64_t now, const uint32_t *me
 				if (left[k].id == n->cfg.id)
 					why = left[k].reason;
 			n->member = false;
-			if (why != DECIDE_LEFT_CLEAN && n->cfg.id != st->our_id)
+			if (why != DECIDE_LEFT_CLEAN && n->cfg.id != st->our_id &&
+				n->state == DECIDE_OK) {
 				make_victim(st, i, now, true, st->gen);
+				n->vq_unsettled = st->cfg.qdevice && why == DECIDE_LEFT_NODEDOWN;
+			}
 		}
 	}
 	run_due(st, now, out);
 	deadline_of(st, out);
+}
+
+void decide_vq_members(struct decide_state *st, const uint32_t *ids, size_t n)
+{
+	size_t i, k;
+	bool in;
+
+	for (i = 0; i < st->nnodes; i++) {
+		in = false;
+		for (k = 0; k < n && !in; k++)
+			in = ids[k] == st->nodes[i].cfg.id;
+		if (!in)
+			st->nodes[i].vq_unsettled = false;
+	}
 }
 
 void decide_quorum(struct decide_state *st, uint64_t now, bool quorate, struct decide_out *out)

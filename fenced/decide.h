@@ -16,6 +16,16 @@
  *   not once its power was read off (decide_power_off: a host that is off
  *   races nobody).
  * - Nothing is fenced without quorum: victims wait, their deadlines kept.
+ * - With a quorum device, nor before votequorum has finished the membership
+ *   change that lost the victim: a victim that left corosync's membership
+ *   (node down) waits until a votequorum notification no longer counts it
+ *   as a member (decide_vq_members()). CPG reports the change first, and
+ *   votequorum, waiting (up to quorum.device.sync_timeout) for the device's
+ *   vote on the new membership, keeps saying the old quorate flag: the
+ *   side of a split cut off from corosync-qnetd would look quorate and
+ *   fence the side that keeps quorum. votequorum notifies at the end of
+ *   every membership change and never during one, so a notification that
+ *   leaves the victim out carries the new membership's quorum.
  * - One member fences: the lowest node id among the members that were
  *   members when the victim failed ("complete" state). The others defer.
  *   If that member leaves, the next one takes over.
@@ -63,6 +73,7 @@ struct decide_config {
 	uint64_t post_join_delay, post_fail_delay, retry_interval; /* us */
 	uint64_t watchdog_timeout;                                 /* us; 0: no watchdog */
 	bool clean_start;
+	bool qdevice; /* corosync has a quorum device (quorum.device) */
 };
 
 enum decide_node_state {
@@ -92,6 +103,7 @@ struct decide_node {
 	uint64_t fenced_at;   /* and when (0: never) */
 	uint32_t deferred_to; /* victim: the member we said would fence it */
 	bool vip_delayed;     /* victim: its delay includes priority_delay_vip */
+	bool vq_unsettled;    /* victim: left corosync; votequorum has not yet said so */
 	/* corosync counts it as a member now (votequorum), whether or not its
 	 * fenced has joined the domain yet: set by the caller before each
 	 * call. A node never seen in the domain but a corosync member is no
@@ -156,6 +168,11 @@ struct decide_joined {
 void decide_membership(struct decide_state *st, uint64_t now, const uint32_t *members,
 	size_t nmembers, const struct decide_left *left, size_t nleft,
 	const struct decide_joined *joined, size_t njoined, struct decide_out *out);
+
+/* A votequorum notification counts these node ids as members: a victim
+ * it leaves out is settled (the rule above). No output: call
+ * decide_quorum() with the notification's quorate flag next. */
+void decide_vq_members(struct decide_state *st, const uint32_t *ids, size_t n);
 
 /* votequorum's quorate flag changed. */
 void decide_quorum(struct decide_state *st, uint64_t now, bool quorate, struct decide_out *out);

@@ -21,6 +21,7 @@ packages=(
 	python3 python3-yaml python3-jsonschema openssl curl iproute2 iputils-ping procps psmisc util-linux groff-base
 	etcd-server etcd-client haproxy keepalived frr
 	pacemaker pacemaker-cli-utils corosync pcs resource-agents fence-agents
+	corosync-qdevice corosync-qnetd
 	iperf3 wrk tcpdump nftables openipmi ipmitool
 	prometheus prometheus-alertmanager prometheus-node-exporter prometheus-haproxy-exporter
 )

@@ -65,8 +65,11 @@ static void test_sample_is_clean(void **state)
 	show(&r);
 	assert_int_equal(r.rc, 0);
 	assert_int_equal(r.d.nerrs, 0);
-	/* its admission list leaves NodeRestriction out: the one warning */
-	assert_int_equal(r.d.nwarns, 1);
+	/* its admission list leaves NodeRestriction out, and its two LB hosts
+	 * decide a partition by a fence race: the two warnings */
+	assert_int_equal(r.d.nwarns, 2);
+	assert_true(HAS_WARN(&r.d, "cluster.yaml:33:3: warning: two-node corosync cluster (load "
+				   "balancers): a partition is decided by a fence race"));
 	assert_true(HAS_WARN(&r.d, "cluster.yaml:20:14: warning: kubernetes.admission leaves out "
 				   "NodeRestriction"));
 	assert_string_equal(
@@ -243,10 +246,13 @@ static void test_two_node_delay(void **state)
 	struct run r;
 	(void)state;
 
-	/* the LB tier: the VIP priority delay (5 s by default) is a delay */
+	/* the LB tier: the VIP priority delay (5 s by default) is a delay;
+	 * the race it decides is said, with the way out of it */
 	snprintf(yaml, sizeof(yaml), "%s%s", CPHA_TEST_BASE, lb2);
 	plan_of(&r, yaml, false);
-	assert_false(HAS_WARN(&r.d, "two-node"));
+	assert_false(HAS_WARN(&r.d, "without a fence delay"));
+	assert_true(HAS_WARN(&r.d, ":7:17:", "a partition is decided by a fence race",
+		"fencing.priority_delay_vip", "(qdevice:)"));
 	done(&r);
 
 	snprintf(
@@ -260,7 +266,8 @@ static void test_two_node_delay(void **state)
 	snprintf(yaml, sizeof(yaml), "%s%sfencing: {priority_delay_vip: 0s, delay: 10s}\n",
 		CPHA_TEST_BASE, lb2);
 	plan_of(&r, yaml, false);
-	assert_false(HAS_WARN(&r.d, "two-node"));
+	assert_false(HAS_WARN(&r.d, "without a fence delay"));
+	assert_true(HAS_WARN(&r.d, "a partition is decided by a fence race (fencing.delay)"));
 	done(&r);
 
 	/* keepalived holds the VIP: fenced cannot tell the holder, so the VIP
@@ -276,7 +283,8 @@ static void test_two_node_delay(void **state)
 	snprintf(yaml, sizeof(yaml), "%s%scomponents: {vip: keepalived}\nfencing: {delay: 5s}\n",
 		CPHA_TEST_BASE, lb2);
 	plan_of(&r, yaml, false);
-	assert_false(HAS_WARN(&r.d, "two-node"));
+	assert_false(HAS_WARN(&r.d, "without a fence delay"));
+	assert_true(HAS_WARN(&r.d, "a partition is decided by a fence race (fencing.delay)"));
 	done(&r);
 
 	/* two masters, etcd on three hosts (one external) */

@@ -578,6 +578,100 @@ static void test_power_off_drops_vip_delay(void **state)
 	assert_int_equal(nodes[1].state, DECIDE_OK);
 }
 
+/* Two nodes with a quorum device. The split as each side sees it: CPG
+ * says the peer is down while votequorum, waiting for the device's vote
+ * on the new membership, still says quorate. */
+static void setup2_qdevice(uint32_t me)
+{
+	static const uint32_t m[] = { 1, 2 };
+	static const struct decide_joined j[] = { { 1, true }, { 2, true } };
+	struct decide_config c = {
+		.post_join_delay = 6 * S, .retry_interval = 10 * S, .qdevice = true
+	};
+
+	memset(nodes, 0, sizeof(nodes));
+	nodes[0].cfg.id = 1;
+	nodes[1].cfg.id = 2;
+	nodes[0].cfg.nlevels = nodes[1].cfg.nlevels = 1;
+	decide_init(&st, &c, nodes, 2, me, T0, 7);
+	members(T0, m, 2, NULL, 0, j, 2);
+	decide_vq_members(&st, m, 2);
+	decide_quorum(&st, T0, true, &out);
+	decide_timer(&st, T0 + 6 * S, &out);
+	assert_int_equal(out.n, 0);
+}
+
+static void test_qdevice_cut_side_never_fences(void **state)
+{
+	static const uint32_t me[] = { 2 }, both[] = { 1, 2 };
+	static const struct decide_left l[] = { { 1, DECIDE_LEFT_NODEDOWN } };
+
+	(void)state;
+	setup2_qdevice(2);
+	/* the stale flag: quorate, asked at the configuration change */
+	members(T0 + 10 * S, me, 1, l, 1, NULL, 0);
+	decide_quorum(&st, T0 + 10 * S, true, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[0].state, DECIDE_VICTIM);
+	decide_timer(&st, T0 + 20 * S, &out);
+	assert_int_equal(out.n, 0);
+	/* a notification of the old membership settles nothing */
+	decide_vq_members(&st, both, 2);
+	decide_quorum(&st, T0 + 21 * S, true, &out);
+	assert_int_equal(out.n, 0);
+	/* votequorum ends the change: the device said no, no quorum */
+	decide_vq_members(&st, me, 1);
+	decide_quorum(&st, T0 + 25 * S, false, &out);
+	assert_int_equal(out.n, 0);
+	decide_timer(&st, T0 + 40 * S, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[0].state, DECIDE_VICTIM);
+}
+
+static void test_qdevice_quorate_side_fences(void **state)
+{
+	static const uint32_t me[] = { 1 };
+	static const struct decide_left l[] = { { 2, DECIDE_LEFT_NODEDOWN } };
+
+	(void)state;
+	setup2_qdevice(1);
+	members(T0 + 10 * S, me, 1, l, 1, NULL, 0);
+	assert_int_equal(out.n, 0); /* quorate, but not settled yet */
+	decide_vq_members(&st, me, 1);
+	decide_quorum(&st, T0 + 12 * S, true, &out);
+	assert_int_equal(out.n, 1);
+	expect_action(0, DECIDE_ACT_FENCE, 1, 0);
+	decide_result(&st, T0 + 14 * S, 1, 0, true, &out);
+	expect_action(0, DECIDE_ACT_FENCED, 1, 0);
+}
+
+static void test_qdevice_notification_first_and_procdown(void **state)
+{
+	static const uint32_t me[] = { 1 }, both[] = { 1, 2 };
+	static const struct decide_left down[] = { { 2, DECIDE_LEFT_NODEDOWN } };
+	static const struct decide_left proc[] = { { 2, DECIDE_LEFT_PROCDOWN } };
+	static const struct decide_joined j[] = { { 2, true } };
+
+	(void)state;
+	/* votequorum's notification dispatched before CPG's change */
+	setup2_qdevice(1);
+	decide_vq_members(&st, me, 1);
+	decide_quorum(&st, T0 + 10 * S, true, &out);
+	members(T0 + 10 * S, me, 1, down, 1, NULL, 0);
+	assert_int_equal(out.n, 0); /* the victim is new: not settled by the old one */
+	decide_vq_members(&st, me, 1);
+	decide_quorum(&st, T0 + 11 * S, true, &out);
+	expect_action(0, DECIDE_ACT_FENCE, 1, 0);
+	/* fenced down, corosync up: votequorum still counts it and is right
+	 * to; no wait (only a node down waits) */
+	decide_result(&st, T0 + 12 * S, 1, 0, true, &out);
+	members(T0 + 30 * S, both, 2, NULL, 0, j, 1);
+	decide_vq_members(&st, both, 2);
+	members(T0 + 40 * S, me, 1, proc, 1, NULL, 0);
+	assert_int_equal(out.n, 1);
+	expect_action(0, DECIDE_ACT_FENCE, 1, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -596,6 +690,9 @@ int main(void)
 		cmocka_unit_test(test_unfenceable),
 		cmocka_unit_test(test_overdue_and_failed),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_qdevice_cut_side_never_fences),
+		cmocka_unit_test(test_qdevice_quorate_side_fences),
+		cmocka_unit_test(test_qdevice_notification_first_and_procdown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

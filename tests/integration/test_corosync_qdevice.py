@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""A quorum device decides a split of the two LB hosts: the side that
+reaches corosync-qnetd keeps quorum and fences the other; the cut side loses
+quorum and fences nobody.
+
+Hosts lb1, lb2 (the LB hosts), qn (corosync-qnetd) and bmc (one ipmi_sim
+BMC per LB host, reached by the real fence_ipmilan). The LB hosts run
+corosync with the corosync.conf and fenced with the fenced.conf that `cpha
+render` makes from tests/fixtures/cpha/qdevice.yaml (its addresses rewritten
+to this test's hosts; corosync logs to stderr), plus corosync-qdevice. The
+TLS certificates are made by running the code blocks of docs/runbook.md's
+"Adding a quorum device to the LB hosts" on the hosts their qdevice= tag
+names, in one working directory every host sees (the files carried).
+
+  1. both LB hosts quorate with the device's vote (corosync-quorumtool:
+     Qdevice flag, 3 votes; corosync-qdevice-tool: connected);
+  2. lb2 is cut from lb1 and qn (nftables in lb2, both ways), lb1's fenced
+     held (SIGSTOP) meanwhile: lb2 loses quorum; then lb1 (quorate all
+     along) fences lb2 through lb2's BMC; lb2's fenced runs no agent and
+     lb1's BMC is never told to power off; healed, lb2 boots and rejoins;
+  3. the same with lb1 cut, nothing held: lb2 fences lb1, lb1 fences
+     nobody (the cut side is taken down before votequorum, waiting for
+     the device, gives it its lost quorum: it must not act on the old);
+  4. lb2 cut again: a second time works.
+Exit 0 pass, 77 skip, 1 fail.
+    sudo python3 tests/integration/test_corosync_qdevice.py
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+
+import cphatest  # noqa: E402
+from cphatest import fencedlab, pacemaker, step, util  # noqa: E402
+
+NAMES = ("lb1", "lb2")
+IPS = ("198.18.0.81", "198.18.0.82")
+QN_IP = "198.18.0.83"
+BMC_IP = "198.18.0.90"
+FIXTURE = os.path.join(util.repo_root(), "tests", "fixtures", "cpha", "qdevice.yaml")
+RUNBOOK = os.path.join(util.repo_root(), "docs", "runbook.md")
+SECTION = "## Adding a quorum device to the LB hosts"
+CPHA = os.path.join(util.build_dir(), "control-plane", "cpha")
+QNETD_DIR = "/etc/corosync/qnetd"  # what Debian's corosync-qnetd made at install
+FENCE = re.compile(r"^```sh\s+qdevice=(\S+)\s*$")
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def runbook_blocks():
+    """[(where, text, line)] of the section's qdevice= blocks, in order."""
+    with open(RUNBOOK) as f:
+        lines = f.read().splitlines()
+    check(SECTION in lines, "docs/runbook.md has no section %r" % SECTION)
+    i = lines.index(SECTION) + 1
+    out = []
+    while i < len(lines) and not lines[i].startswith("## "):
+        m = FENCE.match(lines[i])
+        i += 1
+        if not m:
+            continue
+        start, body = i, []
+        while i < len(lines) and lines[i].strip() != "```":
+            body.append(lines[i])
+            i += 1
+        check(i < len(lines), "docs/runbook.md:%d: block never closed" % start)
+        check(m.group(1) in ("qnetd", "lbs", "first-lb", "other-lbs"),
+              "docs/runbook.md:%d: qdevice=%s names no host" % (start, m.group(1)))
+        out.append((m.group(1), "\n".join(body) + "\n", start))
+        i += 1
+    check(len(out) >= 5, "docs/runbook.md: %d qdevice= blocks in %r" % (len(out), SECTION))
+    return out
+
+
+def render(lab, cl, qn):
+    """The LB hosts' rendered corosync.conf (one text) and fenced.conf
+    ({name: text}) from the fixture, rewritten to this lab."""
+    with open(FIXTURE) as f:
+        desc = f.read()
+    fixed = {"198.18.0.21": IPS[0], "198.18.0.22": IPS[1], "198.18.0.11": QN_IP,
+             "198.18.0.40": BMC_IP, "/etc/fenced/bmc-password": cl.secret}
+    for a, b in fixed.items():
+        check(a in desc, "the fixture no longer holds %s" % a)
+        desc = desc.replace(a, b)
+    for n in cl.nodes:
+        port = '"%d"' % (fencedlab.BMC_PORT0 + 1 + cl.nodes.index(n))
+        check(port in desc, "the fixture's BMC port of %s is not %s" % (n.name, port))
+    path = os.path.join(lab.dir, "cluster.yaml")
+    with open(path, "w") as f:
+        f.write(desc)
+    out = os.path.join(lab.dir, "render")
+    r = subprocess.run([CPHA, "-f", path, "render", "--no-check", "--out", out],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, "cpha render: %s%s" % (r.stdout, r.stderr))
+    with open(os.path.join(out, "lb1", "etc", "corosync", "corosync.conf")) as f:
+        cs = f.read()
+    check("two_node" not in cs and "host: %s" % QN_IP in cs and "model: net" in cs,
+          "rendered corosync.conf:\n%s" % cs)
+    cs = cs.replace("to_stderr: no", "to_stderr: yes").replace("to_syslog: yes",
+                                                               "to_syslog: no")
+    fenced = {}
+    for n in cl.nodes:
+        with open(os.path.join(out, n.name, "etc", "fenced", "fenced.conf")) as f:
+            fenced[n.name] = f.read()
+        race = [ln for ln in fenced[n.name].splitlines()
+                if ln.split()[:1] in (["delay"], ["delay_max"], ["priority_delay_vip"])]
+        check(not race, "fenced.conf of %s has a fence-race delay:\n%s"
+            % (n.name, fenced[n.name]))
+    return cs, fenced
+
+
+def qnetd_host(lab, qn):
+    """A node on host qn whose /etc/corosync holds a copy of this
+    machine's qnetd database."""
+    node = pacemaker.Node(lab, qn, "qn")
+    node._prepare()
+    dst = os.path.join(node.dir, "etc-corosync", "qnetd")
+    shutil.rmtree(dst, ignore_errors=True)
+    subprocess.run(["cp", "-a", QNETD_DIR, dst], check=True, timeout=30)
+    node.start_holder()
+    node.run(["sh", "-c", "mkdir -p /run/corosync-qnetd && "
+              "chown coroqnetd:coroqnetd /run/corosync-qnetd"])
+    return node
+
+
+def certificates(lab, cl, qn, cluster_name):
+    """The runbook's blocks, each on the hosts its tag names."""
+    carry = os.path.join(lab.dir, "qdevice-certs")
+    os.makedirs(carry, exist_ok=True)
+    hosts = {"qnetd": [qn], "lbs": cl.nodes, "first-lb": cl.nodes[:1],
+             "other-lbs": cl.nodes[1:]}
+    for where, text, line in runbook_blocks():
+        for h in hosts[where]:
+            r = h.run(["env", "CLUSTER_NAME=" + cluster_name, "sh", "-euc",
+                       "cd %s\n%s" % (carry, text)], check=False, timeout=60)
+            check(r.returncode == 0, "docs/runbook.md:%d on %s: exit %d\n%s%s"
+                  % (line, h.name, r.returncode, r.stdout, r.stderr))
+    print("  runbook: certificates made; carried: %s" % sorted(os.listdir(carry)), flush=True)
+
+
+def start_qdevice(node):
+    node.run(["mkdir", "-p", "/run/corosync-qdevice"])
+    node.qdevice = node.spawn(["corosync-qdevice", "-f", "-d"], "qdevice-" + node.name)
+
+
+def quorum(node):
+    """(quorate, total votes, Qdevice flag) from corosync-quorumtool -s, or
+    None when it does not answer."""
+    r = node.run(["corosync-quorumtool", "-s"], check=False, timeout=10)
+    if "Quorate:" not in r.stdout:
+        return None
+    text = " ".join(r.stdout.split())
+    votes = re.search(r"Total votes: (\d+)", text)
+    flags = re.search(r"Flags: ([A-Za-z ]+?) (Membership|$)", text)
+    return ("Quorate: Yes" in text, int(votes.group(1)) if votes else 0,
+            bool(flags and "Qdevice" in flags.group(1).split()))
+
+
+def with_device(node):
+    q = quorum(node)
+    if not q or q != (True, 3, True):
+        return False
+    r = node.run(["corosync-qdevice-tool", "-s"], check=False, timeout=10)
+    return r.returncode == 0 and re.search(r"State:\s+Connected", r.stdout) is not None
+
+
+def cut(node, peers):
+    rules = ("table inet cut {\n chain in {\n  type filter hook input priority 0;\n"
+             "  ip saddr { %s } drop\n }\n chain out {\n  type filter hook output priority 0;\n"
+             "  ip daddr { %s } drop\n }\n}\n" % (", ".join(peers), ", ".join(peers)))
+    r = subprocess.run(["ip", "netns", "exec", node.host.ns, "nft", "-f", "-"], input=rules,
+                       capture_output=True, text=True, timeout=10)
+    check(r.returncode == 0, "nft: %s" % r.stderr)
+
+
+def heal(node):
+    subprocess.run(["ip", "netns", "exec", node.host.ns, "nft", "delete", "table", "inet",
+                    "cut"], capture_output=True, timeout=10)
+
+
+def quorum_seen(node, t0, seen):
+    if node.corosync.running():
+        q = quorum(node)
+        if q:
+            seen.append((time.time() - t0, q[0]))
+
+
+def split(cl, keeper, victim, rnd, hold):
+    """Cut victim from keeper and qn. hold: keeper's fenced is stopped
+    (SIGSTOP) until victim's corosync says it lost quorum, so that the
+    loss is seen before the fence takes the victim down (the device
+    gives the cut side its NACK only once qnetd's heartbeat to it fails)."""
+    step("%d. %s cut from %s and qn: %s keeps quorum and fences it; %s loses quorum and "
+         "fences nobody%s" % (rnd, victim.name, keeper.name, keeper.name, victim.name,
+                              " (%s's fenced held until then)" % keeper.name if hold else ""))
+    t0 = time.time()
+    log_mark = len(victim.fenced_log())
+    seen_victim, seen_keeper = [], []
+    if hold:
+        keeper.fenced.kill(signal.SIGSTOP)
+    try:
+        cut(victim, [keeper.host.v4, QN_IP])
+        if hold:
+            end = time.time() + 45
+            while time.time() < end and not any(not q for _, q in seen_victim):
+                quorum_seen(victim, t0, seen_victim)
+                quorum_seen(keeper, t0, seen_keeper)
+                time.sleep(0.2)
+            lost = [t for t, q in seen_victim if not q]
+            check(lost, "%s kept quorum for 45 s after the cut: %r" % (victim.name,
+                                                                       seen_victim[-5:]))
+            print("  %s lost quorum %.1f s after the cut" % (victim.name, lost[0]), flush=True)
+    finally:
+        if hold:
+            keeper.fenced.kill(signal.SIGCONT)
+    fenced_at = None
+    end = time.time() + 45
+    while time.time() < end and fenced_at is None:
+        quorum_seen(victim, t0, seen_victim)
+        quorum_seen(keeper, t0, seen_keeper)
+        offs = [t for t, e in cl.bmc_events(victim, t0) if e.startswith("set power 0")]
+        fenced_at = offs[0] if offs else None
+        time.sleep(0.2)
+    check(fenced_at is not None, "%s's BMC was not told to power off in 45 s; %s quorate: %r"
+          % (victim.name, keeper.name, seen_keeper[-5:]))
+    print("  %s powered off through its BMC %.1f s after the cut" % (victim.name,
+                                                                    fenced_at - t0), flush=True)
+    check(seen_keeper and all(q for _, q in seen_keeper), "%s lost quorum: %r" % (
+        keeper.name, [s for s in seen_keeper if not s[1]][:5]))
+    time.sleep(3)  # a fence from the cut side would have come by now
+    offs = [e for t, e in cl.bmc_events(keeper, t0) if e.startswith("set power")]
+    check(not offs, "%s's BMC was told %r after the cut" % (keeper.name, offs))
+    log = victim.fenced_log()[log_mark:]
+    check("fencing %s" % keeper.name not in log, "%s's fenced ran an agent against %s:\n%s"
+          % (victim.name, keeper.name, log))
+    check(keeper.corosync.running() and keeper.fenced.running(),
+          "%s is down after the split" % keeper.name)
+    print("  %s fenced nobody; %s's BMC untouched" % (victim.name, keeper.name), flush=True)
+
+    step("%d. healed: %s boots and both are quorate with the device again" % (rnd,
+                                                                              victim.name))
+    heal(victim)
+    cl.bmc_power(victim, True)
+    cl.wait_left(victim)
+    victim.boot()
+    start_qdevice(victim)
+    util.wait_until(lambda: with_device(keeper) and with_device(victim), 60, 0.5,
+                    "both quorate with the device after %s rejoined" % victim.name)
+    util.wait_until(lambda: cl.domain_ok(keeper) and cl.domain_ok(victim), 40, 0.5,
+                    "both fenced quorate with both members")
+
+
+def run(lab):
+    cl = fencedlab.build(lab, NAMES, IPS, BMC_IP, cluster="lab-lb")
+    qn = lab.add_host("qn", v4=QN_IP + "/24")
+    try:
+        cs, fenced = render(lab, cl, qn)
+        cl.corosync_conf = cs
+        cl.write_fenced_conf(lambda n: fenced[n.name])
+        step("corosync (rendered: quorum device, no two_node) and fenced on lb1, lb2")
+        cl.start()
+        qnode = qnetd_host(lab, qn)
+        step("the runbook's certificate steps on qn, lb1 and lb2")
+        certificates(lab, cl, qnode, "lab-lb")
+        step("1. corosync-qnetd on qn, corosync-qdevice on lb1 and lb2: the device votes")
+        qnode.qnetd = qnode.spawn(["setpriv", "--reuid=coroqnetd", "--regid=coroqnetd",
+                                   "--init-groups", "corosync-qnetd", "-f", "-d"], "qnetd")
+        for n in cl.nodes:
+            start_qdevice(n)
+        util.wait_until(lambda: all(with_device(n) for n in cl.nodes), 60, 0.5,
+                        "both LB hosts quorate with the device's vote")
+        r = qnode.run(["corosync-qnetd-tool", "-l", "-v"], check=False, timeout=10)
+        check(r.returncode == 0 and "lab-lb" in r.stdout and r.stdout.count("Node ID") == 2,
+              "corosync-qnetd-tool -l: %s%s" % (r.stdout, r.stderr))
+        # the runbook's certificates in use: TLS with the client's verified
+        check(r.stdout.count("TLS active:\t\tYes (client certificate verified)") == 2
+              or len(re.findall(r"TLS active:\s+Yes \(client certificate verified\)",
+                                r.stdout)) == 2, "corosync-qnetd-tool -lv: %s" % r.stdout)
+        print("  " + "\n  ".join(r.stdout.strip().splitlines()), flush=True)
+        lb1, lb2 = cl.nodes
+        split(cl, lb1, lb2, 2, hold=True)
+        split(cl, lb2, lb1, 3, hold=False)
+        split(cl, lb1, lb2, 4, hold=False)
+    finally:
+        cl.close()
+
+
+def main():
+    cphatest.require_root(tools=("corosync", "corosync-qdevice", "corosync-qnetd",
+                                 "corosync-qdevice-net-certutil", "ipmi_sim", "fence_ipmilan",
+                                 "ipmitool", "nft"))
+    if not os.path.isdir(os.path.join(QNETD_DIR, "nssdb")):
+        return util.skip("%s/nssdb missing (Debian's corosync-qnetd makes it)" % QNETD_DIR)
+    for b in (fencedlab.FENCED, CPHA):
+        if not os.access(b, os.X_OK):
+            return util.skip("%s not built (set CPHA_BUILD_DIR)" % b)
+    return cphatest.main("corosync-qdevice", run, dump_lines=60)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
