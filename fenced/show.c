@@ -62,7 +62,9 @@ static json_t *node_json(struct fenced *d, size_t i)
 		if (n->state == DECIDE_FENCING && d->nd[i].cfg)
 			json_object_set_new(
 				j, "level", json_integer(d->nd[i].cfg->levels[n->level].number));
-		if (!d->quorate)
+		/* with a quorum device, a victim also waits for votequorum to
+		 * settle the ring that lost it (decide.h) */
+		if (!d->quorate || n->vq_unsettled)
 			json_object_set_new(j, "waiting_for", json_string("quorum"));
 	}
 	if (d->nd[i].power != FENCED_POWER_UNKNOWN || d->nd[i].power_at) {
@@ -108,7 +110,8 @@ static void show_json(struct fenced *d, struct cpha_buf *reply)
 			json_array_append_new(
 				pending, json_pack("{s:s,s:s,s:f,s:I,s:b,s:b}", "node",
 						 d->nd[i].name, "state", state_name(d, i), "due_in",
-						 d->nodes[i].state == DECIDE_VICTIM && d->quorate
+						 d->nodes[i].state == DECIDE_VICTIM && d->quorate &&
+								 !d->nodes[i].vq_unsettled
 							 ? in_secs(d->nodes[i].due)
 							 : 0.0,
 						 "rounds", (json_int_t)d->nodes[i].rounds,
@@ -159,7 +162,8 @@ static void show_text(struct fenced *d, struct cpha_buf *reply)
 			cpha_buf_printf(reply, "  power %s", fenced_power_name(d->nd[i].power));
 		if (n->state == DECIDE_VICTIM)
 			cpha_buf_printf(reply, "  due in %.1f s%s, fencer %s, round %u",
-				in_secs(n->due), d->quorate ? "" : " (waits for quorum)",
+				in_secs(n->due),
+				d->quorate && !n->vq_unsettled ? "" : " (waits for quorum)",
 				fenced_node_name(d, decide_fencer(&d->st, i), b, sizeof(b)),
 				n->rounds + 1);
 		else if (n->state == DECIDE_FENCING)

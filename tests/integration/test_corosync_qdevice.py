@@ -8,9 +8,9 @@ BMC per LB host, reached by the real fence_ipmilan). The LB hosts run
 corosync with the corosync.conf and fenced with the fenced.conf that `cpha
 render` makes from tests/fixtures/cpha/qdevice.yaml (its addresses rewritten
 to this test's hosts; corosync logs to stderr), plus corosync-qdevice. The
-TLS certificates are made by running the code blocks of docs/runbook.md's
-"Adding a quorum device to the LB hosts" on the hosts their qdevice= tag
-names, in one working directory every host sees (the files carried).
+TLS certificates are made by running docs/deploy.md's blocks marked
+if=qdevice (as `cpha lab up --qdevice` does) on the hosts their lab= tag
+names, the files carried through one $STAGE every host sees.
 
   1. both LB hosts quorate with the device's vote (corosync-quorumtool:
      Qdevice flag, 3 votes; corosync-qdevice-tool: connected);
@@ -37,6 +37,7 @@ import time
 sys.dont_write_bytecode = True
 
 import cphatest  # noqa: E402
+from cphalab import guide  # noqa: E402
 from cphatest import fencedlab, pacemaker, step, util  # noqa: E402
 
 NAMES = ("lb1", "lb2")
@@ -44,11 +45,9 @@ IPS = ("198.18.0.81", "198.18.0.82")
 QN_IP = "198.18.0.83"
 BMC_IP = "198.18.0.90"
 FIXTURE = os.path.join(util.repo_root(), "tests", "fixtures", "cpha", "qdevice.yaml")
-RUNBOOK = os.path.join(util.repo_root(), "docs", "runbook.md")
-SECTION = "## Adding a quorum device to the LB hosts"
+DEPLOY = os.path.join(util.repo_root(), "docs", "deploy.md")
 CPHA = os.path.join(util.build_dir(), "control-plane", "cpha")
 QNETD_DIR = "/etc/corosync/qnetd"  # what Debian's corosync-qnetd made at install
-FENCE = re.compile(r"^```sh\s+qdevice=(\S+)\s*$")
 
 
 def check(cond, msg):
@@ -56,29 +55,16 @@ def check(cond, msg):
         raise AssertionError(msg)
 
 
-def runbook_blocks():
-    """[(where, text, line)] of the section's qdevice= blocks, in order."""
-    with open(RUNBOOK) as f:
-        lines = f.read().splitlines()
-    check(SECTION in lines, "docs/runbook.md has no section %r" % SECTION)
-    i = lines.index(SECTION) + 1
-    out = []
-    while i < len(lines) and not lines[i].startswith("## "):
-        m = FENCE.match(lines[i])
-        i += 1
-        if not m:
-            continue
-        start, body = i, []
-        while i < len(lines) and lines[i].strip() != "```":
-            body.append(lines[i])
-            i += 1
-        check(i < len(lines), "docs/runbook.md:%d: block never closed" % start)
-        check(m.group(1) in ("qnetd", "lbs", "first-lb", "other-lbs"),
-              "docs/runbook.md:%d: qdevice=%s names no host" % (start, m.group(1)))
-        out.append((m.group(1), "\n".join(body) + "\n", start))
-        i += 1
-    check(len(out) >= 5, "docs/runbook.md: %d qdevice= blocks in %r" % (len(out), SECTION))
-    return out
+def guide_blocks():
+    """[(where, block)] of docs/deploy.md's if=qdevice blocks, in order,
+    as `cpha lab up` reads them (cphalab.guide)."""
+    with open(DEPLOY) as f:
+        blocks = [b for b in guide.parse(f.read(), DEPLOY) if b.cond == "qdevice"]
+    check(len(blocks) >= 5, "docs/deploy.md: only %d if=qdevice blocks" % len(blocks))
+    for b in blocks:
+        check(b.where in ("qnetd", "lbs", "first-lb"),
+              "docs/deploy.md:%d: lab=%s names no host of this test" % (b.line, b.where))
+    return blocks
 
 
 def render(lab, cl, qn):
@@ -133,18 +119,22 @@ def qnetd_host(lab, qn):
 
 
 def certificates(lab, cl, qn, cluster_name):
-    """The runbook's blocks, each on the hosts its tag names."""
-    carry = os.path.join(lab.dir, "qdevice-certs")
-    os.makedirs(carry, exist_ok=True)
-    hosts = {"qnetd": [qn], "lbs": cl.nodes, "first-lb": cl.nodes[:1],
-             "other-lbs": cl.nodes[1:]}
-    for where, text, line in runbook_blocks():
-        for h in hosts[where]:
-            r = h.run(["env", "CLUSTER_NAME=" + cluster_name, "sh", "-euc",
-                       "cd %s\n%s" % (carry, text)], check=False, timeout=60)
-            check(r.returncode == 0, "docs/runbook.md:%d on %s: exit %d\n%s%s"
-                  % (line, h.name, r.returncode, r.stdout, r.stderr))
-    print("  runbook: certificates made; carried: %s" % sorted(os.listdir(carry)), flush=True)
+    """docs/deploy.md's certificate steps, each on the hosts it names, up
+    to the systemctl line of each block (this test starts the daemons)."""
+    stage = os.path.join(lab.dir, "stage")
+    os.makedirs(stage, exist_ok=True)
+    hosts = {"qnetd": [qn], "lbs": cl.nodes, "first-lb": cl.nodes[:1]}
+    for b in guide_blocks():
+        for h in hosts[b.where]:
+            for seg in guide.segments(b.text):
+                if seg[0] != "sh":
+                    break
+                r = h.run(["env", "STAGE=" + stage, "LB_CLUSTER=" + cluster_name, "sh",
+                           "-euc", seg[1]], check=False, timeout=60)
+                check(r.returncode == 0, "docs/deploy.md:%d on %s: exit %d\n%s%s"
+                      % (b.line, h.name, r.returncode, r.stdout, r.stderr))
+    print("  docs/deploy.md: certificates made; carried: %s"
+          % sorted(os.listdir(os.path.join(stage, "qdevice"))), flush=True)
 
 
 def start_qdevice(node):
@@ -269,7 +259,7 @@ def run(lab):
         step("corosync (rendered: quorum device, no two_node) and fenced on lb1, lb2")
         cl.start()
         qnode = qnetd_host(lab, qn)
-        step("the runbook's certificate steps on qn, lb1 and lb2")
+        step("docs/deploy.md's certificate steps on qn, lb1 and lb2")
         certificates(lab, cl, qnode, "lab-lb")
         step("1. corosync-qnetd on qn, corosync-qdevice on lb1 and lb2: the device votes")
         qnode.qnetd = qnode.spawn(["setpriv", "--reuid=coroqnetd", "--regid=coroqnetd",
@@ -281,7 +271,7 @@ def run(lab):
         r = qnode.run(["corosync-qnetd-tool", "-l", "-v"], check=False, timeout=10)
         check(r.returncode == 0 and "lab-lb" in r.stdout and r.stdout.count("Node ID") == 2,
               "corosync-qnetd-tool -l: %s%s" % (r.stdout, r.stderr))
-        # the runbook's certificates in use: TLS with the client's verified
+        # the guide's certificates in use: TLS with the client's verified
         check(r.stdout.count("TLS active:\t\tYes (client certificate verified)") == 2
               or len(re.findall(r"TLS active:\s+Yes \(client certificate verified\)",
                                 r.stdout)) == 2, "corosync-qnetd-tool -lv: %s" % r.stdout)
