@@ -76,10 +76,10 @@ bool ha_tier_qdevice(const struct cp_cluster *c, enum ha_tier t)
 /* quorum.device of corosync-qdevice(8), model net. ffsplit gives one vote
  * (votes: 1 whatever the node count); lms needs corosync's default, one
  * less than the nodes' votes, so it is left out. */
-static void corosync_qdevice(const struct cp_cluster *c, struct cpha_buf *b)
+static void corosync_qdevice(const struct cp_cluster *c, enum ha_tier t, struct cpha_buf *b)
 {
 	const struct cp_qdevice *q = &c->qdevice;
-	char a[CPHA_ADDR_STRLEN], tie[16];
+	char a[CPHA_ADDR_STRLEN], tie[16], vip[CPHA_ADDR_STRLEN];
 
 	put(b,
 		"    # corosync-qdevice asks corosync-qnetd on %s%s%s%s: in a split only the\n"
@@ -97,10 +97,26 @@ static void corosync_qdevice(const struct cp_cluster *c, struct cpha_buf *b)
 		"            algorithm: %s\n"
 		"            tie_breaker: %s\n"
 		"            tls: %s\n"
-		"        }\n"
-		"    }\n",
+		"        }\n",
 		a, q->port, cluster_qd_algorithm_name(q->algorithm),
 		cluster_qd_tie_text(q, tie, sizeof(tie)), cluster_qd_tls_name(q->tls));
+	if (!ha_tier_holds_vip(c, t)) {
+		put(b, "    }\n");
+		return;
+	}
+	/* an even split that both sides' devices report goes to the side
+	 * whose heuristics pass (corosync-qdevice(8), ffsplit's score): the
+	 * VIP holder's, as the fence race would have it, not the tie-breaker's
+	 * (which would move the VIP for nothing) */
+	put(b,
+		"        # an even split: the side holding the VIP wins (qnetd's score\n"
+		"        # counts heuristics before the tie-breaker)\n"
+		"        heuristics {\n"
+		"            mode: sync\n"
+		"            exec_holds_vip: /bin/sh -c \"ip -o addr show | grep -qF ' %s/'\"\n"
+		"        }\n"
+		"    }\n",
+		render_text_addr(&c->vip, vip, sizeof(vip)));
 }
 
 /* corosync.conf: knet with encryption (the authkey is made once with
@@ -151,7 +167,7 @@ static void corosync_conf(
 	       "    provider: corosync_votequorum\n");
 	/* corosync refuses two_node with a quorum device */
 	if (ha_tier_qdevice(c, t))
-		corosync_qdevice(c, b);
+		corosync_qdevice(c, t, b);
 	else if (n == 2)
 		put(b, "    # each node keeps quorum alone (wait_for_all at start); the fence "
 		       "race decides\n"

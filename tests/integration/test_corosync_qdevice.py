@@ -43,6 +43,7 @@ from cphatest import fencedlab, pacemaker, step, util  # noqa: E402
 NAMES = ("lb1", "lb2")
 IPS = ("198.18.0.81", "198.18.0.82")
 QN_IP = "198.18.0.83"
+VIP = "198.18.0.50/24"  # the fixture's api.vip
 BMC_IP = "198.18.0.90"
 FIXTURE = os.path.join(util.repo_root(), "tests", "fixtures", "cpha", "qdevice.yaml")
 DEPLOY = os.path.join(util.repo_root(), "docs", "deploy.md")
@@ -184,21 +185,29 @@ def quorum_seen(node, t0, seen):
             seen.append((time.time() - t0, q[0]))
 
 
-def split(cl, keeper, victim, rnd, hold):
-    """Cut victim from keeper and qn. hold: keeper's fenced is stopped
-    (SIGSTOP) until victim's corosync says it lost quorum, so that the
-    loss is seen before the fence takes the victim down (the device
-    gives the cut side its NACK only once qnetd's heartbeat to it fails)."""
-    step("%d. %s cut from %s and qn: %s keeps quorum and fences it; %s loses quorum and "
-         "fences nobody%s" % (rnd, victim.name, keeper.name, keeper.name, victim.name,
-                              " (%s's fenced held until then)" % keeper.name if hold else ""))
+def split(cl, keeper, victim, rnd, hold, even=False):
+    """Cut victim from keeper and qn (even: from keeper only, both still
+    reach qn). hold: keeper's fenced is stopped (SIGSTOP) until victim's
+    corosync says it lost quorum, so that the loss is seen before the
+    fence takes the victim down (the device gives the cut side its NACK
+    only once qnetd's heartbeat to it fails)."""
+    if even:
+        step("%d. %s cut from %s, both reaching qn, the VIP on %s: the rendered heuristics "
+             "give %s the vote (the tie-breaker would give it to %s), %s fences nobody"
+             % (rnd, victim.name, keeper.name, keeper.name, keeper.name, victim.name,
+                victim.name))
+    else:
+        step("%d. %s cut from %s and qn: %s keeps quorum and fences it; %s loses quorum and "
+             "fences nobody%s" % (rnd, victim.name, keeper.name, keeper.name, victim.name,
+                                  " (%s's fenced held until then)" % keeper.name if hold
+                                  else ""))
     t0 = time.time()
     log_mark = len(victim.fenced_log())
     seen_victim, seen_keeper = [], []
     if hold:
         keeper.fenced.kill(signal.SIGSTOP)
     try:
-        cut(victim, [keeper.host.v4, QN_IP])
+        cut(victim, [keeper.host.v4] if even else [keeper.host.v4, QN_IP])
         if hold:
             end = time.time() + 45
             while time.time() < end and not any(not q for _, q in seen_victim):
@@ -280,6 +289,10 @@ def run(lab):
         split(cl, lb1, lb2, 2, hold=True)
         split(cl, lb2, lb1, 3, hold=False)
         split(cl, lb1, lb2, 4, hold=False)
+        # an even split: the tie-breaker (lowest) would pick lb1; the VIP
+        # on lb2 makes its heuristics pass and lb1's fail
+        lb2.run(["ip", "addr", "add", VIP, "dev", "eth0"])
+        split(cl, lb2, lb1, 5, hold=False, even=True)
     finally:
         cl.close()
 

@@ -186,6 +186,13 @@ static void test_render(void **state)
 				   "            algorithm: ffsplit\n"
 				   "            tie_breaker: highest\n"
 				   "            tls: off\n"
+				   "        }\n"));
+	/* the LB hosts hold the VIP: an even split goes to its holder's side,
+	 * whose heuristic passes (the other's fails), before the tie-breaker */
+	assert_non_null(strstr(cs, "        heuristics {\n"
+				   "            mode: sync\n"
+				   "            exec_holds_vip: /bin/sh -c \"ip -o addr show | "
+				   "grep -qF ' 198.18.0.50/'\"\n"
 				   "        }\n"
 				   "    }\n"
 				   "}\n"));
@@ -306,6 +313,8 @@ static void test_on_masters(void **state)
 	assert_non_null(f);
 	assert_null(strstr(f->text.data, "two_node"));
 	assert_non_null(strstr(f->text.data, "            host: 198.18.0.30\n"));
+	/* the masters hold the VIP here: the same heuristic */
+	assert_non_null(strstr(f->text.data, "grep -qF ' 198.18.0.50/'"));
 	render_set_free(&s);
 	cluster_free(c);
 	cpha_msgs_free(&d);
