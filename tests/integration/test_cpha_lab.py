@@ -190,7 +190,9 @@ def families(report, stack_events, sc):
     s = sc["lb-poweroff"]
     inv, t = s["invariants"], s["timings"]
     check(inv.get("one_vip6_holder") is True and inv.get("vips_together") is True, inv)
-    for r in s["repeats"]:
+    valid = [r for r in s["repeats"] if r["valid"]]
+    check(valid, "lb-poweroff: no valid run")
+    for r in valid:
         rt = r["timings"]
         check(rt.get("vip6_move_ms") is not None and rt.get("vip_move_ms") is not None and
               abs(rt["vip6_move_ms"] - rt["vip_move_ms"]) <= 1500,
