@@ -157,6 +157,12 @@ int lab_model_load(json_t *doc, struct lab_model *m, char *why, size_t len)
 		if (!r->stack || !r->events_path)
 			return bad(why, len, -EINVAL,
 				"runs[%zu]: \"stack\" and \"events\" must be strings", i);
+		r->events6_path = json_string_value(json_object_get(run, "events_v6"));
+		if (json_object_get(run, "events_v6") && !r->events6_path)
+			return bad(why, len, -EINVAL,
+				"runs[%zu]: \"events_v6\" must be a string (the IPv6 prober's "
+				"events)",
+				i);
 		if (!json_is_array(sc))
 			return bad(
 				why, len, -EINVAL, "runs[%zu]: \"scenarios\" must be an array", i);
@@ -178,6 +184,7 @@ void lab_model_free(struct lab_model *m)
 {
 	for (size_t i = 0; i < m->nruns; i++) {
 		lab_events_free(&m->runs[i].ev);
+		lab_events_free(&m->runs[i].ev6);
 		for (size_t j = 0; j < m->runs[i].nscen; j++)
 			free(m->runs[i].scen[j].phases);
 		free(m->runs[i].scen);

@@ -664,7 +664,11 @@ static int make_urls(struct probe *p, const char **why)
 	struct cpha_buf b = { 0 };
 	int rc = -1;
 
-	*why = "--server: not an https:// URL";
+	/* an IPv6 address without its brackets reads as a bad port */
+	*why = strchr(p->o.server, '[') || !strstr(p->o.server, "::")
+		       ? "--server: not an https:// URL"
+		       : "--server: not an https:// URL (an IPv6 address goes in brackets: "
+			 "https://[2001:db8::2]:6443)";
 	if (!u || curl_url_set(u, CURLUPART_URL, p->o.server, 0) != CURLUE_OK ||
 		curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 		strcmp(scheme, "https") || curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||

@@ -76,7 +76,17 @@ static json_t *phases_json(const long phases[LAB_NPHASES])
 	return o;
 }
 
-/* One attempt's figures: the fields report.json has always had. */
+/* A dual-stack attempt's "ipv6": the IPv6 prober's window. */
+static json_t *family_json(const struct lab_window *w)
+{
+	return json_pack("{sIsIsIsisIso}", "requests", (json_int_t)w->requests, "failed",
+		(json_int_t)w->failed, "max_gap_ms", (json_int_t)llround(w->max_gap_ms), "watches",
+		w->watches, "watches_broken", (json_int_t)w->watches_broken, "availability",
+		w->availability < 0 ? json_null() : json_real(w->availability));
+}
+
+/* One attempt's figures: the fields report.json has always had, and a
+ * dual-stack run's "ipv6". */
 static json_t *scenario_json(const struct lab_scenario *s)
 {
 	const struct lab_window *w = &s->st;
@@ -97,6 +107,8 @@ static json_t *scenario_json(const struct lab_scenario *s)
 	json_object_set_new(
 		o, "availability", w->availability < 0 ? json_null() : json_real(w->availability));
 	json_object_set_new(o, "invariants", lab_render_invariants(s));
+	if (s->has_v6)
+		json_object_set_new(o, "ipv6", family_json(&s->st6));
 	if (s->timings)
 		json_object_set(o, "timings", s->timings);
 	if (s->marks)
@@ -152,7 +164,8 @@ static json_t *repeat_json(const struct lab_run *r, size_t j)
 /* {METRIC: sample} over the valid attempts of name. NULL: out of memory. */
 static json_t *stats_json(const struct lab_run *r, const char *name)
 {
-	static const char *const fixed[] = { "failed", "max_gap_ms", "watches_restored_ms" };
+	static const char *const fixed[] = { "failed", "max_gap_ms", "watches_restored_ms",
+		"ipv6_failed", "ipv6_max_gap_ms" };
 	json_t *o = json_object(), *names = json_array(), *v;
 	struct lab_sample st;
 	size_t i;
@@ -160,7 +173,8 @@ static json_t *stats_json(const struct lab_run *r, const char *name)
 
 	if (!o || !names)
 		goto out;
-	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+	/* the IPv6 prober's only in a dual-stack run */
+	for (i = 0; i < (r->events6_path ? 5 : 3); i++)
 		json_array_append_new(names, json_string(fixed[i]));
 	if (lab_repeat_timing_names(r, name, names) < 0)
 		goto out;

@@ -138,6 +138,37 @@ static bool first_in_model(const struct lab_model *m, size_t i, size_t j)
 	return true;
 }
 
+/* A dual-stack run's figures per address family: the IPv4 prober's and
+ * the IPv6 prober's, side by side. Returns 0 or -ENOMEM. */
+static int md_families(struct cpha_buf *b, const struct lab_run *r)
+{
+	static const char *const metrics[] = { "failed", "max_gap_ms", "ipv6_failed",
+		"ipv6_max_gap_ms" };
+
+	cpha_buf_printf(b,
+		"Per address family (dual stack: a second prober through the IPv6 "
+		"VIP, events `%s`):\n\n",
+		r->events6_path);
+	cpha_buf_puts(b, "| scenario | IPv4 failed | IPv4 max gap ms | IPv6 failed | IPv6 max "
+			 "gap ms |\n|---|---|---|---|---|\n");
+	for (size_t j = 0; j < r->nscen; j++) {
+		const char *name = r->scen[j].name;
+
+		if (!name || !lab_repeat_first(r, j))
+			continue;
+		cpha_buf_puts(b, "| ");
+		md_cell(b, name);
+		for (size_t k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
+			cpha_buf_puts(b, " | ");
+			if (md_metric(b, r, name, metrics[k], false) < 0)
+				return -ENOMEM;
+		}
+		cpha_buf_puts(b, " |\n");
+	}
+	cpha_buf_puts(b, "\n");
+	return 0;
+}
+
 static int md_run(struct cpha_buf *b, const struct lab_run *r)
 {
 	json_t *timings = json_array();
@@ -195,7 +226,7 @@ static int md_run(struct cpha_buf *b, const struct lab_run *r)
 	if (!r->nscen)
 		cpha_buf_puts(b, "| (no scenarios) |||||\n");
 	cpha_buf_puts(b, "\n");
-	rc = 0;
+	rc = r->events6_path ? md_families(b, r) : 0;
 out:
 	json_decref(timings);
 	return rc;

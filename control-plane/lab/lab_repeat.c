@@ -99,6 +99,13 @@ bool lab_repeat_value(const struct lab_scenario *s, const char *metric, double *
 		*v = (double)llround(s->st.restored_stat_ms);
 		return true;
 	}
+	if (!strcmp(metric, "ipv6_failed") || !strcmp(metric, "ipv6_max_gap_ms")) {
+		if (!s->has_v6)
+			return false;
+		*v = !strcmp(metric, "ipv6_failed") ? (double)s->st6.failed
+						    : (double)llround(s->st6.max_gap_ms);
+		return true;
+	}
 	t = json_object_get(s->timings, metric);
 	if (!json_is_number(t))
 		return false;

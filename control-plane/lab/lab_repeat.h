@@ -35,8 +35,9 @@ const struct lab_scenario *lab_repeat_representative(const struct lab_run *r, co
 /* The value of metric in attempt s: "failed", "max_gap_ms" (whole ms, as
  * report.json has it), "watches_restored_ms" (whole ms of
  * restored_stat_ms: 0 when none broke, a lower bound when some never came
- * back) or a number in its timings. Returns false when s has no such
- * number. */
+ * back), a dual-stack attempt's "ipv6_failed" and "ipv6_max_gap_ms" (the
+ * IPv6 prober's, alike) or a number in its timings. Returns false when s
+ * has no such number. */
 bool lab_repeat_value(const struct lab_scenario *s, const char *metric, double *v);
 
 /* The statistics of metric over the valid attempts of name in r (NULL r:

@@ -28,9 +28,11 @@ static void report_usage(FILE *f)
 	fprintf(f, "usage: cpha lab report --in LAB.json --out DIR\n");
 }
 
-/* Read a run's events file into r->ev; a relative path is taken from the
- * directory of the lab description (in). Returns 0 or -1 (printed). */
-static int read_events(struct lab_run *r, const char *in)
+/* Read a run's events file (events_path: its IPv4 prober's, or its IPv6
+ * prober's) into evs; a relative path is taken from the directory of the
+ * lab description (in). Returns 0 or -1 (printed). */
+static int read_events(
+	const struct lab_run *r, const char *events_path, struct lab_events *evs, const char *in)
 {
 	char path[PATH_MAX], *line = NULL, why[200];
 	const char *slash = strrchr(in, '/');
@@ -40,18 +42,18 @@ static int read_events(struct lab_run *r, const char *in)
 	long lineno = 0;
 	int rc = -1;
 
-	if (r->events_path[0] == '/' || !slash)
-		snprintf(path, sizeof(path), "%s", r->events_path);
+	if (events_path[0] == '/' || !slash)
+		snprintf(path, sizeof(path), "%s", events_path);
 	else
-		snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - in), in, r->events_path);
+		snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - in), in, events_path);
 	f = fopen(path, "re");
 	if (!f) {
-		fprintf(stderr, "%s: %s (the events of stack %s)\n", path, strerror(errno),
-			r->stack);
+		fprintf(stderr, "%s: %s (the %sevents of stack %s)\n", path, strerror(errno),
+			evs == &r->ev6 ? "IPv6 prober's " : "", r->stack);
 		return -1;
 	}
 	while ((n = getline(&line, &cap, f)) != -1) {
-		struct lab_event ev;
+		struct lab_event e;
 
 		bool whole = n > 0 && line[n - 1] == '\n';
 
@@ -60,14 +62,14 @@ static int read_events(struct lab_run *r, const char *in)
 			line[--n] = '\0';
 		if (!n)
 			continue;
-		if (lab_event_parse(line, &ev, why, sizeof(why)) < 0) {
+		if (lab_event_parse(line, &e, why, sizeof(why)) < 0) {
 			/* a prober killed mid-write leaves its last line cut short */
 			if (!whole)
 				break;
 			fprintf(stderr, "%s:%ld: %s\n", path, lineno, why);
 			goto out;
 		}
-		if (lab_events_add(&r->ev, &ev) < 0) {
+		if (lab_events_add(evs, &e) < 0) {
 			fprintf(stderr, "%s: out of memory\n", path);
 			goto out;
 		}
@@ -159,10 +161,14 @@ int cmd_lab_report(int argc, char **argv)
 	for (size_t i = 0; i < m.nruns; i++) {
 		struct lab_run *r = &m.runs[i];
 
-		if (read_events(r, in) < 0)
+		if (read_events(r, r->events_path, &r->ev, in) < 0 ||
+			(r->events6_path && read_events(r, r->events6_path, &r->ev6, in) < 0))
 			goto out;
-		for (size_t j = 0; j < r->nscen; j++)
+		for (size_t j = 0; j < r->nscen; j++) {
 			lab_scenario_stats(&r->ev, &r->scen[j]);
+			if (r->events6_path)
+				lab_scenario_stats6(&r->ev6, &r->scen[j]);
+		}
 	}
 	if (mkdir(outdir, 0755) == -1 && errno != EEXIST) {
 		fprintf(stderr, "%s: %s\n", outdir, strerror(errno));

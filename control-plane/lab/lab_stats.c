@@ -293,12 +293,18 @@ void lab_scenario_stats(const struct lab_events *e, struct lab_scenario *s)
 	lab_window_stats_phases(e, s->start, s->end, s->phases, s->nphases, &s->st);
 }
 
+void lab_scenario_stats6(const struct lab_events *e6, struct lab_scenario *s)
+{
+	lab_window_stats(e6, s->start, s->end, &s->st6);
+	s->has_v6 = true;
+}
+
 int lab_invariant(const struct lab_scenario *s, const char *name)
 {
 	json_t *v = s->invariants ? json_object_get(s->invariants, name) : NULL;
 
 	if (!strcmp(name, "no_lost_write")) {
-		if (s->st.lost_writes)
+		if (s->st.lost_writes || (s->has_v6 && s->st6.lost_writes))
 			return 0;
 		if (!json_is_boolean(v))
 			return 1;

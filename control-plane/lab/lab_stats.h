@@ -106,6 +106,8 @@ struct lab_scenario {
 	json_t *invariants;              /* borrowed; object or NULL */
 	json_t *timings, *marks, *notes; /* borrowed; may be NULL */
 	struct lab_window st;
+	struct lab_window st6; /* the IPv6 prober's window, when has_v6 */
+	bool has_v6;           /* the run is dual stack: st6 is computed */
 };
 
 /* A stack's run: every attempt at every scenario, in time order (the same
@@ -113,7 +115,9 @@ struct lab_scenario {
 struct lab_run {
 	const char *stack;
 	const char *events_path;
+	const char *events6_path; /* a dual-stack run's IPv6 prober; NULL: none */
 	struct lab_events ev;
+	struct lab_events ev6; /* read from events6_path */
 	struct lab_scenario *scen;
 	size_t nscen;
 };
@@ -125,14 +129,18 @@ struct lab_model {
 };
 
 /* The invariant NAME of a scenario as the report states it: 1 true, 0 false,
- * -1 not known. no_lost_write is the prober's verdict when it saw a lost
- * write (false whatever the orchestrator said), and true when the
- * orchestrator said nothing and the prober saw none. */
+ * -1 not known. no_lost_write is the probers' verdict when one of them (the
+ * IPv6 one too) saw a lost write (false whatever the orchestrator said),
+ * and true when the orchestrator said nothing and none saw one. */
 int lab_invariant(const struct lab_scenario *s, const char *name);
 
 /* The window's statistics of attempt s from the run's events e, its phases
  * included. */
 void lab_scenario_stats(const struct lab_events *e, struct lab_scenario *s);
+
+/* The IPv6 prober's window of attempt s (st6, without phases: the phases
+ * are the IPv4 prober's) from its events e6; has_v6 set. */
+void lab_scenario_stats6(const struct lab_events *e6, struct lab_scenario *s);
 
 /* Find a run by stack name; the peer is the first run of another stack
  * than cpha. NULL when absent. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """cpha lab, short profile: up, three scenarios, the report, down.
 
-`cpha lab up` (its own name, so it runs beside other tests), then
+`cpha lab up --dual-stack` (its own name, so it runs beside other tests;
+two VIPs, 198.18.0.2 and 2001:db8:18::2, and a prober through each), then
 `cpha lab run apiserver-rolling-restart reload-under-load lb-poweroff
 master-poweroff`
 with the prober on the client host; the report must hold what docs/lab.md
@@ -11,7 +12,12 @@ says it holds and the scenarios must have happened:
 - apiserver-rolling-restart and reload-under-load: 0 failed requests, all
   50 watches (and any broken by the restarts restored);
 - lb-poweroff: the VIP moved only after the old holder was fenced, never
-  on two hosts; the gap is finite and the clients served again;
+  on two hosts; the gap is finite and the clients served again; the IPv6
+  VIP moved with it (within 1.5 s, never on two hosts, never apart for
+  longer), and the IPv6 prober's clients were served again too;
+- the IPv6 prober: its own events file, every request through
+  https://[2001:db8:18::2]:6443, no failure in the scenarios that fail
+  none over IPv4;
 - master-poweroff: the controller-manager moved only after the fence, and
   fenced on every master (handing fencing to Pacemaker) still runs;
 - every invariant held; report.md names the stand-ins as lab simulators;
@@ -158,6 +164,54 @@ def instrument(report, stack, repeats, floor_ms):
     return sc
 
 
+def families(report, stack_events, sc):
+    """The IPv6 prober's records and each family's figures: its events
+    file (a start line through the IPv6 VIP, requests served), every
+    scenario's "ipv6" figures; lb-poweroff's two VIPs moved together,
+    never on two hosts, and both families served again. Returns the
+    per-family line for the log."""
+    with open(os.path.join(report, "lab.json")) as f:
+        run = json.load(f)["runs"][0]
+    check(run.get("events_v6", "").endswith(stack_events),
+          "lab.json: IPv6 events %s" % run.get("events_v6"))
+    with open(run["events_v6"]) as f:
+        evs = [json.loads(l) for l in f if l.strip()]
+    starts = [e for e in evs if e["k"] == "start"]
+    check(starts and all(e["server"] == "https://[2001:db8:18::2]:6443" for e in starts),
+          "IPv6 prober start lines: %s" % starts)
+    ok = [e for e in evs if e["k"] in ("readyz", "lease_get", "lease_put") and e["ok"]]
+    check(len(ok) > 1000, "the IPv6 prober was served %d times" % len(ok))
+    for name, s in sc.items():
+        v6 = s.get("ipv6")
+        check(v6 and v6["watches"] == 10 and v6["requests"] > 100,
+              "%s: IPv6 figures %s" % (name, v6))
+        check(s["stats"]["ipv6_failed"]["n"] == s["valid_runs"], "%s: stats %s" % (
+            name, s["stats"]))
+    s = sc["lb-poweroff"]
+    inv, t = s["invariants"], s["timings"]
+    check(inv.get("one_vip6_holder") is True and inv.get("vips_together") is True, inv)
+    valid = [r for r in s["repeats"] if r["valid"]]
+    check(valid, "lb-poweroff: no valid run")
+    for r in valid:
+        rt = r["timings"]
+        check(rt.get("vip6_move_ms") is not None and rt.get("vip_move_ms") is not None and
+              abs(rt["vip6_move_ms"] - rt["vip_move_ms"]) <= 1500,
+              "lb-poweroff: the VIPs moved at %s and %s ms" % (rt.get("vip_move_ms"),
+                                                            rt.get("vip6_move_ms")))
+        check(rt.get("vips_apart_ms") is not None and rt["vips_apart_ms"] <= 1500, rt)
+        check(rt.get("serve_ms") is not None and rt.get("serve6_ms") is not None,
+              "lb-poweroff: served again over IPv4 at %s ms, over IPv6 at %s ms" % (
+                  rt.get("serve_ms"), rt.get("serve6_ms")))
+        check(r["ipv6"]["failed"] > 0 and r["ipv6"]["watches_broken"] >= 10 and
+              r["ipv6"]["max_gap_ms"] < 60000,
+              "lb-poweroff: the IPv6 clients did not see the VIP holder die: %s" % r["ipv6"])
+    return ("lb-poweroff per family: IPv4 failed %d gap %d ms, IPv6 failed %d gap %d ms; "
+            "VIP moved in %s ms, IPv6 VIP in %s ms, apart %s ms; served again %s / %s ms" % (
+                s["failed"], s["max_gap_ms"], s["ipv6"]["failed"], s["ipv6"]["max_gap_ms"],
+                t.get("vip_move_ms"), t.get("vip6_move_ms"), t.get("vips_apart_ms"),
+                t.get("serve_ms"), t.get("serve6_ms")))
+
+
 def peer_after_reloads(report):
     """HAProxy + keepalived: lb-poweroff right after 20 reloads of each
     daemon, the start that once gave impossible figures (the VIP on the
@@ -168,6 +222,8 @@ def peer_after_reloads(report):
     s = sc["lb-poweroff"]
     step("peer lb-poweroff after the reloads: failed %d, gap %s ms, VIP moved in %s ms" % (
         s["failed"], s["max_gap_ms"], s["timings"].get("vip_move_ms")))
+    # keepalived, dual stack too: a sync group of its own
+    step("peer " + families(report, "events-peer-v6.jsonl", sc))
 
 
 def main():
@@ -176,9 +232,11 @@ def main():
     report = os.path.join("/var/tmp", "cpha-lab-test-" + NAME)
     try:
         step("cpha lab up (lab %s)" % NAME)
-        lab("up", timeout=400)
+        lab("up", "--dual-stack", timeout=400)
         r = lab("status")
         check("VIP 198.18.0.2 on: lb" in r.stdout, r.stdout)
+        holder = r.stdout.split("VIP 198.18.0.2 on: ")[1].split()[0]
+        check("VIP 2001:db8:18::2 on: %s\n" % holder in r.stdout, r.stdout)
         step("cpha lab run %s" % " ".join(RUN))
         lab("run", "--report", report, *RUN)
         with open(os.path.join(report, "report.json")) as f:
@@ -199,6 +257,8 @@ def main():
             check(s["requests"] > 100, "%s: only %d requests" % (name, s["requests"]))
             check(s["failed"] == 0, "%s: %d requests failed (gap %s ms)" % (
                 name, s["failed"], s["max_gap_ms"]))
+            check(s["ipv6"]["failed"] == 0, "%s: %d IPv6 requests failed (gap %s ms)" % (
+                name, s["ipv6"]["failed"], s["ipv6"]["max_gap_ms"]))
         s = sc["master-poweroff"]
         check(s["invariants"].get("move_after_fence") is True, s)
         # fenced on the masters hands fencing to Pacemaker: it must still
@@ -216,9 +276,11 @@ def main():
         check(s["timings"].get("vip_move_ms") and s["timings"].get("fence_ms") and
               s["timings"]["vip_move_ms"] >= s["timings"]["fence_ms"], s["timings"])
         instrument(report, "cpha", {"lb-poweroff": 2}, floor_ms=0)
+        step(families(report, "events-cpha-v6.jsonl", sc))
         with open(os.path.join(report, "report.md")) as f:
             md = f.read()
         check("lab simulator" in md and "lb-poweroff" in md, md[:2000])
+        check("| scenario | IPv4 failed | IPv4 max gap ms | IPv6 failed |" in md, md[:3000])
         xml.dom.minidom.parse(os.path.join(report, "timeline.svg"))
         step("report: %d scenarios, every invariant held; %s" % (
             len(sc), ", ".join("%s failed %d gap %s ms" % (n, s["failed"], s["max_gap_ms"])

@@ -62,6 +62,7 @@ class FakeLab:
         self.hosts = {n: FakeHost(n, r) for n, r in (("m1", "master"), ("m2", "master"),
                                                        ("m3", "master"), ("lb1", "lb"),
                                                        ("lb2", "lb"))}
+        self.dual_stack = False
 
     def by_role(self, role):
         return [h for h in self.hosts.values() if h.role == role]
@@ -69,19 +70,20 @@ class FakeLab:
 
 class Monitor(unittest.TestCase):
     def setUp(self):
-        self.saved = (observe.vip_holders, observe.up_masters, observe.acting,
+        self.saved = (observe.vip_holders_both, observe.up_masters, observe.acting,
                       observe.fenced_show)
         self.lab = FakeLab()
         self.holders = ["lb1"]
+        self.holders6 = []
         self.connected = ["m1", "m2", "m3"]
         self.procs = {"kube-controller-manager": [("m2", 10)], "kube-scheduler": [("m1", 11)]}
-        observe.vip_holders = lambda lab: list(self.holders)
+        observe.vip_holders_both = lambda lab: (list(self.holders), list(self.holders6))
         observe.up_masters = lambda lab: [lab.hosts[n] for n in self.connected]
         observe.acting = lambda lab, prog: list(self.procs[prog])
         observe.fenced_show = lambda h: {"pending": []}
 
     def tearDown(self):
-        (observe.vip_holders, observe.up_masters, observe.acting,
+        (observe.vip_holders_both, observe.up_masters, observe.acting,
          observe.fenced_show) = self.saved
 
     def test_healthy_samples_find_nothing(self):
@@ -97,6 +99,25 @@ class Monitor(unittest.TestCase):
         m.sample()
         self.assertEqual(len(m.bad["one_vip_holder"]), 1)
         self.assertEqual(m.bad["one_vip_holder"][0][1], ["lb1", "lb2"])
+
+    def test_dual_stack(self):
+        """A dual-stack lab: two IPv6 VIP holders are a violation of their
+        own; the two VIPs apart are sampled, not a violation by
+        themselves (judge.longest_ms decides)."""
+        m = runner.Monitor(self.lab)
+        self.assertNotIn("one_vip6_holder", m.bad)
+        self.lab.dual_stack = True
+        m = runner.Monitor(self.lab)
+        self.holders6 = ["lb1"]
+        m.sample()
+        self.holders6 = ["lb1", "lb2"]
+        m.sample()
+        self.holders6 = ["lb2"]
+        m.sample()
+        self.assertEqual(m.bad["one_vip6_holder"], [(m.bad["one_vip6_holder"][0][0],
+                                                     ["lb1", "lb2"])])
+        self.assertEqual(m.bad["one_vip_holder"], [])
+        self.assertEqual([a for _, a in m.apart_samples], [False, True, True])
 
     def test_two_controller_managers_on_connected_masters(self):
         m = runner.Monitor(self.lab)
@@ -203,6 +224,27 @@ class Description(unittest.TestCase):
         self.assertFalse(labmod.is_cpha("peer"))
         self.assertEqual(labmod.lb_cluster_name(), "lab-lb")
         self.assertEqual(labmod.lb_cluster_name({"cluster": {"name": "prod"}}), "prod-lb")
+
+    def test_dual_stack(self):
+        for stack in ("cpha", "peer"):
+            self.assertIn("api: {name: kubernetes, vip: 198.18.0.2/24, interface: eth0}",
+                          labmod.description(stack))
+            d = labmod.description(stack, dual_stack=True)
+            self.assertIn("api: {name: kubernetes, vip: [198.18.0.2/24, 2001:db8:18::2/64], "
+                          "interface: eth0}", d)
+        try:
+            import yaml
+        except ImportError:
+            return
+        self.assertEqual(yaml.safe_load(d)["api"]["vip"], ["198.18.0.2/24",
+                                                          "2001:db8:18::2/64"])
+        src = {"masters": [{"name": n} for n in ("a", "b", "c")],
+               "load_balancers": [{"name": "x"}, {"name": "y"}],
+               "api": {"vip": "10.0.0.2/24"}}
+        for dual, want in ((False, "198.18.0.2/24"),
+                           (True, ["198.18.0.2/24", "2001:db8:18::2/64"])):
+            got = yaml.safe_load(labmod.description("cpha", src, dual_stack=dual))["api"]["vip"]
+            self.assertEqual(got, want)
 
     def test_stacks(self):
         d = labmod.description("cpha")

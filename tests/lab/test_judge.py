@@ -321,6 +321,47 @@ class SettleReasons(unittest.TestCase):
             f["prober"]["open"] = 49
         self.assertOneReason(change, "49 of 50 watches open")
 
+    # -- a dual-stack lab: the IPv6 VIP beside the other, its own prober
+    def dual(self, f):
+        lb(f, "lb1")["vip6"], lb(f, "lb2")["vip6"] = True, False
+        f["prober6"] = dict(f["prober"], watches=10, open=10)
+
+    def test_dual_stack_settled(self):
+        self.assertSettled(self.dual)
+
+    def test_ipv6_vip_elsewhere(self):
+        def change(f):
+            self.dual(f)
+            lb(f, "lb1")["vip6"], lb(f, "lb2")["vip6"] = False, True
+        self.assertOneReason(change, "the VIP is on lb1 but the IPv6 VIP on [lb2]")
+
+    def test_ipv6_vip_nowhere_or_twice(self):
+        def nowhere(f):
+            self.dual(f)
+            lb(f, "lb1")["vip6"] = False
+        self.assertOneReason(nowhere, "IPv6 VIP on []")
+
+        def twice(f):
+            self.dual(f)
+            lb(f, "lb2")["vip6"] = True
+        self.assertOneReason(twice, "IPv6 VIP on [lb1 lb2]")
+
+    def test_ipv6_prober(self):
+        def failed(f):
+            self.dual(f)
+            f["prober6"]["failed"] = 2
+        self.assertOneReason(failed, "2 of 50 requests failed in the last 5 s (IPv6)")
+
+        def young(f):
+            self.dual(f)
+            f["prober6"]["history"] = 1.0
+        self.assertOneReason(young, "the prober has run only 1.0 s (IPv6)")
+
+        def gone(f):
+            self.dual(f)
+            f["prober6"] = None
+        self.assertOneReason(gone, "the IPv6 prober is not running")
+
     # -- together
     def test_defects_add_up(self):
         def change(f):
@@ -906,6 +947,28 @@ class Freezer(unittest.TestCase):
         finally:
             hosts.FREEZER = saved
             shutil.rmtree(d)
+
+
+
+class TwoVips(unittest.TestCase):
+    def test_apart(self):
+        self.assertFalse(judge.vips_apart(["lb1"], ["lb1"]))
+        self.assertFalse(judge.vips_apart([], []))
+        self.assertTrue(judge.vips_apart(["lb1"], ["lb2"]))
+        self.assertTrue(judge.vips_apart(["lb1"], []))
+        self.assertTrue(judge.vips_apart(["lb1"], ["lb1", "lb2"]))
+        self.assertFalse(judge.vips_apart(["lb2", "lb1"], ["lb1", "lb2"]))
+
+    def test_longest(self):
+        self.assertEqual(judge.longest_ms([], 10.0), 0)
+        self.assertEqual(judge.longest_ms([(1.0, False), (2.0, False)], 3.0), 0)
+        # two spells, 0.5 s and 1.25 s: the longer
+        s = [(1.0, False), (1.25, True), (1.75, False), (2.0, True), (2.5, True),
+             (3.25, False)]
+        self.assertEqual(judge.longest_ms(s, 9.0), 1250)
+        # held at the end: up to end; samples after end left out
+        self.assertEqual(judge.longest_ms([(1.0, False), (2.0, True), (9.0, False)], 2.5), 500)
+        self.assertLess(judge.longest_ms(s, 9.0), judge.intervals_ms(s, 9.0))
 
 
 if __name__ == "__main__":

@@ -115,6 +115,54 @@ class Writer(unittest.TestCase):
         out = self.make(lab, {"cpha.jsonl": events(T, 0, 0)})
         report.load(os.path.join(out, "report.json"))
 
+    def test_dual_stack(self):
+        """A dual-stack lab (events_v6): each attempt's "ipv6" figures come
+        from the IPv6 prober's events, the IPv4 ones stay the IPv4
+        prober's, and report.md shows both families; a single-stack run
+        beside it has no "ipv6" at all."""
+        lab = lab_description()
+        lab["runs"][0]["events_v6"] = "cpha-v6.jsonl"
+        lab["lab"]["vips"] = ["198.18.0.2", "2001:db8:18::2"]
+        # IPv4 fails in [T+12, T+13), IPv6 in [T+12, T+15): 10 and 30 requests
+        out = self.make(lab, {"cpha.jsonl": events(T, T + 12, T + 13) + events(T + 20, 0, 0),
+                              "cpha-v6.jsonl": events(T, T + 12, T + 15)
+                              + events(T + 20, 0, 0),
+                              "peer.jsonl": events(T + 40, T + 42, T + 45)})
+        doc = report.load(out)
+        runs = {r["stack"]: r for r in doc["runs"]}
+        lb = [s for s in runs["cpha"]["scenarios"] if s["name"] == "lb-poweroff"][0]
+        first = lb["repeats"][0]
+        self.assertEqual(first["failed"], 10)
+        self.assertEqual(first["ipv6"]["failed"], 30)
+        self.assertGreaterEqual(first["ipv6"]["max_gap_ms"], 3000)
+        self.assertLess(first["max_gap_ms"], 1500)
+        self.assertEqual(lb["stats"]["ipv6_failed"]["median"], 30)
+        self.assertEqual(lb["stats"]["failed"]["median"], 10)
+        peer = runs["haproxy+keepalived"]["scenarios"][0]
+        self.assertNotIn("ipv6", peer)
+        self.assertNotIn("ipv6_failed", peer["stats"])
+        with open(os.path.join(out, "report.md")) as f:
+            md = f.read()
+        self.assertIn("| scenario | IPv4 failed | IPv4 max gap ms | IPv6 failed |", md)
+        self.assertIn("cpha-v6.jsonl", md)
+
+    def test_dual_stack_events_missing(self):
+        lab = lab_description()
+        lab["runs"][0]["events_v6"] = "gone-v6.jsonl"
+        d = tempfile.mkdtemp(prefix="cpha-test-report-")
+        self.addCleanup(subprocess.run, ["rm", "-rf", d])
+        for name in ("cpha.jsonl", "peer.jsonl"):
+            with open(os.path.join(d, name), "w") as f:
+                f.write("".join(json.dumps(e) + "\n" for e in events(T, 0, 0)))
+        with open(os.path.join(d, "lab.json"), "w") as f:
+            json.dump(lab, f)
+        r = subprocess.run([cphacmd.binary(), "lab", "report", "--in",
+                            os.path.join(d, "lab.json"), "--out", os.path.join(d, "out")],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("gone-v6.jsonl", r.stderr)
+        self.assertIn("IPv6 prober's events of stack cpha", r.stderr)
+
 
 class Reader(unittest.TestCase):
     """load() refuses what does not fit, saying where and why."""

@@ -55,6 +55,16 @@ static void test_files(void **state)
 				 "--cert", "/dev/null", "--key", "/dev/null"),
 		CPHA_EXIT_FAIL);
 	assert_int_equal(RUN(NEED, "--out", "/nonexistent/dir/out.jsonl"), CPHA_EXIT_FAIL);
+	/* an IPv6 VIP's URL (a dual-stack lab's second prober) passes the
+	 * checks of the URL: the file is what fails */
+	assert_int_equal(
+		RUN("--server", "https://[2001:db8:18::2]:6443", "--server-name", "kubernetes",
+			"--cacert", "/nonexistent/ca", "--cert", "/dev/null", "--key", "/dev/null"),
+		CPHA_EXIT_FAIL);
+	/* without its brackets it is no URL */
+	assert_int_equal(RUN("--server", "https://2001:db8:18::2:6443", "--cacert", "/dev/null",
+				 "--cert", "/dev/null", "--key", "/dev/null"),
+		CPHA_EXIT_USAGE);
 }
 
 int main(void)

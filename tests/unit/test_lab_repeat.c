@@ -109,6 +109,14 @@ static void test_values(void **state)
 	assert_false(lab_repeat_value(&s, "vip_move_ms", &v)); /* null */
 	assert_false(lab_repeat_value(&s, "serve_ms", &v));    /* not a number */
 	assert_false(lab_repeat_value(&s, "absent_ms", &v));
+	/* the IPv6 prober's figures: only in a dual-stack run */
+	assert_false(lab_repeat_value(&s, "ipv6_failed", &v));
+	assert_false(lab_repeat_value(&s, "ipv6_max_gap_ms", &v));
+	s.has_v6 = true;
+	s.st6.failed = 3;
+	s.st6.max_gap_ms = 4100.6;
+	assert_true(lab_repeat_value(&s, "ipv6_failed", &v) && v == 3);
+	assert_true(lab_repeat_value(&s, "ipv6_max_gap_ms", &v) && v == 4101);
 	s.timings = NULL;
 	assert_false(lab_repeat_value(&s, "detect_ms", &v));
 	json_decref(t);

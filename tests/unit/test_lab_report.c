@@ -689,6 +689,25 @@ static void test_load_errors(void **state)
 		lab_model_free(&m);
 		json_decref(doc);
 	}
+	/* a dual-stack run's IPv6 prober's events: a path, or absent */
+	for (int dual = 0; dual < 2; dual++) {
+		struct lab_model m = { 0 };
+		json_t *doc = json_pack("{s[{sssssis[]}]}", "runs", "stack", "cpha", "events", "e",
+			"events_v6", dual ? 6 : 0, "scenarios");
+
+		assert_non_null(doc);
+		if (!dual)
+			json_object_set_new(json_array_get(json_object_get(doc, "runs"), 0),
+				"events_v6", json_string("e6"));
+		why[0] = '\0';
+		assert_int_equal(lab_model_load(doc, &m, why, sizeof(why)), dual ? -EINVAL : 0);
+		if (dual)
+			assert_non_null(strstr(why, "runs[0]: \"events_v6\" must be a string"));
+		else
+			assert_string_equal(m.runs[0].events6_path, "e6");
+		lab_model_free(&m);
+		json_decref(doc);
+	}
 }
 
 /* A description of a lab program that wrote none of the new fields. */

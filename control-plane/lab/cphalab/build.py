@@ -112,7 +112,8 @@ def make_files(lab, progs, stack):
     """plan, pki (once), render, for a stack; returns the render directory."""
     desc = lab.path("cluster-%s.yaml" % stack)
     with open(desc, "w") as f:
-        f.write(labmod.description(stack, lab.info.get("source"), lab.info.get("qdevice")))
+        f.write(labmod.description(stack, lab.info.get("source"), lab.info.get("qdevice"),
+                                   lab.dual_stack))
     cpha(progs, ["-f", desc, "plan"])
     pki = lab.path("pki")
     if not os.path.exists(pki):
@@ -138,7 +139,8 @@ def follow_guide(lab, progs, stack, progress):
     (start_lb). Returns (description, render directory)."""
     stage = lab.path("stage")
     os.makedirs(stage, exist_ok=True)
-    text = labmod.description(stack, lab.info.get("source"), lab.info.get("qdevice"))
+    text = labmod.description(stack, lab.info.get("source"), lab.info.get("qdevice"),
+                              lab.dual_stack)
     desc = lab.path("cluster-%s.yaml" % stack)
     for p in (desc, os.path.join(stage, "cluster.yaml")):
         with open(p, "w") as f:

@@ -156,7 +156,7 @@ class Host:
 
     # -- network ----------------------------------------------------------------
     def create_net(self):
-        make_host(self.netns, self.veth, self.lab.bridge, self.v4, self.v6)
+        make_host(self.netns, self.veth, self.lab.bridge, self.v4, self.v6, dad=False)
 
     def link(self, up):
         run(["ip", "link", "set", self.veth, "up" if up else "down"])

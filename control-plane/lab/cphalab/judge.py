@@ -11,6 +11,9 @@ figures say.
 
 STEADY_SECS = 5.0  # the prober: every request OK for this long before a start
 VRRP_QUIET_ADVERTS = 3  # no VRRP transition for this many advert intervals
+# a dual-stack lab's two VIPs (a VRRP sync group): never apart for longer
+# than this in the monitor's samples (every 250 ms, each a look at both)
+VIPS_APART_MAX_MS = 1500
 LEASE_MAX_AGE = 6.0  # s: a leader renews every retry period (2 s) well inside this
 FIRST_OK_SLACK_MS = 300  # a request in flight at the fault may still complete
 MAX_EXTRA_ATTEMPTS = 2  # invalid or unstarted runs retried, per stack and scenario
@@ -31,7 +34,9 @@ def settle_reasons(f):
              since its VRRP daemon started, or None), servers:
              {server: status} or None}],
       leases: {name: seconds since renewTime, or None},
-      prober: None or {history, requests, failed, watches, open}
+      prober: None or {history, requests, failed, watches, open},
+      a dual-stack lab's too: vip6 in each powered lbs entry (it holds the
+      IPv6 VIP), prober6 (the IPv6 prober's, as prober)
     The checks: Pacemaker quorate with every master online, every
     resource where it belongs and no transition or failed action; etcd
     with every member healthy and one leader; exactly one VIP holder, the
@@ -41,7 +46,8 @@ def settle_reasons(f):
     vrrp_startup_delay by as much; every apiserver up on every load
     balancer; the controller-manager's and scheduler's Leases renewed;
     the prober seeing every request succeed for STEADY_SECS and every
-    watch open."""
+    watch open; dual stack: the IPv6 VIP on the VIP holder, the IPv6
+    prober as the prober."""
     out = []
     masters = sorted(f.get("masters", []))
     nm = len(masters)
@@ -73,19 +79,29 @@ def settle_reasons(f):
             out.append("no Lease %s" % name)
         elif age > LEASE_MAX_AGE:
             out.append("Lease %s last renewed %.1f s ago" % (name, age))
-    pr = f.get("prober")
+    out += _prober_reasons(f.get("prober"), "the prober", "")
+    if "prober6" in f:
+        out += _prober_reasons(f["prober6"], "the IPv6 prober", " (IPv6)")
+    return out
+
+
+def _prober_reasons(pr, name, suffix):
+    """What keeps a prober (name) from a settled start; suffix tells the
+    IPv6 prober's reasons apart."""
+    out = []
     if pr is None:
-        out.append("the prober is not running")
+        out.append("%s is not running" % name)
     elif pr.get("history", 0) < STEADY_SECS:
-        out.append(PROBER_YOUNG + " %.1f s" % pr.get("history", 0))
+        out.append(PROBER_YOUNG + " %.1f s%s" % (pr.get("history", 0), suffix))
     else:
         if not pr.get("requests"):
-            out.append("no request in the last %.0f s" % STEADY_SECS)
+            out.append("no request in the last %.0f s%s" % (STEADY_SECS, suffix))
         elif pr.get("failed"):
-            out.append("%d of %d requests failed in the last %.0f s" % (
-                pr["failed"], pr["requests"], STEADY_SECS))
+            out.append("%d of %d requests failed in the last %.0f s%s" % (
+                pr["failed"], pr["requests"], STEADY_SECS, suffix))
         if pr.get("open", 0) < pr.get("watches", 0):
-            out.append("%d of %d watches open" % (pr.get("open", 0), pr.get("watches", 0)))
+            out.append("%d of %d watches open%s" % (pr.get("open", 0), pr.get("watches", 0),
+                                                    suffix))
     return out
 
 
@@ -100,6 +116,11 @@ def _lb_reasons(f):
     if len(holders) != 1:
         return ["VIP holders: [%s]" % " ".join(l["name"] for l in holders)]
     h = holders[0]
+    if any("vip6" in l for l in lbs):
+        holders6 = [l["name"] for l in lbs if l.get("vip6")]
+        if holders6 != [h["name"]]:
+            out.append("the VIP is on %s but the IPv6 VIP on [%s]" % (h["name"],
+                                                                   " ".join(holders6)))
     masters = [l["name"] for l in lbs if l.get("state") == "MASTER"]
     if masters != [h["name"]]:
         out.append("the VIP is on %s but VRRP MASTER is [%s]" % (h["name"], " ".join(masters)))
@@ -270,6 +291,30 @@ def serving_after_fence(first_ok_ms, fence_ms):
     if first_ok_ms is None or fence_ms is None:
         return None
     return first_ok_ms - fence_ms
+
+
+def longest_ms(samples, end):
+    """The longest time in ms the sampled condition held without a break,
+    from samples [(t, held)] in time order: from a sample that saw it hold
+    after one that did not (or the first) to the next sample that saw it
+    not hold (the last one up to end). The monitor's two VIPs apart."""
+    best, since = 0.0, None
+    samples = [x for x in samples if x[0] <= end]
+    for t, held in samples:
+        if held and since is None:
+            since = t
+        elif not held and since is not None:
+            best, since = max(best, t - since), None
+    if since is not None:
+        best = max(best, end - since)
+    return int(round(best * 1000))
+
+
+def vips_apart(v4, v6):
+    """Whether the two VIPs of a dual-stack lab are apart in one look at
+    the LB hosts: held by different hosts (one held, the other not,
+    counts)."""
+    return sorted(v4) != sorted(v6)
 
 
 def intervals_ms(samples, end):

@@ -17,6 +17,7 @@ STATE_ROOT = "/run/cpha-lab"
 DATA_ROOT = "/var/tmp/cpha-lab"
 
 VIP = "198.18.0.2"
+VIP6 = "2001:db8:18::2"  # the second VIP of a dual-stack lab (up --dual-stack)
 HOSTS = [  # name, role, IPv4, IPv6
     ("m1", "master", "198.18.0.11", "2001:db8:18::11"),
     ("m2", "master", "198.18.0.12", "2001:db8:18::12"),
@@ -64,7 +65,7 @@ DESCRIPTION = """\
 # The lab's cluster: three masters, two load-balancer hosts (cpha lab).
 # Every address is in 198.18.0.0/15 inside the lab's own namespaces.
 cluster: {name: lab}
-api: {name: kubernetes, vip: %(vip)s/24, interface: eth0}
+api: {name: kubernetes, vip: %(vip)s, interface: eth0}
 kubernetes: {service_cidr: 198.18.128.0/24, cluster_cidr: 198.18.192.0/20}
 masters:
 %(masters)s
@@ -161,7 +162,13 @@ def with_qdevice(stack, qdevice):
     return bool(qdevice) and stack != TWO_NODE
 
 
-def source_description(stack, src, qdevice=False):
+def api_vips(dual_stack=False):
+    """api.vip of the lab's description: the IPv4 VIP, and with
+    dual_stack the IPv6 one after it (the hosts' family first)."""
+    return [VIP + "/24", VIP6 + "/64"] if dual_stack else VIP + "/24"
+
+
+def source_description(stack, src, qdevice=False, dual_stack=False):
     """The description src at lab addresses (YAML text)."""
     import copy
     import yaml
@@ -170,7 +177,7 @@ def source_description(stack, src, qdevice=False):
     for h in d["masters"] + d["load_balancers"]:
         h["address"] = hosts[h["name"]][2]
     api = d.setdefault("api", {})
-    api["vip"] = VIP + "/24"
+    api["vip"] = api_vips(dual_stack)
     api["interface"] = "eth0"
     k8s = d.setdefault("kubernetes", {})
     k8s["service_cidr"], k8s["cluster_cidr"] = "198.18.128.0/24", "198.18.192.0/20"
@@ -202,12 +209,13 @@ def bmc_params(hosts):
                     "cipher": 3, "power_wait": 0}) for i, h in enumerate(targets)]
 
 
-def description(stack="cpha", source=None, qdevice=False):
-    """The lab's description for stack: the embedded cluster's, or
-    source's at lab addresses; with the quorum device on the client host
-    when qdevice (with_qdevice)."""
+def description(stack="cpha", source=None, qdevice=False, dual_stack=False):
+    """The lab's cluster description (YAML text) for stack: the embedded
+    one, or source's at lab addresses; with the quorum device on the
+    client host when qdevice (with_qdevice); with dual_stack api.vip gives
+    VIP and VIP6."""
     if source:
-        return source_description(stack, source, qdevice)
+        return source_description(stack, source, qdevice, dual_stack)
     lb, vipd = ("lbd", "vipd") if is_cpha(stack) else ("haproxy", "keepalived")
     ms = [h for h in HOSTS if h[1] == "master"]
     lbs = [h for h in HOSTS if h[1] == "lb"]
@@ -221,8 +229,9 @@ def description(stack="cpha", source=None, qdevice=False):
                     "ipport: %d, username: admin, password_file: /etc/cpha/secrets/ipmi-%s, "
                     "lanplus: 1, cipher: 3, power_wait: 0}}"
                     % (h[0], h[0], bmc[2], BMC_PORT0 + i + 1, h[0]))
+    vip = api_vips(dual_stack)
     text = DESCRIPTION % {
-        "vip": VIP, "lb": lb, "vipd": vipd,
+        "vip": "[%s]" % ", ".join(vip) if isinstance(vip, list) else vip, "lb": lb, "vipd": vipd,
         "masters": "\n".join("  - {name: %s, address: %s}" % (h[0], h[2]) for h in ms),
         "lbs": "\n".join("  - {name: %s, address: %s}" % (h[0], h[2]) for h in lbs),
         "devices": "\n".join(devs), "muser": METRICS_USER, "mhash": METRICS_HASH,
@@ -313,8 +322,16 @@ class Lab:
         run(["ip", "link", "set", self.bridge, "up"])
         # no IPv6 address on the bridge: the root namespace stays off the lab net
         run(["sysctl", "-q", "-w", "net.ipv6.conf.%s.disable_ipv6=1" % self.bridge], check=False)
+        # and so no MLD querier on it: the bridge floods multicast (VRRP over
+        # IPv6 to ff02::12) rather than guess who listens
+        run(["ip", "link", "set", self.bridge, "type", "bridge", "mcast_snooping", "0"])
         for h in self.hosts.values():
             h.create_net()
+
+    @property
+    def dual_stack(self):
+        """The lab runs both VIPs (up --dual-stack; kept in its state)."""
+        return bool(self.info.get("dual_stack"))
 
     def destroy(self, keep_data=False):
         """Every process of every lab namespace, the namespaces, the bridge;

@@ -169,12 +169,19 @@ def power_off(ident, holder=0, before_wipe=None):
     return n + kill_all(ident)
 
 
-def make_host(netns, veth, bridge, v4=None, v6=None, addrgen=True):
+def make_host(netns, veth, bridge, v4=None, v6=None, addrgen=True, dad=True):
     """Network namespace netns with eth0 (v4, /24 unless it says; v6, /64
     unless it says; both optional), lo and eth0 up; eth0's peer veth on
     bridge, up. addrgen=False: the root namespace's veth gets no IPv6
-    link-local address."""
+    link-local address. dad=False: no IPv6 duplicate address detection in
+    the namespace, so every IPv6 address there (the link-local one VRRP
+    sends from, a VIP a daemon adds without nodad, as keepalived does)
+    is usable at once, also after the link comes back."""
     run(["ip", "netns", "add", netns])
+    if not dad:
+        # before eth0 exists: it takes the namespace's default
+        run(["ip", "netns", "exec", netns, "sysctl", "-q", "-w",
+             "net.ipv6.conf.default.accept_dad=0", "net.ipv6.conf.all.accept_dad=0"])
     run(["ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", netns])
     if not addrgen:
         run(["ip", "link", "set", veth, "addrgenmode", "none"], check=False)

@@ -28,6 +28,21 @@ def vip_holders(lab):
             if h.powered() and h.link_up() and labmod.VIP in h.addresses()]
 
 
+def vip_holders_both(lab):
+    """(holders of the VIP, holders of the IPv6 VIP): LB hosts, powered
+    and on the network, with each on eth0, from one look at each host's
+    addresses (the two lists are of the same moment, host by host)."""
+    v4, v6 = [], []
+    for h in lab.by_role("lb"):
+        if h.powered() and h.link_up():
+            a = h.addresses()
+            if labmod.VIP in a:
+                v4.append(h.name)
+            if labmod.VIP6 in a:
+                v6.append(h.name)
+    return v4, v6
+
+
 def crm(lab, via=None):
     """crm_mon's XML from a master that has quorum (or any), or None."""
     for h in ([via] if via else up_masters(lab)):
@@ -105,7 +120,8 @@ def api(lab, path, host=None, server=None, timeout=3):
     """GET through the VIP (or server) from the client host: (code, body)."""
     c = host or lab.host("client")
     url = "https://kubernetes:6443" + path
-    resolve = "kubernetes:6443:" + (server or labmod.VIP)
+    server = server or labmod.VIP
+    resolve = "kubernetes:6443:" + ("[%s]" % server if ":" in server else server)
     r = c.run(["curl", "-sS", "-m", str(timeout), "--resolve", resolve, "-o", "-", "-w",
                "\n%{http_code}"] + API_TLS + [url], check=False, timeout=timeout + 5)
     body, _, code = r.stdout.rpartition("\n")
@@ -199,12 +215,15 @@ def settled(lab, want_lb=True):
     if len(health) != nm or not all(health.values()):
         return False, "etcd health %s" % health
     if want_lb:
-        holders = vip_holders(lab)
+        holders, holders6 = vip_holders_both(lab)
         if len(holders) != 1:
             return False, "VIP holders %s" % holders
-        code, body = api(lab, "/readyz")
-        if code != 200:
-            return False, "/readyz through the VIP: %d %s" % (code, body[:80])
+        if lab.dual_stack and holders6 != holders:
+            return False, "IPv6 VIP holders %s, IPv4 VIP holders %s" % (holders6, holders)
+        for vip in [labmod.VIP] + ([labmod.VIP6] if lab.dual_stack else []):
+            code, body = api(lab, "/readyz", server=vip)
+            if code != 200:
+                return False, "/readyz through the VIP %s: %d %s" % (vip, code, body[:80])
     return True, ""
 
 
@@ -382,9 +401,19 @@ def lease_age(lab, name, now):
     return now - t.replace(tzinfo=datetime.timezone.utc).timestamp()
 
 
-def settle_facts(lab, events=None, steady=5.0):
+def prober_facts(events, steady):
+    """What judge.settle_reasons needs of a running prober's EventLog."""
+    events.poll()
+    now = time.time()
+    n, bad = events.window(now - steady, now)
+    return {"history": events.since_start(now), "requests": n, "failed": bad,
+            "watches": events.watches, "open": len(events.open_at(now))}
+
+
+def settle_facts(lab, events=None, steady=5.0, events6=None):
     """The facts judge.settle_reasons judges, gathered now. events: the
-    running prober's EventLog (None: no prober)."""
+    running prober's EventLog (None: no prober); events6: the IPv6
+    prober's of a dual-stack lab (None: not dual stack)."""
     now = time.time()
     f = {"now": now, "masters": [m.name for m in lab.by_role("master")]}
     x = crm(lab)
@@ -406,7 +435,10 @@ def settle_facts(lab, events=None, steady=5.0):
         up = h.powered() and h.link_up()
         d = {"name": h.name, "powered": up}
         if up:
-            d["vip"] = labmod.VIP in h.addresses()
+            addrs = h.addresses()
+            d["vip"] = labmod.VIP in addrs
+            if lab.dual_stack:
+                d["vip6"] = labmod.VIP6 in addrs
             d.update(vrrp_state(h))
             _, daemon = vrrp_conf(h)
             pid = h.service_pid(daemon) if daemon else 0
@@ -417,12 +449,7 @@ def settle_facts(lab, events=None, steady=5.0):
     f["lbs"] = lbs
     f["leases"] = {n: lease_age(lab, n, time.time())
                    for n in ("kube-controller-manager", "kube-scheduler")}
-    if events is not None:
-        events.poll()
-        now = time.time()
-        n, bad = events.window(now - steady, now)
-        f["prober"] = {"history": events.since_start(now), "requests": n, "failed": bad,
-                       "watches": events.watches, "open": len(events.open_at(now))}
-    else:
-        f["prober"] = None
+    f["prober"] = prober_facts(events, steady) if events is not None else None
+    if events6 is not None:
+        f["prober6"] = prober_facts(events6, steady)
     return f

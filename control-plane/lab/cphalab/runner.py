@@ -23,7 +23,9 @@ SWITCH_SECONDS = 45  # a change of stack on the LB hosts, for the time left
 class Monitor(threading.Thread):
     """Samples the lab every 250 ms while a scenario runs: never two VIP
     holders, never two controller-managers or schedulers acting (on
-    masters that are powered and on the network), no fence overdue."""
+    masters that are powered and on the network), no fence overdue; in a
+    dual-stack lab never two IPv6 VIP holders either, and how long the
+    two VIPs were apart (judge.vips_apart)."""
 
     def __init__(self, lab):
         super().__init__(daemon=True)
@@ -34,6 +36,9 @@ class Monitor(threading.Thread):
     def reset(self):
         self.bad = {"one_vip_holder": [], "one_controller_manager": [], "one_scheduler": [],
                     "no_fence_overdue": []}
+        if self.lab.dual_stack:
+            self.bad["one_vip6_holder"] = []
+        self.apart_samples = []  # (t, the two VIPs apart)
         self.samples = 0
         self.no_vip = []  # [from, to] while no live LB host held the VIP
         self.no_vip_since = None
@@ -58,10 +63,14 @@ class Monitor(threading.Thread):
     def sample(self):
         lab = self.lab
         now = time.time()
-        holders = observe.vip_holders(lab)
+        holders, holders6 = observe.vip_holders_both(lab)
         self.vip_samples.append((now, len(holders) > 1))
         if len(holders) > 1:
             self.bad["one_vip_holder"].append((now, holders))
+        if lab.dual_stack:
+            if len(holders6) > 1:
+                self.bad["one_vip6_holder"].append((now, holders6))
+            self.apart_samples.append((now, judge.vips_apart(holders, holders6)))
         if not holders and self.no_vip_since is None:
             self.no_vip_since = now
         elif holders and self.no_vip_since is not None:
@@ -169,18 +178,53 @@ def prober_path(lab, stack):
     return os.path.join(client.dir, "log", "probe-%s.jsonl" % stack)
 
 
-def start_prober(lab, stack):
-    """The prober of stack on the client, appending to its events file."""
+def prober_path6(lab, stack):
+    """The IPv6 prober's events file (a dual-stack lab)."""
     client = lab.host("client")
+    return os.path.join(client.dir, "log", "probe-%s-v6.jsonl" % stack)
+
+
+# the IPv6 prober: its own Lease (the two would race for one), fewer
+# watches (enough to see them break and reopen) and half the ticks: the
+# lab's two cores carry both probers' TLS handshakes, and a gap of seconds
+# needs no finer grain than 200 ms
+PROBE6_LEASE = "cpha-lab-probe-v6"
+PROBE6_WATCHES = 10
+PROBE6_INTERVAL = "200ms"
+
+
+def prober_names(lab, stack):
+    """The client's prober services of stack: the IPv4 one, and the IPv6
+    one in a dual-stack lab."""
+    return ["probe-" + stack] + (["probe-%s-v6" % stack] if lab.dual_stack else [])
+
+
+def start_prober(lab, stack):
+    """The prober of stack on the client, appending to its events file;
+    in a dual-stack lab a second one through the IPv6 VIP, to its own."""
+    client = lab.host("client")
+    tls = ["--server-name", "kubernetes", "--cacert", "/etc/kubernetes/pki/ca.pem",
+           "--cert", "/etc/kubernetes/pki/admin.pem", "--key",
+           "/etc/kubernetes/pki/admin-key.pem"]
     client.start("probe-" + stack, [
-        "cpha", "lab", "probe", "--server", "https://%s:6443" % labmod.VIP,
-        "--server-name", "kubernetes", "--cacert", "/etc/kubernetes/pki/ca.pem",
-        "--cert", "/etc/kubernetes/pki/admin.pem", "--key", "/etc/kubernetes/pki/admin-key.pem",
+        "cpha", "lab", "probe", "--server", "https://%s:6443" % labmod.VIP] + tls + [
         "--out", "/var/log/probe-%s.jsonl" % stack])
+    if lab.dual_stack:
+        client.start("probe-%s-v6" % stack, [
+            "cpha", "lab", "probe", "--server", "https://[%s]:6443" % labmod.VIP6] + tls + [
+            "--lease", PROBE6_LEASE, "--watches", str(PROBE6_WATCHES),
+            "--interval", PROBE6_INTERVAL,
+            "--out", "/var/log/probe-%s-v6.jsonl" % stack])
     time.sleep(1)
-    if not client.service_pid("probe-" + stack):
-        raise LabError("the prober did not start: %s" % open(os.path.join(
-            client.dir, "logs", "probe-%s.log" % stack)).read()[-1500:])
+    for name in prober_names(lab, stack):
+        if not client.service_pid(name):
+            raise LabError("the prober %s did not start: %s" % (name, open(os.path.join(
+                client.dir, "logs", "%s.log" % name)).read()[-1500:]))
+
+
+def stop_prober(lab, stack):
+    for name in prober_names(lab, stack):
+        lab.host("client").stop(name, timeout=10)
 
 
 class Session:
@@ -190,12 +234,15 @@ class Session:
     def __init__(self, lab, stacks, progress, report_dir):
         self.lab, self.progress, self.report_dir = lab, progress, report_dir
         self.stack = None
-        self.events = {}
+        self.events, self.events6 = {}, {}
         for s in stacks:
-            p = prober_path(lab, s)
-            if os.path.exists(p):
-                os.unlink(p)
-            self.events[s] = EventLog(p)
+            for d, path in ((self.events, prober_path), (self.events6, prober_path6)):
+                if d is self.events6 and not lab.dual_stack:
+                    continue
+                p = path(lab, s)
+                if os.path.exists(p):
+                    os.unlink(p)
+                d[s] = EventLog(p)
         self.attempts = {s: [] for s in stacks}
         self.kpath = os.path.join(report_dir, "kubectl.jsonl")
         if os.path.exists(self.kpath):
@@ -211,7 +258,7 @@ class Session:
         if self.stack == stack:
             return
         if self.stack:
-            self.lab.host("client").stop("probe-" + self.stack, timeout=10)
+            stop_prober(self.lab, self.stack)
         if self.lab.info.get("stack") != stack:
             self.progress("stack %s: rendering and starting %s on the LB hosts" % (
                 STACK_NAMES[stack],
@@ -224,18 +271,19 @@ class Session:
         self.mon.stop()
         self.kstop.set()
         if self.stack:
-            self.lab.host("client").stop("probe-" + self.stack, timeout=10)
+            stop_prober(self.lab, self.stack)
 
 
-def wait_start(lab, events, progress, timeout):
+def wait_start(lab, events, progress, timeout, events6=None):
     """Wait, bounded, for a settled start (judge.settle_reasons), clearing
     Pacemaker's failed actions of earlier faults once, as an operator does
-    after an incident. Returns (facts, why, notes): why is "" when settled."""
+    after an incident. events6: the IPv6 prober's (dual stack). Returns
+    (facts, why, notes): why is "" when settled."""
     deadline = time.time() + timeout
     last, notes, cleaned = "", [], False
     while True:
         try:
-            f = observe.settle_facts(lab, events)
+            f = observe.settle_facts(lab, events, events6=events6)
             reasons = judge.settle_reasons(f)
         except LabError as e:
             f, reasons = {}, [str(e)]
@@ -272,8 +320,9 @@ def run_attempt(sess, stack, name, rnd, attempt):
     lab settled again, and its validity. Returns its lab.json object."""
     lab, progress = sess.lab, sess.progress
     ev = sess.events[stack]
+    ev6 = sess.events6.get(stack)
     t_wait = time.time()
-    facts, why, notes = wait_start(lab, ev, progress, START_TIMEOUT)
+    facts, why, notes = wait_start(lab, ev, progress, START_TIMEOUT, ev6)
     base = {"name": name, "repeat": rnd, "attempt": attempt,
             "settle": settle_summary(facts, time.time() - t_wait)}
     if why:
@@ -309,6 +358,16 @@ def run_attempt(sess, stack, name, rnd, attempt):
         end = time.time()
     if t0:
         ctx.timings["serve_ms"] = serve_again(ev.path, t0, end)
+        if ev6:
+            ctx.timings["serve6_ms"] = serve_again(ev6.path, t0, end)
+    if ev6:
+        # a VRRP sync group moves both VIPs at once
+        apart = judge.longest_ms(sess.mon.apart_samples, end)
+        ctx.timings["vips_apart_ms"] = apart
+        ctx.invariants["vips_together"] = apart <= judge.VIPS_APART_MAX_MS
+        if apart > judge.VIPS_APART_MAX_MS:
+            ctx.notes.append("the two VIPs were apart for %d ms (at most %d)" % (
+                apart, judge.VIPS_APART_MAX_MS))
     if name == "lb-hang":
         # the monitor's samples and the scenario's finer ones (after the
         # thaw, and a failback's): for keepalived, the new holder beside
@@ -322,7 +381,8 @@ def run_attempt(sess, stack, name, rnd, attempt):
                 k, len(v), v[0][0] - start, v[0][1:]))
     members = observe.etcd_members(lab)
     inv["etcd_odd"] = bool(members) and len(members) % 2 == 1
-    inv["no_lost_write"] = lost_writes(ev.path, start, end) == 0
+    inv["no_lost_write"] = lost_writes(ev.path, start, end) == 0 and (
+        not ev6 or lost_writes(ev6.path, start, end) == 0)
     inv["settled"] = err is None
     inv.update(ctx.invariants)
     fired = None
@@ -349,6 +409,8 @@ def run_attempt(sess, stack, name, rnd, attempt):
     last = max([p["to"] for p in phases], default=0.0)
     phases += [p for p in sess.mon.no_vip_phases(end) if p["from"] > last]
     ev.poll()
+    if ev6:
+        ev6.poll()
     check = dict(ctx.check)
     if err:
         check["error"] = err
@@ -454,11 +516,20 @@ def run(lab, a, progress):
         else:
             open(kept, "w").close()
         runs.append({"stack": STACK_NAMES[s], "events": kept, "scenarios": sess.attempts[s]})
+        if s in sess.events6:
+            kept = os.path.join(report, "events-%s-v6.jsonl" % s)
+            if os.path.exists(sess.events6[s].path):
+                shutil.copyfile(sess.events6[s].path, kept)
+            else:
+                open(kept, "w").close()
+            runs[-1]["events_v6"] = kept
     doc = {"lab": {"name": lab.name, "binaries": lab.info.get("binaries", {}),
                    "hosts": [{"name": h.name, "role": h.role, "address": h.v4}
                              for h in lab.hosts.values()],
                    "started": lab.info.get("started")},
            "runs": runs}
+    if lab.dual_stack:
+        doc["lab"]["vips"] = [labmod.VIP, labmod.VIP6]
     labjson = os.path.join(report, "lab.json")
     write_json(labjson, doc)
     progs = build.Programs()

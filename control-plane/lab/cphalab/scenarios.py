@@ -311,6 +311,8 @@ def lb_poweroff(ctx):
         s = observe.fenced_show(other)
         return s is not None and victim.name not in s.get("members", [victim.name])
     conds = {"vip": lambda: other.name in observe.vip_holders(lab)}
+    if lab.dual_stack:
+        conds["vip6"] = lambda: other.name in observe.vip_holders_both(lab)[1]
     if labmod.is_cpha(ctx.stack):
         conds["detect"] = left
         conds["fence"] = lambda: bmc_off_time(lab, victim.name, t0, reads=True)
@@ -319,6 +321,11 @@ def lb_poweroff(ctx):
     t_fence = bmc_off_time(lab, victim.name, t0, reads=True)
     ctx.timings.update(detect_ms=ctx.ms_since(t0, got.get("detect")),
                        fence_ms=ctx.ms_since(t0, t_fence), vip_move_ms=ctx.ms_since(t0, t_vip))
+    if lab.dual_stack:
+        # the IPv6 VIP moves with the other (a sync group): its own time
+        ctx.timings["vip6_move_ms"] = ctx.ms_since(t0, got["vip6"])
+        if got["vip6"]:
+            ctx.mark("IPv6 VIP on %s" % other.name)
     ctx.invariants["vip_after_fence"] = bool(t_vip and t_fence and t_vip >= t_fence)
     # detected: the survivor knew (its power read said off, or corosync
     # lost the host); keepalived's only sign is its own takeover
