@@ -445,35 +445,25 @@ def run(lab, a, progress):
             raise LabError("unknown scenario %r (known: %s)" % (n, " ".join(known)))
     stacks = ["peer"] if a.peer_only else (["cpha", "peer"] if a.peer else ["cpha"])
     only = {}
-    if a.peer_preempt:
+    if a.two_node and not lab.info.get("qdevice"):
+        raise LabError("--two-node compares with the quorum device: the lab was not up "
+                       "with --qdevice")
+    for opt, given, stack in (("--peer-preempt", a.peer_preempt, "peer-preempt"),
+                              ("--two-node", a.two_node, labmod.TWO_NODE)):
+        if not given:
+            continue
         try:
-            pn, pc = judge.parse_counts(a.peer_preempt, a.repeat)
+            xn, xc = judge.parse_counts(given, a.repeat)
         except ValueError as e:
             raise LabError(str(e))
-        for n in pn:
+        for n in xn:
             if n not in known:
-                raise LabError("--peer-preempt: unknown scenario %r" % n)
+                raise LabError("%s: unknown scenario %r" % (opt, n))
             if n not in names:
                 names.append(n)
                 counts[n] = 0
-        stacks.append("peer-preempt")
-        only["peer-preempt"] = pc
-    if a.two_node:
-        if not lab.info.get("qdevice"):
-            raise LabError("--two-node compares with the quorum device: the lab was not "
-                           "up with --qdevice")
-        try:
-            tn, tc = judge.parse_counts(a.two_node, a.repeat)
-        except ValueError as e:
-            raise LabError(str(e))
-        for n in tn:
-            if n not in known:
-                raise LabError("--two-node: unknown scenario %r" % n)
-            if n not in names:
-                names.append(n)
-                counts[n] = 0
-        stacks.append(labmod.TWO_NODE)
-        only[labmod.TWO_NODE] = tc
+        stacks.append(stack)
+        only[stack] = xc
     report = os.path.abspath(a.report)
     os.makedirs(report, exist_ok=True)
     plan = judge.schedule(names, counts, stacks, only)

@@ -289,17 +289,23 @@ def lb_daemon_down(ctx):
     return t0
 
 
+def holder_and_other(lab, scenario):
+    """(the VIP holder, the other LB host) at the start of scenario; an
+    error unless exactly one host holds the VIP."""
+    holders = observe.vip_holders(lab)
+    if len(holders) != 1:
+        raise LabError("%s: VIP holders before: %s" % (scenario, holders))
+    victim = lab.host(holders[0])
+    return victim, [h for h in lab.by_role("lb") if h is not victim][0]
+
+
 def lb_poweroff(ctx):
     """The VIP holder loses power; the other LB host must fence it before
     it takes the VIP (the cpha stack). HAProxy + keepalived has no fencer:
     the VIP moves on VRRP alone, and nobody powers the dead host back on,
     so the lab does, as an operator would, once the VIP has moved."""
     lab = ctx.lab
-    holders = observe.vip_holders(lab)
-    if len(holders) != 1:
-        raise LabError("lb-poweroff: VIP holders before: %s" % holders)
-    victim = lab.host(holders[0])
-    other = [h for h in lab.by_role("lb") if h is not victim][0]
+    victim, other = holder_and_other(lab, "lb-poweroff")
     vrrp = observe.vrrp_settings(other)
     t0 = time.time()
     victim.power_off()
@@ -421,11 +427,7 @@ def lb_hang(ctx):
     the old holder, thawed, still believes it is MASTER: the VIP is on two
     hosts until VRRP sorts them out (two_vip_ms, the monitor's samples)."""
     lab = ctx.lab
-    holders = observe.vip_holders(lab)
-    if len(holders) != 1:
-        raise LabError("lb-hang: VIP holders before: %s" % holders)
-    victim = lab.host(holders[0])
-    other = [h for h in lab.by_role("lb") if h is not victim][0]
+    victim, other = holder_and_other(lab, "lb-hang")
     vrrp = observe.vrrp_settings(other)
     t0 = time.time()
     got = {}
@@ -628,11 +630,7 @@ def lb_isolated(ctx):
     (priority_delay_vip) wins it: it fences the host the clients can reach
     and keeps a VIP they cannot. The cut lasts 30 s."""
     lab = ctx.lab
-    holders = observe.vip_holders(lab)
-    if len(holders) != 1:
-        raise LabError("lb-isolated: VIP holders before: %s" % holders)
-    victim = lab.host(holders[0])
-    other = [h for h in lab.by_role("lb") if h is not victim][0]
+    victim, other = holder_and_other(lab, "lb-isolated")
     client = lab.host("client")
     t0 = time.time()
     for a, b in ((victim, other), (other, victim), (victim, client), (client, victim)):
