@@ -608,17 +608,26 @@ def lb_partition(ctx):
     cut(a, b, False)
     cut(b, a, False)
     ctx.mark("partition healed")
-    for h in (a, b):
-        s = bmc_off_time(lab, h.name, t0)
-        if s:
-            ctx.notes.append("%s fenced at +%.1f s" % (h.name, s - t0))
+    boot_after_split(ctx, (a, b), t0)
+    return t0
+
+
+def boot_after_split(ctx, hosts, t0):
+    """After a split healed: each of hosts fenced since t0 noted and given
+    30 s to boot; one still off is powered on as an operator would (both
+    fenced each other: each fencer died with its host before it could
+    power the other on again). Returns {name: fenced since t0}."""
+    fenced = {}
+    for h in hosts:
+        t = bmc_off_time(ctx.lab, h.name, t0)
+        fenced[h.name] = t is not None
+        if t:
+            ctx.notes.append("%s fenced at +%.1f s" % (h.name, t - t0))
             first_time(lambda: h.powered(), 30, 0.5)
         if not h.powered():
-            # both fenced each other: each fencer died with its host before
-            # it could power the other on again
             ctx.notes.append("%s stayed off: powered on by the operator" % h.name)
-            build.boot(lab, h)
-    return t0
+            build.boot(ctx.lab, h)
+    return fenced
 
 
 def lb_isolated(ctx):
@@ -650,16 +659,7 @@ def lb_isolated(ctx):
     for a, b in ((victim, other), (other, victim), (victim, client), (client, victim)):
         cut(a, b, False)
     ctx.mark("cut healed")
-    fenced = {}
-    for h in (victim, other):
-        t = bmc_off_time(lab, h.name, t0)
-        fenced[h.name] = t is not None
-        if t:
-            ctx.notes.append("%s fenced at +%.1f s" % (h.name, t - t0))
-            first_time(lambda: h.powered(), 30, 0.5)
-        if not h.powered():
-            ctx.notes.append("%s stayed off: powered on by the operator" % h.name)
-            build.boot(lab, h)
+    fenced = boot_after_split(ctx, (victim, other), t0)
     # the host the clients reach, fenced: the outage lasts as long as the cut
     ctx.check.update(victim_fenced=fenced[victim.name], reachable_fenced=fenced[other.name])
     ctx.invariants["reachable_host_kept"] = not fenced[other.name]
