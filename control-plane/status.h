@@ -114,6 +114,11 @@ struct st_fence {
 	struct st_pending pending[ST_MAX_PENDING];
 	size_t npending;
 	char last[ST_TEXT]; /* the last fence result, "" none */
+	/* the quorum device, on a host of the cluster the description gives
+	 * one (qdevice:): what fenced's /status says of it */
+	bool qdevice_expected;
+	bool qdevice_reported; /* /status has it: corosync.conf has a device */
+	bool qdevice_alive, qdevice_vote;
 };
 
 /* Pacemaker's view of one node (crm_mon --output-as=xml). */
@@ -136,6 +141,7 @@ struct st_snapshot {
 	char vip2[ST_NAME]; /* a dual-stack cluster's second VIP; "": none */
 	bool leader_elect;
 	bool fencing_configured; /* fencing devices or a watchdog described */
+	char qdevice[ST_NAME];   /* qdevice.address as written; "": none */
 	bool lb_lbd, vip_vipd;
 	unsigned k8s_minor; /* kubernetes.version's: the flags are rendered for 1.<minor> */
 	/* the daemons' /status listen on loopback (monitoring.listen): only

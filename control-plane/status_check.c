@@ -422,9 +422,43 @@ static void check_lb(
 	note(rvip, holders2 ? "%s on %s" : "%s on no host", s->vip2, list2);
 }
 
+/* The quorum device seen from each fenced of the cluster it serves: it
+ * must be there and give each node its vote while nothing is split. */
+static bool check_qdevice(const struct st_snapshot *s, struct st_report *r, struct st_role *ro)
+{
+	size_t i, expected = 0, voting = 0;
+
+	for (i = 0; i < s->nfence; i++) {
+		const struct st_fence *f = &s->fence[i];
+
+		if (!f->qdevice_expected || f->reach != ST_ANSWERED)
+			continue;
+		expected++;
+		if (!f->qdevice_reported)
+			problem(r, ST_DEGRADED, "fencing",
+				"fenced on %s: its corosync has no quorum device, the description "
+				"gives %s (install the rendered corosync.conf)",
+				f->host, s->qdevice);
+		else if (!f->qdevice_vote)
+			problem(r, ST_DEGRADED, "fencing",
+				"fenced on %s: the quorum device %s gives it no vote (%s)", f->host,
+				s->qdevice,
+				f->qdevice_alive
+					? "corosync-qnetd not reached, or its vote went to "
+					  "the other side of a split"
+					: "corosync-qdevice not running");
+		else
+			voting++;
+	}
+	if (expected)
+		note(ro, "quorum device %s votes for %zu/%zu", s->qdevice, voting, expected);
+	return voting < expected;
+}
+
 static void check_fence(const struct st_snapshot *s, struct st_report *r, struct st_role *ro)
 {
 	size_t i, j, answered = 0, quorate = 0, pending = 0;
+	bool qd_short;
 
 	for (i = 0; i < s->nfence; i++) {
 		const struct st_fence *f = &s->fence[i];
@@ -476,8 +510,9 @@ static void check_fence(const struct st_snapshot *s, struct st_report *r, struct
 		ro->state = "unknown";
 		return;
 	}
-	raise_level(
-		ro, answered < asked || quorate < answered || pending ? ST_DEGRADED : ST_HEALTHY);
+	qd_short = check_qdevice(s, r, ro);
+	raise_level(ro, answered < asked || quorate < answered || pending || qd_short ? ST_DEGRADED
+										      : ST_HEALTHY);
 }
 
 static void check_pcmk(const struct st_snapshot *s, struct st_report *r)

@@ -407,6 +407,10 @@ static void job_fenced(struct collect *k, struct job *j)
 		return;
 	f->quorate = json_is_true(json_object_get(root, "quorate"));
 	f->members = (unsigned)json_array_size(json_object_get(root, "members"));
+	p = json_object_get(root, "qdevice");
+	f->qdevice_reported = json_is_object(p);
+	f->qdevice_alive = json_is_true(json_object_get(p, "alive"));
+	f->qdevice_vote = json_is_true(json_object_get(p, "cast_vote"));
 	json_array_foreach(json_object_get(root, "pending"), i, p)
 	{
 		struct st_pending *d;
@@ -539,6 +543,8 @@ void status_collect(
 		cpha_addr_format(&c->vip2, s->vip2, sizeof(s->vip2));
 	s->leader_elect = c->leader_elect;
 	s->fencing_configured = c->ndevices > 0 || c->watchdog_device;
+	if (c->qdevice.on)
+		snprintf(s->qdevice, sizeof(s->qdevice), "%s", c->qdevice.address);
 	s->lb_lbd = c->lb == CP_LB_LBD;
 	s->vip_vipd = c->vipd == CP_VIP_VIPD;
 	s->k8s_minor = c->k8s_minor;
@@ -563,6 +569,7 @@ void status_collect(
 			struct st_fence *f = &s->fence[s->nfence++];
 
 			snprintf(f->host, sizeof(f->host), "%s", h->name);
+			f->qdevice_expected = ha_tier_qdevice(c, t);
 			JOB(job_fenced, h, f);
 		}
 	}

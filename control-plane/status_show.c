@@ -169,6 +169,12 @@ static void text_details(const struct st_snapshot *s, struct cpha_buf *b)
 				f->pending[j].state, f->pending[j].due_in,
 				f->pending[j].failed ? ", FAILED" : "",
 				f->pending[j].overdue ? ", overdue" : "");
+		if (f->qdevice_expected)
+			cpha_buf_printf(b, "; quorum device: %s",
+				!f->qdevice_reported ? "NONE in corosync"
+				: f->qdevice_vote    ? "votes"
+				: f->qdevice_alive   ? "NO vote"
+						     : "NOT alive");
 		if (*f->last)
 			cpha_buf_printf(b, "; last: %s", f->last);
 		cpha_buf_puts(b, "\n");
@@ -301,10 +307,16 @@ static json_t *details_json(const struct st_snapshot *s)
 					   "state", f->pending[j].state, "due_in",
 					   f->pending[j].due_in, "overdue", f->pending[j].overdue,
 					   "failed", f->pending[j].failed));
-		json_array_append_new(fence,
-			json_pack("{s:s,s:s,s:s,s:b,s:i,s:o,s:s}", "host", f->host, "reach",
-				reach_text(f->reach), "error", f->error, "quorate", f->quorate,
-				"members", (int)f->members, "pending", p, "last", f->last));
+		json_array_append_new(
+			fence, json_pack("{s:s,s:s,s:s,s:b,s:i,s:o,s:s,s:o}", "host", f->host,
+				       "reach", reach_text(f->reach), "error", f->error, "quorate",
+				       f->quorate, "members", (int)f->members, "pending", p, "last",
+				       f->last, "qdevice",
+				       f->qdevice_expected && f->reach == ST_ANSWERED
+					       ? json_pack("{s:b,s:b,s:b}", "configured",
+							 f->qdevice_reported, "alive",
+							 f->qdevice_alive, "vote", f->qdevice_vote)
+					       : json_null()));
 	}
 	for (i = 0; i < s->npcmk; i++)
 		json_array_append_new(pcmk,

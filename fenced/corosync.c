@@ -291,6 +291,22 @@ int fenced_cs_quorate_now(struct fenced_cs *cs)
 	return (info.flags & VOTEQUORUM_INFO_QUORATE) != 0;
 }
 
+int fenced_cs_qdevice_now(struct fenced_cs *cs, struct fenced_cs_qdevice *q)
+{
+	struct votequorum_info info;
+
+	memset(q, 0, sizeof(*q));
+	if (cs->dead || votequorum_getinfo(cs->vq, cs->our_id, &info) != CS_OK)
+		return -ENOTCONN;
+	q->registered = (info.flags & VOTEQUORUM_INFO_QDEVICE_REGISTERED) != 0;
+	q->alive = (info.flags & VOTEQUORUM_INFO_QDEVICE_ALIVE) != 0;
+	q->cast_vote = (info.flags & VOTEQUORUM_INFO_QDEVICE_CAST_VOTE) != 0;
+	q->votes = info.qdevice_votes;
+	snprintf(q->name, sizeof(q->name), "%.*s", (int)sizeof(info.qdevice_name),
+		info.qdevice_name);
+	return 0;
+}
+
 bool fenced_cs_member_now(struct fenced_cs *cs, uint32_t id)
 {
 	struct votequorum_info info;

@@ -72,6 +72,19 @@ int fenced_cs_quorate_now(struct fenced_cs *cs);
  * state), asked synchronously; false when it does not answer. */
 bool fenced_cs_member_now(struct fenced_cs *cs, uint32_t id);
 
+/* The quorum device as votequorum sees it from this node, asked
+ * synchronously. */
+struct fenced_cs_qdevice {
+	bool registered; /* corosync-qdevice is connected to votequorum */
+	bool alive;      /* and polls it within its timeout */
+	bool cast_vote;  /* and gives this node its vote (qnetd's answer) */
+	unsigned votes;
+	char name[256]; /* the model, "Qdevice" */
+};
+
+/* 0, or a negative errno when corosync does not answer. */
+int fenced_cs_qdevice_now(struct fenced_cs *cs, struct fenced_cs_qdevice *q);
+
 /* Multicast to the group (agreed order). 0, or a negative errno. */
 int fenced_cs_send(struct fenced_cs *cs, const char *msg, size_t len);
 

@@ -94,6 +94,21 @@ static json_t *hist_json(struct fenced *d, const struct fenced_hist *h)
 		h->level, "delay", (double)h->delay / 1e6, "ok", h->ok, "detail", h->detail);
 }
 
+/* The quorum device, when corosync.conf has one: asked now. false when
+ * there is none or corosync does not answer. */
+static bool qdevice_now(struct fenced *d, struct fenced_cs_qdevice *q)
+{
+	return d->qcfg.qdevice && d->cs && fenced_cs_qdevice_now(d->cs, q) == 0;
+}
+
+static const char *qdevice_state(const struct fenced_cs_qdevice *q)
+{
+	return q->cast_vote ? "casts its vote"
+	       : q->alive   ? "alive, no vote (qnetd gave it to the other side, or is not reached)"
+	       : q->registered ? "registered, NOT alive"
+			       : "NOT registered (corosync-qdevice not running)";
+}
+
 static void show_json(struct fenced *d, struct cpha_buf *reply)
 {
 	json_t *root, *nodes = json_array(), *hist = json_array(), *pending = json_array(),
@@ -129,6 +144,16 @@ static void show_json(struct fenced *d, struct cpha_buf *reply)
 			json_pack("{s:s,s:b,s:b,s:I}", "device", d->cfg->watchdog.device, "armed",
 				fenced_wd_armed(d->wd), "petting", fenced_wd_petting(d->wd), "pets",
 				(json_int_t)fenced_wd_pets(d->wd)));
+	if (d->qcfg.qdevice) {
+		struct fenced_cs_qdevice q;
+
+		json_object_set_new(root, "qdevice",
+			qdevice_now(d, &q)
+				? json_pack("{s:s,s:b,s:b,s:b,s:i}", "name", q.name, "registered",
+					  q.registered, "alive", q.alive, "cast_vote", q.cast_vote,
+					  "votes", (int)q.votes)
+				: json_null());
+	}
 	s = json_dumps(root, JSON_COMPACT);
 	json_decref(root);
 	if (s) {
@@ -152,6 +177,15 @@ static void show_text(struct fenced *d, struct cpha_buf *reply)
 			fenced_wd_petting(d->wd) ? "petted"
 			: fenced_wd_armed(d->wd) ? "armed, NOT petted"
 						 : "not armed yet");
+	if (d->qcfg.qdevice) {
+		struct fenced_cs_qdevice q;
+
+		if (qdevice_now(d, &q))
+			cpha_buf_printf(reply, "quorum device %s (%u vote%s): %s\n", q.name,
+				q.votes, q.votes == 1 ? "" : "s", qdevice_state(&q));
+		else
+			cpha_buf_puts(reply, "quorum device: corosync does not answer\n");
+	}
 	cpha_buf_puts(reply, "nodes:\n");
 	for (i = 0; i < d->nnodes; i++) {
 		const struct decide_node *n = &d->nodes[i];
@@ -227,6 +261,15 @@ void fenced_prometheus(struct fenced *d, struct cpha_buf *b)
 	}
 	cpha_prom_family(b, "fenced_quorate", "gauge", "1 when this partition has quorum");
 	cpha_prom_sample(b, "fenced_quorate", d->quorate ? 1 : 0, NULL);
+	if (d->qcfg.qdevice) {
+		struct fenced_cs_qdevice q;
+		bool known = qdevice_now(d, &q);
+
+		cpha_prom_family(b, "fenced_qdevice_vote", "gauge",
+			"1 when the quorum device gives this node its vote (corosync.conf has a "
+			"quorum device)");
+		cpha_prom_sample(b, "fenced_qdevice_vote", known && q.cast_vote ? 1 : 0, NULL);
+	}
 	cpha_prom_family(b, "fenced_members", "gauge", "members of the fence domain");
 	cpha_prom_sample(b, "fenced_members", d->nmembers, NULL);
 	cpha_prom_family(b, "fenced_pending", "gauge", "nodes waiting to be fenced");

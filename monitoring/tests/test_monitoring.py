@@ -46,7 +46,7 @@ ALERTS = [
     "CphaWatchdogNotPetted", "CphaEtcdNoLeader", "CphaEtcdMembersDown",
     "CphaEtcdEvenMembers", "CphaEtcdLeaderChanges", "CphaLeaseNotRenewed",
     "CphaCertExpiringSoon", "CphaConfigDrift", "CphaTargetDown", "CphaHostFenced",
-    "CphaStatusStale",
+    "CphaStatusStale", "CphaQuorumDeviceNoVote",
 ]
 SEVERITIES = {"critical", "warning", "info"}
 

@@ -164,6 +164,14 @@ def with_device(node):
     return r.returncode == 0 and re.search(r"State:\s+Connected", r.stdout) is not None
 
 
+def qdevice_vote(node):
+    """fenced's show json: whether the quorum device votes for node; None
+    when fenced does not say."""
+    s = node.show()
+    q = (s or {}).get("qdevice")
+    return q.get("cast_vote") if isinstance(q, dict) else None
+
+
 def cut(node, peers):
     rules = ("table inet cut {\n chain in {\n  type filter hook input priority 0;\n"
              "  ip saddr { %s } drop\n }\n chain out {\n  type filter hook output priority 0;\n"
@@ -218,6 +226,10 @@ def split(cl, keeper, victim, rnd, hold, even=False):
             check(lost, "%s kept quorum for 45 s after the cut: %r" % (victim.name,
                                                                        seen_victim[-5:]))
             print("  %s lost quorum %.1f s after the cut" % (victim.name, lost[0]), flush=True)
+            # fenced (show json, cpha status's source) says the device
+            # no longer votes for the cut side
+            util.wait_until(lambda: qdevice_vote(victim) is False, 10, 0.3,
+                            "%s's fenced reporting the device's vote gone" % victim.name)
     finally:
         if hold:
             keeper.fenced.kill(signal.SIGCONT)
@@ -277,6 +289,8 @@ def run(lab):
             start_qdevice(n)
         util.wait_until(lambda: all(with_device(n) for n in cl.nodes), 60, 0.5,
                         "both LB hosts quorate with the device's vote")
+        util.wait_until(lambda: all(qdevice_vote(n) for n in cl.nodes), 20, 0.5,
+                        "both fenced reporting the device's vote (show json: qdevice)")
         r = qnode.run(["corosync-qnetd-tool", "-l", "-v"], check=False, timeout=10)
         check(r.returncode == 0 and "lab-lb" in r.stdout and r.stdout.count("Node ID") == 2,
               "corosync-qnetd-tool -l: %s%s" % (r.stdout, r.stderr))

@@ -316,6 +316,56 @@ static void test_fence_past_deadline(void **state)
 	free(s);
 }
 
+/* A quorum device for the LB hosts' corosync: each fenced there must
+ * report it, and it must give each its vote. */
+static void test_qdevice(void **state)
+{
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+	struct cpha_buf b = { 0 };
+
+	(void)state;
+	snprintf(s->qdevice, sizeof(s->qdevice), "198.18.0.31");
+	for (size_t i = 3; i < 5; i++) {
+		s->fence[i].qdevice_expected = s->fence[i].qdevice_reported = true;
+		s->fence[i].qdevice_alive = s->fence[i].qdevice_vote = true;
+	}
+	status_check(s, r);
+	dump(r);
+	assert_int_equal(r->problems.n, 0);
+	assert_int_equal(r->worst, ST_HEALTHY);
+	assert_non_null(strstr(r->roles[6].notes, "quorum device 198.18.0.31 votes for 2/2"));
+	/* qnetd lost from lb1: alive, no vote */
+	s->fence[4].qdevice_vote = false;
+	assert_int_equal(judge(s, r,
+				 "fenced on lb1: the quorum device 198.18.0.31 gives it no vote "
+				 "(corosync-qnetd not reached"),
+		1);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	assert_non_null(strstr(r->roles[6].notes, "votes for 1/2"));
+	status_show_text(s, r, &b);
+	assert_non_null(strstr(b.data, "quorum device: NO vote"));
+	cpha_buf_free(&b);
+	/* corosync-qdevice stopped on lb1 */
+	s->fence[4].qdevice_alive = false;
+	assert_int_equal(judge(s, r, "gives it no vote (corosync-qdevice not running)"), 1);
+	/* lb1's corosync.conf predates the device */
+	s->fence[4].qdevice_reported = false;
+	assert_int_equal(judge(s, r,
+				 "fenced on lb1: its corosync has no quorum device, the "
+				 "description gives 198.18.0.31"),
+		1);
+	status_show_json(s, r, &b);
+	assert_non_null(strstr(b.data, "\"configured\": false"));
+	cpha_buf_free(&b);
+	/* a fenced that does not answer says so once, not also about the device */
+	s->fence[4].reach = ST_REFUSED;
+	assert_int_equal(judge(s, r, "quorum device"), 0);
+	assert_int_equal(judge(s, r, "fenced on lb1: not running"), 1);
+	free(r);
+	free(s);
+}
+
 /* Unreachable sources are never healthy; a stopped LB host is stopped. */
 static void test_unreachable_is_not_healthy(void **state)
 {
@@ -602,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_ready_apiserver_out_of_rotation),
 		cmocka_unit_test(test_apiserver_version),
 		cmocka_unit_test(test_fence_past_deadline),
+		cmocka_unit_test(test_qdevice),
 		cmocka_unit_test(test_unreachable_is_not_healthy),
 		cmocka_unit_test(test_haproxy_keepalived_unknown),
 		cmocka_unit_test(test_crm_mon),
