@@ -169,6 +169,8 @@ struct cp_cluster {
 	uint64_t fence_delay_usec; /* static delay for the first node of a two-node cluster */
 	bool fence_delay_set;
 	uint64_t priority_delay_usec; /* the VIP holder's edge in a fence race (LB tier) */
+	bool priority_delay_set;
+	struct cpha_pos fence_delay_pos, priority_delay_pos;
 	char *watchdog_device;        /* NULL: none */
 	uint64_t watchdog_timeout_usec;
 	struct cpha_pos fencing_pos;

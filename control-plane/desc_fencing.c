@@ -137,12 +137,16 @@ static int k_fence_delay(struct rd *r, const yaml_node_t *v, void *o, const char
 {
 	struct cp_cluster *c = o;
 	c->fence_delay_set = true;
+	c->fence_delay_pos = desc_pos(v);
 	return desc_duration(r, v, k, &c->fence_delay_usec);
 }
 
 static int k_priority_delay(struct rd *r, const yaml_node_t *v, void *o, const char *k)
 {
-	return desc_duration(r, v, k, &((struct cp_cluster *)o)->priority_delay_usec);
+	struct cp_cluster *c = o;
+	c->priority_delay_set = true;
+	c->priority_delay_pos = desc_pos(v);
+	return desc_duration(r, v, k, &c->priority_delay_usec);
 }
 
 static int k_watchdog_device(struct rd *r, const yaml_node_t *v, void *o, const char *k)

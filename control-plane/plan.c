@@ -247,6 +247,19 @@ static void qdevice_role(const struct cp_cluster *c, struct plan *p, struct cpha
 			"decides nothing a majority would not, and losing the qnetd host and "
 			"one node loses quorum); use algorithm: lms, or leave qdevice out",
 			n, what);
+	/* the fence-race delays are not rendered where the device decides */
+	if (n == 2 && c->fence_delay_set && c->fence_delay_usec)
+		cpha_msgs_warn(d, c->file, c->fence_delay_pos,
+			"fencing.delay is left out of the %s' fenced.conf: their quorum device "
+			"decides a split, and a delay would only hold back the side that keeps "
+			"quorum",
+			what);
+	if (c->priority_delay_set && c->priority_delay_usec && c->vipd == CP_VIP_VIPD)
+		cpha_msgs_warn(d, c->file, c->priority_delay_pos,
+			"fencing.priority_delay_vip is left out of the %s' fenced.conf: their "
+			"quorum device decides a split (its heuristics favour the VIP holder), "
+			"and a delay would only hold back the side that keeps quorum",
+			what);
 }
 
 /* The corosync clusters: the masters, and the LB tier when separate. */

@@ -263,6 +263,23 @@ static void test_plan(void **state)
 	cluster_free(c);
 	cpha_msgs_free(&d);
 
+	/* the fence-race delays, written, are said to be left out with a
+	 * device; the default priority_delay_vip is not said */
+	plan_of("  delay: 2s\n"
+		"  priority_delay_vip: 3s\n"
+		"qdevice: {address: m1}\n",
+		&c, &p, &d);
+	assert_true(
+		HAS_WARN(&d, ":15:10: warning: fencing.delay is left out of the load balancers' "
+			     "fenced.conf: their quorum device decides a split"));
+	assert_true(HAS_WARN(&d,
+		":16:23: warning: fencing.priority_delay_vip is left out of the "
+		"load balancers' fenced.conf",
+		"heuristics favour the VIP holder"));
+	plan_free(&p);
+	cluster_free(c);
+	cpha_msgs_free(&d);
+
 	/* three LB hosts and ffsplit: corosync-qdevice(8) advises against */
 	c = cpha_test_load("cluster: {name: lab}\napi: {name: k, vip: 198.18.0.50/24}\n"
 			   "masters: [{name: m1, address: 198.18.0.11}]\n"
