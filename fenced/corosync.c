@@ -334,6 +334,37 @@ static int by_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* The quorum section as corosync has it now (it follows corosync-cfgtool
+ * -R). */
+static void quorum_cfg(cmap_handle_t h, struct fenced_cs_quorum_cfg *q)
+{
+	uint8_t u8 = 0;
+	char *s = NULL;
+
+	memset(q, 0, sizeof(*q));
+	if (cmap_get_uint8(h, "quorum.two_node", &u8) == CS_OK)
+		q->two_node = u8 != 0;
+	if (cmap_get_string(h, "quorum.device.model", &s) == CS_OK) {
+		q->qdevice = true;
+		free(s);
+	}
+}
+
+int fenced_cs_quorum_cfg(struct fenced_cs *cs, struct fenced_cs_quorum_cfg *q)
+{
+	cmap_handle_t h;
+	cs_error_t err;
+
+	if (cs->dead)
+		return -ENOTCONN;
+	err = RETRY(cmap_initialize(&h));
+	if (err != CS_OK)
+		return cs_errno(err);
+	quorum_cfg(h, q);
+	cmap_finalize(h);
+	return 0;
+}
+
 int fenced_cs_nodelist(struct fenced_cs *cs, struct fenced_cs_node **nodes, size_t *n,
 	struct fenced_cs_quorum_cfg *q, char *why, size_t whylen)
 {
@@ -344,7 +375,6 @@ int fenced_cs_nodelist(struct fenced_cs *cs, struct fenced_cs_node **nodes, size
 	size_t nv_n = 0, len;
 	cmap_value_types_t type;
 	cs_error_t err;
-	uint8_t u8 = 0;
 	char *s = NULL;
 	unsigned idx;
 	int r = 0;
@@ -390,15 +420,8 @@ int fenced_cs_nodelist(struct fenced_cs *cs, struct fenced_cs_node **nodes, size
 		nv_n++;
 	}
 	cmap_iter_finalize(h, it);
-	if (q) {
-		memset(q, 0, sizeof(*q));
-		if (cmap_get_uint8(h, "quorum.two_node", &u8) == CS_OK)
-			q->two_node = u8 != 0;
-		if (cmap_get_string(h, "quorum.device.model", &s) == CS_OK) {
-			q->qdevice = true;
-			free(s);
-		}
-	}
+	if (q)
+		quorum_cfg(h, q);
 	cmap_finalize(h);
 	if (r < 0) {
 		free(v);

@@ -88,6 +88,10 @@ int fenced_cs_qdevice_now(struct fenced_cs *cs, struct fenced_cs_qdevice *q);
 /* Multicast to the group (agreed order). 0, or a negative errno. */
 int fenced_cs_send(struct fenced_cs *cs, const char *msg, size_t len);
 
+/* The quorum section as corosync has it now, a reload of corosync.conf
+ * (corosync-cfgtool -R) included. 0, or a negative errno. */
+int fenced_cs_quorum_cfg(struct fenced_cs *cs, struct fenced_cs_quorum_cfg *q);
+
 /* corosync's nodelist, sorted by id; *nodes is malloc'd. 0, or a negative
  * errno with why. */
 int fenced_cs_nodelist(struct fenced_cs *cs, struct fenced_cs_node **nodes, size_t *n,

@@ -479,6 +479,14 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 	q = fenced_cs_quorate_now(d->cs);
 	if (q >= 0 && (bool)q != d->quorate)
 		set_quorum(d, q);
+	/* votequorum holds back the quorum of a node-down while a registered
+	 * quorum device has not voted: the rule for that follows a device
+	 * added at run time even before fenced is reloaded */
+	if (d->cs && !d->qcfg.qdevice) {
+		struct fenced_cs_qdevice qd;
+
+		d->st.cfg.qdevice = fenced_cs_qdevice_now(d->cs, &qd) == 0 && qd.registered;
+	}
 	for (i = 0; i < d->nnodes; i++)
 		was[i] = d->nodes[i].state;
 	cs_members(d);
@@ -906,6 +914,23 @@ void fenced_stop(struct fenced *d)
 	d->nnodes = 0;
 }
 
+/* corosync's quorum section, read again: corosync-cfgtool -R may have
+ * added or removed a quorum device since fenced started. */
+static void quorum_cfg_follow(struct fenced *d)
+{
+	struct fenced_cs_quorum_cfg q;
+
+	if (!d->cs || fenced_cs_quorum_cfg(d->cs, &q) < 0)
+		return;
+	if (q.qdevice != d->qcfg.qdevice || q.two_node != d->qcfg.two_node)
+		log_notice("corosync's quorum section changed: %s, %s (was %s, %s)",
+			q.qdevice ? "a quorum device" : "no quorum device",
+			q.two_node ? "two_node" : "no two_node",
+			d->qcfg.qdevice ? "a quorum device" : "no quorum device",
+			d->qcfg.two_node ? "two_node" : "no two_node");
+	d->qcfg = q;
+}
+
 void fenced_reload(struct fenced *d)
 {
 	struct cpha_msgs errs = { 0 };
@@ -959,6 +984,7 @@ void fenced_reload(struct fenced *d)
 	fenced_cfg_free(d->cfg);
 	d->cfg = c;
 	node_settings(d);
+	quorum_cfg_follow(d);
 	decide_config(d, &fc);
 	d->st.cfg = fc; /* victims keep their deadlines; new ones use the new delays */
 	log_notice("configuration reloaded");

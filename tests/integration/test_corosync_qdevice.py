@@ -12,8 +12,15 @@ TLS certificates are made by running docs/deploy.md's blocks marked
 if=qdevice (as `cpha lab up --qdevice` does) on the hosts their lab= tag
 names, the files carried through one $STAGE every host sees.
 
+  0. the pair starts as the same description without its qdevice renders
+     it (two_node, the fence-race delays), and is switched to the device
+     while it runs, as docs/runbook.md's "Adding a quorum device to the LB
+     hosts" says: the new files installed, `corosync-cfgtool -R`,
+     corosync-qdevice started, fenced reloaded. Both hosts stay quorate
+     throughout, and nobody is fenced;
   1. both LB hosts quorate with the device's vote (corosync-quorumtool:
-     Qdevice flag, 3 votes; corosync-qdevice-tool: connected);
+     Qdevice flag, 3 votes; corosync-qdevice-tool: connected), and fenced
+     on each says the device votes for it;
   2. lb2 is cut from lb1 and qn (nftables in lb2, both ways), lb1's fenced
      held (SIGSTOP) meanwhile: lb2 loses quorum; then lb1 (quorate all
      along) fences lb2 through lb2's BMC; lb2's fenced runs no agent and
@@ -21,7 +28,11 @@ names, the files carried through one $STAGE every host sees.
   3. the same with lb1 cut, nothing held: lb2 fences lb1, lb1 fences
      nobody (the cut side is taken down before votequorum, waiting for
      the device, gives it its lost quorum: it must not act on the old);
-  4. lb2 cut again: a second time works.
+  4. lb2 cut again: a second time works;
+  5. an even split (both still reach qn) with the VIP on lb2: lb2 keeps
+     quorum, whatever the tie-breaker says;
+  6. both stopped and started again with the device's files (a cold start,
+     as at deployment): quorate with the device's vote.
 Exit 0 pass, 77 skip, 1 fail.
     sudo python3 tests/integration/test_corosync_qdevice.py
 """
@@ -68,11 +79,15 @@ def guide_blocks():
     return blocks
 
 
-def render(lab, cl, qn):
+def render(lab, cl, qn, with_qdevice=True):
     """The LB hosts' rendered corosync.conf (one text) and fenced.conf
-    ({name: text}) from the fixture, rewritten to this lab."""
+    ({name: text}) from the fixture, rewritten to this lab; without
+    with_qdevice, from the fixture less its qdevice: section."""
     with open(FIXTURE) as f:
         desc = f.read()
+    if not with_qdevice:
+        check("\nqdevice:\n" in desc, "the fixture no longer ends with its qdevice: section")
+        desc = desc[:desc.index("\nqdevice:\n") + 1]
     fixed = {"198.18.0.21": IPS[0], "198.18.0.22": IPS[1], "198.18.0.11": QN_IP,
              "198.18.0.40": BMC_IP, "/etc/fenced/bmc-password": cl.secret}
     for a, b in fixed.items():
@@ -81,17 +96,21 @@ def render(lab, cl, qn):
     for n in cl.nodes:
         port = '"%d"' % (fencedlab.BMC_PORT0 + 1 + cl.nodes.index(n))
         check(port in desc, "the fixture's BMC port of %s is not %s" % (n.name, port))
-    path = os.path.join(lab.dir, "cluster.yaml")
+    tag = "" if with_qdevice else "-two-node"
+    path = os.path.join(lab.dir, "cluster%s.yaml" % tag)
     with open(path, "w") as f:
         f.write(desc)
-    out = os.path.join(lab.dir, "render")
+    out = os.path.join(lab.dir, "render" + tag)
     r = subprocess.run([CPHA, "-f", path, "render", "--no-check", "--out", out],
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 0, "cpha render: %s%s" % (r.stdout, r.stderr))
     with open(os.path.join(out, "lb1", "etc", "corosync", "corosync.conf")) as f:
         cs = f.read()
-    check("two_node" not in cs and "host: %s" % QN_IP in cs and "model: net" in cs,
-          "rendered corosync.conf:\n%s" % cs)
+    if with_qdevice:
+        check("two_node" not in cs and "host: %s" % QN_IP in cs and "model: net" in cs,
+              "rendered corosync.conf:\n%s" % cs)
+    else:
+        check("two_node: 1" in cs and "device" not in cs, "rendered corosync.conf:\n%s" % cs)
     cs = cs.replace("to_stderr: no", "to_stderr: yes").replace("to_syslog: yes",
                                                                "to_syslog: no")
     fenced = {}
@@ -100,8 +119,8 @@ def render(lab, cl, qn):
             fenced[n.name] = f.read()
         race = [ln for ln in fenced[n.name].splitlines()
                 if ln.split()[:1] in (["delay"], ["delay_max"], ["priority_delay_vip"])]
-        check(not race, "fenced.conf of %s has a fence-race delay:\n%s"
-            % (n.name, fenced[n.name]))
+        check(bool(race) != with_qdevice, "fenced.conf of %s, %s a quorum device:\n%s"
+              % (n.name, "with" if with_qdevice else "without", fenced[n.name]))
     return cs, fenced
 
 
@@ -270,23 +289,78 @@ def split(cl, keeper, victim, rnd, hold, even=False):
                     "both fenced quorate with both members")
 
 
+def install(cl, cs, fenced):
+    """Each LB host's corosync.conf and fenced.conf, as `cpha install` puts
+    them (the files only; nothing is restarted)."""
+    for n in cl.nodes:
+        with open(os.path.join(n.dir, "etc-corosync", "corosync.conf"), "w") as f:
+            f.write(cs)
+        with open(n.fenced_conf, "w") as f:
+            f.write(fenced[n.name])
+
+
+def switch(cl, qnode, cs, fenced):
+    """docs/runbook.md, "Adding a quorum device to the LB hosts", "Starting
+    it": on a running two_node pair, while both hosts' quorum is watched."""
+    t0 = time.time()
+    seen = {n.name: [] for n in cl.nodes}
+    bmc_mark = {n.name: len(cl.bmc_events(n, 0)) for n in cl.nodes}
+
+    def watch(seconds):
+        end = time.time() + seconds
+        while time.time() < end:
+            for n in cl.nodes:
+                quorum_seen(n, t0, seen[n.name])
+            time.sleep(0.2)
+
+    step("0. the pair runs two_node; switched to the device as docs/runbook.md says")
+    qnode.qnetd = qnode.spawn(["setpriv", "--reuid=coroqnetd", "--regid=coroqnetd",
+                               "--init-groups", "corosync-qnetd", "-f", "-d"], "qnetd")
+    watch(2)
+    install(cl, cs, fenced)
+    r = cl.nodes[0].run(["corosync-cfgtool", "-R"], check=False, timeout=30)
+    check(r.returncode == 0, "corosync-cfgtool -R: %s%s" % (r.stdout, r.stderr))
+    watch(2)
+    for n in cl.nodes:
+        start_qdevice(n)
+    for n in cl.nodes:  # systemctl reload fenced
+        n.fenced.kill(signal.SIGHUP)
+    end = time.time() + 60
+    while time.time() < end and not all(with_device(n) for n in cl.nodes):
+        watch(0.5)
+    check(all(with_device(n) for n in cl.nodes),
+          "not both quorate with the device's vote 60 s after the switch: %r"
+          % {n.name: quorum(n) for n in cl.nodes})
+    watch(2)
+    for n in cl.nodes:
+        lost = [t for t, q in seen[n.name] if not q]
+        check(seen[n.name] and not lost, "%s lost quorum during the switch, at %r"
+              % (n.name, ["%.1f s" % t for t in lost[:5]]))
+        offs = cl.bmc_events(n, 0)[bmc_mark[n.name]:]
+        check(not offs, "%s's BMC was told %r during the switch" % (n.name, offs))
+        check("reloaded" in n.fenced_log(), "fenced on %s did not reload" % n.name)
+    print("  quorate all along (%s quorum reads), nobody fenced, %.1f s"
+          % (sum(len(v) for v in seen.values()), time.time() - t0), flush=True)
+
+
 def run(lab):
     cl = fencedlab.build(lab, NAMES, IPS, BMC_IP, cluster="lab-lb")
     qn = lab.add_host("qn", v4=QN_IP + "/24")
     try:
         cs, fenced = render(lab, cl, qn)
-        cl.corosync_conf = cs
-        cl.write_fenced_conf(lambda n: fenced[n.name])
-        step("corosync (rendered: quorum device, no two_node) and fenced on lb1, lb2")
+        cs2, fenced2 = render(lab, cl, qn, with_qdevice=False)
+        cl.corosync_conf = cs2
+        cl.write_fenced_conf(lambda n: fenced2[n.name])
+        step("corosync (rendered without the quorum device: two_node) and fenced on lb1, "
+             "lb2")
         cl.start()
+        check(all(quorum(n) == (True, 2, False) for n in cl.nodes),
+              "two_node: %r" % {n.name: quorum(n) for n in cl.nodes})
         qnode = qnetd_host(lab, qn)
         step("docs/deploy.md's certificate steps on qn, lb1 and lb2")
         certificates(lab, cl, qnode, "lab-lb")
+        switch(cl, qnode, cs, fenced)
         step("1. corosync-qnetd on qn, corosync-qdevice on lb1 and lb2: the device votes")
-        qnode.qnetd = qnode.spawn(["setpriv", "--reuid=coroqnetd", "--regid=coroqnetd",
-                                   "--init-groups", "corosync-qnetd", "-f", "-d"], "qnetd")
-        for n in cl.nodes:
-            start_qdevice(n)
         util.wait_until(lambda: all(with_device(n) for n in cl.nodes), 60, 0.5,
                         "both LB hosts quorate with the device's vote")
         util.wait_until(lambda: all(qdevice_vote(n) for n in cl.nodes), 20, 0.5,
@@ -307,6 +381,18 @@ def run(lab):
         # on lb2 makes its heuristics pass and lb1's fail
         lb2.run(["ip", "addr", "add", VIP, "dev", "eth0"])
         split(cl, lb2, lb1, 5, hold=False, even=True)
+        step("6. both stopped and started with the device's files, as at deployment")
+        for n in cl.nodes:  # a clean stop first: neither fences the other
+            n.fenced.terminate_and_wait()
+        for n in cl.nodes:
+            cl.power_off(n, log=False)
+        for n in cl.nodes:
+            n.boot()
+            start_qdevice(n)
+        util.wait_until(lambda: all(with_device(n) for n in cl.nodes), 60, 0.5,
+                        "both quorate with the device after a cold start")
+        util.wait_until(lambda: all(qdevice_vote(n) for n in cl.nodes), 20, 0.5,
+                        "both fenced reporting the device's vote after a cold start")
     finally:
         cl.close()
 
