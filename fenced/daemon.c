@@ -384,6 +384,16 @@ void fenced_apply(struct fenced *d, struct decide_out *out)
 				d->skipped++;
 				break;
 			}
+			if (a->level == 1) {
+				log_notice("%s merged back from the quorate side of a partition "
+					   "this node was cut from (no quorum here since it "
+					   "left): not fenced by this node",
+					n->name);
+				fenced_history(d, n->name, "skipped", 0, 0, 0, true,
+					"merged back from the quorate side");
+				d->skipped++;
+				break;
+			}
 			log_notice("%s rejoined clean (its fenced restarted) before being fenced: "
 				   "not fenced",
 				n->name);

@@ -96,6 +96,7 @@ static void make_victim(
 	n->rounds = 0;
 	n->deferred_to = 0;
 	n->vq_unsettled = false;
+	n->quorate_seen = st->quorate;
 }
 
 uint32_t decide_fencer(const struct decide_state *st, size_t i)
@@ -189,6 +190,14 @@ static void run_due(struct decide_state *st, uint64_t now, struct decide_out *ou
 	}
 	if (!st->quorate)
 		return;
+	/* quorate now while a victim is out of corosync's membership: from
+	 * here on it is ours to fence, whatever it rejoins with */
+	for (i = 0; i < st->nnodes; i++) {
+		struct decide_node *n = &st->nodes[i];
+
+		if (n->state == DECIDE_VICTIM && !n->member && !n->cs_member && !n->vq_unsettled)
+			n->quorate_seen = true;
+	}
 	for (i = 0; i < st->nnodes; i++) {
 		struct decide_node *n = &st->nodes[i];
 
@@ -205,6 +214,8 @@ static void run_due(struct decide_state *st, uint64_t now, struct decide_out *ou
 		}
 		if (n->state != DECIDE_VICTIM || now < n->due)
 			continue;
+		if (!n->quorate_seen)
+			continue; /* quorate only with it back: the merge decides */
 		by = decide_fencer(st, i);
 		if (by != st->our_id) {
 			if (by && by != n->deferred_to)
@@ -257,11 +268,15 @@ void decide_membership(struct decide_state *st, uint64_t now, const uint32_t *me
 			/* back before being fenced: a fresh start means it was reset
 			 * (RHCS skips it); with its old state it is still fenced. An
 			 * agent already running is not stopped. */
-			if (n->state == DECIDE_VICTIM && clean) {
+			/* Nor is one that failed while we had no quorum and
+			 * merges back before we had it without it: it was in
+			 * the quorate partition, we were not (the other side
+			 * fences us if it must). */
+			if (n->state == DECIDE_VICTIM && (clean || !n->quorate_seen)) {
 				n->state = DECIDE_OK;
 				n->due = DECIDE_NEVER;
 				n->deferred_to = 0;
-				emit(out, DECIDE_ACT_SKIPPED, i, 0, 0, now);
+				emit(out, DECIDE_ACT_SKIPPED, i, clean ? 0 : 1, 0, now);
 			}
 		} else if (!in && n->member) {
 			enum decide_left_reason why =
@@ -275,6 +290,9 @@ void decide_membership(struct decide_state *st, uint64_t now, const uint32_t *me
 				n->state == DECIDE_OK) {
 				make_victim(st, i, now, true, st->gen);
 				n->vq_unsettled = st->cfg.qdevice && why == DECIDE_LEFT_NODEDOWN;
+				/* a quorate flag votequorum has not settled proves
+				 * nothing yet */
+				n->quorate_seen = st->quorate && !n->vq_unsettled;
 			}
 		}
 	}

@@ -104,6 +104,11 @@ struct decide_node {
 	uint32_t deferred_to; /* victim: the member we said would fence it */
 	bool vip_delayed;     /* victim: its delay includes priority_delay_vip */
 	bool vq_unsettled;    /* victim: left corosync; votequorum has not yet said so */
+	/* victim: our partition has been quorate while it was out of
+	 * corosync's membership. A victim that failed while we had no quorum
+	 * and merges back before that (the partition heals) was in the
+	 * quorate side: that side decides, and we do not fence it. */
+	bool quorate_seen;
 	/* corosync counts it as a member now (votequorum), whether or not its
 	 * fenced has joined the domain yet: set by the caller before each
 	 * call. A node never seen in the domain but a corosync member is no
@@ -116,7 +121,9 @@ enum decide_action_type {
 	DECIDE_ACT_FENCE,      /* run level .level of node .node (index) */
 	DECIDE_ACT_FENCED,     /* we fenced .node (.by 0: its watchdog has by now): broadcast it */
 	DECIDE_ACT_ALL_FAILED, /* every level of .node failed: say it loudly; retry at .at */
-	DECIDE_ACT_SKIPPED,    /* .node rejoined clean before being fenced */
+	DECIDE_ACT_SKIPPED,    /* .node rejoined clean before being fenced (.level 0), or
+				* merged back from the quorate side of a partition
+				* ours was the minority of (.level 1) */
 	DECIDE_ACT_DEFER,      /* .node is due, .by (another member) fences it */
 };
 

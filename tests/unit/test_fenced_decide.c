@@ -290,6 +290,58 @@ static void test_rejoin_before_fenced(void **state)
 	expect_action(0, DECIDE_ACT_FENCE, 2, 0);
 }
 
+/* A partition heals: the minority, which had no quorum while the others
+ * were away, must not fence them once the merge makes it quorate (the
+ * quorate side was right; it fences the minority if it must). */
+static void test_minority_does_not_fence_after_merge(void **state)
+{
+	static const uint32_t alone[] = { 3 }, three[] = { 1, 2, 3 };
+	static const struct decide_left l[] = { { 1, DECIDE_LEFT_NODEDOWN },
+		{ 2, DECIDE_LEFT_NODEDOWN } };
+	static const struct decide_joined stale[] = { { 1, false }, { 2, false } };
+
+	(void)state;
+	setup3(3, 0, false);
+	all_up();
+	/* node 3 cut off: no quorum, 1 and 2 victims in its view */
+	decide_quorum(&st, T0 + 9 * S, false, &out);
+	members(T0 + 10 * S, alone, 1, l, 2, NULL, 0);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[0].state, DECIDE_VICTIM);
+	/* the cut heals: corosync counts 1 and 2 again, quorum comes back
+	 * before the fence domain's merge: nothing is fenced ... */
+	nodes[0].cs_member = nodes[1].cs_member = true;
+	decide_quorum(&st, T0 + 15 * S, true, &out);
+	assert_int_equal(out.n, 0);
+	decide_timer(&st, T0 + 16 * S, &out);
+	assert_int_equal(out.n, 0);
+	/* ... and the merge (their old state) settles them */
+	members(T0 + 16 * S, three, 3, NULL, 0, stale, 2);
+	assert_int_equal(out.n, 2);
+	expect_action(0, DECIDE_ACT_SKIPPED, 0, 1);
+	expect_action(1, DECIDE_ACT_SKIPPED, 1, 1);
+	assert_int_equal(nodes[0].state, DECIDE_OK);
+	assert_int_equal(nodes[1].state, DECIDE_OK);
+	decide_timer(&st, T0 + 100 * S, &out);
+	assert_int_equal(out.n, 0);
+
+	/* quorum back while one of them is still away (the other rebooted):
+	 * the one away is ours to fence, even if it merges back later */
+	setup3(3, 0, false);
+	all_up();
+	decide_quorum(&st, T0 + 9 * S, false, &out);
+	members(T0 + 10 * S, alone, 1, l, 2, NULL, 0);
+	nodes[0].cs_member = true; /* node 1 is back */
+	decide_quorum(&st, T0 + 15 * S, true, &out);
+	assert_int_equal(out.n, 1);
+	expect_action(0, DECIDE_ACT_FENCE, 1, 0);
+	static const uint32_t one_three[] = { 1, 3 };
+	static const struct decide_joined clean1[] = { { 1, true } };
+	members(T0 + 16 * S, one_three, 2, NULL, 0, clean1, 1);
+	expect_action(0, DECIDE_ACT_SKIPPED, 0, 0);
+	assert_int_equal(nodes[1].state, DECIDE_FENCING);
+}
+
 static void test_delays(void **state)
 {
 	static const uint32_t m[] = { 1, 2 };
@@ -681,6 +733,7 @@ int main(void)
 		cmocka_unit_test(test_levels_and_retry),
 		cmocka_unit_test(test_post_join_delay),
 		cmocka_unit_test(test_rejoin_before_fenced),
+		cmocka_unit_test(test_minority_does_not_fence_after_merge),
 		cmocka_unit_test(test_delays),
 		cmocka_unit_test(test_power_off_drops_vip_delay),
 		cmocka_unit_test(test_startup_victim_corosync_member),

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""A partition that heals before anyone is fenced: the minority does not
+fence the majority after the merge.
+
+Three lab hosts n1-n3 run corosync (knet, token 1000 ms) and fenced, each
+node's BMC an ipmi_sim on a fourth host (cphatest.fencedlab). n3's
+fence_node has `delay 20s`, so the majority waits before it fences n3.
+
+  1. n3 is cut off the network (its link down) for 6 s, longer than
+     corosync's token and consensus: n3 loses quorum and counts n1 and n2
+     as failed; n1 and n2 keep quorum and count n3 as failed, due in 20 s.
+  2. The link comes back and corosync merges the partitions. n3 is quorate
+     again only because n1 and n2 are back: it must not fence them (they
+     were the quorate side). Its fenced says they merged back from the
+     quorate side, and n1's and n2's BMCs are never told to power off.
+  3. The majority still fences n3 when its delay ends: a node that was cut
+     from the quorate partition comes back with its old state (RHCS's rule).
+Before the fix, n3 fenced n1 and n2 the moment the merge made it quorate:
+the whole cluster but the cut node went down.
+Exit 0 pass, 77 skip, 1 fail.
+    sudo python3 tests/integration/test_fenced_merge.py
+"""
+
+import os
+import sys
+import time
+
+sys.dont_write_bytecode = True
+
+import cphatest  # noqa: E402
+from cphatest import fencedlab, step, util  # noqa: E402
+
+NAMES = ("n1", "n2", "n3")
+IPS = ("198.18.0.111", "198.18.0.112", "198.18.0.113")
+BMC_IP = "198.18.0.120"
+N3_DELAY = 20
+CUT_S = 6
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def history(node, victim, event):
+    s = node.show()
+    check(s is not None, "fenced show json on %s failed" % node.name)
+    return [h for h in s["history"] if h["node"] == victim and h["event"] == event]
+
+
+def offs(cl, node, since):
+    return [e for _, e in cl.bmc_events(node, since) if e.startswith("set power 0")]
+
+
+def run(lab):
+    cl = fencedlab.build(lab, NAMES, IPS, BMC_IP)
+    try:
+        cl.write_fenced_conf(cl.bmc_conf("off", "8s", lambda n: "    delay %ds\n" % N3_DELAY
+                                         if n.name == "n3" else ""))
+        step("three nodes, corosync and fenced, quorate")
+        cl.start()
+        n1, n2, n3 = cl.nodes
+        step("1. n3 cut off for %d s" % CUT_S)
+        t0 = time.time()
+        mark = len(n3.fenced_log())
+        lab.link_down(n3.host)
+        try:
+            util.wait_until(lambda: "NOT quorate" in n3.fenced_log()[mark:], 15, 0.2,
+                            "n3 to lose quorum")
+            util.wait_until(lambda: n3.name not in (n1.show() or {}).get("members", [n3.name]),
+                            15, 0.2, "n1 to see n3 leave")
+            time.sleep(max(0.0, t0 + CUT_S - time.time()))
+        finally:
+            lab.link_up(n3.host)
+        log = n3.fenced_log()[mark:]
+        check("n1 failed" in log and "n2 failed" in log,
+              "n3 did not count n1 and n2 failed:\n%s" % log[-2000:])
+        step("2. healed: n3 quorate again with n1 and n2 back; it fences neither")
+        util.wait_until(lambda: all(n3.name in (n.show() or {}).get("members", [])
+                                    for n in (n1, n2)) or n3.name in
+                        [h["node"] for h in history(n1, n3.name, "fenced")],
+                        30, 0.3, "the merge")
+        util.wait_until(lambda: "merged back from the quorate side" in n3.fenced_log()[mark:]
+                        or offs(cl, n1, t0) or offs(cl, n2, t0), 20, 0.3,
+                        "n3's fenced to settle n1 and n2")
+        time.sleep(3)  # a fence of n1 or n2 would have been asked for by now
+        check(not offs(cl, n1, t0) and not offs(cl, n2, t0),
+              "the minority fenced the majority: n1 %r, n2 %r\n%s" % (
+                  offs(cl, n1, t0), offs(cl, n2, t0), n3.fenced_log()[mark:][-3000:]))
+        log = n3.fenced_log()[mark:]
+        for n in (n1, n2):
+            check("%s merged back from the quorate side" % n.name in log,
+                  "n3's log does not say %s merged back:\n%s" % (n.name, log[-2000:]))
+        check(n1.up() and n2.up(), "n1 or n2 is down after the merge")
+        print("  n3 fenced nobody; n1's and n2's BMCs untouched", flush=True)
+        step("3. n1 (the majority's lowest id) fences n3 after its %d s delay" % N3_DELAY)
+        util.wait_until(lambda: offs(cl, n3, t0), N3_DELAY + 30, 0.3,
+                        "n3's BMC to be told to power off")
+        at = cl.bmc_events(n3, t0)
+        t_off = [t for t, e in at if e.startswith("set power 0")][0]
+        check(t_off - t0 >= N3_DELAY, "n3 fenced %.1f s after the cut, before its delay"
+              % (t_off - t0))
+        util.wait_until(lambda: history(n1, n3.name, "fenced"), 30, 0.3,
+                        "n1 to record n3 fenced")
+        print("  n3 powered off through its BMC %.1f s after the cut" % (t_off - t0),
+              flush=True)
+    finally:
+        cl.close()
+
+
+def main():
+    cphatest.require_root(tools=("corosync", "ipmi_sim", "fence_ipmilan", "ipmitool"))
+    if not os.access(fencedlab.FENCED, os.X_OK):
+        return util.skip("%s not built (set CPHA_BUILD_DIR)" % fencedlab.FENCED)
+    return cphatest.main("fenced-merge", run, dump_lines=80)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
