@@ -28,7 +28,7 @@ static void usage(FILE *f)
 		"                                            a bootstrap token for a worker\n"
 		"  restart ROLE [--host NAME] [--dry-run]    restart a role the manager's way\n"
 		"  logs ROLE [-f] [--dry-run]                a role's logs (-f follows)\n"
-		"  lab [--name NAME] up|down|status|run|x|probe|report ...\n"
+		"  lab [--name NAME] up|down|status|run|x|probe|report|check-history ...\n"
 		"                                            the HA control plane on one machine\n"
 		"  -f FILE  the cluster description (default " CPHA_DEFAULT_FILE "); also "
 		"accepted after COMMAND\n"

@@ -1,7 +1,8 @@
 /* cpha lab: the whole HA control plane on one machine (see cpha(1)).
  *
- * The measuring parts are C and run here: `probe` (the client's prober)
- * and `report` (statistics, invariants, report files). Building hosts
+ * The measuring parts are C and run here: `probe` (the client's prober),
+ * `report` (statistics, invariants, report files) and `check-history`
+ * (linearizability of the clients' register operations). Building hosts
  * out of namespaces and breaking them is the lab program's job (a Python
  * program shipped with the lab's simulators in CPHA_LAB_DIR), which this
  * executes for every other subcommand. */
@@ -21,6 +22,7 @@ static const struct {
 } lab_cmds[] = {
 	{ "probe", cmd_lab_probe },
 	{ "report", cmd_lab_report },
+	{ "check-history", cmd_lab_check_history },
 };
 
 /* Where the lab program lives: $CPHA_LAB_DIR, the source tree when this
