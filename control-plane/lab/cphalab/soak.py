@@ -1,0 +1,526 @@
+"""`cpha lab soak`: a seeded series of random and compound faults on the
+running lab (cphalab.soakplan makes the series), the invariants sampled
+all along (runner.Monitor), the workload's history (cphalab.workload)
+checked for linearizability at the end (`cpha lab check-history`).
+
+The faults run on their own threads, each started at its time whatever
+the others do: recovery from one overlaps the next, within the limits the
+plan keeps (docs/soak.md). Every fault is undone at its end, and all of
+them again when the soak stops (also on an error or SIGTERM): nothing
+stays frozen, cut, stopped or off.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+
+from . import build, observe, stackswitch
+from . import lab as labmod
+from . import runner
+from .hosts import LabError
+
+HISTORY = "/var/log/history-%s.jsonl"  # on the client
+# kinds of cphalab.soakplan this lab does not draw, and why (the report says)
+NOT_DRAWN = {"bmc_silent": 0}
+NOT_DRAWN_WHY = {"bmc_silent": "the lab renders one fence level per host; a silent BMC "
+                 "would hold a fence past its deadline with no second level to use"}
+SETTLE_TIMEOUT = 240  # s the soak waits for a settled lab, before and after
+RESTART_SEC = 5.0  # a unit's Restart=on-failure
+RELOAD_SIG = {"lbd": signal.SIGHUP, "vipd": signal.SIGHUP, "haproxy": signal.SIGUSR2,
+              "keepalived": signal.SIGHUP}
+LOSS_NFT = """table inet cphalab_soak_loss {
+    chain in { type filter hook input priority -210; policy accept; numgen random mod 100 < %(p)d drop; }
+    chain out { type filter hook output priority -210; policy accept; numgen random mod 100 < %(p)d drop; }
+}
+"""
+PART_NFT = """table inet cphalab_soak_cut {
+    chain in { type filter hook input priority -220; policy accept; ip saddr { %(peers)s } drop; }
+    chain out { type filter hook output priority -220; policy accept; ip daddr { %(peers)s } drop; }
+}
+"""
+# VRRP (IP protocol 112) from one LB host, dropped where it arrives
+ONEWAY_NFT = """table inet cphalab_soak_vrrp {
+    chain in { type filter hook input priority -230; policy accept; ip saddr %(peer)s ip protocol 112 drop; }
+}
+"""
+
+
+def nft(host, text=None, delete=None):
+    argv = ["ip", "netns", "exec", host.netns, "nft"]
+    if text is not None:
+        subprocess.run(argv + ["-f", "-"], input=text, text=True, capture_output=True,
+                       check=True, timeout=10)
+    else:
+        subprocess.run(argv + ["delete", "table", "inet", delete], capture_output=True,
+                       timeout=10)
+
+
+def pids_of(host, daemon):
+    """PIDs of daemon on host: a service the lab started, or a process
+    whose program (or a stand-in's script) is named daemon."""
+    pid = host.service_pid(daemon)
+    if pid:
+        return [pid]
+    out = []
+    for pid, argv in host.processes():
+        names = [os.path.basename(a) for a in argv[:2]]
+        if daemon in names:
+            out.append(pid)
+    return out
+
+
+def signal_daemon(host, daemon, sig):
+    n = 0
+    for pid in pids_of(host, daemon):
+        try:
+            os.kill(pid, sig)
+            n += 1
+        except ProcessLookupError:
+            pass
+    return n
+
+
+class Executor:
+    """Starts and undoes each fault of a plan on the lab."""
+
+    def __init__(self, lab, stack, progress):
+        self.lab, self.stack, self.progress = lab, stack, progress
+        self.lock = threading.Lock()
+        self.undo = {}  # fault id -> what undoes it
+        self.applied = []  # (fault id, kind, time, note)
+        self.errors = []  # (fault id, kind, why)
+        self.stop_ev = threading.Event()
+
+    def host(self, name):
+        return self.lab.host(name)
+
+    # -- each kind: start it, return its undo (None: nothing to undo) ----------------
+    def k_power_off(self, f):
+        h = self.host(f.targets[0])
+        h.power_off()
+        return lambda: self.power_on(h)
+
+    def power_on(self, h):
+        # a fence may have rebooted it already
+        if not h.powered():
+            h.set_power(True)
+            build.boot(self.lab, h)
+
+    def k_freeze(self, f):
+        h = self.host(f.targets[0])
+        h.freeze()
+        return h.thaw
+
+    def k_kill(self, f):
+        h = self.host(f.targets[0])
+        d = f.params["daemon"]
+        if not signal_daemon(h, d, signal.SIGKILL):
+            raise LabError("%s is not running on %s" % (d, h.name))
+        if f.params.get("recovered_by") == "restart":
+            # what systemd does for the unit (Restart=on-failure,
+            # RestartSec=5): the lab has no systemd
+            t = threading.Timer(RESTART_SEC, self.restart, args=(h, d))
+            t.daemon = True
+            t.start()
+        return None
+
+    def restart(self, h, d):
+        if self.stop_ev.is_set() or not h.powered() or h.service_pid(d):
+            return
+        try:
+            if d == "keepalived":
+                build.start_lb_daemons(h)
+            elif d == "haproxy":
+                build.start_lb_proxy(h)
+            else:
+                build.start_units(h, [d])
+        except Exception as e:
+            self.errors.append((0, "restart", "%s on %s: %s" % (d, h.name, str(e)[:200])))
+
+    def k_partition(self, f):
+        side = [self.host(n) for n in f.targets]
+        names = set(f.targets)
+        rest = [h for h in self.lab.hosts.values() if h.name not in names]
+        cut = []
+        for h in side:
+            if h.powered():
+                nft(h, PART_NFT % {"peers": ", ".join(r.v4 for r in rest)})
+                cut.append(h)
+
+        def heal():
+            for h in cut:
+                nft(h, delete="cphalab_soak_cut")
+        return heal
+
+    def k_loss(self, f):
+        h = self.host(f.targets[0])
+        nft(h, LOSS_NFT % {"p": int(f.params.get("percent", 20))})
+        return lambda: nft(h, delete="cphalab_soak_loss")
+
+    def k_flap(self, f):
+        h = self.host(f.targets[0])
+        period = float(f.params.get("period_s", 4))
+        end = time.time() + f.duration
+        stop = threading.Event()
+
+        def loop():
+            up = True
+            while not stop.is_set() and time.time() < end:
+                up = not up
+                h.link(up)
+                stop.wait(period / 2)
+            h.link(True)
+        t = threading.Thread(target=loop, daemon=True)
+        t.start()
+
+        def undo():
+            stop.set()
+            t.join(period + 2)
+            h.link(True)
+        return undo
+
+    def k_etcd_stall(self, f):
+        h = self.host(f.targets[0])
+        if not signal_daemon(h, "etcd", signal.SIGSTOP):
+            raise LabError("etcd is not running on %s" % h.name)
+        return lambda: signal_daemon(h, "etcd", signal.SIGCONT)
+
+    def k_reload(self, f):
+        h = self.host(f.targets[0])
+        d = f.params["daemon"]
+        if not h.signal(d, RELOAD_SIG[d]):
+            pass
+        return None
+
+    def k_watch_reload(self, f):
+        return self.k_reload(f)
+
+    def k_rolling_restart(self, f):
+        t = threading.Thread(target=self.rolling_restart, args=(f.targets,), daemon=True)
+        t.start()
+        return lambda: t.join(240)
+
+    def rolling_restart(self, order):
+        """The operator's rolling restart: cpha restart apiserver on each
+        master in turn, each back before the next."""
+        for m in [self.host(n) for n in order]:
+            if self.stop_ev.is_set():
+                return
+            if not m.powered():
+                continue
+            try:
+                m.run(["cpha", "restart", "apiserver"], check=False, timeout=180)
+                end = time.time() + 60
+                while time.time() < end and not self.stop_ev.is_set():
+                    if observe.api(self.lab, "/readyz", server=m.v4)[0] == 200:
+                        break
+                    time.sleep(0.5)
+            except Exception as e:  # a master that went away meanwhile
+                self.progress("  rolling restart: %s: %s" % (m.name, e))
+
+    def k_lb_both_boot(self, f):
+        """Every LB host off, then on together, each booting at once, and
+        a reload of params.daemon on each params.reload_at_s after the
+        power came back (a configuration pushed while they boot)."""
+        lbs = [self.host(n) for n in f.targets]
+        for h in lbs:
+            h.power_off()
+
+        def undo():
+            for h in lbs:
+                if not h.powered():
+                    h.set_power(True)
+            threads = [threading.Thread(target=build.boot, args=(self.lab, h), daemon=True)
+                       for h in lbs if not h.service_pid(self.lb_daemons()[0])]
+            for t in threads:
+                t.start()
+            time.sleep(float(f.params.get("reload_at_s", 2.0)))
+            d = f.params.get("daemon", self.lb_daemons()[0])
+            for h in lbs:
+                if h.service_pid(d):
+                    h.signal(d, RELOAD_SIG[d])
+            for t in threads:
+                t.join(120)
+        return undo
+
+    def lb_daemons(self):
+        return ("lbd", "vipd") if labmod.is_cpha(self.stack) else ("haproxy", "keepalived")
+
+    def k_advert_oneway(self, f):
+        a, b = self.host(f.targets[0]), self.host(f.targets[1])
+        nft(b, ONEWAY_NFT % {"peer": a.v4})
+        return lambda: nft(b, delete="cphalab_soak_vrrp")
+
+    def k_track_timeout(self, f):
+        # the VIP's check asks the load balancer: a load balancer that
+        # does not answer makes the check time out
+        h = self.host(f.targets[0])
+        lb = self.lb_daemons()[0]
+        if not signal_daemon(h, lb, signal.SIGSTOP):
+            raise LabError("%s is not running on %s" % (lb, h.name))
+        return lambda: signal_daemon(h, lb, signal.SIGCONT)
+
+    def k_etcd_quorum_loss(self, f):
+        hs = [self.host(n) for n in f.targets]
+        for h in hs:
+            signal_daemon(h, "etcd", signal.SIGSTOP)
+        return lambda: [signal_daemon(h, "etcd", signal.SIGCONT) for h in hs]
+
+    def k_apiserver_graceful_stop(self, f):
+        h = self.host(f.targets[0])
+        if not signal_daemon(h, "kube-apiserver", signal.SIGTERM):
+            raise LabError("kube-apiserver is not running on %s" % h.name)
+        return None
+
+    def k_all_apiservers_down(self, f):
+        for n in f.targets:
+            signal_daemon(self.host(n), "kube-apiserver", signal.SIGTERM)
+        return None
+
+    def k_standby(self, f):
+        name = f.targets[0]
+        via = [m for m in observe.up_masters(self.lab) if m.name != name]
+        if not via:
+            raise LabError("no master to run crm_standby from")
+        via[0].run(["crm_standby", "-N", name, "-v", "on"], timeout=30)
+
+        def undo():
+            for m in observe.up_masters(self.lab):
+                if m.run(["crm_standby", "-N", name, "-v", "off"], check=False,
+                         timeout=30).returncode == 0:
+                    return
+        return undo
+
+    # -- running ---------------------------------------------------------------------
+    def supported(self, kind):
+        return hasattr(self, "k_" + kind)
+
+    def start(self, f):
+        fn = getattr(self, "k_" + f.kind, None)
+        try:
+            if fn is None:
+                raise LabError("no way to inject it in this lab")
+            undo = fn(f)
+        except Exception as e:
+            self.errors.append((f.id, f.kind, str(e)[:300]))
+            self.progress("  fault %d %s: NOT applied: %s" % (f.id, f.kind, e))
+            return
+        with self.lock:
+            self.applied.append((f.id, f.kind, time.time()))
+            if undo:
+                self.undo[f.id] = undo
+
+    def end(self, f):
+        with self.lock:
+            undo = self.undo.pop(f.id, None)
+        if undo:
+            try:
+                undo()
+            except Exception as e:
+                self.errors.append((f.id, f.kind, "undo: %s" % str(e)[:300]))
+
+    def undo_all(self):
+        """Whatever is still applied, undone (the soak's end, an error)."""
+        self.stop_ev.set()
+        with self.lock:
+            pending = list(self.undo.items())
+            self.undo.clear()
+        for fid, undo in pending:
+            try:
+                undo()
+            except Exception as e:
+                self.errors.append((fid, "?", "undo at the end: %s" % str(e)[:300]))
+        for h in self.lab.hosts.values():
+            if h.powered():
+                for t in ("cphalab_soak_cut", "cphalab_soak_loss", "cphalab_soak_vrrp"):
+                    nft(h, delete=t)
+                h.link(True)
+                if h.frozen():
+                    h.thaw()
+
+
+def in_flight(plan, t, t0):
+    """The faults whose interval holds t (unix time), as "id kind"."""
+    s = t - t0
+    return ["%d %s" % (f.id, f.kind) for f in plan.faults
+            if f.start <= s <= f.start + max(f.duration, 1.0)]
+
+
+def below_service(path, t0, t1):
+    """From the prober's events: seconds with at least one failed request,
+    and the worst windows (runs of such seconds), longest first."""
+    bad = set()
+    try:
+        with open(path) as f:
+            for line in f:
+                try:
+                    e = json.loads(line)
+                except ValueError:
+                    continue
+                t = e.get("t", 0)
+                if t0 <= t <= t1 and e.get("k") in ("readyz", "lease_get", "lease_put") \
+                        and not e.get("ok"):
+                    bad.add(int(t - t0))
+    except OSError:
+        return None, []
+    windows, start, prev = [], None, None
+    for s in sorted(bad):
+        if start is None:
+            start = prev = s
+        elif s == prev + 1:
+            prev = s
+        else:
+            windows.append((start, prev + 1))
+            start = prev = s
+    if start is not None:
+        windows.append((start, prev + 1))
+    windows.sort(key=lambda w: w[0] - w[1])
+    return len(bad), windows[:5]
+
+
+def check_history(path):
+    """`cpha lab check-history --json` on path: (exit code, verdict)."""
+    r = subprocess.run([build.Programs().cpha, "lab", "check-history", "--json", path],
+                       capture_output=True, text=True, timeout=1800)
+    try:
+        verdict = json.loads(r.stdout)
+    except ValueError:
+        verdict = {"error": (r.stdout + r.stderr).strip()[-500:]}
+    return r.returncode, verdict
+
+
+def run(lab, a, progress):
+    stack = "peer" if a.peer else "cpha"
+    os.makedirs(a.report, exist_ok=True)
+    masters = [h.name for h in lab.by_role("master")]
+    lbs = [h.name for h in lab.by_role("lb")]
+    from . import soakplan
+    # the lab renders one fence level per host: a silent BMC would only
+    # hold a fence past its deadline, with no second level to take over
+    plan = soakplan.plan(a.seed, a.duration, masters, lbs, stack=stack,
+                         weights=NOT_DRAWN)
+    bad = soakplan.plan_check(plan, masters, lbs)
+    if bad:
+        raise LabError("the plan for seed %d breaks its limits: %s" % (a.seed, "; ".join(bad)))
+    ex = Executor(lab, stack, progress)
+    skipped = sorted({f.kind for f in plan.faults if not ex.supported(f.kind)})
+    progress("soak: seed %d, %g s, stack %s: %d faults (%d compound)%s" % (
+        a.seed, a.duration, runner.STACK_NAMES[stack], len(plan.faults),
+        sum(1 for f in plan.faults if f.compound),
+        "; not injected in this lab: " + ", ".join(skipped) if skipped else ""))
+    with open(os.path.join(a.report, "soak-plan.json"), "w") as f:
+        f.write(plan.dumps())
+    if lab.info.get("stack") != stack:
+        stackswitch.switch(lab, stack, progress)
+    progress("soak: waiting for a settled lab")
+    observe.wait_settled(lab, SETTLE_TIMEOUT, progress)
+    client = lab.host("client")
+    probe_path = runner.prober_path(lab, stack)
+    hist_inside = HISTORY % stack
+    hist = client.path(hist_inside)
+    for p in (probe_path, hist):
+        if os.path.exists(p):
+            os.unlink(p)
+    runner.start_prober(lab, stack)
+    client.start("workload-" + stack, ["cpha", "lab", "workload", "--server",
+                                        "%s:6443" % labmod.VIP, "--out", hist_inside,
+                                        "--seed", str(a.seed)])
+    mon = runner.Monitor(lab)
+    mon.start()
+    t0 = time.time()
+    timers = []
+    try:
+        for f in plan.faults:
+            def go(f=f):
+                progress("  fault %d at %.0f s: %s" % (f.id, time.time() - t0, f.describe()))
+                ex.start(f)
+                if f.duration:
+                    t = threading.Timer(f.duration, ex.end, args=(f,))
+                    t.daemon = True
+                    timers.append(t)
+                    t.start()
+            t = threading.Timer(max(0.0, t0 + f.start - time.time()), go)
+            t.daemon = True
+            timers.append(t)
+            t.start()
+        end = t0 + a.duration
+        while time.time() < end:
+            time.sleep(min(5, max(0.1, end - time.time())))
+    finally:
+        for t in list(timers):
+            t.cancel()
+        ex.undo_all()
+    t1 = time.time()
+    progress("soak: faults over after %.0f s; waiting for a settled lab" % (t1 - t0))
+    settled = True
+    try:
+        observe.wait_settled(lab, SETTLE_TIMEOUT, progress)
+    except LabError as e:
+        settled = False
+        progress("soak: NOT settled: %s" % e)
+    mon.stop()
+    client.stop("workload-" + stack, timeout=20)
+    runner.stop_prober(lab, stack)
+    code, verdict = check_history(hist)
+    seconds_bad, windows = below_service(probe_path, t0, t1)
+    violations = []
+    for inv, samples in mon.bad.items():
+        for s in samples:
+            violations.append({"invariant": inv, "t": round(s[0] - t0, 1),
+                               "detail": [str(x) for x in s[1:]],
+                               "faults_in_flight": in_flight(plan, s[0], t0)})
+    violations.sort(key=lambda v: v["t"])
+    kinds = {}
+    for fid, kind, _ in ex.applied:
+        kinds[kind] = kinds.get(kind, 0) + 1
+    report = {
+        "seed": a.seed, "duration_s": a.duration, "stack": runner.STACK_NAMES[stack],
+        "faults_planned": len(plan.faults),
+        "faults_injected": len(ex.applied),
+        "compound": sum(1 for f in plan.faults if f.compound
+                        and f.id in {fid for fid, _, _ in ex.applied}),
+        "by_kind": kinds, "not_injected": [
+            {"id": fid, "kind": k, "why": why} for fid, k, why in ex.errors],
+        "seconds_below_full_service": seconds_bad,
+        "worst_windows_s": [list(w) for w in windows],
+        "violations": violations, "settled_after": settled,
+        "history": {"exit": code, "verdict": verdict},
+    }
+    with open(os.path.join(a.report, "soak.json"), "w") as f:
+        json.dump(report, f, indent=2)
+    with open(os.path.join(a.report, "soak.md"), "w") as f:
+        f.write(markdown(report))
+    ok = not violations and code == 0 and settled
+    progress("soak: %d faults injected (%d compound), %d violations, history %s, %s; "
+             "report in %s" % (report["faults_injected"], report["compound"], len(violations),
+                               {0: "linearizable", 1: "NOT linearizable"}.get(
+                                   code, "not checked (exit %d)" % code),
+                               "settled" if settled else "NOT settled", a.report))
+    return 0 if ok else 1
+
+
+def markdown(r):
+    out = ["# cpha lab soak: seed %d, %g s, %s" % (r["seed"], r["duration_s"], r["stack"]), "",
+           "- faults: %d planned, %d injected, %d of them compound" % (
+               r["faults_planned"], r["faults_injected"], r["compound"]),
+           "- by kind: " + ", ".join("%s %d" % kv for kv in sorted(r["by_kind"].items())),
+           "- seconds below full service (a prober request failed): %s" %
+           r["seconds_below_full_service"],
+           "- worst windows (s from the start): " + (", ".join(
+               "%d-%d" % tuple(w) for w in r["worst_windows_s"]) or "none"),
+           "- the lab settled afterwards: %s" % ("yes" if r["settled_after"] else "NO"),
+           "- history: exit %d, %s" % (r["history"]["exit"], json.dumps(
+               r["history"]["verdict"])), "", "## Violations", ""]
+    if not r["violations"]:
+        out.append("None.")
+    for v in r["violations"]:
+        out.append("- %.1f s: %s %s; faults in flight: %s" % (
+            v["t"], v["invariant"], " ".join(v["detail"]), ", ".join(v["faults_in_flight"])
+            or "none"))
+    if r["not_injected"]:
+        out += ["", "## Faults not injected", ""]
+        out += ["- %d %s: %s" % (e["id"], e["kind"], e["why"]) for e in r["not_injected"]]
+    return "\n".join(out) + "\n"
