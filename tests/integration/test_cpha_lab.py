@@ -22,6 +22,9 @@ says it holds and the scenarios must have happened:
   fenced on every master (handing fencing to Pacemaker) still runs;
 - every invariant held; report.md names the stand-ins as lab simulators;
   timeline.svg parses as XML;
+- `cpha lab soak` for 3 minutes, seed 7: every fault of its plan
+  injected, no invariant broken, the lab settled afterwards, the writers'
+  history linearizable;
 then `cpha lab down` leaves no namespace, bridge or process.
 Exit 0 pass, 77 skip (not root), 1 fail.
     sudo python3 tests/integration/test_cpha_lab.py
@@ -216,6 +219,35 @@ def families(report, stack_events, sc):
                 t.get("serve_ms"), t.get("serve6_ms")))
 
 
+# a 3-minute soak, the seed fixed: its plan (cphalab.soakplan) holds 13
+# faults of 6 kinds, every one compound
+SOAK_SEED, SOAK_S = 7, 180
+
+
+def soak(report):
+    """cpha lab soak: every fault injected, no invariant broken, the lab
+    settled afterwards, the writers' history linearizable."""
+    step("cpha lab soak --duration %d --seed %d" % (SOAK_S, SOAK_SEED))
+    r = lab("soak", "--duration", str(SOAK_S), "--seed", str(SOAK_SEED), "--report", report,
+            check_rc=False, timeout=SOAK_S + 900)
+    with open(os.path.join(report, "soak.json")) as f:
+        s = json.load(f)
+    with open(os.path.join(report, "soak.md")) as f:
+        md = f.read()
+    check(r.returncode == 0, "cpha lab soak: exit %d\n%s" % (r.returncode, md))
+    check(s["faults_injected"] >= 6 and s["compound"] >= 1 and len(s["by_kind"]) >= 3,
+          "soak: %d faults injected, %d compound, kinds %s" % (
+              s["faults_injected"], s["compound"], s["by_kind"]))
+    check(not s["not_injected"], "soak: faults not injected: %s" % s["not_injected"])
+    check(s["violations"] == [] and s["settled_after"], md)
+    v = s["history"]["verdict"]
+    check(s["history"]["exit"] == 0 and v.get("linearizable") is True and
+          v.get("operations", 0) > 200, "soak: history %s" % s["history"])
+    step("soak: %d faults (%d compound), %d s below full service, history of %d operations "
+         "linearizable" % (s["faults_injected"], s["compound"],
+                           s["seconds_below_full_service"], v["operations"]))
+
+
 def peer_after_reloads(report):
     """HAProxy + keepalived: lb-poweroff right after 20 reloads of each
     daemon, the start that once gave impossible figures (the VIP on the
@@ -290,10 +322,12 @@ def main():
             len(sc), ", ".join("%s failed %d gap %s ms" % (n, s["failed"], s["max_gap_ms"])
                                for n, s in sc.items())))
         status_faults()
+        soak(report + "-soak")
         peer_after_reloads(report + "-peer")
         import shutil
         shutil.rmtree(report, ignore_errors=True)  # kept only when the test fails
         shutil.rmtree(report + "-peer", ignore_errors=True)
+        shutil.rmtree(report + "-soak", ignore_errors=True)
     finally:
         step("cpha lab down")
         r = lab("down", check_rc=False)

@@ -486,6 +486,7 @@ def run(lab, a, progress):
             {"id": fid, "kind": k, "why": why} for fid, k, why in ex.errors],
         "seconds_below_full_service": seconds_bad,
         "worst_windows_s": [list(w) for w in windows],
+        "not_drawn": dict(NOT_DRAWN_WHY),
         "violations": violations, "settled_after": settled,
         "history": {"exit": code, "verdict": verdict},
     }
@@ -523,4 +524,7 @@ def markdown(r):
     if r["not_injected"]:
         out += ["", "## Faults not injected", ""]
         out += ["- %d %s: %s" % (e["id"], e["kind"], e["why"]) for e in r["not_injected"]]
+    if r.get("not_drawn"):
+        out += ["", "## Kinds this lab does not draw", ""]
+        out += ["- %s: %s" % kv for kv in sorted(r["not_drawn"].items())]
     return "\n".join(out) + "\n"

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Unit tests of what `cpha lab soak` makes of a run (cphalab/soak.py), no
+lab needed: the faults in flight at a violation, the seconds below full
+service and the worst windows from the prober's events, the report's
+text, and that every kind the plan draws for the lab has an action."""
+
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.dont_write_bytecode = True
+
+from cphalab import soak, soakplan  # noqa: E402
+
+MASTERS, LBS = ["m1", "m2", "m3"], ["lb1", "lb2"]
+
+
+class TestActions(unittest.TestCase):
+    def test_every_kind_drawn_has_an_action(self):
+        ex = soak.Executor(lab=None, stack="cpha", progress=lambda s: None)
+        for kind in soakplan.KINDS:
+            with self.subTest(kind=kind):
+                if kind in soak.NOT_DRAWN:
+                    self.assertIn(kind, soak.NOT_DRAWN_WHY)
+                    continue
+                self.assertTrue(ex.supported(kind), kind)
+
+    def test_the_lab_plan_leaves_out_what_it_cannot_do(self):
+        for seed in (1, 2, 3):
+            p = soakplan.plan(seed, 3600, MASTERS, LBS, weights=soak.NOT_DRAWN)
+            self.assertFalse([f for f in p.faults if f.kind in soak.NOT_DRAWN])
+            self.assertEqual(soakplan.plan_check(p, MASTERS, LBS), [])
+            self.assertGreaterEqual(len(p.faults), 150)
+            self.assertGreaterEqual(p.compound_count(), 30)
+
+
+class TestInFlight(unittest.TestCase):
+    def test_intervals(self):
+        faults = [soakplan.Fault("loss", ["lb1"], 10.0, 20.0, 40.0, {"percent": 20}, id=1),
+                  soakplan.Fault("kill", ["m1"], 15.0, 0.0, 30.0, {"daemon": "etcd"}, id=2)]
+        p = soakplan.Plan(faults, seed=1, duration_s=60, masters=MASTERS, lbs=LBS)
+        t0 = 1000.0
+        self.assertEqual(soak.in_flight(p, t0 + 5, t0), [])
+        self.assertEqual(soak.in_flight(p, t0 + 15.5, t0), ["1 loss", "2 kill"])
+        self.assertEqual(soak.in_flight(p, t0 + 25, t0), ["1 loss"])
+        self.assertEqual(soak.in_flight(p, t0 + 31, t0), [])
+
+
+class TestBelowService(unittest.TestCase):
+    def test_seconds_and_windows(self):
+        t0 = 5000.0
+        events = []
+        for s in range(60):
+            for k in ("readyz", "lease_get", "lease_put"):
+                ok = not (10 <= s < 14 or s == 30 or 40 <= s < 50) or k == "readyz"
+                events.append({"t": t0 + s + 0.1, "k": k, "ok": ok})
+        events.append({"t": t0 + 20.5, "k": "watch", "ok": False})  # not a request
+        events.append({"t": t0 - 5, "k": "readyz", "ok": False})  # before the soak
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+            for e in events:
+                f.write(json.dumps(e) + "\n")
+            f.write("{not json\n")
+        try:
+            n, windows = soak.below_service(f.name, t0, t0 + 60)
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(n, 4 + 1 + 10)
+        self.assertEqual(windows, [(40, 50), (10, 14), (30, 31)])
+
+    def test_no_events_file(self):
+        self.assertEqual(soak.below_service("/nonexistent/probe.jsonl", 0, 1), (None, []))
+
+
+class TestReport(unittest.TestCase):
+    def test_markdown(self):
+        r = {"seed": 7, "duration_s": 180, "stack": "cpha", "faults_planned": 13,
+             "faults_injected": 12, "compound": 11, "by_kind": {"kill": 3, "loss": 2},
+             "seconds_below_full_service": 9, "worst_windows_s": [[33, 40]],
+             "settled_after": True, "history": {"exit": 0, "verdict": {"linearizable": True}},
+             "violations": [{"invariant": "one_vip_holder", "t": 42.5,
+                             "detail": ["['lb1', 'lb2']"], "faults_in_flight": ["4 partition"]}],
+             "not_injected": [{"id": 5, "kind": "kill", "why": "etcd is not running on m2"}],
+             "not_drawn": {"bmc_silent": "one fence level"}}
+        md = soak.markdown(r)
+        self.assertIn("13 planned, 12 injected, 11 of them compound", md)
+        self.assertIn("kill 3, loss 2", md)
+        self.assertIn("42.5 s: one_vip_holder ['lb1', 'lb2']; faults in flight: 4 partition",
+                      md)
+        self.assertIn("5 kill: etcd is not running on m2", md)
+        self.assertIn("bmc_silent: one fence level", md)
+
+
+if __name__ == "__main__":
+    unittest.main()
