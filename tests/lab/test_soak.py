@@ -48,6 +48,26 @@ class TestInFlight(unittest.TestCase):
         self.assertEqual(soak.in_flight(p, t0 + 31, t0), [])
 
 
+class TestFencesExplained(unittest.TestCase):
+    def test_causes(self):
+        F = soakplan.Fault
+        faults = [F("power_off", ["m3"], 10.0, 20.0, 45.0, id=1),
+                  F("kill", ["m1"], 100.0, 0.0, 30.0, {"daemon": "etcd"}, id=2),
+                  F("loss", ["lb1"], 200.0, 30.0, 40.0, {"percent": 30}, id=3),
+                  F("kill", ["m2"], 400.0, 0.0, 60.0, {"daemon": "corosync"}, id=4)]
+        p = soakplan.Plan(faults, seed=1, duration_s=600, masters=MASTERS, lbs=LBS)
+        t0 = 1000.0
+        fences = [("m3", t0 + 20),    # its power_off
+                  ("m3", t0 + 100),   # within the window's slack: 10 + 20 + 45 + 30
+                  ("m1", t0 + 105),   # an etcd kill fences nobody
+                  ("lb2", t0 + 210),  # loss on lb1: the two-node race may pick lb2
+                  ("m1", t0 + 210),   # loss on an LB host explains no master's fence
+                  ("m2", t0 + 430),   # its corosync killed
+                  ("m3", t0 + 500)]   # nothing in flight
+        self.assertEqual(soak.unexplained_fences(p, fences, t0),
+                         [("m1", 105.0), ("m1", 210.0), ("m3", 500.0)])
+
+
 class TestBelowService(unittest.TestCase):
     def test_seconds_and_windows(self):
         t0 = 5000.0
@@ -78,7 +98,7 @@ class TestReport(unittest.TestCase):
         r = {"seed": 7, "duration_s": 180, "stack": "cpha", "faults_planned": 13,
              "faults_injected": 12, "compound": 11, "by_kind": {"kill": 3, "loss": 2},
              "seconds_below_full_service": 9, "worst_windows_s": [[33, 40]],
-             "settled_after": True, "history": {"exit": 0, "verdict": {"linearizable": True}},
+             "settled_after": True, "fences": [{"host": "m2", "t": 61.2}], "history": {"exit": 0, "verdict": {"linearizable": True}},
              "violations": [{"invariant": "one_vip_holder", "t": 42.5,
                              "detail": ["['lb1', 'lb2']"], "faults_in_flight": ["4 partition"]}],
              "not_injected": [{"id": 5, "kind": "kill", "why": "etcd is not running on m2"}],
@@ -90,6 +110,7 @@ class TestReport(unittest.TestCase):
                       md)
         self.assertIn("5 kill: etcd is not running on m2", md)
         self.assertIn("bmc_silent: one fence level", md)
+        self.assertIn("fences: m2 at 61 s", md)
 
 
 if __name__ == "__main__":

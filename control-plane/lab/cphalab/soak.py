@@ -349,6 +349,52 @@ def in_flight(plan, t, t0):
             if f.start <= s <= f.start + max(f.duration, 1.0)]
 
 
+# What may make the cluster fence a host: a fault on that host that takes
+# it out of corosync's membership (it is off, frozen, cut, or its link
+# loses or flaps; its corosync or Pacemaker's controller killed), and in
+# the LB hosts' two-node cluster also a network fault on the other LB host
+# (each side then sees the other go, and the fence race picks one).
+FENCE_CAUSES = ("power_off", "freeze", "partition", "loss", "flap", "lb_both_boot")
+FENCE_KILLS = ("corosync", "pacemaker-controld")
+NET_FAULTS = ("partition", "loss", "flap")
+FENCE_SLACK_S = 30.0  # a fence may come this long after the fault's window
+
+
+def unexplained_fences(plan, fences, t0):
+    """The fences no fault of the plan explains: [(host, s from t0)] of
+    fences, each (host, unix time), in whose window (from its start to the
+    end of its recovery, plus FENCE_SLACK_S) no fault that can cause a
+    fence of that host was. A fence of a host in good standing is a
+    violation."""
+    out = []
+    for host, t in fences:
+        s = t - t0
+        why = False
+        for f in plan.faults:
+            if not f.start - 1.0 <= s <= f.window_end + FENCE_SLACK_S:
+                continue
+            if host in f.targets and (f.kind in FENCE_CAUSES or (
+                    f.kind == "kill" and f.params.get("daemon") in FENCE_KILLS)):
+                why = True
+            elif (host in plan.lbs and f.kind in NET_FAULTS
+                  and any(h in plan.lbs for h in f.targets)):
+                why = True
+            if why:
+                break
+        if not why:
+            out.append((host, round(s, 1)))
+    return out
+
+
+def fences_since(lab, t0):
+    """[(host, unix time)] of every fence (a BMC told to power off) since t0."""
+    out = []
+    for h in lab.by_role("master") + lab.by_role("lb"):
+        out += [(h.name, t) for t, e in build.bmc_events(lab, h.name, t0)
+                if e.startswith("set power 0")]
+    return sorted(out, key=lambda x: x[1])
+
+
 def below_service(path, t0, t1):
     """From the prober's events: seconds with at least one failed request,
     and the worst windows (runs of such seconds), longest first."""
@@ -472,6 +518,10 @@ def run(lab, a, progress):
             violations.append({"invariant": inv, "t": round(s[0] - t0, 1),
                                "detail": [str(x) for x in s[1:]],
                                "faults_in_flight": in_flight(plan, s[0], t0)})
+    fences = fences_since(lab, t0)
+    for host, s in unexplained_fences(plan, fences, t0):
+        violations.append({"invariant": "no_fence_without_cause", "t": s,
+                           "detail": [host], "faults_in_flight": in_flight(plan, t0 + s, t0)})
     violations.sort(key=lambda v: v["t"])
     kinds = {}
     for fid, kind, _ in ex.applied:
@@ -480,6 +530,7 @@ def run(lab, a, progress):
         "seed": a.seed, "duration_s": a.duration, "stack": runner.STACK_NAMES[stack],
         "faults_planned": len(plan.faults),
         "faults_injected": len(ex.applied),
+        "fences": [{"host": h, "t": round(t - t0, 1)} for h, t in fences],
         "compound": sum(1 for f in plan.faults if f.compound
                         and f.id in {fid for fid, _, _ in ex.applied}),
         "by_kind": kinds, "not_injected": [
@@ -512,6 +563,8 @@ def markdown(r):
            r["seconds_below_full_service"],
            "- worst windows (s from the start): " + (", ".join(
                "%d-%d" % tuple(w) for w in r["worst_windows_s"]) or "none"),
+           "- fences: %s" % (", ".join("%s at %.0f s" % (f["host"], f["t"])
+                                       for f in r.get("fences", [])) or "none"),
            "- the lab settled afterwards: %s" % ("yes" if r["settled_after"] else "NO"),
            "- history: exit %d, %s" % (r["history"]["exit"], json.dumps(
                r["history"]["verdict"])), "", "## Violations", ""]
