@@ -43,16 +43,6 @@ static void say(char *why, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 /* A hash that agrees with json_equal on scalars (NULL: the default key). */
 static uint64_t scalar_hash(const json_t *v)
 {
@@ -68,20 +58,20 @@ static uint64_t scalar_hash(const json_t *v)
 		h = 1469598103934665603ULL;
 		for (size_t i = 0; i < n; i++)
 			h = (h ^ s[i]) * 1099511628211ULL;
-		return mix64(h ^ 1);
+		return lab_history_mix64(h ^ 1);
 	}
 	case JSON_INTEGER:
-		return mix64((uint64_t)json_integer_value(v) ^ 2);
+		return lab_history_mix64((uint64_t)json_integer_value(v) ^ 2);
 	case JSON_REAL: {
 		double d = json_real_value(v);
 
 		if (d == 0)
 			d = 0; /* -0.0 equals 0.0 */
 		memcpy(&h, &d, sizeof(h));
-		return mix64(h ^ 3);
+		return lab_history_mix64(h ^ 3);
 	}
 	default:
-		return mix64((uint64_t)json_typeof(v) + 4);
+		return lab_history_mix64((uint64_t)json_typeof(v) + 4);
 	}
 }
 
@@ -144,7 +134,7 @@ static int intern(
 
 static size_t pend_find(const struct lab_hist__pending *p, long proc)
 {
-	size_t j = mix64((uint64_t)proc) & (p->cap - 1);
+	size_t j = lab_history_mix64((uint64_t)proc) & (p->cap - 1);
 
 	while (p->proc[j] != PEND_EMPTY && p->proc[j] != proc)
 		j = (j + 1) & (p->cap - 1);

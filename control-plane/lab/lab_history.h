@@ -25,6 +25,18 @@
 
 #include <jansson.h>
 
+/* splitmix64's finalizer: the hashes of values, processes and operations
+ * (lab_history.c, lab_history_check.c) */
+static inline uint64_t lab_history_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
 /* What an operation does. */
 enum lab_hist_f {
 	LAB_HIST_READ,

@@ -97,24 +97,15 @@ struct taken {
 	size_t n, cap;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 static uint64_t z1(size_t op)
 {
-	return mix64((uint64_t)(op + 1) * 0x9e3779b97f4a7c15ULL);
+	return lab_history_mix64((uint64_t)(op + 1) * 0x9e3779b97f4a7c15ULL);
 }
 
 static uint64_t z2(size_t op)
 {
-	return mix64(((uint64_t)(op + 1) * 0xc2b2ae3d27d4eb4fULL) ^ 0x165667b19e3779f9ULL);
+	return lab_history_mix64(
+		((uint64_t)(op + 1) * 0xc2b2ae3d27d4eb4fULL) ^ 0x165667b19e3779f9ULL);
 }
 
 static int memo_grow(struct memo *m)
@@ -385,9 +376,10 @@ static enum outcome search(
 						goto out;
 					}
 				}
-				r = memo_add(&m, n1 ^ mix64(next + 0x51ULL),
-					n2 ^ mix64((uint64_t)next * 0x2545f4914f6cdd1dULL + 7), opt,
-					nt, &tk, done);
+				r = memo_add(&m, n1 ^ lab_history_mix64(next + 0x51ULL),
+					n2 ^ lab_history_mix64(
+						     (uint64_t)next * 0x2545f4914f6cdd1dULL + 7),
+					opt, nt, &tk, done);
 				if (r < 0) {
 					rc = S_NOMEM;
 					goto out;

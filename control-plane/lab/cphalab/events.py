@@ -7,6 +7,29 @@ import json
 REQUESTS = ("readyz", "lease_get", "lease_put")
 
 
+def read_lines(path, start=None, end=None):
+    """The objects of a JSON Lines file whose "t" is within [start, end]
+    (either None: unbounded), in order; lines that are not a JSON object
+    with a time (one cut short, say) are skipped. [] when there is no
+    file."""
+    out = []
+    try:
+        with open(path) as f:
+            for line in f:
+                try:
+                    e = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(e, dict):
+                    continue
+                t = e.get("t", 0)
+                if (start is None or t >= start) and (end is None or t <= end):
+                    out.append(e)
+    except OSError:
+        pass
+    return out
+
+
 class EventLog:
     """A prober's events file, read incrementally. A last line cut short
     (the prober writing it) waits for the next poll."""

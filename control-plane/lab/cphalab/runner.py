@@ -7,7 +7,7 @@ import shutil
 import threading
 import time
 
-from . import alerts, build, judge, observe, scenarios, stackswitch
+from . import alerts, build, events, judge, observe, scenarios, stackswitch
 from . import lab as labmod
 from .events import EventLog
 from .hosts import LabError, write_json
@@ -136,19 +136,7 @@ def kubectl_summary(path, start, end):
 
 
 def lost_writes(path, start, end):
-    n = 0
-    try:
-        with open(path) as f:
-            for line in f:
-                try:
-                    e = json.loads(line)
-                except ValueError:
-                    continue
-                if e.get("k") == "lost_write" and start <= e.get("t", 0) <= end:
-                    n += 1
-    except OSError:
-        pass
-    return n
+    return sum(1 for e in events.read_lines(path, start, end) if e.get("k") == "lost_write")
 
 
 def serve_again(path, t0, end):

@@ -17,7 +17,7 @@ import subprocess
 import threading
 import time
 
-from . import build, observe, stackswitch
+from . import build, events, observe, stackswitch
 from . import lab as labmod
 from . import runner
 from .hosts import LabError
@@ -398,20 +398,10 @@ def fences_since(lab, t0):
 def below_service(path, t0, t1):
     """From the prober's events: seconds with at least one failed request,
     and the worst windows (runs of such seconds), longest first."""
-    bad = set()
-    try:
-        with open(path) as f:
-            for line in f:
-                try:
-                    e = json.loads(line)
-                except ValueError:
-                    continue
-                t = e.get("t", 0)
-                if t0 <= t <= t1 and e.get("k") in ("readyz", "lease_get", "lease_put") \
-                        and not e.get("ok"):
-                    bad.add(int(t - t0))
-    except OSError:
+    if not os.path.exists(path):
         return None, []
+    bad = {int(e["t"] - t0) for e in events.read_lines(path, t0, t1)
+           if e.get("k") in events.REQUESTS and not e.get("ok")}
     windows, start, prev = [], None, None
     for s in sorted(bad):
         if start is None:
