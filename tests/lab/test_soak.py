@@ -68,6 +68,17 @@ class TestFencesExplained(unittest.TestCase):
                          [("m1", 105.0), ("m1", 210.0), ("m3", 500.0)])
 
 
+class TestEtcdVoting(unittest.TestCase):
+    def test_learners_do_not_vote(self):
+        doc = {"header": {}, "members": [{"name": "m1"}, {"name": "m2"},
+                                         {"name": "m3", "isLearner": True}]}
+        self.assertEqual(soak.voting_members(doc), 2)
+        doc["members"][2]["isLearner"] = False
+        self.assertEqual(soak.voting_members(doc), 3)
+        self.assertIsNone(soak.voting_members({"header": {}}))
+        self.assertIsNone(soak.voting_members([]))
+
+
 class TestBelowService(unittest.TestCase):
     def test_seconds_and_windows(self):
         t0 = 5000.0

@@ -342,6 +342,45 @@ class Executor:
                     h.thaw()
 
 
+def voting_members(doc):
+    """The voting members in `etcdctl member list -w json`'s answer (learners
+    do not vote); None when it holds no member list."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("members"), list):
+        return None
+    return sum(1 for m in doc["members"] if not m.get("isLearner"))
+
+
+class EtcdWatch(threading.Thread):
+    """etcd's voting membership, every ETCD_EVERY_S from a master that
+    answers: it must stay odd (the soak changes no membership: an even
+    count means a member was added or removed behind its back)."""
+
+    ETCD_EVERY_S = 10.0
+
+    def __init__(self, lab):
+        super().__init__(daemon=True)
+        self.lab = lab
+        self.stop_ev = threading.Event()
+        self.bad = []  # (t, voting members)
+        self.samples = 0
+
+    def run(self):
+        while not self.stop_ev.wait(self.ETCD_EVERY_S):
+            try:
+                for h in observe.up_masters(self.lab)[:1]:
+                    r = observe.etcdctl(h, self.lab.by_role("master"), ["member", "list"])
+                    n = voting_members(json.loads(r.stdout)) if r.returncode == 0 else None
+                    if n is not None:
+                        self.samples += 1
+                        if n % 2 == 0:
+                            self.bad.append((time.time(), n))
+            except Exception:  # a master going away under the sample
+                pass
+
+    def stop(self):
+        self.stop_ev.set()
+
+
 def in_flight(plan, t, t0):
     """The faults whose interval holds t (unix time), as "id kind"."""
     s = t - t0
@@ -466,6 +505,8 @@ def run(lab, a, progress):
                                         "--seed", str(a.seed)])
     mon = runner.Monitor(lab)
     mon.start()
+    etcdw = EtcdWatch(lab)
+    etcdw.start()
     t0 = time.time()
     timers = []
     try:
@@ -498,6 +539,7 @@ def run(lab, a, progress):
         settled = False
         progress("soak: NOT settled: %s" % e)
     mon.stop()
+    etcdw.stop()
     client.stop("workload-" + stack, timeout=20)
     runner.stop_prober(lab, stack)
     code, verdict = check_history(hist)
@@ -508,6 +550,10 @@ def run(lab, a, progress):
             violations.append({"invariant": inv, "t": round(s[0] - t0, 1),
                                "detail": [str(x) for x in s[1:]],
                                "faults_in_flight": in_flight(plan, s[0], t0)})
+    for t, n in etcdw.bad:
+        violations.append({"invariant": "odd_etcd_voting_members", "t": round(t - t0, 1),
+                           "detail": ["%d voting members" % n],
+                           "faults_in_flight": in_flight(plan, t, t0)})
     fences = fences_since(lab, t0)
     for host, s in unexplained_fences(plan, fences, t0):
         violations.append({"invariant": "no_fence_without_cause", "t": s,
