@@ -362,7 +362,7 @@ class PlanCheck(unittest.TestCase):
         self.assertTrue(any("partition side" in x for x in v), v)
 
     def test_wrong_daemon_for_stack(self):
-        p = numbered([F("kill", ["lb1"], 100, 0, {"daemon": "fenced", "recovered_by": "restart"})])
+        p = numbered([F("kill", ["lb1"], 100, 0, {"daemon": "fenced", "recovered_by": "fence"})])
         p.stack = "peer"
         self.assertTrue(any("not a daemon" in x for x in sp.plan_check(p, M3, L2)))
         p.stack = "cpha"

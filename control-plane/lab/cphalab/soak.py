@@ -29,6 +29,9 @@ NOT_DRAWN_WHY = {"bmc_silent": "the lab renders one fence level per host; a sile
                  "would hold a fence past its deadline with no second level to use"}
 SETTLE_TIMEOUT = 240  # s the soak waits for a settled lab, before and after
 RESTART_SEC = 5.0  # a unit's Restart=on-failure
+# the daemons whose units restart them (Restart=on-failure); the others
+# come back through Pacemaker or a fence and boot (soakplan.KILL)
+UNIT_RESTARTED = ("fenced", "lbd", "vipd", "haproxy", "keepalived")
 RELOAD_SIG = {"lbd": signal.SIGHUP, "vipd": signal.SIGHUP, "haproxy": signal.SIGUSR2,
               "keepalived": signal.SIGHUP}
 LOSS_NFT = """table inet cphalab_soak_loss {
@@ -119,7 +122,7 @@ class Executor:
         d = f.params["daemon"]
         if not signal_daemon(h, d, signal.SIGKILL):
             raise LabError("%s is not running on %s" % (d, h.name))
-        if f.params.get("recovered_by") == "restart":
+        if d in UNIT_RESTARTED:
             # what systemd does for the unit (Restart=on-failure,
             # RestartSec=5): the lab has no systemd
             t = threading.Timer(RESTART_SEC, self.restart, args=(h, d))
@@ -394,7 +397,8 @@ def in_flight(plan, t, t0):
 # the LB hosts' two-node cluster also a network fault on the other LB host
 # (each side then sees the other go, and the fence race picks one).
 FENCE_CAUSES = ("power_off", "freeze", "partition", "loss", "flap", "lb_both_boot")
-FENCE_KILLS = ("corosync", "pacemaker-controld")
+# (fenced's rule: a member whose fenced process dies is fenced)
+FENCE_KILLS = ("corosync", "pacemaker-controld", "fenced")
 NET_FAULTS = ("partition", "loss", "flap")
 FENCE_SLACK_S = 30.0  # a fence may come this long after the fault's window
 

@@ -62,11 +62,13 @@ LB_DAEMONS = {"cpha": ("corosync", "fenced", "lbd", "vipd"),
 KILL = {
     ("master", "corosync"): ("fence", 60.0),
     ("master", "pacemaker-controld"): ("respawn", 60.0),
-    ("master", "fenced"): ("restart", 15.0),
+    # fenced's rule: a member whose fenced process dies is fenced (its
+    # unit restarts fenced 5 s later, after the fence has been asked for)
+    ("master", "fenced"): ("fence", 60.0),
     ("master", "etcd"): ("pacemaker", 30.0),
     ("master", "kube-apiserver"): ("pacemaker", 25.0),
     ("lb", "corosync"): ("fence", 45.0),
-    ("lb", "fenced"): ("restart", 20.0),
+    ("lb", "fenced"): ("fence", 45.0),
     ("lb", "lbd"): ("restart", 20.0),
     ("lb", "vipd"): ("restart", 20.0),
     ("lb", "haproxy"): ("restart", 20.0),
@@ -288,7 +290,7 @@ def impact(f, masters, lbs):
         out[LB].update(ls)
     elif k == "kill":
         d = f.params.get("daemon")
-        if ms and d in ("corosync", "pacemaker-controld", "etcd"):
+        if ms and d in ("corosync", "pacemaker-controld", "etcd", "fenced"):
             out[MEMBER].update(ms)
         elif ms and d == "kube-apiserver":
             out[API].update(ms)
