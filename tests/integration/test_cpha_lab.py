@@ -219,8 +219,9 @@ def families(report, stack_events, sc):
                 t.get("serve_ms"), t.get("serve6_ms")))
 
 
-# a 3-minute soak, the seed fixed: its plan (cphalab.soakplan) holds 13
-# faults of 6 kinds, every one compound
+# a 3-minute soak, the seed fixed: its plan (cphalab.soakplan) holds 10
+# faults of 6 kinds (a standby and a reload with watches among them), every
+# one compound
 SOAK_SEED, SOAK_S = 7, 180
 
 
