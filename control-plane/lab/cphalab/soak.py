@@ -568,6 +568,7 @@ def run(lab, a, progress):
         kinds[kind] = kinds.get(kind, 0) + 1
     report = {
         "seed": a.seed, "duration_s": a.duration, "stack": runner.STACK_NAMES[stack],
+        "started": round(t0, 3),
         "faults_planned": len(plan.faults),
         "faults_injected": len(ex.applied),
         "fences": [{"host": h, "t": round(t - t0, 1)} for h, t in fences],
