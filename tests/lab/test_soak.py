@@ -54,7 +54,8 @@ class TestFencesExplained(unittest.TestCase):
         faults = [F("power_off", ["m3"], 10.0, 20.0, 45.0, id=1),
                   F("kill", ["m1"], 100.0, 0.0, 30.0, {"daemon": "etcd"}, id=2),
                   F("loss", ["lb1"], 200.0, 30.0, 40.0, {"percent": 30}, id=3),
-                  F("kill", ["m2"], 400.0, 0.0, 60.0, {"daemon": "corosync"}, id=4)]
+                  F("kill", ["m2"], 400.0, 0.0, 60.0, {"daemon": "corosync"}, id=4),
+                  F("freeze", ["lb1"], 520.0, 5.0, 35.0, id=5)]
         p = soakplan.Plan(faults, seed=1, duration_s=600, masters=MASTERS, lbs=LBS)
         t0 = 1000.0
         fences = [("m3", t0 + 20),    # its power_off
@@ -63,7 +64,8 @@ class TestFencesExplained(unittest.TestCase):
                   ("lb2", t0 + 210),  # loss on lb1: the two-node race may pick lb2
                   ("m1", t0 + 210),   # loss on an LB host explains no master's fence
                   ("m2", t0 + 430),   # its corosync killed
-                  ("m3", t0 + 500)]   # nothing in flight
+                  ("m3", t0 + 500),   # nothing in flight
+                  ("lb2", t0 + 527)]  # lb1 frozen 5 s, thawed: it won the race
         self.assertEqual(soak.unexplained_fences(p, fences, t0),
                          [("m1", 105.0), ("m1", 210.0), ("m3", 500.0)])
 

@@ -394,12 +394,13 @@ def in_flight(plan, t, t0):
 # What may make the cluster fence a host: a fault on that host that takes
 # it out of corosync's membership (it is off, frozen, cut, or its link
 # loses or flaps; its corosync or Pacemaker's controller killed), and in
-# the LB hosts' two-node cluster also a network fault on the other LB host
-# (each side then sees the other go, and the fence race picks one).
+# the LB hosts' two-node cluster also a network fault or a freeze of the
+# other LB host (each side then sees the other go, and the fence race,
+# which the VIP holder wins, picks one).
 FENCE_CAUSES = ("power_off", "freeze", "partition", "loss", "flap", "lb_both_boot")
 # (fenced's rule: a member whose fenced process dies is fenced)
 FENCE_KILLS = ("corosync", "pacemaker-controld", "fenced")
-NET_FAULTS = ("partition", "loss", "flap")
+NET_FAULTS = ("partition", "loss", "flap", "freeze")
 FENCE_SLACK_S = 30.0  # a fence may come this long after the fault's window
 
 
