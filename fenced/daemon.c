@@ -373,34 +373,29 @@ void fenced_apply(struct fenced *d, struct decide_out *out)
 				"round %u failed; next round in %.1f s", fn->rounds,
 				(double)d->cfg->global.retry_interval / 1e6);
 			break;
-		case DECIDE_ACT_SKIPPED:
-			if (!d->nodes[a->node].member) {
-				/* decide.h: a start-up victim that corosync counts */
-				log_notice("%s is a corosync member (up, its fenced not in the "
-					   "domain yet): no start-up fencing",
-					n->name);
-				fenced_history(d, n->name, "skipped", 0, 0, 0, true,
-					"a corosync member: no start-up fencing");
-				d->skipped++;
-				break;
-			}
-			if (a->level == 1) {
-				log_notice("%s merged back from the quorate side of a partition "
-					   "this node was cut from (no quorum here since it "
-					   "left): not fenced by this node",
-					n->name);
-				fenced_history(d, n->name, "skipped", 0, 0, 0, true,
-					"merged back from the quorate side");
-				d->skipped++;
-				break;
-			}
-			log_notice("%s rejoined clean (its fenced restarted) before being fenced: "
-				   "not fenced",
-				n->name);
-			fenced_history(d, n->name, "skipped", 0, 0, 0, true,
-				"rejoined clean before fencing");
+		case DECIDE_ACT_SKIPPED: {
+			/* decide.h: a start-up victim that corosync counts (not a
+			 * member), one back with a new fenced (.level 0), one merged
+			 * back from the quorate side (.level 1) */
+			static const char *const why[][2] = {
+				{ "rejoined clean (its fenced restarted) before being "
+				  "fenced: not fenced",
+					"rejoined clean before fencing" },
+				{ "merged back from the quorate side of a partition this "
+				  "node was cut from (no quorum here since it left): not "
+				  "fenced by this node",
+					"merged back from the quorate side" },
+				{ "is a corosync member (up, its fenced not in the domain "
+				  "yet): no start-up fencing",
+					"a corosync member: no start-up fencing" },
+			};
+			unsigned w = !d->nodes[a->node].member ? 2 : a->level == 1;
+
+			log_notice("%s %s", n->name, why[w][0]);
+			fenced_history(d, n->name, "skipped", 0, 0, 0, true, "%s", why[w][1]);
 			d->skipped++;
 			break;
+		}
 		case DECIDE_ACT_DEFER:
 			log_notice("%s is due to be fenced; %s fences it (lowest id with complete "
 				   "state)",
