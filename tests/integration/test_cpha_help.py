@@ -40,8 +40,9 @@ MAN = os.path.join(util.repo_root(), "docs", "man", "cpha.1")
 COMMANDS = {"plan", "pki", "render", "install", "check", "status", "token", "restart",
             "logs", "lab"}
 PKI_VERBS = {"check", "renew", "add-san"}
-LAB_C_VERBS = {"probe", "report"}
-LAB_PY_VERBS = {"up", "down", "status", "x", "run", "power", "boot", "stack"}
+LAB_C_VERBS = {"probe", "report", "check-history"}
+LAB_PY_VERBS = {"up", "down", "status", "x", "run", "power", "boot", "stack", "soak",
+                "workload"}
 
 # Options parsed by getopt in cpha itself (an unknown one is an error).
 C_PARSED = [["plan"], ["pki"], ["pki", "check"], ["pki", "renew"], ["pki", "add-san"],
@@ -127,7 +128,7 @@ class Helps(unittest.TestCase):
         py, _ = self.lab_verbs()
         self.assertEqual(py, LAB_PY_VERBS)
         line = re.search(r"^  lab .*$", text, re.M).group(0)
-        self.assertEqual(set(re.search(r"([a-z]+(?:\|[a-z]+)+)", line).group(1).split("|")),
+        self.assertEqual(set(re.search(r"([a-z-]+(?:\|[a-z-]+)+)", line).group(1).split("|")),
                          (LAB_PY_VERBS | LAB_C_VERBS) - {"power", "boot", "stack"}, line)
 
     def test_help_everywhere(self):
