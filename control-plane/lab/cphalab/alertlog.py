@@ -26,18 +26,13 @@ def summary(body, t):
 
 def read(path, start, end):
     """Notifications received in [start, end]: (t, alert) pairs in order."""
+    # imported here: the recorder also runs as a script, outside the package
+    from .events import read_lines
+
     out = []
-    try:
-        with open(path) as f:
-            for line in f:
-                try:
-                    n = json.loads(line)
-                except ValueError:
-                    continue  # a line cut by a power loss of the recorder
-                if start <= n["t"] <= end:
-                    out += [(n["t"], a) for a in n["alerts"]]
-    except OSError:
-        pass
+    # a line cut by a power loss of the recorder is skipped
+    for n in read_lines(path, start, end):
+        out += [(n["t"], a) for a in n.get("alerts", [])]
     return out
 
 
