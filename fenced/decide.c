@@ -55,7 +55,10 @@ void decide_init(struct decide_state *st, const struct decide_config *cfg,
 	st->nodes = nodes;
 	st->nnodes = nnodes;
 	st->our_id = our_id;
-	st->join_deadline = add(now, cfg->post_join_delay);
+	/* post_join_delay runs from the first quorum, not from start-up */
+	st->join_deadline = DECIDE_NEVER;
+	st->join_started = false;
+	(void)now;
 	st->rnd = seed ? seed : 0x9e3779b97f4a7c15ull;
 	for (i = 0; i < nnodes; i++) {
 		struct decide_node_cfg c = nodes[i].cfg;
@@ -318,6 +321,14 @@ void decide_quorum(struct decide_state *st, uint64_t now, bool quorate, struct d
 {
 	begin(out);
 	st->quorate = quorate;
+	/* RHCS's fenced joins the domain once quorate and counts
+	 * post_join_delay from there: a node started alone (booted into a
+	 * partition) gives the others the whole delay after the merge, not
+	 * none, to show up before the start-up rule fences them */
+	if (quorate && !st->join_started) {
+		st->join_started = true;
+		st->join_deadline = add(now, st->cfg.post_join_delay);
+	}
 	run_due(st, now, out);
 	deadline_of(st, out);
 }

@@ -8,8 +8,11 @@
  * The rules, after RHCS's fenced:
  * - A member that leaves by failure (node down, process down) becomes a
  *   victim; a clean leave does not. A node of the nodelist that has not
- *   joined by post_join_delay after start-up is a victim too, unless
- *   clean_start.
+ *   joined by post_join_delay after this node was first quorate is a
+ *   victim too, unless clean_start (RHCS's fenced joins the domain once
+ *   quorate, and the delay runs from the join: a node that booted alone,
+ *   into a partition, must not fence the others the instant the merge
+ *   makes it quorate, while corosync's view of them is still settling).
  * - A victim is due post_fail_delay after it failed, plus its node's delay,
  *   a random part up to its delay_max, and its priority_delay_vip when it
  *   holds the VIP (the side of a split that holds the VIP fences first);
@@ -149,7 +152,9 @@ struct decide_state {
 	bool quorate;
 	uint32_t vip_holder;    /* node id holding the VIP; 0: none known */
 	uint64_t gen;           /* membership generation */
-	uint64_t join_deadline; /* start-up: post_join_delay ends; DECIDE_NEVER once done */
+	uint64_t join_deadline; /* start-up: post_join_delay ends; DECIDE_NEVER before
+				 * the first quorum and once done */
+	bool join_started;      /* quorate once: join_deadline was set */
 	uint64_t rnd;           /* xorshift state for delay_max */
 };
 

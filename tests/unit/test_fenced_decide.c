@@ -204,37 +204,80 @@ static void test_post_join_delay(void **state)
 /* Start-up victims and corosync's own membership (cs_member): the lab
  * found a freshly booted LB host, alone in a partition past its
  * post_join_delay, fencing the VIP holder the moment the partition healed
- * (the holder's arrival made it quorate, two_node). */
+ * (the holder's arrival made it quorate, two_node). The soak found the
+ * same with three masters: m1, booted into its partition, became quorate
+ * with m2 when it healed and fenced m3 at once, m3 not yet counted by
+ * votequorum. post_join_delay now runs from the first quorum. */
 static void test_startup_victim_corosync_member(void **state)
 {
-	static const uint32_t me[] = { 1 }, both[] = { 1, 2 };
-	static const struct decide_joined j1[] = { { 1, true } }, j2[] = { { 2, true } };
+	static const uint32_t me[] = { 1 }, both[] = { 1, 2 }, all[] = { 1, 2, 3 };
+	static const struct decide_joined j1[] = { { 1, true } }, j2[] = { { 2, true } },
+					  j23[] = { { 2, true }, { 3, true } };
 
 	(void)state;
 	/* two nodes of three (3 unused here); we are 1 and start alone */
 	setup3(1, 0, false);
 	nodes[2].fenced_at = 1; /* not part of this story */
 	members(T0, me, 1, NULL, 0, j1, 1);
-	decide_timer(&st, T0 + 6 * S, &out); /* post_join_delay: 2 never seen */
-	assert_int_equal(out.n, 0);      /* not quorate: it waits */
-	assert_int_equal(nodes[1].state, DECIDE_VICTIM);
+	assert_int_equal(out.deadline, DECIDE_NEVER); /* no quorum: no clock */
+	decide_timer(&st, T0 + 6 * S, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[1].state, DECIDE_OK); /* not before quorum */
 	/* the partition heals: corosync sees 2, quorum comes before the
 	 * domain join of 2's fenced */
 	nodes[1].cs_member = true;
 	decide_quorum(&st, T0 + 20 * S, true, &out);
-	assert_int_equal(out.n, 1);
-	expect_action(0, DECIDE_ACT_SKIPPED, 1, 0);
-	assert_int_equal(nodes[1].state, DECIDE_OK);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(out.deadline, T0 + 26 * S);
 	members(T0 + 20 * S, both, 2, NULL, 0, j2, 1);
 	assert_int_equal(out.n, 0);
+	decide_timer(&st, T0 + 26 * S, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[1].state, DECIDE_OK);
 
-	/* the same without cs_member: fenced at once */
+	/* three masters: quorate with 2 while votequorum does not count 3
+	 * yet; 3 is counted, and joins the domain, within the delay */
+	setup3(1, 0, false);
+	members(T0, me, 1, NULL, 0, j1, 1);
+	decide_timer(&st, T0 + 10 * S, &out);
+	assert_int_equal(out.n, 0);
+	nodes[1].cs_member = true;
+	decide_quorum(&st, T0 + 20 * S, true, &out);
+	assert_int_equal(out.n, 0); /* nobody fenced the instant of the merge */
+	nodes[2].cs_member = true;
+	members(T0 + 20 * S + S / 2, all, 3, NULL, 0, j23, 2);
+	assert_int_equal(out.n, 0);
+	decide_timer(&st, T0 + 26 * S, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[1].state, DECIDE_OK);
+	assert_int_equal(nodes[2].state, DECIDE_OK);
+
+	/* the same with 2 really gone: fenced post_join_delay after the
+	 * quorum, not at once */
 	setup3(1, 0, false);
 	nodes[2].fenced_at = 1;
 	members(T0, me, 1, NULL, 0, j1, 1);
 	decide_timer(&st, T0 + 6 * S, &out);
 	decide_quorum(&st, T0 + 20 * S, true, &out);
+	assert_int_equal(out.n, 0);
+	decide_timer(&st, T0 + 26 * S - 1, &out);
+	assert_int_equal(out.n, 0);
+	decide_timer(&st, T0 + 26 * S, &out);
 	expect_action(0, DECIDE_ACT_FENCE, 1, 0);
+
+	/* a start-up victim that corosync counts before it is fenced is up */
+	setup3(1, 0, false);
+	nodes[2].fenced_at = 1;
+	members(T0, me, 1, NULL, 0, j1, 1);
+	decide_quorum(&st, T0, true, &out);
+	nodes[1].cs_member = false;
+	decide_quorum(&st, T0 + 6 * S, false, &out); /* lost before the end */
+	decide_timer(&st, T0 + 6 * S, &out);
+	assert_int_equal(nodes[1].state, DECIDE_VICTIM);
+	nodes[1].cs_member = true;
+	decide_quorum(&st, T0 + 7 * S, true, &out);
+	expect_action(0, DECIDE_ACT_SKIPPED, 1, 0);
+	assert_int_equal(nodes[1].state, DECIDE_OK);
 
 	/* a corosync member at the end of post_join_delay is no victim */
 	setup3(1, 0, false);
