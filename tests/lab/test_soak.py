@@ -124,6 +124,79 @@ class TestReport(unittest.TestCase):
         self.assertIn("5 kill: etcd is not running on m2", md)
         self.assertIn("bmc_silent: one fence level", md)
         self.assertIn("fences: m2 at 61 s", md)
+        self.assertIn("ARP requests for the VIP: not watched", md)
+        r["arp"] = {"requests": 36000, "answered": 35990, "answered_twice": 0, "error": None}
+        r["vip_moves_seen_between_reads"] = [{"t": 1830.3}]
+        md = soak.markdown(r)
+        self.assertIn("36000 sent, 35990 answered, 0 answered by two hosts", md)
+        self.assertIn("between two reads of the hosts (not two holders): 1", md)
+
+
+class FakeHost:
+    def __init__(self, name, reads):
+        self.name, self.reads = name, reads
+
+    def powered(self):
+        return True
+
+    def link_up(self):
+        return True
+
+    def frozen(self):
+        return False
+
+    def addresses(self):
+        return self.reads.pop(0)
+
+
+class FakeLab:
+    dual_stack = False
+
+    def __init__(self, lb1, lb2):
+        self.lbs = [FakeHost("lb1", lb1), FakeHost("lb2", lb2)]
+
+    def by_role(self, role):
+        return self.lbs if role == "lb" else []
+
+
+class TestMonitorVipReads(unittest.TestCase):
+    """The hosts' addresses are read one host after the other."""
+
+    def sample(self, lb1, lb2):
+        from cphalab import observe, runner
+        lab = FakeLab(lb1, lb2)
+        mon = runner.Monitor(lab)
+        real = (observe.up_masters, observe.acting)
+        observe.up_masters, observe.acting = (lambda lab: []), (lambda lab, prog: [])
+        try:
+            mon.samples = 1  # not a fenced sample
+            mon.sample()
+        finally:
+            observe.up_masters, observe.acting = real
+        return mon
+
+    def test_move_between_reads(self):
+        vip = soak.labmod.VIP
+        # lb1 read first (holds it), lb2 next (holds it), lb1 again: gone
+        mon = self.sample([[vip], []], [[vip], [vip]])
+        self.assertEqual(mon.bad["one_vip_holder"], [])
+        self.assertEqual(len(mon.moves), 1)
+        self.assertEqual(mon.moves[0][2:], (["lb1", "lb2"], ["lb2"]))
+        self.assertEqual(mon.vip_samples[0][1], False)
+
+    def test_two_holders_confirmed(self):
+        vip = soak.labmod.VIP
+        # lb1 still holds it when read again after lb2 was seen holding it
+        mon = self.sample([[vip], [vip]], [[vip], [vip]])
+        self.assertEqual(len(mon.bad["one_vip_holder"]), 1)
+        self.assertEqual(mon.bad["one_vip_holder"][0][1], ["lb1", "lb2"])
+        self.assertEqual(mon.moves, [])
+
+    def test_one_holder_read_once(self):
+        vip = soak.labmod.VIP
+        mon = self.sample([[vip]], [[]])
+        self.assertEqual(mon.bad["one_vip_holder"], [])
+        self.assertEqual(mon.moves, [])
 
 
 if __name__ == "__main__":

@@ -43,6 +43,10 @@ class Monitor(threading.Thread):
         self.no_vip = []  # [from, to] while no live LB host held the VIP
         self.no_vip_since = None
         self.vip_samples = []  # (t, two or more live LB hosts held the VIP)
+        # (t, "" or "6", the first read's holders, the second read's):
+        # a VIP seen on two hosts that the first no longer held when read
+        # again (a move between the reads, not two holders)
+        self.moves = []
 
     def no_vip_phases(self, end):
         """The sampled intervals without a VIP holder, up to end."""
@@ -64,6 +68,16 @@ class Monitor(threading.Thread):
         lab = self.lab
         now = time.time()
         holders, holders6 = observe.vip_holders_both(lab)
+        if len(holders) > 1 or len(holders6) > 1:
+            # the hosts are read one after the other: a VIP moving from
+            # the first to the second between the two reads shows on
+            # both. Two held it at once only if the first still holds it
+            # when read again, after the second was seen holding it.
+            again, again6 = observe.vip_holders_both(lab)
+            for fam, hs, hs2 in (("", holders, again), ("6", holders6, again6)):
+                if len(hs) > 1 and hs[0] not in hs2:
+                    self.moves.append((now, fam, list(hs), hs2))
+                    hs[:] = hs2
         self.vip_samples.append((now, len(holders) > 1))
         if len(holders) > 1:
             self.bad["one_vip_holder"].append((now, holders))

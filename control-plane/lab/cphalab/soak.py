@@ -17,7 +17,7 @@ import subprocess
 import threading
 import time
 
-from . import build, events, observe, stackswitch
+from . import arpwatch, build, events, observe, stackswitch
 from . import lab as labmod
 from . import runner
 from .hosts import LabError
@@ -512,6 +512,8 @@ def run(lab, a, progress):
     mon.start()
     etcdw = EtcdWatch(lab)
     etcdw.start()
+    arp = arpwatch.ArpWatch(client.netns, client.v4, labmod.VIP, arpwatch.lb_macs(lab))
+    arp.start()
     t0 = time.time()
     timers = []
     try:
@@ -531,6 +533,8 @@ def run(lab, a, progress):
         end = t0 + a.duration
         while time.time() < end:
             time.sleep(min(5, max(0.1, end - time.time())))
+            # a host that booted again has a new eth0 (a new address)
+            arp.names.update(arpwatch.lb_macs(lab))
     finally:
         for t in list(timers):
             t.cancel()
@@ -545,6 +549,7 @@ def run(lab, a, progress):
         progress("soak: NOT settled: %s" % e)
     mon.stop()
     etcdw.stop()
+    arp.stop()
     client.stop("workload-" + stack, timeout=20)
     runner.stop_prober(lab, stack)
     code, verdict = check_history(hist)
@@ -555,6 +560,9 @@ def run(lab, a, progress):
             violations.append({"invariant": inv, "t": round(s[0] - t0, 1),
                                "detail": [str(x) for x in s[1:]],
                                "faults_in_flight": in_flight(plan, s[0], t0)})
+    for t, names in arp.doubles:
+        violations.append({"invariant": "one_vip_holder_by_arp", "t": round(t - t0, 1),
+                           "detail": names, "faults_in_flight": in_flight(plan, t, t0)})
     for t, n in etcdw.bad:
         violations.append({"invariant": "odd_etcd_voting_members", "t": round(t - t0, 1),
                            "detail": ["%d voting members" % n],
@@ -581,6 +589,13 @@ def run(lab, a, progress):
         "worst_windows_s": [list(w) for w in windows],
         "not_drawn": dict(NOT_DRAWN_WHY),
         "violations": violations, "settled_after": settled,
+        # the client's ARP requests for the VIP, and the moves the
+        # address reads caught half-way (not violations: runner.Monitor)
+        "arp": {"requests": arp.rounds, "answered": arp.answered,
+                "answered_twice": len(arp.doubles), "error": arp.error},
+        "vip_moves_seen_between_reads": [
+            {"t": round(t - t0, 1), "family": "IPv6" if fam else "IPv4",
+             "first_read": hs, "second_read": hs2} for t, fam, hs, hs2 in mon.moves],
         "history": {"exit": code, "verdict": verdict},
     }
     with open(os.path.join(a.report, "soak.json"), "w") as f:
@@ -596,6 +611,15 @@ def run(lab, a, progress):
     return 0 if ok else 1
 
 
+def arp_line(a):
+    if not a:
+        return "not watched"
+    if a.get("error"):
+        return "not watched (%s)" % a["error"]
+    return "%d sent, %d answered, %d answered by two hosts" % (
+        a["requests"], a["answered"], a["answered_twice"])
+
+
 def markdown(r):
     out = ["# cpha lab soak: seed %d, %g s, %s" % (r["seed"], r["duration_s"], r["stack"]), "",
            "- faults: %d planned, %d injected, %d of them compound" % (
@@ -608,6 +632,9 @@ def markdown(r):
            "- fences: %s" % (", ".join("%s at %.0f s" % (f["host"], f["t"])
                                        for f in r.get("fences", [])) or "none"),
            "- the lab settled afterwards: %s" % ("yes" if r["settled_after"] else "NO"),
+           "- the client's ARP requests for the VIP: %s" % arp_line(r.get("arp")),
+           "- VIP moves caught between two reads of the hosts (not two holders): %d" %
+           len(r.get("vip_moves_seen_between_reads", [])),
            "- history: exit %d, %s" % (r["history"]["exit"], json.dumps(
                r["history"]["verdict"])), "", "## Violations", ""]
     if not r["violations"]:

@@ -1,0 +1,130 @@
+"""Who answers ARP for the VIP, as the client sees it.
+
+Every interval the watcher sends one ARP request for the VIP from the
+client's eth0 and collects the replies addressed to the client until the
+next request. Two hardware addresses answering the same request mean two
+hosts held the VIP at the moment the request arrived: the kernel answers
+ARP when the request comes in, from the addresses it holds then. That is
+the clients' own view of a split brain, independent of how the lab reads
+each host's addresses (one host after the other, not at one instant).
+
+The socket lives in the client's network namespace: a thread of its own
+enters the namespace (setns(2) changes only the calling thread), opens
+an AF_PACKET socket there, and never does anything else."""
+
+import ctypes
+import os
+import select
+import socket
+import struct
+import threading
+import time
+
+CLONE_NEWNET = 0x40000000
+ETH_P_ARP = 0x0806
+BROADCAST = b"\xff" * 6
+
+
+def mac_text(b):
+    return ":".join("%02x" % x for x in b)
+
+
+def request(src_mac, src_ip, target_ip):
+    """An Ethernet frame holding an ARP who-has target_ip from src."""
+    eth = BROADCAST + src_mac + struct.pack("!H", ETH_P_ARP)
+    arp = struct.pack("!HHBBH", 1, 0x0800, 6, 4, 1) + src_mac + socket.inet_aton(src_ip) + \
+        b"\x00" * 6 + socket.inet_aton(target_ip)
+    return eth + arp
+
+
+def parse_reply(frame, asked_ip, our_ip):
+    """The sender's hardware address of an ARP reply to us about asked_ip,
+    or None for anything else (requests, gratuitous ARP, other hosts')."""
+    if len(frame) < 42 or frame[12:14] != struct.pack("!H", ETH_P_ARP):
+        return None
+    htype, ptype, hlen, plen, oper = struct.unpack("!HHBBH", frame[14:22])
+    if (htype, ptype, hlen, plen, oper) != (1, 0x0800, 6, 4, 2):
+        return None
+    sha, spa, tpa = frame[22:28], frame[28:32], frame[38:42]
+    if spa != socket.inet_aton(asked_ip) or tpa != socket.inet_aton(our_ip):
+        return None
+    return sha
+
+
+class ArpWatch(threading.Thread):
+    """ARP for `vip` from `netns` (its eth0 at `our_ip`) every `interval`
+    seconds. names: {hardware address text: host name}. After stop():
+    rounds (requests sent), answered (rounds with a reply), doubles
+    [(t, [names])] (rounds answered by two or more addresses), error (why
+    it could not run, or None)."""
+
+    def __init__(self, netns, our_ip, vip, names, interval=0.1):
+        super().__init__(daemon=True)
+        self.netns, self.our_ip, self.vip, self.names = netns, our_ip, vip, names
+        self.interval = interval
+        self.stop_ev = threading.Event()
+        self.rounds = self.answered = 0
+        self.doubles = []
+        self.error = None
+
+    def _open(self):
+        libc = ctypes.CDLL(None, use_errno=True)
+        fd = os.open("/run/netns/" + self.netns, os.O_RDONLY)
+        try:
+            if libc.setns(fd, CLONE_NEWNET) != 0:
+                e = ctypes.get_errno()
+                raise OSError(e, "setns %s: %s" % (self.netns, os.strerror(e)))
+        finally:
+            os.close(fd)
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ARP))
+        s.bind(("eth0", 0))
+        with open("/sys/class/net/eth0/address") as f:
+            mac = bytes(int(x, 16) for x in f.read().strip().split(":"))
+        return s, mac
+
+    def run(self):
+        try:
+            s, mac = self._open()
+        except OSError as e:
+            self.error = str(e)
+            return
+        frame = request(mac, self.our_ip, self.vip)
+        try:
+            while not self.stop_ev.is_set():
+                t = time.time()
+                end = t + self.interval
+                seen = set()
+                s.send(frame)
+                self.rounds += 1
+                while True:
+                    left = end - time.time()
+                    if left <= 0:
+                        break
+                    r, _, _ = select.select([s], [], [], left)
+                    if not r:
+                        break
+                    sha = parse_reply(s.recv(2048), self.vip, self.our_ip)
+                    if sha is not None:
+                        seen.add(mac_text(sha))
+                if seen:
+                    self.answered += 1
+                if len(seen) > 1:
+                    self.doubles.append((t, sorted(self.names.get(m, m) for m in seen)))
+        except OSError as e:
+            self.error = str(e)
+        finally:
+            s.close()
+
+    def stop(self):
+        self.stop_ev.set()
+        self.join(timeout=5)
+
+
+def lb_macs(lab):
+    """{eth0's hardware address: host name} of the LB hosts."""
+    out = {}
+    for h in lab.by_role("lb"):
+        r = h.run(["cat", "/sys/class/net/eth0/address"], check=False, timeout=10)
+        if r.returncode == 0 and r.stdout.strip():
+            out[r.stdout.strip()] = h.name
+    return out
