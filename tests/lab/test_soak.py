@@ -132,6 +132,55 @@ class TestReport(unittest.TestCase):
         self.assertIn("between two reads of the hosts (not two holders): 1", md)
 
 
+class FakeLabHost:
+    def __init__(self, name, role, v4):
+        self.name, self.role, self.v4 = name, role, v4
+
+
+class TestScenarioReport(unittest.TestCase):
+    """The soak in the scenarios' report files, through this build's cpha."""
+
+    def test_report_files(self):
+        build = os.environ.get("CPHA_BUILD_DIR")
+        if not build:
+            self.skipTest("CPHA_BUILD_DIR is not set: no cpha to run")
+        os.environ["CPHA_LAB_CPHA"] = os.path.join(build, "control-plane", "cpha")
+        plan = soakplan.plan(7, 180, ["m1", "m2", "m3"], ["lb1", "lb2"])
+        t0 = 1_800_000_000.0
+        applied = [(f.id, f.kind, t0 + f.start) for f in plan.faults[:3]]
+        with tempfile.TemporaryDirectory() as d:
+            probe = os.path.join(d, "probe.jsonl")
+            with open(probe, "w") as f:
+                for i in range(100):
+                    ok = not 40 <= i < 43
+                    f.write(json.dumps({"t": t0 + i, "k": "read", "ok": ok, "ms": 3}) + "\n")
+            report = {"seed": 7, "faults_injected": 3, "compound": 2,
+                      "settled_after": True, "history": {"exit": 0},
+                      "violations": [{"invariant": "one_vip_holder_by_arp", "t": 41.0,
+                                      "detail": ["lb1", "lb2"],
+                                      "faults_in_flight": ["2 partition"]}]}
+            lab = type("L", (), {"name": "t", "info": {},
+                                 "hosts": {"lb1": FakeLabHost("lb1", "lb", "198.18.0.21")}})()
+            soak.scenario_report(lab, d, "cpha", probe, plan, applied, t0, t0 + 100, report,
+                                 [{"phase": "no_vip", "from": t0 + 40, "to": t0 + 42}])
+            for name in ("report.md", "report.json", "timeline.svg", "lab.json"):
+                self.assertTrue(os.path.exists(os.path.join(d, name)), name)
+            with open(os.path.join(d, "report.json")) as f:
+                r = json.load(f)
+            s = r["runs"][0]["scenarios"][0]
+            self.assertEqual(s["name"], "soak")
+            self.assertFalse(s["invariants"]["one_vip_holder_by_arp"])
+            self.assertTrue(s["invariants"]["one_vip_holder"])
+            self.assertTrue(s["invariants"]["linearizable"])
+            self.assertEqual(len(s["marks"]), 3)
+            with open(os.path.join(d, "report.md")) as f:
+                md = f.read()
+            self.assertIn("one_vip_holder_by_arp at +41.0 s (lb1 lb2)", md)
+            self.assertIn("fault %d: " % plan.faults[0].id, md)
+            with open(os.path.join(d, "timeline.svg")) as f:
+                self.assertIn("<svg", f.read())
+
+
 class FakeHost:
     def __init__(self, name, reads):
         self.name, self.reads = name, reads

@@ -12,6 +12,7 @@ stays frozen, cut, stopped or off.
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -602,6 +603,11 @@ def run(lab, a, progress):
         json.dump(report, f, indent=2)
     with open(os.path.join(a.report, "soak.md"), "w") as f:
         f.write(markdown(report))
+    try:
+        scenario_report(lab, a.report, stack, probe_path, plan, ex.applied, t0, t1,
+                        report, mon.no_vip_phases(t1))
+    except LabError as e:
+        progress("soak: %s" % e)
     ok = not violations and code == 0 and settled
     progress("soak: %d faults injected (%d compound), %d violations, history %s, %s; "
              "report in %s" % (report["faults_injected"], report["compound"], len(violations),
@@ -609,6 +615,54 @@ def run(lab, a, progress):
                                    code, "not checked (exit %d)" % code),
                                "settled" if settled else "NOT settled", a.report))
     return 0 if ok else 1
+
+
+INVARIANTS = ("one_vip_holder", "one_vip_holder_by_arp", "one_controller_manager",
+              "one_scheduler", "no_fence_overdue", "odd_etcd_voting_members",
+              "no_fence_without_cause")
+
+
+def soak_scenario(report, plan, applied, t0, t1, phases):
+    """The soak as one attempt of lab.json (the scenarios' format): its
+    invariants, each fault injected as a mark, each violation as a note."""
+    by_id = {f.id: f for f in plan.faults}
+    seen = {v["invariant"] for v in report["violations"]}
+    inv = {k: k not in seen for k in INVARIANTS}
+    inv["linearizable"] = report["history"]["exit"] == 0
+    inv["settled"] = bool(report["settled_after"])
+    marks = [{"t": t, "what": "fault %d: %s" % (fid, by_id[fid].what() if fid in by_id else kind)}
+             for fid, kind, t in applied]
+    notes = ["seed %d, %d faults injected (%d compound)" % (
+        report["seed"], report["faults_injected"], report["compound"])]
+    notes += ["%s at +%.1f s (%s); faults in flight: %s" % (
+        v["invariant"], v["t"], " ".join(v["detail"]),
+        ", ".join(v["faults_in_flight"]) or "none") for v in report["violations"]]
+    return {"name": "soak", "repeat": 1, "start": t0, "end": t1, "t0": t0, "started": True,
+            "valid": True, "invariants": inv, "marks": marks, "notes": notes,
+            "phases": phases}
+
+
+def scenario_report(lab, out, stack, probe_path, plan, applied, t0, t1, report, phases):
+    """report.md, report.json and timeline.svg in out, as the scenarios
+    write them (`cpha lab report` on a lab.json of one attempt)."""
+    kept = os.path.join(out, "events-%s.jsonl" % stack)
+    if os.path.exists(probe_path):
+        shutil.copyfile(probe_path, kept)
+    else:
+        open(kept, "w").close()
+    doc = {"lab": {"name": lab.name, "binaries": lab.info.get("binaries", {}),
+                   "hosts": [{"name": h.name, "role": h.role, "address": h.v4}
+                             for h in lab.hosts.values()],
+                   "started": lab.info.get("started")},
+           "runs": [{"stack": runner.STACK_NAMES[stack], "events": kept,
+                     "scenarios": [soak_scenario(report, plan, applied, t0, t1, phases)]}]}
+    labjson = os.path.join(out, "lab.json")
+    with open(labjson, "w") as f:
+        json.dump(doc, f, indent=1)
+    r = build.cpha(build.Programs(), ["lab", "report", "--in", labjson, "--out", out],
+                   check=False)
+    if r.returncode != 0:
+        raise LabError("cpha lab report: %s%s" % (r.stdout, r.stderr))
 
 
 def arp_line(a):
