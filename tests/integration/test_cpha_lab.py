@@ -241,6 +241,12 @@ def soak(report):
               s["faults_injected"], s["compound"], s["by_kind"]))
     check(not s["not_injected"], "soak: faults not injected: %s" % s["not_injected"])
     check(s["violations"] == [] and s["settled_after"], md)
+    a = s["arp"]
+    # the client asked every 100 ms and the VIP answered nearly always
+    check(not a["error"] and a["requests"] >= SOAK_S * 5 and a["answered"] >= a["requests"] // 2,
+          "soak: the ARP watch: %s" % a)
+    for name in ("report.md", "report.json", "timeline.svg"):
+        check(os.path.exists(os.path.join(report, name)), "soak: no %s" % name)
     v = s["history"]["verdict"]
     check(s["history"]["exit"] == 0 and v.get("linearizable") is True and
           v.get("operations", 0) > 200, "soak: history %s" % s["history"])

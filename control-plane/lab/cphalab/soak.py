@@ -608,7 +608,11 @@ def run(lab, a, progress):
                         report, mon.no_vip_phases(t1))
     except LabError as e:
         progress("soak: %s" % e)
-    ok = not violations and code == 0 and settled
+    # an instrument that did not run checked nothing: the soak fails
+    arp_ok = not arp.error and arp.rounds > 0 and arp.answered > 0
+    if not arp_ok:
+        progress("soak: the ARP watch did not run: %s" % arp_line(report["arp"]))
+    ok = not violations and code == 0 and settled and arp_ok
     progress("soak: %d faults injected (%d compound), %d violations, history %s, %s; "
              "report in %s" % (report["faults_injected"], report["compound"], len(violations),
                                {0: "linearizable", 1: "NOT linearizable"}.get(
