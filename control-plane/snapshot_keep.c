@@ -1,4 +1,5 @@
 /* Snapshot names and retention: no I/O, no clock. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,62 @@ char *snapshot_name(int64_t t, char *buf, size_t len)
 	snprintf(buf, len, SNAPSHOT_PREFIX "%04d%02d%02dT%02d%02d%02dZ" SNAPSHOT_SUFFIX, (int)y, m,
 		d, (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
 	return buf;
+}
+
+bool snapshot_part_name(const char *name)
+{
+	char inner[SNAPSHOT_NAME_LEN + 1];
+	size_t n = strlen(name);
+
+	if (name[0] != '.' || n < 1 + SNAPSHOT_NAME_LEN)
+		return false;
+	if (strcmp(name + 1 + SNAPSHOT_NAME_LEN, ".part") != 0 &&
+		strcmp(name + 1 + SNAPSHOT_NAME_LEN, ".part.part") != 0)
+		return false;
+	memcpy(inner, name + 1, SNAPSHOT_NAME_LEN);
+	inner[SNAPSHOT_NAME_LEN] = '\0';
+	return snapshot_name_time(inner, NULL);
+}
+
+int snapshot_sidecar_text(const char *hex, const char *name, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s  %s\n", hex, name);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int snapshot_sidecar_parse(const char *text, char hex[65], char *name, size_t len, const char **why)
+{
+	const char *p = text, *nl;
+	size_t n;
+
+	for (int i = 0; i < 64; i++, p++) {
+		if (!isxdigit((unsigned char)*p)) {
+			*why = "not a SHA-256 sum in sha256sum's format (64 hex digits, two "
+			       "spaces, the file's name)";
+			return -1;
+		}
+		hex[i] = (char)tolower((unsigned char)*p);
+	}
+	hex[64] = '\0';
+	if (p[0] != ' ' || (p[1] != ' ' && p[1] != '*') || p[2] == '\0' || p[2] == '\n') {
+		*why = "not in sha256sum's format (64 hex digits, two spaces, the file's name)";
+		return -1;
+	}
+	p += 2;
+	nl = strchr(p, '\n');
+	n = nl ? (size_t)(nl - p) : strlen(p);
+	if (nl && nl[1] != '\0') {
+		*why = "more than one line (one sum per sidecar)";
+		return -1;
+	}
+	if (n >= len) {
+		*why = "the file name is too long";
+		return -1;
+	}
+	memcpy(name, p, n);
+	name[n] = '\0';
+	return 0;
 }
 
 /* Snapshot names have one width and their fields run from the year down,

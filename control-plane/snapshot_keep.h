@@ -1,4 +1,5 @@
-/* etcd snapshots in a directory: their names and which of them to keep.
+/* etcd snapshots in a directory: their names, their sidecars and which of
+ * them to keep.
  * No I/O: `cpha etcd snapshot` (etcd_cmd.c) lists the directory, asks
  * snapshot_keep() and deletes what it returns.
  *
@@ -31,6 +32,24 @@ bool snapshot_name_time(const char *name, int64_t *when);
  * least SNAPSHOT_NAME_LEN + 1 bytes. Returns buf, or NULL for a time out of
  * the years 0000-9999 or a buffer too small. */
 char *snapshot_name(int64_t t, char *buf, size_t len);
+
+/* Whether name is a partial snapshot that `cpha etcd snapshot` writes
+ * before it moves it into place: "." SNAPSHOT ".part", or etcdctl's own
+ * temporary file beside that, "." SNAPSHOT ".part.part". Left over only
+ * when a run was killed. */
+bool snapshot_part_name(const char *name);
+
+/* The text of the sidecar of snapshot file name (its base name) whose
+ * SHA-256 is hex: "HEX  NAME\n", as sha256sum(1) writes it. Returns 0, or
+ * -1 when len is too small. */
+int snapshot_sidecar_text(const char *hex, const char *name, char *buf, size_t len);
+
+/* Read a sidecar's text: one line "HEX  NAME" or "HEX *NAME" (sha256sum's
+ * binary mark), HEX 64 hex digits, a final newline optional. Lower-case
+ * HEX goes to hex, NAME to name (len bytes). Returns 0, or -1 with *why
+ * saying what is wrong. */
+int snapshot_sidecar_parse(
+	const char *text, char hex[65], char *name, size_t len, const char **why);
 
 /* Retention: which of the n names of a directory to delete so that the K
  * newest snapshots (by the time in their names) stay. Names that are not

@@ -211,6 +211,61 @@ static void protected_kept(void **state)
 		chosen(names, N(names), 3, "other"), "etcd-snapshot-20261129T070000Z.db");
 }
 
+/* Partial files left by a killed run: ours and etcdctl's own. */
+static void part_names(void **state)
+{
+	(void)state;
+	assert_true(snapshot_part_name(".etcd-snapshot-20261129T100000Z.db.part"));
+	assert_true(snapshot_part_name(".etcd-snapshot-20261129T100000Z.db.part.part"));
+	assert_false(snapshot_part_name("etcd-snapshot-20261129T100000Z.db.part"));
+	assert_false(snapshot_part_name(".etcd-snapshot-20261329T100000Z.db.part"));
+	assert_false(snapshot_part_name(".etcd-snapshot-20261129T100000Z.db.partx"));
+	assert_false(snapshot_part_name(".etcd-snapshot-20261129T100000Z.db"));
+	assert_false(snapshot_part_name(".part"));
+	assert_false(snapshot_part_name("."));
+}
+
+#define HEX "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
+static void sidecars(void **state)
+{
+	char buf[200], hex[65], name[64];
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(
+		snapshot_sidecar_text(HEX, "etcd-snapshot-20261129T100000Z.db", buf, sizeof(buf)),
+		0);
+	assert_string_equal(buf, HEX "  etcd-snapshot-20261129T100000Z.db\n");
+	assert_int_equal(snapshot_sidecar_parse(buf, hex, name, sizeof(name), &why), 0);
+	assert_string_equal(hex, HEX);
+	assert_string_equal(name, "etcd-snapshot-20261129T100000Z.db");
+	/* binary mark, upper case, no newline */
+	assert_int_equal(snapshot_sidecar_parse("9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD1"
+						"5D6C15B0F00A08 *a b",
+				 hex, name, sizeof(name), &why),
+		0);
+	assert_string_equal(hex, HEX);
+	assert_string_equal(name, "a b");
+	static const char *const bad[] = {
+		"",
+		"9f86d0  x\n",
+		HEX " x\n",
+		HEX "  \n",
+		HEX "\n",
+		"g" HEX "  x\n",
+		HEX "  x\n" HEX "  y\n",
+	};
+	for (size_t i = 0; i < N(bad); i++) {
+		why = NULL;
+		assert_int_equal(snapshot_sidecar_parse(bad[i], hex, name, sizeof(name), &why), -1);
+		assert_non_null(why);
+	}
+	assert_int_equal(snapshot_sidecar_parse(HEX "  0123456789", hex, name, 10, &why), -1);
+	assert_int_equal(snapshot_sidecar_text(HEX, "x", buf, 64 + 4), -1);
+	assert_int_equal(snapshot_sidecar_text(HEX, "x", buf, 64 + 5), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +276,8 @@ int main(void)
 		cmocka_unit_test(keep_more_than_there_are),
 		cmocka_unit_test(equal_names),
 		cmocka_unit_test(protected_kept),
+		cmocka_unit_test(part_names),
+		cmocka_unit_test(sidecars),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
