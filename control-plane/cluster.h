@@ -157,12 +157,12 @@ struct cp_cluster {
 	unsigned etcd_minor; /* etcd.version 3.<etcd_minor>: 4, 5 or 6 */
 	struct cpha_pos etcd_pos;
 	/* etcd.snapshot: cpha etcd snapshot's defaults, and its timer on each
-	 * member when given (desc.c) */
+	 * member when given (desc.c; the defaults are snapshot_keep.h's) */
 	struct cp_etcd_snapshot {
 		bool on;             /* etcd.snapshot is given: render the timer */
 		uint64_t every_usec; /* the timer's period (default 30 min) */
-		unsigned keep;       /* snapshots kept; 0: SNAPSHOT_DEFAULT_KEEP */
-		char *dir;           /* where they are; NULL: SNAPSHOT_DEFAULT_DIR */
+		unsigned keep;       /* snapshots kept (default 8) */
+		char *dir;           /* where they are (default /var/lib/etcd-snapshots) */
 		struct cpha_pos pos;
 	} snap;
 

@@ -15,14 +15,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SNAPSHOT_PREFIX       "etcd-snapshot-"
-#define SNAPSHOT_SUFFIX       ".db"
-#define SNAPSHOT_SIDECAR      ".sha256" /* appended to the snapshot's name */
+#define SNAPSHOT_PREFIX            "etcd-snapshot-"
+#define SNAPSHOT_SUFFIX            ".db"
+#define SNAPSHOT_SIDECAR           ".sha256" /* appended to the snapshot's name */
 /* bytes of a snapshot's name, without the NUL */
-#define SNAPSHOT_NAME_LEN     (sizeof(SNAPSHOT_PREFIX "YYYYMMDDTHHMMSSZ" SNAPSHOT_SUFFIX) - 1)
-#define SNAPSHOT_DEFAULT_DIR  "/var/lib/etcd-snapshots"
-#define SNAPSHOT_DEFAULT_KEEP 8
-#define SNAPSHOT_KEEP_MAX     100000 /* the largest K taken (--keep, etcd.snapshot.keep) */
+#define SNAPSHOT_NAME_LEN          (sizeof(SNAPSHOT_PREFIX "YYYYMMDDTHHMMSSZ" SNAPSHOT_SUFFIX) - 1)
+#define SNAPSHOT_DEFAULT_DIR       "/var/lib/etcd-snapshots"
+#define SNAPSHOT_DEFAULT_KEEP      8
+#define SNAPSHOT_DEFAULT_EVERY_SEC (30 * 60) /* etcd.snapshot.every */
+#define SNAPSHOT_EVERY_MIN_SEC     60
+#define SNAPSHOT_KEEP_MAX          100000 /* the largest K taken (--keep, etcd.snapshot.keep) */
 
 /* Whether name is a snapshot's: the exact form above with a real date and
  * time (month 01-12, a day the month has, hour 00-23, minute and second
