@@ -128,7 +128,9 @@ out:
 }
 
 /* etcdctl's own words for a failed run: its "Error: ..." line, else the
- * last line it wrote on stderr, else how it ended. */
+ * "panic: ..." line of a crash (bbolt panics on a damaged file; the stack
+ * trace after it says nothing to an operator), else the last line it wrote
+ * on stderr, else how it ended. */
 static void etcdctl_failure(const struct cpha_run_result *res, char *buf, size_t len)
 {
 	const char *err = res->err ? res->err : "", *line, *last = NULL, *p;
@@ -144,6 +146,10 @@ static void etcdctl_failure(const struct cpha_run_result *res, char *buf, size_t
 			continue;
 		if (strncmp(line, "Error: ", 7) == 0) {
 			snprintf(buf, len, "%.*s", (int)(p - line - 7), line + 7);
+			return;
+		}
+		if (strncmp(line, "panic: ", 7) == 0) {
+			snprintf(buf, len, "crashed: %.*s", (int)(p - line), line);
 			return;
 		}
 		last = line;

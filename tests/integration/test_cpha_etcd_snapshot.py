@@ -13,6 +13,9 @@ as installed (ca.pem, etcd-client.pem, etcd-client-key.pem). In m0:
 - `etcdctl snapshot restore` of the newest makes a data directory, and an
   etcd started on it serves the last key written before that snapshot;
 - an endpoint that refuses is skipped for the next one (--endpoint twice);
+- without --dir and --keep, the description's etcd.snapshot gives them, and
+  its etcd members are asked in order (the first, where nothing answers, is
+  passed over);
 - one byte flipped in a snapshot: verify fails naming that file (sha256
   mismatch), and passes the others; a missing sidecar is an error unless
   --no-sidecar;
@@ -38,6 +41,7 @@ from cphatest import cphacmd, etcd, step  # noqa: E402
 
 IP = "198.18.0.41"
 IP_RESTORED = "198.18.0.42"
+IP_NOBODY = "198.18.0.49"
 KEEP = 3
 RUNS = 10
 SNAP_RE = re.compile(r"^etcd-snapshot-\d{8}T\d{6}Z\.db$")
@@ -51,6 +55,20 @@ masters:
   - {name: m0, address: %s}
 components: {manager: systemd}
 """ % IP
+
+
+# etcd's members: first a host where nothing answers, then m0; and the
+# snapshot directory and count
+DESCRIPTION_SNAPSHOT = """\
+cluster: {name: snap}
+api: {name: kubernetes, vip: 198.18.0.2/24, interface: eth0}
+masters:
+  - {name: m0, address: %s}
+etcd:
+  hosts: [{name: e9, address: %s}, m0]
+  snapshot: {every: 1h, keep: 2, dir: %%(dir)s}
+components: {manager: systemd}
+""" % (IP, IP_NOBODY)
 
 
 def check(cond, msg):
@@ -224,6 +242,21 @@ def run(lab):
     kept = [os.path.join(snapdir, n) for n in snapshots(snapdir)]
     check(len(kept) == KEEP and kept[-1] == path, kept)
 
+    step("the description's etcd.snapshot (keep 2, dir) and its members in order, "
+         "the first one down")
+    dir2 = os.path.join(lab.dir, "snapshots-by-description")
+    desc2 = lab.path("cluster-snapshot.yaml")
+    write(desc2, DESCRIPTION_SNAPSHOT % {"dir": dir2})
+    for i in range(3):
+        etcd.kv_put(m0, url, "/test/desc", "d%d" % i, tls)
+        r = m0.run([cphacmd.binary(), "-f", desc2, "etcd", "snapshot", "--pki", pkidir],
+                   check=False, timeout=120)
+        check(r.returncode == 0, "snapshot by the description: exit %d\n%s%s"
+              % (r.returncode, r.stdout, r.stderr))
+        check(r.stdout.startswith(dir2 + "/etcd-snapshot-") and
+              ("from %s; " % url) in r.stdout and "(keep 2)" in r.stdout, r.stdout)
+    check(len(snapshots(dir2)) == 2 and len(os.listdir(dir2)) == 4, os.listdir(dir2))
+
     step("one byte flipped: verify names that file, passes the others")
     bad = kept[0]
     with open(bad, "r+b") as f:
@@ -241,6 +274,8 @@ def run(lab):
     for p in kept[1:]:
         check(re.search(r"^%s: ok, " % re.escape(p), r.stdout, re.M), "%s not ok:\n%s"
               % (p, r.stdout))
+    # etcdctl's words, not a Go stack trace (bbolt may panic on the file)
+    check(".go:" not in r.stdout and "goroutine" not in r.stdout, r.stdout)
 
     step("no sidecar: an error, unless --no-sidecar")
     lone = os.path.join(lab.dir, "lone.db")
