@@ -15,7 +15,7 @@ as installed (ca.pem, etcd-client.pem, etcd-client-key.pem). In m0:
 - an endpoint that refuses is skipped for the next one (--endpoint twice);
 - without --dir and --keep, the description's etcd.snapshot gives them, and
   its etcd members are asked in order (the first, where nothing answers, is
-  passed over);
+  passed over); cpha status on the member shows them (count, newest, age);
 - one byte flipped in a snapshot: verify fails naming that file (sha256
   mismatch), and passes the others; a missing sidecar is an error unless
   --no-sidecar;
@@ -27,6 +27,7 @@ Exit 0 pass, 77 skip (not root, no etcd), 1 fail.
 """
 
 import fcntl
+import json
 import os
 import re
 import shutil
@@ -256,6 +257,22 @@ def run(lab):
         check(r.stdout.startswith(dir2 + "/etcd-snapshot-") and
               ("from %s; " % url) in r.stdout and "(keep 2)" in r.stdout, r.stdout)
     check(len(snapshots(dir2)) == 2 and len(os.listdir(dir2)) == 4, os.listdir(dir2))
+
+    step("cpha status on the member: the snapshots kept and the newest one's age")
+    r = m0.run([cphacmd.binary(), "-f", desc2, "status", "--json", "--pki", pkidir,
+                "--timeout", "1s"], check=False, timeout=60)
+    try:
+        doc = json.loads(r.stdout)
+    except ValueError:
+        raise AssertionError("cpha status --json: exit %d\n%s%s"
+                             % (r.returncode, r.stdout, r.stderr))
+    sn = doc["details"].get("etcd_snapshots")
+    check(sn and sn["dir"] == dir2 and sn["count"] == 2 and
+          sn["newest"] == snapshots(dir2)[-1] and not sn["overdue"] and
+          0 <= sn["age_seconds"] < 60 and sn["every_seconds"] == 3600,
+          "details.etcd_snapshots: %r" % sn)
+    check(not [p for p in doc.get("problems", []) if "snapshot" in json.dumps(p)],
+          doc.get("problems"))
 
     step("one byte flipped: verify names that file, passes the others")
     bad = kept[0]
