@@ -53,6 +53,7 @@ void cluster_free(struct cp_cluster *c)
 	free(c->etcd);
 	free(c->etcd_token);
 	free(c->etcd_data_dir);
+	free(c->snap.dir);
 	free(c->mon.cert_file);
 	free(c->mon.key_file);
 	free(c->mon.user);

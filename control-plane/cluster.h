@@ -156,6 +156,15 @@ struct cp_cluster {
 	char *etcd_data_dir;
 	unsigned etcd_minor; /* etcd.version 3.<etcd_minor>: 4, 5 or 6 */
 	struct cpha_pos etcd_pos;
+	/* etcd.snapshot: cpha etcd snapshot's defaults, and its timer on each
+	 * member when given (desc.c; the defaults are snapshot_keep.h's) */
+	struct cp_etcd_snapshot {
+		bool on;             /* etcd.snapshot is given: render the timer */
+		uint64_t every_usec; /* the timer's period (default 30 min) */
+		unsigned keep;       /* snapshots kept (default 8) */
+		char *dir;           /* where they are (default /var/lib/etcd-snapshots) */
+		struct cpha_pos pos;
+	} snap;
 
 	/* components: */
 	enum cp_lb lb;
@@ -171,7 +180,7 @@ struct cp_cluster {
 	uint64_t priority_delay_usec; /* the VIP holder's edge in a fence race (LB tier) */
 	bool priority_delay_set;
 	struct cpha_pos fence_delay_pos, priority_delay_pos;
-	char *watchdog_device;        /* NULL: none */
+	char *watchdog_device; /* NULL: none */
 	uint64_t watchdog_timeout_usec;
 	struct cpha_pos fencing_pos;
 
@@ -179,7 +188,7 @@ struct cp_cluster {
 	unsigned ca_days, cert_days;
 	unsigned renew_days; /* `cpha pki renew` re-issues what expires within this */
 
-	struct cp_monitoring mon; /* monitoring: */
+	struct cp_monitoring mon;  /* monitoring: */
 	struct cp_qdevice qdevice; /* qdevice: */
 };
 

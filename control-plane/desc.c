@@ -15,7 +15,9 @@
 #include "cfgmsg.h"
 #include "desc_check.h"
 #include "desc_read.h"
+#include "duration.h"
 #include "flags.h"
+#include "snapshot_keep.h"
 
 /* ---- cluster: ---- */
 
@@ -296,10 +298,12 @@ static int s_load_balancers(struct rd *r, const yaml_node_t *v, void *o, const c
 
 /* ---- etcd: ---- */
 
-/* The etcd hosts are read after every host list: keep the node. */
+/* The etcd hosts are read after every host list: keep the node; and the
+ * snapshot directory's, to check it against data_dir once both are read. */
 struct etcd_read {
 	struct cp_cluster *c;
 	const yaml_node_t *hosts;
+	const yaml_node_t *snap_dir;
 };
 
 static int k_etcd_hosts(struct rd *r, const yaml_node_t *v, void *o, const char *k)
@@ -353,11 +357,80 @@ static int k_etcd_version(struct rd *r, const yaml_node_t *v, void *o, const cha
 	return 0;
 }
 
+/* etcd.snapshot: {every, keep, dir}: cpha etcd snapshot's timer on every
+ * member, and the defaults of that command. */
+static int k_snap_every(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	uint64_t *every = &((struct etcd_read *)o)->c->snap.every_usec;
+
+	if (desc_duration(r, v, k, every) < 0)
+		return -1;
+	/* a timer's whole seconds; a snapshot is seconds of work for etcd */
+	if (*every < SNAPSHOT_EVERY_MIN_SEC * CPHA_USEC_PER_SEC || *every % CPHA_USEC_PER_SEC) {
+		desc_err(r, v, "%s: give whole seconds, at least %um (30m, 1h)", k,
+			SNAPSHOT_EVERY_MIN_SEC / 60);
+		return -1;
+	}
+	return 0;
+}
+
+static int k_snap_keep(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	return desc_uint(r, v, k, 1, SNAPSHOT_KEEP_MAX, &((struct etcd_read *)o)->c->snap.keep);
+}
+
+static int k_snap_dir(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct etcd_read *e = o;
+	struct cp_cluster *c = e->c;
+
+	free(c->snap.dir);
+	c->snap.dir = NULL;
+	if (desc_str(r, v, k, &c->snap.dir) < 0)
+		return -1;
+	/* it may be written into a unit file: nothing systemd would expand */
+	if (c->snap.dir[0] != '/' || strpbrk(c->snap.dir, " \t\n\"'\\%$")) {
+		desc_err(r, v, "%s: '%s': give an absolute path without spaces, quotes, %% or $", k,
+			c->snap.dir);
+		return -1;
+	}
+	e->snap_dir = v;
+	return 0;
+}
+
+static const struct key snap_keys[] = {
+	{ "every", k_snap_every },
+	{ "keep", k_snap_keep },
+	{ "dir", k_snap_dir },
+	{ NULL, NULL },
+};
+
+static int k_etcd_snapshot(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_etcd_snapshot *sn = &((struct etcd_read *)o)->c->snap;
+
+	(void)k;
+	sn->on = true;
+	sn->pos = desc_pos(v);
+	return desc_is_null(v) ? 0 : desc_walk(r, v, "etcd.snapshot", snap_keys, o);
+}
+
+/* Whether path is dir or below it. */
+static bool path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
 static const struct key etcd_keys[] = {
 	{ "hosts", k_etcd_hosts },
 	{ "version", k_etcd_version },
 	{ "token", k_etcd_token },
 	{ "data_dir", k_etcd_data_dir },
+	{ "snapshot", k_etcd_snapshot },
 	{ NULL, NULL },
 };
 
@@ -615,6 +688,9 @@ static void set_defaults(struct cp_cluster *c)
 	c->lb_on_masters = true;
 	c->etcd_token = NULL;
 	c->etcd_data_dir = desc_strdup("/var/lib/etcd");
+	c->snap.every_usec = SNAPSHOT_DEFAULT_EVERY_SEC * CPHA_USEC_PER_SEC;
+	c->snap.keep = SNAPSHOT_DEFAULT_KEEP;
+	c->snap.dir = desc_strdup(SNAPSHOT_DEFAULT_DIR);
 	c->lb = CP_LB_LBD;
 	c->vipd = CP_VIP_VIPD;
 	c->manager = CP_MGR_PACEMAKER;
@@ -678,6 +754,16 @@ static int fill_derived(struct rd *r, const yaml_node_t *root, struct top *t)
 	}
 	if (read_etcd_hosts(r, t->have_etcd ? t->etcd.hosts : NULL) < 0)
 		rc = -1;
+	/* etcd owns its data directory (a restore replaces it): the snapshots
+	 * that would restore it live elsewhere */
+	if (t->etcd.snap_dir && (path_within(c->snap.dir, c->etcd_data_dir) ||
+					path_within(c->etcd_data_dir, c->snap.dir))) {
+		desc_err(r, t->etcd.snap_dir,
+			"etcd.snapshot.dir: '%s' overlaps etcd.data_dir '%s'; keep snapshots "
+			"apart from the data they restore",
+			c->snap.dir, c->etcd_data_dir);
+		rc = -1;
+	}
 	if (!c->etcd_image)
 		c->etcd_image = desc_strdup(flags_etcd_image(c->etcd_minor));
 	if (!c->etcd_token && c->name) {

@@ -49,8 +49,11 @@ const struct install_row install_table[] = {
 	{ INSTALL_SRC_PKI, "ca.pem", RENDER_ETCD_CA, 0644, 0, M | E },
 	{ INSTALL_SRC_PKI, "etcd-server.pem", RENDER_ETCD_SERVER_CERT, 0644, 0, E },
 	{ INSTALL_SRC_PKI, "etcd-server-key.pem", RENDER_ETCD_SERVER_KEY, 0600, 0, E },
-	{ INSTALL_SRC_PKI, "etcd-client.pem", RENDER_ETCD_CLIENT_CERT, 0644, 0, M },
-	{ INSTALL_SRC_PKI, "etcd-client-key.pem", RENDER_ETCD_CLIENT_KEY, 0600, 0, M },
+	/* the apiservers' client certificate, and cpha etcd snapshot's */
+	{ INSTALL_SRC_PKI, "etcd-client.pem", RENDER_ETCD_CLIENT_CERT, 0644, 0,
+		M | INSTALL_ON_SNAPSHOT },
+	{ INSTALL_SRC_PKI, "etcd-client-key.pem", RENDER_ETCD_CLIENT_KEY, 0600, 0,
+		M | INSTALL_ON_SNAPSHOT },
 	{ INSTALL_SRC_PKI, "controller-manager.pem", KCM "controller-manager.pem", 0644, 0, M },
 	{ INSTALL_SRC_PKI, "controller-manager-key.pem", KCM "controller-manager-key.pem", 0600, 0,
 		M },
@@ -87,6 +90,8 @@ int install_render(const struct cp_cluster *c, struct render_set *s, struct cpha
 	if (render_lb(c, s, d) < 0)
 		rc = -1;
 	if (render_ha_files(c, s, d) < 0)
+		rc = -1;
+	if (render_etcd_snapshot(c, s, d) < 0)
 		rc = -1;
 	/* the textfile timers of monitoring.prometheus */
 	if (render_prom(c, s, d) < 0)
@@ -132,6 +137,8 @@ static unsigned host_on(
 		on |= INSTALL_ON_COROSYNC;
 	if (render_find((struct render_set *)s, h->name, RENDER_KUBELET_CONFIG))
 		on |= INSTALL_ON_KUBELET;
+	if (render_find((struct render_set *)s, h->name, RENDER_SNAPSHOT_UNIT ".service"))
+		on |= INSTALL_ON_SNAPSHOT;
 	if (c->mon.cert_file && (h->roles & (CP_ROLE_MASTER | CP_ROLE_LB)))
 		on |= INSTALL_ON_METRICS;
 	return on;
@@ -338,6 +345,8 @@ static const char *on_text(unsigned on)
 		return "every host";
 	if (on == (INSTALL_ON_MASTER | INSTALL_ON_ETCD))
 		return "masters, etcd members";
+	if (on == (INSTALL_ON_MASTER | INSTALL_ON_SNAPSHOT))
+		return "masters; etcd members, with `etcd.snapshot`";
 	if (on == INSTALL_ON_MASTER)
 		return "masters";
 	if (on == INSTALL_ON_ETCD)

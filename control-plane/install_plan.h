@@ -47,6 +47,7 @@ enum install_src {
 #define INSTALL_ON_ALL      (1u << 3) /* every host */
 #define INSTALL_ON_KUBELET  (1u << 4) /* hosts render gives a kubelet configuration */
 #define INSTALL_ON_METRICS  (1u << 5) /* masters and LB hosts, with monitoring.tls */
+#define INSTALL_ON_SNAPSHOT (1u << 6) /* hosts render gives the etcd snapshot timer */
 
 /* One row of the table of what render does not make. */
 struct install_row {

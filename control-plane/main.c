@@ -26,6 +26,10 @@ static void usage(FILE *f)
 		"                                            live availability\n"
 		"  token create [--ttl D] [--description T] [--print-join-command]\n"
 		"                                            a bootstrap token for a worker\n"
+		"  etcd snapshot [--dir DIR] [--keep K] [--endpoint URL]...  a snapshot of etcd,\n"
+		"                                            the newest K kept\n"
+		"  etcd verify [--no-sidecar] FILE...        snapshots against their sha256 "
+		"sidecars\n"
 		"  restart ROLE [--host NAME] [--dry-run]    restart a role the manager's way\n"
 		"  logs ROLE [-f] [--dry-run]                a role's logs (-f follows)\n"
 		"  lab [--name NAME] up|down|status|run|soak|workload|x|probe|report|"
@@ -50,6 +54,7 @@ int main(int argc, char **argv)
 		{ "check", cmd_check },
 		{ "status", cmd_status },
 		{ "token", cmd_token },
+		{ "etcd", cmd_etcd },
 		{ "restart", cmd_restart },
 		{ "logs", cmd_logs },
 	};

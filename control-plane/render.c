@@ -46,6 +46,8 @@ int render_all(const struct cp_cluster *c, struct render_set *s, struct cpha_msg
 		rc = -1;
 	if (render_ha(c, s, d) < 0)
 		rc = -1;
+	if (render_etcd_snapshot(c, s, d) < 0)
+		rc = -1;
 	/* last: it reads which daemons each host got */
 	if (render_prom(c, s, d) < 0)
 		rc = -1;

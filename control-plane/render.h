@@ -22,6 +22,9 @@
 int render_masters(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d);
 int render_lb(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d);
 int render_ha(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d);
+/* etcd.snapshot: the snapshot timer of every etcd member
+ * (render_snapshot.c) */
+int render_etcd_snapshot(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d);
 /* monitoring.prometheus (render_prom.c), after the others */
 int render_prom(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs *d);
 

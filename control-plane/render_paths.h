@@ -16,6 +16,8 @@
 #define RENDER_KCM_DIR          "/var/lib/kube-controller-manager"
 #define RENDER_SCHED_DIR        "/var/lib/kube-scheduler"
 #define RENDER_ADMIN_CONFIG     "/etc/kubernetes/admin.conf"
+/* etcd.snapshot's units on each etcd member (.service, .timer) */
+#define RENDER_SNAPSHOT_UNIT    "/etc/systemd/system/cpha-etcd-snapshot"
 
 /* system:masters, the break-glass credentials */
 #define RENDER_SUPER_ADMIN_CONFIG "/etc/kubernetes/super-admin.conf"

@@ -134,6 +134,20 @@ struct st_cert {
 	int64_t not_after;  /* notAfter, unix seconds */
 };
 
+/* The etcd snapshots of etcd.snapshot.dir on this host: read when the
+ * description has etcd.snapshot and the directory is here (an etcd
+ * member; elsewhere it is not looked for). */
+struct st_snaps {
+	bool read;            /* the directory is on this host (or unreadable) */
+	char dir[ST_TEXT];    /* etcd.snapshot.dir */
+	unsigned count;       /* snapshots in it (snapshot_keep.h's names) */
+	char newest[ST_NAME]; /* the newest one's name; "": none */
+	int64_t newest_time;  /* its time, unix seconds */
+	int64_t newest_age;   /* seconds when it was read */
+	uint64_t every_sec;   /* etcd.snapshot.every */
+	char error[ST_TEXT];  /* the directory could not be read; "" */
+};
+
 struct st_snapshot {
 	/* from the description */
 	char cluster[ST_NAME];
@@ -168,6 +182,7 @@ struct st_snapshot {
 	struct st_cert certs[ST_MAX_CERTS]; /* sorted by file */
 	size_t ncerts;
 	char cert_error[ST_TEXT]; /* the first .pem that could not be read; "" */
+	struct st_snaps snaps;
 };
 
 struct st_problem {
@@ -248,6 +263,16 @@ void status_collect(
  * directory (pki; NULL: the two directories as installed on a master)
  * into s->certs, sorted by file name. Keys and other PEM files are skipped. */
 void status_collect_certs(const char *pki, struct st_snapshot *s);
+
+/* status_snaps.c: the snapshots of c's etcd.snapshot.dir on this host
+ * into s->snaps, at unix time now; nothing when etcd.snapshot is not
+ * described or the directory is not here. */
+void status_collect_snaps(const struct cp_cluster *c, int64_t now, struct st_snapshot *s);
+
+/* status_check.c, pure: whether the snapshots read are overdue: none, or
+ * the newest older than twice etcd.snapshot.every (the timer missed a run
+ * and then another). */
+bool status_snaps_overdue(const struct st_snaps *n);
 
 /* status_textfile.c, pure: the snapshot and its judgement as the cpha_*
  * series of node-exporter's textfile collector (Prometheus text format,

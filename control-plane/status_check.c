@@ -626,6 +626,42 @@ static void judge_hosts(const struct st_snapshot *s, struct st_report *r)
 	}
 }
 
+bool status_snaps_overdue(const struct st_snaps *n)
+{
+	if (!n->read || *n->error)
+		return false;
+	return n->count == 0 || (n->newest_age > 0 && (uint64_t)n->newest_age > 2 * n->every_sec);
+}
+
+/* The snapshots `cpha etcd snapshot` keeps on this host: a restore after
+ * etcd's data is lost everywhere needs a recent one. */
+static void check_snaps(const struct st_snapshot *s, struct st_report *r, struct st_role *ro)
+{
+	const struct st_snaps *n = &s->snaps;
+
+	if (!n->read)
+		return;
+	if (*n->error) {
+		problem(r, ST_DEGRADED, "etcd", "etcd snapshots: %s: %s", n->dir, n->error);
+	} else if (n->count == 0) {
+		problem(r, ST_DEGRADED, "etcd",
+			"etcd snapshots: none in %s (cpha-etcd-snapshot.timer: journalctl -u "
+			"cpha-etcd-snapshot)",
+			n->dir);
+	} else if (status_snaps_overdue(n)) {
+		problem(r, ST_DEGRADED, "etcd",
+			"etcd snapshots: the newest in %s, %s, is %lld min old; "
+			"etcd.snapshot.every "
+			"is %llu min (cpha-etcd-snapshot.timer: journalctl -u cpha-etcd-snapshot)",
+			n->dir, n->newest, (long long)(n->newest_age / 60),
+			(unsigned long long)(n->every_sec / 60));
+	} else {
+		return;
+	}
+	raise_level(ro, ST_DEGRADED);
+	note(ro, "snapshots %s", *n->error ? "unreadable" : "overdue");
+}
+
 void status_check(const struct st_snapshot *s, struct st_report *r)
 {
 	static const struct {
@@ -647,6 +683,7 @@ void status_check(const struct st_snapshot *s, struct st_report *r)
 		r->roles[i].style = rows[i].style;
 	}
 	check_etcd(s, r, &r->roles[R_ETCD]);
+	check_snaps(s, r, &r->roles[R_ETCD]);
 	check_api(s, r, &r->roles[R_API]);
 	for (i = 0; i < s->nleases; i++)
 		check_lease(s, &s->leases[i], r,

@@ -604,6 +604,7 @@ void status_collect(
 	}
 	collect_pcmk(&k, s);
 	status_collect_certs(pki, s);
+	status_collect_snaps(c, (int64_t)(cpha_now_usec(CLOCK_REALTIME) / CPHA_USEC_PER_SEC), s);
 	explicit_bzero(k.userpwd, sizeof(k.userpwd));
 	if (k.local)
 		freeifaddrs(k.local);

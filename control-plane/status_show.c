@@ -64,6 +64,39 @@ static void text_certs(const struct st_snapshot *s, struct cpha_buf *b)
 	cpha_buf_puts(b, "\n");
 }
 
+/* "etcd snapshots: 8 in /var/lib/etcd-snapshots, newest
+ * etcd-snapshot-...db (12 min old)", when this host has them */
+static void text_snaps(const struct st_snapshot *s, struct cpha_buf *b)
+{
+	const struct st_snaps *n = &s->snaps;
+
+	if (!n->read)
+		return;
+	if (*n->error)
+		cpha_buf_printf(b, "etcd snapshots: %s: %s\n", n->dir, n->error);
+	else if (!n->count)
+		cpha_buf_printf(b, "etcd snapshots: none in %s\n", n->dir);
+	else
+		cpha_buf_printf(b, "etcd snapshots: %u in %s, newest %s (%lld min old)%s\n",
+			n->count, n->dir, n->newest, (long long)(n->newest_age / 60),
+			status_snaps_overdue(n) ? ", overdue" : "");
+}
+
+/* {dir, count, newest, newest_unix, age_seconds, every_seconds, overdue,
+ * error}, or null when this host has none to show */
+static json_t *snaps_json(const struct st_snapshot *s)
+{
+	const struct st_snaps *n = &s->snaps;
+
+	if (!n->read)
+		return json_null();
+	return json_pack("{s:s,s:i,s:o,s:o,s:o,s:I,s:b,s:s}", "dir", n->dir, "count", (int)n->count,
+		"newest", *n->newest ? json_string(n->newest) : json_null(), "newest_unix",
+		*n->newest ? json_integer(n->newest_time) : json_null(), "age_seconds",
+		*n->newest ? json_integer(n->newest_age) : json_null(), "every_seconds",
+		(json_int_t)n->every_sec, "overdue", status_snaps_overdue(n), "error", n->error);
+}
+
 static void text_details(const struct st_snapshot *s, struct cpha_buf *b)
 {
 	unsigned voting, learners;
@@ -188,6 +221,7 @@ static void text_details(const struct st_snapshot *s, struct cpha_buf *b)
 				s->pcmk_nodes[i].started, s->pcmk_nodes[i].failed);
 	}
 	text_certs(s, b);
+	text_snaps(s, b);
 }
 
 void status_show_text(const struct st_snapshot *s, const struct st_report *r, struct cpha_buf *b)
@@ -329,6 +363,8 @@ static json_t *details_json(const struct st_snapshot *s)
 		"load_balancers", lbs, "fencing", fence, "pacemaker", pcmk, "certificates",
 		certs_json(s));
 
+	if (o && s->snaps.read)
+		json_object_set_new(o, "etcd_snapshots", snaps_json(s));
 	/* a dual-stack cluster's second VIP, as the first */
 	if (o && *s->vip2)
 		json_object_set_new(o, "vip2",

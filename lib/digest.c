@@ -8,7 +8,6 @@
 
 #include <openssl/evp.h>
 
-#include "buf.h"
 #include "digest.h"
 
 int cpha_digest_hex(const void *p, size_t len, char out[CPHA_DIGEST_HEXLEN])
@@ -25,29 +24,41 @@ int cpha_digest_hex(const void *p, size_t len, char out[CPHA_DIGEST_HEXLEN])
 
 int cpha_digest_file(const char *path, char out[CPHA_DIGEST_HEXLEN])
 {
-	struct cpha_buf b = { 0 };
-	char chunk[16384];
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	char chunk[65536];
 	int fd, r = 0;
-	ssize_t n;
+	ssize_t got;
 
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
+		EVP_MD_CTX_free(ctx);
+		return -ENOMEM;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd == -1)
-		return -errno;
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n == -1) {
+	if (fd == -1) {
+		r = -errno;
+		EVP_MD_CTX_free(ctx);
+		return r;
+	}
+	/* a piece at a time: an etcd snapshot may be gigabytes */
+	while ((got = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (got == -1) {
 			if (errno == EINTR)
 				continue;
 			r = -errno;
 			break;
 		}
-		if (cpha_buf_append(&b, chunk, (size_t)n) < 0) {
+		if (!EVP_DigestUpdate(ctx, chunk, (size_t)got)) {
 			r = -ENOMEM;
 			break;
 		}
 	}
 	close(fd);
-	if (r == 0)
-		r = cpha_digest_hex(b.data ? b.data : "", b.len, out);
-	cpha_buf_free(&b);
+	if (r == 0 && (!EVP_DigestFinal_ex(ctx, md, &n) || n != 32))
+		r = -ENOMEM;
+	EVP_MD_CTX_free(ctx);
+	for (unsigned i = 0; r == 0 && i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
 	return r;
 }

@@ -96,6 +96,39 @@ static void test_defaults(void **state)
 	assert_false(c->k8s_patch_set);
 	assert_int_equal(c->etcd_minor, 4);
 	assert_string_equal(c->etcd_image, "registry.k8s.io/etcd:3.4.13-0");
+	/* no snapshot timer, and cpha etcd snapshot's defaults */
+	assert_false(c->snap.on);
+	assert_int_equal(c->snap.keep, 8);
+	assert_string_equal(c->snap.dir, "/var/lib/etcd-snapshots");
+	assert_int_equal(c->snap.every_usec, 30 * 60 * 1000000ull);
+	cluster_free(c);
+	cpha_msgs_free(&d);
+}
+
+/* etcd.snapshot: given, empty, and with every key. */
+static void test_etcd_snapshot(void **state)
+{
+	struct cpha_msgs d = { 0 };
+	struct cp_cluster *c;
+	(void)state;
+
+	c = cpha_test_load(CPHA_TEST_BASE "etcd: {snapshot: {}}\n", &d, NULL);
+	dump(&d);
+	assert_non_null(c);
+	assert_true(c->snap.on);
+	assert_int_equal(c->snap.keep, 8);
+	assert_int_equal(c->snap.every_usec, 30 * 60 * 1000000ull);
+	cluster_free(c);
+	cpha_msgs_free(&d);
+	c = cpha_test_load(CPHA_TEST_BASE
+		"etcd:\n  snapshot: {every: 1h, keep: 24, dir: /srv/etcd-snapshots}\n",
+		&d, NULL);
+	dump(&d);
+	assert_non_null(c);
+	assert_true(c->snap.on);
+	assert_int_equal(c->snap.keep, 24);
+	assert_int_equal(c->snap.every_usec, 3600 * 1000000ull);
+	assert_string_equal(c->snap.dir, "/srv/etcd-snapshots");
 	cluster_free(c);
 	cpha_msgs_free(&d);
 }
@@ -220,6 +253,22 @@ static void test_errors(void **state)
 		{ CPHA_TEST_BASE "etcd: {version: '3.7'}\n", ":7:17:", "version: '3.7'" },
 		{ CPHA_TEST_BASE "etcd: {version: 3.5.x}\n", ":7:17:", "version: '3.5.x'" },
 		{ CPHA_TEST_BASE "etcd: {version: 3.+5}\n", ":7:17:", "version: '3.+5'" },
+		{ CPHA_TEST_BASE "etcd: {snapshot: {every: 30s}}\n",
+			":7:26:", "every: give whole seconds, at least 1m" },
+		{ CPHA_TEST_BASE "etcd: {snapshot: {every: 90.5s}}\n", ":7:26:", "every: " },
+		{ CPHA_TEST_BASE "etcd: {snapshot: {keep: 0}}\n",
+			":7:25:", "keep: '0' is not a whole number from 1 to 100000" },
+		{ CPHA_TEST_BASE "etcd: {snapshot: {dir: snaps}}\n",
+			":7:24:", "dir: 'snaps': give an absolute path" },
+		{ CPHA_TEST_BASE "etcd: {snapshot: {dir: '/var/lib/$x'}}\n",
+			":7:24:", "give an absolute path without spaces" },
+		{ CPHA_TEST_BASE "etcd: {snapshot: {dir: /var/lib/etcd/snap}}\n", ":7:24:",
+			"etcd.snapshot.dir: '/var/lib/etcd/snap' overlaps etcd.data_dir "
+			"'/var/lib/etcd'" },
+		{ CPHA_TEST_BASE "etcd: {data_dir: /srv/e/data, snapshot: {dir: /srv/e}}\n",
+			":7:47:", "overlaps etcd.data_dir" },
+		{ CPHA_TEST_BASE "etcd: {snapshot: {keep: 3, evry: 1h}}\n",
+			":7:28:", "etcd.snapshot: unknown key 'evry'" },
 		{ CPHA_TEST_BASE "kubernetes: {service_cidr: 10.32.0.0}\n",
 			":7:28:", "is not a network address/prefix-length" },
 		{ CPHA_TEST_BASE "kubernetes: {admission: NodeRestriction}\n",
@@ -659,6 +708,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_etcd_snapshot),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_lbs_left_out),
 		cmocka_unit_test(test_external_etcd),

@@ -21,11 +21,11 @@
 
 #include <cmocka.h>
 
+#include "cpha_test.h"
 #include "install.h"
 #include "install_plan.h"
 #include "render.h"
 #include "render_test.h"
-
 
 #define SAMPLE      "tests/samples/cluster.yaml"
 #define SYSTEMD     "tests/fixtures/cpha/systemd.yaml"
@@ -279,6 +279,78 @@ static void test_data_dir(void **state)
 	plan_of(SYSTEMD, "e4", &c, &s, &p);
 	want(&p, "/srv/etcd", INSTALL_SRC_NONE, 0700);
 	none(&p, "/var/lib/etcd");
+	done(c, &s, &p);
+}
+
+/* etcd.snapshot: every etcd member, a master or a host that runs only
+ * etcd, gets the snapshot service and its timer, and etcd's client
+ * certificate that the service uses; the LB hosts get neither. */
+static void test_etcd_snapshot(void **state)
+{
+	static const char *const members[] = { "m1", "e4" };
+	struct cpha_msgs d = { 0 };
+	struct cp_cluster *c;
+	struct render_set s = { 0 };
+	struct install_plan p;
+	struct render_file *f;
+
+	(void)state;
+	c = cpha_test_load(CPHA_TEST_BASE
+		"load_balancers: [{name: l1, address: 198.18.0.21}, {name: l2, address: "
+		"198.18.0.22}]\n"
+		"etcd:\n"
+		"  hosts: [m1, m2, m3, {name: e4, address: 198.18.0.14}, {name: e5, address: "
+		"198.18.0.15}]\n"
+		"  snapshot: {every: 1h, keep: 5}\n"
+		"components: {manager: systemd}\n",
+		&d, NULL);
+	for (size_t i = 0; i < d.nerrs; i++)
+		print_error("%s\n", d.errs[i].text);
+	assert_non_null(c);
+	assert_int_equal(install_render(c, &s, &d), 0);
+	assert_int_equal(d.nerrs, 0);
+	for (size_t i = 0; i < sizeof(members) / sizeof(members[0]); i++) {
+		f = render_find(&s, members[i], RENDER_SNAPSHOT_UNIT ".service");
+		assert_non_null(f);
+		assert_int_equal(f->mode, 0644);
+		assert_non_null(strstr(f->text.data, "\nType=oneshot\n"));
+		assert_non_null(strstr(f->text.data,
+			"\nExecStart=/usr/bin/cpha -f /etc/cpha/cluster.yaml etcd snapshot\n"));
+		assert_non_null(strstr(f->text.data, "into /var/lib/etcd-snapshots, the newest 5"));
+		f = render_find(&s, members[i], RENDER_SNAPSHOT_UNIT ".timer");
+		assert_non_null(f);
+		assert_non_null(strstr(f->text.data, "\nOnBootSec=1h\nOnUnitActiveSec=1h\n"));
+		assert_non_null(strstr(f->text.data, "\nWantedBy=timers.target\n"));
+		assert_int_equal(install_plan_build(c, cluster_host(c, members[i]), &s, &p), 0);
+		invariants(&p, &s);
+		want(&p, RENDER_SNAPSHOT_UNIT ".service", INSTALL_SRC_RENDER, 0644);
+		want(&p, RENDER_SNAPSHOT_UNIT ".timer", INSTALL_SRC_RENDER, 0644);
+		want(&p, "/etc/etcd/pki/ca.pem", INSTALL_SRC_PKI, 0644);
+		want(&p, "/etc/etcd/pki/etcd-client.pem", INSTALL_SRC_PKI, 0644);
+		want(&p, "/etc/etcd/pki/etcd-client-key.pem", INSTALL_SRC_PKI, 0600);
+		install_plan_free(&p);
+	}
+	assert_null(render_find(&s, "l1", RENDER_SNAPSHOT_UNIT ".service"));
+	assert_null(render_find(&s, "l1", RENDER_SNAPSHOT_UNIT ".timer"));
+	assert_int_equal(install_plan_build(c, cluster_host(c, "l1"), &s, &p), 0);
+	none(&p, "/etc/etcd/pki/etcd-client.pem");
+	install_plan_free(&p);
+	cpha_msgs_free(&d);
+	done(c, &s, &p);
+}
+
+/* Without etcd.snapshot, no member gets the units. */
+static void test_no_etcd_snapshot(void **state)
+{
+	struct cp_cluster *c;
+	struct render_set s = { 0 };
+	struct install_plan p;
+
+	(void)state;
+	plan_of(SYSTEMD, "e4", &c, &s, &p);
+	for (size_t i = 0; i < s.n; i++)
+		assert_null(strstr(s.v[i].path, "cpha-etcd-snapshot"));
+	none(&p, "/etc/etcd/pki/etcd-client.pem");
 	done(c, &s, &p);
 }
 
@@ -649,6 +721,8 @@ int main(void)
 		cmocka_unit_test(test_lb_host),
 		cmocka_unit_test(test_static_pods),
 		cmocka_unit_test(test_data_dir),
+		cmocka_unit_test(test_etcd_snapshot),
+		cmocka_unit_test(test_no_etcd_snapshot),
 		cmocka_unit_test(test_pki_read_is_installed),
 		cmocka_unit_test(test_private_key),
 		cmocka_unit_test(test_secrets_whole_path),

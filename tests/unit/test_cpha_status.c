@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -539,6 +540,101 @@ static void test_crm_mon(void **state)
 
 /* --textfile: the contract's series, exactly; unknown values have no
  * sample (no Lease read, no member list), certificates by file. */
+/* The etcd snapshots of this host: read from the directory (names only,
+ * the newest by the time in its name), judged overdue past twice
+ * etcd.snapshot.every, shown in text and JSON; nothing when the directory
+ * is not on this host. */
+static void test_etcd_snapshots(void **state)
+{
+	static const char *const files[] = { "etcd-snapshot-20261129T200000Z.db",
+		"etcd-snapshot-20261129T203000Z.db", "etcd-snapshot-20261129T203000Z.db.sha256",
+		"etcd-snapshot-20261329T000000Z.db", "notes.txt",
+		".etcd-snapshot-20261129T210000Z.db.part" };
+	char dir[] = "/tmp/cpha-test-snaps-XXXXXX", path[256];
+	struct cp_cluster c;
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+	struct cpha_buf b = { 0 };
+	const int64_t t2030 = 1795984200; /* 2026-11-29T20:30:00Z */
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fclose(f);
+	}
+	memset(&c, 0, sizeof(c));
+	c.snap.dir = dir;
+	c.snap.every_usec = 1800 * 1000000ull;
+	/* etcd.snapshot not described: not looked for */
+	status_collect_snaps(&c, t2030 + 600, s);
+	assert_false(s->snaps.read);
+	c.snap.on = true;
+	status_collect_snaps(&c, t2030 + 600, s);
+	assert_true(s->snaps.read);
+	assert_int_equal(s->snaps.count, 2);
+	assert_string_equal(s->snaps.newest, "etcd-snapshot-20261129T203000Z.db");
+	assert_int_equal(s->snaps.newest_age, 600);
+	assert_int_equal(s->snaps.every_sec, 1800);
+	status_check(s, r);
+	dump(r);
+	assert_int_equal(r->problems.n, 0);
+	status_show_text(s, r, &b);
+	assert_non_null(strstr(b.data, "\netcd snapshots: 2 in /tmp/cpha-test-snaps-"));
+	assert_non_null(
+		strstr(b.data, ", newest etcd-snapshot-20261129T203000Z.db (10 min old)\n"));
+	cpha_buf_free(&b);
+	status_show_json(s, r, &b);
+	assert_non_null(strstr(b.data, "\"etcd_snapshots\""));
+	assert_non_null(strstr(b.data, "\"age_seconds\": 600"));
+	cpha_buf_free(&b);
+
+	/* one run missed: still fine; two: overdue */
+	s->snaps.newest_age = 3600;
+	assert_int_equal(judge(s, r, "etcd snapshots"), 0);
+	s->snaps.newest_age = 3601;
+	assert_int_equal(judge(s, r, "etcd snapshots: the newest in "), 1);
+	assert_int_equal(judge(s, r,
+				 ", etcd-snapshot-20261129T203000Z.db, is 60 min old; "
+				 "etcd.snapshot.every is 30 min"),
+		1);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	assert_non_null(strstr(r->roles[0].notes, "snapshots overdue"));
+	status_show_text(s, r, &b);
+	assert_non_null(strstr(b.data, "(60 min old), overdue\n"));
+	cpha_buf_free(&b);
+
+	/* none left in the directory */
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		assert_int_equal(unlink(path), 0);
+	}
+	memset(&s->snaps, 0, sizeof(s->snaps));
+	status_collect_snaps(&c, t2030, s);
+	assert_true(s->snaps.read);
+	assert_int_equal(judge(s, r, "etcd snapshots: none in /tmp/cpha-test-snaps-"), 1);
+
+	/* the directory is not on this host (no etcd member here) */
+	assert_int_equal(rmdir(dir), 0);
+	memset(&s->snaps, 0, sizeof(s->snaps));
+	status_collect_snaps(&c, t2030, s);
+	assert_false(s->snaps.read);
+	assert_int_equal(judge(s, r, "etcd snapshots"), 0);
+	assert_int_equal(r->worst, ST_HEALTHY);
+	status_show_text(s, r, &b);
+	assert_null(strstr(b.data, "etcd snapshots"));
+	cpha_buf_free(&b);
+	status_show_json(s, r, &b);
+	assert_null(strstr(b.data, "etcd_snapshots"));
+	cpha_buf_free(&b);
+	free(r);
+	free(s);
+}
+
 static void test_textfile(void **state)
 {
 	struct st_snapshot *s = healthy();
@@ -658,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_crm_mon),
 		cmocka_unit_test(test_loopback_reads_this_host),
 		cmocka_unit_test(test_textfile),
+		cmocka_unit_test(test_etcd_snapshots),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,789 @@
+/* `cpha etcd snapshot` and `cpha etcd verify`: etcd snapshots an operator
+ * can restore from after etcd loses quorum, each beside a sidecar with its
+ * SHA-256, the newest K kept. etcdctl (API 3) does the talking to etcd and
+ * reads the files; snapshot_keep.c decides which to keep. */
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "buf.h"
+#include "cpha.h"
+#include "digest.h"
+#include "fileio.h"
+#include "flags.h"
+#include "render_paths.h"
+#include "render_text.h"
+#include "run.h"
+#include "snapshot_keep.h"
+#include "spawn.h"
+
+#define ETCDCTL            "etcdctl"
+#define DIAL_TIMEOUT       "--dial-timeout=5s"
+/* etcdctl 3.4 bounds snapshot save by --command-timeout (5 s by default: too
+ * short for a large database), and a dial that fails waits for it too:
+ * each endpoint is asked for its health first, in HEALTH_TIMEOUT; a run is
+ * killed a little after its timeout */
+#define SAVE_TIMEOUT_SEC   1200
+#define HEALTH_TIMEOUT     "--command-timeout=5s"
+#define HEALTH_TIMEOUT_SEC 5
+#define STATUS_TIMEOUT_SEC 120
+#define NOT_INSTALLED      ETCDCTL " is not installed (not in PATH, /usr/sbin or /sbin)"
+#define MAX_ENDPOINTS      32
+#define SIDECAR_MAX        4096
+#define NAME_WAIT_TRIES    3 /* seconds waited for a free name (one snapshot a second) */
+
+extern char **environ;
+
+/* What etcdctl said about a snapshot (snapshot status -w json). */
+struct snap_status {
+	unsigned long long hash, revision, keys, size;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: cpha [-f FILE] etcd snapshot [--dir DIR] [--keep K] [--pki DIR]\n"
+		"                                    [--endpoint URL]...\n"
+		"       cpha etcd verify [--no-sidecar] FILE...\n"
+		"  snapshot      take a snapshot of etcd (etcdctl snapshot save) into DIR, with a\n"
+		"                sha256sum sidecar, and keep the newest K there\n"
+		"  --dir DIR     where (default: etcd.snapshot.dir, else " SNAPSHOT_DEFAULT_DIR
+		")\n"
+		"  --keep K      snapshots kept, K >= 1 (default: etcd.snapshot.keep, else %u)\n"
+		"  --pki DIR     ca.pem, etcd-client.pem, etcd-client-key.pem "
+		"(default " RENDER_PKI_ETCD ")\n"
+		"  --endpoint URL  an etcd client URL, tried in the order given (default: every\n"
+		"                etcd member of the description, https://ADDRESS:%u)\n"
+		"  verify        check each FILE against FILE.sha256 and that etcdctl reads it\n"
+		"  --no-sidecar  check a FILE that has no sidecar (etcdctl's reading only)\n",
+		SNAPSHOT_DEFAULT_KEEP, FLAGS_ETCD_CLIENT_PORT);
+}
+
+/* This process's environment without ETCDCTL_* (etcdctl refuses a variable
+ * that shadows one of the flags given), with ETCDCTL_API=3. NULL: no memory. */
+static const char **child_env(void)
+{
+	size_t n = 0, k = 0;
+	const char **env;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 2, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "ETCDCTL_", 8) != 0)
+			env[k++] = environ[i];
+	env[k++] = "ETCDCTL_API=3";
+	return env;
+}
+
+/* Run etcdctl with args (after its name) to its end. Returns 0 with res
+ * filled (whatever its status), or -1 with why set. */
+static int etcdctl(const char *const *args, unsigned timeout_sec, struct cpha_run_result *res,
+	char *why, size_t whylen)
+{
+	struct cpha_spawn_opts o = { .timeout_usec = timeout_sec * 1000000ull };
+	const char *argv[24];
+	const char **env = NULL;
+	char *exe = run_which(ETCDCTL);
+	size_t n = 0;
+	int r = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (!exe) {
+		snprintf(why, whylen, NOT_INSTALLED);
+		return -1;
+	}
+	argv[n++] = exe;
+	while (*args && n + 1 < sizeof(argv) / sizeof(argv[0]))
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	env = child_env();
+	if (!env) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	o.argv = argv;
+	o.envp = env;
+	r = cpha_run(&o, res);
+	if (r < 0) {
+		snprintf(why, whylen, "%s: %s", exe, strerror(-r));
+		r = -1;
+	}
+out:
+	free(env);
+	free(exe);
+	return r;
+}
+
+/* etcdctl's own words for a failed run: its "Error: ..." line, else the
+ * "panic: ..." line of a crash (bbolt panics on a damaged file; the stack
+ * trace after it says nothing to an operator), else the last line it wrote
+ * on stderr, else how it ended. */
+static void etcdctl_failure(const struct cpha_run_result *res, char *buf, size_t len)
+{
+	const char *err = res->err ? res->err : "", *line, *last = NULL, *p;
+	size_t last_len = 0;
+
+	if (res->timed_out) {
+		snprintf(buf, len, ETCDCTL " did not finish in time and was killed");
+		return;
+	}
+	for (line = err; *line; line = p + (*p == '\n')) {
+		p = strchrnul(line, '\n');
+		if (p == line)
+			continue;
+		if (strncmp(line, "Error: ", 7) == 0) {
+			snprintf(buf, len, "%.*s", (int)(p - line - 7), line + 7);
+			return;
+		}
+		if (strncmp(line, "panic: ", 7) == 0) {
+			snprintf(buf, len, "crashed: %.*s", (int)(p - line), line);
+			return;
+		}
+		last = line;
+		last_len = (size_t)(p - line);
+	}
+	if (last)
+		snprintf(buf, len, "%.*s", (int)last_len, last);
+	else if (res->signo)
+		snprintf(buf, len, ETCDCTL " was killed by signal %d", res->signo);
+	else
+		snprintf(buf, len, ETCDCTL " exited with status %d", res->exit_code);
+}
+
+static bool json_u64(json_t *o, const char *key, unsigned long long *v)
+{
+	json_t *x = json_object_get(o, key);
+
+	if (!json_is_integer(x) || json_integer_value(x) < 0)
+		return false;
+	*v = (unsigned long long)json_integer_value(x);
+	return true;
+}
+
+/* etcdctl snapshot status of path. Returns 0, or -1 with why set. */
+static int snap_status(const char *path, struct snap_status *st, char *why, size_t whylen)
+{
+	const char *args[] = { "snapshot", "status", "-w", "json", path, NULL };
+	struct cpha_run_result res;
+	json_t *root = NULL;
+	int r = -1;
+
+	if (etcdctl(args, STATUS_TIMEOUT_SEC, &res, why, whylen) < 0)
+		goto out;
+	if (!res.exited || res.exit_code != 0) {
+		char msg[512];
+
+		etcdctl_failure(&res, msg, sizeof(msg));
+		snprintf(why, whylen, ETCDCTL " snapshot status: %s", msg);
+		goto out;
+	}
+	root = json_loads(res.out ? res.out : "", 0, NULL);
+	if (!json_u64(root, "hash", &st->hash) || !json_u64(root, "revision", &st->revision) ||
+		!json_u64(root, "totalKey", &st->keys) || !json_u64(root, "totalSize", &st->size)) {
+		snprintf(why, whylen,
+			ETCDCTL " snapshot status: not the JSON expected (hash, revision, "
+				"totalKey, totalSize): %.200s",
+			res.out ? res.out : "");
+		goto out;
+	}
+	r = 0;
+out:
+	json_decref(root);
+	cpha_run_free(&res);
+	return r;
+}
+
+/* ---- snapshot ---- */
+
+struct snap_opts {
+	const char *dir, *pki;
+	unsigned keep; /* 0: the description's, else the default */
+	const char *endpoints[MAX_ENDPOINTS];
+	size_t nendpoints;
+};
+
+/* dir exists (made 0700 when it did not) and is a directory: 0, or -1 after
+ * saying why. */
+static int make_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+		fprintf(stderr, "cpha etcd snapshot: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (stat(dir, &st) == -1) {
+		fprintf(stderr, "cpha etcd snapshot: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "cpha etcd snapshot: %s: not a directory\n", dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* The names in the directory open at dfd (".", ".." left out), into *names
+ * (NULL-terminated, to free with free_names). Returns how many, or -1. */
+static ssize_t list_dir(int dfd, char ***names)
+{
+	int fd = dup(dfd);
+	DIR *d = fd == -1 ? NULL : fdopendir(fd);
+	struct dirent *e;
+	char **v = NULL, **nv;
+	size_t n = 0;
+
+	if (!d) {
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	rewinddir(d);
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		nv = realloc(v, (n + 2) * sizeof(*v));
+		if (!nv)
+			goto fail;
+		v = nv;
+		v[n] = strdup(e->d_name);
+		if (!v[n])
+			goto fail;
+		v[++n] = NULL;
+	}
+	closedir(d);
+	*names = v;
+	return (ssize_t)n;
+fail:
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	closedir(d);
+	errno = ENOMEM;
+	return -1;
+}
+
+static void free_names(char **names)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Partial files of runs that were killed: no run is writing (we hold the
+ * directory's lock), so they are garbage. */
+static void remove_parts(int dfd, const char *dir)
+{
+	char **names = NULL;
+	ssize_t n = list_dir(dfd, &names);
+
+	for (ssize_t i = 0; i < n; i++)
+		if (snapshot_part_name(names[i]) && unlinkat(dfd, names[i], 0) == -1 &&
+			errno != ENOENT)
+			fprintf(stderr, "cpha etcd snapshot: %s/%s: %s\n", dir, names[i],
+				strerror(errno));
+	free_names(names);
+}
+
+/* A name no snapshot has yet: the time now, or a second later when a
+ * snapshot was taken this second. Returns 0, or -1 after saying why. */
+static int new_name(int dfd, const char *dir, char *name, size_t len)
+{
+	for (int i = 0; i < NAME_WAIT_TRIES; i++) {
+		struct timespec now;
+		char side[SNAPSHOT_NAME_LEN + sizeof(SNAPSHOT_SIDECAR)];
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (!snapshot_name(now.tv_sec, name, len)) {
+			fprintf(stderr, "cpha etcd snapshot: the clock says %lld\n",
+				(long long)now.tv_sec);
+			return -1;
+		}
+		snprintf(side, sizeof(side), "%s" SNAPSHOT_SIDECAR, name);
+		if (faccessat(dfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == -1 && errno == ENOENT &&
+			faccessat(dfd, side, F_OK, AT_SYMLINK_NOFOLLOW) == -1 && errno == ENOENT)
+			return 0;
+		/* to the next second */
+		struct timespec rest = { 0, 1000000000L - now.tv_nsec };
+		nanosleep(&rest, NULL);
+	}
+	fprintf(stderr, "cpha etcd snapshot: %s/%s exists already (the clock stands still?)\n", dir,
+		name);
+	return -1;
+}
+
+/* Move from into place as to, in the directory dfd, never over a file that
+ * is there. Returns 0 or -1 with errno set. */
+static int rename_noreplace(int dfd, const char *from, const char *to)
+{
+	if (renameat2(dfd, from, dfd, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	/* a file system without RENAME_NOREPLACE: link fails on EEXIST too */
+	if (linkat(dfd, from, dfd, to, 0) == -1)
+		return -1;
+	unlinkat(dfd, from, 0);
+	return 0;
+}
+
+/* Delete what retention chose (and their sidecars); names just listed.
+ * Returns how many went, or -1 when one could not be deleted. */
+static int apply_keep(int dfd, const char *dir, unsigned keep, const char *taken)
+{
+	char **names = NULL;
+	size_t *del = NULL, k;
+	ssize_t n = list_dir(dfd, &names);
+	int r = 0;
+
+	if (n < 0) {
+		fprintf(stderr, "cpha etcd snapshot: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	del = calloc((size_t)n + 1, sizeof(*del));
+	if (!del) {
+		fprintf(stderr, "cpha etcd snapshot: out of memory\n");
+		free_names(names);
+		return -1;
+	}
+	k = snapshot_keep((const char *const *)names, (size_t)n, keep, taken, del);
+	for (size_t i = 0; i < k; i++) {
+		char side[SNAPSHOT_NAME_LEN + sizeof(SNAPSHOT_SIDECAR)];
+		const char *name = names[del[i]];
+
+		snprintf(side, sizeof(side), "%s" SNAPSHOT_SIDECAR, name);
+		if (unlinkat(dfd, name, 0) == -1 && errno != ENOENT) {
+			fprintf(stderr, "cpha etcd snapshot: %s/%s: %s\n", dir, name,
+				strerror(errno));
+			r = -1;
+			continue;
+		}
+		if (unlinkat(dfd, side, 0) == -1 && errno != ENOENT) {
+			fprintf(stderr, "cpha etcd snapshot: %s/%s: %s\n", dir, side,
+				strerror(errno));
+			r = -1;
+			continue;
+		}
+		if (r >= 0)
+			r++;
+	}
+	free(del);
+	free_names(names);
+	return r;
+}
+
+/* Whether the member at ep (--endpoints=URL) is healthy: it answers a
+ * read that needs quorum (etcdctl endpoint health), so a member cut off
+ * from the others, whose data may be old, gives no snapshot. Returns 0, or
+ * -1 with why set. */
+static int healthy(
+	const char *ep, const char *ca, const char *cert, const char *key, char *why, size_t whylen)
+{
+	const char *args[] = { ep, ca, cert, key, DIAL_TIMEOUT, HEALTH_TIMEOUT, "endpoint",
+		"health", NULL };
+	struct cpha_run_result res;
+	const char *p;
+	int r = -1;
+
+	if (etcdctl(args, HEALTH_TIMEOUT_SEC + 30, &res, why, whylen) < 0)
+		return -1;
+	if (res.exited && res.exit_code == 0) {
+		r = 0;
+	} else if (res.err && (p = strstr(res.err, " is unhealthy: "))) {
+		p += strlen(" is unhealthy: ");
+		snprintf(why, whylen, "unhealthy: %.*s", (int)(strchrnul(p, '\n') - p), p);
+	} else {
+		etcdctl_failure(&res, why, whylen);
+	}
+	cpha_run_free(&res);
+	return r;
+}
+
+/* etcdctl snapshot save into part from the first endpoint that gives one.
+ * Returns the index of that endpoint, or -1 after saying why each failed. */
+static int save(const struct snap_opts *o, const char *const *endpoints, size_t n, int dfd,
+	const char *part, const char *part_path)
+{
+	char ca[4096], cert[4096], key[4096], ep[4200], cmdto[64];
+	struct cpha_buf errs = { 0 };
+	int got = -1;
+
+	snprintf(ca, sizeof(ca), "--cacert=%s/ca.pem", o->pki);
+	snprintf(cert, sizeof(cert), "--cert=%s/etcd-client.pem", o->pki);
+	snprintf(key, sizeof(key), "--key=%s/etcd-client-key.pem", o->pki);
+	snprintf(cmdto, sizeof(cmdto), "--command-timeout=%ds", SAVE_TIMEOUT_SEC);
+	for (size_t i = 0; i < n && got < 0; i++) {
+		const char *args[] = { ep, ca, cert, key, DIAL_TIMEOUT, cmdto, "snapshot", "save",
+			part_path, NULL };
+		struct cpha_run_result res;
+		char why[512], tmp[SNAPSHOT_NAME_LEN + 16];
+
+		snprintf(ep, sizeof(ep), "--endpoints=%s", endpoints[i]);
+		if (healthy(ep, ca, cert, key, why, sizeof(why)) < 0) {
+			cpha_buf_printf(&errs, "\n  %s: %s", endpoints[i], why);
+			if (!strcmp(why, NOT_INSTALLED))
+				break;
+			continue;
+		}
+		if (etcdctl(args, SAVE_TIMEOUT_SEC + 30, &res, why, sizeof(why)) == 0) {
+			if (res.exited && res.exit_code == 0)
+				got = (int)i;
+			else
+				etcdctl_failure(&res, why, sizeof(why));
+		}
+		cpha_run_free(&res);
+		if (got >= 0)
+			break;
+		cpha_buf_printf(&errs, "\n  %s: %s", endpoints[i], why);
+		/* etcdctl's own temporary file is left when it is killed */
+		snprintf(tmp, sizeof(tmp), "%s.part", part);
+		unlinkat(dfd, part, 0);
+		unlinkat(dfd, tmp, 0);
+		if (!strcmp(why, NOT_INSTALLED))
+			break;
+	}
+	if (got < 0)
+		fprintf(stderr, "cpha etcd snapshot: no snapshot from %s:%s\n",
+			n == 1 ? "the etcd endpoint" : "any etcd endpoint",
+			errs.data ? errs.data : "");
+	cpha_buf_free(&errs);
+	return got;
+}
+
+static int snapshot(const char *file, const struct snap_opts *in)
+{
+	struct snap_opts o = *in;
+	struct cp_cluster *c = NULL;
+	char **urls = NULL;
+	const char *const *endpoints = o.endpoints;
+	size_t nendpoints = o.nendpoints;
+	char name[SNAPSHOT_NAME_LEN + 1], part[SNAPSHOT_NAME_LEN + 8] = "", part_path[4096];
+	char path[4096], side[4096 + sizeof(SNAPSHOT_SIDECAR)], side_text[SNAPSHOT_NAME_LEN + 80];
+	char hex[CPHA_DIGEST_HEXLEN], why[512];
+	struct snap_status st;
+	struct stat sb;
+	int dfd = -1, got, removed, rc = CPHA_EXIT_FAIL, r;
+	bool placed = false;
+
+	c = cpha_load(file);
+	if (!c)
+		goto out;
+	if (!o.dir)
+		o.dir = c->snap.dir ? c->snap.dir : SNAPSHOT_DEFAULT_DIR;
+	if (!o.keep)
+		o.keep = c->snap.keep ? c->snap.keep : SNAPSHOT_DEFAULT_KEEP;
+	if (!nendpoints) {
+		if (!c->netcd) {
+			fprintf(stderr, "cpha etcd snapshot: %s: no etcd member\n", file);
+			goto out;
+		}
+		urls = calloc(c->netcd, sizeof(*urls));
+		for (size_t i = 0; urls && i < c->netcd; i++) {
+			char hp[CPHA_ADDR_STRLEN + 8];
+
+			render_text_hostport(
+				&c->hosts[c->etcd[i]].addr, FLAGS_ETCD_CLIENT_PORT, hp, sizeof(hp));
+			if (asprintf(&urls[i], "https://%s", hp) < 0)
+				urls[i] = NULL;
+			if (!urls[i])
+				break;
+			nendpoints++;
+		}
+		if (nendpoints != c->netcd) {
+			fprintf(stderr, "cpha etcd snapshot: out of memory\n");
+			goto out;
+		}
+		endpoints = (const char *const *)urls;
+	}
+	for (const char *const *f = (const char *const[]){ "ca.pem", "etcd-client.pem",
+		     "etcd-client-key.pem", NULL };
+		*f; f++) {
+		snprintf(path, sizeof(path), "%s/%s", o.pki, *f);
+		if (access(path, R_OK) == -1) {
+			fprintf(stderr,
+				"cpha etcd snapshot: %s: %s (--pki DIR: where etcd's client "
+				"certificate is)\n",
+				path, strerror(errno));
+			goto out;
+		}
+	}
+	if (strlen(o.dir) > 4000) {
+		fprintf(stderr, "cpha etcd snapshot: --dir: too long a path\n");
+		goto out;
+	}
+	if (make_dir(o.dir) < 0)
+		goto out;
+	dfd = open(o.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd == -1) {
+		fprintf(stderr, "cpha etcd snapshot: %s: %s\n", o.dir, strerror(errno));
+		goto out;
+	}
+	/* one run at a time in a directory: names, partial files, retention */
+	if (flock(dfd, LOCK_EX | LOCK_NB) == -1) {
+		fprintf(stderr, "cpha etcd snapshot: %s: %s\n", o.dir,
+			errno == EWOULDBLOCK ? "another cpha etcd snapshot is writing there"
+					     : strerror(errno));
+		goto out;
+	}
+	remove_parts(dfd, o.dir);
+	if (new_name(dfd, o.dir, name, sizeof(name)) < 0)
+		goto out;
+	snprintf(part, sizeof(part), ".%s.part", name);
+	snprintf(part_path, sizeof(part_path), "%s/%s", o.dir, part);
+	snprintf(path, sizeof(path), "%s/%s", o.dir, name);
+	snprintf(side, sizeof(side), "%s" SNAPSHOT_SIDECAR, path);
+
+	got = save(&o, endpoints, nendpoints, dfd, part, part_path);
+	if (got < 0)
+		goto out;
+	if (snap_status(part_path, &st, why, sizeof(why)) < 0) {
+		fprintf(stderr, "cpha etcd snapshot: %s (from %s): %s\n", part_path, endpoints[got],
+			why);
+		goto out;
+	}
+	r = cpha_digest_file(part_path, hex);
+	if (r < 0 || stat(part_path, &sb) == -1) {
+		fprintf(stderr, "cpha etcd snapshot: %s: %s\n", part_path,
+			strerror(r < 0 ? -r : errno));
+		goto out;
+	}
+	snapshot_sidecar_text(hex, name, side_text, sizeof(side_text));
+	r = cpha_write_file_atomic(side, side_text, strlen(side_text), 0600, (uid_t)-1, (gid_t)-1);
+	if (r < 0) {
+		fprintf(stderr, "cpha etcd snapshot: %s: %s\n", side, strerror(-r));
+		goto out;
+	}
+	if (rename_noreplace(dfd, part, name) == -1) {
+		fprintf(stderr, "cpha etcd snapshot: %s: %s\n", path, strerror(errno));
+		unlink(side);
+		goto out;
+	}
+	placed = true;
+	if (fsync(dfd) == -1)
+		fprintf(stderr, "cpha etcd snapshot: %s: fsync: %s\n", o.dir, strerror(errno));
+	removed = apply_keep(dfd, o.dir, o.keep, name);
+	printf("%s: revision %llu, %llu keys, %lld bytes, sha256 %s, from %s; %d older "
+	       "removed (keep %u)\n",
+		path, st.revision, st.keys, (long long)sb.st_size, hex, endpoints[got],
+		removed < 0 ? 0 : removed, o.keep);
+	rc = removed < 0 ? CPHA_EXIT_FAIL : CPHA_EXIT_OK;
+out:
+	if (dfd != -1 && !placed && part[0])
+		unlinkat(dfd, part, 0);
+	if (dfd != -1)
+		close(dfd);
+	for (size_t i = 0; urls && c && i < c->netcd; i++)
+		free(urls[i]);
+	free(urls);
+	if (c)
+		cluster_free(c);
+	return rc;
+}
+
+/* ---- verify ---- */
+
+/* One file: 0 when it passes, else -1 after a line per problem. */
+static int verify_one(const char *file, bool no_sidecar)
+{
+	char side[4096 + sizeof(SNAPSHOT_SIDECAR)], hex[CPHA_DIGEST_HEXLEN], want[65], named[1024],
+		why[600];
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file, *perr;
+	struct cpha_buf text = { 0 };
+	struct snap_status st;
+	struct stat sb;
+	bool have_sidecar = false;
+	int r, bad = 0;
+
+	if (strlen(file) >= 4096) {
+		printf("%.100s...: too long a path\n", file);
+		return -1;
+	}
+	if (stat(file, &sb) == -1) {
+		printf("%s: %s\n", file, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		printf("%s: not a file\n", file);
+		return -1;
+	}
+	snprintf(side, sizeof(side), "%s" SNAPSHOT_SIDECAR, file);
+	r = cpha_buf_read_file(&text, side, 0, SIDECAR_MAX);
+	if (r == -ENOENT && !no_sidecar) {
+		printf("%s: no sidecar %s (--no-sidecar checks a file without one)\n", file, side);
+		bad = 1;
+	} else if (r < 0 && r != -ENOENT) {
+		printf("%s: sidecar %s: %s\n", file, side,
+			r == -EFBIG ? "too large for a sha256sum line" : strerror(-r));
+		bad = 1;
+	} else if (r == 0) {
+		have_sidecar = true;
+		if (snapshot_sidecar_parse(text.data, want, named, sizeof(named), &perr) < 0) {
+			printf("%s: sidecar %s: %s\n", file, side, perr);
+			bad = 1;
+			have_sidecar = false;
+		} else if (strcmp(named, base) != 0) {
+			printf("%s: sidecar %s is the sum of '%s', not of '%s'\n", file, side,
+				named, base);
+			bad = 1;
+		}
+	}
+	cpha_buf_free(&text);
+	r = cpha_digest_file(file, hex);
+	if (r < 0) {
+		printf("%s: %s\n", file, strerror(-r));
+		return -1;
+	}
+	if (have_sidecar && strcmp(want, hex) != 0) {
+		printf("%s: sha256 mismatch: sidecar says %s, file is %s\n", file, want, hex);
+		bad = 1;
+	}
+	if (snap_status(file, &st, why, sizeof(why)) < 0) {
+		printf("%s: %s\n", file, why);
+		bad = 1;
+	}
+	if (bad)
+		return -1;
+	printf("%s: ok, revision %llu, %llu keys, %lld bytes, sha256 %s%s\n", file, st.revision,
+		st.keys, (long long)sb.st_size, hex,
+		have_sidecar ? " (as its sidecar says)" : " (no sidecar)");
+	return 0;
+}
+
+static int verify(int argc, char **argv, bool no_sidecar)
+{
+	int rc = CPHA_EXIT_OK;
+
+	for (int i = 0; i < argc; i++)
+		if (verify_one(argv[i], no_sidecar) < 0)
+			rc = CPHA_EXIT_FAIL;
+	fflush(stdout);
+	return rc;
+}
+
+int cmd_etcd(int argc, char **argv, const char *file)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "keep", required_argument, NULL, 'k' },
+		{ "pki", required_argument, NULL, 'p' },
+		{ "endpoint", required_argument, NULL, 'e' },
+		{ "no-sidecar", no_argument, NULL, 'n' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct snap_opts o = { .pki = RENDER_PKI_ETCD };
+	bool no_sidecar = false, snap_only = false, verify_only = false;
+	const char *what;
+	char *end;
+	int ch;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			if (!*optarg) {
+				fprintf(stderr, "cpha etcd: --dir: empty\n");
+				return CPHA_EXIT_USAGE;
+			}
+			o.dir = optarg;
+			snap_only = true;
+			break;
+		case 'k': {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || v < 1 ||
+				v > SNAPSHOT_KEEP_MAX) {
+				fprintf(stderr,
+					"cpha etcd: --keep %s: give a whole number from 1 to %u\n",
+					optarg, SNAPSHOT_KEEP_MAX);
+				return CPHA_EXIT_USAGE;
+			}
+			o.keep = (unsigned)v;
+			snap_only = true;
+			break;
+		}
+		case 'p':
+			o.pki = optarg;
+			snap_only = true;
+			break;
+		case 'e':
+			if (strncmp(optarg, "https://", 8) != 0 &&
+				strncmp(optarg, "http://", 7) != 0) {
+				fprintf(stderr,
+					"cpha etcd: --endpoint %s: give a URL, "
+					"https://ADDRESS:PORT\n",
+					optarg);
+				return CPHA_EXIT_USAGE;
+			}
+			if (o.nendpoints == MAX_ENDPOINTS) {
+				fprintf(stderr, "cpha etcd: more than %d --endpoint\n",
+					MAX_ENDPOINTS);
+				return CPHA_EXIT_USAGE;
+			}
+			o.endpoints[o.nendpoints++] = optarg;
+			snap_only = true;
+			break;
+		case 'n':
+			no_sidecar = true;
+			verify_only = true;
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return CPHA_EXIT_OK;
+		default:
+			usage(stderr);
+			return CPHA_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return CPHA_EXIT_USAGE;
+	}
+	what = argv[optind++];
+	if (!strcmp(what, "snapshot")) {
+		if (verify_only) {
+			fprintf(stderr, "cpha etcd snapshot: --no-sidecar is verify's\n");
+			return CPHA_EXIT_USAGE;
+		}
+		if (optind < argc) {
+			fprintf(stderr, "cpha etcd snapshot: unexpected argument '%s'\n",
+				argv[optind]);
+			return CPHA_EXIT_USAGE;
+		}
+		return snapshot(file, &o);
+	}
+	if (!strcmp(what, "verify")) {
+		if (snap_only) {
+			fprintf(stderr, "cpha etcd verify: --dir, --keep, --pki and --endpoint are "
+					"snapshot's\n");
+			return CPHA_EXIT_USAGE;
+		}
+		if (optind >= argc) {
+			fprintf(stderr, "cpha etcd verify: give the snapshot files\n");
+			return CPHA_EXIT_USAGE;
+		}
+		return verify(argc - optind, argv + optind, no_sidecar);
+	}
+	fprintf(stderr, "cpha etcd: unknown command '%s'\n", what);
+	usage(stderr);
+	return CPHA_EXIT_USAGE;
+}
