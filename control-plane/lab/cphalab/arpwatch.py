@@ -12,7 +12,6 @@ The socket lives in the client's network namespace: a thread of its own
 enters the namespace (setns(2) changes only the calling thread), opens
 an AF_PACKET socket there, and never does anything else."""
 
-import ctypes
 import os
 import select
 import socket
@@ -20,7 +19,8 @@ import struct
 import threading
 import time
 
-CLONE_NEWNET = 0x40000000
+from . import netns
+
 ETH_P_ARP = 0x0806
 BROADCAST = b"\xff" * 6
 
@@ -68,14 +68,7 @@ class ArpWatch(threading.Thread):
         self.error = None
 
     def _open(self):
-        libc = ctypes.CDLL(None, use_errno=True)
-        fd = os.open("/run/netns/" + self.netns, os.O_RDONLY)
-        try:
-            if libc.setns(fd, CLONE_NEWNET) != 0:
-                e = ctypes.get_errno()
-                raise OSError(e, "setns %s: %s" % (self.netns, os.strerror(e)))
-        finally:
-            os.close(fd)
+        netns.enter(self.netns)
         s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ARP))
         s.bind(("eth0", 0))
         with open("/sys/class/net/eth0/address") as f:

@@ -11,6 +11,7 @@ namespace, emptying the holder's /run and /dev/shm, then killing the rest.
 Standard library only: the lab ships this file, the tests import it.
 """
 
+import ctypes
 import json
 import os
 import shlex
@@ -78,6 +79,24 @@ def pid_alive(pid):
             return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
     except (OSError, IndexError):
         return False
+
+
+CLONE_NEWNET = 0x40000000
+
+
+def enter(netns):
+    """Move the calling thread (setns(2) changes only the thread) into the
+    network namespace /run/netns/NETNS: sockets it opens from then on
+    belong there, and work from any thread afterwards. For a thread of its
+    own, never the main thread: the process stays in the root namespace."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = os.open("/run/netns/" + netns, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        if libc.setns(fd, CLONE_NEWNET) != 0:
+            e = ctypes.get_errno()
+            raise OSError(e, "setns %s: %s" % (netns, os.strerror(e)))
+    finally:
+        os.close(fd)
 
 
 def ns_ident(path):

@@ -17,7 +17,6 @@ processes it started (through the Lab, by PID).
 """
 
 import csv
-import ctypes
 import io
 import json
 import os
@@ -28,6 +27,8 @@ import ssl
 import sys
 import threading
 import time
+
+from cphalab import netns
 
 from . import kube, util
 
@@ -91,10 +92,6 @@ def read_json(path):
 
 # --------------------------------------------------- sockets in a namespace --
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_CLONE_NEWNET = 0x40000000
-
-
 def in_host(host, fn, *args, timeout=15):
     """Run fn(*args) in a short-lived thread that joined host's network
     namespace; return its result (or raise its exception). Sockets it
@@ -104,13 +101,7 @@ def in_host(host, fn, *args, timeout=15):
 
     def run():
         try:
-            fd = os.open("/run/netns/" + host.ns, os.O_RDONLY | os.O_CLOEXEC)
-            try:
-                if _libc.setns(fd, _CLONE_NEWNET) != 0:
-                    e = ctypes.get_errno()
-                    raise OSError(e, "setns %s: %s" % (host.ns, os.strerror(e)))
-            finally:
-                os.close(fd)
+            netns.enter(host.ns)
             box["value"] = fn(*args)
         except BaseException as e:  # handed to the caller
             box["error"] = e
