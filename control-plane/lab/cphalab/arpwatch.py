@@ -114,10 +114,16 @@ class ArpWatch(threading.Thread):
 
 
 def lb_macs(lab):
-    """{eth0's hardware address: host name} of the LB hosts."""
+    """{eth0's hardware address: host name} of the LB hosts that are on
+    (one powered off, or booting, is left out: the last map keeps it)."""
     out = {}
     for h in lab.by_role("lb"):
-        r = h.run(["cat", "/sys/class/net/eth0/address"], check=False, timeout=10)
+        try:
+            if not h.powered():
+                continue
+            r = h.run(["cat", "/sys/class/net/eth0/address"], check=False, timeout=10)
+        except Exception:  # powered off between the two, or busy: next time
+            continue
         if r.returncode == 0 and r.stdout.strip():
             out[r.stdout.strip()] = h.name
     return out

@@ -517,6 +517,7 @@ def run(lab, a, progress):
     arp.start()
     t0 = time.time()
     timers = []
+    done = False
     try:
         for f in plan.faults:
             def go(f=f):
@@ -536,10 +537,16 @@ def run(lab, a, progress):
             time.sleep(min(5, max(0.1, end - time.time())))
             # a host that booted again has a new eth0 (a new address)
             arp.names.update(arpwatch.lb_macs(lab))
+        done = True
     finally:
         for t in list(timers):
             t.cancel()
         ex.undo_all()
+        if not done:  # failed or stopped: the clients and watches go too
+            for w in (mon, etcdw, arp):
+                w.stop()
+            client.stop("workload-" + stack, timeout=20)
+            runner.stop_prober(lab, stack)
     t1 = time.time()
     progress("soak: faults over after %.0f s; waiting for a settled lab" % (t1 - t0))
     settled = True
