@@ -613,7 +613,7 @@ def run(lab, a, progress):
     try:
         scenario_report(lab, a.report, stack, probe_path, plan, ex.applied, t0, t1,
                         report, mon.no_vip_phases(t1))
-    except LabError as e:
+    except (LabError, OSError, subprocess.SubprocessError) as e:
         progress("soak: %s" % e)
     # an instrument that did not run checked nothing: the soak fails
     arp_ok = not arp.error and arp.rounds > 0 and arp.answered > 0
