@@ -58,6 +58,14 @@ class ArpWatchTest(unittest.TestCase):
                 self.assertGreaterEqual(w.rounds, 10, "requests sent in 2 s")
                 self.assertGreaterEqual(w.answered, w.rounds - 2, "a answers every request")
                 self.assertEqual(w.doubles, [])
+                # the requests name the client's own address: the hosts
+                # that learn it from them still reach the client
+                self.assertEqual(w.mac, mac(client))
+                r = a.run(["ip", "neigh", "show", client.v4, "dev", "eth0"])
+                self.assertIn(mac(client), r.stdout, "a's entry for the client: " + r.stdout)
+                r = client.run(["ping", "-c", "3", "-i", "0.2", "-W", "1", VIP], check=False)
+                self.assertEqual(r.returncode, 0, "the VIP answers the client while watched: " +
+                                 r.stdout + r.stderr)
                 step("the VIP on b too: both answer")
                 t = time.time()
                 b.run(["ip", "addr", "add", VIP + "/24", "dev", "eth0"])

@@ -66,13 +66,20 @@ class ArpWatch(threading.Thread):
         self.rounds = self.answered = 0
         self.doubles = []
         self.error = None
+        self.mac = None  # the client's, as sent in the requests
 
     def _open(self):
         netns.enter(self.netns)
         s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ARP))
         s.bind(("eth0", 0))
-        with open("/sys/class/net/eth0/address") as f:
-            mac = bytes(int(x, 16) for x in f.read().strip().split(":"))
+        # the bound interface's own hardware address (not /sys: sysfs shows
+        # the namespace it was mounted in, the lab controller's, whose
+        # address in our requests would send every host's answers for the
+        # client to a machine that is not on the lab's network)
+        mac = s.getsockname()[4]
+        if len(mac) != 6:
+            s.close()
+            raise OSError("eth0 in %s has no Ethernet address" % self.netns)
         return s, mac
 
     def run(self):
@@ -81,6 +88,7 @@ class ArpWatch(threading.Thread):
         except OSError as e:
             self.error = str(e)
             return
+        self.mac = mac_text(mac)
         frame = request(mac, self.our_ip, self.vip)
         try:
             while not self.stop_ev.is_set():
