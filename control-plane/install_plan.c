@@ -346,7 +346,7 @@ static const char *on_text(unsigned on)
 	if (on == (INSTALL_ON_MASTER | INSTALL_ON_ETCD))
 		return "masters, etcd members";
 	if (on == (INSTALL_ON_MASTER | INSTALL_ON_SNAPSHOT))
-		return "masters; etcd members, with `etcd.snapshot`";
+		return "masters (and etcd members, with `etcd.snapshot`)";
 	if (on == INSTALL_ON_MASTER)
 		return "masters";
 	if (on == INSTALL_ON_ETCD)
