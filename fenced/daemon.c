@@ -484,14 +484,6 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 	q = fenced_cs_quorate_now(d->cs);
 	if (q >= 0 && (bool)q != d->quorate)
 		set_quorum(d, q);
-	/* votequorum holds back the quorum of a node-down while a registered
-	 * quorum device has not voted: the rule for that follows a device
-	 * added at run time even before fenced is reloaded */
-	if (d->cs && !d->qcfg.qdevice) {
-		struct fenced_cs_qdevice qd;
-
-		d->st.cfg.qdevice = fenced_cs_qdevice_now(d->cs, &qd) == 0 && qd.registered;
-	}
 	for (i = 0; i < d->nnodes; i++)
 		was[i] = d->nodes[i].state;
 	cs_members(d);
@@ -815,7 +807,6 @@ static void decide_config(const struct fenced *d, struct decide_config *fc)
 	fc->retry_interval = d->cfg->global.retry_interval;
 	fc->watchdog_timeout = d->cfg->watchdog.set ? d->cfg->watchdog.timeout : 0;
 	fc->clean_start = d->cfg->global.clean_start;
-	fc->qdevice = d->qcfg.qdevice;
 }
 
 int fenced_start(struct fenced *d, char *why, size_t whylen)

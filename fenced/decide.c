@@ -128,8 +128,11 @@ uint64_t decide_deadline(const struct decide_state *st)
 
 	if (!st->quorate)
 		return d; /* victims wait for quorum, whatever their time */
+	/* an unsettled victim waits for votequorum's notification, which
+	 * runs the decisions again: no timer for it */
 	for (i = 0; i < st->nnodes; i++)
-		if (st->nodes[i].state == DECIDE_VICTIM && st->nodes[i].due < d)
+		if (st->nodes[i].state == DECIDE_VICTIM && !st->nodes[i].vq_unsettled &&
+			st->nodes[i].due < d)
 			d = st->nodes[i].due;
 	return d;
 }
@@ -254,12 +257,15 @@ void decide_membership(struct decide_state *st, uint64_t now, const uint32_t *me
 
 	begin(out);
 	st->gen++;
+	st->seq++;
 	for (i = 0; i < st->nnodes; i++) {
 		struct decide_node *n = &st->nodes[i];
 
 		in = false;
 		for (k = 0; k < nmembers && !in; k++)
 			in = members[k] == n->cfg.id;
+		if (in)
+			n->cpg_seq = st->seq;
 		if (in && !n->member) {
 			bool clean = false;
 
@@ -292,7 +298,10 @@ void decide_membership(struct decide_state *st, uint64_t now, const uint32_t *me
 			if (why != DECIDE_LEFT_CLEAN && n->cfg.id != st->our_id &&
 				n->state == DECIDE_OK) {
 				make_victim(st, i, now, true, st->gen);
-				n->vq_unsettled = st->cfg.qdevice && why == DECIDE_LEFT_NODEDOWN;
+				/* settled by a notification newer than its last
+				 * CPG membership (dispatched first), or by the next */
+				n->vq_unsettled = why == DECIDE_LEFT_NODEDOWN &&
+						  n->vq_out_seq <= n->cpg_seq;
 				/* a quorate flag votequorum has not settled proves
 				 * nothing yet */
 				n->quorate_seen = st->quorate && !n->vq_unsettled;
@@ -308,10 +317,12 @@ void decide_vq_members(struct decide_state *st, const uint32_t *ids, size_t n)
 	size_t i, k;
 	bool in;
 
+	st->seq++;
 	for (i = 0; i < st->nnodes; i++) {
 		in = false;
 		for (k = 0; k < n && !in; k++)
 			in = ids[k] == st->nodes[i].cfg.id;
+		st->nodes[i].vq_out_seq = in ? 0 : st->seq;
 		if (!in)
 			st->nodes[i].vq_unsettled = false;
 	}

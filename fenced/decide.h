@@ -19,16 +19,27 @@
  *   not once its power was read off (decide_power_off: a host that is off
  *   races nobody).
  * - Nothing is fenced without quorum: victims wait, their deadlines kept.
- * - With a quorum device, nor before votequorum has finished the membership
- *   change that lost the victim: a victim that left corosync's membership
- *   (node down) waits until a votequorum notification no longer counts it
- *   as a member (decide_vq_members()). CPG reports the change first, and
- *   votequorum, waiting (up to quorum.device.sync_timeout) for the device's
- *   vote on the new membership, keeps saying the old quorate flag: the
- *   side of a split cut off from corosync-qnetd would look quorate and
- *   fence the side that keeps quorum. votequorum notifies at the end of
- *   every membership change and never during one, so a notification that
- *   leaves the victim out carries the new membership's quorum.
+ * - Nor before votequorum has finished the membership change that lost
+ *   the victim: a victim that left corosync's membership (node down)
+ *   waits for a votequorum notification that leaves it out and came after
+ *   the last CPG change it was a member in (decide_vq_members()). CPG
+ *   reports a change before votequorum has recalculated the quorum of it,
+ *   and votequorum goes on saying the old membership's flag until then:
+ *   - with a quorum device, up to quorum.device.sync_timeout while it
+ *     waits for the device's vote, so the side of a split cut off from
+ *     corosync-qnetd would look quorate and fence the side that keeps
+ *     quorum;
+ *   - without one, for good when a newer membership interrupts the
+ *     change: a node frozen past the token timeout thaws alone, CPG tells
+ *     it the others left, the others' join aborts votequorum's part of
+ *     that change, and the old quorate flag stays until the merged
+ *     membership, which has the others back with their old state.
+ *   corosync runs each service's part of a change in turn (CPG's before
+ *   votequorum's) and votequorum notifies at the end of its part and
+ *   never during one, so a notification that leaves the victim out, and
+ *   is newer than the victim's last CPG membership, carries the quorum of
+ *   a membership without it. A notification dispatched before CPG's
+ *   change counts when it is newer than that last membership.
  * - One member fences: the lowest node id among the members that were
  *   members when the victim failed ("complete" state). The others defer.
  *   If that member leaves, the next one takes over.
@@ -76,7 +87,6 @@ struct decide_config {
 	uint64_t post_join_delay, post_fail_delay, retry_interval; /* us */
 	uint64_t watchdog_timeout;                                 /* us; 0: no watchdog */
 	bool clean_start;
-	bool qdevice; /* corosync has a quorum device (quorum.device) */
 };
 
 enum decide_node_state {
@@ -107,6 +117,8 @@ struct decide_node {
 	uint32_t deferred_to; /* victim: the member we said would fence it */
 	bool vip_delayed;     /* victim: its delay includes priority_delay_vip */
 	bool vq_unsettled;    /* victim: left corosync; votequorum has not yet said so */
+	uint64_t cpg_seq;     /* the event (decide_state.seq) it was last a CPG member at */
+	uint64_t vq_out_seq;  /* the last notification that left it out; 0: the last counted it */
 	/* victim: our partition has been quorate while it was out of
 	 * corosync's membership. A victim that failed while we had no quorum
 	 * and merges back before that (the partition heals) was in the
@@ -152,6 +164,7 @@ struct decide_state {
 	bool quorate;
 	uint32_t vip_holder;    /* node id holding the VIP; 0: none known */
 	uint64_t gen;           /* membership generation */
+	uint64_t seq;           /* CPG changes and votequorum notifications, counted */
 	uint64_t join_deadline; /* start-up: post_join_delay ends; DECIDE_NEVER before
 				 * the first quorum and once done */
 	bool join_started;      /* quorate once: join_deadline was set */

@@ -33,10 +33,29 @@ static void setup3(uint32_t me, uint64_t post_fail, bool clean_start)
 	decide_init(&st, &c, nodes, 3, me, T0, 42);
 }
 
-static void members(uint64_t now, const uint32_t *m, size_t n, const struct decide_left *l,
+/* CPG's configuration change alone */
+static void cpg_only(uint64_t now, const uint32_t *m, size_t n, const struct decide_left *l,
 	size_t nl, const struct decide_joined *j, size_t nj)
 {
 	decide_membership(&st, now, m, n, l, nl, j, nj, &out);
+}
+
+/* A membership change as corosync completes it: CPG's change, then
+ * votequorum's notification counting the same members with the quorate
+ * flag as it stands; out holds the actions of both, in that order. */
+static void members(uint64_t now, const uint32_t *m, size_t n, const struct decide_left *l,
+	size_t nl, const struct decide_joined *j, size_t nj)
+{
+	struct decide_out cpg;
+	unsigned k;
+
+	decide_membership(&st, now, m, n, l, nl, j, nj, &cpg);
+	decide_vq_members(&st, m, n);
+	decide_quorum(&st, now, st.quorate, &out);
+	for (k = 0; k < out.n && cpg.n < DECIDE_MAX_OUT; k++)
+		cpg.act[cpg.n++] = out.act[k];
+	cpg.deadline = out.deadline;
+	out = cpg;
 }
 
 /* All three join at T0, quorate. */
@@ -681,7 +700,7 @@ static void setup2_qdevice(uint32_t me)
 	static const uint32_t m[] = { 1, 2 };
 	static const struct decide_joined j[] = { { 1, true }, { 2, true } };
 	struct decide_config c = {
-		.post_join_delay = 6 * S, .retry_interval = 10 * S, .qdevice = true
+		.post_join_delay = 6 * S, .retry_interval = 10 * S
 	};
 
 	memset(nodes, 0, sizeof(nodes));
@@ -689,7 +708,7 @@ static void setup2_qdevice(uint32_t me)
 	nodes[1].cfg.id = 2;
 	nodes[0].cfg.nlevels = nodes[1].cfg.nlevels = 1;
 	decide_init(&st, &c, nodes, 2, me, T0, 7);
-	members(T0, m, 2, NULL, 0, j, 2);
+	cpg_only(T0, m, 2, NULL, 0, j, 2);
 	decide_vq_members(&st, m, 2);
 	decide_quorum(&st, T0, true, &out);
 	decide_timer(&st, T0 + 6 * S, &out);
@@ -704,7 +723,7 @@ static void test_qdevice_cut_side_never_fences(void **state)
 	(void)state;
 	setup2_qdevice(2);
 	/* the stale flag: quorate, asked at the configuration change */
-	members(T0 + 10 * S, me, 1, l, 1, NULL, 0);
+	cpg_only(T0 + 10 * S, me, 1, l, 1, NULL, 0);
 	decide_quorum(&st, T0 + 10 * S, true, &out);
 	assert_int_equal(out.n, 0);
 	assert_int_equal(nodes[0].state, DECIDE_VICTIM);
@@ -730,7 +749,7 @@ static void test_qdevice_quorate_side_fences(void **state)
 
 	(void)state;
 	setup2_qdevice(1);
-	members(T0 + 10 * S, me, 1, l, 1, NULL, 0);
+	cpg_only(T0 + 10 * S, me, 1, l, 1, NULL, 0);
 	assert_int_equal(out.n, 0); /* quorate, but not settled yet */
 	decide_vq_members(&st, me, 1);
 	decide_quorum(&st, T0 + 12 * S, true, &out);
@@ -748,23 +767,81 @@ static void test_qdevice_notification_first_and_procdown(void **state)
 	static const struct decide_joined j[] = { { 2, true } };
 
 	(void)state;
-	/* votequorum's notification dispatched before CPG's change */
+	/* votequorum's notification dispatched before CPG's change: newer
+	 * than the last CPG membership 2 was in, it settles the victim */
 	setup2_qdevice(1);
 	decide_vq_members(&st, me, 1);
 	decide_quorum(&st, T0 + 10 * S, true, &out);
-	members(T0 + 10 * S, me, 1, down, 1, NULL, 0);
-	assert_int_equal(out.n, 0); /* the victim is new: not settled by the old one */
-	decide_vq_members(&st, me, 1);
-	decide_quorum(&st, T0 + 11 * S, true, &out);
+	cpg_only(T0 + 10 * S, me, 1, down, 1, NULL, 0);
+	assert_int_equal(out.n, 1);
 	expect_action(0, DECIDE_ACT_FENCE, 1, 0);
 	/* fenced down, corosync up: votequorum still counts it and is right
 	 * to; no wait (only a node down waits) */
 	decide_result(&st, T0 + 12 * S, 1, 0, true, &out);
-	members(T0 + 30 * S, both, 2, NULL, 0, j, 1);
+	cpg_only(T0 + 30 * S, both, 2, NULL, 0, j, 1);
 	decide_vq_members(&st, both, 2);
-	members(T0 + 40 * S, me, 1, proc, 1, NULL, 0);
+	cpg_only(T0 + 40 * S, me, 1, proc, 1, NULL, 0);
 	assert_int_equal(out.n, 1);
 	expect_action(0, DECIDE_ACT_FENCE, 1, 0);
+}
+
+/* An old notification that left the node out says nothing of a change
+ * after it was back in CPG's membership. */
+static void test_stale_notification_settles_nothing(void **state)
+{
+	static const uint32_t me[] = { 1 }, both[] = { 1, 2 };
+	static const struct decide_left down[] = { { 2, DECIDE_LEFT_NODEDOWN } };
+	static const struct decide_joined j[] = { { 2, false } };
+
+	(void)state;
+	setup2_qdevice(1);
+	/* 2 gone and fenced, votequorum's notification leaves it out */
+	members(T0 + 10 * S, me, 1, down, 1, NULL, 0);
+	expect_action(0, DECIDE_ACT_FENCE, 1, 0);
+	decide_result(&st, T0 + 11 * S, 1, 0, true, &out);
+	/* back in CPG; votequorum's part of that change never completes */
+	cpg_only(T0 + 30 * S, both, 2, NULL, 0, j, 1);
+	cpg_only(T0 + 31 * S, me, 1, down, 1, NULL, 0);
+	assert_int_equal(out.n, 0);
+	assert_true(nodes[1].vq_unsettled);
+	assert_int_equal(out.deadline, DECIDE_NEVER); /* no timer spinning */
+	decide_timer(&st, T0 + 40 * S, &out);
+	assert_int_equal(out.n, 0);
+	decide_vq_members(&st, me, 1);
+	decide_quorum(&st, T0 + 41 * S, true, &out);
+	expect_action(0, DECIDE_ACT_FENCE, 1, 0);
+}
+
+/* No quorum device. m1 frozen past the token timeout thaws alone: CPG
+ * says m2 and m3 left (node down), but the others' join aborts
+ * votequorum's part of that change, so the quorate flag stays the old
+ * membership's; the next change has them back with their old state and
+ * votequorum counts all three. m1 fences nobody (it is the one the
+ * others fence). */
+static void test_thawed_node_fences_nobody(void **state)
+{
+	static const uint32_t me[] = { 1 }, all[] = { 1, 2, 3 };
+	static const struct decide_left down[] = { { 2, DECIDE_LEFT_NODEDOWN },
+		{ 3, DECIDE_LEFT_NODEDOWN } };
+	static const struct decide_joined old[] = { { 2, false }, { 3, false } };
+
+	(void)state;
+	setup3(1, 0, false);
+	all_up();
+	cpg_only(T0 + 100 * S, me, 1, down, 2, NULL, 0);
+	decide_quorum(&st, T0 + 100 * S, true, &out); /* the stale flag */
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[1].state, DECIDE_VICTIM);
+	assert_int_equal(nodes[2].state, DECIDE_VICTIM);
+	assert_int_equal(out.deadline, DECIDE_NEVER);
+	members(T0 + 100 * S + 300000, all, 3, NULL, 0, old, 2);
+	assert_int_equal(out.n, 2);
+	expect_action(0, DECIDE_ACT_SKIPPED, 1, 1);
+	expect_action(1, DECIDE_ACT_SKIPPED, 2, 1);
+	decide_timer(&st, T0 + 200 * S, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[1].state, DECIDE_OK);
+	assert_int_equal(nodes[2].state, DECIDE_OK);
 }
 
 int main(void)
@@ -789,6 +866,8 @@ int main(void)
 		cmocka_unit_test(test_qdevice_cut_side_never_fences),
 		cmocka_unit_test(test_qdevice_quorate_side_fences),
 		cmocka_unit_test(test_qdevice_notification_first_and_procdown),
+		cmocka_unit_test(test_stale_notification_settles_nothing),
+		cmocka_unit_test(test_thawed_node_fences_nobody),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
