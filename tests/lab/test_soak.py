@@ -181,6 +181,35 @@ class TestScenarioReport(unittest.TestCase):
                 self.assertIn("<svg", f.read())
 
 
+class ProcHost:
+    def __init__(self, procs):
+        self.procs = procs
+
+    def service_pid(self, name):
+        return None
+
+    def processes(self):
+        return self.procs
+
+
+class TestPidsOf(unittest.TestCase):
+    """A fault on a daemon hits the daemon, never its resource agent: the
+    hour-long soak killed ocf:cpha:kube-apiserver in the middle of its
+    stop, and Pacemaker fenced the host for the failed stop."""
+
+    def test_daemon_not_agent(self):
+        h = ProcHost([
+            (10, ["/usr/bin/python3", "/opt/lab/simulators/kube-apiserver", "--etcd-servers=x"]),
+            (11, ["/usr/lib/ocf/resource.d/cpha/kube-apiserver", "stop"]),
+            (12, ["/bin/sh", "/usr/lib/ocf/resource.d/cpha/etcd", "monitor"]),
+            (13, ["/usr/bin/etcd", "--name", "m1"]),
+            (14, ["/usr/sbin/pacemaker-execd"]),
+        ])
+        self.assertEqual(soak.pids_of(h, "kube-apiserver"), [10])
+        self.assertEqual(soak.pids_of(h, "etcd"), [13])
+        self.assertEqual(soak.pids_of(h, "kube-scheduler"), [])
+
+
 class FakeHost:
     def __init__(self, name, reads):
         self.name, self.reads = name, reads

@@ -62,14 +62,23 @@ def nft(host, text=None, delete=None):
                        timeout=10)
 
 
+OCF_DIR = "/resource.d/"
+
+
 def pids_of(host, daemon):
     """PIDs of daemon on host: a service the lab started, or a process
-    whose program (or a stand-in's script) is named daemon."""
+    whose program (or a stand-in's script) is named daemon. Not the
+    resource agent of the same name (ocf:cpha:kube-apiserver is
+    .../resource.d/cpha/kube-apiserver): a fault that kills or stops the
+    daemon while Pacemaker runs its agent must not hit the agent, whose
+    failed stop Pacemaker answers by fencing the host."""
     pid = host.service_pid(daemon)
     if pid:
         return [pid]
     out = []
     for pid, argv in host.processes():
+        if any(OCF_DIR in a for a in argv[:2]):
+            continue
         names = [os.path.basename(a) for a in argv[:2]]
         if daemon in names:
             out.append(pid)
