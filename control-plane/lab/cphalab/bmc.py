@@ -58,15 +58,18 @@ exit 0
 """
 
 
-def write(d, name, addr, port, password, log, off, on=":", idx=0xef):
+def write(d, name, addr, port, password, log, off, on=":", idx=0xef, power=None):
     """The files of BMC name (lan.conf, cmds, its chassis script and its
     state directory) in directory d, answering on addr:port for user admin
     with password; off and on are the shell commands its power switch runs,
-    log the file it logs to (created). Returns ipmi_sim's argv."""
+    log the file it logs to (created). power: the file that holds the power
+    state, when another device switches the same host (a second fence
+    level: both report what the host is); default d's own. Returns
+    ipmi_sim's argv."""
     os.makedirs(os.path.join(d, "state"), exist_ok=True)
     script = os.path.join(d, "chassis")
     with open(script, "w") as f:
-        f.write(CHASSIS % {"state": shlex.quote(power_file(d)), "log": shlex.quote(log),
+        f.write(CHASSIS % {"state": shlex.quote(power or power_file(d)), "log": shlex.quote(log),
                            "off": off, "on": on})
     os.chmod(script, 0o755)
     with open(os.path.join(d, "lan.conf"), "w") as f:

@@ -255,22 +255,35 @@ def bmc_log(lab, name):
     return lab.path("bmc", name + ".log")
 
 
+def pdu_log(lab, name):
+    return lab.path("bmc", name + "-pdu.log")
+
+
 def start_bmcs(lab):
+    """Each master's and LB host's BMC, and its stand-in PDU (the second
+    fence level): two ipmi_sim on the bmc host switching one power state."""
     bmc_host = lab.by_role("bmc")[0]
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     labcmd = "python3 %s --name %s" % (shlex.quote(os.path.join(here, "cpha-lab")), lab.name)
     targets = lab.by_role("master") + lab.by_role("lb")
     for i, h in enumerate(targets):
         power = "%s power %s " % (labcmd, h.name)
-        argv = bmc.write(lab.path("bmc", h.name), "bmc-" + h.name, bmc_host.v4,
+        d = lab.path("bmc", h.name)
+        argv = bmc.write(d, "bmc-" + h.name, bmc_host.v4,
                          labmod.BMC_PORT0 + i + 1, labmod.BMC_PASSWORD, bmc_log(lab, h.name),
                          power + "off", power + "on", idx=i)
+        pdu = bmc.write(lab.path("bmc", h.name + "-pdu"), "pdu-" + h.name, bmc_host.v4,
+                        labmod.PDU_PORT0 + i + 1, labmod.BMC_PASSWORD, pdu_log(lab, h.name),
+                        power + "off", power + "on", idx=0x40 + i, power=bmc.power_file(d))
         h.set_power(h.powered())
         bmc_host.start("bmc-" + h.name, argv)
+        bmc_host.start("pdu-" + h.name, pdu)
 
 
 def bmc_events(lab, name, since=0.0):
-    return bmc.events(bmc_log(lab, name), since)
+    """What the host's fence devices were told, both levels, in time order."""
+    return sorted(bmc.events(bmc_log(lab, name), since) +
+                  bmc.events(pdu_log(lab, name), since))
 
 
 # -- services ------------------------------------------------------------------------

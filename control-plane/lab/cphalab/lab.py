@@ -28,6 +28,11 @@ HOSTS = [  # name, role, IPv4, IPv6
     ("bmc", "bmc", "198.18.0.41", "2001:db8:18::41"),
 ]
 BMC_PORT0 = 6230
+# The second fence level: another ipmi_sim per host, standing in for the
+# switched PDU outlet a site gives each host as its second level (one that
+# works when the BMC does not answer); it switches the same power, with the
+# same password. Its ports follow the BMCs'.
+PDU_PORT0 = 6260
 BMC_PASSWORD = "lab-Bmc-7c1"  # IPMI 1.5: 16 bytes at most; lab only
 # The daemons' /metrics and /status: on each host's address, over TLS (cpha
 # pki's metrics.pem in /etc/cpha) with basic auth (bcrypt of
@@ -188,8 +193,9 @@ def source_description(stack, src, qdevice=False, dual_stack=False):
     fencing = d.setdefault("fencing", {})
     for k in ("watchdog", "watchdog_timeout"):
         fencing.pop(k, None)
-    fencing["devices"] = [{"name": "ipmi-" + n, "agent": "fence_ipmilan", "host": n,
-                           "params": p} for n, p in bmc_params(lab_hosts(src))]
+    fencing["devices"] = [{"name": "%s-%s" % (kind, n), "agent": "fence_ipmilan", "host": n,
+                           "level": level, "params": p}
+                          for kind, level, n, p in fence_params(lab_hosts(src))]
     d["monitoring"] = copy.deepcopy(MONITORING)
     d.pop("qdevice", None)
     if with_qdevice(stack, qdevice):
@@ -199,14 +205,21 @@ def source_description(stack, src, qdevice=False, dual_stack=False):
                          sort_keys=False)
 
 
-def bmc_params(hosts):
+def bmc_params(hosts, port0=BMC_PORT0):
     """(host, fence_ipmilan parameters) for every master and LB host: one
     ipmi_sim each on the bmc host, in this order (build.start_bmcs too)."""
     bmc = [h for h in hosts if h[1] == "bmc"][0]
     targets = [h for h in hosts if h[1] == "master"] + [h for h in hosts if h[1] == "lb"]
-    return [(h[0], {"ip": bmc[2], "ipport": BMC_PORT0 + i + 1, "username": "admin",
+    return [(h[0], {"ip": bmc[2], "ipport": port0 + i + 1, "username": "admin",
                     "password_file": "/etc/cpha/secrets/ipmi-" + h[0], "lanplus": 1,
                     "cipher": 3, "power_wait": 0}) for i, h in enumerate(targets)]
+
+
+def fence_params(hosts):
+    """(device kind, level, host, fence_ipmilan parameters): every master and
+    LB host's BMC at level 1, its stand-in PDU at level 2."""
+    return [("ipmi", 1, n, p) for n, p in bmc_params(hosts)] + \
+        [("pdu", 2, n, p) for n, p in bmc_params(hosts, PDU_PORT0)]
 
 
 def description(stack="cpha", source=None, qdevice=False, dual_stack=False):
@@ -224,11 +237,14 @@ def description(stack="cpha", source=None, qdevice=False, dual_stack=False):
     # power_wait 0: ipmi_sim's power off is a hard off, as a real BMC's
     # "chassis power off" is; the agent still reads the status until it
     # says off (cluster.yaml(5), fencing devices)
-    for i, h in enumerate(ms + lbs):
-        devs.append("    - {name: ipmi-%s, agent: fence_ipmilan, host: %s, params: {ip: %s, "
-                    "ipport: %d, username: admin, password_file: /etc/cpha/secrets/ipmi-%s, "
-                    "lanplus: 1, cipher: 3, power_wait: 0}}"
-                    % (h[0], h[0], bmc[2], BMC_PORT0 + i + 1, h[0]))
+    # level 2: the stand-in PDU of each host, used when its BMC fails
+    for kind, level, port0 in (("ipmi", 1, BMC_PORT0), ("pdu", 2, PDU_PORT0)):
+        for i, h in enumerate(ms + lbs):
+            devs.append("    - {name: %s-%s, agent: fence_ipmilan, host: %s, level: %d, "
+                        "params: {ip: %s, ipport: %d, username: admin, "
+                        "password_file: /etc/cpha/secrets/ipmi-%s, lanplus: 1, cipher: 3, "
+                        "power_wait: 0}}"
+                        % (kind, h[0], h[0], level, bmc[2], port0 + i + 1, h[0]))
     vip = api_vips(dual_stack)
     text = DESCRIPTION % {
         "vip": "[%s]" % ", ".join(vip) if isinstance(vip, list) else vip, "lb": lb, "vipd": vipd,
