@@ -280,6 +280,10 @@ static void vrrp_instance(const struct cp_cluster *c, const struct cp_host *self
 			"        " RENDER_LBD_SOCKET " " RENDER_LB_PROXY " 1 weight -%u\n"
 			"    }\n",
 			w, w);
+	if (!ka)
+		put(b, "    ! preempting a live master, announce first and take the VIP once it\n"
+		       "    ! has stepped down: a lost advert never leaves it on both hosts\n"
+		       "    preempt_handover\n");
 	if (fenced)
 		put(b, "    ! no takeover until fenced has fenced the old holder; no VIP without "
 		       "quorum\n"

@@ -149,6 +149,7 @@ struct vipd_instance {
 	int family;          /* AF_INET or AF_INET6: from the VIPs (all the same) */
 	bool nopreempt;
 	uint64_t preempt_delay;       /* 0..1000 s */
+	bool preempt_handover;        /* vipd: preempt a live master by handover */
 	bool unicast;                 /* unicast_peer given */
 	struct cpha_addr unicast_src; /* unset: the interface's primary address */
 	bool unicast_src_set;

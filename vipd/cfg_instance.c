@@ -673,6 +673,13 @@ static void cfg_i_dont_track(struct cfg_ctx *ctx, const struct cpha_conf_node *n
 		I(obj)->v->dont_track_primary = true;
 }
 
+/* preempt_handover: a vipd extension (vrrp_state.h) */
+static void cfg_i_handover(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
+{
+	if (cpha_conf_nargs(&ctx->d, n, 0, 0, I(obj)->where) == 0)
+		I(obj)->v->preempt_handover = true;
+}
+
 /* track_fenced [SOCKET]: a cpha extension (keepalived has no fencing). */
 static void cfg_i_fenced(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
@@ -725,6 +732,7 @@ static const struct cfg_kw cfg_inst_kws[] = {
 	{ { "nopreempt", CFG_KW_HERE }, cfg_i_preempt, 0 },
 	{ { "preempt", CFG_KW_HERE }, cfg_i_preempt, 0 },
 	{ { "preempt_delay", CFG_KW_HERE }, cfg_i_preempt_delay, 0 },
+	{ { "preempt_handover", CFG_KW_HERE }, cfg_i_handover, 0 },
 	{ { "unicast_src_ip", CFG_KW_HERE }, cfg_i_src, 0 },
 	{ { "mcast_src_ip", CFG_KW_HERE }, cfg_i_src, 0 },
 	{ { "mcast_dst_ip", CFG_KW_HERE }, cfg_i_mcast_dst, 0 },

@@ -279,6 +279,16 @@ void inst_apply(struct vipd_inst *in, const struct vrrp_out *out)
 
 		switch (a->type) {
 		case VRRP_ACT_SEND_ADVERT:
+			if (a->from == VRRP_STATE_BACKUP && in->sm.handover_rounds == 1)
+				log_notice("instance %s: preempting the master at priority %d it "
+					   "still hears: sent priority %d, taking over once it "
+					   "steps down (preempt_handover)",
+					in->name, in->sm.lower_priority, a->priority);
+			else if (a->from == VRRP_STATE_BACKUP && in->sm.handover_rounds % 10 == 0)
+				log_notice("instance %s: the master at priority %d still "
+					   "advertises after %u of our advertisements: it does "
+					   "not hear us; it keeps the VIP",
+					in->name, in->sm.lower_priority, in->sm.handover_rounds);
 			send_advert(in, a->priority);
 			break;
 		case VRRP_ACT_BECOME_MASTER:
@@ -616,6 +626,7 @@ bool inst_same_vrrp(const struct vipd_instance *a, const struct vipd_instance *b
 		a->priority != b->priority || a->advert_int != b->advert_int ||
 		a->version != b->version || a->family != b->family ||
 		a->nopreempt != b->nopreempt || a->preempt_delay != b->preempt_delay ||
+		a->preempt_handover != b->preempt_handover ||
 		a->unicast != b->unicast || a->npeers != b->npeers || a->nvips != b->nvips ||
 		a->auth != b->auth || memcmp(a->auth_pass, b->auth_pass, sizeof(a->auth_pass)) ||
 		a->v3_checksum_as_v2 != b->v3_checksum_as_v2 ||
@@ -708,6 +719,7 @@ int inst_start(struct vipd *d, struct vipd_instance *c, struct vipd_inst **out)
 	sc.adver_int = c->advert_int;
 	sc.preempt = !c->nopreempt;
 	sc.preempt_delay = c->preempt_delay;
+	sc.preempt_handover = c->preempt_handover;
 	/* sync group or fenced: ask before taking over (WANT_MASTER) */
 	sc.sync = c->sync_group != NULL || c->fenced_socket != NULL;
 	sc.hold_until = d->hold_until;

@@ -75,6 +75,7 @@ static void to_master(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 	sm->adver_timer = add(now, sm->cfg.adver_int);
 	sm->master_seen = false;
 	sm->want_master = false;
+	sm->lower_heard = sm->handover = false;
 }
 
 /* RFC 9568 §6.4.1: Master_Adver_Interval to Advertisement_Interval,
@@ -90,6 +91,7 @@ static void to_backup_fresh(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *o
 	sm->master_down_timer = add(base(sm, now), sm->master_down_int);
 	sm->master_seen = false;
 	sm->want_master = false;
+	sm->lower_heard = sm->handover = false;
 	emit(out, VRRP_ACT_BECOME_BACKUP, sm->priority, from);
 }
 
@@ -191,10 +193,14 @@ static void backup_advert(
 	struct vrrp_sm *sm, uint64_t now, int priority, unsigned adver_int, const uint8_t *src)
 {
 	if (priority == 0) {
-		sm->master_down_timer = add(base(sm, now), sm->skew_time);
+		/* preempt_handover: the master we announced ourselves to
+		 * resigned (it stepped down): nobody else contends, at once */
+		sm->master_down_timer = add(base(sm, now), sm->handover ? 0 : sm->skew_time);
+		sm->lower_heard = false;
 		return;
 	}
 	if (!sm->cfg.preempt || priority >= sm->priority || preempt_delayed(sm, now)) {
+		sm->lower_heard = sm->handover = false;
 		if (priority >= sm->priority)
 			sm->preempt_armed = false; /* keepalived: "stop preempt delay" */
 		if (sm->cfg.version == 3)
@@ -207,6 +213,36 @@ static void backup_advert(
 		memcpy(sm->master_addr, src, addr_len(sm));
 	}
 	/* else: preempting a lower priority, discard (the timer runs on) */
+	else {
+		sm->lower_heard = true;
+		sm->lower_heard_at = now;
+		sm->lower_priority = priority;
+		sm->lower_adver_int = sm->cfg.version == 3 ? adver_int * CENTISEC : sm->cfg.adver_int;
+	}
+}
+
+/* preempt_handover, when Master_Down_Timer fires: true when the backup
+ * announces itself (again) to a master it still hears instead of taking
+ * over now. */
+static bool handing_over(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
+{
+	if (!sm->cfg.preempt_handover || !sm->lower_heard)
+		return false;
+	if (sm->handover && sm->lower_heard_at < sm->handover_sent) {
+		/* silent since our advert: it stepped down */
+		sm->lower_heard = sm->handover = false;
+		return false;
+	}
+	if (!sm->handover && now - sm->lower_heard_at >= sm->master_down_int) {
+		sm->lower_heard = false; /* not heard for long: gone, not alive */
+		return false;
+	}
+	sm->handover_rounds = sm->handover ? sm->handover_rounds + 1 : 1;
+	sm->handover = true;
+	sm->handover_sent = now;
+	emit(out, VRRP_ACT_SEND_ADVERT, sm->priority, sm->state);
+	sm->master_down_timer = add(now, add(sm->lower_adver_int, sm->skew_time));
+	return true;
 }
 
 /* RFC 9568 §6.4.3 */
@@ -233,6 +269,11 @@ static void master_advert(struct vrrp_sm *sm, uint64_t now, int priority, unsign
 		sm->master_priority = priority;
 		memcpy(sm->master_addr, src, addr_len(sm));
 		emit(out, VRRP_ACT_BECOME_BACKUP, sm->priority, VRRP_STATE_MASTER);
+		/* preempt_handover: say so once the addresses are gone, and the
+		 * backup that preempts us takes over at once instead of after
+		 * our silence */
+		if (sm->cfg.preempt_handover)
+			emit(out, VRRP_ACT_SEND_ADVERT, 0, VRRP_STATE_MASTER);
 	}
 	/* else: lower priority (or our own address), discard and keep
 	 * advertising on schedule; keepalived answers at once unless
@@ -265,7 +306,9 @@ void vrrp_state_timer(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 		sm->adver_timer = add(now, sm->cfg.adver_int);
 	} else if (sm->state == VRRP_STATE_BACKUP && now >= sm->master_down_timer) {
 		/* RFC 9568 §6.4.2: Master_Down_Timer fires */
-		if (sm->cfg.sync) {
+		if (handing_over(sm, now, out)) {
+			/* the master we preempt has not stepped down yet */
+		} else if (sm->cfg.sync) {
 			/* keepalived: the group goes master only when every
 			 * member wants to; ask, and ask again after another
 			 * Master_Down_Interval */
@@ -285,6 +328,7 @@ void vrrp_state_master_gone(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *o
 
 	begin(out);
 	if (sm->state == VRRP_STATE_BACKUP) {
+		sm->lower_heard = sm->handover = false; /* proven gone */
 		at = add(base(sm, now), sm->skew_time);
 		if (at < sm->master_down_timer)
 			sm->master_down_timer = at;
@@ -297,6 +341,7 @@ void vrrp_state_master_gone_sole(struct vrrp_sm *sm, uint64_t now, struct vrrp_o
 	uint64_t at;
 
 	if (sm->state == VRRP_STATE_BACKUP) {
+		sm->lower_heard = sm->handover = false; /* proven gone */
 		at = base(sm, now);
 		if (at < sm->master_down_timer)
 			sm->master_down_timer = at;

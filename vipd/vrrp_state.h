@@ -56,6 +56,18 @@ struct vrrp_sm_config {
 	uint64_t adver_int;
 	bool preempt;           /* false: keepalived's nopreempt */
 	uint64_t preempt_delay; /* us, up to 1000 s; 0: none */
+	/* vipd extension (preempt_handover): a backup that preempts a
+	 * master it still hears first sends its advertisement and takes the
+	 * VIP only once that master has fallen silent (it steps down when it
+	 * hears a higher priority), sending again each time it hears it; off,
+	 * as RFC 9568 and keepalived, the backup takes over at once and the
+	 * master keeps the VIP too until our advertisement reaches it: one
+	 * advertisement lost on the way, and the VIP is on two hosts for an
+	 * interval, or for as long as the loss lasts when it is one-way.
+	 * A master with it that steps down for a higher priority sends
+	 * priority 0 first, and a backup handing over that hears it takes
+	 * over at once: no silence to wait for between two vipd */
+	bool preempt_handover;
 	/* A member of a sync group: when Master_Down_Timer fires it asks
 	 * (VRRP_ACT_WANT_MASTER) instead of taking over, and the daemon moves
 	 * the whole group with vrrp_state_goto_master() once every member
@@ -81,6 +93,16 @@ struct vrrp_sm {
 	uint64_t preempt_until;     /* ...and lower-priority masters are followed until then */
 	bool want_master;           /* sync: Master_Down_Timer fired, waiting for the group */
 	bool master_seen;           /* a master's advert was accepted in BACKUP */
+	/* preempt_handover: the last advert of a lower priority discarded
+	 * while preempting (lower_heard), with its interval, and the handover
+	 * under way (our advert sent at handover_sent, waiting for silence) */
+	bool lower_heard;
+	uint64_t lower_heard_at;
+	uint64_t lower_adver_int;
+	int lower_priority;
+	bool handover;
+	uint64_t handover_sent;
+	unsigned handover_rounds; /* advertisements sent in this handover */
 	int master_priority;        /* its priority */
 	uint8_t master_addr[16];    /* its primary address */
 };
@@ -137,7 +159,11 @@ int vrrp_state_advert(struct vrrp_sm *sm, uint64_t now, int priority, unsigned a
 	const uint8_t *src, const uint8_t *ours, struct vrrp_out *out);
 
 /* The deadline from the last vrrp_out came (or passed): a master
- * advertises, a backup takes over. Calls before the deadline do nothing. */
+ * advertises, a backup takes over. Calls before the deadline do nothing.
+ * With cfg.preempt_handover, a backup that heard a lower-priority master
+ * within Master_Down_Interval sends its advertisement (SEND_ADVERT in
+ * BACKUP) instead, and takes over once that master's interval and
+ * Skew_Time pass without an advert from it; heard again, it sends again. */
 void vrrp_state_timer(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out);
 
 /* Sync groups: the daemon moves a BACKUP member to MASTER (the group

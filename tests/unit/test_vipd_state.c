@@ -309,6 +309,94 @@ static void test_preempt(void **state)
 	assert_int_equal(out.deadline, T0 + S + 3414062);
 }
 
+/* preempt_handover: the backup that preempts a master it still hears
+ * sends its advert first and takes the VIP only once that master is
+ * silent; every advert heard from it meanwhile costs another round. The
+ * RFC's way (test_preempt) takes the VIP at once: with the first advert
+ * lost, the VIP is on both hosts until the next one arrives. */
+static void test_preempt_handover(void **state)
+{
+	struct vrrp_sm sm;
+	struct vrrp_out out;
+	struct vrrp_sm_config c = cfg3(150);
+	uint64_t fire = T0 + S + 3414062, t, wait = S + 414062; /* interval + Skew_Time */
+
+	(void)state;
+	c.preempt_handover = true;
+	backup_at_t0(&sm, c);
+	vrrp_state_advert(&sm, T0 + S, 200, 100, A2, A1, &out);
+	for (t = T0 + 2 * S; t <= T0 + 4 * S; t += S)
+		vrrp_state_advert(&sm, t, 120, 100, A2, A1, &out);
+	/* the timer fires while the master of 120 is heard: announce only */
+	vrrp_state_timer(&sm, fire, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 150, END);
+	assert_int_equal(out.act[0].from, VRRP_STATE_BACKUP);
+	assert_int_equal(sm.state, VRRP_STATE_BACKUP);
+	assert_int_equal(out.deadline, fire + wait);
+	/* our advert was lost: it advertises again, we announce again */
+	vrrp_state_advert(&sm, fire + S / 2, 120, 100, A2, A1, &out);
+	acts(&out, END);
+	vrrp_state_timer(&sm, fire + wait, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 150, END);
+	assert_int_equal(sm.state, VRRP_STATE_BACKUP);
+	/* a one-way loss: ten more rounds, never the VIP while it speaks */
+	for (t = fire + wait; t < fire + 11 * wait; t += wait) {
+		vrrp_state_advert(&sm, t + S / 2, 120, 100, A2, A1, &out);
+		vrrp_state_timer(&sm, t + wait, &out);
+		acts(&out, VRRP_ACT_SEND_ADVERT, 150, END);
+	}
+	/* this time it heard us and stepped down: silence, then the VIP */
+	vrrp_state_timer(&sm, t + wait, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 150, VRRP_ACT_BECOME_MASTER, 150, END);
+	assert_int_equal(sm.state, VRRP_STATE_MASTER);
+
+	/* no master heard within Master_Down_Interval: a plain takeover */
+	backup_at_t0(&sm, c);
+	vrrp_state_advert(&sm, T0 + S / 2, 120, 100, A2, A1, &out);
+	vrrp_state_advert(&sm, T0 + 3 * S, 200, 100, A2, A1, &out); /* back at 200 */
+	vrrp_state_timer(&sm, T0 + 3 * S + 3414062, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 150, VRRP_ACT_BECOME_MASTER, 150, END);
+
+	/* the master resigns (priority 0) during a handover: no wait */
+	backup_at_t0(&sm, c);
+	vrrp_state_advert(&sm, T0 + 3 * S, 120, 100, A2, A1, &out);
+	vrrp_state_timer(&sm, T0 + 3414062, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 150, END);
+	vrrp_state_advert(&sm, T0 + 3414062 + 1000, 0, 100, A2, A1, &out);
+	vrrp_state_timer(&sm, out.deadline, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 150, VRRP_ACT_BECOME_MASTER, 150, END);
+
+	/* a master proven gone (fenced read its power off): no handover */
+	backup_at_t0(&sm, c);
+	vrrp_state_advert(&sm, T0 + 3 * S, 120, 100, A2, A1, &out);
+	vrrp_state_master_gone_sole(&sm, T0 + 3 * S + 1000, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 150, VRRP_ACT_BECOME_MASTER, 150, END);
+
+	/* a master with preempt_handover steps down with priority 0 */
+	c.sync = false;
+	master_from_t0(&sm, c);
+	vrrp_state_advert(&sm, T0 + 10 * S, 200, 100, A2, A1, &out);
+	acts(&out, VRRP_ACT_BECOME_BACKUP, 150, VRRP_ACT_SEND_ADVERT, 0, END);
+	/* and the handing-over backup that hears it takes over at once */
+	backup_at_t0(&sm, c);
+	vrrp_state_advert(&sm, T0 + 3 * S, 120, 100, A2, A1, &out);
+	vrrp_state_timer(&sm, T0 + 3414062, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 150, END);
+	vrrp_state_advert(&sm, T0 + 3414062 + 2000, 0, 100, A2, A1, &out);
+	assert_int_equal(out.deadline, T0 + 3414062 + 2000);
+	vrrp_state_timer(&sm, out.deadline, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 150, VRRP_ACT_BECOME_MASTER, 150, END);
+
+	/* a sync group member asks the group only after the handover */
+	c.sync = true;
+	backup_at_t0(&sm, c);
+	vrrp_state_advert(&sm, T0 + 3 * S, 120, 100, A2, A1, &out);
+	vrrp_state_timer(&sm, T0 + 3414062, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 150, END);
+	vrrp_state_timer(&sm, out.deadline, &out);
+	acts(&out, VRRP_ACT_WANT_MASTER, 150, END);
+}
+
 /* nopreempt: the backup follows a lower-priority master for as long as it
  * advertises. */
 static void test_nopreempt(void **state)
@@ -792,6 +880,7 @@ int main(void)
 		cmocka_unit_test(test_master_lower_prio),
 		cmocka_unit_test(test_master_prio0),
 		cmocka_unit_test(test_preempt),
+		cmocka_unit_test(test_preempt_handover),
 		cmocka_unit_test(test_nopreempt),
 		cmocka_unit_test(test_preempt_delay),
 		cmocka_unit_test(test_split_brain),
