@@ -29,6 +29,28 @@ from cphatest import etcd, kube, step  # noqa: E402
 os.environ.pop("CPHA_KUBE_BINDIR", None)
 
 IP = "198.18.0.11"
+SILENT_PORT = 2391
+# an etcd member that reads a request and never answers (a stall after
+# the request arrived): argv cert key address port
+SILENT_MEMBER = """
+import socket, ssl, sys, threading
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+srv = socket.create_server((sys.argv[3], int(sys.argv[4])))
+print("listening", flush=True)
+held = []
+def serve(c):
+    try:
+        t = ctx.wrap_socket(c, server_side=True)
+        data = t.recv(65536)
+        print("request", data.split(b" ")[:2], flush=True)
+        held.append(t)
+    except OSError as e:
+        print("error", e, flush=True)
+while True:
+    c, _ = srv.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+"""
 API = "https://%s:6443" % IP
 LEASES = API + "/apis/coordination.k8s.io/v1/namespaces/default/leases"
 
@@ -235,6 +257,40 @@ class ApiserverFixtureTest(unittest.TestCase):
             got = b.get(LEASES + "/l1").json()
             self.assertEqual((got["metadata"]["resourceVersion"],
                               got["spec"]["holderIdentity"]), (rv2, "b"))
+            self.assertTrue(ap.running())
+
+    def test_write_to_a_silent_member(self):
+        """A write sent to a member that never answers may have been applied
+        there: 504 (outcome unknown), not a retry on the next member, which
+        would fail the txn's compare and answer a definite 409 for a write
+        that happened. The next request starts at the next member; a read
+        goes on to it at once."""
+        with cphatest.Lab("fixture-apiserver-silent") as lab:
+            b = Bed(lab)
+            b.start_etcd()
+            step("a member that takes the request over TLS and never answers")
+            silent = b.m0.spawn(["python3", "-c", SILENT_MEMBER, b.etcd.cert, b.etcd.key,
+                                 IP, str(SILENT_PORT)], name="silent-etcd")
+            cphatest.wait_until(lambda: "listening" in silent.log_text(), 10, 0.1,
+                                "the silent member to listen")
+            ap = kube.start_apiserver(b.m0, ["https://%s:%d" % (IP, SILENT_PORT),
+                                             b.etcd.client_url],
+                                      b.cert, b.key, b.ca, b.etcd_tls)
+            kube.wait_ready(b.m0, API, b.ca, ap, timeout=10)
+            lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                     "metadata": {"name": "s1", "namespace": "default"},
+                     "spec": {"holderIdentity": "a", "leaseDurationSeconds": 15}}
+            step("a create: the silent member takes it first")
+            r = b.get(LEASES, method="POST", data=lease, timeout=10)
+            self.assertEqual((r.status, r.json().get("reason")), (504, "Timeout"), r)
+            self.assertIn("request", silent.log_text())
+            self.assertEqual(etcd.kv_get_json(b.m0, b.etcd.client_url,
+                                              "/registry/leases/default/s1", b.etcd_tls)[0],
+                             None, "the write was retried on the other member")
+            step("the next request goes to the next member")
+            r = b.get(LEASES, method="POST", data=lease, timeout=10)
+            self.assertEqual(r.status, 201, r)
+            self.assertEqual(b.get(LEASES + "/s1", timeout=10).status, 200)
             self.assertTrue(ap.running())
 
     def test_sigterm_graceful(self):
