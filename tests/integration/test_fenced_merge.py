@@ -21,13 +21,11 @@ Exit 0 pass, 77 skip, 1 fail.
     sudo python3 tests/integration/test_fenced_merge.py
 """
 
-import os
 import sys
 import time
 
 sys.dont_write_bytecode = True
 
-import cphatest  # noqa: E402
 from cphatest import fencedlab, step, util  # noqa: E402
 
 NAMES = ("n1", "n2", "n3")
@@ -46,10 +44,6 @@ def history(node, victim, event):
     s = node.show()
     check(s is not None, "fenced show json on %s failed" % node.name)
     return [h for h in s["history"] if h["node"] == victim and h["event"] == event]
-
-
-def offs(cl, node, since):
-    return [e for _, e in cl.bmc_events(node, since) if e.startswith("set power 0")]
 
 
 def run(lab):
@@ -81,12 +75,12 @@ def run(lab):
                         [h["node"] for h in history(n1, n3.name, "fenced")],
                         30, 0.3, "the merge")
         util.wait_until(lambda: "merged back from the quorate side" in n3.fenced_log()[mark:]
-                        or offs(cl, n1, t0) or offs(cl, n2, t0), 20, 0.3,
+                        or cl.power_offs(n1, t0) or cl.power_offs(n2, t0), 20, 0.3,
                         "n3's fenced to settle n1 and n2")
         time.sleep(3)  # a fence of n1 or n2 would have been asked for by now
-        check(not offs(cl, n1, t0) and not offs(cl, n2, t0),
+        check(not cl.power_offs(n1, t0) and not cl.power_offs(n2, t0),
               "the minority fenced the majority: n1 %r, n2 %r\n%s" % (
-                  offs(cl, n1, t0), offs(cl, n2, t0), n3.fenced_log()[mark:][-3000:]))
+                  cl.power_offs(n1, t0), cl.power_offs(n2, t0), n3.fenced_log()[mark:][-3000:]))
         log = n3.fenced_log()[mark:]
         for n in (n1, n2):
             check("%s merged back from the quorate side" % n.name in log,
@@ -94,7 +88,7 @@ def run(lab):
         check(n1.up() and n2.up(), "n1 or n2 is down after the merge")
         print("  n3 fenced nobody; n1's and n2's BMCs untouched", flush=True)
         step("3. n1 (the majority's lowest id) fences n3 after its %d s delay" % N3_DELAY)
-        util.wait_until(lambda: offs(cl, n3, t0), N3_DELAY + 30, 0.3,
+        util.wait_until(lambda: cl.power_offs(n3, t0), N3_DELAY + 30, 0.3,
                         "n3's BMC to be told to power off")
         at = cl.bmc_events(n3, t0)
         t_off = [t for t, e in at if e.startswith("set power 0")][0]
@@ -109,10 +103,7 @@ def run(lab):
 
 
 def main():
-    cphatest.require_root(tools=("corosync", "ipmi_sim", "fence_ipmilan", "ipmitool"))
-    if not os.access(fencedlab.FENCED, os.X_OK):
-        return util.skip("%s not built (set CPHA_BUILD_DIR)" % fencedlab.FENCED)
-    return cphatest.main("fenced-merge", run, dump_lines=80)
+    return fencedlab.main("fenced-merge", run, dump_lines=80)
 
 
 if __name__ == "__main__":

@@ -224,6 +224,10 @@ class Cluster(pcmk3.Cluster):
     def bmc_events(self, node, since=0.0):
         return bmc.events(self.bmc_log(node), since)
 
+    def power_offs(self, node, since=0.0):
+        """The power-off commands node's BMC got since then."""
+        return [e for _, e in self.bmc_events(node, since) if e.startswith("set power 0")]
+
     def add_watchdog(self, node, timeout):
         self.watchdogs[node.name] = Watchdog(self, node, timeout)
         return self.watchdogs[node.name]
@@ -255,3 +259,14 @@ def build(lab, names, ips, bmc_ip, **kw):
     hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(names, ips)]
     bmc_host = lab.add_host("bmc", v4=bmc_ip + "/24")
     return Cluster(lab, hosts, list(names), bmc_host, **kw)
+
+
+def main(name, run, dump_lines=80):
+    """A fenced cluster test's main: root and the tools it runs, fenced
+    built (else skipped, 77, saying why), then cphatest's main."""
+    from .testmain import main as test_main
+
+    util.require_root(tools=("corosync", "ipmi_sim", "fence_ipmilan", "ipmitool"))
+    if not os.access(FENCED, os.X_OK):
+        return util.skip("%s not built (set CPHA_BUILD_DIR)" % FENCED)
+    return test_main(name, run, dump_lines=dump_lines)
