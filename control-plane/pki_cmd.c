@@ -14,11 +14,12 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: cpha pki [-f FILE] [--dir DIR] [check | renew [--force] | add-san "
-		   "NAME...]\n"
+	fprintf(f, "usage: cpha pki [-f FILE] [--dir DIR] [check | renew [--force] [--rekey] | "
+		   "add-san NAME...]\n"
 		   "  (no command)  make what is missing, re-issue what no longer fits FILE\n"
 		   "  check         lint every certificate and key; exit 1 on any problem\n"
-		   "  renew         re-issue what expires within pki.renew_days (--force: all)\n"
+		   "  renew         re-issue what expires within pki.renew_days (--force: all;\n"
+		   "                --rekey: new keys for them, the CAs' and sa.key kept)\n"
 		   "  add-san NAME  re-issue apiserver.pem with more DNS names or addresses\n"
 		   "  --dir DIR     the PKI directory (default ./" PKI_DEFAULT_DIR ")\n");
 }
@@ -49,6 +50,7 @@ int cmd_pki(int argc, char **argv, const char *file)
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "rekey", no_argument, NULL, 'R' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -69,6 +71,9 @@ int cmd_pki(int argc, char **argv, const char *file)
 			break;
 		case 'F':
 			run.force = true;
+			break;
+		case 'R':
+			run.rekey = true;
 			break;
 		case 'f':
 			file = optarg;
@@ -116,6 +121,10 @@ int cmd_pki(int argc, char **argv, const char *file)
 	}
 	if (run.force && run.op != PKI_OP_RENEW) {
 		fprintf(stderr, "cpha pki: --force goes with renew only\n");
+		goto out;
+	}
+	if (run.rekey && run.op != PKI_OP_RENEW) {
+		fprintf(stderr, "cpha pki: --rekey goes with renew only\n");
 		goto out;
 	}
 	rc = CPHA_EXIT_FAIL;

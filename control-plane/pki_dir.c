@@ -310,7 +310,9 @@ fail:
 	return -1;
 }
 
-static int save_pem(struct ctx *x, const char *name, enum pem_kind k, void *obj)
+/* replace: a key that takes an existing key's place (renew --rekey);
+ * otherwise a key or a public key is never written over */
+static int save_pem_as(struct ctx *x, const char *name, enum pem_kind k, void *obj, bool replace)
 {
 	/* key material only in memory that is cleared when freed */
 	BIO *b = BIO_new(k == PEM_KEY ? BIO_s_secmem() : BIO_s_mem());
@@ -329,11 +331,16 @@ static int save_pem(struct ctx *x, const char *name, enum pem_kind k, void *obj)
 		goto out;
 	}
 	len = BIO_get_mem_data(b, &data);
-	rc = write_at(
-		x, name, data, (size_t)len, k == PEM_KEY ? KEY_MODE : FILE_MODE, k != PEM_CERT);
+	rc = write_at(x, name, data, (size_t)len, k == PEM_KEY ? KEY_MODE : FILE_MODE,
+		k != PEM_CERT && !replace);
 out:
 	BIO_free(b);
 	return rc;
+}
+
+static int save_pem(struct ctx *x, const char *name, enum pem_kind k, void *obj)
+{
+	return save_pem_as(x, name, k, obj, false);
 }
 
 static EVP_PKEY *new_key(struct ctx *x, const char *name)
@@ -587,7 +594,7 @@ static void step_leaf(struct ctx *x, const struct pki_spec *s)
 		goto out;
 	}
 	key = p.key;
-	if (a == PKI_NEW) {
+	if (a == PKI_NEW || (a == PKI_RENEW && o->rekey)) {
 		key = nk = new_key(x, p.key_name);
 		if (!nk)
 			goto out;
@@ -600,7 +607,9 @@ static void step_leaf(struct ctx *x, const struct pki_spec *s)
 		pki_report_add(x->r, PKI_ERROR, p.cert_name, "cannot be %s: %s", verb, why);
 		goto out;
 	}
-	if ((nk && save_pem(x, p.key_name, PEM_KEY, nk) < 0) ||
+	/* the key first: should the certificate's write fail, `cpha pki`
+	 * re-issues the old certificate for the new key it finds */
+	if ((nk && save_pem_as(x, p.key_name, PEM_KEY, nk, a == PKI_RENEW) < 0) ||
 		save_pem(x, p.cert_name, PEM_CERT, nc) < 0)
 		goto out;
 	pki_time_format(X509_get0_notAfter(nc), d, sizeof(d));
@@ -620,8 +629,11 @@ static void step_leaf(struct ctx *x, const struct pki_spec *s)
 			reasons(x, &p, why_buf, sizeof(why_buf)), d);
 		break;
 	default:
-		pki_report_add(x->r, PKI_INFO, p.cert_name, "renewed, expires %s (was %s)", d,
+		pki_report_add(x->r, PKI_INFO, p.cert_name, "renewed%s, expires %s (was %s)",
+			nk ? " with a new key" : "", d,
 			pki_time_format(X509_get0_notAfter(p.cert), d0, sizeof(d0)));
+		if (nk)
+			pki_report_add(x->r, PKI_INFO, p.key_name, "replaced, ECDSA P-256");
 		x->renewed++;
 		break;
 	}

@@ -14,6 +14,9 @@
 struct pki_run {
 	enum pki_op op;
 	bool force;                  /* renew: every certificate, expiring or not */
+	/* renew: the leaf certificates renewed get new keys (the CAs and the
+	 * service-account key keep theirs: what they signed stays valid) */
+	bool rekey;
 	const struct pki_names *add; /* add-san: the names to add to apiserver.pem */
 	time_t now;                  /* when certificates are issued and checked */
 };

@@ -82,6 +82,51 @@ static void test_renew(void **state)
 	check_ok();
 }
 
+/* renew --rekey: every certificate renewed gets a new key, but the CAs'
+ * (their certificates renewed on the same key: what they signed stays
+ * valid) and the service-account key (its tokens stay valid). */
+static void test_renew_rekey(void **state)
+{
+	struct pki_run o = { .op = PKI_OP_RENEW, .force = true, .rekey = true };
+	struct snap s[NFILES];
+	struct pki_report r;
+	char name[64];
+	EVP_PKEY *k;
+	X509 *x;
+	int rc;
+
+	(void)state;
+	load_plan(YAML3);
+	issue();
+	snap_all(s);
+	now += 10 * DAY;
+	o.now = now;
+	memset(&r, 0, sizeof(r));
+	rc = pki_dir_run(&plan, dir, &o, &r);
+	dump(&r);
+	assert_int_equal(rc, 0);
+	assert_int_equal(count(&r, PKI_INFO, "renewed"), NCERTS);
+	assert_int_equal(count(&r, PKI_INFO, "renewed with a new key"), NCERTS - 2);
+	assert_non_null(find(&r, PKI_INFO, "admin-key.pem", "replaced"));
+	assert_null(find(&r, PKI_INFO, "ca-key.pem", "replaced"));
+	pki_report_free(&r);
+	for (size_t i = 0; i < NFILES; i++) {
+		bool ca = i < 4, cert = i < NCERTS * 2 && i % 2 == 0;
+		bool key = i < NCERTS * 2 && i % 2 == 1;
+		bool changed = cert || (key && !ca);
+
+		file_name(i, name, sizeof(name));
+		assert_true(same_file(name, &s[i]) != changed);
+	}
+	/* each new certificate carries its new key */
+	x = read_cert("apiserver.pem");
+	k = read_key("apiserver-key.pem");
+	assert_int_equal(EVP_PKEY_eq(X509_get0_pubkey(x), k), 1);
+	X509_free(x);
+	EVP_PKEY_free(k);
+	check_ok();
+}
+
 /* --------------------------------------------------------------- CA key -- */
 
 static void test_ca_key_missing(void **state)
@@ -414,6 +459,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_renew, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_renew_rekey, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ca_key_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ca_key_of_another_ca, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ca_cert_missing, setup, teardown),
