@@ -19,6 +19,7 @@
 #include "buf.h"
 #include "cpha.h"
 #include "digest.h"
+#include "etcd_cmd.h"
 #include "fileio.h"
 #include "flags.h"
 #include "render_paths.h"
@@ -55,6 +56,8 @@ static void usage(FILE *f)
 		"usage: cpha [-f FILE] etcd snapshot [--dir DIR] [--keep K] [--pki DIR]\n"
 		"                                    [--endpoint URL]...\n"
 		"       cpha etcd verify [--no-sidecar] FILE...\n"
+		"       cpha [-f FILE] etcd restore [--name NAME] [--data-dir DIR] [--no-sidecar]\n"
+		"                                   SNAPSHOT\n"
 		"  snapshot      take a snapshot of etcd (etcdctl snapshot save) into DIR, with a\n"
 		"                sha256sum sidecar, and keep the newest K there\n"
 		"  --dir DIR     where (default: etcd.snapshot.dir, else " SNAPSHOT_DEFAULT_DIR
@@ -65,7 +68,12 @@ static void usage(FILE *f)
 		"  --endpoint URL  an etcd client URL, tried in the order given (default: every\n"
 		"                etcd member of the description, https://ADDRESS:%u)\n"
 		"  verify        check each FILE against FILE.sha256 and that etcdctl reads it\n"
-		"  --no-sidecar  check a FILE that has no sidecar (etcdctl's reading only)\n",
+		"  --no-sidecar  check a FILE that has no sidecar (etcdctl's reading only)\n"
+		"  restore       etcd lost quorum for good: make this member's data directory\n"
+		"                from SNAPSHOT (verified first) as a new one-member cluster;\n"
+		"                the old one is moved aside; etcd must not be running\n"
+		"  --name NAME   the member restored (default: this host's name)\n"
+		"  --data-dir DIR  (default: etcd.data_dir, else /var/lib/etcd)\n",
 		SNAPSHOT_DEFAULT_KEEP, FLAGS_ETCD_CLIENT_PORT);
 }
 
@@ -90,7 +98,7 @@ static const char **child_env(void)
 
 /* Run etcdctl with args (after its name) to its end. Returns 0 with res
  * filled (whatever its status), or -1 with why set. */
-static int etcdctl(const char *const *args, unsigned timeout_sec, struct cpha_run_result *res,
+int cpha_etcdctl(const char *const *args, unsigned timeout_sec, struct cpha_run_result *res,
 	char *why, size_t whylen)
 {
 	struct cpha_spawn_opts o = { .timeout_usec = timeout_sec * 1000000ull };
@@ -131,7 +139,7 @@ out:
  * "panic: ..." line of a crash (bbolt panics on a damaged file; the stack
  * trace after it says nothing to an operator), else the last line it wrote
  * on stderr, else how it ended. */
-static void etcdctl_failure(const struct cpha_run_result *res, char *buf, size_t len)
+void cpha_etcdctl_failure(const struct cpha_run_result *res, char *buf, size_t len)
 {
 	const char *err = res->err ? res->err : "", *line, *last = NULL, *p;
 	size_t last_len = 0;
@@ -181,12 +189,12 @@ static int snap_status(const char *path, struct snap_status *st, char *why, size
 	json_t *root = NULL;
 	int r = -1;
 
-	if (etcdctl(args, STATUS_TIMEOUT_SEC, &res, why, whylen) < 0)
+	if (cpha_etcdctl(args, STATUS_TIMEOUT_SEC, &res, why, whylen) < 0)
 		goto out;
 	if (!res.exited || res.exit_code != 0) {
 		char msg[512];
 
-		etcdctl_failure(&res, msg, sizeof(msg));
+		cpha_etcdctl_failure(&res, msg, sizeof(msg));
 		snprintf(why, whylen, ETCDCTL " snapshot status: %s", msg);
 		goto out;
 	}
@@ -398,7 +406,7 @@ static int healthy(
 	const char *p;
 	int r = -1;
 
-	if (etcdctl(args, HEALTH_TIMEOUT_SEC + 30, &res, why, whylen) < 0)
+	if (cpha_etcdctl(args, HEALTH_TIMEOUT_SEC + 30, &res, why, whylen) < 0)
 		return -1;
 	if (res.exited && res.exit_code == 0) {
 		r = 0;
@@ -406,7 +414,7 @@ static int healthy(
 		p += strlen(" is unhealthy: ");
 		snprintf(why, whylen, "unhealthy: %.*s", (int)(strchrnul(p, '\n') - p), p);
 	} else {
-		etcdctl_failure(&res, why, whylen);
+		cpha_etcdctl_failure(&res, why, whylen);
 	}
 	cpha_run_free(&res);
 	return r;
@@ -438,11 +446,11 @@ static int save(const struct snap_opts *o, const char *const *endpoints, size_t 
 				break;
 			continue;
 		}
-		if (etcdctl(args, SAVE_TIMEOUT_SEC + 30, &res, why, sizeof(why)) == 0) {
+		if (cpha_etcdctl(args, SAVE_TIMEOUT_SEC + 30, &res, why, sizeof(why)) == 0) {
 			if (res.exited && res.exit_code == 0)
 				got = (int)i;
 			else
-				etcdctl_failure(&res, why, sizeof(why));
+				cpha_etcdctl_failure(&res, why, sizeof(why));
 		}
 		cpha_run_free(&res);
 		if (got >= 0)
@@ -596,7 +604,7 @@ out:
 /* ---- verify ---- */
 
 /* One file: 0 when it passes, else -1 after a line per problem. */
-static int verify_one(const char *file, bool no_sidecar)
+int cpha_etcd_verify_one(const char *file, bool no_sidecar)
 {
 	char side[4096 + sizeof(SNAPSHOT_SIDECAR)], hex[CPHA_DIGEST_HEXLEN], want[65], named[1024],
 		why[600];
@@ -667,7 +675,7 @@ static int verify(int argc, char **argv, bool no_sidecar)
 	int rc = CPHA_EXIT_OK;
 
 	for (int i = 0; i < argc; i++)
-		if (verify_one(argv[i], no_sidecar) < 0)
+		if (cpha_etcd_verify_one(argv[i], no_sidecar) < 0)
 			rc = CPHA_EXIT_FAIL;
 	fflush(stdout);
 	return rc;
@@ -681,12 +689,15 @@ int cmd_etcd(int argc, char **argv, const char *file)
 		{ "pki", required_argument, NULL, 'p' },
 		{ "endpoint", required_argument, NULL, 'e' },
 		{ "no-sidecar", no_argument, NULL, 'n' },
+		{ "name", required_argument, NULL, 'N' },
+		{ "data-dir", required_argument, NULL, 'D' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct snap_opts o = { .pki = RENDER_PKI_ETCD };
-	bool no_sidecar = false, snap_only = false, verify_only = false;
+	struct etcd_restore_opts ro = { 0 };
+	bool no_sidecar = false, snap_only = false, verify_only = false, restore_only = false;
 	const char *what;
 	char *end;
 	int ch;
@@ -741,7 +752,14 @@ int cmd_etcd(int argc, char **argv, const char *file)
 			break;
 		case 'n':
 			no_sidecar = true;
-			verify_only = true;
+			break;
+		case 'N':
+			ro.name = optarg;
+			restore_only = true;
+			break;
+		case 'D':
+			ro.data_dir = optarg;
+			restore_only = true;
 			break;
 		case 'f':
 			file = optarg;
@@ -759,9 +777,11 @@ int cmd_etcd(int argc, char **argv, const char *file)
 		return CPHA_EXIT_USAGE;
 	}
 	what = argv[optind++];
+	verify_only = no_sidecar;
 	if (!strcmp(what, "snapshot")) {
-		if (verify_only) {
-			fprintf(stderr, "cpha etcd snapshot: --no-sidecar is verify's\n");
+		if (verify_only || restore_only) {
+			fprintf(stderr, "cpha etcd snapshot: --no-sidecar, --name and --data-dir are "
+					"verify's and restore's\n");
 			return CPHA_EXIT_USAGE;
 		}
 		if (optind < argc) {
@@ -771,7 +791,25 @@ int cmd_etcd(int argc, char **argv, const char *file)
 		}
 		return snapshot(file, &o);
 	}
+	if (!strcmp(what, "restore")) {
+		if (snap_only) {
+			fprintf(stderr, "cpha etcd restore: --dir, --keep, --pki and --endpoint are "
+					"snapshot's\n");
+			return CPHA_EXIT_USAGE;
+		}
+		if (optind + 1 != argc) {
+			fprintf(stderr, "cpha etcd restore: give one snapshot file\n");
+			return CPHA_EXIT_USAGE;
+		}
+		ro.snapshot = argv[optind];
+		ro.no_sidecar = no_sidecar;
+		return cpha_etcd_restore(file, &ro);
+	}
 	if (!strcmp(what, "verify")) {
+		if (restore_only) {
+			fprintf(stderr, "cpha etcd verify: --name and --data-dir are restore's\n");
+			return CPHA_EXIT_USAGE;
+		}
 		if (snap_only) {
 			fprintf(stderr, "cpha etcd verify: --dir, --keep, --pki and --endpoint are "
 					"snapshot's\n");
