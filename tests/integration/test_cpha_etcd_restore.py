@@ -32,6 +32,7 @@ sys.dont_write_bytecode = True
 
 import cphatest  # noqa: E402
 from cphatest import cphacmd, etcd, step  # noqa: E402
+from cphatest.util import check  # noqa: E402
 
 IPS = ("198.18.0.51", "198.18.0.52", "198.18.0.53")
 KEYS = 20
@@ -46,11 +47,6 @@ masters:
 etcd: {token: %s, data_dir: %s}
 components: {manager: systemd}
 """
-
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def cluster_id(host, url, tls):
@@ -157,12 +153,4 @@ def run(lab):
 
 
 if __name__ == "__main__":
-    reason = cphatest.root_skip_reason()
-    if reason is None and not shutil.which("etcd"):
-        reason = "etcd is not installed"
-    if reason is None and not shutil.which("etcdctl"):
-        reason = "etcdctl is not installed"
-    if reason is not None:
-        print("SKIP: %s" % reason)
-        sys.exit(cphatest.SKIP)
-    sys.exit(cphatest.main("cpha-etcd-restore", run, dump_lines=40))
+    sys.exit(etcd.main("cpha-etcd-restore", run, dump_lines=40))

@@ -335,12 +335,4 @@ def run(lab):
 
 
 if __name__ == "__main__":
-    reason = cphatest.root_skip_reason()
-    if reason is None and not shutil.which("etcd"):
-        reason = "etcd is not installed"
-    if reason is None and not shutil.which("etcdctl"):
-        reason = "etcdctl is not installed"
-    if reason is not None:
-        print("SKIP: %s" % reason)
-        sys.exit(cphatest.SKIP)
-    sys.exit(cphatest.main("cpha-etcd-snap", run, dump_lines=30))
+    sys.exit(etcd.main("cpha-etcd-snap", run, dump_lines=30))

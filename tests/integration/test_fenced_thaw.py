@@ -31,6 +31,7 @@ import time
 sys.dont_write_bytecode = True
 
 from cphatest import fencedlab, step, util  # noqa: E402
+from cphatest.util import check  # noqa: E402
 
 NAMES = ("n1", "n2", "n3")
 IPS = ("198.18.0.131", "198.18.0.132", "198.18.0.133")
@@ -38,11 +39,6 @@ BMC_IP = "198.18.0.140"
 N3_DELAY = 600
 FREEZE_S = 4
 ROUNDS = 3
-
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def signal_all(pids, sig):

@@ -197,3 +197,18 @@ def wipe(member):
         raise RuntimeError("etcd %s is running" % member.name)
     shutil.rmtree(member.data_dir, ignore_errors=True)
     os.makedirs(os.path.dirname(member.data_dir), exist_ok=True)
+
+
+def main(name, run, dump_lines=30):
+    """An etcd test's main: skipped (77, saying why) when not root or
+    without etcd and etcdctl, else cphatest's main."""
+    from .testmain import main as test_main
+
+    reason = util.root_skip_reason()
+    for tool in ("etcd", "etcdctl"):
+        if reason is None and not shutil.which(tool):
+            reason = "%s is not installed" % tool
+    if reason is not None:
+        print("SKIP: %s" % reason)
+        return util.SKIP
+    return test_main(name, run, dump_lines=dump_lines)
