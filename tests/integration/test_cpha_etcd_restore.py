@@ -65,11 +65,7 @@ def run(lab):
     member = members[0]
     url = member.client_url
     cid = cluster_id(m0, url, tls)
-    pkidir = os.path.join(lab.dir, "etc-etcd-pki")
-    os.makedirs(pkidir)
-    for src, dst in ((tls.ca, "ca.pem"), (tls.cert, "etcd-client.pem"),
-                     (tls.key, "etcd-client-key.pem")):
-        shutil.copy(src, os.path.join(pkidir, dst))
+    pkidir = etcd.client_pki_dir(lab, tls)
     desc = lab.path("cluster.yaml")
     with open(desc, "w") as f:
         f.write(DESCRIPTION % (IPS + (member.token, member.data_dir)))

@@ -174,11 +174,7 @@ def run(lab):
     url = member.client_url
 
     # etcd's client certificate as installed on a master
-    pkidir = os.path.join(lab.dir, "etc-etcd-pki")
-    os.makedirs(pkidir)
-    for src, dst in ((tls.ca, "ca.pem"), (tls.cert, "etcd-client.pem"),
-                     (tls.key, "etcd-client-key.pem")):
-        shutil.copy(src, os.path.join(pkidir, dst))
+    pkidir = etcd.client_pki_dir(lab, tls)
     desc = lab.path("cluster.yaml")
     write(desc, DESCRIPTION)
     snapdir = os.path.join(lab.dir, "snapshots")

@@ -199,6 +199,16 @@ def wipe(member):
     os.makedirs(os.path.dirname(member.data_dir), exist_ok=True)
 
 
+def client_pki_dir(lab, tls):
+    """etcd's client certificate as installed on a master (ca.pem,
+    etcd-client.pem, etcd-client-key.pem) in a directory of the lab."""
+    d = os.path.join(lab.dir, "etc-etcd-pki")
+    os.makedirs(d)
+    for src, dst in ((tls.ca, "ca.pem"), (tls.cert, "etcd-client.pem"),
+                     (tls.key, "etcd-client-key.pem")):
+        shutil.copy(src, os.path.join(d, dst))
+    return d
+
 def main(name, run, dump_lines=30):
     """An etcd test's main: skipped (77, saying why) when not root or
     without etcd and etcdctl, else cphatest's main."""
