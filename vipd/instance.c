@@ -279,12 +279,17 @@ void inst_apply(struct vipd_inst *in, const struct vrrp_out *out)
 
 		switch (a->type) {
 		case VRRP_ACT_SEND_ADVERT:
-			if (a->from == VRRP_STATE_BACKUP && in->sm.handover_rounds == 1)
+			/* an advert sent as a backup with a handover under way:
+			 * preempt_handover's announcement (a takeover's first
+			 * advert is sent as a backup too) */
+			if (a->from == VRRP_STATE_BACKUP && in->sm.handover &&
+				in->sm.handover_rounds == 1)
 				log_notice("instance %s: preempting the master at priority %d it "
 					   "still hears: sent priority %d, taking over once it "
 					   "steps down (preempt_handover)",
 					in->name, in->sm.lower_priority, a->priority);
-			else if (a->from == VRRP_STATE_BACKUP && in->sm.handover_rounds % 10 == 0)
+			else if (a->from == VRRP_STATE_BACKUP && in->sm.handover &&
+				 in->sm.handover_rounds % 10 == 0)
 				log_notice("instance %s: the master at priority %d still "
 					   "advertises after %u of our advertisements: it does "
 					   "not hear us; it keeps the VIP",

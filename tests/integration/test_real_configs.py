@@ -330,7 +330,12 @@ class RealConfigs(unittest.TestCase):
     def kubeadm_round(self, rnd):
         ka, kb = self.hosts["ka"], self.hosts["kb"]
         pair = [ka, kb]
-        vipd.wait_holders(pair, KUBEADM_VIP, ["ka"], timeout=5)
+        # on ka; or back on it: when every apiserver was stopped (the rounds
+        # before), check_apiserver may have reached fall 10 on ka on a loaded
+        # machine (a success between two rounds needs lbd's rise 2 x 2 s
+        # first), and the VIP comes back after its rise 2 x 3 s and ka's
+        # Master_Down_Interval
+        vipd.wait_holders(pair, KUBEADM_VIP, ["ka"], timeout=20)
         # the check passes on ka again (after the rounds with every master
         # stopped, lbd's rise 2 x inter 2s), and vipd has run it since: with
         # keepalived's counting one success puts the script back at full

@@ -164,6 +164,10 @@ class Preempt(unittest.TestCase):
             self.assertLess(resign[0].ts, t_add + MONITORS)
             vipd.steady_holders(bed.routers, VIP, ["r1"], 3 * A)
             self.assertEqual(bed.vipd["r2"].state(), "BACKUP")
+            # r2 became master alone, by its Master_Down_Timer: no handover
+            # to speak of in its log
+            for said in ("preempting", "does not hear us"):
+                self.assertNotIn(said, bed.vipd["r2"].log_text())
 
 
 def main():

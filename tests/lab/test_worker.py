@@ -124,5 +124,48 @@ class TestWorker(unittest.TestCase):
                 worker.ca_of_kubeconfig(kc, os.path.join(d, "ca.pem"))
 
 
+class KubectlHost:
+    """Answers kubectl with the next (exit, stderr)."""
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+        self.calls = 0
+
+    def run(self, argv, check=True, timeout=60, input=None):
+        self.calls += 1
+        rc, err = self.answers.pop(0)
+        return subprocess.CompletedProcess(argv, rc, "applied" if rc == 0 else "", err)
+
+
+class TestKubectlApply(unittest.TestCase):
+    """An apply whose connection was lost (the VIP moving under it, as when
+    a preferred LB host takes the VIP back just after `cpha lab up` found
+    the lab settled) is made again; a refusal is not."""
+
+    RESET = ("error: error when creating \"STDIN\": unexpected error when reading "
+             "response body. Please retry. Original error: read tcp "
+             "198.18.0.11:52810->198.18.0.2:6443: read: connection reset by peer")
+
+    def test_retried_after_reset(self):
+        h = KubectlHost([(1, self.RESET), (1, self.RESET), (0, "")])
+        with mock.patch.object(worker.time, "sleep"):
+            self.assertEqual(worker.kubectl_apply(h, "/k", "x", "rbac"), "applied")
+        self.assertEqual(h.calls, 3)
+
+    def test_refusal_not_retried(self):
+        h = KubectlHost([(1, 'Error from server (Forbidden): "x" is forbidden')])
+        with mock.patch.object(worker.time, "sleep"):
+            with self.assertRaisesRegex(worker.JoinError, "Forbidden"):
+                worker.kubectl_apply(h, "/k", "x", "rbac")
+        self.assertEqual(h.calls, 1)
+
+    def test_bounded(self):
+        h = KubectlHost([(1, self.RESET)] * worker.APPLY_TRIES)
+        with mock.patch.object(worker.time, "sleep"):
+            with self.assertRaisesRegex(worker.JoinError, "connection reset"):
+                worker.kubectl_apply(h, "/k", "x", "rbac")
+        self.assertEqual(h.calls, worker.APPLY_TRIES)
+
+
 if __name__ == "__main__":
     unittest.main()

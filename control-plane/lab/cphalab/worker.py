@@ -83,18 +83,30 @@ def create_token(cpha, pki, kubeconfig, ttl="1h", description=None):
     return "%s.%s" % (ids[0], secrets[0]), r.stdout
 
 
+# kubectl's words for a request that met no server or lost its connection
+# (the VIP moving, a load balancer reloading): an apply is idempotent, so
+# it is made again, as kubectl itself says to
+RETRYABLE = ("Please retry", "connection reset by peer", "connection refused",
+             "Unable to connect to the server", "EOF")
+APPLY_TRIES = 5
+
+
 def kubectl_apply(admin, kubeconfig, text, what, extra=()):
     """kubectl apply -f - on the admin host: its output, or JoinError.
     --validate=false: kubectl validates against the server's OpenAPI
     document, which the stand-in apiserver does not serve (the server still
-    refuses what it cannot take)."""
-    r = admin.run(["kubectl", "--kubeconfig", kubeconfig] + list(extra)
-                  + ["apply", "--validate=false", "-f", "-"], check=False, timeout=60,
-                  input=text)
-    if r.returncode != 0:
-        raise JoinError("kubectl apply of %s: exit %d: %s"
-                        % (what, r.returncode, (r.stderr or r.stdout).strip()))
-    return r.stdout.strip()
+    refuses what it cannot take). A connection lost on the way is tried
+    again, APPLY_TRIES times in all, 2 s apart."""
+    for attempt in range(1, APPLY_TRIES + 1):
+        r = admin.run(["kubectl", "--kubeconfig", kubeconfig] + list(extra)
+                      + ["apply", "--validate=false", "-f", "-"], check=False, timeout=60,
+                      input=text)
+        if r.returncode == 0:
+            return r.stdout.strip()
+        said = (r.stderr or r.stdout).strip()
+        if attempt == APPLY_TRIES or not any(w in said for w in RETRYABLE):
+            raise JoinError("kubectl apply of %s: exit %d: %s" % (what, r.returncode, said))
+        time.sleep(2)
 
 
 def apply_bootstrap_rbac(admin, kubeconfig, rbac_yaml, extra=()):
