@@ -384,9 +384,12 @@ void fenced_link_attach(struct vipd_inst *in)
 		fenced_link_detach(in); /* a reload that dropped it */
 		return;
 	}
-	/* a reload keeps what the gate knows: a takeover held stays held */
-	if (!f->on)
-		fg_init(&f->g, &cfg, vipd_now(in->d));
+	/* a reload keeps what the gate knows, and its polls go on: a takeover
+	 * held stays held, and fenced is not asked in line (the loop does not
+	 * wait on a fenced that is busy just then) */
+	if (f->on)
+		return;
+	fg_init(&f->g, &cfg, vipd_now(in->d));
 	f->on = true;
 	/* the first answer at once and in line, so the instance starts from
 	 * fenced's real state; later ones never block the loop */

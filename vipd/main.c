@@ -148,8 +148,7 @@ static int start_instances(struct vipd *d, struct vipd_inst **keep, size_t nkeep
 		if (in) {
 			/* unchanged: keep the state, pick up new tracking */
 			in->cfg = c;
-			track_detach(in);
-			r = track_attach(in);
+			r = track_reattach(in);
 			if (r < 0)
 				return r;
 			d->inst[d->ninst++] = in;

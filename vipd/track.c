@@ -22,7 +22,7 @@
 #include "vipd.h"
 
 #define TRACK_POLL_USEC 1000000ULL /* track files and lbd, once a second */
-#define LBD_QUERY_USEC  500000ULL  /* an lbd that does not answer in this is unhealthy */
+#define LBD_QUERY_USEC  500000ULL  /* a question lbd has not answered in this is unanswered */
 
 /* enable_script_security: the script and every directory above it must
  * be writable by root only (keepalived's rule), or a local user could get
@@ -193,18 +193,50 @@ static bool lbd_healthy_now(const struct vipd_track *t)
 	return ok;
 }
 
+/* track_lbd after one question to lbd: r is the question's outcome (0: the
+ * reply; -ETIMEDOUT: no answer within LBD_QUERY_USEC; anything else: no lbd
+ * on the socket, or the connection broke). An answer counts at once, and so
+ * does a socket nobody listens on: that lbd is not running. A question left
+ * unanswered counts only once LBD_UNANSWERED_DOWN in a row have been: an lbd
+ * busy with a reload, or a loaded machine, still forwards, and giving the
+ * VIP up would cause the outage the track is there to avoid (HAProxy's
+ * "fall 3"). *unanswered counts them. Returns whether the track is up. */
+bool track_lbd_step(bool up, unsigned *unanswered, int r, const char *reply, const char *backend,
+	unsigned min_up)
+{
+	if (r == -ETIMEDOUT) {
+		if (*unanswered < LBD_UNANSWERED_DOWN)
+			(*unanswered)++;
+		return *unanswered >= LBD_UNANSWERED_DOWN ? false : up;
+	}
+	*unanswered = 0;
+	return r >= 0 && track_lbd_healthy(reply, backend, min_up);
+}
+
 static void lbd_answered(void *userdata, int r, char *reply)
 {
 	struct vipd_track_state *t = userdata;
 	struct vipd_inst *in = t->in;
-	bool up = r >= 0 && track_lbd_healthy(reply, t->cfg->name, t->cfg->lbd_min_up);
+	unsigned before = t->lbd_unanswered;
+	bool up = track_lbd_step(
+		t->up, &t->lbd_unanswered, r, reply, t->cfg->name, t->cfg->lbd_min_up);
 
 	free(reply);
 	t->lbd_req = NULL;
+	if (t->lbd_unanswered > before && up)
+		log_warn("instance %s: lbd did not answer within %llu ms (%u in a row; "
+			 "%u make backend %s unhealthy)",
+			in->name, LBD_QUERY_USEC / 1000, t->lbd_unanswered, LBD_UNANSWERED_DOWN,
+			t->cfg->name);
 	if (up == t->up)
 		return;
-	log_notice("instance %s: lbd backend %s is %s", in->name, t->cfg->name,
-		up ? "healthy" : "not healthy enough");
+	if (!up && t->lbd_unanswered >= LBD_UNANSWERED_DOWN)
+		log_notice("instance %s: lbd backend %s is not healthy: lbd did not answer "
+			   "%u questions in a row",
+			in->name, t->cfg->name, t->lbd_unanswered);
+	else
+		log_notice("instance %s: lbd backend %s is %s", in->name, t->cfg->name,
+			up ? "healthy" : "not healthy enough");
 	t->up = up;
 	in->d->up.track_changed(in);
 }
@@ -371,8 +403,32 @@ void track_teardown(struct vipd *d)
 	d->nscripts = 0;
 }
 
-static int add_tracks(struct vipd_inst *in, const struct vipd_track *t, size_t n, char kind)
+/* The tracks an instance had before a reload (track_reattach). */
+struct track_carry {
+	const struct vipd_track_state *old;
+	size_t n;
+};
+
+/* A track_lbd of the old configuration asking the same lbd the same thing. */
+static const struct vipd_track_state *carried_lbd(
+	const struct track_carry *carry, const struct vipd_track *t)
 {
+	size_t i;
+
+	for (i = 0; carry && i < carry->n; i++) {
+		const struct vipd_track *o = carry->old[i].cfg;
+
+		if (o && o->lbd_socket && strcmp(o->lbd_socket, t->lbd_socket) == 0 &&
+			strcmp(o->name, t->name) == 0 && o->lbd_min_up == t->lbd_min_up)
+			return &carry->old[i];
+	}
+	return NULL;
+}
+
+static int add_tracks(struct vipd_inst *in, const struct vipd_track *t, size_t n, char kind,
+	const struct track_carry *carry)
+{
+	const struct vipd_track_state *was;
 	struct vipd_track_state *ts;
 	size_t i;
 
@@ -403,7 +459,14 @@ static int add_tracks(struct vipd_inst *in, const struct vipd_track *t, size_t n
 			break;
 		}
 		case 'l':
-			ts->up = lbd_healthy_now(&t[i]);
+			/* kept across a reload: lbd, perhaps reloading at this
+			 * very moment, is asked at the next poll, not in line */
+			if ((was = carried_lbd(carry, &t[i]))) {
+				ts->up = was->up;
+				ts->lbd_unanswered = was->lbd_unanswered;
+			} else {
+				ts->up = lbd_healthy_now(&t[i]);
+			}
 			break;
 		case 'b':
 			ts->up = bfd_up(in->d, t[i].name);
@@ -434,37 +497,37 @@ void track_detach(struct vipd_inst *in)
 	in->ntracks = 0;
 }
 
-int track_attach(struct vipd_inst *in)
+static int attach(struct vipd_inst *in, const struct track_carry *carry)
 {
 	const struct vipd_instance *c = in->cfg;
 	int r;
 
-	r = add_tracks(in, c->track_script, c->ntrack_script, 's');
+	r = add_tracks(in, c->track_script, c->ntrack_script, 's', carry);
 	if (r == 0)
-		r = add_tracks(in, c->track_interface, c->ntrack_interface, 'i');
+		r = add_tracks(in, c->track_interface, c->ntrack_interface, 'i', carry);
 	if (r == 0)
-		r = add_tracks(in, c->track_file, c->ntrack_file, 'f');
+		r = add_tracks(in, c->track_file, c->ntrack_file, 'f', carry);
 	if (r == 0)
-		r = add_tracks(in, c->track_lbd, c->ntrack_lbd, 'l');
+		r = add_tracks(in, c->track_lbd, c->ntrack_lbd, 'l', carry);
 	if (r == 0)
-		r = add_tracks(in, c->track_process, c->ntrack_process, 'p');
+		r = add_tracks(in, c->track_process, c->ntrack_process, 'p', carry);
 	if (r == 0)
-		r = add_tracks(in, c->track_bfd, c->ntrack_bfd, 'b');
+		r = add_tracks(in, c->track_bfd, c->ntrack_bfd, 'b', carry);
 	/* a sync group's tracking applies to each of its members */
 	for (size_t g = 0; r == 0 && c->sync_group && g < in->d->cfg->ngroups; g++) {
 		const struct vipd_sync_group *sg = &in->d->cfg->groups[g];
 
 		if (strcmp(sg->name, c->sync_group) != 0)
 			continue;
-		r = add_tracks(in, sg->track_script, sg->ntrack_script, 's');
+		r = add_tracks(in, sg->track_script, sg->ntrack_script, 's', carry);
 		if (r == 0)
-			r = add_tracks(in, sg->track_interface, sg->ntrack_interface, 'i');
+			r = add_tracks(in, sg->track_interface, sg->ntrack_interface, 'i', carry);
 		if (r == 0)
-			r = add_tracks(in, sg->track_file, sg->ntrack_file, 'f');
+			r = add_tracks(in, sg->track_file, sg->ntrack_file, 'f', carry);
 		if (r == 0)
-			r = add_tracks(in, sg->track_process, sg->ntrack_process, 'p');
+			r = add_tracks(in, sg->track_process, sg->ntrack_process, 'p', carry);
 		if (r == 0)
-			r = add_tracks(in, sg->track_bfd, sg->ntrack_bfd, 'b');
+			r = add_tracks(in, sg->track_bfd, sg->ntrack_bfd, 'b', carry);
 	}
 	if (r == 0)
 		fenced_link_attach(in);
@@ -480,6 +543,28 @@ int track_attach(struct vipd_inst *in)
 		ts->ifindex = in->ifindex;
 		ts->up = vipd_nl_link_up(in->ifindex);
 	}
+	return r;
+}
+
+int track_attach(struct vipd_inst *in)
+{
+	return attach(in, NULL);
+}
+
+int track_reattach(struct vipd_inst *in)
+{
+	struct track_carry carry = { in->tracks, in->ntracks };
+	size_t i;
+	int r;
+
+	for (i = 0; i < carry.n; i++) {
+		cpha_admin_req_cancel(in->tracks[i].lbd_req);
+		in->tracks[i].lbd_req = NULL;
+	}
+	in->tracks = NULL;
+	in->ntracks = 0;
+	r = attach(in, &carry);
+	free((void *)carry.old);
 	return r;
 }
 

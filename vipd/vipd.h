@@ -49,6 +49,7 @@ struct vipd_track_state {
 	struct vipd_script_rt *script;  /* track_script */
 	int ifindex;                    /* track_interface */
 	bool up;                        /* interface up / lbd healthy */
+	unsigned lbd_unanswered;        /* track_lbd: questions unanswered in a row */
 	long file_value;                /* track_file */
 };
 
@@ -244,10 +245,18 @@ void track_teardown(struct vipd *d);
 /* Tracking of an instance: attach (again after a reload), detach (the
  * questions out are dropped, the states freed). */
 int track_attach(struct vipd_inst *in);
+/* A reload that keeps the instance: its tracks from the new configuration,
+ * those lbd tracks unchanged keeping their state (lbd is not asked again). */
+int track_reattach(struct vipd_inst *in);
 void track_detach(struct vipd_inst *in);
 /* track_lbd: does lbd's "show stat json" reply (NULL: none) say backend
  * has at least min_up usable servers? (pure) */
 bool track_lbd_healthy(const char *reply, const char *backend, unsigned min_up);
+/* track_lbd: questions lbd leaves unanswered in a row before the backend
+ * counts as unhealthy (an answer, or no lbd on the socket, counts at once) */
+#define LBD_UNANSWERED_DOWN 3
+bool track_lbd_step(bool up, unsigned *unanswered, int r, const char *reply, const char *backend,
+	unsigned min_up);
 /* Effective priority and fault from the tracking states (pure). */
 void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault);
 void track_netlink_link(struct vipd *d, int ifindex, bool up);

@@ -2,7 +2,7 @@
 """vipd's daemon duties beyond the protocol: putting back a VIP that
 someone removed while vipd is master, a SIGHUP reload that keeps an
 unchanged instance's state, track_lbd (the VIP follows lbd's healthy
-backends, no script), and a vrrp_sync_group whose members fault together.
+backends, no script; an lbd slow to answer is not a dead one), and a vrrp_sync_group whose members fault together.
 
 Two routers r1 (priority 250) and r2 (150), VRRPv3, advert_int 0.2 s.
 Exit 0 pass, 77 skip (not root, vipd or lbd not built), else fail.
@@ -98,6 +98,80 @@ class Daemon(unittest.TestCase):
             step("VIP on r2 after %.2fs" % took if took else "VIP on r2")
             self.assertEqual(v1.inst()["priority"], 50)
             self.assertTrue(lbd_proc.running())
+            self.assertEqual([(t["kind"], t["ok"]) for t in v1.inst()["tracks"]],
+                             [("lbd", False)])
+
+    def test_track_lbd_busy_lbd(self):
+        """An lbd slow to answer (stopped here, as one busy with its own
+        reload on a loaded machine) is not a dead one: it still forwards.
+        The VIP stays through ten vipd reloads made while lbd does not answer
+        (vipd used to ask lbd in line at each reload and went FAULT when it
+        had no answer within 0.5 s) and through two questions unanswered;
+        three in a row (LBD_UNANSWERED_DOWN) move it. An lbd that is gone
+        (killed: nobody on its socket) moves it at the next poll."""
+        if not os.path.exists(lbd.binary()):
+            self.skipTest("lbd is not built")
+        with cphatest.Lab("vipd-lbdbusy") as lab:
+            r1, r2 = vipd.hosts(lab, 2, client=False)
+            hosts = [r1, r2]
+            for p in (18001, 18002):
+                r1.spawn(["/usr/bin/python3", "-m", "http.server", str(p), "--bind",
+                          "127.0.0.1"], name="http-%d" % p)
+            lbd_proc, sock = lbd.start_track_target(lab, r1, (18001, 18002))
+            v1 = vipd.Vipd(lab, r1, vipd.instance(
+                priority=250, advert=A,
+                extra=["track_lbd {", "    %s api 2 weight 0" % sock, "}"]))
+            v2 = vipd.Vipd(lab, r2, vipd.instance(priority=150, advert=A))
+            v1.start()
+            v2.start()
+            vipd.wait_holders(hosts, VIP, ["r1"], timeout=vipd.master_down(150, A) + 5)
+            transitions = v1.inst()["transitions"]
+
+            step("ten times: lbd stopped for 0.8 s while r1's vipd reloads")
+            for i in range(10):
+                lbd_proc.kill(signal.SIGSTOP)
+                v1.proc.kill(signal.SIGHUP)
+                try:
+                    vipd.steady_holders(hosts, VIP, ["r1"], 0.8)
+                finally:
+                    lbd_proc.kill(signal.SIGCONT)
+                util.wait_until(lambda: v1.show()["reloads"] == i + 1, 5, 0.05,
+                                "reload %d done" % (i + 1))
+                vipd.steady_holders(hosts, VIP, ["r1"], 3 * A)
+            self.assertEqual(v1.inst()["transitions"], transitions)
+            self.assertIn("kept in state MASTER", v1.log_text())
+
+            step("lbd stopped for 1.8 s: two questions unanswered, the VIP stays")
+            lbd_proc.kill(signal.SIGSTOP)
+            try:
+                vipd.steady_holders(hosts, VIP, ["r1"], 1.8)
+            finally:
+                lbd_proc.kill(signal.SIGCONT)
+            vipd.steady_holders(hosts, VIP, ["r1"], 1.5)
+            self.assertIn("lbd did not answer within 500 ms", v1.log_text())
+            self.assertEqual(v1.inst()["transitions"], transitions)
+
+            step("lbd stopped until r2 has the VIP: three questions unanswered")
+            t0 = time.monotonic()
+            lbd_proc.kill(signal.SIGSTOP)
+            try:
+                # the third question goes out at least 2 s after the first
+                # and is given up 0.5 s later; then FAULT, priority 0, r2
+                vipd.wait_holders(hosts, VIP, ["r2"], timeout=3.5 + 3)
+                took = time.monotonic() - t0
+            finally:
+                lbd_proc.kill(signal.SIGCONT)
+            step("VIP on r2 %.2f s after lbd stopped" % took)
+            self.assertGreater(took, 2.4)
+            self.assertIn("lbd did not answer 3 questions in a row", v1.log_text())
+            vipd.wait_holders(hosts, VIP, ["r1"], timeout=1 + vipd.master_down(150, A) + 3)
+
+            step("lbd killed: nobody on its socket, r2 has the VIP after one poll")
+            t0 = time.monotonic()
+            lbd_proc.kill(signal.SIGKILL)
+            lbd_proc.wait(5)
+            vipd.wait_holders(hosts, VIP, ["r2"], timeout=1 + 3)
+            step("VIP on r2 %.2f s after lbd was killed" % (time.monotonic() - t0))
             self.assertEqual([(t["kind"], t["ok"]) for t in v1.inst()["tracks"]],
                              [("lbd", False)])
 

@@ -5,6 +5,7 @@
  * (power on, held until fenced has fenced it), partitioned (no quorum,
  * another holder), and fenced itself not answering. No socket, no clock:
  * the answers and the time are given. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -526,6 +527,53 @@ static void test_lbd_healthy(void **state)
 	assert_false(track_lbd_healthy(NULL, "api", 1));
 }
 
+/* An lbd that does not answer (busy with a reload, a loaded machine) keeps
+ * the track's state until LBD_UNANSWERED_DOWN questions in a row went
+ * unanswered; an answer, or no lbd on the socket, counts at once. */
+static void test_lbd_step(void **state)
+{
+	const char *ok = "{\"backends\":[{\"backend\":\"api\",\"active_servers\":2}]}";
+	const char *none = "{\"backends\":[{\"backend\":\"api\",\"active_servers\":0}]}";
+	unsigned n = 0, i;
+	bool up = true;
+
+	(void)state;
+	/* unanswered: up stays up, LBD_UNANSWERED_DOWN - 1 times */
+	for (i = 1; i < LBD_UNANSWERED_DOWN; i++) {
+		up = track_lbd_step(up, &n, -ETIMEDOUT, NULL, "api", 1);
+		assert_true(up);
+		assert_int_equal(n, i);
+	}
+	/* an answer in between starts the count again */
+	up = track_lbd_step(up, &n, 0, ok, "api", 1);
+	assert_true(up);
+	assert_int_equal(n, 0);
+	for (i = 1; i < LBD_UNANSWERED_DOWN; i++)
+		up = track_lbd_step(up, &n, -ETIMEDOUT, NULL, "api", 1);
+	assert_true(up);
+	/* the last one of the row: down */
+	up = track_lbd_step(up, &n, -ETIMEDOUT, NULL, "api", 1);
+	assert_false(up);
+	/* and stays down, the count bounded */
+	for (i = 0; i < 10; i++)
+		assert_false(track_lbd_step(up, &n, -ETIMEDOUT, NULL, "api", 1));
+	assert_int_equal(n, LBD_UNANSWERED_DOWN);
+	/* an answer with servers: up at once, the count reset */
+	up = track_lbd_step(up, &n, 0, ok, "api", 1);
+	assert_true(up);
+	assert_int_equal(n, 0);
+	/* an answer without enough servers: down at once */
+	assert_false(track_lbd_step(true, &n, 0, none, "api", 1));
+	/* no lbd on the socket: down at once, whatever came before */
+	n = 0;
+	assert_false(track_lbd_step(true, &n, -ECONNREFUSED, NULL, "api", 1));
+	assert_false(track_lbd_step(true, &n, -ENOENT, NULL, "api", 1));
+	/* a track down while lbd does not answer stays down (it came up only
+	 * on an answer) */
+	n = 0;
+	assert_false(track_lbd_step(false, &n, -ETIMEDOUT, NULL, "api", 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_not_backup),
 		cmocka_unit_test(test_answer_read),
 		cmocka_unit_test(test_lbd_healthy),
+		cmocka_unit_test(test_lbd_step),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
