@@ -12,7 +12,9 @@
  *   nobody waits to be fenced and no other node holds the VIP as fenced
  *   knows it. Preempting a master it still hears (one of a lower priority)
  *   needs only an answering, quorate fenced: that master is alive and steps
- *   down when it hears us.
+ *   down when it hears us. With preempt_handover the daemon says preempting
+ *   only once that master resigned (priority 0): a handover ended by
+ *   silence is judged as any silence.
  * - fenced is asked every poll_usec; while a takeover waits on it, every
  *   held_usec, and every fast_usec while a power read is out or a fence it
  *   waits for is about to end.
@@ -63,7 +65,8 @@ struct fg_answer {
 struct fg_vrrp {
 	bool backup;      /* in BACKUP */
 	bool want_master; /* its Master_Down_Timer fired: it would take over */
-	bool preempting;  /* an advert of a lower priority within Master_Down_Interval */
+	bool preempting;  /* an advert of a lower priority within Master_Down_Interval
+			   * (preempt_handover: and that master resigned) */
 	bool sole_backup; /* the master is its only peer (unicast): nobody to stagger against */
 	uint64_t skew;    /* Skew_Time, us */
 	uint64_t silence; /* 1.5 x Master_Adver_Interval, us */

@@ -75,7 +75,7 @@ static void to_master(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 	sm->adver_timer = add(now, sm->cfg.adver_int);
 	sm->master_seen = false;
 	sm->want_master = false;
-	sm->lower_heard = sm->handover = false;
+	sm->lower_heard = sm->handover = sm->resigned = false;
 }
 
 /* RFC 9568 §6.4.1: Master_Adver_Interval to Advertisement_Interval,
@@ -91,7 +91,7 @@ static void to_backup_fresh(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *o
 	sm->master_down_timer = add(base(sm, now), sm->master_down_int);
 	sm->master_seen = false;
 	sm->want_master = false;
-	sm->lower_heard = sm->handover = false;
+	sm->lower_heard = sm->handover = sm->resigned = false;
 	emit(out, VRRP_ACT_BECOME_BACKUP, sm->priority, from);
 }
 
@@ -196,11 +196,12 @@ static void backup_advert(
 		/* preempt_handover: the master we announced ourselves to
 		 * resigned (it stepped down): nobody else contends, at once */
 		sm->master_down_timer = add(base(sm, now), sm->handover ? 0 : sm->skew_time);
+		sm->resigned = sm->handover;
 		sm->lower_heard = false;
 		return;
 	}
 	if (!sm->cfg.preempt || priority >= sm->priority || preempt_delayed(sm, now)) {
-		sm->lower_heard = sm->handover = false;
+		sm->lower_heard = sm->handover = sm->resigned = false;
 		if (priority >= sm->priority)
 			sm->preempt_armed = false; /* keepalived: "stop preempt delay" */
 		if (sm->cfg.version == 3)
@@ -217,7 +218,8 @@ static void backup_advert(
 		sm->lower_heard = true;
 		sm->lower_heard_at = now;
 		sm->lower_priority = priority;
-		sm->lower_adver_int = sm->cfg.version == 3 ? adver_int * CENTISEC : sm->cfg.adver_int;
+		sm->lower_adver_int =
+			sm->cfg.version == 3 ? adver_int * CENTISEC : sm->cfg.adver_int;
 	}
 }
 
@@ -239,6 +241,7 @@ static bool handing_over(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 	}
 	sm->handover_rounds = sm->handover ? sm->handover_rounds + 1 : 1;
 	sm->handover = true;
+	sm->resigned = false;
 	sm->handover_sent = now;
 	emit(out, VRRP_ACT_SEND_ADVERT, sm->priority, sm->state);
 	sm->master_down_timer = add(now, add(sm->lower_adver_int, sm->skew_time));

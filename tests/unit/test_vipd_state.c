@@ -345,7 +345,9 @@ static void test_preempt_handover(void **state)
 		vrrp_state_timer(&sm, t + wait, &out);
 		acts(&out, VRRP_ACT_SEND_ADVERT, 150, END);
 	}
-	/* this time it heard us and stepped down: silence, then the VIP */
+	assert_false(sm.resigned);
+	/* this time it heard us and stepped down: silence, then the VIP; not
+	 * resigned (no priority 0 heard): track_fenced asks who holds it */
 	vrrp_state_timer(&sm, t + wait, &out);
 	acts(&out, VRRP_ACT_SEND_ADVERT, 150, VRRP_ACT_BECOME_MASTER, 150, END);
 	assert_int_equal(sm.state, VRRP_STATE_MASTER);
@@ -363,8 +365,10 @@ static void test_preempt_handover(void **state)
 	vrrp_state_timer(&sm, T0 + 3414062, &out);
 	acts(&out, VRRP_ACT_SEND_ADVERT, 150, END);
 	vrrp_state_advert(&sm, T0 + 3414062 + 1000, 0, 100, A2, A1, &out);
+	assert_true(sm.resigned);
 	vrrp_state_timer(&sm, out.deadline, &out);
 	acts(&out, VRRP_ACT_SEND_ADVERT, 150, VRRP_ACT_BECOME_MASTER, 150, END);
+	assert_false(sm.resigned);
 
 	/* a master proven gone (fenced read its power off): no handover */
 	backup_at_t0(&sm, c);
@@ -395,6 +399,24 @@ static void test_preempt_handover(void **state)
 	acts(&out, VRRP_ACT_SEND_ADVERT, 150, END);
 	vrrp_state_timer(&sm, out.deadline, &out);
 	acts(&out, VRRP_ACT_WANT_MASTER, 150, END);
+	/* ended in silence: the group (or fenced) is asked with the master
+	 * not known to have resigned; heard again, a new handover begins and
+	 * the master still has not resigned */
+	assert_false(sm.resigned);
+	t = out.deadline;
+	vrrp_state_advert(&sm, t - S / 2, 120, 100, A2, A1, &out);
+	vrrp_state_timer(&sm, t, &out);
+	acts(&out, VRRP_ACT_SEND_ADVERT, 150, END);
+	assert_true(sm.handover);
+	assert_false(sm.resigned);
+	/* its priority 0 this time: resigned, asked at once */
+	vrrp_state_advert(&sm, t + 1000, 0, 100, A2, A1, &out);
+	assert_true(sm.resigned);
+	vrrp_state_timer(&sm, out.deadline, &out);
+	acts(&out, VRRP_ACT_WANT_MASTER, 150, END);
+	/* a master of a higher priority heard: nothing resigned any more */
+	vrrp_state_advert(&sm, out.deadline + 1000, 200, 100, A2, A1, &out);
+	assert_false(sm.resigned);
 }
 
 /* nopreempt: the backup follows a lower-priority master for as long as it
