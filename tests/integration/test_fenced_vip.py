@@ -42,27 +42,9 @@ sys.dont_write_bytecode = True
 
 import cphatest  # noqa: E402
 from cphatest import fenced_vip, step, util  # noqa: E402
-from cphatest.fenced_vip import (PRIO_DELAY, VIP, holds, power_loss,  # noqa: E402
-                                 start_vipd, vip_holder_known)
+from cphatest.fenced_vip import (PRIO_DELAY, holds, power_loss,  # noqa: E402
+                                 start_vipd, vip_holder_known, vipd_conf)
 from cphatest.util import check  # noqa: E402
-
-def vipd_conf(prio):
-    return """global_defs {
-    router_id cpha
-}
-vrrp_instance VI_1 {
-    state BACKUP
-    interface eth0
-    virtual_router_id 51
-    priority %d
-    advert_int 1
-    virtual_ipaddress {
-        %s/24
-    }
-    track_fenced
-}
-""" % (prio, VIP)
-
 
 def history(node, victim, event):
     s = node.show()

@@ -32,27 +32,8 @@ sys.dont_write_bytecode = True
 
 import cphatest  # noqa: E402
 from cphatest import fenced_vip, step, util  # noqa: E402
-from cphatest.fenced_vip import VIP, holds, start_vipd, vip_holder_known  # noqa: E402
+from cphatest.fenced_vip import holds, start_vipd, vip_holder_known, vipd_conf  # noqa: E402
 from cphatest.util import check  # noqa: E402
-
-
-def vipd_conf(prio):
-    return """global_defs {
-    router_id cpha
-}
-vrrp_instance VI_1 {
-    state BACKUP
-    interface eth0
-    virtual_router_id 51
-    priority %d
-    advert_int 1
-    virtual_ipaddress {
-        %s/24
-    }
-    preempt_handover
-    track_fenced
-}
-""" % (prio, VIP)
 
 
 def cut_vrrp(node, src):
@@ -86,7 +67,8 @@ def watch(lb1, lb2, seconds, t0):
 
 
 def run(lab):
-    cl = fenced_vip.cluster(lab, [vipd_conf(150), vipd_conf(100)])
+    handover = ["preempt_handover"]
+    cl = fenced_vip.cluster(lab, [vipd_conf(150, handover), vipd_conf(100, handover)])
     try:
         step("1. lb2's vipd alone holds the VIP; lb1's fenced knows it")
         cl.start()

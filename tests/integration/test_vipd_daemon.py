@@ -36,6 +36,24 @@ def start_pair(lab, body_r1, body_r2):
     return r1, r2, v1, v2
 
 
+def lbd_pair(lab, weight):
+    """r1 (250) with track_lbd on an lbd of two python http servers (2
+    wanted, weight), r2 (150); started, the VIP on r1. Returns r1, r2, v1,
+    v2, the http servers and lbd's process."""
+    r1, r2 = vipd.hosts(lab, 2, client=False)
+    backends = [r1.spawn(["/usr/bin/python3", "-m", "http.server", str(p), "--bind",
+                          "127.0.0.1"], name="http-%d" % p) for p in (18001, 18002)]
+    lbd_proc, sock = lbd.start_track_target(lab, r1, (18001, 18002))
+    v1 = vipd.Vipd(lab, r1, vipd.instance(
+        priority=250, advert=A,
+        extra=["track_lbd {", "    %s api 2 weight %d" % (sock, weight), "}"]))
+    v2 = vipd.Vipd(lab, r2, vipd.instance(priority=150, advert=A))
+    v1.start()
+    v2.start()
+    vipd.wait_holders([r1, r2], VIP, ["r1"], timeout=vipd.master_down(150, A) + 5)
+    return r1, r2, v1, v2, backends, lbd_proc
+
+
 class Daemon(unittest.TestCase):
 
     def test_vip_removed_behind_its_back_is_put_back(self):
@@ -80,17 +98,7 @@ class Daemon(unittest.TestCase):
         if not os.path.exists(lbd.binary()):
             self.skipTest("lbd is not built")
         with cphatest.Lab("vipd-tracklbd") as lab:
-            r1, r2 = vipd.hosts(lab, 2, client=False)
-            backends = [r1.spawn(["/usr/bin/python3", "-m", "http.server", str(p), "--bind",
-                                  "127.0.0.1"], name="http-%d" % p) for p in (18001, 18002)]
-            lbd_proc, sock = lbd.start_track_target(lab, r1, (18001, 18002))
-            v1 = vipd.Vipd(lab, r1, vipd.instance(
-                priority=250, advert=A,
-                extra=["track_lbd {", "    %s api 2 weight -200" % sock, "}"]))
-            v2 = vipd.Vipd(lab, r2, vipd.instance(priority=150, advert=A))
-            v1.start()
-            v2.start()
-            vipd.wait_holders([r1, r2], VIP, ["r1"], timeout=vipd.master_down(150, A) + 5)
+            r1, r2, v1, v2, backends, lbd_proc = lbd_pair(lab, -200)
             step("one of r1's two apiservers stops: lbd has 1 healthy, track_lbd wants 2")
             backends[0].kill(signal.SIGKILL)
             # lbd: one failed check (inter 0.2 s); vipd polls lbd every second
@@ -112,19 +120,8 @@ class Daemon(unittest.TestCase):
         if not os.path.exists(lbd.binary()):
             self.skipTest("lbd is not built")
         with cphatest.Lab("vipd-lbdbusy") as lab:
-            r1, r2 = vipd.hosts(lab, 2, client=False)
+            r1, r2, v1, v2, _, lbd_proc = lbd_pair(lab, 0)
             hosts = [r1, r2]
-            for p in (18001, 18002):
-                r1.spawn(["/usr/bin/python3", "-m", "http.server", str(p), "--bind",
-                          "127.0.0.1"], name="http-%d" % p)
-            lbd_proc, sock = lbd.start_track_target(lab, r1, (18001, 18002))
-            v1 = vipd.Vipd(lab, r1, vipd.instance(
-                priority=250, advert=A,
-                extra=["track_lbd {", "    %s api 2 weight 0" % sock, "}"]))
-            v2 = vipd.Vipd(lab, r2, vipd.instance(priority=150, advert=A))
-            v1.start()
-            v2.start()
-            vipd.wait_holders(hosts, VIP, ["r1"], timeout=vipd.master_down(150, A) + 5)
             transitions = v1.inst()["transitions"]
 
             step("ten times: lbd stopped for 0.8 s while r1's vipd reloads")

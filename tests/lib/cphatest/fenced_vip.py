@@ -29,6 +29,26 @@ def fenced_conf(cl):
         PRIO_DELAY, "    delay %ds\n" % LB2_DELAY if n.name == "lb2" else ""))
 
 
+def vipd_conf(prio, extra=()):
+    """vipd.conf of an LB host of the bed: VI_1 (VRRPv3, advert_int 1) with
+    the VIP and track_fenced, and extra lines in the instance."""
+    return """global_defs {
+    router_id cpha
+}
+vrrp_instance VI_1 {
+    state BACKUP
+    interface eth0
+    virtual_router_id 51
+    priority %d
+    advert_int 1
+    virtual_ipaddress {
+        %s/24
+    }
+%s    track_fenced
+}
+""" % (prio, VIP, "".join("    %s\n" % x for x in extra))
+
+
 def holds(node):
     r = subprocess.run(["ip", "-n", node.host.ns, "-o", "-4", "addr", "show", "dev", "eth0"],
                        capture_output=True, text=True, timeout=10)
