@@ -388,12 +388,22 @@ void fenced_apply(struct fenced *d, struct decide_out *out)
 				{ "is a corosync member (up, its fenced not in the domain "
 				  "yet): no start-up fencing",
 					"a corosync member: no start-up fencing" },
+				{ "merged back and spared by the member that fences it: "
+				  "not fenced",
+					"spared by the member that fences it" },
 			};
-			unsigned w = !d->nodes[a->node].member ? 2 : a->level == 1;
+			unsigned w = !d->nodes[a->node].member ? 2
+				     : a->level == 2           ? 3
+							       : a->level == 1;
 
 			log_notice("%s %s", n->name, why[w][0]);
-			fenced_history(d, n->name, "skipped", 0, 0, 0, true, "%s", why[w][1]);
+			fenced_history(d, n->name, "skipped", a->level == 2 ? a->by : 0, 0, 0, true,
+				"%s", why[w][1]);
 			d->skipped++;
+			/* ours to fence and spared: the others drop it too */
+			if (a->level == 1 && a->by == d->st.our_id)
+				send_line(d, "SKIPPED %" PRIu32 " %" PRIu32,
+					d->nodes[a->node].cfg.id, d->st.our_id);
 			break;
 		}
 		case DECIDE_ACT_DEFER:
@@ -542,6 +552,19 @@ static void deliver_fenced(struct fenced *d, uint32_t from, const char *msg)
 	fenced_apply(d, &out);
 }
 
+/* "SKIPPED ID BY": BY, the member that fences ID, spared it (it merged back
+ * while BY had no quorum). */
+static void deliver_skipped(struct fenced *d, const char *msg)
+{
+	uint32_t id = 0, by = 0;
+	struct decide_out out;
+
+	if (sscanf(msg, "SKIPPED %" SCNu32 " %" SCNu32, &id, &by) != 2 || by == d->st.our_id)
+		return;
+	decide_remote_skipped(&d->st, mono(), id, by, &out);
+	fenced_apply(d, &out);
+}
+
 static void deliver_attempt(struct fenced *d, uint32_t from, const char *msg)
 {
 	uint32_t id = 0;
@@ -581,6 +604,8 @@ static void on_deliver(void *ud, uint32_t from, const char *data, size_t len)
 		deliver_fenced(d, from, msg);
 	} else if (strncmp(msg, "ATTEMPT ", 8) == 0) {
 		deliver_attempt(d, from, msg);
+	} else if (strncmp(msg, "SKIPPED ", 8) == 0) {
+		deliver_skipped(d, msg);
 	} else if (strncmp(msg, "VIP ", 4) == 0) {
 		i = decide_find(&d->st, from);
 		if (i == (size_t)-1)

@@ -282,10 +282,15 @@ void decide_membership(struct decide_state *st, uint64_t now, const uint32_t *me
 			 * the quorate partition, we were not (the other side
 			 * fences us if it must). */
 			if (n->state == DECIDE_VICTIM && (clean || !n->quorate_seen)) {
+				/* spared while ours to fence: the others must know */
+				uint32_t by = !clean && decide_fencer(st, i) == st->our_id
+						      ? st->our_id
+						      : 0;
+
 				n->state = DECIDE_OK;
 				n->due = DECIDE_NEVER;
 				n->deferred_to = 0;
-				emit(out, DECIDE_ACT_SKIPPED, i, clean ? 0 : 1, 0, now);
+				emit(out, DECIDE_ACT_SKIPPED, i, clean ? 0 : 1, by, now);
 			}
 		} else if (!in && n->member) {
 			enum decide_left_reason why =
@@ -300,8 +305,8 @@ void decide_membership(struct decide_state *st, uint64_t now, const uint32_t *me
 				make_victim(st, i, now, true, st->gen);
 				/* settled by a notification newer than its last
 				 * CPG membership (dispatched first), or by the next */
-				n->vq_unsettled = why == DECIDE_LEFT_NODEDOWN &&
-						  n->vq_out_seq <= n->cpg_seq;
+				n->vq_unsettled =
+					why == DECIDE_LEFT_NODEDOWN && n->vq_out_seq <= n->cpg_seq;
 				/* a quorate flag votequorum has not settled proves
 				 * nothing yet */
 				n->quorate_seen = st->quorate && !n->vq_unsettled;
@@ -408,6 +413,22 @@ void decide_remote_fenced(
 	begin(out);
 	if (i != (size_t)-1 && st->nodes[i].state != DECIDE_OK)
 		done(st, i, by, now);
+	deadline_of(st, out);
+}
+
+void decide_remote_skipped(
+	struct decide_state *st, uint64_t now, uint32_t id, uint32_t by, struct decide_out *out)
+{
+	size_t i = decide_find(st, id);
+
+	begin(out);
+	if (i != (size_t)-1 && st->nodes[i].state == DECIDE_VICTIM && st->nodes[i].member && by &&
+		decide_fencer(st, i) == by) {
+		st->nodes[i].state = DECIDE_OK;
+		st->nodes[i].due = DECIDE_NEVER;
+		st->nodes[i].deferred_to = 0;
+		emit(out, DECIDE_ACT_SKIPPED, i, 2, by, now);
+	}
 	deadline_of(st, out);
 }
 

@@ -48,7 +48,11 @@
  *   retry_interval (attempt counted, never silently pending).
  * - A victim that rejoins clean (its fenced restarted: the host rebooted)
  *   before it was fenced is skipped; one that rejoins with its old state is
- *   still fenced.
+ *   still fenced, unless the member that fences it spares it (it had no
+ *   quorum while the victim was out, as it saw it): that member says so to
+ *   the others, who drop the victim too. Without that, a member that
+ *   deferred to it kept the victim and fenced it once the fencer left,
+ *   long after it had merged back (a soak: 94 s later, a healthy master).
  * - A node with no level is fenced by its watchdog: treated as fenced
  *   2 x watchdog timeout after it failed. With no watchdog either, nothing
  *   can fence it: every retry_interval it is reported (ALL_FAILED) until an
@@ -138,7 +142,10 @@ enum decide_action_type {
 	DECIDE_ACT_ALL_FAILED, /* every level of .node failed: say it loudly; retry at .at */
 	DECIDE_ACT_SKIPPED,    /* .node rejoined clean before being fenced (.level 0), or
 				* merged back from the quorate side of a partition
-				* ours was the minority of (.level 1) */
+				* ours was the minority of (.level 1; .by: our id when
+				* we were the member to fence it, who must tell the
+				* others: broadcast it), or the member to fence it
+				* said it spared it (.level 2, .by: that member) */
 	DECIDE_ACT_DEFER,      /* .node is due, .by (another member) fences it */
 };
 
@@ -220,6 +227,13 @@ void decide_result(struct decide_state *st, uint64_t now, size_t i, unsigned lev
 
 /* Another member broadcast that node id was fenced (by `by`). */
 void decide_remote_fenced(
+	struct decide_state *st, uint64_t now, uint32_t id, uint32_t by, struct decide_out *out);
+
+/* Another member broadcast that it spared node id (merged back, see
+ * DECIDE_ACT_SKIPPED): when `by` is the member that fences it as we see it,
+ * the victim is dropped here too, so that no member fences later, on its
+ * own view, a node the others let back. */
+void decide_remote_skipped(
 	struct decide_state *st, uint64_t now, uint32_t id, uint32_t by, struct decide_out *out);
 
 /* The member that fences victim i: the lowest id among the members that

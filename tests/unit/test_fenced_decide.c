@@ -844,6 +844,60 @@ static void test_thawed_node_fences_nobody(void **state)
 	assert_int_equal(nodes[2].state, DECIDE_OK);
 }
 
+/* The soak's stale fence: m3 left during loss on its link and merged back
+ * 0.45 s later with its old state. m1, the member to fence it, had not yet
+ * seen quorum without it and spared it; m2 had, deferred to m1, and kept
+ * the victim until m1 left 94 s later, then fenced a healthy m3. The
+ * fencer now says it spared it, and m2 drops it. */
+static void test_spared_victim_dropped_everywhere(void **state)
+{
+	static const uint32_t m12[] = { 1, 2 }, all[] = { 1, 2, 3 }, m23[] = { 2, 3 };
+	static const struct decide_left down3[] = { { 3, DECIDE_LEFT_NODEDOWN } };
+	static const struct decide_left down1[] = { { 1, DECIDE_LEFT_NODEDOWN } };
+	static const struct decide_joined old3[] = { { 3, false } };
+	uint64_t t = T0 + 100 * S;
+	unsigned k;
+
+	(void)state;
+	/* m1: its quorate flag still false when m3 left; m3 back first */
+	setup3(1, 0, false);
+	all_up();
+	decide_quorum(&st, t, false, &out);
+	cpg_only(t, m12, 2, down3, 1, NULL, 0);
+	assert_int_equal(nodes[2].state, DECIDE_VICTIM);
+	cpg_only(t + 450000, all, 3, NULL, 0, old3, 1);
+	assert_int_equal(out.n, 1);
+	expect_action(0, DECIDE_ACT_SKIPPED, 2, 1);
+	assert_int_equal(out.act[0].by, 1); /* ours to fence: broadcast it */
+	assert_int_equal(nodes[2].state, DECIDE_OK);
+
+	/* m2: quorate without m3, m1 fences it; then m1's word */
+	setup3(2, 0, false);
+	all_up();
+	members(t, m12, 2, down3, 1, NULL, 0);
+	assert_int_equal(out.n, 1);
+	expect_action(0, DECIDE_ACT_DEFER, 2, 0);
+	assert_int_equal(out.act[0].by, 1);
+	members(t + 450000, all, 3, NULL, 0, old3, 1);
+	assert_int_equal(nodes[2].state, DECIDE_VICTIM); /* with its old state */
+	/* a member that is not the one to fence it has no say */
+	decide_remote_skipped(&st, t + 460000, 3, 3, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[2].state, DECIDE_VICTIM);
+	decide_remote_skipped(&st, t + 470000, 3, 1, &out);
+	assert_int_equal(out.n, 1);
+	expect_action(0, DECIDE_ACT_SKIPPED, 2, 2);
+	assert_int_equal(out.act[0].by, 1);
+	assert_int_equal(nodes[2].state, DECIDE_OK);
+	/* m1 leaves 94 s later: m2 fences m1 in time, never m3 */
+	members(t + 94 * S, m23, 2, down1, 1, NULL, 0);
+	decide_timer(&st, t + 200 * S, &out);
+	for (k = 0; k < out.n; k++)
+		assert_false(out.act[k].type == DECIDE_ACT_FENCE && out.act[k].node == 2);
+	assert_int_equal(nodes[2].state, DECIDE_OK);
+	assert_int_not_equal(nodes[0].state, DECIDE_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -868,6 +922,7 @@ int main(void)
 		cmocka_unit_test(test_qdevice_notification_first_and_procdown),
 		cmocka_unit_test(test_stale_notification_settles_nothing),
 		cmocka_unit_test(test_thawed_node_fences_nobody),
+		cmocka_unit_test(test_spared_victim_dropped_everywhere),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
