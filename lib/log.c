@@ -46,6 +46,7 @@ static struct {
 	struct rl_slot rl[LOG_RL_SLOTS];
 	struct reason_slot reasons[LOG_REASONS];
 	uint64_t summary_due; /* earliest end of an interval with lines held back */
+	int time_prefix;      /* CPHA_LOG_TIME: plain lines start with the UTC time */
 } L = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.ident = "cpha",
@@ -93,6 +94,15 @@ static int stderr_is_journal(void)
 	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }
 
+/* CPHA_LOG_TIME=1, as systemd's SYSTEMD_LOG_TIME: a daemon whose stderr
+ * goes to a plain file (a test bed, a container's log) says when. */
+static int time_wanted(void)
+{
+	const char *e = getenv("CPHA_LOG_TIME");
+
+	return e && (!strcmp(e, "1") || !strcmp(e, "yes") || !strcmp(e, "true"));
+}
+
 void cpha_log_open(const char *ident, enum cpha_log_target target)
 {
 	int saved = errno;
@@ -101,6 +111,7 @@ void cpha_log_open(const char *ident, enum cpha_log_target target)
 	if (L.target == CPHA_LOG_SYSLOG)
 		closelog();
 	L.ident = ident ? ident : "cpha";
+	L.time_prefix = time_wanted();
 	if (target == CPHA_LOG_AUTO) {
 		if (stderr_is_journal())
 			target = CPHA_LOG_JOURNAL;
@@ -236,10 +247,24 @@ static int ratelimit_pass(int level, const char *line, uint64_t now, unsigned *s
 
 static void emit(FILE *f, int level, int journal, const char *line)
 {
-	if (journal)
+	char when[64] = "";
+
+	if (journal) {
 		fprintf(f, "<%d>%s\n", level, line);
-	else
-		fprintf(f, "%s[%d]: %s: %s\n", L.ident, (int)getpid(), level_names[level], line);
+		fflush(f);
+		return;
+	}
+	if (L.time_prefix) {
+		struct timespec ts;
+		struct tm tm;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		gmtime_r(&ts.tv_sec, &tm);
+		snprintf(when, sizeof(when), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ ",
+			tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+			tm.tm_sec, (long)(ts.tv_nsec / 1000000) % 1000);
+	}
+	fprintf(f, "%s%s[%d]: %s: %s\n", when, L.ident, (int)getpid(), level_names[level], line);
 	fflush(f);
 }
 

@@ -26,7 +26,9 @@ typedef void (*cpha_log_sink_fn)(void *userdata, int level, const char *line);
 typedef uint64_t (*cpha_log_clock_fn)(void);
 
 /* Choose where lines go. ident is used for syslog and stderr prefixes and
- * must outlive logging. Safe to call again (reload). */
+ * must outlive logging. Safe to call again (reload). With CPHA_LOG_TIME=1
+ * in the environment (as systemd's SYSTEMD_LOG_TIME) plain stderr and
+ * stdout lines start with the UTC time to the millisecond. */
 void cpha_log_open(const char *ident, enum cpha_log_target target);
 
 /* The target cpha_log_open() resolved to (AUTO is never returned). */

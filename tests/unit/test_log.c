@@ -434,6 +434,46 @@ static void test_journal_prefix(void **state)
 	cpha_log_set_sink(sink, NULL);
 }
 
+/* CPHA_LOG_TIME=1: plain lines start with the UTC time; journal lines
+ * never (journald has its own). */
+static void test_time_prefix(void **state)
+{
+	char path[] = "/tmp/cpha-test-log-XXXXXX", text[512] = "";
+	int fd, saved;
+	FILE *f;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fd, STDERR_FILENO);
+	setenv("CPHA_LOG_TIME", "1", 1);
+	cpha_log_open("test", CPHA_LOG_STDERR);
+	log_notice("with time");
+	unsetenv("CPHA_LOG_TIME");
+	cpha_log_open("test", CPHA_LOG_STDERR);
+	log_notice("without time");
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	f = fdopen(fd, "r");
+	rewind(f);
+	assert_int_equal(fread(text, 1, sizeof(text) - 1, f) > 0, 1);
+	fclose(f);
+	unlink(path);
+	/* 2026-11-30T04:41:07.123Z test[PID]: notice: with time */
+	assert_int_equal(text[4], '-');
+	assert_int_equal(text[10], 'T');
+	assert_int_equal(text[19], '.');
+	assert_int_equal(text[23], 'Z');
+	assert_int_equal(text[24], ' ');
+	assert_int_equal(strncmp(text + 25, "test[", 5), 0);
+	assert_non_null(strstr(text, "]: notice: with time\ntest["));
+	assert_non_null(strstr(text, "]: notice: without time\n"));
+	cpha_log_set_sink(sink, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +495,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reason_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_level_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_prefix, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_prefix, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -288,8 +288,12 @@ def bmc_events(lab, name, since=0.0):
 
 # -- services ------------------------------------------------------------------------
 # What the lab adds to a unit's environment: Pacemaker logs to the host's
-# own /var/log only (the machine's syslog is not the host's).
-UNIT_ENV = {"pacemaker": {"PCMK_logfacility": "none", "PCMK_stderr": "no"}}
+# own /var/log only (the machine's syslog is not the host's); lbd, vipd
+# and fenced, whose standard error is a plain file here (no journal), say
+# when each line was written.
+UNIT_ENV = {"pacemaker": {"PCMK_logfacility": "none", "PCMK_stderr": "no"},
+            "lbd": {"CPHA_LOG_TIME": "1"}, "vipd": {"CPHA_LOG_TIME": "1"},
+            "fenced": {"CPHA_LOG_TIME": "1"}}
 
 
 def unit_dirs():
