@@ -39,7 +39,8 @@ say "cpha lab up: three masters, two load-balancer hosts, a client, BMCs"
 "$cpha" lab --name main up
 if [ "$#" -eq 0 ]; then
 	set -- apiserver-rolling-restart reload-under-load lb-poweroff:5 lb-hang:5 \
-		master-poweroff:5 lb-partition:2 master-partition:2 etcd-data-loss master-rebuild
+		master-poweroff:5 lb-partition:2 master-partition:2 etcd-data-loss master-rebuild \
+		cert-rotation
 fi
 say "cpha lab run --peer $*: cpha and HAProxy + keepalived, interleaved"
 # keepalived preempting, as kubeadm's guide sets it up, is left to

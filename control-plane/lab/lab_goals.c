@@ -61,6 +61,10 @@ static const struct goal_row {
 	{ "master-partition", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
 	{ "etcd-data-loss", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
 	{ "master-rebuild", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
+	/* every certificate renewed and rolled out, docs/runbook.md's way */
+	{ "cert-rotation", "failed", GOAL_ZERO, "failed requests", 0 },
+	{ "cert-rotation", "watches_restored_ms", GOAL_AT_MOST, "watches restored (ms)", 1000 },
+	{ "cert-rotation", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
 };
 
 double lab_goal_resolution(const char *metric)

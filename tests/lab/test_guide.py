@@ -6,6 +6,7 @@ cphalab/units.py). Also checks the guide itself: every lab block is
 well formed and every unit it starts exists with one ExecStart=."""
 
 import os
+import signal
 import sys
 import unittest
 
@@ -104,6 +105,28 @@ class Guide(unittest.TestCase):
         self.assertIsNone(units.systemctl_line("echo systemctl start a"))
         with self.assertRaisesRegex(LabError, "systemctl isolate"):
             units.systemctl_line("systemctl isolate rescue.target")
+
+
+    def test_run_marks_a_scenario_block(self):
+        text = ("```sh lab=admin\nup\n```\n"
+                "```sh lab=admin run=cert-rotation\nrenew\n```\n"
+                "```sh lab=lbs run=cert-rotation\nsystemctl reload lbd\n```\n")
+        b = guide.parse(text)
+        self.assertEqual([(x.where, x.run) for x in b],
+                         [("admin", None), ("admin", "cert-rotation"), ("lbs", "cert-rotation")])
+        with self.assertRaisesRegex(LabError, r"g.md:1: run=Bad_Name"):
+            guide.parse("```sh lab=admin run=Bad_Name\nls\n```\n", "g.md")
+
+    def test_reload_lines(self):
+        self.assertEqual(units.systemctl_line("systemctl reload lbd vipd.service"),
+                         ("reload", ["lbd", "vipd"]))
+        self.assertEqual(units.reload_signal("/bin/kill -HUP $MAINPID"), signal.SIGHUP)
+        self.assertEqual(units.reload_signal("kill -s USR2 ${MAINPID}"), signal.SIGUSR2)
+        self.assertEqual(units.reload_signal("-/bin/kill -SIGHUP $MAINPID"), signal.SIGHUP)
+        self.assertEqual(units.reload_signal("/bin/kill -1 $MAINPID"), signal.SIGHUP)
+        self.assertIsNone(units.reload_signal("/usr/sbin/lbd -c -q -f ${CONFIG}"))
+        self.assertIsNone(units.reload_signal("/bin/kill -HUP 1"))
+        self.assertIsNone(units.reload_signal("/bin/kill -NOSUCH $MAINPID"))
 
 
 class Units(unittest.TestCase):
@@ -224,6 +247,38 @@ class TheGuide(unittest.TestCase):
 
 RENDERED_TIMERS = ("cpha-check-textfile.timer", "cpha-status-textfile.timer")
 PROMETHEUS = ("prometheus", "prometheus-node-exporter", "prometheus-alertmanager")
+
+
+class TheRunbook(unittest.TestCase):
+    """docs/runbook.md as shipped: the blocks the lab's scenarios follow."""
+
+    def setUp(self):
+        with open(os.path.join(TOP, "docs", "runbook.md")) as f:
+            self.blocks = guide.parse(f.read(), "docs/runbook.md")
+
+    def test_cert_rotation(self):
+        """Renew on the admin host, install everywhere, then the masters'
+        restarts, the controllers', and the LB hosts' reloads, in that
+        order; every reloaded unit has an ExecReload= the lab can do."""
+        b = [x for x in self.blocks if x.run == "cert-rotation"]
+        self.assertEqual([x.where for x in b],
+                         ["admin", "hosts", "masters", "first-master", "lbs"])
+        self.assertIn("renew", b[0].text)
+        self.assertIn("install --host", b[1].text)
+        self.assertLess(b[2].text.index("restart etcd"), b[2].text.index("restart apiserver"))
+        self.assertIn("cpha status", b[2].text)
+        self.assertFalse([x for x in self.blocks if x.run is None],
+                         "a runbook block the lab runs must name its scenario (run=)")
+        for x in b:
+            for s in guide.segments(x.text):
+                if s[0] != "systemctl":
+                    continue
+                self.assertEqual(s[1], "reload", "docs/runbook.md:%d" % x.line)
+                for n in s[2]:
+                    with open(os.path.join(TOP, "etc", "systemd", n + ".service")) as f:
+                        u = units.Unit(n, f.read())
+                    lines = u.get("Service", "ExecReload")
+                    self.assertTrue(lines and units.reload_signal(lines[-1]), n)
 
 
 class TimerUnits(unittest.TestCase):

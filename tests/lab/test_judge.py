@@ -488,6 +488,8 @@ GOOD = {
     "lb-daemon-down": {"killed": True, "down_s": 150.2, "restarted": True,
                        "watches_open_at_t0": 50, "watches_broken": 0},
     "steady": {"quiet_s": 600.1, "watches_open_at_t0": 50, "watches_broken": 0},
+    "cert-rotation": {"masters": 3, "served_new": 3, "watches_open_at_t0": 50,
+                      "watches_broken": 50},
 }
 BAD = {
     "lb-poweroff": [
@@ -541,6 +543,8 @@ BAD = {
     "lb-daemon-down": [({"killed": False}, "not running, or survived SIGKILL"),
                        ({"restarted": False}, "did not start again")],
     "steady": [({"quiet_s": 300.0}, "only 300.0 s of the 600 s quiet")],
+    "cert-rotation": [({"served_new": 2}, "only 2 of 3 masters serve the renewed"),
+                      ({"served_new": 0}, "only 0 of 3")],
 }
 
 

@@ -313,6 +313,7 @@ step "the lab: cpha lab runs its installed program; the simulators run"
 out=$(cpha lab --help 2>&1) || bad "cpha lab --help: $out"
 grep -qE "cpha lab( \[-f FILE\])? up" <<<"$out" || bad "cpha lab --help is not the lab's: $out"
 [ -f /usr/lib/cpha/lab/deploy.md ] || bad "the guide the lab follows is not installed with it"
+[ -f /usr/lib/cpha/lab/runbook.md ] || bad "the runbook the lab follows is not installed with it"
 for s in kube-apiserver kube-controller-manager kube-scheduler; do
 	out=$("/usr/lib/cpha/lab/simulators/$s" --version 2>&1) ||
 		bad "lab simulator $s --version: $out"

@@ -44,6 +44,7 @@ EXPECTED = {
     "master-partition": ({"CphaHostFenced"}, HOST_DOWN),
     "etcd-data-loss": (set(), {"CphaEtcdMembersDown", "CphaLBServersDown"}),
     "master-rebuild": (set(), HOST_DOWN | {"CphaEtcdEvenMembers"}),
+    "cert-rotation": (set(), set()),
 }
 
 

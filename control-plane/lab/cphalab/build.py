@@ -132,6 +132,33 @@ def make_files(lab, progs, stack):
     return desc, out
 
 
+def guide_follower(lab, progs, stack, progress, name="deploy.md"):
+    """A guide.Follower of docs/NAME for the lab's stage directory, with
+    the variables deploy.md defines and this build's programs first on
+    the admin workstation's PATH."""
+    stage = lab.path("stage")
+    env = dict(os.environ)
+    env["PATH"] = ":".join([os.path.dirname(progs.cpha)] + [
+        os.path.join(progs.build, d) for d in ("lbd", "vipd", "fenced") if progs.build]
+        + [env.get("PATH", "")])
+    api = ((lab.info.get("source") or {}).get("api") or {}).get("name", "kubernetes")
+    bmcs = " ".join(h.name for h in lab.by_role("master") + lab.by_role("lb"))
+    variables = {"STAGE": stage, "VIP": labmod.VIP, "API_NAME": api, "BMC_HOSTS": bmcs,
+                 "BMC_PASSWORD": labmod.BMC_PASSWORD,
+                 "METRICS_PASSWORD": labmod.METRICS_PASSWORD,
+                 "LB_CLUSTER": labmod.lb_cluster_name(lab.info.get("source"))}
+    conds = ("qdevice",) if labmod.with_qdevice(stack, lab.info.get("qdevice")) else ()
+    return guide.Follower(lab, stage, variables, env, unit_dirs(), UNIT_ENV, progress,
+                          conds, name)
+
+
+def follow_runbook(lab, stack, run, progress):
+    """docs/runbook.md's blocks marked run=RUN, as written, on the lab's
+    hosts (the lab's stage directory is the admin workstation's)."""
+    f = guide_follower(lab, Programs(), stack, progress, "runbook.md")
+    f.follow(run=run, skip=() if labmod.is_cpha(stack) else ("lbs", "first-lb"))
+
+
 def follow_guide(lab, progs, stack, progress):
     """docs/deploy.md on the lab's hosts (guide.py): plan, pki and render
     on the admin workstation (this machine), then each host's steps. The
@@ -147,19 +174,7 @@ def follow_guide(lab, progs, stack, progress):
             f.write(text)
     if not os.path.lexists(lab.path("pki")):
         os.symlink(os.path.join("stage", "pki"), lab.path("pki"))
-    env = dict(os.environ)
-    env["PATH"] = ":".join([os.path.dirname(progs.cpha)] + [
-        os.path.join(progs.build, d) for d in ("lbd", "vipd", "fenced") if progs.build]
-        + [env.get("PATH", "")])
-    api = ((lab.info.get("source") or {}).get("api") or {}).get("name", "kubernetes")
-    bmcs = " ".join(h.name for h in lab.by_role("master") + lab.by_role("lb"))
-    variables = {"STAGE": stage, "VIP": labmod.VIP, "API_NAME": api, "BMC_HOSTS": bmcs,
-                 "BMC_PASSWORD": labmod.BMC_PASSWORD,
-                 "METRICS_PASSWORD": labmod.METRICS_PASSWORD,
-                 "LB_CLUSTER": labmod.lb_cluster_name(lab.info.get("source"))}
-    conds = ("qdevice",) if labmod.with_qdevice(stack, lab.info.get("qdevice")) else ()
-    follower = guide.Follower(lab, stage, variables, env, unit_dirs(), UNIT_ENV, progress,
-                              conds)
+    follower = guide_follower(lab, progs, stack, progress)
     follower.follow(skip=() if labmod.is_cpha(stack)
                     else ("lbs", "first-lb", "client", "qnetd"))
     # the lab's own: a controller elected in 5 s after its many reboots

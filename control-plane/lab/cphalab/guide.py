@@ -31,8 +31,9 @@ FENCE = re.compile(r"^(\s*)(`{3,})\s*(\S*)(.*)$")
 
 
 class Block:
-    def __init__(self, where, text, line, cond=None):
+    def __init__(self, where, text, line, cond=None, run=None):
         self.where, self.text, self.line, self.cond = where, text, line, cond
+        self.run = run
 
     def __repr__(self):
         return "Block(%r, line %d)" % (self.where, self.line)
@@ -62,6 +63,9 @@ def parse(text, path="docs/deploy.md"):
         if not where:
             continue
         cond = [w[3:] for w in rest if w.startswith("if=")]
+        run = [w[4:] for w in rest if w.startswith("run=")]
+        if run and not re.match(r"^[a-z0-9-]+$", run[0]):
+            raise LabError("%s:%d: run=%s: a lab scenario's name" % (path, start, run[0]))
         if cond and cond[0] not in CONDS:
             raise LabError("%s:%d: if=%s: the lab knows if=%s" % (path, start, cond[0],
                                                                   "|".join(CONDS)))
@@ -69,7 +73,8 @@ def parse(text, path="docs/deploy.md"):
             if lang != "sh" or w not in WHERES:
                 raise LabError("%s:%d: a lab block is ```sh lab=WHERE[,WHERE...], WHERE one "
                                "of %s" % (path, start, ", ".join(WHERES)))
-            out.append(Block(w, "\n".join(body) + "\n", start + 1, cond[0] if cond else None))
+            out.append(Block(w, "\n".join(body) + "\n", start + 1, cond[0] if cond else None,
+                             run[0] if run else None))
     return out
 
 
@@ -99,15 +104,15 @@ def segments(text):
     return out
 
 
-def find():
-    """The installed lab's copy (/usr/lib/cpha/lab/deploy.md), else
-    docs/deploy.md of the source tree."""
+def find(name="deploy.md"):
+    """The installed lab's copy (/usr/lib/cpha/lab/NAME), else docs/NAME
+    of the source tree: deploy.md, or runbook.md."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for p in (os.path.join(here, "deploy.md"),
-              os.path.join(here, "..", "..", "docs", "deploy.md")):
+    for p in (os.path.join(here, name),
+              os.path.join(here, "..", "..", "docs", name)):
         if os.path.exists(p):
             return os.path.realpath(p)
-    raise LabError("docs/deploy.md not found (the lab follows it)")
+    raise LabError("docs/%s not found (the lab follows it)" % name)
 
 
 def read(path):
@@ -120,12 +125,13 @@ class Follower:
     environment of admin blocks (PATH with this build's cpha)."""
 
     def __init__(self, lab, stage, variables, admin_env, unit_dirs, unit_env, progress,
-                 conds=()):
+                 conds=(), name="deploy.md"):
         self.lab, self.stage, self.vars = lab, stage, variables
         self.conds = set(conds)  # what the cluster has, of CONDS
         self.admin_env, self.unit_dirs, self.unit_env = admin_env, unit_dirs, unit_env
         self.progress = progress
-        self.path = find()
+        self.name = name
+        self.path = find(name)
 
     def hosts_of(self, where):
         lab = self.lab
@@ -135,10 +141,14 @@ class Follower:
                 "first-master": masters[:1], "first-lb": lbs[:1], "client": client,
                 "qnetd": client}[where]
 
-    def follow(self, only_hosts=None, skip=()):
+    def follow(self, only_hosts=None, skip=(), run=None):
+        """The blocks of the guide, in order: those without run= (`cpha lab
+        up`), or those of scenario run."""
         blocks = parse(read(self.path), self.path)
+        if run and not any(b.run == run for b in blocks):
+            raise LabError("docs/%s: no block marked run=%s" % (self.name, run))
         for b in blocks:
-            if b.where in skip or (b.cond and b.cond not in self.conds):
+            if b.where in skip or (b.cond and b.cond not in self.conds) or b.run != run:
                 continue
             if b.where == "admin":
                 self.admin(b)
@@ -148,7 +158,7 @@ class Follower:
                     self.on_host(b, h)
 
     def fail(self, b, where, what):
-        raise LabError("docs/deploy.md:%d (%s): %s" % (b.line, where, what))
+        raise LabError("docs/%s:%d (%s): %s" % (self.name, b.line, where, what))
 
     def admin(self, b):
         env = dict(self.admin_env)
@@ -160,7 +170,7 @@ class Follower:
                                capture_output=True, text=True, timeout=600)
             if r.returncode:
                 self.fail(b, "admin", "exit %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
-        self.progress("deploy.md:%d done on the admin workstation" % b.line)
+        self.progress("%s:%d done on the admin workstation" % (self.name, b.line))
 
     def on_host(self, b, h):
         env = dict(self.vars)
@@ -172,12 +182,35 @@ class Follower:
                     self.fail(b, h.name, "exit %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
                 continue
             verb, names = seg[1], seg[2]
-            if verb == "start":
-                units.start(h, names, self.unit_dirs, self.unit_env, self.progress)
-            elif verb == "stop":
+            if verb in ("stop", "restart"):
                 for n in reversed(names):
                     u = units.load(h, n, self.unit_dirs)
                     argv, _ = units.command(u.get("Service", "ExecStart")[0], {})
                     h.stop(os.path.basename(argv[0]))
+            if verb in ("start", "restart"):
+                units.start(h, names, self.unit_dirs, self.unit_env, self.progress)
+            elif verb == "reload":
+                for n in names:
+                    self.reload(b, h, n)
             # enable/disable/status/daemon-reload: nothing to do in the lab
-        self.progress("deploy.md:%d done on %s" % (b.line, h.name))
+        self.progress("%s:%d done on %s" % (self.name, b.line, h.name))
+
+    def reload(self, b, h, name):
+        """systemctl reload NAME: the unit's ExecReload= lines in order, a
+        `kill -SIG $MAINPID` as a signal to its daemon (by PID)."""
+        u = units.load(h, name, self.unit_dirs)
+        start, _ = units.command(u.get("Service", "ExecStart")[0], {})
+        env = units.environment(h, u)
+        if not u.get("Service", "ExecReload"):
+            self.fail(b, h.name, "systemctl reload %s: the unit has no ExecReload=" % name)
+        for line in u.get("Service", "ExecReload"):
+            sig = units.reload_signal(line)
+            if sig:
+                h.signal(os.path.basename(start[0]), sig)
+                continue
+            argv, _ = units.command(line, env)
+            argv[0] = units.local(h, argv[0])
+            r = h.run(argv, check=False, timeout=120, env=env)
+            if r.returncode:
+                self.fail(b, h.name, "systemctl reload %s: %s: exit %d\n%s%s" % (
+                    name, " ".join(argv), r.returncode, r.stdout, r.stderr))

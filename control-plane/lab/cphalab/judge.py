@@ -215,7 +215,9 @@ def validity(name, f):
       etcd-data-loss: unhealthy_seen; master-rebuild: fenced;
       reload-under-load: reloads, expected;
       lb-daemon-down: killed, down_s, restarted;
-      steady: quiet_s (how long nothing was done).
+      steady: quiet_s (how long nothing was done);
+      cert-rotation: masters, served_new (the masters whose apiserver and
+        etcd both serve the renewed certificate afterwards).
     A run is invalid when its fault did not have the effects it must."""
     if "started" in f and not f["started"]:
         return False, "not started: %s" % f.get("why", "the lab did not settle")
@@ -277,6 +279,10 @@ def validity(name, f):
     elif name == "master-rebuild":
         if not f.get("fenced"):
             return False, "the lost master was never fenced"
+    elif name == "cert-rotation":
+        if f.get("served_new", 0) < f.get("masters", 1):
+            return False, "only %d of %d masters serve the renewed certificates" % (
+                f.get("served_new", 0), f.get("masters", 1))
     elif name == "reload-under-load":
         if f.get("reloads", 0) < f.get("expected", 0):
             return False, "only %d of %d reloads were sent" % (f.get("reloads", 0),

@@ -469,6 +469,13 @@ def run(lab, a, progress):
     report = os.path.abspath(a.report)
     os.makedirs(report, exist_ok=True)
     plan = judge.schedule(names, counts, stacks, only)
+    skipped = sorted({n for _, st, n in plan if n in scenarios.CPHA_ONLY and
+                      not labmod.is_cpha(st)})
+    if skipped:
+        plan = [p for p in plan if not (p[2] in scenarios.CPHA_ONLY and
+                                        not labmod.is_cpha(p[1]))]
+        progress("%s: cpha's stack only (the peer has no such procedure here)"
+                 % ", ".join(skipped))
     # a hang left by a run that was killed mid-scenario: thawed, or no
     # run would ever start settled
     for h in lab.by_role("lb") + lab.by_role("master"):

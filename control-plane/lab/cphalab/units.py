@@ -24,6 +24,7 @@ the I/O around them.
 import os
 import re
 import shlex
+import signal
 import socket
 import time
 
@@ -137,6 +138,23 @@ def command(value, env):
     return argv, ignore
 
 
+def reload_signal(line):
+    """The signal of an ExecReload= that signals the main process
+    (`/bin/kill -HUP $MAINPID`, `kill -s HUP $MAINPID`), else None."""
+    w = shlex.split(line.lstrip("-@+!:"))
+    if len(w) < 3 or os.path.basename(w[0]) != "kill" or w[-1] not in ("$MAINPID",
+                                                                       "${MAINPID}"):
+        return None
+    name = w[2] if w[1] == "-s" and len(w) == 4 else w[1][1:] if w[1].startswith("-") else ""
+    name = name.upper()
+    if name.isdigit():
+        return signal.Signals(int(name))
+    try:
+        return signal.Signals[name if name.startswith("SIG") else "SIG" + name]
+    except KeyError:
+        return None
+
+
 def seconds(value):
     """A systemd time span ("30s", "5min", "1h", "2min 30s", "45") in
     seconds (systemd.time(7))."""
@@ -207,7 +225,7 @@ def systemctl_line(line):
     if verb == "enable" and "--now" in flags:
         verb = "start"
     if verb not in ("start", "stop", "restart", "enable", "disable", "is-active", "status",
-                    "daemon-reload"):
+                    "daemon-reload", "reload"):
         raise LabError("systemctl %s: not a verb the lab carries out" % verb)
     return verb, names
 
