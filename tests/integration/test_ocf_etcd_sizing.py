@@ -101,8 +101,15 @@ class Watch:
               "etcd Started and not failed on n1-n3, nothing stopped on a node: %s" % inst)
         check(bed.running("etcd") == set(NAMES), "etcd on %s" % bed.running("etcd"))
         for n in NAMES:
-            ok, detail = etcd.health(bed.host(n), bed.url(n), bed.etls, timeout=2)
-            check(ok, "etcd on %s healthy: %s" % (n, detail))
+            # a member says false while its cluster elects a leader (a
+            # heartbeat late on a loaded machine): healthy within 3 s, the
+            # same process throughout (below), is what the agent must keep
+            for _ in range(4):
+                ok, detail = etcd.health(bed.host(n), bed.url(n), bed.etls, timeout=2)
+                if ok:
+                    break
+                time.sleep(1)
+            check(ok, "etcd on %s healthy within 3 s: %s" % (n, detail))
         check(sorted(bed.members("n1")) == list(NAMES), "three members in etcd")
         check(bed.running("apiserver") == set(NAMES), "apiserver on n1-n3: %s"
               % bed.running("apiserver"))
