@@ -19,7 +19,8 @@
 #include "buf.h"
 #include "cpha.h"
 #include "digest.h"
-#include "etcd_cmd.h"
+#include "etcd_ctl.h"
+#include "etcd_restore.h"
 #include "fileio.h"
 #include "flags.h"
 #include "render_paths.h"
@@ -37,18 +38,8 @@
 #define SAVE_TIMEOUT_SEC   1200
 #define HEALTH_TIMEOUT     "--command-timeout=5s"
 #define HEALTH_TIMEOUT_SEC 5
-#define STATUS_TIMEOUT_SEC 120
-#define NOT_INSTALLED      ETCDCTL " is not installed (not in PATH, /usr/sbin or /sbin)"
 #define MAX_ENDPOINTS      32
-#define SIDECAR_MAX        4096
 #define NAME_WAIT_TRIES    3 /* seconds waited for a free name (one snapshot a second) */
-
-extern char **environ;
-
-/* What etcdctl said about a snapshot (snapshot status -w json). */
-struct snap_status {
-	unsigned long long hash, revision, keys, size;
-};
 
 static void usage(FILE *f)
 {
@@ -75,143 +66,6 @@ static void usage(FILE *f)
 		"  --name NAME   the member restored (default: this host's name)\n"
 		"  --data-dir DIR  (default: etcd.data_dir, else /var/lib/etcd)\n",
 		SNAPSHOT_DEFAULT_KEEP, FLAGS_ETCD_CLIENT_PORT);
-}
-
-/* This process's environment without ETCDCTL_* (etcdctl refuses a variable
- * that shadows one of the flags given), with ETCDCTL_API=3. NULL: no memory. */
-static const char **child_env(void)
-{
-	size_t n = 0, k = 0;
-	const char **env;
-
-	while (environ[n])
-		n++;
-	env = calloc(n + 2, sizeof(*env));
-	if (!env)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "ETCDCTL_", 8) != 0)
-			env[k++] = environ[i];
-	env[k++] = "ETCDCTL_API=3";
-	return env;
-}
-
-/* Run etcdctl with args (after its name) to its end. Returns 0 with res
- * filled (whatever its status), or -1 with why set. */
-int cpha_etcdctl(const char *const *args, unsigned timeout_sec, struct cpha_run_result *res,
-	char *why, size_t whylen)
-{
-	struct cpha_spawn_opts o = { .timeout_usec = timeout_sec * 1000000ull };
-	const char *argv[24];
-	const char **env = NULL;
-	char *exe = run_which(ETCDCTL);
-	size_t n = 0;
-	int r = -1;
-
-	memset(res, 0, sizeof(*res));
-	if (!exe) {
-		snprintf(why, whylen, NOT_INSTALLED);
-		return -1;
-	}
-	argv[n++] = exe;
-	while (*args && n + 1 < sizeof(argv) / sizeof(argv[0]))
-		argv[n++] = *args++;
-	argv[n] = NULL;
-	env = child_env();
-	if (!env) {
-		snprintf(why, whylen, "out of memory");
-		goto out;
-	}
-	o.argv = argv;
-	o.envp = env;
-	r = cpha_run(&o, res);
-	if (r < 0) {
-		snprintf(why, whylen, "%s: %s", exe, strerror(-r));
-		r = -1;
-	}
-out:
-	free(env);
-	free(exe);
-	return r;
-}
-
-/* etcdctl's own words for a failed run: its "Error: ..." line, else the
- * "panic: ..." line of a crash (bbolt panics on a damaged file; the stack
- * trace after it says nothing to an operator), else the last line it wrote
- * on stderr, else how it ended. */
-void cpha_etcdctl_failure(const struct cpha_run_result *res, char *buf, size_t len)
-{
-	const char *err = res->err ? res->err : "", *line, *last = NULL, *p;
-	size_t last_len = 0;
-
-	if (res->timed_out) {
-		snprintf(buf, len, ETCDCTL " did not finish in time and was killed");
-		return;
-	}
-	for (line = err; *line; line = p + (*p == '\n')) {
-		p = strchrnul(line, '\n');
-		if (p == line)
-			continue;
-		if (strncmp(line, "Error: ", 7) == 0) {
-			snprintf(buf, len, "%.*s", (int)(p - line - 7), line + 7);
-			return;
-		}
-		if (strncmp(line, "panic: ", 7) == 0) {
-			snprintf(buf, len, "crashed: %.*s", (int)(p - line), line);
-			return;
-		}
-		last = line;
-		last_len = (size_t)(p - line);
-	}
-	if (last)
-		snprintf(buf, len, "%.*s", (int)last_len, last);
-	else if (res->signo)
-		snprintf(buf, len, ETCDCTL " was killed by signal %d", res->signo);
-	else
-		snprintf(buf, len, ETCDCTL " exited with status %d", res->exit_code);
-}
-
-static bool json_u64(json_t *o, const char *key, unsigned long long *v)
-{
-	json_t *x = json_object_get(o, key);
-
-	if (!json_is_integer(x) || json_integer_value(x) < 0)
-		return false;
-	*v = (unsigned long long)json_integer_value(x);
-	return true;
-}
-
-/* etcdctl snapshot status of path. Returns 0, or -1 with why set. */
-static int snap_status(const char *path, struct snap_status *st, char *why, size_t whylen)
-{
-	const char *args[] = { "snapshot", "status", "-w", "json", path, NULL };
-	struct cpha_run_result res;
-	json_t *root = NULL;
-	int r = -1;
-
-	if (cpha_etcdctl(args, STATUS_TIMEOUT_SEC, &res, why, whylen) < 0)
-		goto out;
-	if (!res.exited || res.exit_code != 0) {
-		char msg[512];
-
-		cpha_etcdctl_failure(&res, msg, sizeof(msg));
-		snprintf(why, whylen, ETCDCTL " snapshot status: %s", msg);
-		goto out;
-	}
-	root = json_loads(res.out ? res.out : "", 0, NULL);
-	if (!json_u64(root, "hash", &st->hash) || !json_u64(root, "revision", &st->revision) ||
-		!json_u64(root, "totalKey", &st->keys) || !json_u64(root, "totalSize", &st->size)) {
-		snprintf(why, whylen,
-			ETCDCTL " snapshot status: not the JSON expected (hash, revision, "
-				"totalKey, totalSize): %.200s",
-			res.out ? res.out : "");
-		goto out;
-	}
-	r = 0;
-out:
-	json_decref(root);
-	cpha_run_free(&res);
-	return r;
 }
 
 /* ---- snapshot ---- */
@@ -442,7 +296,7 @@ static int save(const struct snap_opts *o, const char *const *endpoints, size_t 
 		snprintf(ep, sizeof(ep), "--endpoints=%s", endpoints[i]);
 		if (healthy(ep, ca, cert, key, why, sizeof(why)) < 0) {
 			cpha_buf_printf(&errs, "\n  %s: %s", endpoints[i], why);
-			if (!strcmp(why, NOT_INSTALLED))
+			if (!strcmp(why, CPHA_ETCDCTL_NOT_INSTALLED))
 				break;
 			continue;
 		}
@@ -460,7 +314,7 @@ static int save(const struct snap_opts *o, const char *const *endpoints, size_t 
 		snprintf(tmp, sizeof(tmp), "%s.part", part);
 		unlinkat(dfd, part, 0);
 		unlinkat(dfd, tmp, 0);
-		if (!strcmp(why, NOT_INSTALLED))
+		if (!strcmp(why, CPHA_ETCDCTL_NOT_INSTALLED))
 			break;
 	}
 	if (got < 0)
@@ -481,7 +335,7 @@ static int snapshot(const char *file, const struct snap_opts *in)
 	char name[SNAPSHOT_NAME_LEN + 1], part[SNAPSHOT_NAME_LEN + 8] = "", part_path[4096];
 	char path[4096], side[4096 + sizeof(SNAPSHOT_SIDECAR)], side_text[SNAPSHOT_NAME_LEN + 80];
 	char hex[CPHA_DIGEST_HEXLEN], why[512];
-	struct snap_status st;
+	struct cpha_snap_status st;
 	struct stat sb;
 	int dfd = -1, got, removed, rc = CPHA_EXIT_FAIL, r;
 	bool placed = false;
@@ -557,7 +411,7 @@ static int snapshot(const char *file, const struct snap_opts *in)
 	got = save(&o, endpoints, nendpoints, dfd, part, part_path);
 	if (got < 0)
 		goto out;
-	if (snap_status(part_path, &st, why, sizeof(why)) < 0) {
+	if (cpha_etcd_snap_status(part_path, &st, why, sizeof(why)) < 0) {
 		fprintf(stderr, "cpha etcd snapshot: %s (from %s): %s\n", part_path, endpoints[got],
 			why);
 		goto out;
@@ -602,73 +456,6 @@ out:
 }
 
 /* ---- verify ---- */
-
-/* One file: 0 when it passes, else -1 after a line per problem. */
-int cpha_etcd_verify_one(const char *file, bool no_sidecar)
-{
-	char side[4096 + sizeof(SNAPSHOT_SIDECAR)], hex[CPHA_DIGEST_HEXLEN], want[65], named[1024],
-		why[600];
-	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file, *perr;
-	struct cpha_buf text = { 0 };
-	struct snap_status st;
-	struct stat sb;
-	bool have_sidecar = false;
-	int r, bad = 0;
-
-	if (strlen(file) >= 4096) {
-		printf("%.100s...: too long a path\n", file);
-		return -1;
-	}
-	if (stat(file, &sb) == -1) {
-		printf("%s: %s\n", file, strerror(errno));
-		return -1;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		printf("%s: not a file\n", file);
-		return -1;
-	}
-	snprintf(side, sizeof(side), "%s" SNAPSHOT_SIDECAR, file);
-	r = cpha_buf_read_file(&text, side, 0, SIDECAR_MAX);
-	if (r == -ENOENT && !no_sidecar) {
-		printf("%s: no sidecar %s (--no-sidecar checks a file without one)\n", file, side);
-		bad = 1;
-	} else if (r < 0 && r != -ENOENT) {
-		printf("%s: sidecar %s: %s\n", file, side,
-			r == -EFBIG ? "too large for a sha256sum line" : strerror(-r));
-		bad = 1;
-	} else if (r == 0) {
-		have_sidecar = true;
-		if (snapshot_sidecar_parse(text.data, want, named, sizeof(named), &perr) < 0) {
-			printf("%s: sidecar %s: %s\n", file, side, perr);
-			bad = 1;
-			have_sidecar = false;
-		} else if (strcmp(named, base) != 0) {
-			printf("%s: sidecar %s is the sum of '%s', not of '%s'\n", file, side,
-				named, base);
-			bad = 1;
-		}
-	}
-	cpha_buf_free(&text);
-	r = cpha_digest_file(file, hex);
-	if (r < 0) {
-		printf("%s: %s\n", file, strerror(-r));
-		return -1;
-	}
-	if (have_sidecar && strcmp(want, hex) != 0) {
-		printf("%s: sha256 mismatch: sidecar says %s, file is %s\n", file, want, hex);
-		bad = 1;
-	}
-	if (snap_status(file, &st, why, sizeof(why)) < 0) {
-		printf("%s: %s\n", file, why);
-		bad = 1;
-	}
-	if (bad)
-		return -1;
-	printf("%s: ok, revision %llu, %llu keys, %lld bytes, sha256 %s%s\n", file, st.revision,
-		st.keys, (long long)sb.st_size, hex,
-		have_sidecar ? " (as its sidecar says)" : " (no sidecar)");
-	return 0;
-}
 
 static int verify(int argc, char **argv, bool no_sidecar)
 {
@@ -780,8 +567,9 @@ int cmd_etcd(int argc, char **argv, const char *file)
 	verify_only = no_sidecar;
 	if (!strcmp(what, "snapshot")) {
 		if (verify_only || restore_only) {
-			fprintf(stderr, "cpha etcd snapshot: --no-sidecar, --name and --data-dir are "
-					"verify's and restore's\n");
+			fprintf(stderr,
+				"cpha etcd snapshot: --no-sidecar, --name and --data-dir are "
+				"verify's and restore's\n");
 			return CPHA_EXIT_USAGE;
 		}
 		if (optind < argc) {
@@ -793,8 +581,9 @@ int cmd_etcd(int argc, char **argv, const char *file)
 	}
 	if (!strcmp(what, "restore")) {
 		if (snap_only) {
-			fprintf(stderr, "cpha etcd restore: --dir, --keep, --pki and --endpoint are "
-					"snapshot's\n");
+			fprintf(stderr,
+				"cpha etcd restore: --dir, --keep, --pki and --endpoint are "
+				"snapshot's\n");
 			return CPHA_EXIT_USAGE;
 		}
 		if (optind + 1 != argc) {

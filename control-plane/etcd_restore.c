@@ -22,7 +22,8 @@
 #include "buf.h"
 #include "cluster.h"
 #include "cpha.h"
-#include "etcd_cmd.h"
+#include "etcd_ctl.h"
+#include "etcd_restore.h"
 #include "flags.h"
 #include "render_text.h"
 
@@ -114,8 +115,7 @@ int cpha_etcd_restore(const char *file, const struct etcd_restore_opts *o)
 	}
 	r = in_use(dir);
 	if (r != 0) {
-		fprintf(stderr,
-			"cpha etcd restore: %s: %s: nothing changed\n", dir,
+		fprintf(stderr, "cpha etcd restore: %s: %s: nothing changed\n", dir,
 			r > 0 ? "an etcd has it open; stop etcd on this host first (Pacemaker: "
 				"pcs resource ban etcd-clone HOST, or disable etcd)"
 			      : "cannot tell whether an etcd has it open");
@@ -175,13 +175,14 @@ int cpha_etcd_restore(const char *file, const struct etcd_restore_opts *o)
 		chown_uid = old.st_uid;
 		chown_gid = old.st_gid;
 		if (nftw(work, chown_one, 16, FTW_PHYS) != 0) {
-			fprintf(stderr, "cpha etcd restore: %s: chown: %s (left there; %s unchanged)\n",
+			fprintf(stderr,
+				"cpha etcd restore: %s: chown: %s (left there; %s unchanged)\n",
 				work, strerror(errno), dir);
 			goto out;
 		}
 	}
-	if (chmod(work, 0700) == -1 ||
-		(had_old && rename(dir, aside) == -1) || rename(work, dir) == -1) {
+	if (chmod(work, 0700) == -1 || (had_old && rename(dir, aside) == -1) ||
+		rename(work, dir) == -1) {
 		fprintf(stderr, "cpha etcd restore: moving %s into place: %s\n", work,
 			strerror(errno));
 		goto out;
