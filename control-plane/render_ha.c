@@ -172,17 +172,13 @@ static void corosync_conf(
 		put(b, "    # each node keeps quorum alone (wait_for_all at start); the fence "
 		       "race decides\n"
 		       "    two_node: 1\n");
-	/* Debian's own corosync.conf: a log file of its own (the package
-	 * makes the directory and rotates it) beside syslog, with the
-	 * times of a membership's changes to the millisecond */
 	put(b, "}\n\n"
 	       "logging {\n"
-	       "    to_logfile: yes\n"
-	       "    logfile: /var/log/corosync/corosync.log\n"
+	       "    to_logfile: no\n"
 	       "    to_stderr: no\n"
 	       "    to_syslog: yes\n"
 	       "    syslog_facility: daemon\n"
-	       "    timestamp: hires\n"
+	       "    timestamp: off\n"
 	       "}\n");
 }
 

@@ -282,9 +282,7 @@ static void test_sample_corosync(void **state)
 	       "        ring0_addr: 10.10.10.82\n        name: kubem02\n        nodeid: 3\n"
 	       "    }\n}\n");
 	has(t, "quorum {\n    provider: corosync_votequorum\n}\n");
-	has(t, "logging {\n    to_logfile: yes\n    logfile: /var/log/corosync/corosync.log\n"
-	       "    to_stderr: no\n    to_syslog: yes\n");
-	has(t, "    timestamp: hires\n");
+	has(t, "logging {\n    to_logfile: no\n    to_stderr: no\n    to_syslog: yes\n");
 	lacks(t, "two_node");
 	lacks(t, "lb00");
 	assert_string_equal(body(t), body(text_of(&s, "kubem00", "/etc/corosync/corosync.conf")));

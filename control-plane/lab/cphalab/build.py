@@ -228,7 +228,7 @@ def prepare_host(lab, host, api=True):
     # password_file), on every host where it may run
     host.write(labmod.METRICS_PASSWORD_FILE, labmod.METRICS_PASSWORD + "\n", 0o600)
     hc = hacluster()
-    for d in ("/var/lib/corosync", "/var/log/corosync", "/var/log/cpha"):
+    for d in ("/var/lib/corosync", "/var/log/cpha"):
         os.makedirs(host.path(d), exist_ok=True)
     for d in ("cib", "pengine", "blackbox", "cores"):
         p = host.path("/var/lib/pacemaker/" + d)
