@@ -24,6 +24,8 @@ int cmd_install(int argc, char **argv, const char *file);
 int cmd_check(int argc, char **argv, const char *file);
 int cmd_restart(int argc, char **argv, const char *file);
 int cmd_logs(int argc, char **argv, const char *file);
+int cmd_drain(int argc, char **argv, const char *file);
+int cmd_undrain(int argc, char **argv, const char *file);
 /* token create: the Secret on stdout, the bootstrap kubeconfig in a file. */
 int cmd_token(int argc, char **argv, const char *file);
 /* etcd snapshot (take one, keep the newest K) and etcd verify (check

@@ -32,6 +32,9 @@ static void usage(FILE *f)
 		"sidecars\n"
 		"  restart ROLE [--host NAME] [--dry-run]    restart a role the manager's way\n"
 		"  logs ROLE [-f] [--dry-run]                a role's logs (-f follows)\n"
+		"  drain MASTER [--force] [--socket PATH] [--dry-run]  on an LB host: MASTER's\n"
+		"                                            apiserver out of rotation\n"
+		"  undrain MASTER [--socket PATH] [--dry-run]  and back in\n"
 		"  lab [--name NAME] up|down|status|run|soak|workload|x|probe|report|"
 		"check-history ...\n"
 		"                                            the HA control plane on one machine\n"
@@ -57,6 +60,8 @@ int main(int argc, char **argv)
 		{ "etcd", cmd_etcd },
 		{ "restart", cmd_restart },
 		{ "logs", cmd_logs },
+		{ "drain", cmd_drain },
+		{ "undrain", cmd_undrain },
 	};
 	const char *file = CPHA_DEFAULT_FILE;
 	int file_given = 0;

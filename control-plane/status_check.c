@@ -315,12 +315,22 @@ static void check_lb(
 					reach_name(lb->lbd), *lb->lbd_error ? ": " : "",
 					lb->lbd_error);
 			} else {
-				size_t up = 0;
+				size_t up = 0, w = 0;
+				char drained[ST_TEXT] = "";
 
-				for (j = 0; j < lb->nservers; j++)
+				/* DRAIN: up, and out of rotation by `cpha drain`, an
+				 * operation in progress rather than a fault */
+				for (j = 0; j < lb->nservers; j++) {
 					up += strcmp(lb->servers[j].state, "UP") == 0;
+					if (strcmp(lb->servers[j].state, "DRAIN") == 0 &&
+						w < sizeof(drained))
+						w += (size_t)snprintf(drained + w,
+							sizeof(drained) - w, " %s",
+							lb->servers[j].name);
+				}
 				lbd_up++;
-				note(rlb, "%s: %zu/%zu up", lb->host, up, lb->nservers);
+				note(rlb, "%s: %zu/%zu up%s%s%s", lb->host, up, lb->nservers,
+					w ? " (drained:" : "", drained, w ? ")" : "");
 				if (!up)
 					problem(r, ST_DEGRADED, "lb",
 						"lbd on %s has no apiserver up", lb->host);
@@ -357,8 +367,9 @@ static void check_lb(
 		if (lb->vip2_present) {
 			holders2++;
 			holder2 = lb->host;
-			n2 += (size_t)snprintf(list2 + n2, n2 < sizeof(list2) ? sizeof(list2) - n2 : 0,
-				"%s%s", n2 ? ", " : "", lb->host);
+			n2 += (size_t)snprintf(list2 + n2,
+				n2 < sizeof(list2) ? sizeof(list2) - n2 : 0, "%s%s", n2 ? ", " : "",
+				lb->host);
 		}
 	}
 	if (s->lb_lbd && !lbd_asked && s->mon_local_only) {

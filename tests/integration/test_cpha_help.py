@@ -2,7 +2,8 @@
 """`--help` and `-h` on every cpha command, and the options they advertise.
 
 - Every command of `cpha --help` (plan, pki and its verbs, render, check,
-  status, token, etcd, restart, logs, lab and its verbs) prints its usage on standard
+  status, token, etcd, restart, logs, drain, undrain, lab and its
+  verbs) prints its usage on standard
   output with `--help` and with `-h`, exits 0 and prints nothing on
   standard error; it reads no description and writes no file. The list
   of commands and lab verbs is read from the help itself and must be the
@@ -38,7 +39,7 @@ MAN = os.path.join(util.repo_root(), "docs", "man", "cpha.1")
 # The commands, as `cpha --help` lists them; the lab's verbs, as the lab
 # program's parser and cpha (probe, report) take them.
 COMMANDS = {"plan", "pki", "render", "install", "check", "status", "token", "etcd",
-            "restart", "logs", "lab"}
+            "restart", "logs", "drain", "undrain", "lab"}
 PKI_VERBS = {"check", "renew", "add-san"}
 LAB_C_VERBS = {"probe", "report", "check-history"}
 LAB_PY_VERBS = {"up", "down", "status", "x", "run", "power", "boot", "stack", "soak",
@@ -47,7 +48,7 @@ LAB_PY_VERBS = {"up", "down", "status", "x", "run", "power", "boot", "stack", "s
 # Options parsed by getopt in cpha itself (an unknown one is an error).
 C_PARSED = [["plan"], ["pki"], ["pki", "check"], ["pki", "renew"], ["pki", "add-san"],
             ["render"], ["install"], ["check"], ["status"], ["token"], ["token", "create"],
-            ["etcd"], ["restart"], ["logs"], ["lab", "probe"],
+            ["etcd"], ["restart"], ["logs"], ["drain"], ["undrain"], ["lab", "probe"],
             ["lab", "report"]]
 
 # An option and its metavar in help text: "--out DIR", "[--watch [N]]", "-f".

@@ -17,6 +17,8 @@ TOP = os.path.join(HERE, "..", "..")
 from cphalab import guide, units  # noqa: E402
 from cphalab.hosts import LabError  # noqa: E402
 
+READ = guide.read
+
 GUIDE = """# A guide
 
 ```sh
@@ -116,6 +118,52 @@ class Guide(unittest.TestCase):
                          [("admin", None), ("admin", "cert-rotation"), ("lbs", "cert-rotation")])
         with self.assertRaisesRegex(LabError, r"g.md:1: run=Bad_Name"):
             guide.parse("```sh lab=admin run=Bad_Name\nls\n```\n", "g.md")
+
+    def test_each_master_round(self):
+        text = ("```sh lab=lbs each=master run=r\ncpha drain \"$MASTER\"\n```\n"
+                "```sh lab=master each=master run=r\ncpha restart etcd\n```\n"
+                "```sh lab=lbs,admin each=master run=r\ncpha undrain \"$MASTER\"\n```\n"
+                "```sh lab=first-master run=r\ndone\n```\n")
+        b = guide.parse(text)
+        self.assertEqual([(x.where, x.each) for x in b],
+                         [("lbs", "master"), ("master", "master"), ("lbs", "master"),
+                          ("admin", "master"), ("first-master", None)])
+        with self.assertRaisesRegex(LabError, r"g.md:1: lab=master is the master of an "
+                                              r"each=master round"):
+            guide.parse("```sh lab=master\nls\n```\n", "g.md")
+        with self.assertRaisesRegex(LabError, r"g.md:1: each=lb: the lab knows each=master"):
+            guide.parse("```sh lab=lbs each=lb\nls\n```\n", "g.md")
+
+        class Host:
+            def __init__(self, name):
+                self.name = name
+
+        class Lab:
+            hosts = {"master": [Host("m1"), Host("m2")], "lb": [Host("lb1"), Host("lb2")]}
+
+            def by_role(self, role):
+                return self.hosts[role]
+
+            def host(self, name):
+                return Host(name)
+
+        done = []
+        f = guide.Follower(Lab(), "/", {}, {}, [], {}, lambda m: None, name="runbook.md")
+        f.path = os.path.join(HERE, "no-such-file")
+        guide.read = lambda path: text
+        f.on_host = lambda b, h, extra=None: done.append((b.line, h.name, extra.get("MASTER")
+                                                          if extra else None))
+        f.admin = lambda b, extra=None: done.append((b.line, "admin", extra.get("MASTER")))
+        try:
+            f.follow(run="r")
+        finally:
+            guide.read = READ
+        # the round, whole, for m1, then for m2; then what follows it
+        self.assertEqual(done, [(2, "lb1", "m1"), (2, "lb2", "m1"), (5, "m1", "m1"),
+                                (8, "lb1", "m1"), (8, "lb2", "m1"), (8, "admin", "m1"),
+                                (2, "lb1", "m2"), (2, "lb2", "m2"), (5, "m2", "m2"),
+                                (8, "lb1", "m2"), (8, "lb2", "m2"), (8, "admin", "m2"),
+                                (11, "m1", None)])
 
     def test_reload_lines(self):
         self.assertEqual(units.systemctl_line("systemctl reload lbd vipd.service"),
@@ -257,16 +305,21 @@ class TheRunbook(unittest.TestCase):
             self.blocks = guide.parse(f.read(), "docs/runbook.md")
 
     def test_cert_rotation(self):
-        """Renew on the admin host, install everywhere, then the masters'
-        restarts, the controllers', and the LB hosts' reloads, in that
-        order; every reloaded unit has an ExecReload= the lab can do."""
+        """Renew on the admin host, install everywhere, then a round per
+        master (drained on the LB hosts, restarted, undrained), the
+        controllers' restarts and the LB hosts' reloads, in that order;
+        every reloaded unit has an ExecReload= the lab can do."""
         b = [x for x in self.blocks if x.run == "cert-rotation"]
-        self.assertEqual([x.where for x in b],
-                         ["admin", "hosts", "masters", "first-master", "lbs"])
+        self.assertEqual([(x.where, x.each) for x in b],
+                         [("admin", None), ("hosts", None), ("lbs", "master"),
+                          ("master", "master"), ("lbs", "master"), ("first-master", None),
+                          ("lbs", None)])
         self.assertIn("renew", b[0].text)
         self.assertIn("install --host", b[1].text)
-        self.assertLess(b[2].text.index("restart etcd"), b[2].text.index("restart apiserver"))
-        self.assertIn("cpha status", b[2].text)
+        self.assertEqual(b[2].text, 'cpha drain "$MASTER"\n')
+        self.assertLess(b[3].text.index("restart etcd"), b[3].text.index("restart apiserver"))
+        self.assertIn("cpha status", b[3].text)
+        self.assertEqual(b[4].text, 'cpha undrain "$MASTER"\n')
         self.assertFalse([x for x in self.blocks if x.run is None],
                          "a runbook block the lab runs must name its scenario (run=)")
         for x in b:

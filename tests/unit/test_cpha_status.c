@@ -151,8 +151,9 @@ static void test_dual_stack_vips(void **state)
 	/* apart: each VIP on another host */
 	s->lbs[0].vip2_present = false;
 	s->lbs[1].vip2_present = true;
-	assert_int_equal(judge(s, r, "the VIPs are apart: 198.18.0.2 on lb0, 2001:db8:10::2 on "
-				     "lb1"),
+	assert_int_equal(judge(s, r,
+				 "the VIPs are apart: 198.18.0.2 on lb0, 2001:db8:10::2 on "
+				 "lb1"),
 		1);
 	assert_int_equal(r->worst, ST_DEGRADED);
 	/* on no host, and not served: the other family's clients are cut off */
@@ -160,8 +161,9 @@ static void test_dual_stack_vips(void **state)
 	s->vip2_readyz = 0;
 	snprintf(s->vip2_error, sizeof(s->vip2_error), "Connection refused");
 	assert_int_equal(judge(s, r, "the VIP 2001:db8:10::2 is on no host that answers"), 1);
-	assert_int_equal(judge(s, r, "/readyz through the VIP 2001:db8:10::2: no answer: "
-				     "Connection refused"),
+	assert_int_equal(judge(s, r,
+				 "/readyz through the VIP 2001:db8:10::2: no answer: "
+				 "Connection refused"),
 		1);
 	assert_int_equal(r->worst, ST_DEGRADED);
 	free(r);
@@ -243,6 +245,12 @@ static void test_ready_apiserver_out_of_rotation(void **state)
 	assert_int_equal(judge(s, r, "kube-apiserver on m2 is ready but MAINT in lbd on lb1"), 1);
 	assert_int_equal(r->problems.n, 1);
 	assert_int_equal(r->worst, ST_DEGRADED);
+	/* drained by `cpha drain` and up: an operation in progress, named */
+	snprintf(s->lbs[1].servers[2].state, 16, "DRAIN");
+	assert_int_equal(judge(s, r, "out of rotation"), 0);
+	assert_int_equal(r->problems.n, 0);
+	assert_int_equal(r->worst, ST_HEALTHY);
+	assert_non_null(strstr(r->roles[4].notes, "lb1: 2/3 up (drained: m2)"));
 	/* not ready: DOWN in lbd is right, and is not the out-of-rotation fault */
 	snprintf(s->lbs[1].servers[2].state, 16, "DOWN");
 	s->api[2].readyz = 500;

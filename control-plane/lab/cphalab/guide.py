@@ -9,7 +9,13 @@ so with `if=WHAT` after it (WHAT one of CONDS: `qdevice`, a description
 with a quorum device); the lab skips it in the others. The lab runs them
 in the order of the guide, each
 on every host it names (in the order of the description), with the
-variables the guide defines at its start in the environment. Every line
+variables the guide defines at its start in the environment.
+
+Blocks that say `each=master`, one after another, are a round done for
+each master in turn (the next master's round starts once the last block
+of this one is done): $MASTER is that master's name, and `lab=master`
+(allowed only there) is that master itself. A drain on the LB hosts, the
+work on the master, then the undrain, for example. Every line
 of a block runs with `sh -eu`, except `systemctl` lines, which the lab
 carries out itself from the unit files (units.py): a lab host has no
 systemd of its own. A block that fails stops `cpha lab up` with the
@@ -25,15 +31,17 @@ import subprocess
 from . import units
 from .hosts import LabError
 
-WHERES = ("admin", "hosts", "masters", "lbs", "first-master", "first-lb", "client", "qnetd")
+WHERES = ("admin", "hosts", "masters", "lbs", "first-master", "first-lb", "client", "qnetd",
+          "master")
+EACH = ("master",)
 CONDS = ("qdevice",)
 FENCE = re.compile(r"^(\s*)(`{3,})\s*(\S*)(.*)$")
 
 
 class Block:
-    def __init__(self, where, text, line, cond=None, run=None):
+    def __init__(self, where, text, line, cond=None, run=None, each=None):
         self.where, self.text, self.line, self.cond = where, text, line, cond
-        self.run = run
+        self.run, self.each = run, each
 
     def __repr__(self):
         return "Block(%r, line %d)" % (self.where, self.line)
@@ -66,6 +74,10 @@ def parse(text, path="docs/deploy.md"):
         run = [w[4:] for w in rest if w.startswith("run=")]
         if run and not re.match(r"^[a-z0-9-]+$", run[0]):
             raise LabError("%s:%d: run=%s: a lab scenario's name" % (path, start, run[0]))
+        each = [w[5:] for w in rest if w.startswith("each=")]
+        if each and each[0] not in EACH:
+            raise LabError("%s:%d: each=%s: the lab knows each=%s" % (path, start, each[0],
+                                                                      "|".join(EACH)))
         if cond and cond[0] not in CONDS:
             raise LabError("%s:%d: if=%s: the lab knows if=%s" % (path, start, cond[0],
                                                                   "|".join(CONDS)))
@@ -73,8 +85,11 @@ def parse(text, path="docs/deploy.md"):
             if lang != "sh" or w not in WHERES:
                 raise LabError("%s:%d: a lab block is ```sh lab=WHERE[,WHERE...], WHERE one "
                                "of %s" % (path, start, ", ".join(WHERES)))
+            if w == "master" and not each:
+                raise LabError("%s:%d: lab=master is the master of an each=master round; "
+                               "this block has no each=master" % (path, start))
             out.append(Block(w, "\n".join(body) + "\n", start + 1, cond[0] if cond else None,
-                             run[0] if run else None))
+                             run[0] if run else None, each[0] if each else None))
     return out
 
 
@@ -120,6 +135,10 @@ def read(path):
         return f.read()
 
 
+def for_master(extra):
+    return " (for %s)" % extra["MASTER"] if extra and "MASTER" in extra else ""
+
+
 class Follower:
     """Runs the guide's blocks. hosts_of(where) -> [Host]; admin_env: the
     environment of admin blocks (PATH with this build's cpha)."""
@@ -147,22 +166,40 @@ class Follower:
         blocks = parse(read(self.path), self.path)
         if run and not any(b.run == run for b in blocks):
             raise LabError("docs/%s: no block marked run=%s" % (self.name, run))
-        for b in blocks:
-            if b.where in skip or (b.cond and b.cond not in self.conds) or b.run != run:
+        todo = [b for b in blocks if b.where not in skip and b.run == run and
+                (not b.cond or b.cond in self.conds)]
+        i = 0
+        while i < len(todo):
+            if todo[i].each is None:
+                self.block(todo[i], only_hosts)
+                i += 1
                 continue
-            if b.where == "admin":
-                self.admin(b)
-                continue
-            for h in self.hosts_of(b.where):
-                if only_hosts is None or h.name in only_hosts:
-                    self.on_host(b, h)
+            j = i
+            while j < len(todo) and todo[j].each == todo[i].each:
+                j += 1
+            for m in self.lab.by_role("master"):
+                for b in todo[i:j]:
+                    self.block(b, only_hosts, m)
+            i = j
+
+    def block(self, b, only_hosts, master=None):
+        """b on each host it names; master: the master of an each=master
+        round ($MASTER, and lab=master)."""
+        extra = {"MASTER": master.name} if master is not None else {}
+        if b.where == "admin":
+            self.admin(b, extra)
+            return
+        for h in [master] if b.where == "master" else self.hosts_of(b.where):
+            if only_hosts is None or h.name in only_hosts:
+                self.on_host(b, h, extra)
 
     def fail(self, b, where, what):
         raise LabError("docs/%s:%d (%s): %s" % (self.name, b.line, where, what))
 
-    def admin(self, b):
+    def admin(self, b, extra=None):
         env = dict(self.admin_env)
         env.update(self.vars)
+        env.update(extra or {})
         for seg in segments(b.text):
             if seg[0] != "sh":
                 self.fail(b, "admin", "systemctl on the admin workstation")
@@ -170,10 +207,12 @@ class Follower:
                                capture_output=True, text=True, timeout=600)
             if r.returncode:
                 self.fail(b, "admin", "exit %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
-        self.progress("%s:%d done on the admin workstation" % (self.name, b.line))
+        self.progress("%s:%d done on the admin workstation%s" % (self.name, b.line,
+                                                                 for_master(extra)))
 
-    def on_host(self, b, h):
+    def on_host(self, b, h, extra=None):
         env = dict(self.vars)
+        env.update(extra or {})
         env["HOST"] = h.name
         for seg in segments(b.text):
             if seg[0] == "sh":
@@ -193,7 +232,8 @@ class Follower:
                 for n in names:
                     self.reload(b, h, n)
             # enable/disable/status/daemon-reload: nothing to do in the lab
-        self.progress("%s:%d done on %s" % (self.name, b.line, h.name))
+        self.progress("%s:%d done on %s%s" % (self.name, b.line, h.name,
+                                              for_master(extra) if b.where != "master" else ""))
 
     def reload(self, b, h, name):
         """systemctl reload NAME: the unit's ExecReload= lines in order, a
