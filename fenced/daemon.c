@@ -30,74 +30,6 @@
 #include "metrics.h"
 #include "webcfg.h"
 
-static uint64_t now_us(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
-}
-
-uint64_t fenced_mono(void)
-{
-	return now_us(CLOCK_MONOTONIC);
-}
-
-const char *fenced_node_name(const struct fenced *d, uint32_t id, char *buf, size_t len)
-{
-	size_t i = decide_find(&d->st, id);
-
-	if (i != (size_t)-1 && d->nd[i].name[0])
-		return d->nd[i].name;
-	snprintf(buf, len, "node %" PRIu32, id);
-	return buf;
-}
-
-void fenced_history(struct fenced *d, const char *node, const char *event, uint32_t by, int level,
-	uint64_t delay, bool ok, const char *fmt, ...)
-{
-	struct fenced_hist *h = &d->hist[d->nhist++ % FENCED_HISTORY];
-	va_list ap;
-
-	memset(h, 0, sizeof(*h));
-	h->wall = now_us(CLOCK_REALTIME);
-	snprintf(h->node, sizeof(h->node), "%s", node);
-	snprintf(h->event, sizeof(h->event), "%s", event);
-	h->by = by;
-	h->level = level;
-	h->delay = delay;
-	h->ok = ok;
-	va_start(ap, fmt);
-	vsnprintf(h->detail, sizeof(h->detail), fmt, ap);
-	va_end(ap);
-}
-
-void fenced_send_line(struct fenced *d, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	int n, r;
-
-	va_start(ap, fmt);
-	n = vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(msg))
-		n = sizeof(msg) - 1;
-	r = d->cs ? fenced_cs_send(d->cs, msg, (size_t)n) : -ENOTCONN;
-	if (r < 0)
-		log_err("cannot tell the other members '%.*s': %s", n, msg, strerror(-r));
-}
-
-void fenced_rearm(struct fenced *d, uint64_t deadline)
-{
-	if (deadline == DECIDE_NEVER) {
-		sd_event_source_set_enabled(d->timer, SD_EVENT_OFF);
-		return;
-	}
-	sd_event_source_set_time(d->timer, deadline);
-	sd_event_source_set_enabled(d->timer, SD_EVENT_ONESHOT);
-}
-
 /* What corosync says of each node now, for the start-up victims rule
  * (decide.h: cs_member): before every decision that may fence one. */
 static void cs_members(struct fenced *d)
@@ -209,7 +141,7 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 		if (was[i] != DECIDE_OK || fn->state == DECIDE_OK)
 			continue;
 		by = decide_fencer(&d->st, i);
-		d->nd[i].victim_since = now_us(CLOCK_REALTIME);
+		d->nd[i].victim_since = fenced_wall();
 		log_warn("%s failed: to be fenced in %.1f s by %s%s", d->nd[i].name,
 			(double)fn->delay / 1e6, fenced_node_name(d, by, b, sizeof(b)),
 			d->quorate ? "" : ", once this partition is quorate");
@@ -545,6 +477,7 @@ int fenced_start(struct fenced *d, char *why, size_t whylen)
 	size_t i;
 	int r;
 
+	d->reload = fenced_reload;
 	r = fenced_cs_open(d->e, &cs_ops, d, &d->cs, why, whylen);
 	if (r < 0)
 		return r;
@@ -589,7 +522,7 @@ int fenced_start(struct fenced *d, char *why, size_t whylen)
 			log_notice("fencing is handed to pacemaker-fenced");
 	}
 	decide_config(d, &fc);
-	seed = now_us(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32) ^ fenced_cs_our_id(d->cs);
+	seed = fenced_wall() ^ ((uint64_t)getpid() << 32) ^ fenced_cs_our_id(d->cs);
 	decide_init(&d->st, &fc, d->nodes, d->nnodes, fenced_cs_our_id(d->cs), fenced_mono(), seed);
 	r = sd_event_add_time(d->e, &d->timer, CLOCK_MONOTONIC, DECIDE_NEVER, 10000, on_timer, d);
 	if (r >= 0)

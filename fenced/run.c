@@ -140,8 +140,8 @@ static void on_level_done(void *ud, const struct fenced_agent_result *r)
 	if (r->ok && d->cfg->global.action == FENCED_ACTION_REBOOT &&
 		d->cfg->global.via != FENCED_VIA_PACEMAKER && !n->run)
 		power_back_on(d, i, lvl);
-	if (d->reload_pending && !n->run && !n->pcmk_busy)
-		fenced_reload(d);
+	if (d->reload_pending && !n->run && !n->pcmk_busy && d->reload)
+		d->reload(d);
 }
 
 /* ---- unfencing: "on" for a fenced node that rejoins ---- */
@@ -157,8 +157,8 @@ static void on_unfence_done(void *ud, const struct fenced_agent_result *r)
 		log_err("unfencing %s failed: %s", n->name, r->msg);
 	fenced_history(n->d, n->name, "unfence", n->d->st.our_id, (int)n->cfg->levels[0].number, 0,
 		r->ok, "%s", r->ok ? "on" : r->msg);
-	if (n->d->reload_pending)
-		fenced_reload(n->d);
+	if (n->d->reload_pending && n->d->reload)
+		n->d->reload(n->d);
 }
 
 /* fence_action reboot, second half: the level that turned node i off
@@ -179,8 +179,8 @@ static void on_power_on_done(void *ud, const struct fenced_agent_result *r)
 			r->msg);
 	fenced_history(n->d, n->name, "power-on", n->d->st.our_id,
 		(int)level_number(n, n->run_level), 0, r->ok, "%s", r->ok ? "on" : r->msg);
-	if (n->d->reload_pending)
-		fenced_reload(n->d);
+	if (n->d->reload_pending && n->d->reload)
+		n->d->reload(n->d);
 }
 
 static void power_back_on(struct fenced *d, size_t i, unsigned lvl)
