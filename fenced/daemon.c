@@ -1,5 +1,6 @@
 /* The fenced daemon: corosync's view in (corosync.c), decisions in the
- * middle (decide.c), agent runs (agent.c) and CPG broadcasts out.
+ * middle (decide.c), carried out by run.c (agent runs, agent.c) and CPG
+ * broadcasts out.
  *
  * Messages in the group, one line each, in the group's agreed order:
  *   FENCED <id> <by> <how>        node id was fenced by member by; how is
@@ -7,6 +8,8 @@
  *   ATTEMPT <id> <level> <ok|failed> <text>
  *                                 the fencer's run of a level ended
  *   VIP <0|1>                     the sender holds the VIP (1) or not
+ *   SKIPPED <id> <by>             member by, which was to fence node id,
+ *                                 spared it (merged back): all drop it
  * Every member records FENCED and ATTEMPT lines in its history when they
  * are delivered, so all histories agree. */
 #include <errno.h>
@@ -27,75 +30,6 @@
 #include "metrics.h"
 #include "webcfg.h"
 
-static uint64_t now_us(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
-}
-
-static uint64_t mono(void)
-{
-	return now_us(CLOCK_MONOTONIC);
-}
-
-const char *fenced_node_name(const struct fenced *d, uint32_t id, char *buf, size_t len)
-{
-	size_t i = decide_find(&d->st, id);
-
-	if (i != (size_t)-1 && d->nd[i].name[0])
-		return d->nd[i].name;
-	snprintf(buf, len, "node %" PRIu32, id);
-	return buf;
-}
-
-void fenced_history(struct fenced *d, const char *node, const char *event, uint32_t by, int level,
-	uint64_t delay, bool ok, const char *fmt, ...)
-{
-	struct fenced_hist *h = &d->hist[d->nhist++ % FENCED_HISTORY];
-	va_list ap;
-
-	memset(h, 0, sizeof(*h));
-	h->wall = now_us(CLOCK_REALTIME);
-	snprintf(h->node, sizeof(h->node), "%s", node);
-	snprintf(h->event, sizeof(h->event), "%s", event);
-	h->by = by;
-	h->level = level;
-	h->delay = delay;
-	h->ok = ok;
-	va_start(ap, fmt);
-	vsnprintf(h->detail, sizeof(h->detail), fmt, ap);
-	va_end(ap);
-}
-
-static void send_line(struct fenced *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void send_line(struct fenced *d, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	int n, r;
-
-	va_start(ap, fmt);
-	n = vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(msg))
-		n = sizeof(msg) - 1;
-	r = d->cs ? fenced_cs_send(d->cs, msg, (size_t)n) : -ENOTCONN;
-	if (r < 0)
-		log_err("cannot tell the other members '%.*s': %s", n, msg, strerror(-r));
-}
-
-static void rearm(struct fenced *d, uint64_t deadline)
-{
-	if (deadline == DECIDE_NEVER) {
-		sd_event_source_set_enabled(d->timer, SD_EVENT_OFF);
-		return;
-	}
-	sd_event_source_set_time(d->timer, deadline);
-	sd_event_source_set_enabled(d->timer, SD_EVENT_ONESHOT);
-}
-
 /* What corosync says of each node now, for the start-up victims rule
  * (decide.h: cs_member): before every decision that may fence one. */
 static void cs_members(struct fenced *d)
@@ -115,307 +49,9 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *ud)
 	(void)s;
 	(void)usec;
 	cs_members(d);
-	decide_timer(&d->st, mono(), &out);
+	decide_timer(&d->st, fenced_mono(), &out);
 	fenced_apply(d, &out);
 	return 0;
-}
-
-static const char *action_name(const struct fenced *d)
-{
-	return d->cfg->global.action == FENCED_ACTION_OFF ? "off" : "reboot";
-}
-
-/* What fenced's own agents are asked: a reboot is run as "off", and "on"
- * once the off has succeeded (power_back_on). The node is fenced when its
- * power is off: the survivors act on that (the VIP moves, resources
- * recover) without waiting for the agent to power it on again, which
- * takes fence_ipmilan another power_wait and status read. Pacemaker's
- * fencer splits a reboot the same way for a level of several devices. */
-static const char *agent_action(const struct fenced *d)
-{
-	return d->cfg->global.action == FENCED_ACTION_OFF ? "off" : "off, then on";
-}
-
-static void on_level_done(void *ud, const struct fenced_agent_result *r);
-static void power_back_on(struct fenced *d, size_t i, unsigned lvl);
-
-/* How an attempt is named in the log: "level N", or the hand-off. */
-static const char *via_pcmk(const struct fenced *d)
-{
-	return d->cfg->global.via == FENCED_VIA_PACEMAKER ? "pacemaker-fenced request " : "level ";
-}
-
-static unsigned level_number(const struct fenced_nd *n, unsigned lvl)
-{
-	return n->cfg && lvl < n->cfg->nlevels ? n->cfg->levels[lvl].number : lvl + 1;
-}
-
-static void on_pcmk_done(void *ud, bool ok, const char *msg)
-{
-	struct fenced_agent_result r = { .ok = ok, .exit_code = ok ? 0 : 1 };
-
-	((struct fenced_nd *)ud)->pcmk_busy = false;
-	snprintf(r.msg, sizeof(r.msg), "%s", msg);
-	on_level_done(ud, &r);
-}
-
-/* Stop our run for node n, if any (another member fenced it, we stop). */
-static void cancel_run(struct fenced *d, struct fenced_nd *n)
-{
-	if (n->run) {
-		fenced_level_cancel(n->run);
-		n->run = NULL;
-		n->unfencing = false;
-	}
-	if (n->pcmk_busy) {
-		fenced_pcmk_forget(d->pcmk, n);
-		n->pcmk_busy = false;
-	}
-}
-
-/* Run level index lvl of node i (decide.h said so), or with fence_via
- * pacemaker ask pacemaker-fenced. A level that cannot start counts as a
- * failed attempt. */
-static void run_level(struct fenced *d, size_t i, unsigned lvl)
-{
-	struct fenced_nd *n = &d->nd[i];
-	struct fenced_agent_result r = { 0 };
-	struct decide_out out;
-	int rc;
-
-	n->run_level = lvl;
-	n->run_started = mono();
-	if (d->cfg->global.via == FENCED_VIA_PACEMAKER) {
-		log_notice(
-			"fencing %s: asking pacemaker-fenced, action %s", n->name, action_name(d));
-		if (!d->pcmk) {
-			snprintf(r.msg, sizeof(r.msg), "no memory for the pacemaker-fenced client");
-			rc = -ENOMEM;
-		} else {
-			rc = fenced_pcmk_fence(d->pcmk, n->name, action_name(d),
-				(unsigned)(d->cfg->global.agent_timeout / 1000000), on_pcmk_done, n,
-				r.msg, sizeof(r.msg));
-		}
-		n->pcmk_busy = rc == 0;
-	} else {
-		log_notice("fencing %s: level %u, action %s", n->name, level_number(n, lvl),
-			agent_action(d));
-		rc = fenced_level_run(
-			d->e, d->cfg, &n->cfg->levels[lvl], "off", on_level_done, n, &n->run, &r);
-	}
-	if (rc < 0) {
-		n->run = NULL;
-		log_err("fencing %s: level %u cannot start: %s", n->name, level_number(n, lvl),
-			r.msg);
-		d->attempts_failed++;
-		send_line(d, "ATTEMPT %" PRIu32 " %u failed 0.0s %s", d->nodes[i].cfg.id,
-			level_number(n, lvl), r.msg);
-		decide_result(&d->st, mono(), i, lvl, false, &out);
-		fenced_apply(d, &out);
-	}
-}
-
-static void on_level_done(void *ud, const struct fenced_agent_result *r)
-{
-	struct fenced_nd *n = ud;
-	struct fenced *d = n->d;
-	size_t i = n->idx;
-	unsigned lvl = n->run_level, number = level_number(n, lvl);
-	double secs = (double)(mono() - n->run_started) / 1e6;
-	struct decide_out out;
-
-	n->run = NULL; /* the run frees itself when this returns */
-	d->attempt_seconds += secs;
-	for (size_t b = 0; b < FENCED_BUCKETS; b++)
-		if (b == FENCED_BUCKETS - 1 || secs <= fenced_bucket_le[b])
-			d->attempt_buckets[b]++; /* cumulative, as Prometheus wants */
-	if (r->ok) {
-		d->attempts_ok++;
-		log_notice(
-			"fencing %s: %s%u succeeded in %.1f s", n->name, via_pcmk(d), number, secs);
-	} else {
-		if (r->timed_out)
-			d->attempts_timeout++;
-		else
-			d->attempts_failed++;
-		log_err("fencing %s: %s%u failed after %.1f s: %s", n->name, via_pcmk(d), number,
-			secs, r->msg);
-	}
-	send_line(d, "ATTEMPT %" PRIu32 " %u %s %.1fs %s", d->nodes[i].cfg.id, number,
-		r->ok ? "ok" : "failed", secs, r->ok ? "" : r->msg);
-	decide_result(&d->st, mono(), i, lvl, r->ok, &out);
-	fenced_apply(d, &out);
-	if (r->ok && d->cfg->global.action == FENCED_ACTION_REBOOT &&
-		d->cfg->global.via != FENCED_VIA_PACEMAKER && !n->run)
-		power_back_on(d, i, lvl);
-	if (d->reload_pending && !n->run && !n->pcmk_busy)
-		fenced_reload(d);
-}
-
-/* ---- unfencing: "on" for a fenced node that rejoins ---- */
-
-static void on_unfence_done(void *ud, const struct fenced_agent_result *r)
-{
-	struct fenced_nd *n = ud;
-
-	n->run = NULL;
-	if (r->ok)
-		log_notice("unfenced %s (level %u, action on)", n->name, n->cfg->levels[0].number);
-	else
-		log_err("unfencing %s failed: %s", n->name, r->msg);
-	fenced_history(n->d, n->name, "unfence", n->d->st.our_id, (int)n->cfg->levels[0].number, 0,
-		r->ok, "%s", r->ok ? "on" : r->msg);
-	if (n->d->reload_pending)
-		fenced_reload(n->d);
-}
-
-/* fence_action reboot, second half: the level that turned node i off
- * turns it on. Its failure leaves the node off, which is safe: logged and
- * in the history, not a failed fence. A new fence of the node cancels it
- * (apply, DECIDE_ACT_FENCE). */
-static void on_power_on_done(void *ud, const struct fenced_agent_result *r)
-{
-	struct fenced_nd *n = ud;
-
-	n->run = NULL;
-	n->unfencing = false;
-	if (r->ok)
-		log_notice("fencing %s: powered on again (level %u, action on)", n->name,
-			level_number(n, n->run_level));
-	else
-		log_err("fencing %s: powering it on again failed: %s; it stays off", n->name,
-			r->msg);
-	fenced_history(n->d, n->name, "power-on", n->d->st.our_id,
-		(int)level_number(n, n->run_level), 0, r->ok, "%s", r->ok ? "on" : r->msg);
-	if (n->d->reload_pending)
-		fenced_reload(n->d);
-}
-
-static void power_back_on(struct fenced *d, size_t i, unsigned lvl)
-{
-	struct fenced_nd *n = &d->nd[i];
-	struct fenced_agent_result r;
-
-	n->run_level = lvl;
-	n->unfencing = true;
-	if (fenced_level_run(d->e, d->cfg, &n->cfg->levels[lvl], "on", on_power_on_done, n, &n->run,
-		    &r) < 0) {
-		n->run = NULL;
-		n->unfencing = false;
-		log_err("fencing %s: cannot power it on again: %s; it stays off", n->name, r.msg);
-	}
-}
-
-/* Node i rejoined after it was fenced: with unfence, the lowest-id member
- * other than it turns its first level's devices on. */
-static void unfence(struct fenced *d, size_t i)
-{
-	struct fenced_nd *n = &d->nd[i];
-	struct fenced_agent_result r;
-	uint32_t lowest = 0;
-	size_t k;
-	int on;
-
-	if (!n->cfg || !n->cfg->nlevels || !d->nodes[i].fenced_at || n->run ||
-		d->cfg->global.via == FENCED_VIA_PACEMAKER)
-		return; /* Pacemaker unfences by itself */
-	on = n->cfg->unfence >= 0 ? n->cfg->unfence : d->cfg->global.unfence;
-	if (!on)
-		return;
-	for (k = 0; k < d->nnodes; k++)
-		if (k != i && d->nodes[k].member && (!lowest || d->nodes[k].cfg.id < lowest))
-			lowest = d->nodes[k].cfg.id;
-	if (lowest != d->st.our_id)
-		return;
-	n->run_level = 0;
-	n->run_started = mono();
-	n->unfencing = true;
-	if (fenced_level_run(
-		    d->e, d->cfg, &n->cfg->levels[0], "on", on_unfence_done, n, &n->run, &r) < 0) {
-		n->run = NULL;
-		n->unfencing = false;
-		log_err("unfencing %s cannot start: %s", n->name, r.msg);
-	}
-}
-
-/* ---- the actions decide.c asks for ---- */
-
-void fenced_apply(struct fenced *d, struct decide_out *out)
-{
-	char b[32];
-	unsigned k;
-
-	for (k = 0; k < out->n; k++) {
-		const struct decide_action *a = &out->act[k];
-		struct fenced_nd *n = &d->nd[a->node];
-		struct decide_node *fn = &d->nodes[a->node];
-
-		switch (a->type) {
-		case DECIDE_ACT_FENCE:
-			cancel_run(d, n); /* unfencing it: fencing comes first */
-			run_level(d, a->node, a->level);
-			break;
-		case DECIDE_ACT_FENCED:
-			/* by 0: a node without a device, reset by its watchdog by now */
-			send_line(d, "FENCED %" PRIu32 " %" PRIu32 " %s", fn->cfg.id, d->st.our_id,
-				!a->by                                       ? "watchdog"
-				: d->cfg->global.via == FENCED_VIA_PACEMAKER ? "pacemaker"
-									     : "agent");
-			break;
-		case DECIDE_ACT_ALL_FAILED:
-			d->fence_failures++;
-			cpha_log(LOG_CRIT,
-				"fencing %s: every level failed (round %u); retrying in %.1f s; "
-				"'fenced ack %s' once you know it is off",
-				n->name, fn->rounds, (double)d->cfg->global.retry_interval / 1e6,
-				n->name);
-			fenced_history(d, n->name, "all-failed", d->st.our_id, 0, 0, false,
-				"round %u failed; next round in %.1f s", fn->rounds,
-				(double)d->cfg->global.retry_interval / 1e6);
-			break;
-		case DECIDE_ACT_SKIPPED: {
-			/* decide.h: a start-up victim that corosync counts (not a
-			 * member), one back with a new fenced (.level 0), one merged
-			 * back from the quorate side (.level 1) */
-			static const char *const why[][2] = {
-				{ "rejoined clean (its fenced restarted) before being "
-				  "fenced: not fenced",
-					"rejoined clean before fencing" },
-				{ "merged back from the quorate side of a partition this "
-				  "node was cut from (no quorum here since it left): not "
-				  "fenced by this node",
-					"merged back from the quorate side" },
-				{ "is a corosync member (up, its fenced not in the domain "
-				  "yet): no start-up fencing",
-					"a corosync member: no start-up fencing" },
-				{ "merged back and spared by the member that fences it: "
-				  "not fenced",
-					"spared by the member that fences it" },
-			};
-			unsigned w = !d->nodes[a->node].member ? 2
-				     : a->level == 2           ? 3
-							       : a->level == 1;
-
-			log_notice("%s %s", n->name, why[w][0]);
-			fenced_history(d, n->name, "skipped", a->level == 2 ? a->by : 0, 0, 0, true,
-				"%s", why[w][1]);
-			d->skipped++;
-			/* ours to fence and spared: the others drop it too */
-			if (a->level == 1 && a->by == d->st.our_id)
-				send_line(d, "SKIPPED %" PRIu32 " %" PRIu32,
-					d->nodes[a->node].cfg.id, d->st.our_id);
-			break;
-		}
-		case DECIDE_ACT_DEFER:
-			log_notice("%s is due to be fenced; %s fences it (lowest id with complete "
-				   "state)",
-				n->name, fenced_node_name(d, a->by, b, sizeof(b)));
-			fenced_history(d, n->name, "deferred", a->by, 0, fn->delay, true,
-				"fenced by %s", fenced_node_name(d, a->by, b, sizeof(b)));
-			break;
-		}
-	}
-	rearm(d, out->deadline);
 }
 
 /* ---- what corosync says ---- */
@@ -487,7 +123,7 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 	}
 	/* a member that joined learns who holds the VIP from the holder */
 	if (njoined && d->self_vip)
-		send_line(d, "VIP 1");
+		fenced_send_line(d, "VIP 1");
 	d->nmembers = (uint32_t)(nmembers < 128 ? nmembers : 128);
 	/* the quorum of this membership, before it decides anything: a lost
 	 * quorum must never be learnt after the victims it forbids fencing */
@@ -497,7 +133,7 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 	for (i = 0; i < d->nnodes; i++)
 		was[i] = d->nodes[i].state;
 	cs_members(d);
-	decide_membership(&d->st, mono(), ids, d->nmembers, left, nleft, j, nj, &out);
+	decide_membership(&d->st, fenced_mono(), ids, d->nmembers, left, nleft, j, nj, &out);
 	for (i = 0; i < d->nnodes; i++) {
 		struct decide_node *fn = &d->nodes[i];
 		uint32_t by;
@@ -505,7 +141,7 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 		if (was[i] != DECIDE_OK || fn->state == DECIDE_OK)
 			continue;
 		by = decide_fencer(&d->st, i);
-		d->nd[i].victim_since = now_us(CLOCK_REALTIME);
+		d->nd[i].victim_since = fenced_wall();
 		log_warn("%s failed: to be fenced in %.1f s by %s%s", d->nd[i].name,
 			(double)fn->delay / 1e6, fenced_node_name(d, by, b, sizeof(b)),
 			d->quorate ? "" : ", once this partition is quorate");
@@ -516,7 +152,7 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 	for (k = 0; k < njoined; k++) {
 		i = decide_find(&d->st, joined[k].id);
 		if (i != (size_t)-1 && d->nodes[i].state == DECIDE_OK)
-			unfence(d, i);
+			fenced_unfence(d, i);
 	}
 	fenced_apply(d, &out);
 	cpha_notify_status("%s, %u members", d->quorate ? "quorate" : "not quorate", d->nmembers);
@@ -535,9 +171,9 @@ static void deliver_fenced(struct fenced *d, uint32_t from, const char *msg)
 	if ((d->nd[i].run || d->nd[i].pcmk_busy) && by != d->st.our_id) {
 		log_notice("fencing %s: %s reports it fenced; our agent is stopped", d->nd[i].name,
 			fenced_node_name(d, from, b2, sizeof(b2)));
-		cancel_run(d, &d->nd[i]);
+		fenced_cancel_run(d, &d->nd[i]);
 	}
-	decide_remote_fenced(&d->st, mono(), id, by, &out);
+	decide_remote_fenced(&d->st, fenced_mono(), id, by, &out);
 	d->nodes[i].fenced_by = by;
 	d->nd[i].vip = false;
 	d->nd[i].victim_since = 0;
@@ -561,7 +197,7 @@ static void deliver_skipped(struct fenced *d, const char *msg)
 
 	if (sscanf(msg, "SKIPPED %" SCNu32 " %" SCNu32, &id, &by) != 2 || by == d->st.our_id)
 		return;
-	decide_remote_skipped(&d->st, mono(), id, by, &out);
+	decide_remote_skipped(&d->st, fenced_mono(), id, by, &out);
 	fenced_apply(d, &out);
 }
 
@@ -630,7 +266,7 @@ static void set_quorum(struct fenced *d, bool quorate)
 	/* quorum gained in a two_node cluster means the other node arrived:
 	 * its corosync membership must be known before its fenced's CPG join */
 	cs_members(d);
-	decide_quorum(&d->st, mono(), quorate, &out);
+	decide_quorum(&d->st, fenced_mono(), quorate, &out);
 	fenced_apply(d, &out);
 	cpha_notify_status("%s, %u members", d->quorate ? "quorate" : "not quorate", d->nmembers);
 }
@@ -709,7 +345,7 @@ static void set_self_vip(struct fenced *d, bool holds)
 	if (holds != d->self_vip) {
 		d->self_vip = holds;
 		log_info("this node %s the VIP", holds ? "holds" : "no longer holds");
-		send_line(d, "VIP %d", holds);
+		fenced_send_line(d, "VIP %d", holds);
 	}
 }
 
@@ -754,7 +390,7 @@ int fenced_ack(struct fenced *d, const char *node, uid_t uid, char *why, size_t 
 	}
 	log_warn("%s acknowledged as fenced by the administrator (uid %u): fencing ends", node,
 		(unsigned)uid);
-	send_line(d, "FENCED %" PRIu32 " %" PRIu32 " ack", d->nodes[i].cfg.id, d->st.our_id);
+	fenced_send_line(d, "FENCED %" PRIu32 " %" PRIu32 " ack", d->nodes[i].cfg.id, d->st.our_id);
 	return 0;
 }
 
@@ -841,6 +477,7 @@ int fenced_start(struct fenced *d, char *why, size_t whylen)
 	size_t i;
 	int r;
 
+	d->reload = fenced_reload;
 	r = fenced_cs_open(d->e, &cs_ops, d, &d->cs, why, whylen);
 	if (r < 0)
 		return r;
@@ -885,8 +522,8 @@ int fenced_start(struct fenced *d, char *why, size_t whylen)
 			log_notice("fencing is handed to pacemaker-fenced");
 	}
 	decide_config(d, &fc);
-	seed = now_us(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32) ^ fenced_cs_our_id(d->cs);
-	decide_init(&d->st, &fc, d->nodes, d->nnodes, fenced_cs_our_id(d->cs), mono(), seed);
+	seed = fenced_wall() ^ ((uint64_t)getpid() << 32) ^ fenced_cs_our_id(d->cs);
+	decide_init(&d->st, &fc, d->nodes, d->nnodes, fenced_cs_our_id(d->cs), fenced_mono(), seed);
 	r = sd_event_add_time(d->e, &d->timer, CLOCK_MONOTONIC, DECIDE_NEVER, 10000, on_timer, d);
 	if (r >= 0)
 		r = sd_event_add_time_relative(
@@ -895,7 +532,7 @@ int fenced_start(struct fenced *d, char *why, size_t whylen)
 		snprintf(why, whylen, "event loop: %s", strerror(-r));
 		return r;
 	}
-	rearm(d, decide_deadline(&d->st));
+	fenced_rearm(d, decide_deadline(&d->st));
 	log_notice("fenced %s started: node %s (id %u), %zu nodes in corosync's nodelist, "
 		   "post_join_delay %.1f s",
 		CPHA_VERSION, d->nd[decide_find(&d->st, d->st.our_id)].name, d->st.our_id,
@@ -911,7 +548,7 @@ void fenced_stop(struct fenced *d)
 		if (d->nd[i].run || d->nd[i].pcmk_busy) {
 			log_warn("stopping while %s %s: its agent is stopped",
 				d->nd[i].unfencing ? "unfencing" : "fencing", d->nd[i].name);
-			cancel_run(d, &d->nd[i]);
+			fenced_cancel_run(d, &d->nd[i]);
 		}
 	for (i = 0; i < d->nnodes; i++)
 		fenced_power_cancel(d->nd[i].prun);

@@ -69,6 +69,9 @@ struct fenced {
 	size_t nnodes;
 	struct fenced_cs_quorum_cfg qcfg;
 	bool quorate, stopping, reload_pending, self_vip;
+	/* fenced_reload, which waits while a fence runs (reload_pending):
+	 * run.c calls it when the run ends */
+	void (*reload)(struct fenced *d);
 	uint32_t nmembers;
 	struct fenced_wd *wd;
 	struct fenced_pcmk *pcmk; /* fence_via pacemaker */
@@ -102,8 +105,21 @@ int fenced_ack(struct fenced *d, const char *node, uid_t uid, char *why, size_t 
 void fenced_history(struct fenced *d, const char *node, const char *event, uint32_t by, int level,
 	uint64_t delay, bool ok, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 const char *fenced_node_name(const struct fenced *d, uint32_t id, char *buf, size_t len);
-/* Carry out what decide.c asked for, and arm its next deadline. */
+/* group.c: the monotonic and wall clocks in microseconds; one line to
+ * every member of the group (a failure is logged); the timer set to
+ * decide.c's next deadline (DECIDE_NEVER: off). */
+uint64_t fenced_mono(void);
+uint64_t fenced_wall(void);
+void fenced_send_line(struct fenced *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fenced_rearm(struct fenced *d, uint64_t deadline);
+
+/* run.c: carry out what decide.c asked for, and arm its next deadline. */
 void fenced_apply(struct fenced *d, struct decide_out *out);
+/* Stop this member's run for node n, if any (another member fenced it). */
+void fenced_cancel_run(struct fenced *d, struct fenced_nd *n);
+/* Node i rejoined after it was fenced: with unfence, the lowest-id member
+ * other than it turns its first level's devices on. */
+void fenced_unfence(struct fenced *d, size_t i);
 /* The id of the member that holds the VIP, as fenced knows it; 0: none. */
 uint32_t fenced_vip_holder(const struct fenced *d);
 

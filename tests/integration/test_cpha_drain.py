@@ -163,13 +163,17 @@ class Drain(unittest.TestCase):
         self.assertEqual({n: s[1] for n, s in self.state().items()},
                          {"s1": 0, "s2": 0, "s3": 0})
 
+    def setup_lab(self, lab, load_balancer):
+        """The hosts, the tag servers and a description naming them."""
+        self.t = lbd.Topology(lab, nservers=3)
+        self.t.start_tagservers(8000)
+        self.desc = lab.path("cluster.yaml")
+        with open(self.desc, "w") as f:
+            f.write(DESCRIPTION % load_balancer)
+
     def test_lbd(self):
         with cphatest.Lab("cpha-drain") as lab:
-            self.t = lbd.Topology(lab, nservers=3)
-            self.t.start_tagservers(8000)
-            self.desc = lab.path("cluster.yaml")
-            with open(self.desc, "w") as f:
-                f.write(DESCRIPTION % "lbd")
+            self.setup_lab(lab, "lbd")
             lb = lbd.Lbd(lab, self.t.lb, BODY % PORT)
             lb.start()
             self.sock = lb.sock_path
@@ -180,11 +184,7 @@ class Drain(unittest.TestCase):
             print("SKIP part: haproxy is not installed", flush=True)
             return
         with cphatest.Lab("cpha-drain-hap") as lab:
-            self.t = lbd.Topology(lab, nservers=3)
-            self.t.start_tagservers(8000)
-            self.desc = lab.path("cluster.yaml")
-            with open(self.desc, "w") as f:
-                f.write(DESCRIPTION % "haproxy")
+            self.setup_lab(lab, "haproxy")
             self.sock = lab.path("hap", "admin.sock")
             cfg = lab.path("hap", "haproxy.cfg")
             os.makedirs(os.path.dirname(cfg), exist_ok=True)

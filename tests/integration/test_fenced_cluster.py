@@ -14,7 +14,8 @@ test, which powers a node off when its armed watchdog goes silent.
      fenced again.
   2. n2's BMC hangs (SIGSTOP) and n2 dies: level 1 fails (the agent is
      killed at agent_timeout or gives up), level 2 powers n2 off; every
-     attempt is in the history of both members.
+     attempt is in the history of both members. A SIGHUP to n1 while it
+     fences waits ("reload waits") and is done once the fence ended.
   3. n1 is cut off the network (alive): it loses quorum, never runs an
      agent, stops petting its watchdog and is reset within the watchdog
      timeout; the majority (n2, lowest id) fences it after its delay.
@@ -199,16 +200,28 @@ def scenario_crash(cl):
 
 def scenario_level2(cl):
     n1, n2, n3 = cl.nodes
-    step("2. n2's BMC hangs and n2 dies: level 1 fails, level 2 fences")
+    step("2. n2's BMC hangs and n2 dies: level 1 fails, level 2 fences; a reload "
+         "meanwhile waits for the fence")
     bmc = cl.bmcs["n2"]
     before = len(history(n1, "n2", "fenced"))
+    log_before = len(n1.fenced_log())
     bmc.kill(signal.SIGSTOP)
     try:
         t0 = crash(cl, n2)
+        # a reload while the fence runs waits for it, then is done
+        util.wait_until(lambda: "fencing n2: level 1" in n1.fenced_log()[log_before:],
+                        AGENT_TIMEOUT + 25, 0.1, "n1 to start fencing n2")
+        n1.fenced.kill(signal.SIGHUP)
+        util.wait_until(lambda: "reload waits: fencing n2 is in progress" in
+                        n1.fenced_log()[log_before:], 10, 0.1, "n1's reload to wait")
+        check("configuration reloaded" not in n1.fenced_log()[log_before:],
+              "n1 reloaded while it fenced n2")
         wait_fenced(cl, n1, n2, before, AGENT_TIMEOUT + 25)
     finally:
         bmc.kill(signal.SIGCONT)
     took = time.time() - t0
+    util.wait_until(lambda: "configuration reloaded" in n1.fenced_log()[log_before:], 10, 0.1,
+                    "n1's reload once the fence of n2 ended")
     att = [h for h in history(n3, "n2", "attempt") if h["by"] == "n1"]
     check(len(att) >= 2, "n3's history lacks the attempts: %r" % att)
     check(att[-2]["level"] == 1 and not att[-2]["ok"], "level 1 did not fail: %r" % att)
