@@ -89,6 +89,13 @@ class Judge(unittest.TestCase):
         self.assertEqual(alerts.judge("master-poweroff", self.fired(), other),
                          (["CphaHostFenced"], []))
 
+    def test_master_rebuild_fences_the_lost_master(self):
+        fired = [{"name": "CphaHostFenced", "labels": {"node": "m3"}}]
+        self.assertEqual(alerts.judge("master-rebuild", fired), ([], []))
+        self.assertEqual(alerts.judge("master-rebuild", []), (["CphaHostFenced"], []))
+        # firing since an earlier fence of it (15 minutes): raised all the same
+        self.assertEqual(alerts.judge("master-rebuild", [], [("CphaHostFenced", ())]), ([], []))
+
     def test_a_host_down_may_outlast_a_for(self):
         self.assertEqual(alerts.judge("master-poweroff", self.fired(
             "CphaHostFenced", "CphaLBServersDown", "CphaEtcdMembersDown")), ([], []))

@@ -43,7 +43,8 @@ EXPECTED = {
     "lb-isolated": ({"CphaHostFenced"}, HOST_DOWN),
     "master-partition": ({"CphaHostFenced"}, HOST_DOWN),
     "etcd-data-loss": (set(), {"CphaEtcdMembersDown", "CphaLBServersDown"}),
-    "master-rebuild": (set(), HOST_DOWN | {"CphaEtcdEvenMembers"}),
+    # the lost master is fenced (the run is valid only then)
+    "master-rebuild": ({"CphaHostFenced"}, HOST_DOWN | {"CphaEtcdEvenMembers"}),
     "cert-rotation": (set(), set()),
 }
 
