@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 sys.path.insert(0, os.path.join(ROOT, "control-plane", "lab"))  # cphatest builds on cphalab
 
 import cphatest  # noqa: E402
-from cphatest import fencedlab, pcmk3, util  # noqa: E402
+from cphatest import fenced_vip, fencedlab, pcmk3, util  # noqa: E402
 
 NAMES = ("n1", "n2", "n3")
 IPS = ("198.18.0.11", "198.18.0.12", "198.18.0.13")
@@ -54,19 +54,6 @@ fence_device lab {
     log_file %(log)s
 }
 %(nodes)s"""
-
-VIPD_CONF = """vrrp_instance VI_1 {
-    state BACKUP
-    interface eth0
-    virtual_router_id 51
-    priority %d
-    advert_int 1
-    virtual_ipaddress {
-        %s/24
-    }
-    track_fenced
-}
-"""
 
 
 def holder(nodes, vip):
@@ -147,7 +134,7 @@ class Cpha:
                 f.write(conf)
             n.vipd_conf = os.path.join(n.dir, "vipd.conf")
             with open(n.vipd_conf, "w") as f:
-                f.write(VIPD_CONF % (prio, VIP_CPHA))
+                f.write(fenced_vip.vipd_conf(prio, vip=VIP_CPHA))
 
     def start(self):
         for n in self.cl.nodes:

@@ -394,21 +394,47 @@ static void test_level_names(void **state)
 	assert_int_equal(cpha_log_level_from_name("8"), -EINVAL);
 }
 
+/* stderr into a new temporary file until capture_end(), which reads the
+ * file into text (NUL-terminated) and removes it. */
+struct capture {
+	char path[32];
+	int fd, saved;
+};
+
+static void capture_start(struct capture *c)
+{
+	snprintf(c->path, sizeof(c->path), "/tmp/cpha-test-log-XXXXXX");
+	c->fd = mkstemp(c->path);
+	assert_true(c->fd >= 0);
+	fflush(stderr);
+	c->saved = dup(STDERR_FILENO);
+	dup2(c->fd, STDERR_FILENO);
+}
+
+static void capture_end(struct capture *c, char *text, size_t len)
+{
+	FILE *f;
+
+	fflush(stderr);
+	dup2(c->saved, STDERR_FILENO);
+	close(c->saved);
+	f = fdopen(c->fd, "r");
+	rewind(f);
+	assert_int_equal(fread(text, 1, len - 1, f) > 0, 1);
+	fclose(f);
+	unlink(c->path);
+}
+
 /* Under systemd, stderr lines carry "<N>" so journald keeps the priority. */
 static void test_journal_prefix(void **state)
 {
-	char path[] = "/tmp/cpha-test-log-XXXXXX", text[256] = "", env[64];
+	char text[256] = "", env[64];
+	struct capture c;
 	struct stat st;
-	int fd, saved;
-	FILE *f;
 
 	(void)state;
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	fflush(stderr);
-	saved = dup(STDERR_FILENO);
-	dup2(fd, STDERR_FILENO);
-	fstat(fd, &st);
+	capture_start(&c);
+	fstat(c.fd, &st);
 	snprintf(env, sizeof(env), "%llu:%llu", (unsigned long long)st.st_dev,
 		(unsigned long long)st.st_ino);
 	setenv("JOURNAL_STREAM", env, 1);
@@ -418,15 +444,8 @@ static void test_journal_prefix(void **state)
 	log_debug("not written");
 	cpha_log_open("test", CPHA_LOG_STDERR);
 	log_warn("plain");
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
+	capture_end(&c, text, sizeof(text));
 	unsetenv("JOURNAL_STREAM");
-	f = fdopen(fd, "r");
-	rewind(f);
-	assert_int_equal(fread(text, 1, sizeof(text) - 1, f) > 0, 1);
-	fclose(f);
-	unlink(path);
 	assert_non_null(strstr(text, "<5>state MASTER\n"));
 	assert_null(strstr(text, "not written"));
 	assert_non_null(strstr(text, "test["));
@@ -438,30 +457,18 @@ static void test_journal_prefix(void **state)
  * never (journald has its own). */
 static void test_time_prefix(void **state)
 {
-	char path[] = "/tmp/cpha-test-log-XXXXXX", text[512] = "";
-	int fd, saved;
-	FILE *f;
+	char text[512] = "";
+	struct capture c;
 
 	(void)state;
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	fflush(stderr);
-	saved = dup(STDERR_FILENO);
-	dup2(fd, STDERR_FILENO);
+	capture_start(&c);
 	setenv("CPHA_LOG_TIME", "1", 1);
 	cpha_log_open("test", CPHA_LOG_STDERR);
 	log_notice("with time");
 	unsetenv("CPHA_LOG_TIME");
 	cpha_log_open("test", CPHA_LOG_STDERR);
 	log_notice("without time");
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	f = fdopen(fd, "r");
-	rewind(f);
-	assert_int_equal(fread(text, 1, sizeof(text) - 1, f) > 0, 1);
-	fclose(f);
-	unlink(path);
+	capture_end(&c, text, sizeof(text));
 	/* 2026-11-30T04:41:07.123Z test[PID]: notice: with time */
 	assert_int_equal(text[4], '-');
 	assert_int_equal(text[10], 'T');

@@ -29,9 +29,9 @@ def fenced_conf(cl):
         PRIO_DELAY, "    delay %ds\n" % LB2_DELAY if n.name == "lb2" else ""))
 
 
-def vipd_conf(prio, extra=()):
+def vipd_conf(prio, extra=(), vip=VIP):
     """vipd.conf of an LB host of the bed: VI_1 (VRRPv3, advert_int 1) with
-    the VIP and track_fenced, and extra lines in the instance."""
+    the VIP (vip) and track_fenced, and extra lines in the instance."""
     return """global_defs {
     router_id cpha
 }
@@ -46,7 +46,7 @@ vrrp_instance VI_1 {
     }
 %s    track_fenced
 }
-""" % (prio, VIP, "".join("    %s\n" % x for x in extra))
+""" % (prio, vip, "".join("    %s\n" % x for x in extra))
 
 
 def holds(node):
