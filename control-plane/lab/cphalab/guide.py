@@ -166,19 +166,19 @@ class Follower:
         blocks = parse(read(self.path), self.path)
         if run and not any(b.run == run for b in blocks):
             raise LabError("docs/%s: no block marked run=%s" % (self.name, run))
-        todo = [b for b in blocks if b.where not in skip and b.run == run and
+        to_run = [b for b in blocks if b.where not in skip and b.run == run and
                 (not b.cond or b.cond in self.conds)]
         i = 0
-        while i < len(todo):
-            if todo[i].each is None:
-                self.block(todo[i], only_hosts)
+        while i < len(to_run):
+            if to_run[i].each is None:
+                self.block(to_run[i], only_hosts)
                 i += 1
                 continue
             j = i
-            while j < len(todo) and todo[j].each == todo[i].each:
+            while j < len(to_run) and to_run[j].each == to_run[i].each:
                 j += 1
             for m in self.lab.by_role("master"):
-                for b in todo[i:j]:
+                for b in to_run[i:j]:
                     self.block(b, only_hosts, m)
             i = j
 
