@@ -217,7 +217,7 @@ static bool holds_vip(const struct cp_cluster *c)
 
 /* The other LB hosts' vipd, and this host's VRRP state ("" unknown). */
 static size_t lb_peers(const struct cp_cluster *c, const char *pki, const char *self,
-	struct lbdrain_peer *p, size_t max, char *local, size_t locallen)
+	struct lbdrain_peer *p, size_t max, char *local, size_t locallen, long *local_hold)
 {
 	struct st_snapshot *s = calloc(1, sizeof(*s));
 	size_t n = 0;
@@ -230,8 +230,10 @@ static size_t lb_peers(const struct cp_cluster *c, const char *pki, const char *
 		const struct st_lb *lb = &s->lbs[i];
 
 		if (strcmp(lb->host, self) == 0) {
-			if (lb->vipd == ST_ANSWERED)
+			if (lb->vipd == ST_ANSWERED) {
 				snprintf(local, locallen, "%s", lb->vrrp);
+				*local_hold = lb->hold_ms;
+			}
 			continue;
 		}
 		if (n == max)
@@ -240,6 +242,7 @@ static size_t lb_peers(const struct cp_cluster *c, const char *pki, const char *
 		p[n].answered = lb->vipd == ST_ANSWERED;
 		snprintf(p[n].vrrp, sizeof(p[n].vrrp), "%s", lb->vrrp);
 		p[n].drained = lb->drained;
+		p[n].hold_ms = lb->hold_ms;
 		n++;
 	}
 	free(s);
@@ -252,7 +255,7 @@ static int lb_run(const char *verb, const struct cp_cluster *c, const char *host
 	struct lbdrain_peer peers[ST_MAX_HOSTS];
 	struct lbdrain_in in = { .host = host, .drain = drain, .force = force };
 	char why[1024], local[16], self[256] = "";
-	long v = drain_file_value(verb, path);
+	long v = drain_file_value(verb, path), hold = 0;
 	time_t end;
 
 	if (v < 0)
@@ -268,7 +271,8 @@ static int lb_run(const char *verb, const struct cp_cluster *c, const char *host
 	in.holds_vip = holds_vip(c);
 	in.peers_known = c->vipd == CP_VIP_VIPD;
 	if (in.peers_known)
-		in.npeers = lb_peers(c, pki, host, peers, ST_MAX_HOSTS, local, sizeof(local));
+		in.npeers =
+			lb_peers(c, pki, host, peers, ST_MAX_HOSTS, local, sizeof(local), &hold);
 	in.peers = peers;
 	switch (lbdrain_decide(&in, why, sizeof(why))) {
 	case LBDRAIN_REFUSE:
@@ -296,17 +300,17 @@ static int lb_run(const char *verb, const struct cp_cluster *c, const char *host
 		bool here = holds_vip(c);
 
 		if (in.peers_known)
-			in.npeers =
-				lb_peers(c, pki, host, peers, ST_MAX_HOSTS, local, sizeof(local));
-		if (lbdrain_settled(drain, here, in.peers_known ? local : "", peers, in.npeers,
-			    in.peers_known))
+			in.npeers = lb_peers(
+				c, pki, host, peers, ST_MAX_HOSTS, local, sizeof(local), &hold);
+		if (lbdrain_settled(drain, here, in.peers_known ? local : "", hold, peers,
+			    in.npeers, in.peers_known))
 			break;
 		if (time(NULL) >= end) {
 			fprintf(stderr, "cpha %s: %s written to %s, but after %d s %s\n", verb,
 				drain ? "1" : "0", path, LBDRAIN_WAIT_SEC,
 				drain ? (here ? "the VIP is still on this host"
 					      : "no other LB host says it holds the VIP")
-				      : "this host's VRRP instance is still in FAULT");
+				      : "this host's VRRP instance is still in FAULT, or starting");
 			return CPHA_EXIT_FAIL;
 		}
 		usleep(200000);

@@ -6,7 +6,7 @@
 
 static bool is_backup(const struct lbdrain_peer *p)
 {
-	return p->answered && !p->drained && strcmp(p->vrrp, "BACKUP") == 0;
+	return p->answered && !p->drained && p->hold_ms <= 0 && strcmp(p->vrrp, "BACKUP") == 0;
 }
 
 /* "lb2: FAULT, drained; lb3: no answer" */
@@ -20,6 +20,10 @@ static void peers_text(const struct lbdrain_in *in, char *out, size_t len)
 		int n = snprintf(out + used, len - used, "%s%s: %s%s", i ? "; " : "", p->name,
 			p->answered ? p->vrrp : "no answer",
 			p->answered && p->drained ? ", drained" : "");
+
+		if (n > 0 && p->answered && p->hold_ms > 0 && (size_t)n < len - used)
+			n += snprintf(out + used + n, len - used - (size_t)n,
+				", starting: no master for %.1f s more", (double)p->hold_ms / 1000);
 
 		if (n < 0)
 			break;
@@ -84,12 +88,13 @@ enum lbdrain_verdict lbdrain_decide(const struct lbdrain_in *in, char *why, size
 	return LBDRAIN_REFUSE;
 }
 
-bool lbdrain_settled(bool drain, bool holds_vip, const char *local_vrrp,
+bool lbdrain_settled(bool drain, bool holds_vip, const char *local_vrrp, long local_hold_ms,
 	const struct lbdrain_peer *peers, size_t npeers, bool peers_known)
 {
 	if (!drain)
-		return !local_vrrp || !*local_vrrp || strcmp(local_vrrp, "BACKUP") == 0 ||
-		       strcmp(local_vrrp, "MASTER") == 0;
+		return !local_vrrp || !*local_vrrp ||
+		       (local_hold_ms <= 0 && (strcmp(local_vrrp, "BACKUP") == 0 ||
+						      strcmp(local_vrrp, "MASTER") == 0));
 	if (holds_vip)
 		return false;
 	if (!peers_known)

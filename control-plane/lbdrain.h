@@ -22,6 +22,7 @@ struct lbdrain_peer {
 	bool answered; /* its vipd's /status was read */
 	char vrrp[16]; /* MASTER, BACKUP, FAULT, INIT, STOP */
 	bool drained;  /* its drain track is not ok */
+	long hold_ms;  /* its vrrp_startup_delay left: it takes no VIP before */
 };
 
 struct lbdrain_in {
@@ -45,7 +46,8 @@ enum lbdrain_verdict {
  * - undrain: write;
  * - drain of a host holding no VIP: write (the VIP stays where it is);
  * - drain of the host holding the VIP: write when another LB host answers
- *   as BACKUP and is not drained itself (it takes the VIP); else refused,
+ *   as BACKUP, is not drained itself and is past its vrrp_startup_delay
+ *   (it takes the VIP at once); else refused,
  *   unless force: the VIP would be on no host. With keepalived the other
  *   hosts' state cannot be read: refused unless force, saying to check.
  * why gets a sentence for the user. */
@@ -55,8 +57,10 @@ enum lbdrain_verdict lbdrain_decide(const struct lbdrain_in *in, char *why, size
  * - drain: no VIP left on this host and, when the peers are known, one of
  *   them MASTER (the VIP has moved, not just gone);
  * - undrain: this host's instance out of FAULT (local_vrrp BACKUP or
- *   MASTER); with keepalived (local_vrrp "") at once. */
-bool lbdrain_settled(bool drain, bool holds_vip, const char *local_vrrp,
+ *   MASTER) and past its vrrp_startup_delay (local_hold_ms 0), so that it
+ *   can take the VIP when the next host is drained; with keepalived
+ *   (local_vrrp "") at once. */
+bool lbdrain_settled(bool drain, bool holds_vip, const char *local_vrrp, long local_hold_ms,
 	const struct lbdrain_peer *peers, size_t npeers, bool peers_known);
 
 #endif

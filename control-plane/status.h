@@ -95,6 +95,7 @@ struct st_lb {
 	bool vip_present;  /* the VIP is on its interface now */
 	bool vip2_present; /* and the second VIP of a dual-stack cluster */
 	bool drained;      /* its drain track failing: `cpha drain` of this host */
+	long hold_ms;      /* vrrp_startup_delay left: no master before it ends */
 };
 
 struct st_pending {

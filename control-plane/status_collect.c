@@ -394,6 +394,7 @@ static void job_vipd(struct collect *k, struct job *j)
 			if (!a || strcmp(a, want) != 0)
 				continue;
 			snprintf(lb->vrrp, sizeof(lb->vrrp), "%s", st ? st : "?");
+			lb->hold_ms = (long)json_integer_value(json_object_get(in, "hold_ms"));
 			lb->priority = (int)json_integer_value(json_object_get(in, "priority"));
 			lb->effective_priority =
 				(int)json_integer_value(json_object_get(in, "effective_priority"));

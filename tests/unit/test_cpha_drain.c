@@ -173,11 +173,12 @@ static enum lbdrain_verdict lb(bool drain, bool force, bool drained, bool holds,
 
 static void lb_drain_rules(void **state)
 {
-	struct lbdrain_peer up[] = { { "lb2", true, "FAULT", false },
-		{ "lb3", true, "BACKUP", false } };
-	struct lbdrain_peer none[] = { { "lb2", true, "FAULT", true },
-		{ "lb3", false, "", false } };
-	struct lbdrain_peer drained_backup[] = { { "lb2", true, "BACKUP", true } };
+	struct lbdrain_peer up[] = { { "lb2", true, "FAULT", false, 0 },
+		{ "lb3", true, "BACKUP", false, 0 } };
+	struct lbdrain_peer none[] = { { "lb2", true, "FAULT", true, 0 },
+		{ "lb3", false, "", false, 0 } };
+	struct lbdrain_peer drained_backup[] = { { "lb2", true, "BACKUP", true, 0 } };
+	struct lbdrain_peer starting[] = { { "lb2", true, "BACKUP", false, 12400 } };
 	char why[512];
 
 	(void)state;
@@ -191,6 +192,10 @@ static void lb_drain_rules(void **state)
 	/* a backup that is drained itself takes nothing */
 	assert_int_equal(
 		lb(true, false, false, true, true, drained_backup, 1, why), LBDRAIN_REFUSE);
+	/* a backup whose vipd has just started (vrrp_startup_delay) takes no
+	 * VIP before its delay ends: the API would have none meanwhile */
+	assert_int_equal(lb(true, false, false, true, true, starting, 1, why), LBDRAIN_REFUSE);
+	assert_non_null(strstr(why, "lb2: BACKUP, starting: no master for 12.4 s more"));
 	/* the only LB host */
 	assert_int_equal(lb(true, false, false, true, true, NULL, 0, why), LBDRAIN_REFUSE);
 	assert_non_null(strstr(why, "there is none"));
@@ -210,20 +215,22 @@ static void lb_drain_rules(void **state)
 
 static void lb_drain_settles(void **state)
 {
-	struct lbdrain_peer moved[] = { { "lb2", true, "MASTER", false } };
-	struct lbdrain_peer gone[] = { { "lb2", true, "BACKUP", false } };
+	struct lbdrain_peer moved[] = { { "lb2", true, "MASTER", false, 0 } };
+	struct lbdrain_peer gone[] = { { "lb2", true, "BACKUP", false, 0 } };
 
 	(void)state;
 	/* the VIP still here, or on no host yet: not yet */
-	assert_false(lbdrain_settled(true, true, "FAULT", moved, 1, true));
-	assert_false(lbdrain_settled(true, false, "FAULT", gone, 1, true));
-	assert_true(lbdrain_settled(true, false, "FAULT", moved, 1, true));
+	assert_false(lbdrain_settled(true, true, "FAULT", 0, moved, 1, true));
+	assert_false(lbdrain_settled(true, false, "FAULT", 0, gone, 1, true));
+	assert_true(lbdrain_settled(true, false, "FAULT", 0, moved, 1, true));
 	/* keepalived: once it is gone from here */
-	assert_true(lbdrain_settled(true, false, "", NULL, 0, false));
-	/* undrain: out of FAULT */
-	assert_false(lbdrain_settled(false, false, "FAULT", moved, 1, true));
-	assert_true(lbdrain_settled(false, false, "BACKUP", moved, 1, true));
-	assert_true(lbdrain_settled(false, false, "", NULL, 0, false));
+	assert_true(lbdrain_settled(true, false, "", 0, NULL, 0, false));
+	/* undrain: out of FAULT, and able to take the VIP (past its
+	 * vrrp_startup_delay) before the next host is drained */
+	assert_false(lbdrain_settled(false, false, "FAULT", 0, moved, 1, true));
+	assert_false(lbdrain_settled(false, false, "BACKUP", 3000, moved, 1, true));
+	assert_true(lbdrain_settled(false, false, "BACKUP", 0, moved, 1, true));
+	assert_true(lbdrain_settled(false, false, "", 0, NULL, 0, false));
 }
 
 int main(void)
