@@ -537,37 +537,24 @@ UPGRADE_SUFFIX = "+lab-upgrade"
 
 def upgrade_dirs(lab):
     """Two directories of lbd, vipd and fenced (symbolic links to them):
-    this build's, and the same source built again with a version of its
-    own (CPHA_VERSION_SUFFIX), made once per lab. The lb-upgrade scenario
-    installs whichever the LB hosts do not run."""
+    this build's, and its NAME-lab-upgrade variants, the same code built
+    to report another version (CMakeLists.txt, cpha_lab_upgrade_variant).
+    The lb-upgrade scenario installs whichever the LB hosts do not run."""
     progs = Programs()
     if not progs.build:
-        raise LabError("lb-upgrade builds lbd, vipd and fenced again: it needs cpha run "
-                       "from a build tree (an installed cpha has no source)")
-    src = None
-    with open(os.path.join(progs.build, "CMakeCache.txt")) as f:
-        for line in f:
-            if line.startswith("CMAKE_HOME_DIRECTORY:"):
-                src = line.split("=", 1)[1].strip()
-    if not src or not os.path.isdir(src):
-        raise LabError("lb-upgrade: no source tree in %s/CMakeCache.txt" % progs.build)
-    out = lab.path("upgrade-build")
-    if not os.path.exists(os.path.join(out, "vipd", "vipd")):
-        for argv in (["cmake", "-S", src, "-B", out, "-DCPHA_VERSION_SUFFIX=" + UPGRADE_SUFFIX],
-                     ["nice", "cmake", "--build", out, "-j", str(os.cpu_count() or 2),
-                      "--target", "lbd", "vipd", "fenced"]):
-            r = subprocess.run(argv, capture_output=True, text=True, timeout=1200)
-            if r.returncode:
-                raise LabError("lb-upgrade: %s: exit %d\n%s" % (" ".join(argv), r.returncode,
-                                                                 (r.stdout + r.stderr)[-3000:]))
+        raise LabError("lb-upgrade installs another build of lbd, vipd and fenced: it needs "
+                       "cpha run from a build tree (an installed cpha has no other build)")
     dirs = {}
-    for name, top in (("this", progs.build), ("upgrade", out)):
+    for name, suffix in (("this", ""), ("upgrade", "-lab-upgrade")):
         d = lab.path("programs-" + name)
         os.makedirs(d, exist_ok=True)
         for n in ("lbd", "vipd", "fenced"):
+            target = os.path.join(progs.build, n, n + suffix)
+            if not os.path.exists(target):
+                raise LabError("lb-upgrade: %s is not built (cmake --build %s --target %s)"
+                               % (target, progs.build, n + suffix))
             link = os.path.join(d, n)
             if not os.path.lexists(link):
-                os.symlink(os.path.join(top, n, n), link)
+                os.symlink(target, link)
         dirs[name] = d
     return dirs
-

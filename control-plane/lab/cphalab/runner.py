@@ -323,8 +323,6 @@ def run_attempt(sess, stack, name, rnd, attempt):
     lab, progress = sess.lab, sess.progress
     ev = sess.events[stack]
     ev6 = sess.events6.get(stack)
-    if name in scenarios.PREPARE:
-        scenarios.PREPARE[name](lab, stack)
     t_wait = time.time()
     facts, why, notes = wait_start(lab, ev, progress, START_TIMEOUT, ev6)
     base = {"name": name, "repeat": rnd, "attempt": attempt,

@@ -794,20 +794,12 @@ def file_digest(path):
 LB_PROGRAMS = {"cpha": ("lbd", "vipd", "fenced"), "peer": ("haproxy", "keepalived")}
 
 
-def lb_upgrade_prepare(lab, stack):
-    """Before the settled start: the other build of lbd, vipd and fenced
-    (made once per lab, minutes of compiling that must not fall inside a
-    run)."""
-    if labmod.is_cpha(stack):
-        build.upgrade_dirs(lab)
-
-
 def lb_upgrade(ctx):
     """A new lbd, vipd and fenced on each LB host in turn, the VIP holder
     last: docs/runbook.md's "Upgrading the load-balancer hosts", its blocks
     run as written (drain, install, restart, undrain). The new programs
     are a build of their own (build.upgrade_dirs), or this build again when
-    the hosts run that one. The peer restarts HAProxy and keepalived the
+    the hosts run that one: a different file each time. The peer restarts HAProxy and keepalived the
     same way, the backups first."""
     lab = ctx.lab
     lbs = lab.by_role("lb")
@@ -843,9 +835,6 @@ def lb_upgrade(ctx):
         " and ".join(names)))
     return t0
 
-
-# run before the settled start of each run
-PREPARE = {"lb-upgrade": lb_upgrade_prepare}
 
 # scenarios run for cpha's stack alone. cert-rotation follows the runbook,
 # whose steps wait on `cpha status` being healthy: with the description of
