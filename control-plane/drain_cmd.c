@@ -1,34 +1,62 @@
 /* `cpha drain MASTER` and `cpha undrain MASTER`, on an LB host: the
  * master's apiserver out of the local load balancer's rotation, and back,
- * through its admin socket (lbd's or HAProxy's: the same commands). */
+ * through its admin socket (lbd's or HAProxy's: the same commands).
+ * `cpha drain LBHOST` and `cpha undrain LBHOST`, on that LB host: its VRRP
+ * instances into FAULT through the drain file they track, and back
+ * (lbdrain.h). */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "admin.h"
 #include "cpha.h"
 #include "drain.h"
+#include "lbdrain.h"
 #include "render_paths.h"
+#include "status.h"
 
 #define DRAIN_TIMEOUT_USEC 5000000ULL
+/* how long a drain waits for the VIP to move, an undrain for FAULT to end */
+#define LBDRAIN_WAIT_SEC   20
+#define LBDRAIN_ASK_USEC   2000000ULL
 
 static void usage(FILE *f, bool drain)
 {
 	fprintf(f,
 		"usage: cpha [-f FILE] %s MASTER [--socket PATH]%s [--dry-run]\n"
+		"       cpha [-f FILE] %s LBHOST [--lb]%s [--pki DIR] [--drain-file PATH] "
+		"[--dry-run]\n"
 		"  on an LB host: %s\n"
+		"  on LBHOST itself: %s\n"
 		"%s"
 		"  --socket PATH  the load balancer's admin socket (default " RENDER_LBD_SOCKET
 		", or\n"
 		"                 " RENDER_HAPROXY_SOCKET " when the description's lb is haproxy)\n"
+		"  --lb           NAME is the LB host to drain, also where it is a master\n"
+		"  --pki DIR      the certificates of cpha pki, to read the other LB hosts'\n"
+		"                 vipd /status (default: as installed on this host)\n"
+		"  --drain-file PATH  the file the VRRP instances track (default\n"
+		"                 " RENDER_LB_DRAIN_FILE ")\n"
 		"  --dry-run      say what would be done, change nothing\n",
-		drain ? "drain" : "undrain", drain ? " [--force]" : "",
+		drain ? "drain" : "undrain", drain ? " [--force]" : "", drain ? "drain" : "undrain",
+		drain ? " [--force]" : "",
 		drain ? "no new connection to MASTER's apiserver; its connections end by "
 			"themselves"
 		      : "MASTER's apiserver back in rotation (once its checks pass)",
-		drain ? "  --force        even when it is the only apiserver in rotation here\n"
+		drain ? "its VRRP instances in FAULT: priority 0 sent, the VIP handed to a "
+			"backup;\n                    waits until the VIP has moved"
+		      : "its VRRP instances out of FAULT (waits until they are)",
+		drain ? "  --force        even when it is the only apiserver in rotation here,\n"
+			"                 or the only LB host up to hold the VIP\n"
 		      : "");
 }
 
@@ -106,18 +134,211 @@ static int run(const char *verb, const struct cp_cluster *c, const char *name, c
 	return CPHA_EXIT_FAIL;
 }
 
+/* The drain file's value: 0 when it is missing or empty (keepalived's
+ * track_file reads it so), -1 after saying why it cannot be read. */
+static long drain_file_value(const char *verb, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v = 0;
+
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "cpha %s: %s: %s\n", verb, path, strerror(errno));
+		return -1;
+	}
+	if (fscanf(f, "%ld", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v < 0 ? -v : v;
+}
+
+static int drain_file_write(const char *verb, const char *path, bool on)
+{
+	char dir[512], *slash;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+			fprintf(stderr, "cpha %s: %s: %s\n", verb, dir, strerror(errno));
+			return -1;
+		}
+	}
+	/* in place, not renamed over: keepalived's inotify sees the close */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd == -1 || write(fd, on ? "1\n" : "0\n", 2) != 2 || fsync(fd) == -1) {
+		fprintf(stderr, "cpha %s: writing %s: %s\n", verb, path, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+/* Whether one of the cluster's VIPs is on an interface of this host. */
+static bool holds_vip(const struct cp_cluster *c)
+{
+	struct ifaddrs *ifa, *i;
+	bool yes = false;
+
+	if (getifaddrs(&ifa) == -1)
+		return false;
+	for (i = ifa; i && !yes; i = i->ifa_next) {
+		const struct cpha_addr *v[2] = { &c->vip, c->has_vip2 ? &c->vip2 : NULL };
+
+		if (!i->ifa_addr)
+			continue;
+		for (int k = 0; k < 2 && v[k] && !yes; k++) {
+			int fam = v[k]->ss.ss_family;
+
+			if (i->ifa_addr->sa_family != fam)
+				continue;
+			if (fam == AF_INET)
+				yes = ((const struct sockaddr_in *)(const void *)i->ifa_addr)
+					      ->sin_addr.s_addr ==
+				      ((const struct sockaddr_in *)(const void *)&v[k]->ss)
+					      ->sin_addr.s_addr;
+			else if (fam == AF_INET6)
+				yes = memcmp(&((const struct sockaddr_in6 *)(const void *)
+							     i->ifa_addr)
+						      ->sin6_addr,
+					      &((const struct sockaddr_in6 *)(const void *)&v[k]
+							      ->ss)
+						       ->sin6_addr,
+					      sizeof(struct in6_addr)) == 0;
+		}
+	}
+	freeifaddrs(ifa);
+	return yes;
+}
+
+/* The other LB hosts' vipd, and this host's VRRP state ("" unknown). */
+static size_t lb_peers(const struct cp_cluster *c, const char *pki, const char *self,
+	struct lbdrain_peer *p, size_t max, char *local, size_t locallen, long *local_hold)
+{
+	struct st_snapshot *s = calloc(1, sizeof(*s));
+	size_t n = 0;
+
+	snprintf(local, locallen, "%s", "");
+	if (!s)
+		return 0;
+	status_collect_lbs(c, pki, LBDRAIN_ASK_USEC, s);
+	for (size_t i = 0; i < s->nlbs; i++) {
+		const struct st_lb *lb = &s->lbs[i];
+
+		if (strcmp(lb->host, self) == 0) {
+			if (lb->vipd == ST_ANSWERED) {
+				snprintf(local, locallen, "%s", lb->vrrp);
+				*local_hold = lb->hold_ms;
+			}
+			continue;
+		}
+		if (n == max)
+			continue;
+		snprintf(p[n].name, sizeof(p[n].name), "%s", lb->host);
+		p[n].answered = lb->vipd == ST_ANSWERED;
+		snprintf(p[n].vrrp, sizeof(p[n].vrrp), "%s", lb->vrrp);
+		p[n].drained = lb->drained;
+		p[n].hold_ms = lb->hold_ms;
+		n++;
+	}
+	free(s);
+	return n;
+}
+
+static int lb_run(const char *verb, const struct cp_cluster *c, const char *host, const char *pki,
+	const char *path, bool drain, bool force, bool dry)
+{
+	struct lbdrain_peer peers[ST_MAX_HOSTS];
+	struct lbdrain_in in = { .host = host, .drain = drain, .force = force };
+	char why[1024], local[16], self[256] = "";
+	long v = drain_file_value(verb, path), hold = 0;
+	time_t end;
+
+	if (v < 0)
+		return CPHA_EXIT_FAIL;
+	/* this host's name, or its name up to the first dot */
+	if (gethostname(self, sizeof(self) - 1) == 0 && strcmp(self, host) != 0 &&
+		!(strncmp(self, host, strlen(host)) == 0 && self[strlen(host)] == '.')) {
+		fprintf(stderr, "cpha %s: %s is an LB host: run this on %s (this is %s)\n", verb,
+			host, host, self);
+		return CPHA_EXIT_FAIL;
+	}
+	in.drained = v != 0;
+	in.holds_vip = holds_vip(c);
+	in.peers_known = c->vipd == CP_VIP_VIPD;
+	if (in.peers_known)
+		in.npeers =
+			lb_peers(c, pki, host, peers, ST_MAX_HOSTS, local, sizeof(local), &hold);
+	in.peers = peers;
+	switch (lbdrain_decide(&in, why, sizeof(why))) {
+	case LBDRAIN_REFUSE:
+		fprintf(stderr, "cpha %s: %s\n", verb, why);
+		return CPHA_EXIT_FAIL;
+	case LBDRAIN_NOTHING:
+		printf("%s\n", why);
+		return CPHA_EXIT_OK;
+	case LBDRAIN_WRITE:
+		break;
+	}
+	if (dry) {
+		printf("would write %d to %s: %s\n", drain, path, why);
+		return CPHA_EXIT_OK;
+	}
+	if (drain_file_write(verb, path, drain) < 0)
+		return CPHA_EXIT_FAIL;
+	if (drain && !in.holds_vip) {
+		printf("%s\n", why);
+		return CPHA_EXIT_OK;
+	}
+	/* what the VRRP instances did, not what was asked */
+	end = time(NULL) + LBDRAIN_WAIT_SEC;
+	for (;;) {
+		bool here = holds_vip(c);
+
+		if (in.peers_known)
+			in.npeers = lb_peers(
+				c, pki, host, peers, ST_MAX_HOSTS, local, sizeof(local), &hold);
+		if (lbdrain_settled(drain, here, in.peers_known ? local : "", hold, peers,
+			    in.npeers, in.peers_known))
+			break;
+		if (time(NULL) >= end) {
+			fprintf(stderr, "cpha %s: %s written to %s, but after %d s %s\n", verb,
+				drain ? "1" : "0", path, LBDRAIN_WAIT_SEC,
+				drain ? (here ? "the VIP is still on this host"
+					      : "no other LB host says it holds the VIP")
+				      : "this host's VRRP instance is still in FAULT, or starting");
+			return CPHA_EXIT_FAIL;
+		}
+		usleep(200000);
+	}
+	for (size_t i = 0; drain && i < in.npeers; i++)
+		if (strcmp(peers[i].vrrp, "MASTER") == 0)
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+				"; %s holds the VIP now", peers[i].name);
+	printf("%s\n", why);
+	return CPHA_EXIT_OK;
+}
+
 static int drain_main(int argc, char **argv, const char *file, bool drain)
 {
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "lb", no_argument, NULL, 'L' },
+		{ "pki", required_argument, NULL, 'p' },
+		{ "drain-file", required_argument, NULL, 'D' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *verb = drain ? "drain" : "undrain", *sock = NULL;
-	bool force = false, dry = false;
+	const char *verb = drain ? "drain" : "undrain", *sock = NULL, *pki = NULL;
+	const char *dfile = RENDER_LB_DRAIN_FILE;
+	bool force = false, dry = false, lb = false;
 	const struct cp_host *h;
 	struct cp_cluster *c;
 	int ch, rc;
@@ -138,6 +359,15 @@ static int drain_main(int argc, char **argv, const char *file, bool drain)
 		case 'n':
 			dry = true;
 			break;
+		case 'L':
+			lb = true;
+			break;
+		case 'p':
+			pki = optarg;
+			break;
+		case 'D':
+			dfile = optarg;
+			break;
 		case 'f':
 			file = optarg;
 			break;
@@ -157,11 +387,17 @@ static int drain_main(int argc, char **argv, const char *file, bool drain)
 	if (!c)
 		return CPHA_EXIT_FAIL;
 	h = cluster_host(c, argv[optind]);
-	if (!h || !(h->roles & CP_ROLE_MASTER)) {
-		fprintf(stderr, "cpha %s: %s is not a master of %s; its masters:", verb,
-			argv[optind], file);
+	if (h && (h->roles & CP_ROLE_LB) && (lb || !(h->roles & CP_ROLE_MASTER))) {
+		rc = lb_run(verb, c, h->name, pki, dfile, drain, force, dry);
+		cluster_free(c);
+		return rc;
+	}
+	if (!h || !(h->roles & CP_ROLE_MASTER) || lb) {
+		fprintf(stderr, "cpha %s: %s is not a %s of %s; its %s:", verb, argv[optind],
+			lb ? "load-balancer host" : "master or load-balancer host", file,
+			lb ? "LB hosts" : "masters and LB hosts");
 		for (size_t i = 0; i < c->nhosts; i++)
-			if (c->hosts[i].roles & CP_ROLE_MASTER)
+			if (c->hosts[i].roles & (lb ? CP_ROLE_LB : CP_ROLE_MASTER | CP_ROLE_LB))
 				fprintf(stderr, " %s", c->hosts[i].name);
 		fputc('\n', stderr);
 		cluster_free(c);

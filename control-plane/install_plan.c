@@ -71,6 +71,9 @@ const struct install_row install_table[] = {
 		INSTALL_ON_METRICS },
 	{ INSTALL_SRC_PKI, "metrics-key.pem", "/etc/cpha/metrics-key.pem", 0600, INSTALL_MON_KEY,
 		INSTALL_ON_METRICS },
+	/* the cluster CA where no master's copy is, so that cpha status and
+	 * cpha drain on an LB host verify the other hosts' /status */
+	{ INSTALL_SRC_PKI, "ca.pem", RENDER_MON_CA, 0644, 0, INSTALL_ON_METRICS },
 	/* corosync reads it on every node of its cluster: corosync.conf(5) */
 	{ INSTALL_SRC_PKI, "corosync-authkey", "/etc/corosync/authkey", 0400, 0,
 		INSTALL_ON_COROSYNC },

@@ -35,6 +35,8 @@ static void usage(FILE *f)
 		"  drain MASTER [--force] [--socket PATH] [--dry-run]  on an LB host: MASTER's\n"
 		"                                            apiserver out of rotation\n"
 		"  undrain MASTER [--socket PATH] [--dry-run]  and back in\n"
+		"  drain|undrain LBHOST [--lb] [--force] [--dry-run]  on LBHOST: its VIP to\n"
+		"                                            a backup (FAULT), and back\n"
 		"  lab [--name NAME] up|down|status|run|soak|workload|x|probe|report|"
 		"check-history ...\n"
 		"                                            the HA control plane on one machine\n"

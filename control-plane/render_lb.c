@@ -284,6 +284,10 @@ static void vrrp_instance(const struct cp_cluster *c, const struct cp_host *self
 		put(b, "    ! preempting a live master, announce first and take the VIP once it\n"
 		       "    ! has stepped down: a lost advert never leaves it on both hosts\n"
 		       "    preempt_handover\n");
+	put(b, "    ! drained (cpha drain): FAULT, priority 0 sent, the VIP given up\n"
+	       "    track_file {\n"
+	       "        " RENDER_LB_DRAIN_TRACK " weight 0\n"
+	       "    }\n");
 	if (fenced)
 		put(b, "    ! no takeover until fenced has fenced the old holder; no VIP without "
 		       "quorum\n"
@@ -357,6 +361,15 @@ static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, 
 				w);
 		put(b, "}\n\n");
 	}
+	put(b,
+		"! `cpha drain %s` writes 1 here and `cpha undrain %s` 0: while it is\n"
+		"! not 0 the instances are in FAULT (weight 0): they send priority 0, so\n"
+		"! a backup takes the VIP at once, and give it up (an upgrade of this\n"
+		"! host). A missing file counts as 0.\n"
+		"track_file " RENDER_LB_DRAIN_TRACK " {\n"
+		"    file " RENDER_LB_DRAIN_FILE "\n"
+		"}\n\n",
+		self->name, self->name);
 	if (fenced && npeers) {
 		/* vipd extension: a BFD session per other LB host. A session to
 		 * the host holding the VIP that drops (150 ms) makes vipd ask

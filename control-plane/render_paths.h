@@ -48,6 +48,15 @@
 #define RENDER_VIPD_METRICS_PORT     9121
 #define RENDER_FENCED_METRICS_PORT   9122
 #define RENDER_LB_PROXY              "apiserver" /* the listen section: track_lbd's backend */
+/* `cpha drain LBHOST` writes 1 here, `cpha undrain` 0: the VRRP instances
+ * track it (track_file RENDER_LB_DRAIN_TRACK, weight 0: FAULT while it is
+ * not 0). Under /var/lib, so a host drained before a reboot comes back
+ * drained. */
+#define RENDER_LB_DRAIN_FILE         "/var/lib/cpha/lb-drain"
+#define RENDER_LB_DRAIN_TRACK        "lb_drain"
+/* the cluster CA on every host with monitoring.tls: what cpha status and
+ * cpha drain there verify the daemons' /status with */
+#define RENDER_MON_CA                "/etc/cpha/ca.pem"
 
 /* Installed paths of the files. */
 #define RENDER_LBD_CFG         "/etc/lbd/lbd.cfg"

@@ -94,6 +94,8 @@ struct st_lb {
 	int priority, effective_priority;
 	bool vip_present;  /* the VIP is on its interface now */
 	bool vip2_present; /* and the second VIP of a dual-stack cluster */
+	bool drained;      /* its drain track failing: `cpha drain` of this host */
+	long hold_ms;      /* vrrp_startup_delay left: no master before it ends */
 };
 
 struct st_pending {
@@ -257,6 +259,9 @@ const char *status_host_state_name(enum st_host_state s);
  * pki: the directory `cpha pki` wrote (ca.pem, etcd-client, admin), or
  * NULL for the files as installed on a master (the two directories below). */
 void status_collect(
+	const struct cp_cluster *c, const char *pki, uint64_t timeout_usec, struct st_snapshot *s);
+/* The same for the LB hosts alone (s->lbs): their lbd or HAProxy and vipd. */
+void status_collect_lbs(
 	const struct cp_cluster *c, const char *pki, uint64_t timeout_usec, struct st_snapshot *s);
 
 /* status_certs.c: read the notAfter of every certificate under the PKI

@@ -358,6 +358,8 @@ static void check_lb(
 				reach_name(lb->vipd), *lb->vipd_error ? ": " : "", lb->vipd_error);
 			continue;
 		}
+		if (lb->drained)
+			note(rvip, "%s: drained (cpha undrain %s ends it)", lb->host, lb->host);
 		if (lb->vip_present) {
 			holders++;
 			holder = lb->host;

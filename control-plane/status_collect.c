@@ -38,6 +38,7 @@ struct collect {
 	char userpwd[512];
 	char mon_error[ST_TEXT]; /* why the password could not be read; "" */
 	struct ifaddrs *local;   /* this host's addresses */
+	bool pki_given;          /* the certificates of a PKI directory, not as installed */
 };
 
 struct job {
@@ -359,7 +360,7 @@ static void job_monitor(struct collect *k, struct job *j)
 static void job_vipd(struct collect *k, struct job *j)
 {
 	struct st_lb *lb = j->out;
-	json_t *root, *in, *vip;
+	json_t *root, *in, *vip, *t;
 	char url[512], want[CPHA_ADDR_STRLEN], want2[CPHA_ADDR_STRLEN] = "";
 	size_t i, n;
 
@@ -375,6 +376,15 @@ static void job_vipd(struct collect *k, struct job *j)
 	{
 		const char *st = json_string_value(json_object_get(in, "state"));
 
+		/* the drain file, as cpha render names its track */
+		json_array_foreach(json_object_get(in, "tracks"), n, t)
+		{
+			const char *tn = json_string_value(json_object_get(t, "name"));
+
+			if (tn && strcmp(tn, RENDER_LB_DRAIN_TRACK) == 0 &&
+				json_is_false(json_object_get(t, "ok")))
+				lb->drained = true;
+		}
 		json_array_foreach(json_object_get(in, "vips"), n, vip)
 		{
 			const char *a = json_string_value(json_object_get(vip, "address"));
@@ -384,6 +394,7 @@ static void job_vipd(struct collect *k, struct job *j)
 			if (!a || strcmp(a, want) != 0)
 				continue;
 			snprintf(lb->vrrp, sizeof(lb->vrrp), "%s", st ? st : "?");
+			lb->hold_ms = (long)json_integer_value(json_object_get(in, "hold_ms"));
 			lb->priority = (int)json_integer_value(json_object_get(in, "priority"));
 			lb->effective_priority =
 				(int)json_integer_value(json_object_get(in, "effective_priority"));
@@ -492,7 +503,11 @@ static void mon_setup(struct collect *k)
 	int fd;
 
 	k->mon_scheme = m->cert_file ? "https" : "http";
-	k->mon_tls = (struct cpha_http_tls){ .ca = m->cert_file ? k->ca : NULL };
+	/* as installed, the CA is also where an LB host has one */
+	k->mon_tls = (struct cpha_http_tls){ .ca = !m->cert_file ? NULL
+						   : access(k->ca, R_OK) == 0 || k->pki_given
+							   ? k->ca
+							   : RENDER_MON_CA };
 	if (getifaddrs(&k->local) == -1)
 		k->local = NULL;
 	if (!m->user)
@@ -520,10 +535,10 @@ static void mon_setup(struct collect *k)
 	k->mon_tls.userpwd = k->userpwd;
 }
 
-void status_collect(
-	const struct cp_cluster *c, const char *pki, uint64_t timeout_usec, struct st_snapshot *s)
+static void collect(const struct cp_cluster *c, const char *pki, uint64_t timeout_usec,
+	struct st_snapshot *s, bool lbs_only)
 {
-	struct collect k = { .c = c, .timeout = timeout_usec };
+	struct collect k = { .c = c, .timeout = timeout_usec, .pki_given = pki != NULL };
 	struct job jobs[ST_MAX_HOSTS * 8];
 	size_t nj = 0, i;
 
@@ -548,14 +563,14 @@ void status_collect(
 	s->lb_lbd = c->lb == CP_LB_LBD;
 	s->vip_vipd = c->vipd == CP_VIP_VIPD;
 	s->k8s_minor = c->k8s_minor;
-	for (i = 0; i < c->netcd && s->netcd < ST_MAX_HOSTS; i++) {
+	for (i = 0; i < c->netcd && s->netcd < ST_MAX_HOSTS && !lbs_only; i++) {
 		const struct cp_host *h = &c->hosts[c->etcd[i]];
 		struct st_etcd *e = &s->etcd[s->netcd++];
 
 		snprintf(e->host, sizeof(e->host), "%s", h->name);
 		JOB(job_etcd, h, e);
 	}
-	for (i = 0; i < c->nhosts; i++) {
+	for (i = 0; i < c->nhosts && !lbs_only; i++) {
 		const struct cp_host *h = &c->hosts[i];
 		enum ha_tier t = ha_tier_of(c, h);
 
@@ -585,11 +600,12 @@ void status_collect(
 		if (s->vip_vipd)
 			JOB(job_vipd, h, lb);
 	}
-	JOB(job_vip, NULL, s);
+	if (!lbs_only)
+		JOB(job_vip, NULL, s);
 	snprintf(s->leases[0].name, ST_NAME, "kube-controller-manager");
 	snprintf(s->leases[1].name, ST_NAME, "kube-scheduler");
 	s->nleases = 2;
-	if (c->leader_elect) {
+	if (c->leader_elect && !lbs_only) {
 		JOB(job_lease, NULL, &s->leases[0]);
 		JOB(job_lease, NULL, &s->leases[1]);
 	}
@@ -602,10 +618,25 @@ void status_collect(
 		else
 			jobs[i].fn(jobs[i].k, &jobs[i]); /* no thread: in turn */
 	}
-	collect_pcmk(&k, s);
-	status_collect_certs(pki, s);
-	status_collect_snaps(c, (int64_t)(cpha_now_usec(CLOCK_REALTIME) / CPHA_USEC_PER_SEC), s);
+	if (!lbs_only) {
+		collect_pcmk(&k, s);
+		status_collect_certs(pki, s);
+		status_collect_snaps(
+			c, (int64_t)(cpha_now_usec(CLOCK_REALTIME) / CPHA_USEC_PER_SEC), s);
+	}
 	explicit_bzero(k.userpwd, sizeof(k.userpwd));
 	if (k.local)
 		freeifaddrs(k.local);
+}
+
+void status_collect(
+	const struct cp_cluster *c, const char *pki, uint64_t timeout_usec, struct st_snapshot *s)
+{
+	collect(c, pki, timeout_usec, s, false);
+}
+
+void status_collect_lbs(
+	const struct cp_cluster *c, const char *pki, uint64_t timeout_usec, struct st_snapshot *s)
+{
+	collect(c, pki, timeout_usec, s, true);
 }

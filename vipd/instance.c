@@ -178,6 +178,105 @@ static void vips_reset(struct vipd_inst *in)
 			in->name, total, total == 1 ? "" : "s");
 }
 
+/* The new holder announces the VIP (gratuitous ARP, unsolicited NA) just
+ * after its first advertisement: the nudges wait that long. */
+#define NUDGE_AFTER_ADVERT_USEC 20000ULL
+/* a second round for a segment lost on the way, then none */
+#define NUDGE_AGAIN_USEC        1000000ULL
+#define NUDGE_ROUNDS            2
+
+/* A backup is known alive: a BFD session to another LB host is up. */
+static bool backup_alive(const struct vipd *d)
+{
+	for (size_t i = 0; i < d->nbfds; i++)
+		if (d->bfds[i]->s.state == BFD_STATE_UP)
+			return true;
+	return false;
+}
+
+static void forget_clear(struct vipd_inst *in)
+{
+	free(in->gone);
+	in->gone = NULL;
+	in->ngone = 0;
+	in->nudges = 0;
+	if (in->nudge_timer)
+		sd_event_source_set_enabled(in->nudge_timer, SD_EVENT_OFF);
+}
+
+static int on_nudge(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct vipd_inst *in = userdata;
+	unsigned sent = 0;
+	int r;
+
+	(void)usec;
+	r = vipd_tcp_nudge(in->gone, in->ngone, &sent);
+	if (r < 0)
+		log_warn("instance %s: nudging the clients of the connections given up: %s",
+			in->name, strerror(-r));
+	if (in->nudges++ == 0)
+		log_notice("instance %s: the VIP has moved: %u of %zu client%s of the connections "
+			   "given up asked to reset them",
+			in->name, sent, in->ngone, in->ngone == 1 ? "" : "s");
+	if (in->nudges < NUDGE_ROUNDS) {
+		sd_event_source_set_time_relative(s, NUDGE_AGAIN_USEC);
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+		return 0;
+	}
+	forget_clear(in);
+	return 0;
+}
+
+static void nudge_in(struct vipd_inst *in, uint64_t usec)
+{
+	if (!in->nudge_timer && sd_event_add_time_relative(in->d->e, &in->nudge_timer,
+					CLOCK_MONOTONIC, usec, 1000, on_nudge, in) < 0) {
+		log_err("instance %s: cannot arm the nudge timer", in->name);
+		forget_clear(in);
+		return;
+	}
+	sd_event_source_set_time_relative(in->nudge_timer, usec);
+	sd_event_source_set_enabled(in->nudge_timer, SD_EVENT_ONESHOT);
+}
+
+/* A master gives its addresses up. With vipd_reset_connections and a
+ * backup known alive (a BFD session up), the addresses go first and the
+ * connections on them are forgotten; their clients get their reset from
+ * the new holder once it has the VIP (its first advertisement heard, else
+ * after Master_Down_Interval and a second), so that they connect again
+ * there at once rather than here, where the VIP is about to go. Else they
+ * are reset while the addresses are still here (vips_reset). */
+static void vips_leave(struct vipd_inst *in)
+{
+	unsigned n, total = 0;
+	char a[CPHA_ADDR_STRLEN];
+
+	if (!in->d->cfg->global.reset_connections || !backup_alive(in->d)) {
+		vips_reset(in);
+		vips_del(in, false);
+		return;
+	}
+	vips_del(in, false);
+	forget_clear(in);
+	for (size_t i = 0; i < in->cfg->nvips; i++) {
+		const struct vipd_vip *v = &in->cfg->vips[i];
+		int r = vipd_tcp_forget(
+			v->addr.ss.ss_family, vipd_addr_raw(&v->addr), &in->gone, &in->ngone, &n);
+
+		total += n;
+		if (r < 0)
+			log_warn("instance %s: giving up the connections on %s: %s", in->name,
+				cpha_addr_format(&v->addr, a, sizeof(a)), strerror(-r));
+	}
+	if (!in->ngone)
+		return;
+	log_notice("instance %s: gave up %u TCP connection%s with the VIP; their clients get "
+		   "a reset from the new holder once it has the VIP",
+		in->name, total, total == 1 ? "" : "s");
+	nudge_in(in, 3 * in->cfg->advert_int + CPHA_USEC_PER_SEC);
+}
+
 static void garp_burst(struct vipd_inst *in)
 {
 	size_t i;
@@ -304,14 +403,16 @@ void inst_apply(struct vipd_inst *in, const struct vrrp_out *out)
 			break;
 		case VRRP_ACT_BECOME_BACKUP:
 			if (a->from == VRRP_STATE_MASTER)
-				vips_reset(in);
-			vips_del(in, false);
+				vips_leave(in);
+			else
+				vips_del(in, false);
 			transition(in, "BACKUP", a->from);
 			break;
 		case VRRP_ACT_BECOME_FAULT:
 			if (a->from == VRRP_STATE_MASTER)
-				vips_reset(in);
-			vips_del(in, false);
+				vips_leave(in);
+			else
+				vips_del(in, false);
 			transition(in, "FAULT", a->from);
 			break;
 		case VRRP_ACT_BECOME_INIT:
@@ -490,6 +591,9 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		if (adv.priority > 0 && adv.priority < in->priority)
 			in->last_lower_advert_at = vipd_now(in->d); /* track_fenced: preempting */
 		record_peer(in, &rx.src, adv.csum);
+		/* connections given up with the VIP: another host holds it now */
+		if (in->ngone && !in->nudges && adv.priority > 0)
+			nudge_in(in, NUDGE_AFTER_ADVERT_USEC);
 		memset(&out, 0, sizeof(out));
 		vrrp_state_advert(&in->sm, vipd_now(in->d), adv.priority, adv.adver_int,
 			vipd_addr_raw(&rx.src), vipd_addr_raw(&in->src), &out);
@@ -631,9 +735,9 @@ bool inst_same_vrrp(const struct vipd_instance *a, const struct vipd_instance *b
 		a->priority != b->priority || a->advert_int != b->advert_int ||
 		a->version != b->version || a->family != b->family ||
 		a->nopreempt != b->nopreempt || a->preempt_delay != b->preempt_delay ||
-		a->preempt_handover != b->preempt_handover ||
-		a->unicast != b->unicast || a->npeers != b->npeers || a->nvips != b->nvips ||
-		a->auth != b->auth || memcmp(a->auth_pass, b->auth_pass, sizeof(a->auth_pass)) ||
+		a->preempt_handover != b->preempt_handover || a->unicast != b->unicast ||
+		a->npeers != b->npeers || a->nvips != b->nvips || a->auth != b->auth ||
+		memcmp(a->auth_pass, b->auth_pass, sizeof(a->auth_pass)) ||
 		a->v3_checksum_as_v2 != b->v3_checksum_as_v2 ||
 		a->unicast_src_set != b->unicast_src_set ||
 		(a->unicast_src_set && !cpha_addr_equal(&a->unicast_src, &b->unicast_src)))
@@ -781,6 +885,8 @@ void inst_free(struct vipd_inst *in)
 	sd_event_source_disable_unref(in->timer);
 	sd_event_source_disable_unref(in->garp_timer);
 	sd_event_source_disable_unref(in->refresh_timer);
+	sd_event_source_disable_unref(in->nudge_timer);
+	free(in->gone);
 	fenced_link_detach(in);
 	vrrp_sock_close(&in->sock);
 	track_detach(in);

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "duration.h"
 #include "metrics.h"
 #include "vipd.h"
 
@@ -25,6 +26,8 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 	json_t *vips = json_array(), *peers = json_array(), *bad = json_object(),
 	       *tracks = json_array();
 	char a[CPHA_ADDR_STRLEN];
+	uint64_t now;
+	json_int_t hold_ms;
 	size_t i;
 
 	for (i = 0; i < c->nvips; i++) {
@@ -79,8 +82,12 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 				(int)in->fenced.g.pending, "other_holder",
 				in->fenced.g.other_holder, "takeover_held", in->fenced.g.held));
 	cpha_addr_format(&in->src, a, sizeof(a));
+	/* vrrp_startup_delay still running: no master before it ends */
+	now = cpha_now_usec(CLOCK_MONOTONIC);
+	hold_ms = d->hold_until > now ? (json_int_t)((d->hold_until - now) / 1000) : 0;
 	return json_pack(
-		"{s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:s,s:s,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o}",
+		"{s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:s,s:s,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,"
+		"s:o}",
 		"instance", in->name, "state", inst_state_name(in), "interface", c->interface,
 		"vrid", (int)c->vrid, "priority", in->priority, "base_priority", (int)c->priority,
 		"version", c->version, "mode", c->unicast ? "unicast" : "multicast", "source", a,
@@ -88,8 +95,8 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 		"adverts_received", (json_int_t)in->adverts_received, "transitions",
 		(json_int_t)in->transitions, "became_master", (json_int_t)in->became_master,
 		"vips_restored", (json_int_t)in->vip_restored, "last_change_usec",
-		(json_int_t)in->last_change, "vips", vips, "peers", peers, "bad_packets", bad,
-		"tracks", tracks);
+		(json_int_t)in->last_change, "hold_ms", hold_ms, "vips", vips, "peers", peers,
+		"bad_packets", bad, "tracks", tracks);
 }
 
 static json_t *groups_json(struct vipd *d)

@@ -19,11 +19,12 @@ static json_t *inst_status(json_t *in)
 	json_array_foreach(json_object_get(in, "tracks"), i, v) json_array_append_new(
 		tracks, json_pack("{s:O?,s:O?,s:O?}", "name", json_object_get(v, "name"), "kind",
 				json_object_get(v, "kind"), "ok", json_object_get(v, "ok")));
-	return json_pack("{s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:o,s:o}", "name",
+	return json_pack("{s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:o,s:o}", "name",
 		json_object_get(in, "instance"), "state", json_object_get(in, "state"), "interface",
 		json_object_get(in, "interface"), "vrid", json_object_get(in, "vrid"), "priority",
 		json_object_get(in, "base_priority"), "effective_priority",
-		json_object_get(in, "priority"), "vips", vips, "tracks", tracks);
+		json_object_get(in, "priority"), "hold_ms", json_object_get(in, "hold_ms"), "vips",
+		vips, "tracks", tracks);
 }
 
 void vipd_status_json(void *userdata, struct cpha_buf *out)

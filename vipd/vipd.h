@@ -13,6 +13,7 @@
 #include "fenced_gate.h"
 #include "bfd_session.h"
 #include "netlink.h"
+#include "tcp_reset.h"
 #include "vrrp_hmac.h"
 #include "vrrp_net.h"
 #include "vrrp_packet.h"
@@ -127,6 +128,13 @@ struct vipd_inst {
 	struct vrrp_hmac_replay *hmac_peer;
 	struct vrrp_hmac_mcast hmac_mcast;
 	uint64_t hmac_result[VRRP_HMAC_RESULT_MAX];
+	/* vipd_reset_connections, the VIP handed to a live backup: the
+	 * connections given up with it, whose clients are nudged once it has
+	 * moved (tcp_reset.h), and the rounds of nudges sent */
+	struct vipd_tcp_conn *gone;
+	size_t ngone;
+	unsigned nudges;
+	sd_event_source *nudge_timer;
 };
 
 #define VIPD_SOLE_PEERS_MAX 16 /* unicast peers looked at by the sole-backup rule */

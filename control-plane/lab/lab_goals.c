@@ -65,6 +65,9 @@ static const struct goal_row {
 	{ "cert-rotation", "failed", GOAL_ZERO, "failed requests", 0 },
 	{ "cert-rotation", "watches_restored_ms", GOAL_AT_MOST, "watches restored (ms)", 1000 },
 	{ "cert-rotation", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
+	{ "lb-upgrade", "failed", GOAL_ZERO, "failed requests", 0 },
+	{ "lb-upgrade", "watches_restored_ms", GOAL_AT_MOST, "watches restored (ms)", 1000 },
+	{ "lb-upgrade", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
 };
 
 double lab_goal_resolution(const char *metric)

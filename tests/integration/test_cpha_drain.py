@@ -153,9 +153,14 @@ class Drain(unittest.TestCase):
         self.wait_op("s3", 2)
 
         step("%s: clear errors: no such master, no socket" % kind)
+        rc, out = self.cpha("drain", "m9")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("m9 is not a master or load-balancer host of %s; its masters and LB "
+                      "hosts: s1 s2 s3 lb" % self.desc, out)
+        # an LB host is drained on itself (its VRRP instances' drain file)
         rc, out = self.cpha("drain", "lb")
         self.assertEqual(rc, 1, out)
-        self.assertIn("lb is not a master of %s; its masters: s1 s2 s3" % self.desc, out)
+        self.assertIn("lb is an LB host: run this on lb", out)
         r = subprocess.run([cphacmd.binary(), "-f", self.desc, "drain", "s1", "--socket",
                             lab.path("none.sock")], capture_output=True, text=True, timeout=30)
         self.assertEqual(r.returncode, 1)

@@ -4,7 +4,7 @@
 `cpha lab up --dual-stack` (its own name, so it runs beside other tests;
 two VIPs, 198.18.0.2 and 2001:db8:18::2, and a prober through each), then
 `cpha lab run apiserver-rolling-restart reload-under-load lb-poweroff
-master-poweroff cert-rotation`
+master-poweroff cert-rotation lb-upgrade`
 with the prober on the client host; the report must hold what docs/lab.md
 says it holds and the scenarios must have happened:
 - report.json has the three scenarios with every field; the prober made
@@ -22,6 +22,9 @@ says it holds and the scenarios must have happened:
   fenced on every master (handing fencing to Pacemaker) still runs;
 - cert-rotation: docs/runbook.md's blocks followed, every master's
   apiserver and etcd serve the renewed certificates, no alert fired;
+- lb-upgrade: docs/runbook.md's blocks followed on each LB host in turn
+  (drain, install, restart, undrain), both hosts run the other build of
+  lbd, vipd and fenced afterwards, both VIPs moved together, no alert;
 - every invariant held; report.md names the stand-ins as lab simulators;
   timeline.svg parses as XML;
 - `cpha lab soak` for 3 minutes, seed 7: every fault of its plan
@@ -45,10 +48,10 @@ from cphatest import labcmd, step, util  # noqa: E402
 
 NAME = "t%d" % (os.getpid() % 10000)
 SCENARIOS = ["apiserver-rolling-restart", "reload-under-load", "lb-poweroff",
-             "master-poweroff", "cert-rotation"]
+             "master-poweroff", "cert-rotation", "lb-upgrade"]
 # lb-poweroff twice: repeats, each from a settled start
 RUN = ["apiserver-rolling-restart", "reload-under-load", "lb-poweroff:2", "master-poweroff",
-       "cert-rotation"]
+       "cert-rotation", "lb-upgrade"]
 
 
 def check(cond, msg):
@@ -314,6 +317,18 @@ def main():
         check(any("runbook.md:" in m["what"] for m in s["marks"]), s["marks"])
         check("alerts: none fired" in s["notes"], s["notes"])
         print("  cert-rotation: %d failed requests, watches restored in %s ms"
+              % (s["failed"], s["watches_restored_ms"]), flush=True)
+        # the LB hosts upgraded one at a time through cpha drain/undrain:
+        # its failed requests and watches are the report's goals
+        s = sc["lb-upgrade"]
+        check(s["valid_runs"] == 1, "lb-upgrade: %s" % s.get("notes"))
+        check(any("2 of 2 LB hosts run the new lbd, vipd, fenced" in n for n in s["notes"]),
+              s["notes"])
+        check(any("runbook.md:" in m["what"] and "lb1" in m["what"] for m in s["marks"]) and
+              any("runbook.md:" in m["what"] and "lb2" in m["what"] for m in s["marks"]),
+              s["marks"])
+        check("alerts: none fired" in s["notes"], s["notes"])
+        print("  lb-upgrade: %d failed requests, watches restored in %s ms"
               % (s["failed"], s["watches_restored_ms"]), flush=True)
         s = sc["master-poweroff"]
         check(s["invariants"].get("move_after_fence") is True, s)

@@ -13,10 +13,21 @@ r2's listening socket survives (a new connection to r2's own address
 works). Both cases run, so the test proves the option is what changes it;
 the reset case runs three times (a reset that worked once is not proof).
 
+Handed to a live backup (test_handover_after_move): r2 holds the VIP,
+with a BFD session up to r1, and is drained (its track_file, weight 0:
+FAULT, priority 0 sent). Its connections are given up with the address
+and their clients reset only once r1 holds the VIP: r2 nudges each
+client from the given-up address, the client's acknowledgement reaches
+r1, and r1's kernel answers it with the reset. The client, idle (a
+watch waiting for events), gets the reset, reconnects at once and lands
+on r1, without waiting a second for a retransmitted SYN. Three rounds,
+the VIP going back and forth, each host drained in turn.
+
 Exit 0 pass, 77 skip (not root, vipd not built), else fail.
     sudo python3 tests/integration/test_vipd_reset.py [-v]
 """
 
+import re
 import subprocess
 import sys
 import time
@@ -67,6 +78,41 @@ while True:
         break
 """ % PORT
 
+# says which host it is (its first byte), then stays silent: an idle watch
+NAMED = r"""
+import socket, sys, threading
+s = socket.socket(socket.AF_INET6)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+s.bind(("::", %d))
+s.listen(16)
+held = []
+while True:
+    c, _ = s.accept()
+    c.send(sys.argv[1].encode())
+    held.append(c)
+""" % PORT
+WATCH = r"""
+import socket, sys, time
+def connect():
+    t = time.time()
+    c = socket.create_connection((sys.argv[1], %d), timeout=5)
+    c.settimeout(10)
+    return c, c.recv(1).decode(), time.time() - t
+c, who, _ = connect()
+print("open", who, time.time(), flush=True)
+try:
+    d = c.recv(100)
+    print("eof" if not d else "data", time.time(), flush=True)
+except socket.timeout:
+    print("silent", time.time(), flush=True)
+    sys.exit()
+except OSError as e:
+    print("reset", time.time(), e.errno, flush=True)
+c, who, took = connect()
+print("again", who, time.time(), took, flush=True)
+""" % PORT
+
 PROBE = r"""
 import socket, sys
 c = socket.create_connection((sys.argv[1], %d), timeout=2)
@@ -82,7 +128,7 @@ class Reset(unittest.TestCase):
         with cphatest.Lab(name) as lab:
             bed = vipd.Bed(lab, {"r1": 250, "r2": 150}, advert=A, global_extra=lambda n: (
                 ["vipd_reset_connections"] if reset and n == "r2" else []))
-            r1, r2, c = bed.host["r1"], bed.host["r2"], bed.client
+            r2, c = bed.host["r2"], bed.client
             r2.spawn(["python3", "-c", SERVER], "server")
             out = []
             for k in range(rounds):
@@ -123,6 +169,72 @@ class Reset(unittest.TestCase):
                 for n in ("r1", "r2"):
                     bed.vipd[n].stop()
             return out
+
+    def test_handover_after_move(self):
+        from cphatest.vipd_conf import instance
+        with cphatest.Lab("vipd-handover") as lab:
+            drain = {n: lab.path("drain-" + n) for n in ("r1", "r2")}
+            bed = vipd.Bed(lab, {"r1": 150, "r2": 250}, advert=A, global_extra=lambda n: (
+                ["vipd_reset_connections"]))
+            c = bed.client
+            for n, peer in (("r1", bed.host["r2"]), ("r2", bed.host["r1"])):
+                bed.vipd[n].write(
+                    "track_file drain {\n    file %s\n}\n"
+                    "bfd_instance peer {\n    neighbor_ip %s\n    source_ip %s\n"
+                    "    min_rx 50\n    min_tx 50\n    multiplier 3\n}\n" % (
+                        drain[n], peer.v4, bed.host[n].v4)
+                    + instance(priority=bed.prio[n], advert=A, nopreempt=True,
+                               extra=["track_file {", "    drain weight 0", "}"]))
+                bed.host[n].spawn(["python3", "-c", NAMED, n[1]], "server")
+            for f in drain.values():
+                with open(f, "w") as fh:
+                    fh.write("0\n")
+            bed.start("r2")
+            bed.wait_holders(["r2"], timeout=bed.mdi("r2") + 3)
+            bed.start("r1")
+            holder, other = "r2", "r1"
+            drained = {"r1": 0, "r2": 0}
+            for k in range(3):
+                # the BFD session up (50 ms x 3): the holder knows a backup is alive
+                time.sleep(1.0)
+                step("round %d: an idle client of %s's VIP; %s drained" % (k + 1, holder,
+                                                                           holder))
+                cli = subprocess.Popen(["ip", "netns", "exec", c.ns, "python3", "-c", WATCH,
+                                        VIP], stdout=subprocess.PIPE, text=True)
+                try:
+                    first = cli.stdout.readline().split()
+                    self.assertEqual(first[:2], ["open", holder[1]], first)
+                    time.sleep(0.5)
+                    with open(drain[holder], "w") as fh:
+                        fh.write("1\n")
+                    bed.wait_holders([other], timeout=bed.mdi(other) + 3)
+                    t_moved = time.time()
+                    gone = cli.stdout.readline().split()
+                    again = cli.stdout.readline().split()
+                finally:
+                    cli.kill()
+                    cli.wait(10)
+                    cli.stdout.close()
+                self.assertEqual(gone[:1], ["reset"], "the idle client saw %r" % gone)
+                self.assertEqual(again[:2], ["again", other[1]],
+                                 "the client reconnected to %r, not %s" % (again, other))
+                step("reset %.2f s after %s was seen holding the VIP; reconnected to %s in "
+                     "%.3f s" % (float(gone[1]) - t_moved, other, other, float(again[3])))
+                # a SYN that went to the old holder (or to nobody) would be
+                # retransmitted after 1 s
+                self.assertLess(float(again[3]), 0.5)
+                drained[holder] += 1
+                log = bed.vipd[holder].log_text()
+                # the client's, and those the server kept of earlier rounds'
+                # clients (killed: CLOSE_WAIT)
+                self.assertEqual(len(re.findall(r"gave up \d+ TCP connections? with the VIP",
+                                                log)), drained[holder], log)
+                self.assertEqual(len(re.findall(r"the VIP has moved: (\d+) of \1 client",
+                                                log)), drained[holder], log)
+                with open(drain[holder], "w") as fh:
+                    fh.write("0\n")
+                holder, other = other, holder
+                time.sleep(bed.mdi(holder))
 
     def test_hangs_without(self):
         self.run_case(False, 1)

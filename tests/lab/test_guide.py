@@ -131,8 +131,12 @@ class Guide(unittest.TestCase):
         with self.assertRaisesRegex(LabError, r"g.md:1: lab=master is the master of an "
                                               r"each=master round"):
             guide.parse("```sh lab=master\nls\n```\n", "g.md")
-        with self.assertRaisesRegex(LabError, r"g.md:1: each=lb: the lab knows each=master"):
-            guide.parse("```sh lab=lbs each=lb\nls\n```\n", "g.md")
+        with self.assertRaisesRegex(LabError, r"g.md:1: each=rack: the lab knows "
+                                              r"each=master\|lb"):
+            guide.parse("```sh lab=lbs each=rack\nls\n```\n", "g.md")
+        with self.assertRaisesRegex(LabError, r"g.md:1: lab=lb is the LB host of an each=lb "
+                                              r"round"):
+            guide.parse("```sh lab=lb each=master\nls\n```\n", "g.md")
 
         class Host:
             def __init__(self, name):
@@ -164,6 +168,43 @@ class Guide(unittest.TestCase):
                                 (2, "lb1", "m2"), (2, "lb2", "m2"), (5, "m2", "m2"),
                                 (8, "lb1", "m2"), (8, "lb2", "m2"), (8, "admin", "m2"),
                                 (11, "m1", None)])
+
+    def test_each_lb_round(self):
+        """each=lb: every LB host in turn, the VIP's holder last, lab=lb
+        that host; blocks of the other VIP daemon skipped (if=)."""
+        text = ("```sh lab=lb each=lb run=r if=vipd\ncpha drain \"$HOST\"\n```\n"
+                "```sh lab=lb each=lb run=r if=vipd\ncpha undrain \"$HOST\"\n```\n"
+                "```sh lab=lb each=lb run=r if=keepalived\nsystemctl restart keepalived\n```\n")
+
+        class Host:
+            def __init__(self, name, addrs):
+                self.name, self.addrs = name, addrs
+
+            def addresses(self):
+                return self.addrs
+
+        class Lab:
+            hosts = {"master": [], "lb": [Host("lb1", ["198.18.0.11", "198.18.0.2"]),
+                                          Host("lb2", ["198.18.0.12"]),
+                                          Host("lb3", ["198.18.0.13"])]}
+
+            def by_role(self, role):
+                return self.hosts[role]
+
+        done = []
+        f = guide.Follower(Lab(), "/", {"VIP": "198.18.0.2"}, {}, [], {}, lambda m: None,
+                           conds=("vipd",), name="runbook.md")
+        f.path = os.path.join(HERE, "no-such-file")
+        guide.read = lambda path: text
+        f.on_host = lambda b, h, extra=None: done.append((b.line, h.name, extra))
+        try:
+            f.follow(run="r")
+        finally:
+            guide.read = READ
+        self.assertEqual(done, [(2, "lb2", {}), (5, "lb2", {}), (2, "lb3", {}), (5, "lb3", {}),
+                                (2, "lb1", {}), (5, "lb1", {})])
+        self.assertEqual(guide.vip_holders_last(Lab.hosts["lb"], lambda h: h.name == "lb2"),
+                         [Lab.hosts["lb"][0], Lab.hosts["lb"][2], Lab.hosts["lb"][1]])
 
     def test_reload_lines(self):
         self.assertEqual(units.systemctl_line("systemctl reload lbd vipd.service"),

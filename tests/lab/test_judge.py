@@ -490,6 +490,8 @@ GOOD = {
     "steady": {"quiet_s": 600.1, "watches_open_at_t0": 50, "watches_broken": 0},
     "cert-rotation": {"masters": 3, "served_new": 3, "watches_open_at_t0": 50,
                       "watches_broken": 50},
+    "lb-upgrade": {"lb_hosts": 2, "upgraded": 2, "watches_open_at_t0": 50,
+                   "watches_broken": 50},
 }
 BAD = {
     "lb-poweroff": [
@@ -545,6 +547,7 @@ BAD = {
     "steady": [({"quiet_s": 300.0}, "only 300.0 s of the 600 s quiet")],
     "cert-rotation": [({"served_new": 2}, "only 2 of 3 masters serve the renewed"),
                       ({"served_new": 0}, "only 0 of 3")],
+    "lb-upgrade": [({"upgraded": 1}, "only 1 of 2 LB hosts were upgraded")],
 }
 
 

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "drain.h"
+#include "lbdrain.h"
 
 /* HAProxy 2.6's answer to `show servers state apiserver`: m1 up, m2 down
  * (its check failed), m3 drained by the operator and up. */
@@ -153,6 +154,85 @@ static void undrain_rules(void **state)
 	assert_int_equal(decide(text, "m5", 0, 0, cmd, why), DRAIN_REFUSE);
 }
 
+/* cpha drain LBHOST (lbdrain.c): lb1 and the other LB hosts as their
+ * vipd /status has them. */
+static enum lbdrain_verdict lb(bool drain, bool force, bool drained, bool holds, bool known,
+	const struct lbdrain_peer *p, size_t n, char *why)
+{
+	const struct lbdrain_in in = { .host = "lb1",
+		.drain = drain,
+		.force = force,
+		.drained = drained,
+		.holds_vip = holds,
+		.peers_known = known,
+		.peers = p,
+		.npeers = n };
+
+	return lbdrain_decide(&in, why, 512);
+}
+
+static void lb_drain_rules(void **state)
+{
+	struct lbdrain_peer up[] = { { "lb2", true, "FAULT", false, 0 },
+		{ "lb3", true, "BACKUP", false, 0 } };
+	struct lbdrain_peer none[] = { { "lb2", true, "FAULT", true, 0 },
+		{ "lb3", false, "", false, 0 } };
+	struct lbdrain_peer drained_backup[] = { { "lb2", true, "BACKUP", true, 0 } };
+	struct lbdrain_peer starting[] = { { "lb2", true, "BACKUP", false, 12400 } };
+	char why[512];
+
+	(void)state;
+	/* the holder with a backup up: the VIP goes there */
+	assert_int_equal(lb(true, false, false, true, true, up, 2, why), LBDRAIN_WRITE);
+	assert_non_null(strstr(why, "lb3 was a backup"));
+	/* the holder with none: refused, naming what each other host is */
+	assert_int_equal(lb(true, false, false, true, true, none, 2, why), LBDRAIN_REFUSE);
+	assert_non_null(strstr(why, "lb2: FAULT, drained; lb3: no answer"));
+	assert_non_null(strstr(why, "--force"));
+	/* a backup that is drained itself takes nothing */
+	assert_int_equal(
+		lb(true, false, false, true, true, drained_backup, 1, why), LBDRAIN_REFUSE);
+	/* a backup whose vipd has just started (vrrp_startup_delay) takes no
+	 * VIP before its delay ends: the API would have none meanwhile */
+	assert_int_equal(lb(true, false, false, true, true, starting, 1, why), LBDRAIN_REFUSE);
+	assert_non_null(strstr(why, "lb2: BACKUP, starting: no master for 12.4 s more"));
+	/* the only LB host */
+	assert_int_equal(lb(true, false, false, true, true, NULL, 0, why), LBDRAIN_REFUSE);
+	assert_non_null(strstr(why, "there is none"));
+	assert_int_equal(lb(true, true, false, true, true, none, 2, why), LBDRAIN_WRITE);
+	/* keepalived: nobody to ask; only --force */
+	assert_int_equal(lb(true, false, false, true, false, NULL, 0, why), LBDRAIN_REFUSE);
+	assert_non_null(strstr(why, "keepalived"));
+	assert_int_equal(lb(true, true, false, true, false, NULL, 0, why), LBDRAIN_WRITE);
+	/* not the holder: nothing moves, whatever the others are */
+	assert_int_equal(lb(true, false, false, false, true, none, 2, why), LBDRAIN_WRITE);
+	assert_non_null(strstr(why, "holds no VIP"));
+	/* twice, and an undrain */
+	assert_int_equal(lb(true, false, true, false, true, up, 2, why), LBDRAIN_NOTHING);
+	assert_int_equal(lb(false, false, false, false, true, up, 2, why), LBDRAIN_NOTHING);
+	assert_int_equal(lb(false, false, true, false, true, none, 2, why), LBDRAIN_WRITE);
+}
+
+static void lb_drain_settles(void **state)
+{
+	struct lbdrain_peer moved[] = { { "lb2", true, "MASTER", false, 0 } };
+	struct lbdrain_peer gone[] = { { "lb2", true, "BACKUP", false, 0 } };
+
+	(void)state;
+	/* the VIP still here, or on no host yet: not yet */
+	assert_false(lbdrain_settled(true, true, "FAULT", 0, moved, 1, true));
+	assert_false(lbdrain_settled(true, false, "FAULT", 0, gone, 1, true));
+	assert_true(lbdrain_settled(true, false, "FAULT", 0, moved, 1, true));
+	/* keepalived: once it is gone from here */
+	assert_true(lbdrain_settled(true, false, "", 0, NULL, 0, false));
+	/* undrain: out of FAULT, and able to take the VIP (past its
+	 * vrrp_startup_delay) before the next host is drained */
+	assert_false(lbdrain_settled(false, false, "FAULT", 0, moved, 1, true));
+	assert_false(lbdrain_settled(false, false, "BACKUP", 3000, moved, 1, true));
+	assert_true(lbdrain_settled(false, false, "BACKUP", 0, moved, 1, true));
+	assert_true(lbdrain_settled(false, false, "", 0, NULL, 0, false));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +240,8 @@ int main(void)
 		cmocka_unit_test(refuses_what_is_not_the_answer),
 		cmocka_unit_test(drain_rules),
 		cmocka_unit_test(undrain_rules),
+		cmocka_unit_test(lb_drain_rules),
+		cmocka_unit_test(lb_drain_settles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -103,6 +103,10 @@ static void test_sample_lbd(void **state)
 	/* 150 - 51 = 99: below the peer's 140 and below 100 */
 	has(t, "    track_lbd {\n        /run/lbd/admin.sock apiserver 1 weight -51\n    }\n");
 	has(t, "    track_fenced /run/fenced/admin.sock\n}\n");
+	/* cpha drain lb00: the file's value puts the instance in FAULT */
+	has(t, "track_file lb_drain {\n    file /var/lib/cpha/lb-drain\n}\n");
+	has(t, "    track_file {\n        lb_drain weight 0\n    }\n");
+	has(t, "`cpha drain lb00` writes 1 here");
 	/* vipd preempts: it resets the connections on a VIP it gives up */
 	lacks(t, "nopreempt");
 	lacks(t, "authentication {");
@@ -175,6 +179,9 @@ static void test_five_haproxy(void **state)
 	lacks(t, "track_fenced"); /* vipd's */
 	lacks(t, "bfd_instance"); /* vipd's use of it; keepalived's stays as it was */
 	lacks(t, "track_lbd");
+	/* keepalived drains the same way (track_file, keepalived.conf(5)) */
+	has(t, "track_file lb_drain {\n    file /var/lib/cpha/lb-drain\n}\n");
+	has(t, "    track_file {\n        lb_drain weight 0\n    }\n");
 	has(t, "vrrp_script lb_healthy {\n    script \"/bin/bash -c 'c() { exec "
 	       "3<>/dev/tcp/127.0.0.1/8404 && echo GET /healthz HTTP/1.0 >&3 && echo >&3 && "
 	       "head -c 12 <&3 | grep -q HTTP/1.[01].200; }; c || { sleep 0.5; c; }'\"\n");
@@ -188,7 +195,9 @@ static void test_five_haproxy(void **state)
 	 * default weight 0), since under nopreempt a lower priority would keep
 	 * the VIP on a host whose HAProxy has no apiserver */
 	has(t, "    rise 2\n    fall 2\n");
-	lacks(t, " weight "); /* in the script and in track_script */
+	/* in the script and in track_script; the drain file's weight 0 is FAULT */
+	assert_int_equal(count(t, " weight "), 1);
+	has(t, "lb_drain weight 0\n");
 	/* keepalived applies init_fail again at every reload: with no weight
 	 * that would be FAULT, the VIP dropped at each reload */
 	lacks(t, "    init_fail\n");
@@ -510,8 +519,7 @@ static void test_prometheus(void **state)
 	has(t, "ARGS=\"--haproxy.scrape-uri=unix:/run/haproxy/stats.sock "
 	       "--web.listen-address=10.10.10.4:9101 "
 	       "--web.config.file=/etc/haproxy/exporter-metrics-web.yml\"\n");
-	has(text_of(&s, "lb01", "/etc/haproxy/exporter-metrics-web.yml"),
-		"basic_auth_users:\n");
+	has(text_of(&s, "lb01", "/etc/haproxy/exporter-metrics-web.yml"), "basic_auth_users:\n");
 	assert_null(render_find(&s, "kubem00", "/etc/default/prometheus-haproxy-exporter"));
 	t = text_of(&s, NULL, "prometheus/prometheus.yml");
 	has(t, "  - job_name: haproxy\n"

@@ -46,6 +46,7 @@ EXPECTED = {
     # the lost master is fenced (the run is valid only then)
     "master-rebuild": ({"CphaHostFenced"}, HOST_DOWN | {"CphaEtcdEvenMembers"}),
     "cert-rotation": (set(), set()),
+    "lb-upgrade": (set(), set()),
 }
 
 

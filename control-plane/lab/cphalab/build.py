@@ -148,14 +148,17 @@ def guide_follower(lab, progs, stack, progress, name="deploy.md"):
                  "METRICS_PASSWORD": labmod.METRICS_PASSWORD,
                  "LB_CLUSTER": labmod.lb_cluster_name(lab.info.get("source"))}
     conds = ("qdevice",) if labmod.with_qdevice(stack, lab.info.get("qdevice")) else ()
+    conds += ("vipd",) if labmod.is_cpha(stack) else ("keepalived",)
     return guide.Follower(lab, stage, variables, env, unit_dirs(), UNIT_ENV, progress,
                           conds, name)
 
 
-def follow_runbook(lab, stack, run, progress):
+def follow_runbook(lab, stack, run, progress, variables=None):
     """docs/runbook.md's blocks marked run=RUN, as written, on the lab's
-    hosts (the lab's stage directory is the admin workstation's)."""
+    hosts (the lab's stage directory is the admin workstation's);
+    variables: more of them, for this run."""
     f = guide_follower(lab, Programs(), stack, progress, "runbook.md")
+    f.vars.update(variables or {})
     f.follow(run=run, skip=() if labmod.is_cpha(stack) else ("lbs", "first-lb"))
 
 
@@ -308,7 +311,10 @@ def bmc_events(lab, name, since=0.0):
 # when each line was written.
 UNIT_ENV = {"pacemaker": {"PCMK_logfacility": "none", "PCMK_stderr": "no"},
             "lbd": {"CPHA_LOG_TIME": "1"}, "vipd": {"CPHA_LOG_TIME": "1"},
-            "fenced": {"CPHA_LOG_TIME": "1"}}
+            "fenced": {"CPHA_LOG_TIME": "1"},
+            # as start_lb_daemons starts it: its log on the console (the
+            # host's log), its state dumps in the host's own /run
+            "keepalived": {"TMPDIR": "/run/keepalived", "DAEMON_ARGS": "-l -D"}}
 
 
 def unit_dirs():
@@ -524,3 +530,31 @@ def boot(lab, host):
     elif host.role == "lb":
         start_lb(host)
     start_monitor(host)
+
+
+UPGRADE_SUFFIX = "+lab-upgrade"
+
+
+def upgrade_dirs(lab):
+    """Two directories of lbd, vipd and fenced (symbolic links to them):
+    this build's, and its NAME-lab-upgrade variants, the same code built
+    to report another version (CMakeLists.txt, cpha_lab_upgrade_variant).
+    The lb-upgrade scenario installs whichever the LB hosts do not run."""
+    progs = Programs()
+    if not progs.build:
+        raise LabError("lb-upgrade installs another build of lbd, vipd and fenced: it needs "
+                       "cpha run from a build tree (an installed cpha has no other build)")
+    dirs = {}
+    for name, suffix in (("this", ""), ("upgrade", "-lab-upgrade")):
+        d = lab.path("programs-" + name)
+        os.makedirs(d, exist_ok=True)
+        for n in ("lbd", "vipd", "fenced"):
+            target = os.path.join(progs.build, n, n + suffix)
+            if not os.path.exists(target):
+                raise LabError("lb-upgrade: %s is not built (cmake --build %s --target %s)"
+                               % (target, progs.build, n + suffix))
+            link = os.path.join(d, n)
+            if not os.path.lexists(link):
+                os.symlink(target, link)
+        dirs[name] = d
+    return dirs

@@ -6,7 +6,8 @@ The guide's shell blocks that the lab runs say where in their info string:
 
 WHERE is one of WHERES. A block that applies only to some clusters says
 so with `if=WHAT` after it (WHAT one of CONDS: `qdevice`, a description
-with a quorum device); the lab skips it in the others. The lab runs them
+with a quorum device; `vipd` or `keepalived`, what holds the VIP); the lab
+skips it in the others. The lab runs them
 in the order of the guide, each
 on every host it names (in the order of the description), with the
 variables the guide defines at its start in the environment.
@@ -15,7 +16,8 @@ Blocks that say `each=master`, one after another, are a round done for
 each master in turn (the next master's round starts once the last block
 of this one is done): $MASTER is that master's name, and `lab=master`
 (allowed only there) is that master itself. A drain on the LB hosts, the
-work on the master, then the undrain, for example. Every line
+work on the master, then the undrain, for example. `each=lb` is the same
+for each LB host, those that hold no VIP first, and `lab=lb` that host. Every line
 of a block runs with `sh -eu`, except `systemctl` lines, which the lab
 carries out itself from the unit files (units.py): a lab host has no
 systemd of its own. A block that fails stops `cpha lab up` with the
@@ -32,9 +34,9 @@ from . import units
 from .hosts import LabError
 
 WHERES = ("admin", "hosts", "masters", "lbs", "first-master", "first-lb", "client", "qnetd",
-          "master")
-EACH = ("master",)
-CONDS = ("qdevice",)
+          "master", "lb")
+EACH = ("master", "lb")
+CONDS = ("qdevice", "vipd", "keepalived")
 FENCE = re.compile(r"^(\s*)(`{3,})\s*(\S*)(.*)$")
 
 
@@ -85,9 +87,10 @@ def parse(text, path="docs/deploy.md"):
             if lang != "sh" or w not in WHERES:
                 raise LabError("%s:%d: a lab block is ```sh lab=WHERE[,WHERE...], WHERE one "
                                "of %s" % (path, start, ", ".join(WHERES)))
-            if w == "master" and not each:
-                raise LabError("%s:%d: lab=master is the master of an each=master round; "
-                               "this block has no each=master" % (path, start))
+            if w in EACH and (not each or each[0] != w):
+                raise LabError("%s:%d: lab=%s is the %s of an each=%s round; this block "
+                               "has no each=%s" % (path, start, w, "master" if w == "master"
+                                                   else "LB host", w, w))
             out.append(Block(w, "\n".join(body) + "\n", start + 1, cond[0] if cond else None,
                              run[0] if run else None, each[0] if each else None))
     return out
@@ -139,6 +142,12 @@ def for_master(extra):
     return " (for %s)" % extra["MASTER"] if extra and "MASTER" in extra else ""
 
 
+def vip_holders_last(lbs, holds):
+    """The LB hosts of an each=lb round: those holding no VIP first, so
+    that the VIP moves once, to a host done already. holds(host) -> bool."""
+    return sorted(lbs, key=lambda h: bool(holds(h)))
+
+
 class Follower:
     """Runs the guide's blocks. hosts_of(where) -> [Host]; admin_env: the
     environment of admin blocks (PATH with this build's cpha)."""
@@ -177,19 +186,28 @@ class Follower:
             j = i
             while j < len(to_run) and to_run[j].each == to_run[i].each:
                 j += 1
-            for m in self.lab.by_role("master"):
+            each = to_run[i].each
+            if each == "master":
+                members = self.lab.by_role("master")
+            else:
+                members = vip_holders_last(self.lab.by_role("lb"), self.holds_vip)
+            for m in members:
                 for b in to_run[i:j]:
-                    self.block(b, only_hosts, m)
+                    self.block(b, only_hosts, m, each)
             i = j
 
-    def block(self, b, only_hosts, master=None):
-        """b on each host it names; master: the master of an each=master
-        round ($MASTER, and lab=master)."""
-        extra = {"MASTER": master.name} if master is not None else {}
+    def holds_vip(self, h):
+        return self.vars.get("VIP") in h.addresses()
+
+    def block(self, b, only_hosts, member=None, each="master"):
+        """b on each host it names; member: the master of an each=master
+        round ($MASTER, and lab=master), or the LB host of an each=lb
+        round (lab=lb)."""
+        extra = {"MASTER": member.name} if member is not None and each == "master" else {}
         if b.where == "admin":
             self.admin(b, extra)
             return
-        for h in [master] if b.where == "master" else self.hosts_of(b.where):
+        for h in [member] if b.where in EACH else self.hosts_of(b.where):
             if only_hosts is None or h.name in only_hosts:
                 self.on_host(b, h, extra)
 

@@ -4,9 +4,9 @@ A host is a network namespace (/run/netns/<prefix>-<host>) plus a long-lived
 "holder" process in its own mount and UTS namespaces. The holder mounts, for
 its host only: tmpfs on /run and /dev/shm, sysfs, overlays over /etc and
 /var/lib (the host's "disk": upper directories under the lab's data
-directory), /var/log, and read-only overlays that add the lab's programs to
-/usr/bin and the cpha agents to /usr/lib/ocf/resource.d. Every process of a
-host runs through `nsenter -t HOLDER -n -m -u`, detached, logging to the
+directory), /var/log, and overlays that add the lab's programs to
+/usr/bin (writable, each host's own) and the cpha agents to
+/usr/lib/ocf/resource.d (read-only). Every process of a host runs through `nsenter -t HOLDER -n -m -u`, detached, logging to the
 host's log directory. Power off = the host's link down, every process in its
 network namespace killed by PID, /run wiped; power on = a new holder.
 A hang = every process of the host frozen in its own cgroup v1 freezer
@@ -171,7 +171,8 @@ class Host:
 
     # -- the holder ---------------------------------------------------------------
     def _mkdirs(self):
-        for d in ("etc.up", "etc.work", "varlib.up", "varlib.work", "log", "logs"):
+        for d in ("etc.up", "etc.work", "varlib.up", "varlib.work", "usrbin.up", "usrbin.work",
+                  "log", "logs"):
             os.makedirs(os.path.join(self.dir, d), exist_ok=True)
 
     def holder_script(self):
@@ -186,7 +187,10 @@ class Host:
             "mount -t overlay cpha-varlib -o lowerdir=/var/lib,upperdir=%s,workdir=%s /var/lib"
             % (q(d + "/varlib.up"), q(d + "/varlib.work")),
             "mount --bind %s /var/log" % q(d + "/log"),
-            "mount -t overlay cpha-bin -o lowerdir=%s:/usr/bin /usr/bin" % q(self.lab.bin_dir),
+            # writable, the host's own: an upgrade installs a program here
+            # (docs/runbook.md), on this host alone
+            "mount -t overlay cpha-bin -o lowerdir=%s:/usr/bin,upperdir=%s,workdir=%s /usr/bin"
+            % (q(self.lab.bin_dir), q(d + "/usrbin.up"), q(d + "/usrbin.work")),
         ]
         if os.path.isdir("/usr/lib/ocf/resource.d"):
             mounts.append("mount -t overlay cpha-ocf -o lowerdir=%s:/usr/lib/ocf/resource.d "

@@ -217,7 +217,9 @@ def validity(name, f):
       lb-daemon-down: killed, down_s, restarted;
       steady: quiet_s (how long nothing was done);
       cert-rotation: masters, served_new (the masters whose apiserver and
-        etcd both serve the renewed certificate afterwards).
+        etcd both serve the renewed certificate afterwards);
+      lb-upgrade: lb_hosts, upgraded (the LB hosts whose daemons all run
+        again afterwards, from the new programs on cpha's stack).
     A run is invalid when its fault did not have the effects it must."""
     if "started" in f and not f["started"]:
         return False, "not started: %s" % f.get("why", "the lab did not settle")
@@ -283,6 +285,10 @@ def validity(name, f):
         if f.get("served_new", 0) < f.get("masters", 1):
             return False, "only %d of %d masters serve the renewed certificates" % (
                 f.get("served_new", 0), f.get("masters", 1))
+    elif name == "lb-upgrade":
+        if f.get("upgraded", 0) < f.get("lb_hosts", 1):
+            return False, "only %d of %d LB hosts were upgraded" % (f.get("upgraded", 0),
+                                                                   f.get("lb_hosts", 1))
     elif name == "reload-under-load":
         if f.get("reloads", 0) < f.get("expected", 0):
             return False, "only %d of %d reloads were sent" % (f.get("reloads", 0),

@@ -3,6 +3,7 @@ what it saw. A scenario returns marks, timings and notes; the runner
 wraps it with the prober's window, the invariant monitor and the settle.
 """
 
+import os
 import shutil
 import signal
 import threading
@@ -677,7 +678,6 @@ def etcd_data_loss(ctx):
     t0 = time.time()
     pids = [p for p, argv in victim.processes() if argv and argv[0].endswith("etcd")]
     for p in pids:
-        import os
         os.kill(p, signal.SIGKILL)
     shutil.rmtree(victim.path("/var/lib/etcd/member"), ignore_errors=True)
     ctx.mark("etcd on %s killed, its data directory wiped" % victim.name)
@@ -709,7 +709,7 @@ def master_rebuild(ctx):
     victim = lab.by_role("master")[-1]
     t0 = time.time()
     victim.power_off()
-    for d in ("etc.up", "varlib.up", "log"):
+    for d in ("etc.up", "varlib.up", "usrbin.up", "log"):
         shutil.rmtree(victim.dir + "/" + d, ignore_errors=True)
     ctx.mark("%s lost with its disk" % victim.name)
     t_fence = first_time(lambda: bmc_off_time(lab, victim.name, t0), 90, 0.3)
@@ -775,6 +775,67 @@ def cert_rotation(ctx):
     return t0
 
 
+def exe_digest(pid):
+    """The SHA-256 of the program a process runs (/proc/PID/exe), or None."""
+    import hashlib
+    try:
+        with open("/proc/%d/exe" % pid, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def file_digest(path):
+    import hashlib
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+LB_PROGRAMS = {"cpha": ("lbd", "vipd", "fenced"), "peer": ("haproxy", "keepalived")}
+
+
+def lb_upgrade(ctx):
+    """A new lbd, vipd and fenced on each LB host in turn, the VIP holder
+    last: docs/runbook.md's "Upgrading the load-balancer hosts", its blocks
+    run as written (drain, install, restart, undrain). The new programs
+    are a build of their own (build.upgrade_dirs), or this build again when
+    the hosts run that one: a different file each time. The peer restarts HAProxy and keepalived the
+    same way, the backups first."""
+    lab = ctx.lab
+    lbs = lab.by_role("lb")
+    cpha = labmod.is_cpha(ctx.stack)
+    names = LB_PROGRAMS["cpha" if cpha else "peer"]
+    variables = {}
+    if cpha:
+        dirs = build.upgrade_dirs(lab)
+        r = lbs[0].run(["lbd", "-v"], check=False, timeout=30)
+        new = dirs["this"] if build.UPGRADE_SUFFIX in r.stdout else dirs["upgrade"]
+        variables["NEW"] = new
+        want = {n: file_digest(os.path.join(new, n)) for n in names}
+        ctx.notes.append("new programs: %s (%s)" % (new, lbs[0].run(
+            [os.path.join(new, "lbd"), "-v"], check=False, timeout=30).stdout.strip()))
+    before = {h.name: {n: h.service_pid(n) for n in names} for h in lbs}
+    ctx.mark("following docs/runbook.md, \"Upgrading the load-balancer hosts\"")
+    t0 = time.time()
+    build.follow_runbook(lab, ctx.stack, "lb-upgrade", ctx.mark, variables)
+    ctx.mark("runbook done in %.0f s" % (time.time() - t0))
+    done = 0
+    for h in lbs:
+        pids = {n: h.service_pid(n) for n in names}
+        ok = all(pids[n] and pids[n] != before[h.name][n] for n in names)
+        if cpha:
+            ok = ok and all(exe_digest(pids[n]) == want[n] for n in names)
+        done += ok
+        if not ok:
+            ctx.notes.append("%s: not all of %s restarted%s" % (
+                h.name, ", ".join(names), " with the new programs" if cpha else ""))
+    ctx.check.update(lb_hosts=len(lbs), upgraded=done)
+    ctx.notes.append("%d of %d LB hosts run %s" % (
+        done, len(lbs), "the new " + ", ".join(names) if cpha else "a restarted " +
+        " and ".join(names)))
+    return t0
+
+
 # scenarios run for cpha's stack alone. cert-rotation follows the runbook,
 # whose steps wait on `cpha status` being healthy: with the description of
 # the lab's peer stack it asks fenced on the LB hosts, where the peer (plain
@@ -795,4 +856,5 @@ SCENARIOS = [
     ("etcd-data-loss", etcd_data_loss),
     ("master-rebuild", master_rebuild),
     ("cert-rotation", cert_rotation),
+    ("lb-upgrade", lb_upgrade),
 ]

@@ -285,6 +285,12 @@ def condition_met(host, unit):
     return True
 
 
+# Type=notify programs that send READY=1 only when systemd itself is their
+# parent (keepalived's check_parent_systemd()): the lab, their parent here,
+# takes them as started once they run, as for Type=simple
+NOTIFY_UNDER_SYSTEMD_ONLY = ("keepalived",)
+
+
 def start(host, names, extra_dirs=(), extra_env=None, progress=None, timeout=60):
     """`systemctl start NAMES` on host: each unit in After= order,
     ExecStartPre= lines run to completion, ExecStart= started as the
@@ -327,7 +333,7 @@ def start(host, names, extra_dirs=(), extra_env=None, progress=None, timeout=60)
                 raise LabError("%s: %s.service: ExecStartPre=%s: exit %d\n%s%s" % (
                     host.name, n, " ".join(pre), r.returncode, r.stdout, r.stderr))
         argv[0] = local(host, argv[0])
-        notify = u.service_type() == "notify"
+        notify = u.service_type() == "notify" and svc not in NOTIFY_UNDER_SYSTEMD_ONLY
         sock = path = None
         if notify:
             path = host.lab.path("notify-%s-%s" % (host.name, n))
