@@ -21,6 +21,7 @@
 #include "cpha.h"
 #include "drain.h"
 #include "lbdrain.h"
+#include "render_ha.h"
 #include "render_paths.h"
 #include "status.h"
 
@@ -270,6 +271,18 @@ static int lb_run(const char *verb, const struct cp_cluster *c, const char *host
 	in.drained = v != 0;
 	in.holds_vip = holds_vip(c);
 	in.peers_known = c->vipd == CP_VIP_VIPD;
+	for (size_t i = 0; in.peers_known && i < cluster_lb_count(c); i++) {
+		const struct cp_host *p = cluster_lb_host(c, i);
+		struct cpha_addr a;
+
+		if (strcmp(p->name, host) != 0 && !render_mon_reach(c, p, false, &a)) {
+			in.peers_known = false;
+			in.unknown_why = "the other LB hosts' vipd /status is on their loopback: "
+					 "monitoring.listen";
+		}
+	}
+	if (c->vipd != CP_VIP_VIPD)
+		in.unknown_why = "keepalived answers no /status";
 	if (in.peers_known)
 		in.npeers =
 			lb_peers(c, pki, host, peers, ST_MAX_HOSTS, local, sizeof(local), &hold);

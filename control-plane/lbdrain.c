@@ -74,10 +74,11 @@ enum lbdrain_verdict lbdrain_decide(const struct lbdrain_in *in, char *why, size
 	}
 	if (!in->peers_known) {
 		snprintf(why, whylen,
-			"%s holds the VIP, and keepalived on the other LB hosts cannot be asked "
-			"whether one is up as a backup: check that one is (`ip address` there, "
-			"its log), then use --force",
-			in->host);
+			"%s holds the VIP, and whether another LB host is up as a backup cannot "
+			"be read from here (%s): check that one is (its log, `cpha status` "
+			"there), then use --force",
+			in->host,
+			in->unknown_why ? in->unknown_why : "keepalived answers no /status");
 		return LBDRAIN_REFUSE;
 	}
 	peers_text(in, peers, sizeof(peers));

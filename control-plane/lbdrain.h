@@ -31,7 +31,9 @@ struct lbdrain_in {
 	bool force;       /* drain even with no backup up */
 	bool drained;     /* the drain file holds a value other than 0 now */
 	bool holds_vip;   /* a VIP of the cluster is on this host now */
-	bool peers_known; /* the VIP daemon answers /status (vipd; keepalived does not) */
+	bool peers_known; /* the other hosts' vipd /status can be read from here */
+	/* why not, when !peers_known: "keepalived ..." or the monitoring */
+	const char *unknown_why;
 	const struct lbdrain_peer *peers;
 	size_t npeers;
 };
@@ -48,8 +50,9 @@ enum lbdrain_verdict {
  * - drain of the host holding the VIP: write when another LB host answers
  *   as BACKUP, is not drained itself and is past its vrrp_startup_delay
  *   (it takes the VIP at once); else refused,
- *   unless force: the VIP would be on no host. With keepalived the other
- *   hosts' state cannot be read: refused unless force, saying to check.
+ *   unless force: the VIP would be on no host. When the other hosts'
+ *   state cannot be read (keepalived; vipd's /status on loopback):
+ *   refused unless force, saying why and to check.
  * why gets a sentence for the user. */
 enum lbdrain_verdict lbdrain_decide(const struct lbdrain_in *in, char *why, size_t whylen);
 
