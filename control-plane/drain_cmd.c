@@ -4,12 +4,10 @@
  * `cpha drain LBHOST` and `cpha undrain LBHOST`, on that LB host: its VRRP
  * instances into FAULT through the drain file they track, and back
  * (lbdrain.h). */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <ifaddrs.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,31 +185,9 @@ static bool holds_vip(const struct cp_cluster *c)
 
 	if (getifaddrs(&ifa) == -1)
 		return false;
-	for (i = ifa; i && !yes; i = i->ifa_next) {
-		const struct cpha_addr *v[2] = { &c->vip, c->has_vip2 ? &c->vip2 : NULL };
-
-		if (!i->ifa_addr)
-			continue;
-		for (int k = 0; k < 2 && v[k] && !yes; k++) {
-			int fam = v[k]->ss.ss_family;
-
-			if (i->ifa_addr->sa_family != fam)
-				continue;
-			if (fam == AF_INET)
-				yes = ((const struct sockaddr_in *)(const void *)i->ifa_addr)
-					      ->sin_addr.s_addr ==
-				      ((const struct sockaddr_in *)(const void *)&v[k]->ss)
-					      ->sin_addr.s_addr;
-			else if (fam == AF_INET6)
-				yes = memcmp(&((const struct sockaddr_in6 *)(const void *)
-							     i->ifa_addr)
-						      ->sin6_addr,
-					      &((const struct sockaddr_in6 *)(const void *)&v[k]
-							      ->ss)
-						       ->sin6_addr,
-					      sizeof(struct in6_addr)) == 0;
-		}
-	}
+	for (i = ifa; i && !yes; i = i->ifa_next)
+		yes = cpha_addr_same_ip(&c->vip, i->ifa_addr) ||
+		      (c->has_vip2 && cpha_addr_same_ip(&c->vip2, i->ifa_addr));
 	freeifaddrs(ifa);
 	return yes;
 }

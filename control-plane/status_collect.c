@@ -264,21 +264,10 @@ static void job_lease(struct collect *k, struct job *j)
 	json_decref(root);
 }
 
-static bool same_ip(const struct cpha_addr *a, const struct sockaddr *sa)
-{
-	if (!sa || sa->sa_family != cpha_addr_family(a))
-		return false;
-	if (sa->sa_family == AF_INET)
-		return memcmp(&((const struct sockaddr_in *)sa)->sin_addr,
-			       &((const struct sockaddr_in *)&a->ss)->sin_addr, 4) == 0;
-	return memcmp(&((const struct sockaddr_in6 *)sa)->sin6_addr,
-		       &((const struct sockaddr_in6 *)&a->ss)->sin6_addr, 16) == 0;
-}
-
 static bool is_local(const struct collect *k, const struct cp_host *h)
 {
 	for (const struct ifaddrs *i = k->local; i; i = i->ifa_next)
-		if (same_ip(&h->addr, i->ifa_addr))
+		if (cpha_addr_same_ip(&h->addr, i->ifa_addr))
 			return true;
 	return false;
 }

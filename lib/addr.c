@@ -252,6 +252,19 @@ int cpha_addr_family(const struct cpha_addr *a)
 	return a->ss.ss_family;
 }
 
+bool cpha_addr_same_ip(const struct cpha_addr *a, const struct sockaddr *sa)
+{
+	if (!sa || sa->sa_family != a->ss.ss_family)
+		return false;
+	if (sa->sa_family == AF_INET)
+		return memcmp(&((const struct sockaddr_in *)(const void *)sa)->sin_addr,
+			       &((const struct sockaddr_in *)(const void *)&a->ss)->sin_addr,
+			       4) == 0;
+	return sa->sa_family == AF_INET6 &&
+	       memcmp(&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
+		       &((const struct sockaddr_in6 *)(const void *)&a->ss)->sin6_addr, 16) == 0;
+}
+
 bool cpha_addr_equal(const struct cpha_addr *a, const struct cpha_addr *b)
 {
 	if (a->ss.ss_family != b->ss.ss_family || cpha_addr_port(a) != cpha_addr_port(b))

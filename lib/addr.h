@@ -53,6 +53,10 @@ int cpha_addr_family(const struct cpha_addr *a);
 /* True when family, address, port and scope are the same. */
 bool cpha_addr_equal(const struct cpha_addr *a, const struct cpha_addr *b);
 
+/* True when sa (an interface's address, as getifaddrs gives it) is the
+ * IP address of a: family and address only. */
+bool cpha_addr_same_ip(const struct cpha_addr *a, const struct sockaddr *sa);
+
 /* "198.18.0.1:6443", "[2001:db8::1]:6443" or, without a port, the bare
  * address. Returns buf (at least CPHA_ADDR_STRLEN bytes). */
 char *cpha_addr_format(const struct cpha_addr *a, char *buf, size_t len);
