@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""cpha lab, short profile: up, three scenarios, the report, down.
+"""cpha lab, short profile: up, its monitoring, six scenarios, the report,
+a short soak, the peer, down.
 
 `cpha lab up --dual-stack` (its own name, so it runs beside other tests;
 two VIPs, 198.18.0.2 and 2001:db8:18::2, and a prober through each), then
@@ -30,6 +31,11 @@ says it holds and the scenarios must have happened:
 - `cpha lab soak` for 3 minutes, seed 7: every fault of its plan
   injected, no invariant broken, the lab settled afterwards, the writers'
   history linearizable;
+- the lab's monitoring (cphatest.labmon, which says what it checks):
+  targets and rules, a quiet minute, lb-daemon-down for both stacks with
+  the alerts it must raise, CphaVIPOnTwoHosts while cpha status sees the
+  VIP on two hosts, the dashboard's queries; skipped, saying why, when
+  Prometheus is not installed;
 then `cpha lab down` leaves no namespace, bridge or process.
 Exit 0 pass, 77 skip (not root), 1 fail.
     sudo python3 tests/integration/test_cpha_lab.py
@@ -39,12 +45,13 @@ import json
 import os
 import signal
 import sys
+import time
 import xml.dom.minidom
 
 sys.dont_write_bytecode = True
 
 from cphalab import netns  # noqa: E402
-from cphatest import labcmd, step, util  # noqa: E402
+from cphatest import labcmd, labmon, step, util  # noqa: E402
 
 NAME = "t%d" % (os.getpid() % 10000)
 SCENARIOS = ["apiserver-rolling-restart", "reload-under-load", "lb-poweroff",
@@ -61,6 +68,9 @@ def check(cond, msg):
 
 lab = labcmd.LabCmd(NAME)
 leftovers = lab.leftovers
+labmon.use(lab)
+# the lab's monitoring is checked unless a program of it is missing
+MONITORING = labmon.missing() is None
 
 
 def status(host="m1"):
@@ -92,6 +102,7 @@ def status_faults():
         kcm, pids[0], other))
     lab("x", "m1", "pcs", "resource", "unmanage", "kcm", quiet=True)
     os.kill(pids[0], signal.SIGSTOP)
+    t_vip = time.time()
     lab("x", other, "ip", "addr", "add", "198.18.0.2/24", "dev", "eth0", quiet=True)
     try:
         def both():
@@ -106,6 +117,8 @@ def status_faults():
         print(r.stdout, flush=True)
         check(r.returncode in (1, 2) and "is on 2 hosts" in r.stdout and
               "stopped renewing" in r.stdout, r.stdout)
+        if MONITORING:
+            labmon.vip_twice_firing(t_vip)
     finally:
         os.kill(pids[0], signal.SIGCONT)
         lab("x", other, "ip", "addr", "del", "198.18.0.2/24", "dev", "eth0", check_rc=False,
@@ -113,6 +126,8 @@ def status_faults():
         lab("x", "m1", "pcs", "resource", "manage", "kcm", check_rc=False, quiet=True)
     step("repair: healthy again")
     util.wait_until(lambda: status()[0] == 0, 90, interval=2, what="cpha status healthy again")
+    if MONITORING:
+        labmon.vip_twice_resolved(t_vip)
 
 
 def programs_in(host, program):
@@ -286,6 +301,15 @@ def main():
         check("VIP 198.18.0.2 on: lb" in r.stdout, r.stdout)
         holder = r.stdout.split("VIP 198.18.0.2 on: ")[1].split()[0]
         check("VIP 2001:db8:18::2 on: %s\n" % holder in r.stdout, r.stdout)
+        if MONITORING:
+            # on a fresh lab: the scenarios below leave rules with a long
+            # for: (CphaLBServerFlapping's 5 minutes) firing later
+            labmon.targets_and_rules()
+            labmon.quiet_minute()
+            labmon.daemon_down(report + "-down")
+        else:
+            step("skipped, the lab's monitoring: %s is not installed (scripts/setup.sh "
+                 "installs it)" % labmon.missing())
         step("cpha lab run %s" % " ".join(RUN))
         lab("run", "--report", report, *RUN)
         with open(os.path.join(report, "report.json")) as f:
@@ -357,12 +381,15 @@ def main():
             len(sc), ", ".join("%s failed %d gap %s ms" % (n, s["failed"], s["max_gap_ms"])
                                for n, s in sc.items())))
         status_faults()
+        if MONITORING:
+            labmon.dashboard()
         soak(report + "-soak")
+        if MONITORING:
+            labmon.peer(report + "-peer-down")
         peer_after_reloads(report + "-peer")
         import shutil
-        shutil.rmtree(report, ignore_errors=True)  # kept only when the test fails
-        shutil.rmtree(report + "-peer", ignore_errors=True)
-        shutil.rmtree(report + "-soak", ignore_errors=True)
+        for d in ("", "-down", "-soak", "-peer-down", "-peer"):
+            shutil.rmtree(report + d, ignore_errors=True)  # kept only when the test fails
     finally:
         step("cpha lab down")
         r = lab("down", check_rc=False)

@@ -1,28 +1,24 @@
-#!/usr/bin/env python3
-"""cpha lab with its monitoring: Debian's Prometheus, Alertmanager and
-node-exporter on the client host, with what `cpha render` wrote
-(monitoring.prometheus) and cpha's rules.
+"""The lab's monitoring, checked on a running lab: Debian's Prometheus,
+Alertmanager and node-exporter on the client host, with what `cpha render`
+wrote (monitoring.prometheus) and cpha's rules. integration.cpha_lab runs
+these on its lab:
 
 - every scrape target answers, every alert rule loads and is healthy,
-  and `promtool check config` accepts the rendered configuration where it
-  is installed;
+  and `promtool check config` accepts the rendered configuration;
 - a settled lab fires nothing and has nothing pending for a minute;
 - `cpha lab run lb-daemon-down`: the backup LB host's lbd killed for
   150 s; CphaTargetDown for that lbd must fire (after its for: of 2
   minutes), reach Alertmanager's receiver, and resolve once lbd is back;
   nothing else fires; the run's goal "alerts as expected" holds;
-- the VIP added by hand on the second LB host: CphaVIPOnTwoHosts fires and
-  resolves once it is removed;
+- the VIP on two LB hosts (added by the caller): CphaVIPOnTwoHosts
+  fires (after its for:) and resolves once the extra address is gone;
 - every query of the Grafana dashboard returns data and no error from the
   lab's Prometheus (but the watchdog's: the lab has no watchdog device);
 - the peer stack (`run --peer-only lb-daemon-down`): Prometheus reloaded
   with the haproxy job and the community's rules (peer-rules.yml), every
   target up; HAProxy killed on the backup LB host raises HaproxyDown,
   notified and resolved, and nothing else but that HAProxy's servers
-  down while its first checks run after its restart;
-then `cpha lab down` leaves nothing.
-Exit 0 pass, 77 skip (not root, or Prometheus not installed), 1 fail.
-    sudo python3 tests/integration/test_cpha_lab_monitoring.py
+  down while its first checks run after its restart.
 """
 
 import calendar
@@ -30,31 +26,40 @@ import json
 import os
 import re
 import shutil
-import sys
-import tempfile
 import time
 import urllib.parse
 
-sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.join(HERE, "..", "..")
+from cphalab import alertlog
 
-from cphatest import labcmd, step, util  # noqa: E402
-from cphalab import alertlog  # noqa: E402
+from . import step, util
 
-NAME = "m%d" % (os.getpid() % 10000)
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
 DASHBOARD = os.path.join(TOP, "monitoring", "cpha-dashboard.json")
 # the lab has no watchdog device: fenced serves no fenced_watchdog_petting
 NO_DATA_IN_LAB = ("fenced_watchdog_petting",)
-VIP = "198.18.0.2"
+PROGRAMS = ("prometheus", "prometheus-alertmanager", "prometheus-node-exporter", "promtool")
+
+lab = None
+NAME = None
+
+
+def missing():
+    """The first monitoring program not installed, or None."""
+    for p in PROGRAMS:
+        if not shutil.which(p):
+            return p
+    return None
+
+
+def use(labcmd):
+    """Check the lab of labcmd (a cphatest.labcmd.LabCmd) from now on."""
+    global lab, NAME
+    lab, NAME = labcmd, labcmd.name
 
 
 def check(cond, msg):
     if not cond:
         raise AssertionError(msg)
-
-
-lab = labcmd.LabCmd(NAME)
 
 
 def prom(path, **params):
@@ -164,21 +169,19 @@ def daemon_down(report):
     check(goal and goal[0]["verdict"] in ("met", "clearly met"), "goal: %s" % goal)
 
 
-def vip_twice():
-    step("the VIP added by hand on the second LB host: CphaVIPOnTwoHosts fires, resolves")
-    holders = [r["metric"]["host"] for r in prom("query", query="vipd_vip_held == 1")["result"]]
-    check(len(holders) == 1, "VIP holders: %s" % holders)
-    other = "lb2" if holders[0] == "lb1" else "lb1"
-    t0 = time.time()
-    lab("x", other, "ip", "addr", "add", VIP + "/24", "dev", "eth0", quiet=True)
-    try:
-        util.wait_until(lambda: ("CphaVIPOnTwoHosts", "") in alerts("firing") or
-                        [a for a in alerts("firing") if a[0] == "CphaVIPOnTwoHosts"], 90,
-                        interval=2, what="CphaVIPOnTwoHosts firing")
-        check(time.time() - t0 >= 30, "CphaVIPOnTwoHosts fired before its for: of 30 s")
-    finally:
-        lab("x", other, "ip", "addr", "del", VIP + "/24", "dev", "eth0", check_rc=False,
-            quiet=True)
+def vip_twice_firing(t0):
+    """The VIP was added by hand on the LB host that does not hold it at
+    t0: CphaVIPOnTwoHosts fires, after its for: of 30 s."""
+    step("CphaVIPOnTwoHosts fires")
+    util.wait_until(lambda: [a for a in alerts("firing") if a[0] == "CphaVIPOnTwoHosts"], 90,
+                    interval=2, what="CphaVIPOnTwoHosts firing")
+    check(time.time() - t0 >= 30, "CphaVIPOnTwoHosts fired before its for: of 30 s")
+
+
+def vip_twice_resolved(t0):
+    """The extra VIP removed: CphaVIPOnTwoHosts resolves, and Alertmanager's
+    receiver is told."""
+    step("CphaVIPOnTwoHosts resolves")
     util.wait_until(lambda: not [a for a in alerts("firing") if a[0] == "CphaVIPOnTwoHosts"],
                     60, interval=2, what="CphaVIPOnTwoHosts resolved")
     seen = [(a["name"], a["status"]) for _, a in recorded(t0)]
@@ -258,39 +261,3 @@ def peer(report):
     early = [x for x in seen(True) if x[:3] not in seen()]
     if early:
         step("notified before the run, during the switch of stacks: %s" % early)
-
-
-def main():
-    if os.geteuid() != 0:
-        print("skipped: cpha lab needs root (network namespaces)")
-        return 77
-    for p in ("prometheus", "prometheus-alertmanager", "prometheus-node-exporter", "promtool"):
-        if not shutil.which(p):
-            print("skipped: %s is not installed (scripts/setup.sh installs it)" % p)
-            return 77
-    report = tempfile.mkdtemp(prefix="cpha-lab-mon-")
-    try:
-        step("cpha lab up (%s), with Prometheus and Alertmanager on the client host" % NAME)
-        lab("up", timeout=900)
-        targets_and_rules()
-        quiet_minute()
-        daemon_down(report)
-        vip_twice()
-        dashboard()
-        peer(os.path.join(report, "peer"))
-        shutil.rmtree(report, ignore_errors=True)  # kept only when the test fails
-    finally:
-        step("cpha lab down")
-        r = lab("down", check_rc=False)
-        left = lab.leftovers()
-        if r.returncode != 0 or left:
-            raise AssertionError("cpha lab down: exit %d, left %s" % (r.returncode, left))
-    return 0
-
-
-if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except AssertionError as e:
-        print("FAIL: %s" % e, flush=True)
-        sys.exit(1)
