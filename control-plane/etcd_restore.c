@@ -12,7 +12,6 @@
  * restored in place: its entries go into DIR/.before-restore-TIME, the
  * restored ones into DIR. */
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -31,6 +30,7 @@
 #include "cpha.h"
 #include "etcd_ctl.h"
 #include "etcd_restore.h"
+#include "fileio.h"
 #include "flags.h"
 #include "render_text.h"
 
@@ -106,52 +106,28 @@ static bool mount_point(
 	return d->st_dev != p->st_dev;
 }
 
-/* The entries of dir but "." and "..", and skip (a name, or NULL), into
- * *names (malloc'd, each malloc'd). Returns their count, or -1 (errno). */
+/* The entries of dir but skip (a name, or NULL) into *names,
+ * NULL-terminated (cpha_dir_names()). Returns their count, or -1 (errno). */
 static int entries(const char *dir, const char *skip, char ***names)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **v = NULL, **nv;
-	int n = 0, saved;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), saved;
+	ssize_t n;
 
 	*names = NULL;
-	if (!d)
+	if (fd == -1)
 		return -1;
-	errno = 0;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-			(skip && !strcmp(e->d_name, skip)))
-			continue;
-		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv || !(nv[n] = strdup(e->d_name))) {
-			v = nv ? nv : v;
-			goto fail;
-		}
-		v = nv;
-		n++;
-		errno = 0;
-	}
-	if (errno)
-		goto fail;
-	closedir(d);
-	*names = v;
-	return n;
-fail:
-	saved = errno ? errno : ENOMEM;
-	for (int i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-	closedir(d);
+	n = cpha_dir_names(fd, names);
+	saved = errno;
+	close(fd);
 	errno = saved;
-	return -1;
-}
-
-static void free_names(char **v, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
+	for (ssize_t i = 0; n > 0 && skip && i < n; i++)
+		if (!strcmp((*names)[i], skip)) {
+			free((*names)[i]);
+			memmove(&(*names)[i], &(*names)[i + 1], (size_t)(n - i) * sizeof(**names));
+			n--;
+			break;
+		}
+	return n < 0 ? -1 : (int)n;
 }
 
 /* Rename from/NAME to to/NAME for the first n of names; on a failure, put
@@ -226,8 +202,8 @@ static int swap_in_place(
 			strerror(errno));
 	rc = 0;
 out:
-	free_names(old, nold);
-	free_names(new, nnew);
+	cpha_names_free(old);
+	cpha_names_free(new);
 	return rc;
 }
 
