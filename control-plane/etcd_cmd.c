@@ -3,7 +3,6 @@
  * SHA-256, the newest K kept. etcdctl (API 3) does the talking to etcd and
  * reads the files; snapshot_keep.c decides which to keep. */
 #include <errno.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -98,66 +97,19 @@ static int make_dir(const char *dir)
 	return 0;
 }
 
-/* The names in the directory open at dfd (".", ".." left out), into *names
- * (NULL-terminated, to free with free_names). Returns how many, or -1. */
-static ssize_t list_dir(int dfd, char ***names)
-{
-	int fd = dup(dfd);
-	DIR *d = fd == -1 ? NULL : fdopendir(fd);
-	struct dirent *e;
-	char **v = NULL, **nv;
-	size_t n = 0;
-
-	if (!d) {
-		if (fd != -1)
-			close(fd);
-		return -1;
-	}
-	rewinddir(d);
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		nv = realloc(v, (n + 2) * sizeof(*v));
-		if (!nv)
-			goto fail;
-		v = nv;
-		v[n] = strdup(e->d_name);
-		if (!v[n])
-			goto fail;
-		v[++n] = NULL;
-	}
-	closedir(d);
-	*names = v;
-	return (ssize_t)n;
-fail:
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-	closedir(d);
-	errno = ENOMEM;
-	return -1;
-}
-
-static void free_names(char **names)
-{
-	for (size_t i = 0; names && names[i]; i++)
-		free(names[i]);
-	free(names);
-}
-
 /* Partial files of runs that were killed: no run is writing (we hold the
  * directory's lock), so they are garbage. */
 static void remove_parts(int dfd, const char *dir)
 {
 	char **names = NULL;
-	ssize_t n = list_dir(dfd, &names);
+	ssize_t n = cpha_dir_names(dfd, &names);
 
 	for (ssize_t i = 0; i < n; i++)
 		if (snapshot_part_name(names[i]) && unlinkat(dfd, names[i], 0) == -1 &&
 			errno != ENOENT)
 			fprintf(stderr, "cpha etcd snapshot: %s/%s: %s\n", dir, names[i],
 				strerror(errno));
-	free_names(names);
+	cpha_names_free(names);
 }
 
 /* A name no snapshot has yet: the time now, or a second later when a
@@ -208,7 +160,7 @@ static int apply_keep(int dfd, const char *dir, unsigned keep, const char *taken
 {
 	char **names = NULL;
 	size_t *del = NULL, k;
-	ssize_t n = list_dir(dfd, &names);
+	ssize_t n = cpha_dir_names(dfd, &names);
 	int r = 0;
 
 	if (n < 0) {
@@ -218,7 +170,7 @@ static int apply_keep(int dfd, const char *dir, unsigned keep, const char *taken
 	del = calloc((size_t)n + 1, sizeof(*del));
 	if (!del) {
 		fprintf(stderr, "cpha etcd snapshot: out of memory\n");
-		free_names(names);
+		cpha_names_free(names);
 		return -1;
 	}
 	k = snapshot_keep((const char *const *)names, (size_t)n, keep, taken, del);
@@ -243,7 +195,7 @@ static int apply_keep(int dfd, const char *dir, unsigned keep, const char *taken
 			r++;
 	}
 	free(del);
-	free_names(names);
+	cpha_names_free(names);
 	return r;
 }
 

@@ -1,4 +1,5 @@
-/* Writing files whole (fileio.h). */
+/* Writing files whole, and a directory's names (fileio.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -71,4 +72,58 @@ int cpha_write_file_atomic(
 		close(dfd);
 	}
 	return 0;
+}
+
+ssize_t cpha_dir_names(int dfd, char ***names)
+{
+	int fd = dup(dfd), saved;
+	DIR *d = fd == -1 ? NULL : fdopendir(fd);
+	struct dirent *e;
+	char **v = NULL, **nv;
+	size_t n = 0;
+
+	*names = NULL;
+	if (!d) {
+		saved = errno;
+		if (fd != -1)
+			close(fd);
+		errno = saved;
+		return -1;
+	}
+	rewinddir(d);
+	for (errno = 0; (e = readdir(d)); errno = 0) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		nv = realloc(v, (n + 2) * sizeof(*v));
+		if (!nv)
+			goto fail;
+		v = nv;
+		v[n + 1] = NULL;
+		v[n] = strdup(e->d_name);
+		if (!v[n])
+			goto fail;
+		n++;
+	}
+	if (errno)
+		goto fail;
+	closedir(d);
+	if (!v && !(v = calloc(1, sizeof(*v)))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	*names = v;
+	return (ssize_t)n;
+fail:
+	saved = errno ? errno : ENOMEM;
+	cpha_names_free(v);
+	closedir(d);
+	errno = saved;
+	return -1;
+}
+
+void cpha_names_free(char **names)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		free(names[i]);
+	free(names);
 }

@@ -1,6 +1,6 @@
 /* Writing files whole: every byte of a buffer, and a file replaced at
- * once so that no reader ever sees half of it. Reading a whole file is
- * cpha_buf_read_file() (buf.h). */
+ * once so that no reader ever sees half of it; and a directory's names.
+ * Reading a whole file is cpha_buf_read_file() (buf.h). */
 #ifndef CPHA_FILEIO_H
 #define CPHA_FILEIO_H
 
@@ -19,5 +19,12 @@ int cpha_write_all(int fd, const void *data, size_t len);
  * or -errno (-ENAMETOOLONG for a path too long). */
 int cpha_write_file_atomic(
 	const char *path, const void *data, size_t len, mode_t mode, uid_t uid, gid_t gid);
+
+/* The names in the directory open at dfd ("." and ".." left out, in
+ * readdir's order) into *names, NULL-terminated, to free with
+ * cpha_names_free(); dfd is left open and its position untouched. Returns
+ * how many, or -1 with errno. */
+ssize_t cpha_dir_names(int dfd, char ***names);
+void cpha_names_free(char **names);
 
 #endif

@@ -155,9 +155,10 @@ static int promote(struct etcd *e, uint64_t self, char *why, size_t len)
 }
 
 /* After etcd was started (or found running): healthy, and a voter. may_wait:
- * a member that restarted with its data or bootstraps may end the start
- * still waiting for a majority of its cluster (the other members come
- * later): a restart would not help, monitor reports it degraded. */
+ * a member that restarted with its data or bootstraps ends the start still
+ * waiting for a majority of its cluster (the other members come later)
+ * after ETCD_MAJORITY_WAIT_USEC, or at the end of the timeout: a restart
+ * would not help, monitor reports it degraded. */
 static int wait_member(struct etcd *e, pid_t pid, bool may_wait)
 {
 	struct api_res res = { 0 };
@@ -165,6 +166,7 @@ static int wait_member(struct etcd *e, pid_t pid, bool may_wait)
 	char detail[300] = "no answer yet", why[300] = "";
 	const char *perr;
 	bool learner_seen = false, waiting = false;
+	uint64_t waiting_since = 0;
 	int h, p, rc;
 
 	for (;;) {
@@ -176,6 +178,8 @@ static int wait_member(struct etcd *e, pid_t pid, bool may_wait)
 		 * peer URL tells whether it still waits for a majority */
 		p = etcd_api_peer_version(e, &res);
 		if (p == 0) {
+			if (!waiting)
+				waiting_since = ocf_now();
 			waiting = true;
 			snprintf(detail, sizeof(detail),
 				"waiting for a majority of its cluster (the peer URL answers, no "
@@ -213,6 +217,14 @@ static int wait_member(struct etcd *e, pid_t pid, bool may_wait)
 			if (p == 1)
 				continue; /* check the status once more */
 			snprintf(detail, sizeof(detail), "a learner, not promoted yet: %s", why);
+		}
+		if (may_wait && waiting && ocf_now() - waiting_since >= ETCD_MAJORITY_WAIT_USEC) {
+			log_warn("member %s is still %s after %u s: the start ends here, so that "
+				 "the other members can start too; it joins when a majority runs "
+				 "(monitor: degraded until then)",
+				e->name, detail, ETCD_MAJORITY_WAIT_USEC / 1000000U);
+			rc = PCMK_OCF_OK;
+			break;
 		}
 		if (!ocf_sleep(e->c, 500000)) {
 			if (learner_seen && ocf_pid_alive(pid)) {

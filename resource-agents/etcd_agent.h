@@ -20,9 +20,15 @@ static inline const char *str_or(const char *s, const char *dflt)
 	return s && *s ? s : dflt;
 }
 
-#define ETCD_ENV_PATH   "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-#define ETCD_CALL_USEC  3000000U /* one API call to a member */
-#define ETCD_PROBE_USEC 1500000U /* one /health probe of another member */
+#define ETCD_ENV_PATH           "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define ETCD_CALL_USEC          3000000U /* one API call to a member */
+#define ETCD_PROBE_USEC         1500000U /* one /health probe of another member */
+/* How long a start that restarted a member with its data, or bootstrapped
+ * one, waits for a majority of its cluster before it ends anyway: the
+ * others start in parallel and join within seconds, unless Pacemaker starts
+ * one instance at a time (its throttle under load, batch-limit), when they
+ * start only once this start is over */
+#define ETCD_MAJORITY_WAIT_USEC 10000000U
 
 /* The certificates of a call. */
 struct etcd_tls {

@@ -68,6 +68,10 @@ static const struct goal_row {
 	{ "lb-upgrade", "failed", GOAL_ZERO, "failed requests", 0 },
 	{ "lb-upgrade", "watches_restored_ms", GOAL_AT_MOST, "watches restored (ms)", 1000 },
 	{ "lb-upgrade", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
+	/* a restore from the last snapshot loses at most what came after it */
+	{ "etcd-quorum-loss", "lost_only_after_snapshot", GOAL_TRUE,
+		"no acknowledged write from before the snapshot lost", 0 },
+	{ "etcd-quorum-loss", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
 };
 
 double lab_goal_resolution(const char *metric)

@@ -17,7 +17,8 @@
 json_t *lab_render_json(const struct lab_model *m);
 
 /* The invariants of an attempt as report.json states them: those the
- * orchestrator judged, and no_lost_write. A new reference or NULL. */
+ * orchestrator judged, and no_lost_write where it is judged. A new
+ * reference or NULL. */
 json_t *lab_render_invariants(const struct lab_scenario *s);
 
 /* {"n", "median", "min", "max", "ci95": [lo, hi]}; with n 0 the others are

@@ -29,7 +29,9 @@ json_t *lab_render_invariants(const struct lab_scenario *s)
 			if (b >= 0)
 				json_object_set_new(o, name, json_boolean(b));
 		}
-	json_object_set_new(o, "no_lost_write", json_boolean(lab_invariant(s, "no_lost_write")));
+	b = lab_invariant(s, "no_lost_write");
+	if (b >= 0)
+		json_object_set_new(o, "no_lost_write", json_boolean(b));
 	return o;
 }
 

@@ -131,7 +131,9 @@ struct lab_model {
 /* The invariant NAME of a scenario as the report states it: 1 true, 0 false,
  * -1 not known. no_lost_write is the probers' verdict when one of them (the
  * IPv6 one too) saw a lost write (false whatever the orchestrator said),
- * and true when the orchestrator said nothing and none saw one. */
+ * and true when the orchestrator said nothing and none saw one; not known
+ * for a scenario that judges lost_only_after_snapshot (a restore from a
+ * snapshot loses the writes after it by design). */
 int lab_invariant(const struct lab_scenario *s, const char *name);
 
 /* The window's statistics of attempt s from the run's events e, its phases

@@ -12,7 +12,10 @@ installed:
   not verify), and one for a name that is no member;
 - every etcd stopped, `cpha etcd restore` on each member with the same
   snapshot makes its directory (mode 0700, the old one's owner) and moves
-  the old one aside, kept;
+  the old one aside, kept. m1's data directory is a bind mount (it cannot
+  be renamed: EBUSY) and m2's a file system of its own (a tmpfs, as etcd
+  on a disk of its own): both are restored in place, the old entries kept
+  in DIR/.before-restore-TIME;
 - the three started as they were (the initial-cluster flags are ignored
   for a directory that exists) are healthy, the same three members, with
   the cluster ID they had before (the one ocf:cpha:etcd records), every
@@ -26,6 +29,7 @@ import glob
 import os
 import shutil
 import stat
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True
@@ -112,20 +116,70 @@ def run(lab):
     check(sorted(os.listdir(member.data_dir)) == before, "the data directory changed")
     check(not glob.glob(member.data_dir + ".*"), "something left beside the data directory")
 
-    step("every etcd stopped: each member restored from the same snapshot")
-    for m in members:
+    step("every etcd stopped: each member restored from the same snapshot (m1's data "
+         "directory a bind mount, m2's a tmpfs: in place)")
+    mounted = []
+    try:
+        restore_all(members, snap, cpha, mounted)
+        started_again(members, m0, url, tls, cid)
+    finally:
+        for m in members:
+            m.stop()
+        for d in reversed(mounted):
+            subprocess.run(["umount", "-l", d], check=False)
+
+
+def mount_data_dir(m, how, mounted):
+    """m's data directory, its contents kept, made a bind mount of a
+    directory beside it ("bind") or a tmpfs ("tmpfs")."""
+    d = m.data_dir
+    st = os.stat(d)
+    if how == "bind":
+        src = d + "-disk"  # beside it: the same file system
+        os.rename(d, src)
+        os.mkdir(d, 0o700)
+        subprocess.run(["mount", "--bind", src, d], check=True)
+    else:
+        keep = d + "-copy"
+        shutil.copytree(d, keep, symlinks=True)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0700,uid=%d,gid=%d" % (
+            st.st_uid, st.st_gid), "cpha-test-etcd", d], check=True)
+        for e in os.listdir(keep):
+            shutil.move(os.path.join(keep, e), os.path.join(d, e))
+    mounted.append(d)
+    with open("/proc/self/mountinfo") as f:
+        points = [line.split()[4] for line in f]
+    check(d in points, "%s: not a mount point" % d)
+
+
+def restore_all(members, snap, cpha, mounted):
+    for m, how in zip(members, (None, "bind", "tmpfs")):
+        if how:
+            mount_data_dir(m, how, mounted)
         owner = os.stat(m.data_dir)
         old = sorted(os.listdir(m.data_dir))
         r = cpha(m, "etcd", "restore", snap)
         check(r.returncode == 0, "restore %s: exit %d\n%s%s"
               % (m.name, r.returncode, r.stdout, r.stderr))
         print(r.stdout, end="", flush=True)
-        aside = glob.glob(m.data_dir + ".before-restore-*")
+        if how:
+            aside = glob.glob(os.path.join(m.data_dir, ".before-restore-*"))
+            check(not glob.glob(m.data_dir + ".*"),
+                  "%s: something left beside the data directory" % m.name)
+            check(sorted(os.listdir(m.data_dir)) == sorted(
+                ["member", os.path.basename(aside[0])] if aside else ["member"]),
+                "%s: in the data directory: %s" % (m.name, os.listdir(m.data_dir)))
+        else:
+            aside = glob.glob(m.data_dir + ".before-restore-*")
         check(len(aside) == 1 and sorted(os.listdir(aside[0])) == old,
               "%s: the old directory is not kept aside: %r" % (m.name, aside))
+        check(aside[0] in r.stdout, "%s: the output does not name %s" % (m.name, aside[0]))
         st = os.stat(m.data_dir)
         check(stat.S_IMODE(st.st_mode) == 0o700, "mode %o" % stat.S_IMODE(st.st_mode))
         check((st.st_uid, st.st_gid) == (owner.st_uid, owner.st_gid), "owner changed")
+
+
+def started_again(members, m0, url, tls, cid):
 
     step("the three started: the same members and cluster ID, the keys up to the snapshot")
     for m in members:
@@ -144,8 +198,6 @@ def run(lab):
     etcd.kv_put(m0, url, "/test/again", "ok", tls)
     check(etcd.kv_range(members[2].host, members[2].client_url, "/test/again", tls)[0]["value"]
           == "ok", "no write after")
-    for m in members:
-        m.stop()
 
 
 if __name__ == "__main__":

@@ -492,6 +492,8 @@ GOOD = {
                       "watches_broken": 50},
     "lb-upgrade": {"lb_hosts": 2, "upgraded": 2, "watches_open_at_t0": 50,
                    "watches_broken": 50},
+    "etcd-quorum-loss": {"snapshot": True, "api_down_seen": True, "restored": True,
+                         "watches_open_at_t0": 50, "watches_broken": 50},
 }
 BAD = {
     "lb-poweroff": [
@@ -548,6 +550,9 @@ BAD = {
     "cert-rotation": [({"served_new": 2}, "only 2 of 3 masters serve the renewed"),
                       ({"served_new": 0}, "only 0 of 3")],
     "lb-upgrade": [({"upgraded": 1}, "only 1 of 2 LB hosts were upgraded")],
+    "etcd-quorum-loss": [({"snapshot": False}, "no snapshot was taken"),
+                         ({"api_down_seen": False}, "quorum was not lost"),
+                         ({"restored": None}, "the restore was not done")],
 }
 
 
@@ -980,3 +985,67 @@ class TwoVips(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
+
+
+def put(t, seq, ok=True, conflict=False):
+    e = {"t": t, "k": "lease_put", "ok": ok or conflict, "seq": seq}
+    if conflict:
+        e["conflict"] = True
+    return e
+
+
+class RestoreLosses(unittest.TestCase):
+    """What a restore from a snapshot lost, from the prober's events."""
+
+    def test_nothing_lost_without_a_lost_write_line(self):
+        evs = [put(1.0, 1), put(2.0, 2), {"t": 3.0, "k": "lease_get", "ok": True, "seq": 2}]
+        self.assertEqual(judge.restore_losses(evs, 1.5, 2.5),
+                         {"seq_read": None, "lost": [], "before_snapshot": []})
+
+    def test_the_writes_after_the_snapshot_are_named(self):
+        evs = [put(1.0, 1), put(2.0, 2), put(3.0, 3), put(3.5, 4, ok=False),
+               put(4.0, 5, conflict=True), put(4.5, 6),
+               {"t": 9.0, "k": "lost_write", "seq_read": 2, "seq_acked": 6},
+               put(9.5, 7)]  # after the read back: the restored cluster's
+        self.assertEqual(judge.restore_losses(evs, 2.5, 5.0),
+                         {"seq_read": 2, "lost": [(3, 3.0), (6, 4.5)], "before_snapshot": []})
+
+    def test_a_lost_write_line_of_an_earlier_fault_is_not_this_one(self):
+        """Two restores in a row: the first one's read back is older than
+        the second fault, and names nothing of it."""
+        evs = [{"t": 0.5, "k": "lost_write", "seq_read": 0, "seq_acked": 1},
+               put(1.0, 1), put(2.0, 2), put(3.0, 3),
+               {"t": 9.0, "k": "lost_write", "seq_read": 2, "seq_acked": 3}]
+        self.assertEqual(judge.restore_losses(evs, 2.5, 4.0),
+                         {"seq_read": 2, "lost": [(3, 3.0)], "before_snapshot": []})
+
+    def test_a_write_from_before_the_snapshot_lost_is_named_apart(self):
+        """Jepsen's lost update: acknowledged before the snapshot began,
+        gone after the restore."""
+        evs = [put(1.0, 1), put(2.0, 2), put(3.0, 3),
+               {"t": 9.0, "k": "lost_write", "seq_read": 1, "seq_acked": 3},
+               {"t": 9.2, "k": "lost_write", "seq_read": 2, "seq_acked": 3}]
+        r = judge.restore_losses(evs, 2.5, 4.0)
+        self.assertEqual(r["seq_read"], 1)
+        self.assertEqual(r["lost"], [(2, 2.0), (3, 3.0)])
+        self.assertEqual(r["before_snapshot"], [(2, 2.0)])
+
+
+class RecoveredMs(unittest.TestCase):
+    def test_first_served_after_the_last_failure(self):
+        reqs = [(9.0, False), (10.0, True), (10.5, False), (11.0, True), (12.0, False),
+                (12.25, True), (13.0, True)]
+        self.assertEqual(judge.recovered_ms(reqs, 10.0), 2250)
+
+    def test_none_failed_or_none_served_again(self):
+        self.assertEqual(judge.recovered_ms([(9.0, False), (10.5, True)], 10.0), 0)
+        self.assertIsNone(judge.recovered_ms([(10.5, True), (11.0, False)], 10.0))
+
+
+class SeqRanges(unittest.TestCase):
+    def test_runs_of_consecutive_numbers(self):
+        w = [(388, 10.1), (389, 10.2), (390, 10.3), (392, 10.5), (395, 10.8), (396, 10.9)]
+        self.assertEqual(judge.seq_ranges(w, 10.0),
+                         [("388-390", "+0.1 to +0.3"), ("392", "+0.5"),
+                          ("395-396", "+0.8 to +0.9")])
+        self.assertEqual(judge.seq_ranges([], 0), [])

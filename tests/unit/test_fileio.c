@@ -191,6 +191,51 @@ static void test_atomic_relative_path(void **state)
 	unlink(in_dir("rel"));
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void test_dir_names(void **state)
+{
+	char sub[PATH_MAX], **names = NULL;
+	int dfd;
+
+	(void)state;
+	snprintf(sub, sizeof(sub), "%s", in_dir("names"));
+	assert_int_equal(mkdir(sub, 0700), 0);
+	dfd = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	/* empty: no name, a NULL-terminated array all the same */
+	assert_int_equal(cpha_dir_names(dfd, &names), 0);
+	assert_non_null(names);
+	assert_null(names[0]);
+	cpha_names_free(names);
+	assert_int_equal(
+		cpha_write_file_atomic(in_dir("names/b"), "1", 1, 0600, (uid_t)-1, (gid_t)-1), 0);
+	assert_int_equal(
+		cpha_write_file_atomic(in_dir("names/a"), "2", 1, 0600, (uid_t)-1, (gid_t)-1), 0);
+	assert_int_equal(mkdir(in_dir("names/c"), 0700), 0);
+	/* twice: dfd stays usable */
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(cpha_dir_names(dfd, &names), 3);
+		qsort(names, 3, sizeof(*names), cmp_str);
+		assert_string_equal(names[0], "a");
+		assert_string_equal(names[1], "b");
+		assert_string_equal(names[2], "c");
+		assert_null(names[3]);
+		cpha_names_free(names);
+	}
+	close(dfd);
+	assert_int_equal(cpha_dir_names(-1, &names), -1);
+	assert_int_equal(errno, EBADF);
+	assert_null(names);
+	unlink(in_dir("names/a"));
+	unlink(in_dir("names/b"));
+	rmdir(in_dir("names/c"));
+	rmdir(sub);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -200,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_owner),
 		cmocka_unit_test(test_atomic_failure_leaves_the_old_file),
 		cmocka_unit_test(test_atomic_relative_path),
+		cmocka_unit_test(test_dir_names),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

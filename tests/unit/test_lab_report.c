@@ -18,6 +18,7 @@
 #include "buf.h"
 #include "cpha.h"
 #include "lab.h"
+#include "lab_goals.h"
 #include "lab_load.h"
 #include "lab_render.h"
 #include "lab_stats.h"
@@ -227,7 +228,8 @@ static void test_markdown(void **state)
 			       "`reload-under-load`, `lb-hang`, `lb-daemon-down`, `steady`, "
 			       "`lb-partition`, `lb-isolated`, `master-partition`, "
 			       "`etcd-data-loss`, "
-			       "`master-rebuild`, `cert-rotation`, `lb-upgrade`.\n"));
+			       "`master-rebuild`, `cert-rotation`, `lb-upgrade`, "
+			       "`etcd-quorum-loss`.\n"));
 	assert_int_equal(count(b.data, "`lb-hang`"), 1); /* once, however many goals */
 	/* an attempted scenario without the figure is judged: not measured */
 	assert_non_null(strstr(b.data, "| lb-poweroff: first request served (ms) at most 500 "
@@ -597,7 +599,7 @@ static void test_command_repeats(void **state)
 		3); /* its rank: no "repeat" given */
 
 	/* the goals */
-	assert_int_equal(json_array_size(json_object_get(rep, "goals")), 36);
+	assert_int_equal(json_array_size(json_object_get(rep, "goals")), LAB_NGOALS);
 	/* 39 [36, 42] against 0.25 x 63 [60, 66] = 15.75 [15, 16.5] */
 	g = goal_of(rep, "lb-poweroff", "failed");
 	assert_string_equal(json_string_value(json_object_get(g, "verdict")), "clearly not met");

@@ -199,6 +199,13 @@ static void test_lost_write(void **state)
 	lab_window_stats(&e, 0, 4, &s.st);
 	assert_int_equal(lab_invariant(&s, "no_lost_write"), 1);
 	json_decref(inv);
+	/* a restore from a snapshot: its own invariant judges the loss */
+	inv = json_pack("{sb}", "lost_only_after_snapshot", 1);
+	s.invariants = inv;
+	lab_window_stats(&e, 0, 10, &s.st);
+	assert_int_equal(lab_invariant(&s, "no_lost_write"), -1);
+	assert_int_equal(lab_invariant(&s, "lost_only_after_snapshot"), 1);
+	json_decref(inv);
 	lab_events_free(&e);
 }
 

@@ -12,7 +12,6 @@ The socket lives in the client's network namespace: a thread of its own
 enters the namespace (setns(2) changes only the calling thread), opens
 an AF_PACKET socket there, and never does anything else."""
 
-import os
 import select
 import socket
 import struct

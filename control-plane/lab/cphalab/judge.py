@@ -219,7 +219,10 @@ def validity(name, f):
       cert-rotation: masters, served_new (the masters whose apiserver and
         etcd both serve the renewed certificate afterwards);
       lb-upgrade: lb_hosts, upgraded (the LB hosts whose daemons all run
-        again afterwards, from the new programs on cpha's stack).
+        again afterwards, from the new programs on cpha's stack);
+      etcd-quorum-loss: snapshot (one was taken first), api_down_seen (a
+        request failed after the loss), restored (the runbook's restore
+        done).
     A run is invalid when its fault did not have the effects it must."""
     if "started" in f and not f["started"]:
         return False, "not started: %s" % f.get("why", "the lab did not settle")
@@ -289,6 +292,13 @@ def validity(name, f):
         if f.get("upgraded", 0) < f.get("lb_hosts", 1):
             return False, "only %d of %d LB hosts were upgraded" % (f.get("upgraded", 0),
                                                                    f.get("lb_hosts", 1))
+    elif name == "etcd-quorum-loss":
+        if not f.get("snapshot"):
+            return False, "no snapshot was taken before the loss"
+        if not f.get("api_down_seen"):
+            return False, "no request failed after two masters were lost: quorum was not lost"
+        if not f.get("restored"):
+            return False, "the restore was not done"
     elif name == "reload-under-load":
         if f.get("reloads", 0) < f.get("expected", 0):
             return False, "only %d of %d reloads were sent" % (f.get("reloads", 0),
@@ -303,6 +313,64 @@ def serving_after_fence(first_ok_ms, fence_ms):
     if first_ok_ms is None or fence_ms is None:
         return None
     return first_ok_ms - fence_ms
+
+
+def restore_losses(events, t_snap, t_loss):
+    """What a restore from a snapshot lost, from a prober's events in time
+    order: its acknowledged writes (lease_put answered 2xx, each with the
+    sequence number it wrote) and the lost_write lines of its reads after
+    t_loss (seq_read: the number read back, lower than the highest it had
+    acknowledged; an earlier one belongs to another fault). Returns
+    {"seq_read": the lowest number read back (None: no write was lost),
+    "lost": [(seq, t)] of every acknowledged write above it,
+    "before_snapshot": those of them acknowledged before t_snap}. A restore
+    from a snapshot taken at t_snap may lose what was acknowledged after
+    t_snap, never anything before."""
+    reads = [e for e in events if e.get("k") == "lost_write" and e.get("t", 0) > t_loss
+             and isinstance(e.get("seq_read"), int)]
+    if not reads:
+        return {"seq_read": None, "lost": [], "before_snapshot": []}
+    seq_read = min(e["seq_read"] for e in reads)
+    t_read = min(e.get("t", 0) for e in reads)
+    lost = sorted((e["seq"], e.get("t", 0)) for e in events
+                  if e.get("k") == "lease_put" and e.get("ok") and not e.get("conflict")
+                  and isinstance(e.get("seq"), int) and e["seq"] > seq_read
+                  and e.get("t", 0) < t_read)
+    return {"seq_read": seq_read, "lost": lost,
+            "before_snapshot": [x for x in lost if x[1] < t_snap]}
+
+
+def seq_ranges(writes, t_ref):
+    """[(seq, t)] in order as runs of consecutive numbers, each named:
+    [("388-436", "+0.1 to +4.9"), ("438", "+5.1")], times in seconds
+    from t_ref."""
+    out, run = [], []
+    for q, t in writes:
+        if run and q != run[-1][0] + 1:
+            out.append(run)
+            run = []
+        run.append((q, t))
+    if run:
+        out.append(run)
+
+    def name(r):
+        if len(r) == 1:
+            return "%d" % r[0][0], "%+.1f" % (r[0][1] - t_ref)
+        return ("%d-%d" % (r[0][0], r[-1][0]),
+                "%+.1f to %+.1f" % (r[0][1] - t_ref, r[-1][1] - t_ref))
+    return [name(r) for r in out]
+
+
+def recovered_ms(requests, t0):
+    """ms from t0 to the first request served after the last one that
+    failed, from [(t, ok)] in time order (0: none failed after t0; None:
+    none served after the last failure)."""
+    requests = [(t, ok) for t, ok in requests if t >= t0]
+    bad = [t for t, ok in requests if not ok]
+    if not bad:
+        return 0
+    after = [t for t, ok in requests if ok and t > bad[-1]]
+    return int(round((after[0] - t0) * 1000)) if after else None
 
 
 def longest_ms(samples, end):

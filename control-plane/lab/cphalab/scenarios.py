@@ -10,6 +10,7 @@ import threading
 import time
 
 from . import build, judge, observe
+from . import events as events_mod
 from . import lab as labmod
 from .hosts import LabError, wait_until
 
@@ -26,6 +27,7 @@ class Ctx:
         self.stack = stack
         self.start_facts = start_facts or {}
         self.events = events
+        self.events6 = None  # the IPv6 prober's, in a dual-stack lab
         self.marks = []
         self.timings = {}
         self.notes = []
@@ -702,15 +704,33 @@ def etcd_data_loss(ctx):
     return t0
 
 
+def lose_disk(host):
+    """host loses its power and its disk (/etc, /var/lib, /usr/bin's
+    additions, /var/log): powered on again, it is a blank machine."""
+    host.power_off()
+    for d in ("etc.up", "varlib.up", "usrbin.up", "log"):
+        shutil.rmtree(host.dir + "/" + d, ignore_errors=True)
+
+
+def reinstall(ctx, host):
+    """docs/runbook.md's sections 2 and 3 for a blank master: its files
+    rendered (`cpha render --host`) and installed with its certificates."""
+    lab = ctx.lab
+    desc = lab.path("cluster-%s.yaml" % ctx.stack)
+    out = lab.path("rebuild-" + host.name)
+    shutil.rmtree(out, ignore_errors=True)
+    build.cpha(build.Programs(), ["-f", desc, "render", "--host", host.name, "--out", out])
+    build.install_host(lab, host, desc, out, ctx.stack)
+    ctx.mark("runbook 2-3: cpha render --host %s, files and certificates in place" % host.name)
+
+
 def master_rebuild(ctx):
     """A master lost with its disk; rebuilt from nothing as docs/runbook.md
     says: render --host, files and PKI into place, corosync and Pacemaker."""
     lab = ctx.lab
     victim = lab.by_role("master")[-1]
     t0 = time.time()
-    victim.power_off()
-    for d in ("etc.up", "varlib.up", "usrbin.up", "log"):
-        shutil.rmtree(victim.dir + "/" + d, ignore_errors=True)
+    lose_disk(victim)
     ctx.mark("%s lost with its disk" % victim.name)
     t_fence = first_time(lambda: bmc_off_time(lab, victim.name, t0), 90, 0.3)
     ctx.check["fenced"] = t_fence is not None
@@ -720,19 +740,104 @@ def master_rebuild(ctx):
     for n in list(victim.services):
         victim.stop(n, timeout=5)
     ctx.mark("%s is a blank machine; following docs/runbook.md" % victim.name)
-    progs = build.Programs()
-    desc = lab.path("cluster-%s.yaml" % ctx.stack)
-    out = lab.path("rebuild-" + victim.name)
-    shutil.rmtree(out, ignore_errors=True)
-    build.cpha(progs, ["-f", desc, "render", "--host", victim.name, "--out", out])
-    build.install_host(lab, victim, desc, out, ctx.stack)
-    ctx.mark("runbook 2-3: cpha render --host %s, files and certificates in place" % victim.name)
+    reinstall(ctx, victim)
     build.start_master(victim)
     ctx.mark("runbook 5: corosync and Pacemaker started")
     observe.wait_settled(lab, 180, ctx.progress)
     r = victim.run(["cpha", "check", "--host", victim.name], check=False, timeout=120)
     ctx.invariants["rebuilt_host_checks_ok"] = r.returncode == 0
     ctx.notes.append("cpha check --host %s: exit %d" % (victim.name, r.returncode))
+    return t0
+
+
+# seconds of the prober's writes between the snapshot and the loss: what a
+# restore from that snapshot loses (the recovery point)
+AFTER_SNAPSHOT_S = 5
+
+
+def etcd_quorum_loss(ctx):
+    """Two masters of three lost with their disks for good, a few seconds
+    after the last snapshot: etcd has lost quorum and the API is down.
+    docs/runbook.md's "etcd's data lost on every member", its blocks run
+    as written: on the survivor, the lost masters confirmed down and etcd
+    stopped; the two installed again (sections 2, 3 and 5, as
+    master-rebuild does); every member, the survivor too, restored from
+    the survivor's newest snapshot (`cpha etcd restore`); etcd started
+    again. The recovery time is from the loss to the first request served
+    again; the recovery point, the prober's acknowledged writes that the
+    restore lost, each named: only those after the snapshot may be."""
+    lab = ctx.lab
+    masters = lab.by_role("master")
+    survivor, lost = masters[0], masters[1:]
+    names = " ".join(h.name for h in lost)
+    ctx.mark("following docs/runbook.md, \"Snapshots\"")
+    t_snap = time.time()
+    build.follow_runbook(lab, ctx.stack, "etcd-snapshot", ctx.mark)
+    snaps = sorted(f for f in os.listdir(survivor.path("/var/lib/etcd-snapshots"))
+                   if f.endswith(".db")) if os.path.isdir(
+                       survivor.path("/var/lib/etcd-snapshots")) else []
+    ctx.check["snapshot"] = bool(snaps)
+    if not snaps:
+        raise LabError("etcd-quorum-loss: no snapshot on %s after the runbook's block"
+                       % survivor.name)
+    ctx.notes.append("snapshot %s on %s, taken at +0.0 s" % (snaps[-1], survivor.name))
+    time.sleep(max(0.0, t_snap + AFTER_SNAPSHOT_S - time.time()))
+    t0 = time.time()
+    for h in lost:
+        lose_disk(h)
+    ctx.mark("%s lost with their disks, %.1f s after the snapshot began" % (
+        " and ".join(h.name for h in lost), t0 - t_snap))
+    ctx.check["api_down_seen"] = first_time(lambda: any(
+        not ok for t, ok, _ in ctx.events.poll().requests if t > t0 + 0.2), 60, 0.2) is not None
+    variables = {"LOST": names}
+    ctx.mark("following docs/runbook.md, \"etcd's data lost on every member\"")
+    build.follow_runbook(lab, ctx.stack, "etcd-quorum-loss", ctx.mark, variables)
+    for h in lost:
+        h.power_on()
+        ctx.mark("%s powered on: a blank machine" % h.name)
+        reinstall(ctx, h)
+    for h in lost:
+        build.start_master(h)
+    ctx.mark("runbook 5: corosync and Pacemaker started on %s" % names)
+    online = first_time(lambda: set(h.name for h in masters) <= set(
+        observe.nodes_online(observe.crm(lab))), 120, 1)
+    if online is None:
+        raise LabError("etcd-quorum-loss: %s not online in Pacemaker after 2 minutes"
+                       % names)
+    build.follow_runbook(lab, ctx.stack, "etcd-restore", ctx.mark, variables)
+    t_restored = time.time()
+    ctx.mark("runbook done: etcd restored and started again")
+    # the prober reads its Lease back (a lost_write line names the loss);
+    # /readyz may answer before etcd does
+    t_ok = first_time(lambda: any(e.get("k") == "lease_get" and e.get("ok") for e in
+                                  events_mod.read_lines(ctx.events.path, t_restored)), 240, 1)
+    if t_ok is None:
+        raise LabError("etcd-quorum-loss: the prober's Lease not read within 4 minutes of "
+                       "the restore")
+    ctx.mark("the prober reads its Lease again")
+    time.sleep(2)
+    for name, ev in (("IPv4", ctx.events), ("IPv6", ctx.events6)):
+        if ev is None:
+            continue
+        evs = events_mod.read_lines(ev.path, t_snap - 60, time.time())
+        rto = judge.recovered_ms([(t, ok) for t, ok, _ in ev.poll().requests], t0)
+        loss = judge.restore_losses(evs, t_snap, t0)
+        key = "" if name == "IPv4" else "6"
+        ctx.timings["rto%s_ms" % key] = rto
+        ctx.timings["rpo%s_writes" % key] = len(loss["lost"])
+        ctx.invariants["lost_only_after_snapshot" + ("" if name == "IPv4" else "_v6")] = \
+            not loss["before_snapshot"]
+        ctx.notes.append("%s prober: served again %s s after the loss; %d acknowledged "
+                         "writes lost%s" % (
+                             name, "?" if rto is None else "%.1f" % (rto / 1000.0),
+                             len(loss["lost"]), ": " + ", ".join(
+                                 "seq %s (acknowledged %s s after the snapshot began)" % r
+                                 for r in judge.seq_ranges(loss["lost"], t_snap))
+                             if loss["lost"] else ""))
+        for q, t in loss["before_snapshot"]:
+            ctx.notes.append("%s prober: seq %d acknowledged %.1f s BEFORE the snapshot "
+                             "began, lost by the restore" % (name, q, t_snap - t))
+    ctx.check["restored"] = True
     return t0
 
 
@@ -840,7 +945,10 @@ def lb_upgrade(ctx):
 # whose steps wait on `cpha status` being healthy: with the description of
 # the lab's peer stack it asks fenced on the LB hosts, where the peer (plain
 # HAProxy and keepalived) runs none, and is never healthy
-CPHA_ONLY = {"cert-rotation"}
+CPHA_ONLY = {"cert-rotation", "etcd-quorum-loss"}
+# scenarios that restore etcd from a snapshot: the writes acknowledged
+# after it are lost by design (their invariant is lost_only_after_snapshot)
+RESTORES_SNAPSHOT = {"etcd-quorum-loss"}
 
 SCENARIOS = [
     ("apiserver-rolling-restart", apiserver_rolling_restart),
@@ -857,4 +965,5 @@ SCENARIOS = [
     ("master-rebuild", master_rebuild),
     ("cert-rotation", cert_rotation),
     ("lb-upgrade", lb_upgrade),
+    ("etcd-quorum-loss", etcd_quorum_loss),
 ]
