@@ -20,7 +20,6 @@
 #include "fdlimit.h"
 #include "http.h"
 #include "log.h"
-#include "quiet_ctl.h"
 #include "metrics.h"
 #include "webcfg.h"
 #include "privdrop.h"
@@ -505,7 +504,6 @@ int main(int argc, char **argv)
 	sd_event_source_disable_unref(m.housekeeping);
 	resolver_free(rt);
 	server_observe_close(rt);
-	quiet_ctl_close(rt);
 	runtime_free(rt);
 	check_http_shutdown(rt);
 	free(rt->workers);
