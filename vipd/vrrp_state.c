@@ -198,7 +198,8 @@ static void backup_advert(
 		/* preempt_handover: the master we announced ourselves to
 		 * resigned (it stepped down): nobody else contends, at once */
 		sm->master_down_timer = add(base(sm, now), sm->handover ? 0 : sm->skew_time);
-		sm->resigned = sm->handover;
+		/* alive, and it gives its addresses up as it says so */
+		sm->resigned = true;
 		sm->lower_heard = false;
 		return;
 	}

@@ -111,10 +111,11 @@ struct vrrp_sm {
 	bool handover;
 	uint64_t handover_sent;
 	unsigned handover_rounds; /* advertisements sent in this handover */
-	/* the master of this handover resigned (priority 0): it holds no
-	 * address. A handover that ended in silence instead may have lost our
-	 * advert and its own: the master may still hold them, and a takeover
-	 * is then no more certain than after any silence (track_fenced) */
+	/* the master resigned (priority 0: it stepped down for our handover,
+	 * or left for FAULT or a stop): it is alive and holds no address. A
+	 * handover that ended in silence instead may have lost our advert and
+	 * its own: the master may still hold them, and a takeover is then no
+	 * more certain than after any silence (track_fenced) */
 	bool resigned;
 	int master_priority;     /* its priority */
 	uint8_t master_addr[16]; /* its primary address */
