@@ -332,6 +332,15 @@ static void vrrp_config(const struct cp_cluster *c, const struct cp_host *self, 
 		       "    ! connections on it: clients reconnect at once instead of hanging\n"
 		       "    ! until their own timeout (a watch: 30 s and more)\n"
 		       "    vipd_reset_connections\n");
+		if (!script)
+			put(b, "    ! giving the VIP up on purpose (cpha drain, a preferred host "
+			       "back),\n"
+			       "    ! lbd first takes no new connection to it for 0.3 s: the "
+			       "requests in\n"
+			       "    ! flight finish, new clients send their SYN again a second "
+			       "later, to\n"
+			       "    ! the new holder\n"
+			       "    vipd_quiesce 0.3\n");
 	}
 	put(b, "}\n\n");
 	if (script) {

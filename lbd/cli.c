@@ -2,6 +2,7 @@
  * words that name a command, how many arguments follow them, the level it
  * needs, its handler and its help lines. The help and the permission check
  * are made from the table; a new command is one row. */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 #include "cfg.h"
 #include "cli.h"
 #include "log.h"
+#include "quiet.h"
+#include "quiet_ctl.h"
 #include "runtime.h"
 #include "server_ctl.h"
 #include "stats.h"
@@ -46,7 +49,8 @@ struct cli_kw {
 };
 
 static cli_handler_fn cli_help, cli_show_info, cli_show_stat, cli_show_servers_state,
-	cli_show_table, cli_set_server, cli_enable_disable_server, cli_shutdown_sessions;
+	cli_show_table, cli_set_server, cli_enable_disable_server, cli_shutdown_sessions,
+	cli_quiesce, cli_unquiesce, cli_show_quiesce;
 
 static const struct cli_kw cli_kws[] = {
 	{ { "help" }, 0, CLI_MAX_WORDS, LBD_STATS_LEVEL_USER, cli_help,
@@ -70,6 +74,14 @@ static const struct cli_kw cli_kws[] = {
 		{ { "enable server B/S", "same as set server B/S state ready" } } },
 	{ { "shutdown", "sessions", "server" }, 1, 1, LBD_STATS_LEVEL_ADMIN, cli_shutdown_sessions,
 		{ { "shutdown sessions server B/S", "cut the sessions of a server" } } },
+	/* lbd extensions (quiet.h): vipd asks before it hands a VIP over */
+	{ { "quiesce" }, 1, CLI_MAX_WORDS - 1, LBD_STATS_LEVEL_ADMIN, cli_quiesce,
+		{ { "quiesce ADDR... [for MS]",
+			"drop new connections to these addresses (5000 ms by default)" } } },
+	{ { "unquiesce" }, 1, CLI_MAX_WORDS - 1, LBD_STATS_LEVEL_ADMIN, cli_unquiesce,
+		{ { "unquiesce ADDR...|all", "take new connections to them again" } } },
+	{ { "show", "quiesce" }, 0, 0, LBD_STATS_LEVEL_USER, cli_show_quiesce,
+		{ { "show quiesce [json]", "the quiet addresses and the ms they have left" } } },
 };
 
 #define CLI_NKWS (sizeof(cli_kws) / sizeof(cli_kws[0]))
@@ -271,6 +283,78 @@ static void cli_shutdown_sessions(struct cli_req *r)
 		return;
 	server_cut_sessions(r->rt, srv, "KD", false);
 	reply_ok(r->reply, r->json);
+}
+
+/* The addresses of words w[from..n) (bare IPv4 or IPv6 addresses, no
+ * port) into a; false with the reply written for one that is not. */
+static bool quiet_addrs(struct cli_req *r, int from, int n, struct cpha_addr *a)
+{
+	const char *why;
+	char msg[300];
+
+	for (int i = from; i < n; i++) {
+		if (cpha_parse_addr(r->w[i], CPHA_ADDR_PORT_NONE, &a[i - from], &why) < 0 ||
+			(a[i - from].flags & CPHA_ADDR_F_ANY)) {
+			snprintf(msg, sizeof(msg), "'%s' is not an IP address%s%s.", r->w[i],
+				why ? ": " : "", why ? why : "");
+			reply_error(r->reply, r->json, msg);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void cli_quiesce(struct cli_req *r)
+{
+	struct cpha_addr a[CLI_MAX_WORDS];
+	int n = r->n;
+	unsigned long ms = LBD_QUIET_DEF_MS;
+	char *end;
+	int e;
+
+	if (n >= 3 && strcmp(r->w[n - 2], "for") == 0) {
+		errno = 0;
+		ms = strtoul(r->w[n - 1], &end, 10);
+		if (errno || *end || !*r->w[n - 1] || ms == 0 || ms > LBD_QUIET_MAX_MS) {
+			reply_error(r->reply, r->json,
+				"'for' needs a time in milliseconds, from 1 to 60000.");
+			return;
+		}
+		n -= 2;
+	}
+	if (n < 2) {
+		reply_error(r->reply, r->json, "Require an address to quiesce.");
+		return;
+	}
+	if (!quiet_addrs(r, 1, n, a))
+		return;
+	e = quiet_ctl_add(r->rt, a, (size_t)(n - 1), (unsigned)ms);
+	if (e == -ENOSPC)
+		reply_error(r->reply, r->json, "Too many addresses quiet at once (8 at most).");
+	else if (e < 0)
+		reply_error(r->reply, r->json, strerror(-e));
+	else
+		reply_ok(r->reply, r->json);
+}
+
+static void cli_unquiesce(struct cli_req *r)
+{
+	struct cpha_addr a[CLI_MAX_WORDS];
+
+	if (r->n == 2 && strcmp(r->w[1], "all") == 0) {
+		quiet_ctl_remove(r->rt, NULL, 0);
+		reply_ok(r->reply, r->json);
+		return;
+	}
+	if (!quiet_addrs(r, 1, r->n, a))
+		return;
+	quiet_ctl_remove(r->rt, a, (size_t)(r->n - 1));
+	reply_ok(r->reply, r->json);
+}
+
+static void cli_show_quiesce(struct cli_req *r)
+{
+	quiet_ctl_show(r->rt, r->reply, r->json);
 }
 
 void cli_command(struct lbd_runtime *rt, const struct cpha_admin_peer *peer, const char *line,

@@ -177,6 +177,7 @@ enum lbd_msg_type {
 	LBD_MSG_DEQUEUE,    /* session (arg) got a slot on server (arg2) */
 	LBD_MSG_SOFT_STOP,  /* stop accepting; exit when sessions end */
 	LBD_MSG_HARD_STOP,  /* cut every session and exit */
+	LBD_MSG_QUIET,      /* attach filter (arg, a struct lbd_quiet_prog *) to the listeners */
 };
 
 struct lbd_msg {
@@ -223,6 +224,7 @@ struct lbd_worker {
 	unsigned npipes;
 	char *scratch; /* LBD_COPY_BUF bytes for copy-mode flows */
 	bool stopping;
+	struct lbd_quiet_prog *quiet; /* the listeners' filter (quiet.h), or NULL */
 	struct lbd_runtime *rt;
 	/* a session of this worker ended (worker_session_closed): sessions
 	 * sit below the worker that runs them and call up only through it */
@@ -267,6 +269,10 @@ struct lbd_runtime {
 	 * thread. hana_src is NULL until server_observe_init(). */
 	int hana_efd;
 	sd_event_source *hana_src;
+	/* addresses quiesced (quiet.h, the admin socket's `quiesce`), and the
+	 * timer of the next one's end */
+	struct lbd_quiet *quiet;
+	sd_event_source *quiet_timer;
 };
 
 #endif

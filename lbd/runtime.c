@@ -9,6 +9,7 @@
 #include "check.h"
 #include "clock.h"
 #include "log.h"
+#include "quiet_ctl.h"
 #include "runtime.h"
 #include "server.h"
 #include "server_ctl.h"
@@ -354,8 +355,8 @@ static int prepare_frontend(struct lbd_runtime *rt, struct lbd_runtime_plan *p,
 		fp->rules = rules_ref(fc->rules);
 		fp->inspect = rules_inspect(fc->rules);
 		if (fc->rules->nsw && (!(fp->sw_be = calloc(fc->rules->nsw, sizeof(*fp->sw_be))) ||
-					      !(fp->sw_be_rules = calloc(fc->rules->nsw,
-							sizeof(*fp->sw_be_rules)))))
+					      !(fp->sw_be_rules = calloc(
+							fc->rules->nsw, sizeof(*fp->sw_be_rules)))))
 			return -ENOMEM;
 		for (j = 0; j < fc->rules->nsw; j++)
 			for (i = 0; i < p->cfg->nbackends; i++)
@@ -834,6 +835,7 @@ void runtime_free(struct lbd_runtime *rt)
 {
 	size_t i;
 
+	quiet_ctl_close(rt);
 	/* doomed servers lock their backend: before the backends go */
 	for (i = 0; i < rt->ndoomed; i++)
 		server_unref(rt->doomed[i]);

@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "quiet.h"
 #include "server.h"
 #include "session.h"
 #include "splice.h"
@@ -207,6 +208,23 @@ static void do_listen(struct lbd_worker *w, struct lbd_listener *l)
 	w->listeners[i] = l;
 	w->paused[i] = false;
 	w->nlisteners++;
+	if (w->quiet && (r = quiet_apply(l->fds[w->id], w->quiet)) < 0)
+		log_err("worker %u: cannot quiesce a listening socket: %s", w->id, strerror(-r));
+}
+
+/* The listeners' filter changed (quiet.h): p, with a reference for us. */
+static void do_quiet(struct lbd_worker *w, struct lbd_quiet_prog *p)
+{
+	int r;
+
+	for (size_t i = 0; i < w->nlisteners; i++)
+		if ((r = quiet_apply(w->listeners[i]->fds[w->id], p)) < 0)
+			log_err("worker %u: cannot %s a listening socket: %s", w->id,
+				p->fprog.len ? "quiesce" : "unquiesce", strerror(-r));
+	quiet_prog_unref(w->quiet);
+	w->quiet = p->fprog.len ? p : NULL;
+	if (!w->quiet)
+		quiet_prog_unref(p);
 }
 
 static void do_unlisten(struct lbd_worker *w, struct lbd_listener *l)
@@ -255,6 +273,9 @@ static void handle(struct lbd_worker *w, struct lbd_msg *m)
 		w->stopping = true;
 		if (w->nsessions == 0)
 			sd_event_exit(w->e, 0);
+		break;
+	case LBD_MSG_QUIET:
+		do_quiet(w, m->arg);
 		break;
 	case LBD_MSG_HARD_STOP:
 		unlisten_all(w);
@@ -477,10 +498,14 @@ void worker_join(struct lbd_worker *w)
 		next = m->next;
 		if (m->type == LBD_MSG_LISTEN || m->type == LBD_MSG_UNLISTEN)
 			listener_unref(m->arg);
+		if (m->type == LBD_MSG_QUIET)
+			quiet_prog_unref(m->arg);
 		if (!m->owned)
 			free(m);
 	}
 	w->mbox = NULL;
+	quiet_prog_unref(w->quiet);
+	w->quiet = NULL;
 	close(w->efd);
 	pthread_mutex_destroy(&w->mbox_lock);
 }

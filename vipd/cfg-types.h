@@ -243,6 +243,10 @@ struct vipd_global {
 	 * gives up its addresses resets the TCP connections on them
 	 * (tcp_reset.h) */
 	bool reset_connections;
+	/* vipd extension "vipd_quiesce SECS": a master that gives the VIP up
+	 * on purpose asks lbd (its track_lbd socket) to quiesce it for this
+	 * long first (vrrp_state.h's resign_grace); 0: not */
+	uint64_t quiesce;
 };
 
 struct vipd_config {

@@ -31,6 +31,8 @@
  *                                   metrics listener (exporter-toolkit's file)
  *   vipd_reset_connections [BOOL]   vipd extension: reset the TCP connections
  *                                   on addresses given up (tcp_reset.h)
+ *   vipd_quiesce SECS               vipd extension: lbd quiesces a VIP given
+ *                                   up on purpose for SECS first (0-5)
  *   notification_email { ... }      notice: no effect (vipd sends no mail)
  *   notification_email_from ADDR    notice: no effect
  *   smtp_server ADDR [PORT]         notice: no effect
@@ -359,6 +361,19 @@ static void cfg_g_reset(struct cfg_ctx *ctx, const struct cpha_conf_node *n, voi
 		global_of(obj)->reset_connections = b;
 }
 
+/* vipd_quiesce SECS: up to 5 s, since the backup that preempts waits for
+ * our priority 0 no longer than the master's interval and its skew. */
+static void cfg_g_quiesce(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
+{
+	uint64_t v;
+
+	if (cpha_conf_nargs(&ctx->d, n, 1, 1, "global_defs") < 0 ||
+		cpha_conf_seconds(&ctx->d, n, 1, 0, 5 * CPHA_USEC_PER_SEC, CPHA_CONF_UNITS, &v,
+			"global_defs") < 0)
+		return;
+	global_of(obj)->quiesce = v;
+}
+
 /* Tuning of keepalived's own processes: accepted, no effect. */
 static void cfg_g_tuning(struct cfg_ctx *ctx, const struct cpha_conf_node *n, void *obj)
 {
@@ -440,6 +455,7 @@ static const struct cfg_kw cfg_global_kws[] = {
 	{ { "vipd_metrics_bind", CFG_KW_HERE }, cfg_g_metrics, 0 },
 	{ { "vipd_metrics_web_config", CFG_KW_HERE }, cfg_g_metrics_web, 0 },
 	{ { "vipd_reset_connections", CFG_KW_HERE }, cfg_g_reset, 0 },
+	{ { "vipd_quiesce", CFG_KW_HERE }, cfg_g_quiesce, 0 },
 	{ { "notification_email", CFG_KW_HERE }, cfg_g_no_effect, CPHA_CONF_KW_BLOCK },
 	{ { "notification_email_from", CFG_KW_HERE }, cfg_g_no_effect, 0 },
 	{ { "smtp_server", CFG_KW_HERE }, cfg_g_no_effect, 0 },

@@ -66,7 +66,8 @@ struct fg_vrrp {
 	bool backup;      /* in BACKUP */
 	bool want_master; /* its Master_Down_Timer fired: it would take over */
 	bool preempting;  /* an advert of a lower priority within Master_Down_Interval
-			   * (preempt_handover: and that master resigned) */
+			   * (preempt_handover: and that master resigned), or the
+			   * master resigned (priority 0) */
 	bool sole_backup; /* the master is its only peer (unicast): nobody to stagger against */
 	uint64_t skew;    /* Skew_Time, us */
 	uint64_t silence; /* 1.5 x Master_Adver_Interval, us */

@@ -68,10 +68,13 @@ static struct fg_vrrp view(const struct vipd_inst *in)
 	/* preempting a master still heard; with preempt_handover, only one that
 	 * resigned: a handover ended by silence may be two lost adverts, the
 	 * master still holding the addresses, and fenced decides as after any
-	 * silence (it knows who holds them) */
-	v.preempting = in->last_lower_advert_at &&
-		       now - in->last_lower_advert_at < sm->master_down_int &&
-		       (!sm->cfg.preempt_handover || sm->resigned);
+	 * silence (it knows who holds them). A master that resigned (priority
+	 * 0: drained, stopped) is alive and holds nothing either: no need to
+	 * wait until fenced's view of the holders has caught up */
+	v.preempting =
+		(in->last_lower_advert_at && now - in->last_lower_advert_at < sm->master_down_int &&
+			(!sm->cfg.preempt_handover || sm->resigned)) ||
+		sm->resigned;
 	v.sole_backup = sole_backup(in);
 	/* Skew_Time, from Master_Down_Interval = 3 x interval + Skew_Time */
 	if (!v.sole_backup && sm->master_down_int > 3 * sm->master_adver_int)

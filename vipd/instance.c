@@ -369,6 +369,83 @@ static void transition(struct vipd_inst *in, const char *to, enum vrrp_sm_state 
 	notify(in, to);
 }
 
+/* vipd_quiesce: the admin socket of the lbd this instance tracks, or NULL. */
+static const char *quiet_socket(const struct vipd_instance *c)
+{
+	for (size_t i = 0; i < c->ntrack_lbd; i++)
+		if (c->track_lbd[i].lbd_socket)
+			return c->track_lbd[i].lbd_socket;
+	return NULL;
+}
+
+uint64_t inst_resign_grace(const struct vipd *d, const struct vipd_instance *c)
+{
+	return quiet_socket(c) ? d->cfg->global.quiesce : 0;
+}
+
+/* lbd keeps a quiesce this long past the grace, then ends it itself: a
+ * vipd gone in the middle of a handover leaves no address deaf for long */
+#define QUIET_MARGIN_MS 3000u
+#define QUIET_ASK_USEC  500000ull
+
+static void quiet_answered(
+	struct vipd_inst *in, struct cpha_admin_req **slot, const char *what, int r, char *reply)
+{
+	*slot = NULL;
+	if (r < 0)
+		log_warn("instance %s: lbd did not take '%s': %s", in->name, what, strerror(-r));
+	else if (reply && reply[0] && reply[0] != '\n')
+		log_warn("instance %s: lbd refused '%s': %s", in->name, what, reply);
+	free(reply);
+}
+
+static void on_quiesced(void *userdata, int r, char *reply)
+{
+	struct vipd_inst *in = userdata;
+
+	quiet_answered(in, &in->quiet_req, "quiesce", r, reply);
+}
+
+static void on_opened(void *userdata, int r, char *reply)
+{
+	struct vipd_inst *in = userdata;
+
+	quiet_answered(in, &in->open_req, "unquiesce", r, reply);
+}
+
+/* Ask lbd to drop new connections to the instance's VIPs (on), or to take
+ * them again (off). Without waiting: the VRRP loop never blocks on lbd. */
+static void quiet_ask(struct vipd_inst *in, bool on)
+{
+	const char *sock = quiet_socket(in->cfg);
+	struct cpha_admin_req **slot = on ? &in->quiet_req : &in->open_req;
+	char cmd[1024], a[CPHA_ADDR_STRLEN];
+	size_t len;
+	int r;
+
+	in->quiesced = on;
+	if (!sock)
+		return;
+	len = (size_t)snprintf(cmd, sizeof(cmd), "%s", on ? "quiesce" : "unquiesce");
+	for (size_t i = 0; i < in->cfg->nvips && len < sizeof(cmd); i++)
+		len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, " %s",
+			cpha_addr_format(&in->cfg->vips[i].addr, a, sizeof(a)));
+	if (on && len < sizeof(cmd))
+		snprintf(cmd + len, sizeof(cmd) - len, " for %llu",
+			(unsigned long long)(in->sm.cfg.resign_grace / 1000 + QUIET_MARGIN_MS));
+	if (on)
+		log_notice("instance %s: giving the VIP up in %llu ms; until then lbd takes no new "
+			   "connections to it (vipd_quiesce)",
+			in->name, (unsigned long long)(in->sm.cfg.resign_grace / 1000));
+	cpha_admin_req_cancel(*slot);
+	*slot = NULL;
+	r = cpha_admin_query_async(
+		in->d->e, sock, cmd, QUIET_ASK_USEC, on ? on_quiesced : on_opened, in, slot);
+	if (r < 0)
+		log_warn("instance %s: cannot ask lbd on %s to %s: %s", in->name, sock,
+			on ? "quiesce" : "unquiesce", strerror(-r));
+}
+
 void inst_apply(struct vipd_inst *in, const struct vrrp_out *out)
 {
 	unsigned i;
@@ -396,6 +473,8 @@ void inst_apply(struct vipd_inst *in, const struct vrrp_out *out)
 			send_advert(in, a->priority);
 			break;
 		case VRRP_ACT_BECOME_MASTER:
+			if (in->quiesced)
+				quiet_ask(in, false);
 			vips_add(in);
 			in->became_master++;
 			transition(in, "MASTER", a->from);
@@ -406,6 +485,8 @@ void inst_apply(struct vipd_inst *in, const struct vrrp_out *out)
 				vips_leave(in);
 			else
 				vips_del(in, false);
+			if (in->quiesced)
+				quiet_ask(in, false); /* the VIP is gone: nothing to quiesce */
 			transition(in, "BACKUP", a->from);
 			break;
 		case VRRP_ACT_BECOME_FAULT:
@@ -413,17 +494,28 @@ void inst_apply(struct vipd_inst *in, const struct vrrp_out *out)
 				vips_leave(in);
 			else
 				vips_del(in, false);
+			if (in->quiesced)
+				quiet_ask(in, false);
 			transition(in, "FAULT", a->from);
 			break;
 		case VRRP_ACT_BECOME_INIT:
 			if (a->from == VRRP_STATE_MASTER)
 				vips_reset(in);
 			vips_del(in, false);
+			if (in->quiesced)
+				quiet_ask(in, false);
 			transition(in, "STOP", a->from);
 			break;
 		case VRRP_ACT_WANT_MASTER: /* the sync group decides, or fenced */
 			if (!in->sync)
 				fenced_link_try_master(in);
+			break;
+		case VRRP_ACT_QUIESCE:
+			quiet_ask(in, true);
+			break;
+		case VRRP_ACT_UNQUIESCE:
+			log_notice("instance %s: drain called off: keeping the VIP", in->name);
+			quiet_ask(in, false);
 			break;
 		}
 	}
@@ -607,16 +699,49 @@ static int on_packet(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	return 0;
 }
 
+/* Every fault of the instance (its own, its sync group's) is the
+ * operator's drain. */
+static bool fault_planned(const struct vipd_inst *in)
+{
+	if (in->fault_self && !in->fault_planned)
+		return false;
+	for (size_t i = 0; in->sync && i < in->sync->n; i++)
+		if (in->sync->members[i]->fault_self && !in->sync->members[i]->fault_planned)
+			return false;
+	return true;
+}
+
+/* Tell the state machine of a new fault condition: a drain quiesces
+ * first (vrrp_state_drain), any other fault ends that at once. */
+static void inst_fault_changed(struct vipd_inst *in, bool fault)
+{
+	struct vrrp_out out = { 0 };
+	bool planned = fault && fault_planned(in);
+
+	if (fault != in->fault) {
+		in->fault = fault;
+		if (planned)
+			vrrp_state_drain(&in->sm, vipd_now(in->d), &out);
+		else
+			vrrp_state_fault(&in->sm, vipd_now(in->d), fault, &out);
+		inst_apply(in, &out);
+	} else if (fault && !planned && in->sm.resigning) {
+		vrrp_state_fault(&in->sm, vipd_now(in->d), true, &out);
+		inst_apply(in, &out);
+	}
+}
+
 void inst_track_changed(struct vipd_inst *in)
 {
 	struct vrrp_out out = { 0 };
-	bool fault, self, lead = false;
+	bool fault, self, planned, lead = false;
 	size_t i;
 	int prio;
 
 	if (!in->running)
 		return;
-	track_evaluate(in, &prio, &self);
+	track_evaluate(in, &prio, &self, &planned);
+	in->fault_planned = self && planned;
 	fault = self;
 	if (in->sync) {
 		/* this member leads when its own fault changed: it moves first,
@@ -642,12 +767,7 @@ void inst_track_changed(struct vipd_inst *in)
 		vrrp_state_set_priority(&in->sm, vipd_now(in->d), prio, &out);
 		inst_apply(in, &out);
 	}
-	if (fault != in->fault) {
-		in->fault = fault;
-		memset(&out, 0, sizeof(out));
-		vrrp_state_fault(&in->sm, vipd_now(in->d), fault, &out);
-		inst_apply(in, &out);
-	}
+	inst_fault_changed(in, fault);
 	if (lead) {
 		for (i = 0; i < in->sync->n; i++)
 			if (in->sync->members[i] != in)
@@ -659,12 +779,7 @@ void inst_track_changed(struct vipd_inst *in)
 		fault = in->fault_self;
 		for (i = 0; i < in->sync->n; i++)
 			fault |= in->sync->members[i]->fault_self;
-		if (fault != in->fault) {
-			in->fault = fault;
-			memset(&out, 0, sizeof(out));
-			vrrp_state_fault(&in->sm, vipd_now(in->d), fault, &out);
-			inst_apply(in, &out);
-		}
+		inst_fault_changed(in, fault);
 		in->sync->propagating = false;
 		in->d->up.group_changed(in->sync);
 	}
@@ -829,6 +944,7 @@ int inst_start(struct vipd *d, struct vipd_instance *c, struct vipd_inst **out)
 	sc.preempt = !c->nopreempt;
 	sc.preempt_delay = c->preempt_delay;
 	sc.preempt_handover = c->preempt_handover;
+	sc.resign_grace = inst_resign_grace(d, c);
 	/* sync group or fenced: ask before taking over (WANT_MASTER) */
 	sc.sync = c->sync_group != NULL || c->fenced_socket != NULL;
 	sc.hold_until = d->hold_until;
@@ -842,8 +958,9 @@ int inst_start(struct vipd *d, struct vipd_instance *c, struct vipd_inst **out)
 	r = track_attach(in);
 	if (r < 0)
 		goto fail;
-	track_evaluate(in, &in->priority, &in->fault);
+	track_evaluate(in, &in->priority, &in->fault, &in->fault_planned);
 	in->fault_self = in->fault;
+	in->fault_planned = in->fault && in->fault_planned;
 	in->running = true;
 	if (in->priority != (int)c->priority)
 		vrrp_state_set_priority(&in->sm, vipd_now(d), in->priority, &o);
@@ -886,6 +1003,8 @@ void inst_free(struct vipd_inst *in)
 	sd_event_source_disable_unref(in->garp_timer);
 	sd_event_source_disable_unref(in->refresh_timer);
 	sd_event_source_disable_unref(in->nudge_timer);
+	cpha_admin_req_cancel(in->quiet_req);
+	cpha_admin_req_cancel(in->open_req);
 	free(in->gone);
 	fenced_link_detach(in);
 	vrrp_sock_close(&in->sock);

@@ -148,6 +148,7 @@ static int start_instances(struct vipd *d, struct vipd_inst **keep, size_t nkeep
 		if (in) {
 			/* unchanged: keep the state, pick up new tracking */
 			in->cfg = c;
+			in->sm.cfg.resign_grace = inst_resign_grace(d, c);
 			r = track_reattach(in);
 			if (r < 0)
 				return r;

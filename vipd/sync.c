@@ -148,7 +148,8 @@ void sync_member_changed(struct vipd_inst *in, const struct vrrp_out *out)
 			want = true;
 		if (a->type == VRRP_ACT_BECOME_BACKUP && a->from == VRRP_STATE_MASTER)
 			left = true;
-		if (a->type != VRRP_ACT_SEND_ADVERT && a->type != VRRP_ACT_WANT_MASTER)
+		if (a->type != VRRP_ACT_SEND_ADVERT && a->type != VRRP_ACT_WANT_MASTER &&
+			a->type != VRRP_ACT_QUIESCE && a->type != VRRP_ACT_UNQUIESCE)
 			moved = true;
 	}
 	if (left)

@@ -568,13 +568,13 @@ int track_reattach(struct vipd_inst *in)
 	return r;
 }
 
-void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
+void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault, bool *planned)
 {
+	bool other = false, asked = false; /* a fault from elsewhere; from a track_file */
 	const struct vipd_instance *c = in->cfg;
 	int prio = (int)c->priority;
 	size_t i;
 
-	*fault = false;
 	for (i = 0; i < in->ntracks; i++) {
 		const struct vipd_track_state *t = &in->tracks[i];
 		const struct vipd_track *tc = t->cfg;
@@ -582,7 +582,7 @@ void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
 
 		if (!tc) { /* the instance's interface, and our address on it */
 			if ((!t->up && !c->dont_track_primary) || !in->src_ready)
-				*fault = true;
+				other = true;
 			continue;
 		}
 		if (t->script) {
@@ -594,7 +594,7 @@ void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
 				ok = !ok, w = -w;
 			if (w == 0) {
 				if (!ok)
-					*fault = true;
+					other = true;
 			} else if (w > 0 && ok) {
 				prio += w; /* keepalived: positive weights add on success */
 			} else if (w < 0 && !ok) {
@@ -604,7 +604,7 @@ void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
 			w = tc->weight_set ? tc->weight : 0;
 			if (w == 0) {
 				if (!t->up)
-					*fault = true;
+					other = true;
 			} else if (w > 0 && t->up) {
 				prio += w;
 			} else if (w < 0 && !t->up) {
@@ -620,7 +620,7 @@ void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
 				ok = !ok, w = -w;
 			if (w == 0) {
 				if (!ok)
-					*fault = true;
+					other = true;
 			} else if (w > 0 && ok) {
 				prio += w;
 			} else if (w < 0 && !ok) {
@@ -630,7 +630,7 @@ void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
 			w = tc->weight_set ? tc->weight : 0;
 			if (!t->up) {
 				if (w == 0)
-					*fault = true;
+					other = true;
 				else
 					prio -= w < 0 ? -w : w;
 			}
@@ -645,7 +645,7 @@ void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
 				w = -w;
 			if (w == 0) {
 				if (t->file_value)
-					*fault = true;
+					asked = true;
 			} else {
 				prio += (int)(t->file_value * w);
 			}
@@ -655,7 +655,10 @@ void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault)
 	 * answer only holds takeovers: dropping the VIP for it would be an
 	 * outage caused by a safety check) */
 	if (c->fenced_socket && in->fenced.g.known && !in->fenced.g.quorate)
-		*fault = true;
+		other = true;
+	*fault = other || asked;
+	if (planned)
+		*planned = asked && !other;
 	if (c->priority == 255)
 		prio = 255; /* the owner stays the owner */
 	else if (prio < 1)

@@ -99,6 +99,13 @@ struct vipd_inst {
 	bool running;
 	bool fault; /* fault condition given to the state machine */
 	bool fault_self;
+	/* fault_self only because a weight-0 track_file says so (the
+	 * operator's drain): the VIP leaves after vipd_quiesce */
+	bool fault_planned;
+	/* vipd_quiesce: questions out to lbd (quiesce, unquiesce), and
+	 * whether the VIPs are quiesced */
+	struct cpha_admin_req *quiet_req, *open_req;
+	bool quiesced;
 	bool src_ready; /* our source address is usable (not tentative) */ /* this instance's own
 									      tracking says fault */
 	int priority;                                                      /* effective */
@@ -232,6 +239,8 @@ void inst_netlink_event(
 void inst_apply(struct vipd_inst *in, const struct vrrp_out *out);
 /* Tracking changed: recompute priority and fault, and tell the state machine. */
 void inst_track_changed(struct vipd_inst *in);
+/* vipd_quiesce for instance c: the grace (us) when it tracks an lbd, else 0. */
+uint64_t inst_resign_grace(const struct vipd *d, const struct vipd_instance *c);
 const char *inst_state_name(const struct vipd_inst *in);
 /* Same VRRP settings (so a reload keeps the running state). */
 bool inst_same_vrrp(const struct vipd_instance *a, const struct vipd_instance *b);
@@ -265,8 +274,9 @@ bool track_lbd_healthy(const char *reply, const char *backend, unsigned min_up);
 #define LBD_UNANSWERED_DOWN 3
 bool track_lbd_step(bool up, unsigned *unanswered, int r, const char *reply, const char *backend,
 	unsigned min_up);
-/* Effective priority and fault from the tracking states (pure). */
-void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault);
+/* Effective priority and fault from the tracking states (pure); planned
+ * (may be NULL): the fault comes only from weight-0 track_files. */
+void track_evaluate(const struct vipd_inst *in, int *priority, bool *fault, bool *planned);
 void track_netlink_link(struct vipd *d, int ifindex, bool up);
 
 /* fenced_link.c: track_fenced. Attach (again on a reload: what the gate

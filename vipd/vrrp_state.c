@@ -76,6 +76,7 @@ static void to_master(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 	sm->master_seen = false;
 	sm->want_master = false;
 	sm->lower_heard = sm->handover = sm->resigned = false;
+	sm->resigning = false;
 }
 
 /* RFC 9568 §6.4.1: Master_Adver_Interval to Advertisement_Interval,
@@ -170,6 +171,7 @@ void vrrp_state_stop(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 		sm->adver_timer = VRRP_NEVER;
 		sm->master_down_timer = VRRP_NEVER;
 		sm->master_seen = false;
+		sm->resigning = false;
 	}
 	deadline_of(sm, out);
 }
@@ -196,7 +198,8 @@ static void backup_advert(
 		/* preempt_handover: the master we announced ourselves to
 		 * resigned (it stepped down): nobody else contends, at once */
 		sm->master_down_timer = add(base(sm, now), sm->handover ? 0 : sm->skew_time);
-		sm->resigned = sm->handover;
+		/* alive, and it gives its addresses up as it says so */
+		sm->resigned = true;
 		sm->lower_heard = false;
 		return;
 	}
@@ -248,6 +251,52 @@ static bool handing_over(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 	return true;
 }
 
+/* A master steps down for the higher priority that advertised (RFC 9568
+ * §6.4.3). */
+static void step_down(struct vrrp_sm *sm, uint64_t now, int priority, unsigned adver_int,
+	const uint8_t *src, struct vrrp_out *out)
+{
+	if (sm->cfg.version == 3)
+		sm->master_adver_int = adver_int * CENTISEC;
+	recompute(sm);
+	sm->adver_timer = VRRP_NEVER;
+	sm->master_down_timer = add(base(sm, now), sm->master_down_int);
+	sm->state = VRRP_STATE_BACKUP;
+	sm->master_seen = true;
+	sm->master_priority = priority;
+	sm->resigning = false;
+	memcpy(sm->master_addr, src, addr_len(sm));
+	emit(out, VRRP_ACT_BECOME_BACKUP, sm->priority, VRRP_STATE_MASTER);
+	/* preempt_handover: say so once the addresses are gone, and the
+	 * backup that preempts us takes over at once instead of after our
+	 * silence */
+	if (sm->cfg.preempt_handover)
+		emit(out, VRRP_ACT_SEND_ADVERT, 0, VRRP_STATE_MASTER);
+}
+
+/* A master goes to FAULT: keepalived sends priority 0 first. */
+static void master_to_fault(struct vrrp_sm *sm, struct vrrp_out *out)
+{
+	emit(out, VRRP_ACT_SEND_ADVERT, 0, VRRP_STATE_MASTER);
+	emit(out, VRRP_ACT_BECOME_FAULT, sm->priority, VRRP_STATE_MASTER);
+	sm->state = VRRP_STATE_FAULT;
+	sm->adver_timer = VRRP_NEVER;
+	sm->master_down_timer = VRRP_NEVER;
+	sm->master_seen = false;
+	sm->want_master = false;
+	sm->resigning = false;
+}
+
+/* resign_grace: quiesce now, give the VIP up at now + resign_grace. */
+static void resign(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
+{
+	if (sm->resigning)
+		return;
+	sm->resigning = true;
+	sm->resign_at = add(now, sm->cfg.resign_grace);
+	emit(out, VRRP_ACT_QUIESCE, sm->priority, VRRP_STATE_MASTER);
+}
+
 /* RFC 9568 §6.4.3 */
 static void master_advert(struct vrrp_sm *sm, uint64_t now, int priority, unsigned adver_int,
 	const uint8_t *src, const uint8_t *ours, struct vrrp_out *out)
@@ -262,21 +311,19 @@ static void master_advert(struct vrrp_sm *sm, uint64_t now, int priority, unsign
 	/* unsigned integers in network order compare as their bytes do */
 	cmp = memcmp(src, ours, addr_len(sm));
 	if (priority > sm->priority || (priority == sm->priority && cmp > 0)) {
-		if (sm->cfg.version == 3)
-			sm->master_adver_int = adver_int * CENTISEC;
-		recompute(sm);
-		sm->adver_timer = VRRP_NEVER;
-		sm->master_down_timer = add(base(sm, now), sm->master_down_int);
-		sm->state = VRRP_STATE_BACKUP;
-		sm->master_seen = true;
-		sm->master_priority = priority;
-		memcpy(sm->master_addr, src, addr_len(sm));
-		emit(out, VRRP_ACT_BECOME_BACKUP, sm->priority, VRRP_STATE_MASTER);
-		/* preempt_handover: say so once the addresses are gone, and the
-		 * backup that preempts us takes over at once instead of after
-		 * our silence */
-		if (sm->cfg.preempt_handover)
-			emit(out, VRRP_ACT_SEND_ADVERT, 0, VRRP_STATE_MASTER);
+		/* preempt_handover: the higher priority waits for our
+		 * priority 0 before it takes the VIP; quiesce first */
+		if (sm->cfg.preempt_handover && sm->cfg.resign_grace) {
+			if (!sm->resigning) {
+				sm->resign_fault = false;
+				sm->resign_priority = priority;
+				sm->resign_adver_int = adver_int;
+				memcpy(sm->resign_src, src, addr_len(sm));
+			}
+			resign(sm, now, out);
+			return;
+		}
+		step_down(sm, now, priority, adver_int, src, out);
 	}
 	/* else: lower priority (or our own address), discard and keep
 	 * advertising on schedule; keepalived answers at once unless
@@ -303,7 +350,14 @@ int vrrp_state_advert(struct vrrp_sm *sm, uint64_t now, int priority, unsigned a
 void vrrp_state_timer(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 {
 	begin(out);
-	if (sm->state == VRRP_STATE_MASTER && now >= sm->adver_timer) {
+	if (sm->state == VRRP_STATE_MASTER && sm->resigning && now >= sm->resign_at) {
+		/* resign_grace over: the VIP goes */
+		if (sm->resign_fault)
+			master_to_fault(sm, out);
+		else
+			step_down(sm, now, sm->resign_priority, sm->resign_adver_int,
+				sm->resign_src, out);
+	} else if (sm->state == VRRP_STATE_MASTER && now >= sm->adver_timer) {
 		/* RFC 9568 §6.4.3: Adver_Timer fires */
 		emit(out, VRRP_ACT_SEND_ADVERT, sm->priority, sm->state);
 		sm->adver_timer = add(now, sm->cfg.adver_int);
@@ -390,6 +444,7 @@ void vrrp_state_goto_backup(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *o
 	begin(out);
 	if (sm->state == VRRP_STATE_MASTER) {
 		sm->state = VRRP_STATE_BACKUP;
+		sm->resigning = false;
 		sm->adver_timer = VRRP_NEVER;
 		sm->master_down_timer = add(base(sm, now), sm->master_down_int);
 		sm->master_seen = false;
@@ -428,15 +483,27 @@ void vrrp_state_fault(struct vrrp_sm *sm, uint64_t now, bool fault, struct vrrp_
 	enum vrrp_sm_state from = sm->state;
 
 	begin(out);
+	if (fault && sm->resigning) {
+		/* a fault while quiescing: no grace for it */
+		sm->faulted = true;
+		master_to_fault(sm, out);
+		deadline_of(sm, out);
+		return;
+	}
 	if (fault == sm->faulted) {
 		deadline_of(sm, out);
 		return;
 	}
 	sm->faulted = fault;
-	if (fault && (from == VRRP_STATE_MASTER || from == VRRP_STATE_BACKUP)) {
-		/* keepalived: a master leaving for FAULT sends priority 0 */
-		if (from == VRRP_STATE_MASTER)
-			emit(out, VRRP_ACT_SEND_ADVERT, 0, from);
+	if (!fault && from == VRRP_STATE_MASTER) {
+		/* a drain called off while quiescing (vrrp_state_drain) */
+		if (sm->resigning && sm->resign_fault) {
+			sm->resigning = false;
+			emit(out, VRRP_ACT_UNQUIESCE, sm->priority, from);
+		}
+	} else if (fault && from == VRRP_STATE_MASTER) {
+		master_to_fault(sm, out);
+	} else if (fault && from == VRRP_STATE_BACKUP) {
 		emit(out, VRRP_ACT_BECOME_FAULT, sm->priority, from);
 		sm->state = VRRP_STATE_FAULT;
 		sm->adver_timer = VRRP_NEVER;
@@ -451,6 +518,19 @@ void vrrp_state_fault(struct vrrp_sm *sm, uint64_t now, bool fault, struct vrrp_
 	deadline_of(sm, out);
 }
 
+void vrrp_state_drain(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
+{
+	if (sm->state != VRRP_STATE_MASTER || !sm->cfg.resign_grace || sm->faulted) {
+		vrrp_state_fault(sm, now, true, out);
+		return;
+	}
+	begin(out);
+	sm->faulted = true;
+	sm->resign_fault = true; /* a step-down under way ends in FAULT too */
+	resign(sm, now, out);
+	deadline_of(sm, out);
+}
+
 unsigned vrrp_state_adver_field(const struct vrrp_sm *sm)
 {
 	if (sm->cfg.version == 2)
@@ -460,7 +540,10 @@ unsigned vrrp_state_adver_field(const struct vrrp_sm *sm)
 
 uint64_t vrrp_state_deadline(const struct vrrp_sm *sm)
 {
-	return sm->adver_timer < sm->master_down_timer ? sm->adver_timer : sm->master_down_timer;
+	uint64_t t =
+		sm->adver_timer < sm->master_down_timer ? sm->adver_timer : sm->master_down_timer;
+
+	return sm->resigning && sm->resign_at < t ? sm->resign_at : t;
 }
 
 const char *vrrp_state_name(enum vrrp_sm_state s)
@@ -493,6 +576,10 @@ const char *vrrp_state_action_name(enum vrrp_action_type t)
 		return "become_init";
 	case VRRP_ACT_WANT_MASTER:
 		return "want_master";
+	case VRRP_ACT_QUIESCE:
+		return "quiesce";
+	case VRRP_ACT_UNQUIESCE:
+		return "unquiesce";
 	}
 	return "unknown";
 }

@@ -68,6 +68,14 @@ struct vrrp_sm_config {
 	 * priority 0 first, and a backup handing over that hears it takes
 	 * over at once: no silence to wait for between two vipd */
 	bool preempt_handover;
+	/* vipd extension (vipd_quiesce): a master that gives the VIP up on
+	 * purpose quiesces first (VRRP_ACT_QUIESCE: the load balancer stops
+	 * taking new connections to it, the ones in flight finish) and
+	 * gives it up this many us later: when the operator drains it
+	 * (vrrp_state_drain) and, with preempt_handover, when a higher
+	 * priority announces itself (the peer waits for our priority 0).
+	 * 0: at once, as keepalived. */
+	uint64_t resign_grace;
 	/* A member of a sync group: when Master_Down_Timer fires it asks
 	 * (VRRP_ACT_WANT_MASTER) instead of taking over, and the daemon moves
 	 * the whole group with vrrp_state_goto_master() once every member
@@ -103,13 +111,23 @@ struct vrrp_sm {
 	bool handover;
 	uint64_t handover_sent;
 	unsigned handover_rounds; /* advertisements sent in this handover */
-	/* the master of this handover resigned (priority 0): it holds no
-	 * address. A handover that ended in silence instead may have lost our
-	 * advert and its own: the master may still hold them, and a takeover
-	 * is then no more certain than after any silence (track_fenced) */
+	/* the master resigned (priority 0: it stepped down for our handover,
+	 * or left for FAULT or a stop): it is alive and holds no address. A
+	 * handover that ended in silence instead may have lost our advert and
+	 * its own: the master may still hold them, and a takeover is then no
+	 * more certain than after any silence (track_fenced) */
 	bool resigned;
 	int master_priority;     /* its priority */
 	uint8_t master_addr[16]; /* its primary address */
+	/* resign_grace: a master quiescing before it gives the VIP up at
+	 * resign_at, to FAULT (resign_fault) or to the higher priority whose
+	 * advert is kept here (to BACKUP) */
+	bool resigning;
+	bool resign_fault;
+	uint64_t resign_at;
+	int resign_priority;
+	unsigned resign_adver_int;
+	uint8_t resign_src[16];
 };
 
 enum vrrp_action_type {
@@ -119,6 +137,8 @@ enum vrrp_action_type {
 	VRRP_ACT_BECOME_FAULT,  /* remove the VIPs if held */
 	VRRP_ACT_BECOME_INIT,   /* stopped: remove the VIPs if held */
 	VRRP_ACT_WANT_MASTER,   /* sync: this member would take over; ask the group */
+	VRRP_ACT_QUIESCE,       /* resign_grace: no new connections to the VIPs from now */
+	VRRP_ACT_UNQUIESCE,     /* resign_grace: the resignation was called off; take them again */
 };
 
 struct vrrp_action {
@@ -221,6 +241,15 @@ void vrrp_state_set_priority(struct vrrp_sm *sm, uint64_t now, int priority, str
  * (keepalived's vrrp_state_leave_fault). No-op when nothing changes. */
 void vrrp_state_fault(struct vrrp_sm *sm, uint64_t now, bool fault, struct vrrp_out *out);
 
+/* vipd extension: the fault condition starts because the operator asked
+ * for it (a weight-0 track_file: `cpha drain`). As vrrp_state_fault(true),
+ * except that a master with cfg.resign_grace first quiesces: QUIESCE now,
+ * adverts on schedule, and priority 0 and FAULT at now + resign_grace
+ * (vrrp_state_timer). Before then, vrrp_state_fault(false) calls it off
+ * (UNQUIESCE, still master) and vrrp_state_fault(true) (another fault)
+ * ends it at once. */
+void vrrp_state_drain(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out);
+
 /* The interval field for our advertisements: centiseconds (v3) or seconds (v2). */
 unsigned vrrp_state_adver_field(const struct vrrp_sm *sm);
 
@@ -231,7 +260,7 @@ uint64_t vrrp_state_deadline(const struct vrrp_sm *sm);
 const char *vrrp_state_name(enum vrrp_sm_state s);
 
 /* "send_advert", "become_master", "become_backup", "become_fault", "become_init",
- * "want_master" */
+ * "want_master", "quiesce", "unquiesce" */
 const char *vrrp_state_action_name(enum vrrp_action_type t);
 
 #endif

@@ -95,7 +95,8 @@ static void test_sample_lbd(void **state)
 	has(t, "global_defs {\n    router_id lb00\n    vrrp_version 3\n");
 	has(t, "    vrrp_startup_delay 15\n    vipd_admin_socket /run/vipd/admin.sock\n");
 	has(t, "    vipd_metrics_bind 127.0.0.1:9121\n");
-	has(t, "    vipd_reset_connections\n}\n");
+	has(t, "    vipd_reset_connections\n");
+	has(t, "    vipd_quiesce 0.3\n}\n");
 	has(t, "vrrp_instance apiserver {\n    state BACKUP\n    interface eth0\n");
 	has(t, "    priority 150\n    advert_int 1\n    unicast_src_ip 10.10.10.3\n"
 	       "    unicast_peer {\n        10.10.10.4\n    }\n");

@@ -98,6 +98,23 @@ static const struct {
 	{ "set server be/s1 state ready json", "{\"ok\":true}" },
 	{ "disable server be/s1", "\n" },
 	{ "enable server be/s1 json", "{\"ok\":true}" },
+	{ "quiesce 198.18.0.2 2001:db8::2 for 1500", "\n" },
+	{ "show quiesce", "198.18.0.2 1" },
+	{ "show quiesce json", "\"address\":\"2001:db8::2\"" },
+	{ "unquiesce 2001:db8::2", "\n" },
+	{ "quiesce 198.18.0.3", "\n" },
+	{ "show quiesce", "198.18.0.3 " },
+	{ "unquiesce all json", "{\"ok\":true}" },
+	{ "show quiesce", "\n" },
+	{ "quiesce", "Unknown command" },
+	{ "quiesce for 100", "Require an address to quiesce." },
+	{ "quiesce 198.18.0.2 for 0", "'for' needs a time in milliseconds, from 1 to 60000." },
+	{ "quiesce 198.18.0.2 for 60001", "'for' needs a time" },
+	{ "quiesce 198.18.0.2:6443", "'198.18.0.2:6443' is not an IP address" },
+	{ "quiesce * json", "is not an IP address" },
+	{ "quiesce 198.18.1.1 198.18.1.2 198.18.1.3 198.18.1.4 198.18.1.5", "\n" },
+	{ "quiesce 198.18.1.6 198.18.1.7 198.18.1.8 198.18.1.9", "Too many addresses" },
+	{ "unquiesce all", "\n" },
 	{ "set server be/s1 weight 50", "\n" },
 	{ "set server be/s1 weight 1", "\n" },
 	{ "set server be/s1 health down", "\n" },
@@ -208,6 +225,11 @@ static void test_levels(void **state)
 		"  disable server B/S                       : same as set server B/S state maint\n"
 		"  enable server B/S                        : same as set server B/S state ready\n"
 		"  shutdown sessions server B/S             : cut the sessions of a server\n"
+		"  quiesce ADDR... [for MS]                 : drop new connections to these "
+		"addresses (5000 ms by default)\n"
+		"  unquiesce ADDR...|all                    : take new connections to them again\n"
+		"  show quiesce [json]                      : the quiet addresses and the ms they "
+		"have left\n"
 		"Append 'json' to any command for a JSON reply.\n");
 	free(r);
 	runtime_free(&rt);

@@ -285,7 +285,7 @@ static int eval_bfd(int weight, bool reverse, bool up, bool *fault)
 	struct vipd_inst in = { .cfg = &cfg, .tracks = &ts, .ntracks = 1 };
 	int prio;
 
-	track_evaluate(&in, &prio, fault);
+	track_evaluate(&in, &prio, fault, NULL);
 	return prio;
 }
 
