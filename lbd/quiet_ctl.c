@@ -130,11 +130,3 @@ void quiet_ctl_show(struct lbd_runtime *rt, struct cpha_buf *reply, bool json)
 	else if (!n)
 		cpha_buf_puts(reply, "\n");
 }
-
-void quiet_ctl_close(struct lbd_runtime *rt)
-{
-	sd_event_source_disable_unref(rt->quiet_timer);
-	rt->quiet_timer = NULL;
-	free(rt->quiet);
-	rt->quiet = NULL;
-}

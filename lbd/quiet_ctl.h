@@ -22,7 +22,4 @@ size_t quiet_ctl_remove(struct lbd_runtime *rt, const struct cpha_addr *a, size_
 /* One line per quiet address and the milliseconds it has left, or JSON. */
 void quiet_ctl_show(struct lbd_runtime *rt, struct cpha_buf *reply, bool json);
 
-/* Free the set and its timer (runtime_free()). */
-void quiet_ctl_close(struct lbd_runtime *rt);
-
 #endif

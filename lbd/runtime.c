@@ -9,7 +9,6 @@
 #include "check.h"
 #include "clock.h"
 #include "log.h"
-#include "quiet_ctl.h"
 #include "runtime.h"
 #include "server.h"
 #include "server_ctl.h"
@@ -835,7 +834,11 @@ void runtime_free(struct lbd_runtime *rt)
 {
 	size_t i;
 
-	quiet_ctl_close(rt);
+	/* the quiet addresses (quiet_ctl.c) and the timer that ends them */
+	sd_event_source_disable_unref(rt->quiet_timer);
+	rt->quiet_timer = NULL;
+	free(rt->quiet);
+	rt->quiet = NULL;
 	/* doomed servers lock their backend: before the backends go */
 	for (i = 0; i < rt->ndoomed; i++)
 		server_unref(rt->doomed[i]);

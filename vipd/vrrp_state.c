@@ -110,6 +110,24 @@ static void to_first_state(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *ou
 	}
 }
 
+/* Into INIT (stopped) or FAULT: a master sends priority 0 first (RFC 9568
+ * §6.4.3 for a shutdown; keepalived for a fault), and the timers stop. */
+static void to_idle(struct vrrp_sm *sm, enum vrrp_sm_state to, struct vrrp_out *out)
+{
+	enum vrrp_sm_state from = sm->state;
+
+	if (from == VRRP_STATE_MASTER)
+		emit(out, VRRP_ACT_SEND_ADVERT, 0, from);
+	emit(out, to == VRRP_STATE_INIT ? VRRP_ACT_BECOME_INIT : VRRP_ACT_BECOME_FAULT,
+		sm->priority, from);
+	sm->state = to;
+	sm->adver_timer = VRRP_NEVER;
+	sm->master_down_timer = VRRP_NEVER;
+	sm->master_seen = false;
+	sm->want_master = false;
+	sm->resigning = false;
+}
+
 int vrrp_state_init(struct vrrp_sm *sm, const struct vrrp_sm_config *cfg)
 {
 	if (cfg->version != 2 && cfg->version != 3)
@@ -162,17 +180,8 @@ void vrrp_state_stop(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 
 	(void)now;
 	begin(out);
-	if (from != VRRP_STATE_INIT) {
-		/* RFC 9568 §6.4.3: Shutdown in Active sends priority 0 */
-		if (from == VRRP_STATE_MASTER)
-			emit(out, VRRP_ACT_SEND_ADVERT, 0, from);
-		emit(out, VRRP_ACT_BECOME_INIT, sm->priority, from);
-		sm->state = VRRP_STATE_INIT;
-		sm->adver_timer = VRRP_NEVER;
-		sm->master_down_timer = VRRP_NEVER;
-		sm->master_seen = false;
-		sm->resigning = false;
-	}
+	if (from != VRRP_STATE_INIT)
+		to_idle(sm, VRRP_STATE_INIT, out);
 	deadline_of(sm, out);
 }
 
@@ -274,19 +283,6 @@ static void step_down(struct vrrp_sm *sm, uint64_t now, int priority, unsigned a
 		emit(out, VRRP_ACT_SEND_ADVERT, 0, VRRP_STATE_MASTER);
 }
 
-/* A master goes to FAULT: keepalived sends priority 0 first. */
-static void master_to_fault(struct vrrp_sm *sm, struct vrrp_out *out)
-{
-	emit(out, VRRP_ACT_SEND_ADVERT, 0, VRRP_STATE_MASTER);
-	emit(out, VRRP_ACT_BECOME_FAULT, sm->priority, VRRP_STATE_MASTER);
-	sm->state = VRRP_STATE_FAULT;
-	sm->adver_timer = VRRP_NEVER;
-	sm->master_down_timer = VRRP_NEVER;
-	sm->master_seen = false;
-	sm->want_master = false;
-	sm->resigning = false;
-}
-
 /* resign_grace: quiesce now, give the VIP up at now + resign_grace. */
 static void resign(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 {
@@ -353,7 +349,7 @@ void vrrp_state_timer(struct vrrp_sm *sm, uint64_t now, struct vrrp_out *out)
 	if (sm->state == VRRP_STATE_MASTER && sm->resigning && now >= sm->resign_at) {
 		/* resign_grace over: the VIP goes */
 		if (sm->resign_fault)
-			master_to_fault(sm, out);
+			to_idle(sm, VRRP_STATE_FAULT, out);
 		else
 			step_down(sm, now, sm->resign_priority, sm->resign_adver_int,
 				sm->resign_src, out);
@@ -486,7 +482,7 @@ void vrrp_state_fault(struct vrrp_sm *sm, uint64_t now, bool fault, struct vrrp_
 	if (fault && sm->resigning) {
 		/* a fault while quiescing: no grace for it */
 		sm->faulted = true;
-		master_to_fault(sm, out);
+		to_idle(sm, VRRP_STATE_FAULT, out);
 		deadline_of(sm, out);
 		return;
 	}
@@ -501,15 +497,8 @@ void vrrp_state_fault(struct vrrp_sm *sm, uint64_t now, bool fault, struct vrrp_
 			sm->resigning = false;
 			emit(out, VRRP_ACT_UNQUIESCE, sm->priority, from);
 		}
-	} else if (fault && from == VRRP_STATE_MASTER) {
-		master_to_fault(sm, out);
-	} else if (fault && from == VRRP_STATE_BACKUP) {
-		emit(out, VRRP_ACT_BECOME_FAULT, sm->priority, from);
-		sm->state = VRRP_STATE_FAULT;
-		sm->adver_timer = VRRP_NEVER;
-		sm->master_down_timer = VRRP_NEVER;
-		sm->master_seen = false;
-		sm->want_master = false;
+	} else if (fault && (from == VRRP_STATE_MASTER || from == VRRP_STATE_BACKUP)) {
+		to_idle(sm, VRRP_STATE_FAULT, out);
 	} else if (!fault && from == VRRP_STATE_FAULT) {
 		to_first_state(sm, now, out);
 		if (sm->state == VRRP_STATE_BACKUP)

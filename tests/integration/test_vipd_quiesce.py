@@ -6,8 +6,9 @@ it has finish, and only then hands it over.
 r1 (150) and r2 (250) each run an lbd (bind *:7000 to a server on the
 host that says which host it is, then echoes) and a vipd with track_lbd
 on it, a drain file (track_file, weight 0), preempt_handover,
-vipd_reset_connections and vipd_quiesce 1 (a long grace, so that the test
-can look inside it; cpha render writes 0.3).
+vipd_reset_connections and vipd_quiesce 2 (a long grace, so that the test
+can look inside it, and longer than vipd's 1 s poll of the drain file, so
+that a drain called off is read inside it; cpha render writes 0.3).
 
 Each round, three times:
 - r2 holds the VIP; a client holds a connection through it. r2 is
@@ -40,7 +41,7 @@ from cphatest.vipd import VIP  # noqa: E402
 from cphatest.vipd_conf import instance  # noqa: E402
 
 A = 0.2     # advert_int
-GRACE = 1.0  # vipd_quiesce
+GRACE = 2.0  # vipd_quiesce: longer than vipd's 1 s poll of the drain file
 PORT = 7000
 BACK = 7001
 
