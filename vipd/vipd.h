@@ -241,6 +241,9 @@ void inst_apply(struct vipd_inst *in, const struct vrrp_out *out);
 void inst_track_changed(struct vipd_inst *in);
 /* vipd_quiesce for instance c: the grace (us) when it tracks an lbd, else 0. */
 uint64_t inst_resign_grace(const struct vipd *d, const struct vipd_instance *c);
+/* Ask the tracked lbd to quiesce the instance's VIPs (on) or to take new
+ * connections to them again (off), without waiting (instance_quiet.c). */
+void inst_quiet_ask(struct vipd_inst *in, bool on);
 const char *inst_state_name(const struct vipd_inst *in);
 /* Same VRRP settings (so a reload keeps the running state). */
 bool inst_same_vrrp(const struct vipd_instance *a, const struct vipd_instance *b);
