@@ -6,25 +6,12 @@
 
 #include "quiet.h"
 
-static bool same_ip(const struct cpha_addr *a, const struct cpha_addr *b)
-{
-	int fam = a->ss.ss_family;
-
-	if (fam != b->ss.ss_family)
-		return false;
-	if (fam == AF_INET)
-		return ((const struct sockaddr_in *)&a->ss)->sin_addr.s_addr ==
-		       ((const struct sockaddr_in *)&b->ss)->sin_addr.s_addr;
-	return !memcmp(&((const struct sockaddr_in6 *)&a->ss)->sin6_addr,
-		&((const struct sockaddr_in6 *)&b->ss)->sin6_addr, 16);
-}
-
 int quiet_add(struct lbd_quiet *q, const struct cpha_addr *a, uint64_t until)
 {
 	if (a->ss.ss_family != AF_INET && a->ss.ss_family != AF_INET6)
 		return -EAFNOSUPPORT;
 	for (size_t i = 0; i < q->n; i++)
-		if (same_ip(&q->e[i].addr, a)) {
+		if (cpha_addr_same_ip(&q->e[i].addr, (const struct sockaddr *)&a->ss)) {
 			q->e[i].until = until;
 			return 0;
 		}
@@ -39,7 +26,7 @@ int quiet_add(struct lbd_quiet *q, const struct cpha_addr *a, uint64_t until)
 bool quiet_remove(struct lbd_quiet *q, const struct cpha_addr *a)
 {
 	for (size_t i = 0; i < q->n; i++)
-		if (same_ip(&q->e[i].addr, a)) {
+		if (cpha_addr_same_ip(&q->e[i].addr, (const struct sockaddr *)&a->ss)) {
 			q->e[i] = q->e[--q->n];
 			return true;
 		}

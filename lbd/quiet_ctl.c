@@ -53,13 +53,17 @@ static int on_quiet_end(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)s;
 	(void)usec;
-	if (rt->quiet && quiet_expire(rt->quiet, lbd_now())) {
+	if (!rt->quiet)
+		return 0;
+	if (quiet_expire(rt->quiet, lbd_now())) {
 		log_notice("quiesce: time ran out; %zu address%s still quiet", rt->quiet->n,
 			rt->quiet->n == 1 ? "" : "es");
 		publish(rt);
-	} else if (rt->quiet) {
-		publish(rt); /* woken early: arm again */
+		return 0;
 	}
+	/* woken early: the workers' filter stands, only the timer is armed again */
+	sd_event_source_set_time(rt->quiet_timer, quiet_next_end(rt->quiet));
+	sd_event_source_set_enabled(rt->quiet_timer, SD_EVENT_ONESHOT);
 	return 0;
 }
 
