@@ -176,29 +176,69 @@ static const char *lbd_state(const struct st_lb *lb, const char *host)
 	return NULL;
 }
 
-/* An apiserver of another minor than the description's runs flags made
- * for that one: one it lacks stops the next restart. */
-static void check_api_version(
-	const struct st_snapshot *s, const struct st_api *a, struct st_report *r)
+/* The minor an apiserver's /version names: 0 when it gave none, -1 when it
+ * is not a Kubernetes version. A build suffix ("-rc.1", "+k3s1") is the
+ * vendor's: the minor decides. */
+static int api_minor(const struct st_api *a)
 {
 	unsigned minor, patch;
 	bool has_patch;
-	const char *v = a->version;
 	char base[ST_NAME];
 
-	if (!*v || !s->k8s_minor)
-		return;
-	/* a build suffix ("-rc.1", "+k3s1") is the vendor's: the minor decides */
-	snprintf(base, sizeof(base), "%.*s", (int)strcspn(v, "-+"), v);
+	if (!*a->version)
+		return 0;
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(a->version, "-+"), a->version);
 	if (flags_k8s_parse(base, &minor, &patch, &has_patch) < 0)
-		problem(r, ST_DEGRADED, "apiserver",
-			"kube-apiserver on %s: /version says '%s', not a Kubernetes version",
-			a->host, v);
-	else if (minor != s->k8s_minor)
-		problem(r, ST_DEGRADED, "apiserver",
-			"kube-apiserver on %s runs %s, but kubernetes.version is 1.%u: its flags "
-			"were rendered for 1.%u",
-			a->host, v, s->k8s_minor, s->k8s_minor);
+		return -1;
+	return (int)minor;
+}
+
+/* The apiservers' versions against kubernetes.version, whose flags they
+ * run. A minor upgrade (or its rollback) rolls one apiserver at a time, as
+ * Kubernetes' version skew policy allows: while the description and every
+ * answering apiserver span two neighbouring minors, the ones not yet rolled
+ * are an operation in progress, named in the row. Any other minor is
+ * degraded: its flags were made for another version, and one it lacks
+ * stops its next restart. */
+static void check_api_versions(const struct st_snapshot *s, struct st_report *r,
+	struct st_role *ro)
+{
+	int lo = (int)s->k8s_minor, hi = (int)s->k8s_minor;
+	char odd[ST_TEXT] = "";
+	size_t i, w = 0;
+
+	if (!s->k8s_minor)
+		return;
+	for (i = 0; i < s->napi; i++) {
+		int m = s->api[i].readyz == 200 ? api_minor(&s->api[i]) : 0;
+
+		if (m < 0)
+			problem(r, ST_DEGRADED, "apiserver",
+				"kube-apiserver on %s: /version says '%s', not a Kubernetes version",
+				s->api[i].host, s->api[i].version);
+		if (m <= 0)
+			continue;
+		lo = m < lo ? m : lo;
+		hi = m > hi ? m : hi;
+	}
+	for (i = 0; i < s->napi; i++) {
+		const struct st_api *a = &s->api[i];
+		int m = a->readyz == 200 ? api_minor(a) : 0;
+
+		if (m <= 0 || m == (int)s->k8s_minor)
+			continue;
+		if (hi - lo > 1)
+			problem(r, ST_DEGRADED, "apiserver",
+				"kube-apiserver on %s runs %s, but kubernetes.version is 1.%u: its "
+				"flags were rendered for 1.%u",
+				a->host, a->version, s->k8s_minor, s->k8s_minor);
+		else if (w < sizeof(odd))
+			w += (size_t)snprintf(odd + w, sizeof(odd) - w, "%s%s %s", w ? ", " : "",
+				a->host, a->version);
+	}
+	if (w)
+		note(ro, "version change in progress: kubernetes.version is 1.%u, not yet on it: %s",
+			s->k8s_minor, odd);
 }
 
 static void check_api(const struct st_snapshot *s, struct st_report *r, struct st_role *ro)
@@ -219,7 +259,6 @@ static void check_api(const struct st_snapshot *s, struct st_report *r, struct s
 			continue;
 		}
 		ready++;
-		check_api_version(s, a, r);
 		/* ready, yet a load balancer does not send to it */
 		for (j = 0; j < s->nlbs; j++) {
 			const char *st = s->lbs[j].lbd == ST_ANSWERED
@@ -249,6 +288,7 @@ static void check_api(const struct st_snapshot *s, struct st_report *r, struct s
 	else if (*s->vip2 && s->vip2_readyz != 200)
 		problem(r, ST_DEGRADED, "apiserver", "/readyz through the VIP %s: no answer%s%s",
 			s->vip2, *s->vip2_error ? ": " : "", s->vip2_error);
+	check_api_versions(s, r, ro);
 	note(ro, "%zu/%zu ready directly", ready, s->napi);
 	note(ro, "via VIP: %s", s->vip_readyz == 200 ? "ready" : "NOT ready");
 	if (*s->vip2)

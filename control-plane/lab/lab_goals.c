@@ -72,6 +72,11 @@ static const struct goal_row {
 	{ "etcd-quorum-loss", "lost_only_after_snapshot", GOAL_TRUE,
 		"no acknowledged write from before the snapshot lost", 0 },
 	{ "etcd-quorum-loss", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
+	/* one minor up, apiservers first, then the controllers */
+	{ "k8s-minor-upgrade", "failed", GOAL_ZERO, "failed requests", 0 },
+	{ "k8s-minor-upgrade", "one_controller_manager", GOAL_TRUE,
+		"never two controller-managers running", 0 },
+	{ "k8s-minor-upgrade", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
 };
 
 double lab_goal_resolution(const char *metric)

@@ -27,7 +27,8 @@
  * apiserver-rolling-restart watches restored faster than the peer;
  * cert-rotation and lb-upgrade 0 failed requests and watches restored
  * within 1 s; etcd-quorum-loss no acknowledged write lost from before the
- * snapshot it restores (lost_only_after_snapshot true). */
+ * snapshot it restores (lost_only_after_snapshot true); k8s-minor-upgrade
+ * 0 failed requests and never two controller-managers running. */
 #ifndef CPHA_LAB_GOALS_H
 #define CPHA_LAB_GOALS_H
 
@@ -36,7 +37,7 @@
 #include "lab_sample.h"
 #include "lab_stats.h"
 
-#define LAB_NGOALS 38 /* rows of the goal table */
+#define LAB_NGOALS 41 /* rows of the goal table */
 
 struct lab_goal {
 	char what[160];       /* the goal in words */

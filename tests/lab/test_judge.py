@@ -494,6 +494,9 @@ GOOD = {
                    "watches_broken": 50},
     "etcd-quorum-loss": {"snapshot": True, "api_down_seen": True, "restored": True,
                          "watches_open_at_t0": 50, "watches_broken": 50},
+    "k8s-minor-upgrade": {"masters": 3, "apiservers_upgraded": 3, "controllers": 2,
+                          "controllers_upgraded": 2, "watches_open_at_t0": 50,
+                          "watches_broken": 50},
 }
 BAD = {
     "lb-poweroff": [
@@ -553,6 +556,10 @@ BAD = {
     "etcd-quorum-loss": [({"snapshot": False}, "no snapshot was taken"),
                          ({"api_down_seen": False}, "quorum was not lost"),
                          ({"restored": None}, "the restore was not done")],
+    "k8s-minor-upgrade": [({"apiservers_upgraded": 2}, "only 2 of 3 apiservers run the new"),
+                          ({"controllers_upgraded": 1}, "only 1 of 2 controllers run the new"),
+                          ({"apiservers_upgraded": 0, "controllers_upgraded": 0},
+                           "only 0 of 3 apiservers")],
 }
 
 

@@ -264,8 +264,12 @@ static void test_ready_apiserver_out_of_rotation(void **state)
 	free(s);
 }
 
-/* An apiserver of another minor than kubernetes.version: degraded, named;
- * another patch of the same minor, or a vendor's build suffix, is fine. */
+/* The apiservers' minors against kubernetes.version. Another patch of the
+ * same minor, or a vendor's build suffix, is fine. While they and the
+ * description span two neighbouring minors (a rolling minor upgrade, one
+ * apiserver at a time, or its rollback), those not yet on the description's
+ * are named in the row as a change in progress, not a problem; a wider
+ * spread is degraded, each named; so is a /version that is not one. */
 static void test_apiserver_version(void **state)
 {
 	struct st_snapshot *s = healthy();
@@ -277,20 +281,57 @@ static void test_apiserver_version(void **state)
 	status_check(s, r);
 	dump(r);
 	assert_int_equal(r->problems.n, 0);
-	snprintf(s->api[1].version, ST_NAME, "v1.35.2");
+	assert_null(strstr(r->roles[1].notes, "in progress"));
+	/* the description went to 1.37; m0 is rolled, m1 and m2 are not yet */
+	s->k8s_minor = 37;
+	snprintf(s->api[0].version, ST_NAME, "v1.37.1");
+	status_check(s, r);
+	dump(r);
+	assert_int_equal(r->problems.n, 0);
+	assert_int_equal(r->worst, ST_HEALTHY);
+	assert_non_null(strstr(r->roles[1].notes,
+		"version change in progress: kubernetes.version is 1.37, not yet on it: "
+		"m1 v1.36.9, m2 v1.36.2+k3s1"));
+	/* a host whose description still says 1.36 sees m0 ahead: the same */
+	s->k8s_minor = 36;
+	status_check(s, r);
+	assert_int_equal(r->problems.n, 0);
+	assert_non_null(strstr(r->roles[1].notes, "not yet on it: m0 v1.37.1"));
+	/* all rolled: nothing left in progress */
+	s->k8s_minor = 37;
+	snprintf(s->api[1].version, ST_NAME, "v1.37.1");
+	snprintf(s->api[2].version, ST_NAME, "v1.37.0");
+	status_check(s, r);
+	assert_int_equal(r->problems.n, 0);
+	assert_null(strstr(r->roles[1].notes, "in progress"));
+	/* two minors apart: degraded, each one off named */
+	s->k8s_minor = 36;
+	snprintf(s->api[0].version, ST_NAME, "v1.36.4");
+	snprintf(s->api[1].version, ST_NAME, "v1.36.4");
+	snprintf(s->api[2].version, ST_NAME, "v1.34.2");
 	assert_int_equal(
 		judge(s, r,
-			"kube-apiserver on m1 runs v1.35.2, but kubernetes.version is 1.36: "
+			"kube-apiserver on m2 runs v1.34.2, but kubernetes.version is 1.36: "
 			"its flags were rendered for 1.36"),
 		1);
 	assert_int_equal(r->problems.n, 1);
 	assert_int_equal(r->worst, ST_DEGRADED);
+	snprintf(s->api[1].version, ST_NAME, "v1.37.0");
+	status_check(s, r);
+	assert_int_equal(r->problems.n, 2);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	/* a /version that names no version */
+	snprintf(s->api[2].version, ST_NAME, "v1.36.1");
 	snprintf(s->api[1].version, ST_NAME, "banana");
 	assert_int_equal(judge(s, r, "kube-apiserver on m1: /version says 'banana'"), 1);
 	/* not asked, or no answer: nothing to compare */
 	s->api[1].version[0] = 0;
 	status_check(s, r);
 	assert_int_equal(r->problems.n, 0);
+	/* an apiserver that is not ready is judged by its readiness alone */
+	snprintf(s->api[1].version, ST_NAME, "v1.34.2");
+	s->api[1].readyz = 500;
+	assert_int_equal(judge(s, r, "runs v1.34.2"), 0);
 	free(r);
 	free(s);
 }

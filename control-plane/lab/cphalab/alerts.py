@@ -47,6 +47,7 @@ EXPECTED = {
     "master-rebuild": ({"CphaHostFenced"}, HOST_DOWN | {"CphaEtcdEvenMembers"}),
     "cert-rotation": (set(), set()),
     "lb-upgrade": (set(), set()),
+    "k8s-minor-upgrade": (set(), set()),
     # the API down until the restore (minutes): whatever says so may fire;
     # the lost masters confirmed down by hand count as fenced
     "etcd-quorum-loss": (set(), HOST_DOWN | {"CphaHostFenced", "CphaLBAllServersDown",

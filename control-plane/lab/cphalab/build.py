@@ -19,7 +19,7 @@ import subprocess
 import time
 
 from . import lab as labmod
-from . import alerts, bmc, guide, units
+from . import alerts, bmc, guide, kubever, units
 from .hosts import LabError
 
 KUBE = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"]
@@ -94,10 +94,25 @@ def cpha(progs, args, check=True, timeout=300):
 
 
 def prepare_dirs(lab, progs):
-    """The overlays' lower directories: lab programs and the cpha agents."""
+    """The overlays' lower directories: lab programs and the cpha agents.
+    The kube-* stand-ins play the table's default version, or the lab's
+    release of the one the description names (kubever)."""
     os.makedirs(lab.bin_dir, exist_ok=True)
+    release = None
+    named = kubever.description_version(lab.info)
+    if named and all(progs.kube(n)[1] != "real " + n for n in KUBE):
+        table = kubever.Table(progs.simulators)
+        try:
+            version = table.version(named)
+        except ValueError as e:
+            raise LabError("kubernetes.version: %s" % e)
+        if version != table.version():
+            release = kubever.release_dir(lab, table, version)
+            lab.info["k8s_lower"] = version
+            lab.save()
     for n in KUBE:
-        os.symlink(progs.kube(n)[0], os.path.join(lab.bin_dir, n))
+        os.symlink(os.path.join(release, n) if release else progs.kube(n)[0],
+                   os.path.join(lab.bin_dir, n))
     os.symlink(progs.cpha, os.path.join(lab.bin_dir, "cpha"))
     for n in ("lbd", "vipd", "fenced"):
         os.symlink(progs.daemon(n), os.path.join(lab.bin_dir, n))
@@ -113,7 +128,7 @@ def make_files(lab, progs, stack):
     desc = lab.path("cluster-%s.yaml" % stack)
     with open(desc, "w") as f:
         f.write(labmod.description(stack, lab.info.get("source"), lab.info.get("qdevice"),
-                                   lab.dual_stack))
+                                   lab.dual_stack, lab.info.get("k8s_version")))
     cpha(progs, ["-f", desc, "plan"])
     pki = lab.path("pki")
     if not os.path.exists(pki):
@@ -170,7 +185,7 @@ def follow_guide(lab, progs, stack, progress):
     stage = lab.path("stage")
     os.makedirs(stage, exist_ok=True)
     text = labmod.description(stack, lab.info.get("source"), lab.info.get("qdevice"),
-                              lab.dual_stack)
+                              lab.dual_stack, lab.info.get("k8s_version"))
     desc = lab.path("cluster-%s.yaml" % stack)
     for p in (desc, os.path.join(stage, "cluster.yaml")):
         with open(p, "w") as f:
@@ -263,6 +278,12 @@ def install_host(lab, host, desc, out, stack):
     if r.returncode:
         raise LabError("%s: cpha install: exit %d\n%s%s" % (host.name, r.returncode, r.stdout,
                                                               r.stderr))
+    # after an upgrade, a master (rebuilt) gets the release the cluster runs
+    if host.role == "master" and lab.info.get("k8s_version"):
+        table = kubever.Table(Programs().simulators)
+        version = kubever.current(lab, table)
+        if version != kubever.lower_version(lab, table):
+            kubever.install_release(host, kubever.release_dir(lab, table, version))
 
 
 # -- BMCs ----------------------------------------------------------------------------

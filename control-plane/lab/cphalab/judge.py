@@ -222,7 +222,11 @@ def validity(name, f):
         again afterwards, from the new programs on cpha's stack);
       etcd-quorum-loss: snapshot (one was taken first), api_down_seen (a
         request failed after the loss), restored (the runbook's restore
-        done).
+        done);
+      k8s-minor-upgrade: masters, apiservers_upgraded (those whose
+        /version names the new version afterwards), controllers (2),
+        controllers_upgraded (the controller-manager and scheduler that
+        started as the new version).
     A run is invalid when its fault did not have the effects it must."""
     if "started" in f and not f["started"]:
         return False, "not started: %s" % f.get("why", "the lab did not settle")
@@ -292,6 +296,13 @@ def validity(name, f):
         if f.get("upgraded", 0) < f.get("lb_hosts", 1):
             return False, "only %d of %d LB hosts were upgraded" % (f.get("upgraded", 0),
                                                                    f.get("lb_hosts", 1))
+    elif name == "k8s-minor-upgrade":
+        if f.get("apiservers_upgraded", 0) < f.get("masters", 1):
+            return False, "only %d of %d apiservers run the new version" % (
+                f.get("apiservers_upgraded", 0), f.get("masters", 1))
+        if f.get("controllers_upgraded", 0) < f.get("controllers", 2):
+            return False, "only %d of %d controllers run the new version" % (
+                f.get("controllers_upgraded", 0), f.get("controllers", 2))
     elif name == "etcd-quorum-loss":
         if not f.get("snapshot"):
             return False, "no snapshot was taken before the loss"

@@ -71,7 +71,7 @@ DESCRIPTION = """\
 # Every address is in 198.18.0.0/15 inside the lab's own namespaces.
 cluster: {name: lab}
 api: {name: kubernetes, vip: %(vip)s, interface: eth0}
-kubernetes: {service_cidr: 198.18.128.0/24, cluster_cidr: 198.18.192.0/20}
+kubernetes: {%(k8s_version)sservice_cidr: 198.18.128.0/24, cluster_cidr: 198.18.192.0/20}
 masters:
 %(masters)s
 load_balancers:
@@ -173,7 +173,7 @@ def api_vips(dual_stack=False):
     return [VIP + "/24", VIP6 + "/64"] if dual_stack else VIP + "/24"
 
 
-def source_description(stack, src, qdevice=False, dual_stack=False):
+def source_description(stack, src, qdevice=False, dual_stack=False, version=None):
     """The description src at lab addresses (YAML text)."""
     import copy
     import yaml
@@ -187,6 +187,8 @@ def source_description(stack, src, qdevice=False, dual_stack=False):
     k8s = d.setdefault("kubernetes", {})
     k8s["service_cidr"], k8s["cluster_cidr"] = "198.18.128.0/24", "198.18.192.0/20"
     k8s.pop("bin_dir", None)
+    if version:
+        k8s["version"] = version
     comp = d.setdefault("components", {})
     comp["load_balancer"], comp["vip"] = (("lbd", "vipd") if is_cpha(stack)
                                           else ("haproxy", "keepalived"))
@@ -222,13 +224,13 @@ def fence_params(hosts):
         [("pdu", 2, n, p) for n, p in bmc_params(hosts, PDU_PORT0)]
 
 
-def description(stack="cpha", source=None, qdevice=False, dual_stack=False):
+def description(stack="cpha", source=None, qdevice=False, dual_stack=False, version=None):
     """The lab's cluster description (YAML text) for stack: the embedded
     one, or source's at lab addresses; with the quorum device on the
     client host when qdevice (with_qdevice); with dual_stack api.vip gives
-    VIP and VIP6."""
+    VIP and VIP6; with version, that kubernetes.version (an upgrade's)."""
     if source:
-        return source_description(stack, source, qdevice, dual_stack)
+        return source_description(stack, source, qdevice, dual_stack, version)
     lb, vipd = ("lbd", "vipd") if is_cpha(stack) else ("haproxy", "keepalived")
     ms = [h for h in HOSTS if h[1] == "master"]
     lbs = [h for h in HOSTS if h[1] == "lb"]
@@ -251,7 +253,8 @@ def description(stack="cpha", source=None, qdevice=False, dual_stack=False):
         "masters": "\n".join("  - {name: %s, address: %s}" % (h[0], h[2]) for h in ms),
         "lbs": "\n".join("  - {name: %s, address: %s}" % (h[0], h[2]) for h in lbs),
         "devices": "\n".join(devs), "muser": METRICS_USER, "mhash": METRICS_HASH,
-        "mfile": METRICS_PASSWORD_FILE}
+        "mfile": METRICS_PASSWORD_FILE,
+        "k8s_version": "version: '%s', " % version if version else ""}
     if with_qdevice(stack, qdevice):
         text += "qdevice: {address: %s, algorithm: ffsplit}\n" % qdevice_address(HOSTS)
     return text

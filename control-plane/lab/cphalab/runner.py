@@ -18,6 +18,8 @@ STACK_NAMES = {"cpha": "cpha", "peer": "haproxy+keepalived",
 START_TIMEOUT = 150  # s a scenario waits for a settled start before it is "not started"
 DEFAULT_SECONDS = 80  # a run's length before one was seen, for the time left
 SWITCH_SECONDS = 45  # a change of stack on the LB hosts, for the time left
+# scenarios that report the longest time without a controller-manager
+NO_KCM_MEASURED = {"k8s-minor-upgrade", "cert-rotation"}
 
 
 class Monitor(threading.Thread):
@@ -39,6 +41,7 @@ class Monitor(threading.Thread):
         if self.lab.dual_stack:
             self.bad["one_vip6_holder"] = []
         self.apart_samples = []  # (t, the two VIPs apart)
+        self.no_kcm_samples = []  # (t, no controller-manager running on a live master)
         self.samples = 0
         self.no_vip = []  # [from, to] while no live LB host held the VIP
         self.no_vip_since = None
@@ -96,6 +99,8 @@ class Monitor(threading.Thread):
             acting = sorted({h for h, _ in observe.acting(lab, prog) if h in connected})
             if len(acting) > 1:
                 self.bad[inv].append((now, acting))
+            if prog == "kube-controller-manager":
+                self.no_kcm_samples.append((now, not acting))
         if self.samples % 8 == 0:
             for h in lab.by_role("lb"):
                 # a hung host's fenced would not answer: no sample
@@ -323,8 +328,15 @@ def run_attempt(sess, stack, name, rnd, attempt):
     lab, progress = sess.lab, sess.progress
     ev = sess.events[stack]
     ev6 = sess.events6.get(stack)
+    prep, prep_err = scenarios.PREPARE.get(name), ""
+    if prep:
+        try:
+            prep(lab, stack, progress)
+        except LabError as e:
+            prep_err = "its preparation failed: %s" % e
     t_wait = time.time()
     facts, why, notes = wait_start(lab, ev, progress, START_TIMEOUT, ev6)
+    why = prep_err or why
     base = {"name": name, "repeat": rnd, "attempt": attempt,
             "settle": settle_summary(facts, time.time() - t_wait)}
     if why:
@@ -371,6 +383,10 @@ def run_attempt(sess, stack, name, rnd, attempt):
         if apart > judge.VIPS_APART_MAX_MS:
             ctx.notes.append("the two VIPs were apart for %d ms (at most %d)" % (
                 apart, judge.VIPS_APART_MAX_MS))
+    if name in NO_KCM_MEASURED:
+        # a restart of the controller-manager, which runs once in the
+        # cluster, leaves none for as long as its stop and start take
+        ctx.timings["no_controller_manager_ms"] = judge.longest_ms(sess.mon.no_kcm_samples, end)
     if name == "lb-hang":
         # the monitor's samples and the scenario's finer ones (after the
         # thaw, and a failback's): for keepalived, the new holder beside

@@ -9,7 +9,7 @@ import signal
 import threading
 import time
 
-from . import build, judge, observe
+from . import build, judge, k8supgrade, observe
 from . import events as events_mod
 from . import lab as labmod
 from .hosts import LabError, wait_until
@@ -945,10 +945,13 @@ def lb_upgrade(ctx):
 # whose steps wait on `cpha status` being healthy: with the description of
 # the lab's peer stack it asks fenced on the LB hosts, where the peer (plain
 # HAProxy and keepalived) runs none, and is never healthy
-CPHA_ONLY = {"cert-rotation", "etcd-quorum-loss"}
+CPHA_ONLY = {"cert-rotation", "etcd-quorum-loss", "k8s-minor-upgrade"}
 # scenarios that restore etcd from a snapshot: the writes acknowledged
 # after it are lost by design (their invariant is lost_only_after_snapshot)
 RESTORES_SNAPSHOT = {"etcd-quorum-loss"}
+# what a scenario needs done before its settled start, outside its run
+# (lab, stack, progress)
+PREPARE = {"k8s-minor-upgrade": k8supgrade.prepare}
 
 SCENARIOS = [
     ("apiserver-rolling-restart", apiserver_rolling_restart),
@@ -966,4 +969,5 @@ SCENARIOS = [
     ("cert-rotation", cert_rotation),
     ("lb-upgrade", lb_upgrade),
     ("etcd-quorum-loss", etcd_quorum_loss),
+    ("k8s-minor-upgrade", k8supgrade.k8s_minor_upgrade),
 ]
