@@ -20,7 +20,9 @@
 #include "server_ctl.h"
 #include "stats.h"
 
-#define CLI_MAX_WORDS 8 /* words of a line that are read; the rest is ignored */
+/* words of a line that are read: quiesce's most addresses, "for MS" and
+ * "json"; a line with more is refused */
+#define CLI_MAX_WORDS (1 + LBD_QUIET_MAX + 2 + 1)
 #define CLI_MAX_KW    3 /* words that name a command */
 #define CLI_MAX_USAGE 3 /* help lines of a command */
 
@@ -370,6 +372,13 @@ void cli_command(struct lbd_runtime *rt, const struct cpha_admin_peer *peer, con
 	for (t = strtok_r(copy, " \t", &save); t && r.n < CLI_MAX_WORDS;
 		t = strtok_r(NULL, " \t", &save))
 		w[r.n++] = t;
+	if (t) {
+		/* cut short, the words left could change what it means (the
+		 * addresses of a quiesce, its "for MS", "json") */
+		reply_error(reply, false, "Too many words in one command.");
+		free(copy);
+		return;
+	}
 	if (r.n > 0 && strcmp(w[r.n - 1], "json") == 0) {
 		r.json = true;
 		r.n--;

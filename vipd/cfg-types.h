@@ -247,6 +247,7 @@ struct vipd_global {
 	 * on purpose asks lbd (its track_lbd socket) to quiesce it for this
 	 * long first (vrrp_state.h's resign_grace); 0: not */
 	uint64_t quiesce;
+	unsigned quiesce_loc; /* where it was given (a cfgdiag loc); 0: not */
 };
 
 struct vipd_config {

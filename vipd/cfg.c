@@ -372,6 +372,7 @@ static void cfg_g_quiesce(struct cfg_ctx *ctx, const struct cpha_conf_node *n, v
 			"global_defs") < 0)
 		return;
 	global_of(obj)->quiesce = v;
+	global_of(obj)->quiesce_loc = n->loc;
 }
 
 /* Tuning of keepalived's own processes: accepted, no effect. */

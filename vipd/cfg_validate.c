@@ -584,6 +584,16 @@ void vipd_cfg_validate(struct cfg_ctx *ctx)
 		cfg_check_track_list(ctx, v, v->track_process, &v->ntrack_process, "track_process");
 		cfg_check_track_list(ctx, v, v->track_bfd, &v->ntrack_bfd, "track_bfd");
 	}
+	/* the quiesce is lbd's: an instance that tracks no lbd has none to ask
+	 * and gives its VIPs up at once, as without vipd_quiesce */
+	for (i = 0; ctx->c->global.quiesce && i < ctx->c->ninstances && !ctx->d.stop; i++) {
+		v = &ctx->c->instances[i];
+		if (!v->ntrack_lbd)
+			vipd_cfg_notice(ctx, ctx->c->global.quiesce_loc,
+				"vipd_quiesce: vrrp_instance '%s' tracks no lbd (track_lbd), so "
+				"no lbd quiesces its VIPs: it gives them up at once",
+				v->name);
+	}
 	if (ctx->strict_loc)
 		vipd_cfg_notice(ctx, ctx->strict_loc,
 			"vrrp_strict: vipd adds no firewall rules, so backup nodes' addresses "

@@ -115,6 +115,21 @@ static const struct {
 	{ "quiesce 198.18.1.1 198.18.1.2 198.18.1.3 198.18.1.4 198.18.1.5", "\n" },
 	{ "quiesce 198.18.1.6 198.18.1.7 198.18.1.8 198.18.1.9", "Too many addresses" },
 	{ "unquiesce all", "\n" },
+	/* the most addresses at once, with "for MS" and "json": every word read */
+	{ "quiesce 198.18.1.1 198.18.1.2 198.18.1.3 198.18.1.4 198.18.1.5 198.18.1.6 "
+	  "198.18.1.7 198.18.1.8 for 1500 json",
+		"{\"ok\":true}" },
+	{ "show quiesce", "198.18.1.8 1" },
+	{ "unquiesce 198.18.1.1 198.18.1.2 198.18.1.3 198.18.1.4 198.18.1.5 198.18.1.6 "
+	  "198.18.1.7 198.18.1.8",
+		"\n" },
+	{ "show quiesce", "\n" },
+	/* one word more is refused, not cut short */
+	{ "quiesce 198.18.1.1 198.18.1.2 198.18.1.3 198.18.1.4 198.18.1.5 198.18.1.6 "
+	  "198.18.1.7 198.18.1.8 198.18.1.9 for 1500 json",
+		"Too many words in one command." },
+	{ "show quiesce", "\n" },
+	{ "unquiesce all", "\n" },
 	{ "set server be/s1 weight 50", "\n" },
 	{ "set server be/s1 weight 1", "\n" },
 	{ "set server be/s1 health down", "\n" },

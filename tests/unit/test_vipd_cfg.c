@@ -395,6 +395,32 @@ static void test_versions(void **state)
 	vipd_cfg_free(c);
 }
 
+/* vipd_quiesce: up to 5 s; an instance that tracks no lbd has none to ask,
+ * and a notice at the line says it gives its VIPs up at once. */
+static void test_quiesce(void **state)
+{
+	struct vipd_config *c;
+
+	(void)state;
+	c = load_ok("global_defs {\n  vipd_quiesce 0.3\n}\n" INST("  track_lbd {\n"
+								  "    /run/lbd/admin.sock be 1\n"
+								  "  }\n"));
+	assert_int_equal(c->global.quiesce, 300 * 1000);
+	assert_int_equal(c->nnotices, 0);
+	vipd_cfg_free(c);
+	c = load_ok("global_defs {\n  vipd_quiesce 0.3\n}\n" INST(""));
+	assert_int_equal(c->global.quiesce, 300 * 1000);
+	assert_has(notices(c), "t.conf:2: vipd_quiesce: vrrp_instance 'VI_1' tracks no lbd "
+			       "(track_lbd), so no lbd quiesces its VIPs: it gives them up at "
+			       "once");
+	vipd_cfg_free(c);
+	/* without it: nothing to say */
+	c = load_ok(INST(""));
+	assert_int_equal(c->global.quiesce, 0);
+	assert_int_equal(c->nnotices, 0);
+	vipd_cfg_free(c);
+}
+
 static void test_state_priority(void **state)
 {
 	struct vipd_config *c;
@@ -865,6 +891,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_everything),
 		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_quiesce),
 		cmocka_unit_test(test_state_priority),
 		cmocka_unit_test(test_notices),
 		cmocka_unit_test(test_sync_group),
