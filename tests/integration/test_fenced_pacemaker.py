@@ -34,7 +34,7 @@ CONF = """global_defs {
     post_join_delay 30s
     fence_action reboot
     fence_via pacemaker
-    agent_timeout 30s
+    agent_timeout 10s
 }
 """
 
@@ -126,6 +126,10 @@ def confirmed_by_hand(cl, n1, n2, n3):
     r = n1.run(["stonith_admin", "--confirm", "n3"], check=False, timeout=60)
     check(r.returncode == 0, "stonith_admin --confirm n3: exit %d: %s%s"
           % (r.returncode, r.stdout, r.stderr))
+    # a repair takes longer than the tolerance fenced gives pacemaker-fenced
+    # (agent_timeout): within it, Pacemaker would count the confirmation
+    # itself and the test would prove nothing
+    time.sleep(12)
     rejoin(cl, n2, (n1, n2))
     util.wait_until(lambda: "n3: pacemaker-fenced's history has it fenced" in
                     n1.fenced.log_text(), 60, 0.5,
