@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <crm/common/results.h>
 #include <crm/stonith-ng.h>
@@ -10,8 +11,9 @@
 #include "log.h"
 #include "pcmk.h"
 
-#define MAX_REQ       64
-#define EXTRA_TIMEOUT 10 /* s: past the device timeout, Pacemaker's own topology */
+#define MAX_REQ         64
+#define EXTRA_TIMEOUT   10 /* s: past the device timeout, Pacemaker's own topology */
+#define HISTORY_TIMEOUT 5  /* s: the local fencer's answer to a history query */
 
 struct req {
 	struct fenced_pcmk *p;
@@ -214,6 +216,49 @@ int fenced_pcmk_fence(struct fenced_pcmk *p, const char *node, const char *actio
 	p->st->cmds->register_callback(p->st, id, (int)timeout_s + EXTRA_TIMEOUT, st_opt_none, p,
 		"cpha-fenced", on_result);
 	return 0;
+}
+
+static uint64_t completed_us(const stonith_history_t *e)
+{
+	return e->completed < 0
+		       ? 0
+		       : (uint64_t)e->completed * 1000000u + (uint64_t)(e->completed_nsec / 1000);
+}
+
+int fenced_pcmk_fenced_since(
+	struct fenced_pcmk *p, const char *node, uint64_t since_us, char *msg, size_t len)
+{
+	stonith_history_t *h = NULL, *best = NULL;
+	struct tm tm;
+	char when[32];
+	int rc;
+
+	if (!p->st && (rc = connect_fencer(p, msg, len)) < 0)
+		return rc;
+	rc = p->st->cmds->history(p->st, st_opt_sync_call, node, &h, HISTORY_TIMEOUT);
+	if (rc != pcmk_ok) {
+		snprintf(msg, len, "pacemaker-fenced's history: %s", pcmk_strerror(rc));
+		stonith_history_free(h);
+		return -EIO;
+	}
+	for (stonith_history_t *e = h; e; e = e->next)
+		if (e->state == st_done && e->target && strcmp(e->target, node) == 0 && e->action &&
+			(!strcmp(e->action, "off") || !strcmp(e->action, "reboot")) &&
+			completed_us(e) >= since_us &&
+			(!best || completed_us(e) > completed_us(best)))
+			best = e;
+	if (best) {
+		if (!gmtime_r(&best->completed, &tm) ||
+			!strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+			snprintf(when, sizeof(when), "%lld", (long long)best->completed);
+		snprintf(msg, len, "%s of %s by %s for %s, completed %s", best->action, node,
+			best->delegate ? best->delegate
+			: best->origin ? best->origin
+				       : "?",
+			best->client ? best->client : "?", when);
+	}
+	stonith_history_free(h);
+	return best != NULL;
 }
 
 void fenced_pcmk_forget(struct fenced_pcmk *p, void *ud)

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <systemd/sd-event.h>
 
 struct fenced_pcmk;
@@ -26,6 +27,15 @@ void fenced_pcmk_close(struct fenced_pcmk *p);
  * errno with why (done is not called then). */
 int fenced_pcmk_fence(struct fenced_pcmk *p, const char *node, const char *action,
 	unsigned timeout_s, fenced_pcmk_done_fn done, void *ud, char *why, size_t whylen);
+
+/* A completed fence of node ("off" or "reboot") in pacemaker-fenced's
+ * history, completed at or after since_us (wall clock, microseconds): 1, with what,
+ * by whom and when in msg; 0 none; or a negative errno, with why in msg.
+ * An administrator's confirmation (stonith_admin --confirm, pcs stonith
+ * confirm) is recorded there as a completed "off". A synchronous call to
+ * the local fencer, bounded by a few seconds. */
+int fenced_pcmk_fenced_since(
+	struct fenced_pcmk *p, const char *node, uint64_t since_us, char *msg, size_t len);
 
 /* Forget the pending requests of ud (its run was cancelled): their done
  * is never called. */

@@ -65,6 +65,34 @@ void fenced_cancel_run(struct fenced *d, struct fenced_nd *n)
 	}
 }
 
+/* fence_via pacemaker: a fence of n that Pacemaker completed after n was
+ * lost, its own or an administrator's confirmation (stonith_admin
+ * --confirm), is the fence we were about to ask for: counted as this
+ * request's success, as pacemaker-fenced's tolerance counts a recent
+ * fence. Without it, a node confirmed down by hand while the cluster had
+ * no quorum would be fenced once quorum came back, in the middle of its
+ * repair. true: done (on_level_done ran). */
+static bool pcmk_done_since_lost(struct fenced *d, struct fenced_nd *n)
+{
+	struct fenced_agent_result r = { .ok = true };
+	char msg[sizeof(r.msg) - 64];
+	int rc;
+
+	if (!d->pcmk || !n->victim_since)
+		return false;
+	rc = fenced_pcmk_fenced_since(d->pcmk, n->name, n->victim_since, msg, sizeof(msg));
+	if (rc < 0)
+		log_warn("fencing %s: %s; asking for the fence anyway", n->name, msg);
+	if (rc <= 0)
+		return false;
+	log_warn("fencing %s: pacemaker-fenced's history has it fenced since it was lost (%s): "
+		 "no new request",
+		n->name, msg);
+	snprintf(r.msg, sizeof(r.msg), "in pacemaker-fenced's history: %s", msg);
+	on_level_done(n, &r);
+	return true;
+}
+
 /* Run level index lvl of node i (decide.h said so), or with fence_via
  * pacemaker ask pacemaker-fenced. A level that cannot start counts as a
  * failed attempt. */
@@ -77,7 +105,9 @@ static void run_level(struct fenced *d, size_t i, unsigned lvl)
 
 	n->run_level = lvl;
 	n->run_started = fenced_mono();
-	if (d->cfg->global.via == FENCED_VIA_PACEMAKER) {
+	if (d->cfg->global.via == FENCED_VIA_PACEMAKER && pcmk_done_since_lost(d, n)) {
+		return;
+	} else if (d->cfg->global.via == FENCED_VIA_PACEMAKER) {
 		log_notice(
 			"fencing %s: asking pacemaker-fenced, action %s", n->name, action_name(d));
 		if (!d->pcmk) {

@@ -9,6 +9,11 @@ fencer acts: the test agent's log shows exactly one power-off of n3, both
 surviving fenced record "fenced by n1 (pacemaker)" with the attempt, and
 no fenced ran an agent itself. Then n3 boots again and rejoins, and a
 second failure (n2) is handed off the same way.
+Last, n2 and n3 fail at once: n1 alone has no quorum, so nobody fences.
+The administrator confirms n3 down to Pacemaker (`stonith_admin
+--confirm`, as Pacemaker's documentation says), and n2 comes back: quorum
+again, and n1's fenced finds the confirmation in pacemaker-fenced's
+history and fences nobody (no power-off of n3 in the agent's log).
 Exit 0 pass, 77 skip, 1 fail.
     sudo python3 tests/integration/test_fenced_pacemaker.py
 """
@@ -29,7 +34,7 @@ CONF = """global_defs {
     post_join_delay 30s
     fence_action reboot
     fence_via pacemaker
-    agent_timeout 30s
+    agent_timeout 10s
 }
 """
 
@@ -91,6 +96,54 @@ def fail_and_check(cl, victim, fencer, others):
           % (victim.name, took), flush=True)
 
 
+def rejoin(cl, node, members):
+    """node boots again (after its corosync died or it was fenced) and is
+    a member of every fence domain of members again."""
+    node.boot()
+    # as systemd orders it (After=corosync.service): corosync first
+    util.wait_until(lambda: node.cmap("runtime.votequorum.this_node_id") is not None, 30, 0.2,
+                    "corosync on %s" % node.name)
+    start_fenced(node)
+    names = [n.name for n in members]
+    util.wait_until(lambda: all(domain_ok(n, names) for n in members), 90, 0.5,
+                    "%s back in the fence domain" % node.name)
+
+
+def confirmed_by_hand(cl, n1, n2, n3):
+    before = len(history(n1, "n3", "victim"))
+    fenced_before = len(history(n1, "n3", "fenced"))
+    since = time.time()
+    cl.kill_corosync(n2)
+    cl.kill_corosync(n3)
+    util.wait_until(lambda: len(history(n1, "n3", "victim")) > before, 30, 0.3,
+                    "n1's fenced to take n3 as a victim")
+    s = show(n1)
+    check(s and not s["quorate"], "n1 alone is quorate: %r" % (s,))
+    # both really down, as the administrator makes sure before confirming
+    cl.power_off(n2, log=False)
+    cl.power_off(n3, log=False)
+    time.sleep(3)  # no quorum: nobody may fence meanwhile
+    r = n1.run(["stonith_admin", "--confirm", "n3"], check=False, timeout=60)
+    check(r.returncode == 0, "stonith_admin --confirm n3: exit %d: %s%s"
+          % (r.returncode, r.stdout, r.stderr))
+    # a repair takes longer than the tolerance fenced gives pacemaker-fenced
+    # (agent_timeout): within it, Pacemaker would count the confirmation
+    # itself and the test would prove nothing
+    time.sleep(12)
+    rejoin(cl, n2, (n1, n2))
+    util.wait_until(lambda: "n3: pacemaker-fenced's history has it fenced" in
+                    n1.fenced.log_text(), 60, 0.5,
+                    "n1's fenced to find n3's confirmation in pacemaker-fenced's history")
+    util.wait_until(lambda: len(history(n1, "n3", "fenced")) > fenced_before and
+                    not show(n1)["pending"], 30, 0.5,
+                    "n1's fenced to record n3 fenced, nothing pending")
+    time.sleep(5)  # a power-off asked for would show by now
+    offs = [e for e in cl.fence_events() if e[0] >= since and e[2] == "n3"]
+    check(not offs, "n3, confirmed down by hand, was fenced again: %r" % offs)
+    print("  n3 confirmed to Pacemaker by hand while n1 had no quorum: with quorum back, "
+          "fenced counted it and nobody fenced n3", flush=True)
+
+
 def run(lab):
     hosts = [lab.add_host(n, v4=ip + "/24") for n, ip in zip(NAMES, IPS)]
     cl = pcmk3.Cluster(lab, hosts, list(NAMES))
@@ -114,14 +167,13 @@ def run(lab):
     step("n3 boots again and rejoins; then n2 fails")
     cl.wait_left(n3)
     time.sleep(2)
-    n3.boot()
-    # as systemd orders it (After=corosync.service): corosync first
-    util.wait_until(lambda: n3.cmap("runtime.votequorum.this_node_id") is not None, 30, 0.2,
-                    "corosync on n3")
-    start_fenced(n3)
-    util.wait_until(lambda: all(domain_ok(n, NAMES) for n in cl.nodes), 90, 0.5,
-                    "n3 back in the fence domain")
+    rejoin(cl, n3, cl.nodes)
     fail_and_check(cl, n2, n1, [n3])
+    step("n2 and n3 fail at once: no quorum; n3 confirmed down to Pacemaker by hand")
+    cl.wait_left(n2)
+    time.sleep(2)
+    rejoin(cl, n2, cl.nodes)
+    confirmed_by_hand(cl, n1, n2, n3)
 
 
 def main():

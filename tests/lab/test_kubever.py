@@ -116,6 +116,55 @@ class TableTest(unittest.TestCase):
                                          "concurrent-service-syncs" in known, r.stderr)
 
 
+class LowerTest(unittest.TestCase):
+    """The lab's own /usr/bin (build.prepare_dirs): the stand-ins, or the
+    release of the version the description names."""
+
+    def prepare(self, d, info):
+        from cphalab import build
+        lab = FakeLab(d, info)
+        lab.bin_dir, lab.ocf_dir = os.path.join(d, "bin"), os.path.join(d, "ocf")
+        lab.save = lambda: None
+        build.prepare_dirs(lab, build.Programs())
+        return lab
+
+    def version_of(self, path):
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        env.pop("KUBE_FIXTURE_VERSION", None)
+        r = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30,
+                           env=env, stdin=subprocess.DEVNULL)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout.strip()
+
+    def test_default(self):
+        t = kubever.Table(os.path.realpath(SIMULATORS))
+        with tempfile.TemporaryDirectory() as d:
+            lab = self.prepare(d, {"source": None})
+            self.assertNotIn("k8s_lower", lab.info)
+            for prog in kubever.PROGRAMS:
+                p = os.path.join(lab.bin_dir, prog)
+                self.assertEqual(os.path.realpath(p),
+                                 os.path.realpath(os.path.join(SIMULATORS, prog)))
+            self.assertEqual(self.version_of(os.path.join(lab.bin_dir, "kube-apiserver")),
+                             "Kubernetes " + t.version())
+
+    def test_named(self):
+        t = kubever.Table(os.path.realpath(SIMULATORS))
+        minor = next(m for m in t.minors if m != t.t["default"])
+        with tempfile.TemporaryDirectory() as d:
+            lab = self.prepare(d, {"source": {"kubernetes": {"version": "1.%d" % minor}}})
+            self.assertEqual(lab.info["k8s_lower"], t.of_minor(minor))
+            self.assertEqual(kubever.lower_version(lab, t), t.of_minor(minor))
+            for prog in kubever.PROGRAMS:
+                self.assertEqual(self.version_of(os.path.join(lab.bin_dir, prog)),
+                                 "Kubernetes " + t.of_minor(minor))
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(LabError) as e:
+                self.prepare(d, {"source": {"kubernetes": {"version": "1.%d" % (
+                    t.minors[-1] + 9)}}})
+            self.assertIn("kubernetes.version", str(e.exception))
+
+
 class DescriptionTest(unittest.TestCase):
 
     def test_embedded(self):
