@@ -200,8 +200,7 @@ static int api_minor(const struct st_api *a)
  * are an operation in progress, named in the row. Any other minor is
  * degraded: its flags were made for another version, and one it lacks
  * stops its next restart. */
-static void check_api_versions(const struct st_snapshot *s, struct st_report *r,
-	struct st_role *ro)
+static void check_api_versions(const struct st_snapshot *s, struct st_report *r, struct st_role *ro)
 {
 	int lo = (int)s->k8s_minor, hi = (int)s->k8s_minor;
 	char odd[ST_TEXT] = "";
@@ -214,7 +213,8 @@ static void check_api_versions(const struct st_snapshot *s, struct st_report *r,
 
 		if (m < 0)
 			problem(r, ST_DEGRADED, "apiserver",
-				"kube-apiserver on %s: /version says '%s', not a Kubernetes version",
+				"kube-apiserver on %s: /version says '%s', not a Kubernetes "
+				"version",
 				s->api[i].host, s->api[i].version);
 		if (m <= 0)
 			continue;
@@ -237,7 +237,8 @@ static void check_api_versions(const struct st_snapshot *s, struct st_report *r,
 				a->host, a->version);
 	}
 	if (w)
-		note(ro, "version change in progress: kubernetes.version is 1.%u, not yet on it: %s",
+		note(ro,
+			"version change in progress: kubernetes.version is 1.%u, not yet on it: %s",
 			s->k8s_minor, odd);
 }
 
