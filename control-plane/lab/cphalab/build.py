@@ -124,16 +124,30 @@ def prepare_dirs(lab, progs):
 
 
 def make_files(lab, progs, stack):
-    """plan, pki (once), render, for a stack; returns the render directory."""
+    """plan, pki (once), render, for a stack; returns (description, render
+    directory). A render of the same description by the same cpha is
+    kept: its checkers (pcs, crm_verify, haproxy -c, ...) take half a
+    minute, at every switch of the stacks."""
     desc = lab.path("cluster-%s.yaml" % stack)
+    text = labmod.description(stack, lab.info.get("source"), lab.info.get("qdevice"),
+                              lab.dual_stack, lab.info.get("k8s_version"))
     with open(desc, "w") as f:
-        f.write(labmod.description(stack, lab.info.get("source"), lab.info.get("qdevice"),
-                                   lab.dual_stack, lab.info.get("k8s_version")))
+        f.write(text)
+    pki, out = lab.path("pki"), lab.path("render-" + stack)
+    st = os.stat(progs.cpha)
+    stamp = "%s\n%s %d %d\n" % (text, progs.cpha, st.st_mtime_ns, st.st_size)
+    stamp_path = out + ".made-from"
+    try:
+        with open(stamp_path) as f:
+            if f.read() == stamp and os.path.isdir(out) and os.path.isdir(pki):
+                return desc, out
+    except OSError:
+        pass
     cpha(progs, ["-f", desc, "plan"])
-    pki = lab.path("pki")
     if not os.path.exists(pki):
         cpha(progs, ["-f", desc, "pki", "--dir", pki])
-    out = lab.path("render-" + stack)
+    if os.path.exists(stamp_path):
+        os.unlink(stamp_path)
     if os.path.exists(out):
         shutil.rmtree(out)
     cpha(progs, ["-f", desc, "render", "--out", out])
@@ -141,9 +155,11 @@ def make_files(lab, progs, stack):
         for h in lab.by_role("lb"):
             p = os.path.join(out, h.name, "etc", "keepalived", "keepalived.conf")
             with open(p) as f:
-                text = f.read()
+                conf = f.read()
             with open(p, "w") as f:
-                f.write(preempting(text))
+                f.write(preempting(conf))
+    with open(stamp_path, "w") as f:
+        f.write(stamp)
     return desc, out
 
 

@@ -195,6 +195,7 @@ def prober_path6(lab, stack):
 # watches (enough to see them break and reopen) and half the ticks: the
 # lab's two cores carry both probers' TLS handshakes, and a gap of seconds
 # needs no finer grain than 200 ms
+TAIL_S = 3  # seconds after the settle that still count for the run
 PROBE6_LEASE = "cpha-lab-probe-v6"
 PROBE6_WATCHES = 10
 PROBE6_INTERVAL = "200ms"
@@ -366,11 +367,11 @@ def run_attempt(sess, stack, name, rnd, attempt):
             observe.wait_settled(lab, 180, progress)
         except LabError as e2:
             ctx.notes.append("did not settle: %s" % e2)
-    time.sleep(3)
+    # the tail: requests in flight at the settle complete (the prober's
+    # timeout is 2 s), and Alertmanager's notifications (group_wait 0s)
+    # reach the recorder
+    time.sleep(TAIL_S)
     end = time.time()
-    if watching:
-        time.sleep(2)  # Alertmanager notifies at once (group_wait 0s); the recorder writes
-        end = time.time()
     if t0:
         ctx.timings["serve_ms"] = serve_again(ev.path, t0, end)
         if ev6:

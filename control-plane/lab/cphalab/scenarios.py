@@ -221,7 +221,11 @@ def apiserver_rolling_restart(ctx):
                    "apiserver on %s ready" % m.name)
         lbs("set server apiserver/%s state ready" % m.name)
         ctx.mark("apiserver/%s ready again, back in rotation" % m.name)
-        time.sleep(6)  # rise 2 x inter 2s before the next one goes
+        # its checks pass again (rise) on every load balancer before the
+        # next one goes
+        wait_until(lambda: all((observe.lb_servers(h) or {}).get(m.name, "").startswith("UP")
+                               for h in lab.by_role("lb") if h.powered()), 30, 0.2,
+                   "apiserver/%s up on the load balancers" % m.name)
     after = dict(observe.acting(lab, "kube-apiserver"))
     ctx.check.update(masters=len(lab.by_role("master")), restarted=sum(
         1 for m in lab.by_role("master") if after.get(m.name) and after.get(m.name) !=
