@@ -205,6 +205,17 @@ void pki_names_merge(struct pki_names *n, const struct pki_names *src)
 		pki_names_add_ip(n, &src->ip[i]);
 }
 
+void pki_names_filter(
+	const struct pki_names *a, const struct pki_names *b, bool in_b, struct pki_names *out)
+{
+	for (size_t i = 0; i < a->ndns; i++)
+		if (pki_names_has_dns(b, a->dns[i]) == in_b)
+			add_dns(out, a->dns[i], strlen(a->dns[i]));
+	for (size_t i = 0; i < a->nip; i++)
+		if (pki_names_has_ip(b, &a->ip[i]) == in_b)
+			pki_names_add_ip(out, &a->ip[i]);
+}
+
 void pki_names_of_cert(X509 *x, struct pki_names *n)
 {
 	GENERAL_NAMES *g = X509_get_ext_d2i(x, NID_subject_alt_name, NULL, NULL);

@@ -16,8 +16,8 @@
 
 #include "cluster.h"
 
-/* File names in the PKI directory, as hand-built clusters name them (cfssl's NAME.pem, NAME-key.pem); a certificate
- * STEM is STEM.pem with its key in STEM-key.pem. */
+/* File names in the PKI directory, as hand-built clusters name them (cfssl's NAME.pem,
+ * NAME-key.pem); a certificate STEM is STEM.pem with its key in STEM-key.pem. */
 #define PKI_CA          "ca"
 #define PKI_FP_CA       "front-proxy-ca" /* the aggregation layer's own CA, as kubeadm makes it */
 #define PKI_SA_KEY      "sa.key"
@@ -93,7 +93,7 @@ struct pki_plan {
 };
 
 /* Operations and what each does with one certificate (pki_decide()). */
-enum pki_op { PKI_OP_ISSUE, PKI_OP_CHECK, PKI_OP_RENEW, PKI_OP_ADD_SAN };
+enum pki_op { PKI_OP_ISSUE, PKI_OP_CHECK, PKI_OP_RENEW, PKI_OP_ADD_SAN, PKI_OP_REMOVE_SAN };
 
 enum pki_action {
 	PKI_KEEP,    /* leave it */
@@ -125,6 +125,10 @@ void pki_names_add_ip(struct pki_names *n, const struct pki_ip *ip);
 
 /* Add every name of src to n. */
 void pki_names_merge(struct pki_names *n, const struct pki_names *src);
+
+/* Add to out the names of a that b has too (in_b) or has not (!in_b). */
+void pki_names_filter(
+	const struct pki_names *a, const struct pki_names *b, bool in_b, struct pki_names *out);
 
 /* The SANs of a certificate (DNS and IP; other kinds are ignored). */
 void pki_names_of_cert(X509 *x, struct pki_names *n);

@@ -15,12 +15,16 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: cpha pki [-f FILE] [--dir DIR] [check | renew [--force] [--rekey] | "
-		   "add-san NAME...]\n"
+		   "add-san NAME... | remove-san NAME...]\n"
 		   "  (no command)  make what is missing, re-issue what no longer fits FILE\n"
 		   "  check         lint every certificate and key; exit 1 on any problem\n"
 		   "  renew         re-issue what expires within pki.renew_days (--force: all;\n"
 		   "                --rekey: new keys for them, the CAs' and sa.key kept)\n"
 		   "  add-san NAME  re-issue apiserver.pem with more DNS names or addresses\n"
+		   "  remove-san NAME\n"
+		   "                re-issue every certificate that has NAME without it (a\n"
+		   "                removed master's name and address); refused for a name\n"
+		   "                the description still uses\n"
 		   "  --dir DIR     the PKI directory (default ./" PKI_DEFAULT_DIR ")\n");
 }
 
@@ -96,22 +100,24 @@ int cmd_pki(int argc, char **argv, const char *file)
 		run.op = PKI_OP_RENEW;
 	else if (!strcmp(sub, "add-san"))
 		run.op = PKI_OP_ADD_SAN;
+	else if (!strcmp(sub, "remove-san"))
+		run.op = PKI_OP_REMOVE_SAN;
 	else {
 		fprintf(stderr, "cpha pki: unknown command '%s'\n", sub);
 		usage(stderr);
 		return CPHA_EXIT_USAGE;
 	}
-	if (run.op == PKI_OP_ADD_SAN) {
+	if (run.op == PKI_OP_ADD_SAN || run.op == PKI_OP_REMOVE_SAN) {
 		if (optind == argc) {
-			fprintf(stderr, "cpha pki add-san: give one or more names or addresses\n");
+			fprintf(stderr, "cpha pki %s: give one or more names or addresses\n", sub);
 			return CPHA_EXIT_USAGE;
 		}
 		for (; optind < argc; optind++)
 			if (pki_names_add(&add, argv[optind]) < 0) {
 				fprintf(stderr,
-					"cpha pki add-san: '%s' is neither an IP address nor a DNS "
+					"cpha pki %s: '%s' is neither an IP address nor a DNS "
 					"name\n",
-					argv[optind]);
+					sub, argv[optind]);
 				goto out;
 			}
 		run.add = &add;

@@ -717,6 +717,105 @@ out:
 	pair_free(&p);
 }
 
+/* ---------------------------------------------------------- remove-san -- */
+
+/* A name the description still gives a certificate is in use: the whole
+ * removal is refused, nothing written. Returns whether one was found. */
+static bool remove_in_use(struct ctx *x, const struct pki_names *rm)
+{
+	char text[2048], file[PKI_STEMLEN + 8];
+	bool found = false;
+
+	for (size_t i = 0; i < x->plan->n; i++) {
+		const struct pki_spec *s = &x->plan->v[i];
+		struct pki_names used = { 0 };
+
+		pki_names_filter(rm, &s->sans, true, &used);
+		if (used.ndns || used.nip) {
+			names_text(&used, text, sizeof(text));
+			snprintf(file, sizeof(file), "%s.pem", s->stem);
+			pki_report_add(x->r, PKI_ERROR, file,
+				"%s %s in use: the description gives %s to this certificate "
+				"(take the host or name out of the description first); nothing "
+				"was changed",
+				text, used.ndns + used.nip == 1 ? "is" : "are",
+				used.ndns + used.nip == 1 ? "it" : "them");
+			found = true;
+		}
+		pki_names_free(&used);
+	}
+	return found;
+}
+
+/* Re-issue s's certificate, for its key, without the names of rm it has. */
+static void remove_from(
+	struct ctx *x, const struct pki_spec *s, const struct pki_names *rm, size_t *changed)
+{
+	struct pki_names have = { 0 }, gone = { 0 }, kept = { 0 };
+	struct ca *ca = ca_of(x, s);
+	char d[16], text[2048];
+	const char *why = NULL;
+	X509 *nc = NULL;
+	struct pair p;
+
+	pair_load(x, s->stem, s, &p);
+	if (!p.cert)
+		goto out;
+	pki_names_of_cert(p.cert, &have);
+	pki_names_filter(&have, rm, true, &gone);
+	if (!gone.ndns && !gone.nip)
+		goto out;
+	names_text(&gone, text, sizeof(text));
+	if (!p.key) {
+		pki_report_add(x->r, PKI_ERROR, p.key_name, "%s: %s cannot be re-issued without %s",
+			p.key_err[0] ? p.key_err : "missing", p.cert_name, text);
+		goto out;
+	}
+	if (!ca->key) {
+		pki_report_add(x->r, PKI_ERROR, p.cert_name, "cannot be re-issued without %s: %s",
+			text, ca->no_issue ? ca->no_issue : "no CA");
+		goto out;
+	}
+	/* the names it has that stay: the description's, and any add-san gave */
+	pki_names_filter(&have, rm, false, &kept);
+	nc = pki_issue(s, &kept, p.key, ca->cert, ca->key, x->o->now, x->plan->cert_days, &why);
+	if (!nc) {
+		pki_report_add(x->r, PKI_ERROR, p.cert_name, "cannot be re-issued: %s", why);
+		goto out;
+	}
+	if (save_pem(x, p.cert_name, PEM_CERT, nc) < 0)
+		goto out;
+	pki_report_add(x->r, PKI_INFO, p.cert_name,
+		"re-issued for the existing key without %s, expires %s", text,
+		pki_time_format(X509_get0_notAfter(nc), d, sizeof(d)));
+	(*changed)++;
+out:
+	pki_names_free(&have);
+	pki_names_free(&gone);
+	pki_names_free(&kept);
+	X509_free(nc);
+	pair_free(&p);
+}
+
+/* Take names (a removed master's, an old address) off every certificate
+ * of the plan that has them; refused as a whole while the description
+ * still gives any of them to a certificate. */
+static void step_remove_san(struct ctx *x)
+{
+	const struct pki_names *rm = x->o->add;
+	size_t changed = 0;
+	char text[2048];
+
+	if (remove_in_use(x, rm))
+		return;
+	for (size_t i = 0; i < x->plan->n; i++)
+		remove_from(x, &x->plan->v[i], rm, &changed);
+	if (!changed && !x->r->nerrors) {
+		names_text(rm, text, sizeof(text));
+		pki_report_add(x->r, PKI_INFO, "", "no certificate has %s: nothing changed", text);
+	}
+}
+
 /* ------------------------------------------------ service-account keys -- */
 
 static void step_sa(struct ctx *x)
@@ -846,6 +945,10 @@ int pki_dir_run(
 	}
 	/* renew --force renews it with the rest */
 	step_ca(&x, &x.fp);
+	if (o->op == PKI_OP_REMOVE_SAN) {
+		step_remove_san(&x);
+		goto sync;
+	}
 	for (size_t i = 0; i < p->n; i++)
 		step_leaf(&x, &p->v[i]);
 	if (o->op != PKI_OP_RENEW) {
@@ -854,6 +957,7 @@ int pki_dir_run(
 	} else if (!x.renewed && !r->nerrors)
 		pki_report_add(r, PKI_INFO, "",
 			"nothing expires within renew_days (%u): nothing renewed", p->renew_days);
+sync:
 	/* the new names last past a crash */
 	if (x.wrote && fsync(x.dfd) == -1)
 		pki_report_add(r, PKI_ERROR, "", "fsync: %s", strerror(errno));

@@ -13,11 +13,12 @@
 
 struct pki_run {
 	enum pki_op op;
-	bool force;                  /* renew: every certificate, expiring or not */
+	bool force; /* renew: every certificate, expiring or not */
 	/* renew: the leaf certificates renewed get new keys (the CAs and the
 	 * service-account key keep theirs: what they signed stays valid) */
 	bool rekey;
-	const struct pki_names *add; /* add-san: the names to add to apiserver.pem */
+	const struct pki_names *add; /* add-san: the names to add to apiserver.pem;
+				      * remove-san: the names to take off every certificate */
 	time_t now;                  /* when certificates are issued and checked */
 };
 

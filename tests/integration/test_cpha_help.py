@@ -40,13 +40,14 @@ MAN = os.path.join(util.repo_root(), "docs", "man", "cpha.1")
 # program's parser and cpha (probe, report) take them.
 COMMANDS = {"plan", "pki", "render", "install", "check", "status", "token", "etcd",
             "restart", "logs", "drain", "undrain", "lab"}
-PKI_VERBS = {"check", "renew", "add-san"}
+PKI_VERBS = {"check", "renew", "add-san", "remove-san"}
 LAB_C_VERBS = {"probe", "report", "check-history"}
 LAB_PY_VERBS = {"up", "down", "status", "x", "run", "power", "boot", "stack", "soak",
                 "workload"}
 
 # Options parsed by getopt in cpha itself (an unknown one is an error).
 C_PARSED = [["plan"], ["pki"], ["pki", "check"], ["pki", "renew"], ["pki", "add-san"],
+            ["pki", "remove-san"],
             ["render"], ["install"], ["check"], ["status"], ["token"], ["token", "create"],
             ["etcd"], ["restart"], ["logs"], ["drain"], ["undrain"], ["lab", "probe"],
             ["lab", "report"]]

@@ -240,6 +240,89 @@ static void test_ca_expired(void **state)
 	check_ok();
 }
 
+/* ---------------------------------------------------------- remove-san -- */
+
+/* Four masters down to three: m4's name and address leave the
+ * certificates that had them (etcd-server.pem and apiserver.pem), for
+ * the same keys; a name add-san gave stays. A name the description
+ * still uses is refused, nothing written. */
+static void test_remove_san(void **state)
+{
+	static const char *const had[] = { "etcd-server.pem", "apiserver.pem" };
+	struct pki_names add = { 0 }, rm = { 0 }, used = { 0 };
+	struct snap s[NFILES];
+	struct pki_report r;
+	EVP_PKEY *k;
+	X509 *x;
+
+	(void)state;
+	load_plan(YAML4);
+	issue();
+	assert_int_equal(pki_names_add(&add, "api.example.test"), 0);
+	assert_int_equal(run_op(PKI_OP_ADD_SAN, false, &add, &r), 0);
+	pki_report_free(&r);
+	/* the description loses m4; cpha pki keeps every name it had */
+	load_plan(YAML3);
+	issue();
+	for (size_t i = 0; i < 2; i++) {
+		x = read_cert(had[i]);
+		assert_true(has_san(x, "m4") && has_san(x, "198.18.0.14"));
+		X509_free(x);
+	}
+
+	/* m3 is in use: refused as a whole, m4 is not taken off either */
+	assert_int_equal(pki_names_add(&used, "m4"), 0);
+	assert_int_equal(pki_names_add(&used, "M3"), 0);
+	snap_all(s);
+	assert_int_equal(run_op(PKI_OP_REMOVE_SAN, false, &used, &r), -1);
+	assert_non_null(find(&r, PKI_ERROR, "etcd-server.pem", "DNS:m3 is in use"));
+	assert_non_null(find(&r, PKI_ERROR, "apiserver.pem", "DNS:m3 is in use"));
+	assert_int_equal(r.nerrors, 2);
+	pki_report_free(&r);
+	assert_all_same(s);
+
+	/* m4's name and address */
+	k = read_key("apiserver-key.pem");
+	assert_int_equal(pki_names_add(&rm, "m4"), 0);
+	assert_int_equal(pki_names_add(&rm, "198.18.0.14"), 0);
+	assert_int_equal(run_op(PKI_OP_REMOVE_SAN, false, &rm, &r), 0);
+	for (size_t i = 0; i < 2; i++)
+		assert_non_null(find(&r, PKI_INFO, had[i],
+			"re-issued for the existing key without DNS:m4, IP:198.18.0.14"));
+	assert_int_equal(r.n, 2);
+	pki_report_free(&r);
+	for (size_t i = 0; i < 2; i++) {
+		x = read_cert(had[i]);
+		assert_false(has_san(x, "m4") || has_san(x, "198.18.0.14"));
+		assert_true(has_san(x, "m3") && has_san(x, "198.18.0.13")); /* the plan's */
+		X509_free(x);
+	}
+	x = read_cert("apiserver.pem");
+	assert_true(has_san(x, "api.example.test")); /* add-san's */
+	assert_int_equal(EVP_PKEY_eq(X509_get0_pubkey(x), k), 1);
+	X509_free(x);
+	EVP_PKEY_free(k);
+	check_ok();
+
+	/* again: nothing has them, nothing written */
+	snap_all(s);
+	assert_int_equal(run_op(PKI_OP_REMOVE_SAN, false, &rm, &r), 0);
+	assert_non_null(find(&r, PKI_INFO, "", "no certificate has DNS:m4, IP:198.18.0.14"));
+	pki_report_free(&r);
+	assert_all_same(s);
+
+	/* a renew does not bring them back */
+	now += DAY;
+	assert_int_equal(run_op(PKI_OP_RENEW, true, NULL, &r), 0);
+	pki_report_free(&r);
+	x = read_cert("etcd-server.pem");
+	assert_false(has_san(x, "m4") || has_san(x, "198.18.0.14"));
+	X509_free(x);
+	pki_names_free(&add);
+	pki_names_free(&rm);
+	pki_names_free(&used);
+}
+
 /* ------------------------------------------------------------- add-san -- */
 
 static void test_add_san(void **state)
@@ -465,6 +548,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ca_cert_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ca_expired, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_add_san, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remove_san, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_places, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_existing_rsa_key, setup, teardown),
