@@ -183,6 +183,10 @@ struct cp_cluster {
 	char *watchdog_device; /* NULL: none */
 	uint64_t watchdog_timeout_usec;
 	struct cpha_pos fencing_pos;
+	/* fencing.load_balancers: none: the LB hosts run no corosync and no
+	 * fenced, the VIP daemon alone decides (kubeadm's HA guide) */
+	bool lbs_unfenced;
+	struct cpha_pos lbs_unfenced_pos;
 
 	/* pki: */
 	unsigned ca_days, cert_days;

@@ -796,14 +796,25 @@ static int fill_derived(struct rd *r, const yaml_node_t *root, struct top *t)
 		rc = -1;
 	for (size_t i = 0; i < c->ndevices; i++) {
 		struct cp_fence_device *f = &c->devices[i];
-		if (f->host && !cluster_host(c, f->host)) {
+		const struct cp_host *h = f->host ? cluster_host(c, f->host) : NULL;
+
+		if (f->host && !h) {
 			cpha_msgs_err(r->d, r->file, f->host_pos,
 				"fencing.devices: device %s fences '%s', which is no host of this "
 				"cluster",
 				f->name ? f->name : "", f->host);
 			rc = -1;
+		} else if (h && c->lbs_unfenced && !c->lb_on_masters && (h->roles & CP_ROLE_LB) &&
+			   !(h->roles & CP_ROLE_MASTER)) {
+			cpha_msgs_err(r->d, r->file, f->host_pos,
+				"fencing.devices: device %s fences load-balancer host %s, and "
+				"fencing.load_balancers is none (line %u): nothing would use it",
+				f->name ? f->name : "", f->host, c->lbs_unfenced_pos.line);
+			rc = -1;
 		}
 	}
+	if (c->lbs_unfenced && desc_lbs_unfenced_check(r, c) < 0)
+		rc = -1;
 	return rc;
 }
 

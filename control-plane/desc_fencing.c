@@ -166,12 +166,49 @@ static int k_watchdog_timeout(struct rd *r, const yaml_node_t *v, void *o, const
 	return desc_duration(r, v, k, &((struct cp_cluster *)o)->watchdog_timeout_usec);
 }
 
+static int k_fence_lbs(struct rd *r, const yaml_node_t *v, void *o, const char *k)
+{
+	struct cp_cluster *c = o;
+	const char *s = desc_scalar(r, v, k);
+
+	if (!s)
+		return -1;
+	c->lbs_unfenced_pos = desc_pos(v);
+	if (!strcmp(s, "none"))
+		c->lbs_unfenced = true;
+	else if (strcmp(s, "fenced") != 0) {
+		desc_err(r, v, "fencing.load_balancers: '%s' is neither fenced nor none", s);
+		return -1;
+	}
+	return 0;
+}
+
+int desc_lbs_unfenced_check(struct rd *r, const struct cp_cluster *c)
+{
+	const char *why = NULL;
+
+	if (c->lb_on_masters)
+		why = "there are no load_balancers: the VIP daemon runs on the masters, in "
+		      "their corosync cluster";
+	else if (c->vipd == CP_VIP_PACEMAKER)
+		why = "vip: pacemaker runs the VIP in the load-balancer hosts' Pacemaker "
+		      "cluster, which needs corosync there";
+	else if (c->qdevice.on)
+		why = "qdevice: serves the load-balancer hosts' corosync cluster, which this "
+		      "leaves out";
+	if (!why)
+		return 0;
+	cpha_msgs_err(r->d, r->file, c->lbs_unfenced_pos, "fencing.load_balancers: none: %s", why);
+	return -1;
+}
+
 static const struct key fencing_keys[] = {
 	{ "devices", k_devices },
 	{ "delay", k_fence_delay },
 	{ "priority_delay_vip", k_priority_delay },
 	{ "watchdog", k_watchdog_device },
 	{ "watchdog_timeout", k_watchdog_timeout },
+	{ "load_balancers", k_fence_lbs },
 	{ NULL, NULL },
 };
 

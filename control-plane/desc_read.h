@@ -46,6 +46,10 @@ int desc_strv(struct rd *r, const yaml_node_t *n, const char *key, char ***out);
  * (desc_monitoring.c), qdevice: (below). */
 int desc_kubernetes(struct rd *r, const yaml_node_t *v, void *cluster, const char *key);
 int desc_fencing(struct rd *r, const yaml_node_t *v, void *cluster, const char *key);
+/* fencing.load_balancers: none against the rest of the description (once
+ * every section is read): there must be load-balancer hosts, and nothing
+ * may need their corosync cluster (vip: pacemaker, qdevice:). */
+int desc_lbs_unfenced_check(struct rd *r, const struct cp_cluster *c);
 int desc_monitoring(struct rd *r, const yaml_node_t *v, void *cluster, const char *key);
 /* qdevice: (desc_qdevice.c); desc_qdevice_resolve() runs once every host
  * is read: the address or host name of corosync-qnetd, which must not be

@@ -177,6 +177,8 @@ static void check_fencing(const struct cp_cluster *c, struct cpha_msgs *d)
 
 		if (!(h->roles & (CP_ROLE_MASTER | CP_ROLE_LB)))
 			continue; /* an etcd-only host is in no corosync cluster */
+		if (!(h->roles & CP_ROLE_MASTER) && c->lbs_unfenced)
+			continue; /* fencing.load_balancers: none, warned once */
 		for (size_t j = 0; j < c->ndevices; j++)
 			if (!strcmp(c->devices[j].host, h->name))
 				found = true;
@@ -278,6 +280,20 @@ static void check_corosync(const struct cp_cluster *c, struct plan *p, struct cp
 
 		if (!n || (t == 1 && c->lb_on_masters))
 			continue;
+		if (t == 1 && c->lbs_unfenced) {
+			add_role(p, fmt("load-balancer hosts"), names(c, tiers[t].role),
+				fmt("not fenced (fencing.load_balancers: none): %s alone decides",
+					c->vipd == CP_VIP_VIPD ? "vipd" : "keepalived"),
+				n, n - 1,
+				fmt("%u hosts, no corosync, no fenced: tolerates %u failure%s", n,
+					n - 1, plural(n - 1)));
+			cpha_msgs_warn(d, c->file, c->lbs_unfenced_pos,
+				"fencing.load_balancers: none: no fenced powers off a "
+				"load-balancer "
+				"host that stops answering; one that hangs with its links up keeps "
+				"the VIP beside its successor until it recovers");
+			continue;
+		}
 		for (size_t i = 0; i < c->nhosts; i++)
 			for (size_t j = 0; j < i; j++)
 				if ((c->hosts[i].roles & tiers[t].role) &&

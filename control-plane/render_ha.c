@@ -22,10 +22,10 @@
 
 enum ha_tier ha_tier_of(const struct cp_cluster *c, const struct cp_host *h)
 {
-	(void)c;
 	if (h->roles & CP_ROLE_MASTER)
 		return HA_TIER_MASTERS;
-	if (h->roles & CP_ROLE_LB)
+	/* fencing.load_balancers: none: no corosync, no fenced */
+	if ((h->roles & CP_ROLE_LB) && !c->lbs_unfenced)
 		return HA_TIER_LBS;
 	return HA_TIER_NONE;
 }

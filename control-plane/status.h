@@ -48,6 +48,13 @@ struct st_etcd {
 	uint64_t term;             /* raft term */
 	bool listed;               /* its member list was read */
 	unsigned voting, learners; /* in that list: voting members, learners */
+	/* that list's members by name (etcd's --name, the host's); one added
+	 * but not started yet has none and is named by its peer URL */
+	size_t nmembers;
+	struct st_member {
+		char name[ST_NAME];
+		bool learner;
+	} member[ST_MAX_HOSTS];
 };
 
 /* One apiserver's /readyz and /version, asked directly. */
@@ -244,6 +251,9 @@ void status_parse_crm_mon(const char *xml, struct st_snapshot *s);
 /* status_check.c, pure: the member list of the first etcd member that gave
  * one (voting members and learners); false when none did. */
 bool status_etcd_members(const struct st_snapshot *s, unsigned *voting, unsigned *learners);
+
+/* The member whose member list status_etcd_members() reads, or NULL. */
+const struct st_etcd *status_etcd_lister(const struct st_snapshot *s);
 
 /* status_check.c, pure: the members whose /health said true. */
 unsigned status_etcd_healthy(const struct st_snapshot *s);

@@ -25,15 +25,23 @@ const char *status_host_state_name(enum st_host_state s)
 	return names[s];
 }
 
-bool status_etcd_members(const struct st_snapshot *s, unsigned *voting, unsigned *learners)
+const struct st_etcd *status_etcd_lister(const struct st_snapshot *s)
 {
 	for (size_t i = 0; i < s->netcd; i++)
-		if (s->etcd[i].listed) {
-			*voting = s->etcd[i].voting;
-			*learners = s->etcd[i].learners;
-			return true;
-		}
-	return false;
+		if (s->etcd[i].listed)
+			return &s->etcd[i];
+	return NULL;
+}
+
+bool status_etcd_members(const struct st_snapshot *s, unsigned *voting, unsigned *learners)
+{
+	const struct st_etcd *e = status_etcd_lister(s);
+
+	if (!e)
+		return false;
+	*voting = e->voting;
+	*learners = e->learners;
+	return true;
 }
 
 unsigned status_etcd_healthy(const struct st_snapshot *s)
@@ -106,6 +114,59 @@ static void raise_level(struct st_role *ro, enum st_level l)
 
 enum { R_ETCD, R_API, R_KCM, R_SCHED, R_LB, R_VIP, R_FENCE };
 
+/* etcd's member list against the description: a learner is a membership
+ * change in progress (a master added or rebuilt), noted; a voting member
+ * the description does not name, a master with no member and an even
+ * voting count the description does not have are problems. */
+static void check_members(const struct st_snapshot *s, struct st_report *r, struct st_role *ro)
+{
+	const struct st_etcd *l = status_etcd_lister(s);
+	bool bad = false;
+
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->nmembers; i++) {
+		const struct st_member *m = &l->member[i];
+		bool named = false;
+
+		for (size_t j = 0; j < s->netcd && !named; j++)
+			named = !strcmp(s->etcd[j].host, m->name);
+		if (m->learner) {
+			note(ro, "membership change in progress: %s is a learner, not promoted yet",
+				m->name);
+		} else if (!named) {
+			problem(r, ST_DEGRADED, "etcd",
+				"etcd's voting member %s is not a host of the description: a "
+				"master "
+				"taken out of it is still a member of etcd",
+				m->name);
+			bad = true;
+		}
+	}
+	/* a list longer than what was kept of it may hold any name */
+	for (size_t j = 0; j < s->netcd && l->nmembers && l->nmembers == l->voting + l->learners;
+		j++) {
+		bool found = false;
+
+		for (size_t i = 0; i < l->nmembers && !found; i++)
+			found = !strcmp(s->etcd[j].host, l->member[i].name);
+		if (!found) {
+			problem(r, ST_DEGRADED, "etcd", "etcd's member list has no member for %s",
+				s->etcd[j].host);
+			bad = true;
+		}
+	}
+	if (l->voting % 2 == 0 && l->voting != s->netcd) {
+		problem(r, ST_DEGRADED, "etcd",
+			"etcd's member list has %u voting members: an even count tolerates no "
+			"more failures than %u",
+			l->voting, l->voting ? l->voting - 1 : 0);
+		bad = true;
+	}
+	if (bad)
+		raise_level(ro, ST_DEGRADED);
+}
+
 static void check_etcd(const struct st_snapshot *s, struct st_report *r, struct st_role *ro)
 {
 	size_t i, healthy = 0, answered = 0, quorum = s->netcd / 2 + 1;
@@ -165,6 +226,7 @@ static void check_etcd(const struct st_snapshot *s, struct st_report *r, struct 
 	raise_level(ro, healthy < quorum || !leader                           ? ST_DOWN
 			: healthy < s->netcd || disagree || s->netcd % 2 == 0 ? ST_DEGRADED
 									      : ST_HEALTHY);
+	check_members(s, r, ro);
 }
 
 /* An apiserver's state in one lbd: NULL when lbd has no such server. */

@@ -131,11 +131,23 @@ static void members(struct collect *k, const struct cp_host *h, struct st_etcd *
 		return;
 	json_array_foreach(json_object_get(root, "members"), i, m)
 	{
-		if (json_is_true(json_object_get(m, "isLearner")) ||
-			json_is_true(json_object_get(m, "is_learner")))
+		bool learner = json_is_true(json_object_get(m, "isLearner")) ||
+			       json_is_true(json_object_get(m, "is_learner"));
+		const char *name = jstr(m, "name", "");
+
+		if (learner)
 			e->learners++;
 		else
 			e->voting++;
+		if (e->nmembers < ST_MAX_HOSTS) {
+			struct st_member *sm = &e->member[e->nmembers++];
+
+			if (!*name)
+				name = json_string_value(
+					json_array_get(json_object_get(m, "peerURLs"), 0));
+			snprintf(sm->name, sizeof(sm->name), "%s", name ? name : "?");
+			sm->learner = learner;
+		}
 	}
 	e->listed = json_is_array(json_object_get(root, "members"));
 	json_decref(root);

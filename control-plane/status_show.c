@@ -116,9 +116,19 @@ static void text_details(const struct st_snapshot *s, struct cpha_buf *b)
 				e->host, e->healthy ? "healthy" : "UNHEALTHY", e->id, e->leader,
 				e->term, *e->error ? "  " : "", e->error);
 	}
-	if (status_etcd_members(s, &voting, &learners))
-		cpha_buf_printf(b, "  member list: %u voting, %u learner%s\n", voting, learners,
+	if (status_etcd_members(s, &voting, &learners)) {
+		const struct st_etcd *l = status_etcd_lister(s);
+		const char *sep = " (";
+
+		cpha_buf_printf(b, "  member list: %u voting, %u learner%s", voting, learners,
 			learners == 1 ? "" : "s");
+		for (j = 0; j < l->nmembers; j++)
+			if (l->member[j].learner) {
+				cpha_buf_printf(b, "%s%s", sep, l->member[j].name);
+				sep = ", ";
+			}
+		cpha_buf_puts(b, *sep == ',' ? ")\n" : "\n");
+	}
 	cpha_buf_puts(b, "\nkube-apiserver /readyz\n");
 	for (i = 0; i < s->napi; i++) {
 		const struct st_api *a = &s->api[i];
@@ -262,9 +272,17 @@ static json_t *members_json(const struct st_snapshot *s)
 {
 	unsigned voting, learners;
 
+	const struct st_etcd *l = status_etcd_lister(s);
+	json_t *names;
+
 	if (!status_etcd_members(s, &voting, &learners))
 		return json_null();
-	return json_pack("{s:i,s:i}", "voting", (int)voting, "learners", (int)learners);
+	names = json_array();
+	for (size_t i = 0; i < l->nmembers; i++)
+		json_array_append_new(names, json_pack("{s:s,s:b}", "name", l->member[i].name,
+						     "learner", l->member[i].learner));
+	return json_pack("{s:i,s:i,s:o}", "voting", (int)voting, "learners", (int)learners,
+		"members", names);
 }
 
 /* {earliest: {file, not_after} or null, files: [{file, not_after}], error} */

@@ -3,11 +3,11 @@
 # missing, builds, and runs the lab: `cpha lab up`, every scenario for the
 # cpha stack (lbd + vipd + fenced) and for HAProxy + keepalived, the stacks
 # interleaved, the power losses 5 times per stack and the VIP holder's
-# hang 4 times (the others once), the report in
+# hang 3 times (the others once), the report in
 # ./lab-report (report.md,
 # report.json, timeline.svg), and `cpha lab down` — also on failure or
 # Ctrl-C: no namespace or process left. Scenarios can be named as
-# arguments, NAME or NAME:RUNS (default: the list below). About 39 minutes
+# arguments, NAME or NAME:RUNS (default: the list below). About 38 minutes
 # on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,7 +38,7 @@ trap 'exit 143' TERM
 say "cpha lab up: three masters, two load-balancer hosts, a client, BMCs"
 "$cpha" lab --name main up
 if [ "$#" -eq 0 ]; then
-	set -- apiserver-rolling-restart reload-under-load lb-poweroff:5 lb-hang:4 \
+	set -- apiserver-rolling-restart reload-under-load lb-poweroff:5 lb-hang:3 \
 		master-poweroff:5 lb-partition master-partition etcd-data-loss master-rebuild \
 		cert-rotation lb-upgrade etcd-quorum-loss k8s-minor-upgrade
 fi

@@ -44,7 +44,7 @@ ALERTS = [
     "CphaVIPMissing", "CphaVIPOnTwoHosts", "CphaLBServersDown", "CphaLBAllServersDown",
     "CphaLBServerFlapping", "CphaFencePending", "CphaFenceFailed", "CphaFencedNotQuorate",
     "CphaWatchdogNotPetted", "CphaEtcdNoLeader", "CphaEtcdMembersDown",
-    "CphaEtcdEvenMembers", "CphaEtcdLeaderChanges", "CphaLeaseNotRenewed",
+    "CphaEtcdEvenMembers", "CphaEtcdLearnerNotPromoted", "CphaEtcdLeaderChanges", "CphaLeaseNotRenewed",
     "CphaCertExpiringSoon", "CphaConfigDrift", "CphaTargetDown", "CphaHostFenced",
     "CphaStatusStale", "CphaQuorumDeviceNoVote",
 ]

@@ -131,8 +131,11 @@ def textfile_step(lab, client, status, pki, doc, text):
     check(early and "certificates: earliest expiry %s (%s), %d read"
           % (early["not_after"], early["file"], len(certs["files"])) in text,
           "no earliest expiry in the text:\n%s" % text)
-    check(doc["details"]["etcd_members"] == {"voting": 3, "learners": 0},
-          doc["details"]["etcd_members"])
+    em = doc["details"]["etcd_members"]
+    # etcd's own member list, by the names its members run with: the hosts'
+    check(em["voting"] == 3 and em["learners"] == 0 and sorted(
+        (m["name"], m["learner"]) for m in em["members"]) == [
+        (h, False) for h in sorted(h for h, _ in MASTERS)], em)
     tdir = lab.path("textfile")
     os.makedirs(tdir, exist_ok=True)
     path = os.path.join(tdir, "cpha-status.prom")
@@ -355,6 +358,46 @@ def run(lab, frozen, added):
     except Exception:
         print(last["r"].stdout, last["r"].stderr)
         raise
+    member_changes(hosts[CLIENT[0]], status, tls)
+
+
+def member_changes(client, status, tls):
+    """etcd's member list as a master is added (a learner: an operation in
+    progress, healthy) and as a voting member the description does not
+    name stays behind (degraded), through etcd's own API; each removed
+    again, also on failure."""
+    url = "https://%s:2379" % MASTERS[0][1]
+    added = []
+    try:
+        step("etcd: a learner added (a master joining): healthy, named as in progress")
+        r = etcd._post(client, url, "/v3/cluster/member/add",
+                       {"peerURLs": ["https://198.18.0.14:2380"], "isLearner": True}, tls)
+        added.append(r["member"]["ID"])
+        rc, doc, r = status.json()
+        check(rc == 0 and doc["problems"] == [], "with a learner: exit %d %s" % (
+            rc, doc["problems"]))
+        check(doc["details"]["etcd_members"]["learners"] == 1, doc["details"]["etcd_members"])
+        t = status.run().stdout
+        check("membership change in progress: https://198.18.0.14:2380 is a learner" in t and
+              "member list: 3 voting, 1 learner (https://198.18.0.14:2380)" in t, t)
+        etcd._post(client, url, "/v3/cluster/member/remove", {"ID": added.pop()}, tls)
+
+        step("etcd: a voting member the description does not name: degraded")
+        r = etcd._post(client, url, "/v3/cluster/member/add",
+                       {"peerURLs": ["https://198.18.0.15:2380"]}, tls)
+        added.append(r["member"]["ID"])
+        rc, doc, r = status.json()
+        texts = [p["text"] for p in doc["problems"]]
+        check(rc == 1 and any("voting member https://198.18.0.15:2380 is not a host of the "
+                              "description" in x for x in texts) and
+              any("4 voting members: an even count" in x for x in texts),
+              "exit %d %s" % (rc, texts))
+        etcd._post(client, url, "/v3/cluster/member/remove", {"ID": added.pop()}, tls)
+        rc, doc, r = status.json()
+        check(rc == 0, "members removed again: exit %d %s" % (rc, doc["problems"]))
+    finally:
+        for i in added:
+            etcd._post(client, url, "/v3/cluster/member/remove", {"ID": i}, tls)
 
 
 def thaw(frozen):

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import tempfile
+import types
 import unittest
 
 sys.dont_write_bytecode = True
@@ -275,6 +276,52 @@ class Description(unittest.TestCase):
         for h in labmod.HOSTS:
             self.assertTrue(h[2].startswith("198.18.") and h[3].startswith("2001:db8:"))
         self.assertNotIn("password:", d)
+
+    def test_peer_unfenced(self):
+        """The peer (HAProxy and keepalived, as kubeadm's HA guide has
+        them) fences no LB host, and its description says so: no LB fence
+        device, fencing.load_balancers none, no quorum device; the masters
+        are fenced as in cpha's."""
+        try:
+            import yaml
+        except ImportError:
+            self.skipTest("no PyYAML (python3-yaml): the description is not parsed")
+        src = {"masters": [{"name": n} for n in ("a", "b", "c")],
+               "load_balancers": [{"name": "x"}, {"name": "y"}], "api": {"vip": "10.0.0.2/24"},
+               "fencing": {"load_balancers": "fenced"}}
+        for stack in ("peer", "peer-preempt"):
+            for d, masters in ((labmod.description(stack, qdevice=True), ("m1", "m2", "m3")),
+                               (labmod.description(stack, src, qdevice=True), "abc")):
+                y = yaml.safe_load(d)
+                self.assertEqual(y["fencing"]["load_balancers"], "none")
+                self.assertEqual(sorted({x["host"] for x in y["fencing"]["devices"]}),
+                                 sorted(masters))
+                self.assertNotIn("qdevice", y)
+        for stack in ("cpha", labmod.TWO_NODE):
+            y = yaml.safe_load(labmod.description(stack, src))
+            self.assertNotIn("load_balancers", y["fencing"])
+            self.assertEqual(len({x["host"] for x in y["fencing"]["devices"]}), 5)
+
+    def test_stage_files(self):
+        """A switch of stacks makes the admin workstation's description and
+        render (the stage directory the runbooks use) the new stack's."""
+        from cphalab import stackswitch
+        with tempfile.TemporaryDirectory() as d:
+            lab = types.SimpleNamespace(path=lambda *p: os.path.join(d, *p))
+            os.makedirs(os.path.join(d, "stage", "out", "lb1"))
+            with open(os.path.join(d, "stage", "out", "lb1", "lbd.cfg"), "w") as f:
+                f.write("cpha\n")
+            os.makedirs(os.path.join(d, "render-peer", "lb1"))
+            with open(os.path.join(d, "render-peer", "lb1", "haproxy.cfg"), "w") as f:
+                f.write("peer\n")
+            with open(os.path.join(d, "cluster-peer.yaml"), "w") as f:
+                f.write("components: {load_balancer: haproxy}\n")
+            stackswitch.stage_files(lab, os.path.join(d, "cluster-peer.yaml"),
+                                    os.path.join(d, "render-peer"))
+            with open(os.path.join(d, "stage", "cluster.yaml")) as f:
+                self.assertEqual(f.read(), "components: {load_balancer: haproxy}\n")
+            self.assertEqual(os.listdir(os.path.join(d, "stage", "out", "lb1")),
+                             ["haproxy.cfg"])
 
     def test_names(self):
         for bad in ("", "toolong7", "a-b", "a b"):

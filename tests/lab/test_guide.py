@@ -348,13 +348,17 @@ class TheRunbook(unittest.TestCase):
     def test_cert_rotation(self):
         """Renew on the admin host, install everywhere, then a round per
         master (drained on the LB hosts, restarted, undrained), the
-        controllers' restarts and the LB hosts' reloads, in that order;
-        every reloaded unit has an ExecReload= the lab can do."""
+        controllers' restarts and the LB hosts' reloads (lbd and vipd, fenced
+        where the LB hosts are fenced, HAProxy's exporter restarted beside
+        keepalived), in that order; every reloaded unit has an ExecReload=
+        the lab can do."""
         b = [x for x in self.blocks if x.run == "cert-rotation"]
-        self.assertEqual([(x.where, x.each) for x in b],
-                         [("admin", None), ("hosts", None), ("lbs", "master"),
-                          ("master", "master"), ("lbs", "master"), ("first-master", None),
-                          ("lbs", None)])
+        self.assertEqual([(x.where, x.each, x.cond) for x in b],
+                         [("admin", None, None), ("hosts", None, None), ("lbs", "master", None),
+                          ("master", "master", None), ("lbs", "master", None),
+                          ("first-master", None, None), ("lbs", None, "vipd"),
+                          ("lbs", None, "lbs-fenced"), ("lbs", None, "keepalived")])
+        self.assertEqual(b[-1].text, "systemctl restart prometheus-haproxy-exporter\n")
         self.assertIn("renew", b[0].text)
         self.assertIn("install --host", b[1].text)
         self.assertEqual(b[2].text, 'cpha drain "$MASTER"\n')
@@ -365,7 +369,7 @@ class TheRunbook(unittest.TestCase):
                          "a runbook block the lab runs must name its scenario (run=)")
         for x in b:
             for s in guide.segments(x.text):
-                if s[0] != "systemctl":
+                if s[0] != "systemctl" or x is b[-1]:
                     continue
                 self.assertEqual(s[1], "reload", "docs/runbook.md:%d" % x.line)
                 for n in s[2]:

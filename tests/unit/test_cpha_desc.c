@@ -216,6 +216,10 @@ static void test_k8s_parse(void **state)
 }
 
 /* Each bad input, and the place and words its error must carry. */
+#define LU_LBS                                                                                     \
+	"load_balancers:\n  - {name: l1, address: 198.18.0.3}\n"                                   \
+	"  - {name: l2, address: 198.18.0.4}\n"
+
 static void test_errors(void **state)
 {
 	static const struct {
@@ -351,6 +355,23 @@ static void test_errors(void **state)
 			":9:47:",
 			"VRRP priority 150 of l2 is also the priority of l1 (line 8) (a "
 			"priority left out is 150, 140" },
+		/* fencing.load_balancers: none, and what needs the LB hosts' cluster */
+		{ CPHA_TEST_BASE "fencing: {load_balancers: sometimes}\n", ":7:27:",
+			"fencing.load_balancers: 'sometimes' is neither fenced nor none" },
+		{ CPHA_TEST_BASE "fencing: {load_balancers: none}\n", ":7:27:",
+			"there are no load_balancers: the VIP daemon runs on the masters" },
+		{ CPHA_TEST_BASE LU_LBS "components: {vip: pacemaker}\n"
+					"fencing: {load_balancers: none}\n",
+			":11:27:",
+			"vip: pacemaker runs the VIP in the load-balancer hosts' Pacemaker" },
+		{ CPHA_TEST_BASE LU_LBS "qdevice: {address: 198.18.0.9}\n"
+					"fencing: {load_balancers: none}\n",
+			":11:27:", "qdevice: serves the load-balancer hosts' corosync cluster" },
+		{ CPHA_TEST_BASE LU_LBS "fencing:\n  load_balancers: none\n  devices:\n"
+					"    - {name: ipmi-l2, agent: fence_ipmilan, host: l2}\n",
+			":13:51:",
+			"device ipmi-l2 fences load-balancer host l2, and "
+			"fencing.load_balancers is none (line 11)" },
 	};
 	size_t failed = 0;
 	(void)state;

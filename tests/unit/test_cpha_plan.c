@@ -8,6 +8,7 @@
 
 #include "cpha_test.h"
 #include "plan.h"
+#include "render_ha.h"
 
 struct run {
 	struct cp_cluster *c;
@@ -302,6 +303,40 @@ static void test_two_node_delay(void **state)
 	done(&r);
 }
 
+/* fencing.load_balancers: none (kubeadm's HA guide: keepalived alone on
+ * the LB hosts): no corosync cluster and no fenced there, so no two-node
+ * race and no "no fence device" warning for them, but the hang it leaves
+ * open said once; the masters' tier is untouched. */
+static void test_lbs_unfenced(void **state)
+{
+	char yaml[2048];
+	struct run r;
+	(void)state;
+
+	snprintf(yaml, sizeof(yaml),
+		"%sload_balancers: [{name: l1, address: 198.18.0.3}, {name: l2, address: "
+		"198.18.0.4}]\ncomponents: {load_balancer: haproxy, vip: keepalived}\n"
+		"fencing: {load_balancers: none}\n",
+		CPHA_TEST_BASE);
+	plan_of(&r, yaml, false);
+	assert_int_equal(r.rc, 0);
+	assert_false(HAS_WARN(&r.d, "two-node"));
+	assert_false(HAS_WARN(&r.d, "host l1 has no fence device"));
+	assert_true(HAS_WARN(&r.d, "host m1 has no fence device"));
+	assert_true(HAS_WARN(&r.d, ":9:27:", "fencing.load_balancers: none: no fenced powers off",
+		"keeps the VIP beside its successor"));
+	assert_string_equal(role(&r, "load-balancer hosts")->style,
+		"not fenced (fencing.load_balancers: none): keepalived alone decides");
+	assert_int_equal(role(&r, "load-balancer hosts")->tolerates, 1);
+	assert_int_equal(role(&r, "corosync (masters)")->members, 3);
+	for (size_t i = 0; i < r.p.nroles; i++)
+		assert_null(strstr(r.p.roles[i].role, "corosync (load balancers)"));
+	for (size_t i = 0; i < r.c->nhosts; i++)
+		assert_int_equal(ha_tier_of(r.c, &r.c->hosts[i]),
+			r.c->hosts[i].roles & CP_ROLE_MASTER ? HA_TIER_MASTERS : HA_TIER_NONE);
+	done(&r);
+}
+
 static void test_leader_elect(void **state)
 {
 	struct run r;
@@ -534,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_common_vrid),
 		cmocka_unit_test(test_two_node_delay),
+		cmocka_unit_test(test_lbs_unfenced),
 		cmocka_unit_test(test_leader_elect),
 		cmocka_unit_test(test_version_eol),
 		cmocka_unit_test(test_etcd_image),

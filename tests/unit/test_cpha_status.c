@@ -235,6 +235,74 @@ static void test_etcd(void **state)
 	free(s);
 }
 
+/* Give the member list etcd's m0 reads: names, "L" before a learner's. */
+static void list_members(struct st_snapshot *s, const char *const *names, size_t n)
+{
+	struct st_etcd *e = &s->etcd[0];
+
+	e->listed = true;
+	e->voting = e->learners = 0;
+	e->nmembers = n;
+	for (size_t i = 0; i < n; i++) {
+		bool learner = names[i][0] == 'L';
+
+		snprintf(e->member[i].name, ST_NAME, "%s", names[i] + learner);
+		e->member[i].learner = learner;
+		if (learner)
+			e->learners++;
+		else
+			e->voting++;
+	}
+}
+
+/* etcd's member list against the description, as a master is added and
+ * removed: a learner is noted as a change in progress, not a problem; a
+ * voting member the description lost, a master without a member and an
+ * even voting count are. */
+static void test_etcd_members(void **state)
+{
+	static const char *const three[] = { "m0", "m1", "m2" };
+	static const char *const adding[] = { "m0", "m1", "m2", "Lm3" };
+	static const char *const four[] = { "m0", "m1", "m2", "m3" };
+	static const char *const rebuilding[] = { "m0", "m1" };
+	struct st_snapshot *s = healthy();
+	struct st_report *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	list_members(s, three, 3);
+	assert_int_equal(judge(s, r, "member"), 0);
+	assert_int_equal(r->worst, ST_HEALTHY);
+	assert_null(strstr(r->roles[0].notes, "in progress"));
+
+	/* m3 joins as a learner: the operation is shown, nothing is wrong */
+	list_members(s, adding, 4);
+	assert_int_equal(judge(s, r, "member"), 0);
+	assert_int_equal(r->worst, ST_HEALTHY);
+	assert_non_null(strstr(r->roles[0].notes,
+		"membership change in progress: m3 is a learner, not promoted yet"));
+
+	/* promoted: four voting, the description not yet edited to name m3 */
+	list_members(s, four, 4);
+	assert_int_equal(
+		judge(s, r, "etcd's voting member m3 is not a host of the description"), 1);
+	assert_int_equal(judge(s, r, "4 voting members: an even count"), 1);
+	assert_int_equal(r->worst, ST_DEGRADED);
+	assert_string_equal(r->roles[0].state, "degraded");
+
+	/* a master whose member was removed (and not yet added again) */
+	list_members(s, rebuilding, 2);
+	assert_int_equal(judge(s, r, "etcd's member list has no member for m2"), 1);
+	assert_int_equal(judge(s, r, "2 voting members: an even count"), 1);
+	assert_int_equal(r->worst, ST_DEGRADED);
+
+	/* a list longer than the names kept of it: no name is said missing */
+	list_members(s, three, 3);
+	s->etcd[0].voting = ST_MAX_HOSTS + 1;
+	assert_int_equal(judge(s, r, "has no member for"), 0);
+	free(r);
+	free(s);
+}
+
 static void test_ready_apiserver_out_of_rotation(void **state)
 {
 	struct st_snapshot *s = healthy();
@@ -773,14 +841,21 @@ static void test_textfile(void **state)
 	/* the text and the JSON name the earliest expiry */
 	s->ncerts = 3;
 	s->etcd[1].listed = true;
+	s->etcd[1].nmembers = 4;
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(s->etcd[1].member[i].name, ST_NAME, "m%zu", i);
+		s->etcd[1].member[i].learner = i == 3;
+	}
 	status_show_text(s, r, &b);
 	assert_non_null(strstr(b.data, "\ncertificates: earliest expiry 2027-01-01 00:00:00 UTC "
 				       "(etcd/peer \"x\".pem), 3 read\n"));
-	assert_non_null(strstr(b.data, "  member list: 3 voting, 1 learner\n"));
+	assert_non_null(strstr(b.data, "  member list: 3 voting, 1 learner (m3)\n"));
 	cpha_buf_free(&b);
 	status_show_json(s, r, &b);
 	assert_non_null(strstr(b.data, "\"not_after\": \"2027-01-01 00:00:00 UTC\""));
 	assert_non_null(strstr(b.data, "\"voting\": 3"));
+	assert_non_null(strstr(b.data, "\"name\": \"m3\",\n"));
+	assert_non_null(strstr(b.data, "\"learner\": true"));
 	cpha_buf_free(&b);
 	free(r);
 	free(s);
@@ -794,6 +869,7 @@ int main(void)
 		cmocka_unit_test(test_dual_stack_vips),
 		cmocka_unit_test(test_lease_not_renewed),
 		cmocka_unit_test(test_etcd),
+		cmocka_unit_test(test_etcd_members),
 		cmocka_unit_test(test_ready_apiserver_out_of_rotation),
 		cmocka_unit_test(test_apiserver_version),
 		cmocka_unit_test(test_fence_past_deadline),

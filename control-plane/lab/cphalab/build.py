@@ -179,7 +179,7 @@ def guide_follower(lab, progs, stack, progress, name="deploy.md"):
                  "METRICS_PASSWORD": labmod.METRICS_PASSWORD,
                  "LB_CLUSTER": labmod.lb_cluster_name(lab.info.get("source"))}
     conds = ("qdevice",) if labmod.with_qdevice(stack, lab.info.get("qdevice")) else ()
-    conds += ("vipd",) if labmod.is_cpha(stack) else ("keepalived",)
+    conds += ("vipd", "lbs-fenced") if labmod.is_cpha(stack) else ("keepalived",)
     return guide.Follower(lab, stage, variables, env, unit_dirs(), UNIT_ENV, progress,
                           conds, name)
 
@@ -190,7 +190,7 @@ def follow_runbook(lab, stack, run, progress, variables=None):
     variables: more of them, for this run."""
     f = guide_follower(lab, Programs(), stack, progress, "runbook.md")
     f.vars.update(variables or {})
-    f.follow(run=run, skip=() if labmod.is_cpha(stack) else ("lbs", "first-lb"))
+    f.follow(run=run)
 
 
 def follow_guide(lab, progs, stack, progress):
@@ -483,8 +483,8 @@ def wait_haproxy_exporter(host, timeout=30):
 def without_targets(text, job, hosts=None):
     """prometheus.yml as cpha render writes it (a target's line, then its
     labels {host: NAME}), without job's targets on hosts, or without the
-    job (hosts None): the peer stack's LB hosts run no fenced in the lab
-    (start_lb), though the description gives them one."""
+    job (hosts None): while the stacks change, the LB hosts' daemons are
+    stopped."""
     lines = text.splitlines(True)
     out, cur, i = [], None, 0
     while i < len(lines):
@@ -531,7 +531,7 @@ def prometheus_config(lab, out, stack, lb=True):
         with open(os.path.join(here, PEER_RULES)) as f:
             client.write("/etc/prometheus/" + PEER_RULES, f.read(), 0o644)
         text = text.replace("\n  - cpha-rules.yml\n", "\n  - %s\n" % PEER_RULES, 1)
-    if not labmod.is_cpha(stack) or not lb:
+    if not lb:
         text = without_targets(text, "cpha-fenced", lbs)
     if not lb:
         for job in LB_JOBS:

@@ -6,8 +6,9 @@ The guide's shell blocks that the lab runs say where in their info string:
 
 WHERE is one of WHERES. A block that applies only to some clusters says
 so with `if=WHAT` after it (WHAT one of CONDS: `qdevice`, a description
-with a quorum device; `vipd` or `keepalived`, what holds the VIP); the lab
-skips it in the others. The lab runs them
+with a quorum device; `vipd` or `keepalived`, what holds the VIP;
+`lbs-fenced`, LB hosts that run corosync and fenced, as they do unless
+`fencing.load_balancers` is none); the lab skips it in the others. The lab runs them
 in the order of the guide, each
 on every host it names (in the order of the description), with the
 variables the guide defines at its start in the environment.
@@ -36,7 +37,7 @@ from .hosts import LabError
 WHERES = ("admin", "hosts", "masters", "lbs", "first-master", "first-lb", "client", "qnetd",
           "master", "lb")
 EACH = ("master", "lb")
-CONDS = ("qdevice", "vipd", "keepalived")
+CONDS = ("qdevice", "vipd", "keepalived", "lbs-fenced")
 FENCE = re.compile(r"^(\s*)(`{3,})\s*(\S*)(.*)$")
 
 

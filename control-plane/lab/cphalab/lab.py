@@ -79,7 +79,7 @@ load_balancers:
 etcd: {hosts: masters, token: lab-etcd-token}
 components: {load_balancer: %(lb)s, vip: %(vipd)s, manager: pacemaker}
 fencing:
-  devices:
+%(lbs_fencing)s  devices:
 %(devices)s
 monitoring:
   listen: host
@@ -195,12 +195,17 @@ def source_description(stack, src, qdevice=False, dual_stack=False, version=None
     fencing = d.setdefault("fencing", {})
     for k in ("watchdog", "watchdog_timeout"):
         fencing.pop(k, None)
+    masters = {h[0] for h in lab_hosts(src) if h[1] == "master"}
     fencing["devices"] = [{"name": "%s-%s" % (kind, n), "agent": "fence_ipmilan", "host": n,
                            "level": level, "params": p}
-                          for kind, level, n, p in fence_params(lab_hosts(src))]
+                          for kind, level, n, p in fence_params(lab_hosts(src))
+                          if is_cpha(stack) or n in masters]
+    fencing.pop("load_balancers", None)
+    if not is_cpha(stack):
+        fencing["load_balancers"] = "none"  # as in description()
     d["monitoring"] = copy.deepcopy(MONITORING)
     d.pop("qdevice", None)
-    if with_qdevice(stack, qdevice):
+    if with_qdevice(stack, qdevice) and is_cpha(stack):
         d["qdevice"] = {"address": qdevice_address(lab_hosts(src)), "algorithm": "ffsplit"}
     return "# %s, run in the cpha lab at lab addresses\n" % src.get("_path", "a description") \
         + yaml.safe_dump({k: v for k, v in d.items() if not k.startswith("_")},
@@ -240,8 +245,13 @@ def description(stack="cpha", source=None, qdevice=False, dual_stack=False, vers
     # "chassis power off" is; the agent still reads the status until it
     # says off (cluster.yaml(5), fencing devices)
     # level 2: the stand-in PDU of each host, used when its BMC fails
+    # the peer (HAProxy and keepalived, as kubeadm's HA guide has them)
+    # fences no LB host: keepalived alone decides the VIP
+    fenced = ms + lbs if is_cpha(stack) else ms
     for kind, level, port0 in (("ipmi", 1, BMC_PORT0), ("pdu", 2, PDU_PORT0)):
         for i, h in enumerate(ms + lbs):
+            if h not in fenced:
+                continue
             devs.append("    - {name: %s-%s, agent: fence_ipmilan, host: %s, level: %d, "
                         "params: {ip: %s, ipport: %d, username: admin, "
                         "password_file: /etc/cpha/secrets/ipmi-%s, lanplus: 1, cipher: 3, "
@@ -253,9 +263,10 @@ def description(stack="cpha", source=None, qdevice=False, dual_stack=False, vers
         "masters": "\n".join("  - {name: %s, address: %s}" % (h[0], h[2]) for h in ms),
         "lbs": "\n".join("  - {name: %s, address: %s}" % (h[0], h[2]) for h in lbs),
         "devices": "\n".join(devs), "muser": METRICS_USER, "mhash": METRICS_HASH,
+        "lbs_fencing": "" if is_cpha(stack) else "  load_balancers: none\n",
         "mfile": METRICS_PASSWORD_FILE,
         "k8s_version": "version: '%s', " % version if version else ""}
-    if with_qdevice(stack, qdevice):
+    if with_qdevice(stack, qdevice) and is_cpha(stack):
         text += "qdevice: {address: %s, algorithm: ffsplit}\n" % qdevice_address(HOSTS)
     return text
 

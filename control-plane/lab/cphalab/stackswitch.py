@@ -1,12 +1,30 @@
 """Switch the LB hosts between the cpha stack and HAProxy + keepalived."""
 
+import os
+import shutil
+
 from . import build, observe
 from . import lab as labmod
+
+
+def stage_files(lab, desc, out):
+    """The admin workstation's description and render (the lab's stage
+    directory: docs/runbook.md's cluster.yaml and out/) become the
+    stack's, so that a runbook followed on this stack installs its files."""
+    stage = lab.path("stage")
+    if not os.path.isdir(stage):
+        return
+    shutil.copyfile(desc, os.path.join(stage, "cluster.yaml"))
+    staged = os.path.join(stage, "out")
+    if os.path.isdir(staged):
+        shutil.rmtree(staged)
+    shutil.copytree(out, staged, symlinks=True)
 
 
 def switch(lab, stack, progress):
     progs = build.Programs()
     desc, out = build.make_files(lab, progs, stack)
+    stage_files(lab, desc, out)
     # Prometheus: no LB job while the stacks change, then the new one's
     build.prometheus_config(lab, out, stack, lb=False)
     # between two_node and a quorum device corosync cannot reload: both
