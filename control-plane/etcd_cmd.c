@@ -23,22 +23,17 @@
 #include "fileio.h"
 #include "flags.h"
 #include "render_paths.h"
-#include "render_text.h"
 #include "run.h"
 #include "snapshot_keep.h"
 #include "spawn.h"
 
-#define ETCDCTL            "etcdctl"
-#define DIAL_TIMEOUT       "--dial-timeout=5s"
 /* etcdctl 3.4 bounds snapshot save by --command-timeout (5 s by default: too
  * short for a large database), and a dial that fails waits for it too:
- * each endpoint is asked for its health first, in HEALTH_TIMEOUT; a run is
- * killed a little after its timeout */
-#define SAVE_TIMEOUT_SEC   1200
-#define HEALTH_TIMEOUT     "--command-timeout=5s"
-#define HEALTH_TIMEOUT_SEC 5
-#define MAX_ENDPOINTS      32
-#define NAME_WAIT_TRIES    3 /* seconds waited for a free name (one snapshot a second) */
+ * each endpoint is asked for its health first (cpha_etcd_healthy()); a run
+ * is killed a little after its timeout */
+#define SAVE_TIMEOUT_SEC 1200
+#define MAX_ENDPOINTS    32
+#define NAME_WAIT_TRIES  3 /* seconds waited for a free name (one snapshot a second) */
 
 static void usage(FILE *f)
 {
@@ -199,33 +194,6 @@ static int apply_keep(int dfd, const char *dir, unsigned keep, const char *taken
 	return r;
 }
 
-/* Whether the member at ep (--endpoints=URL) is healthy: it answers a
- * read that needs quorum (etcdctl endpoint health), so a member cut off
- * from the others, whose data may be old, gives no snapshot. Returns 0, or
- * -1 with why set. */
-static int healthy(
-	const char *ep, const char *ca, const char *cert, const char *key, char *why, size_t whylen)
-{
-	const char *args[] = { ep, ca, cert, key, DIAL_TIMEOUT, HEALTH_TIMEOUT, "endpoint",
-		"health", NULL };
-	struct cpha_run_result res;
-	const char *p;
-	int r = -1;
-
-	if (cpha_etcdctl(args, HEALTH_TIMEOUT_SEC + 30, &res, why, whylen) < 0)
-		return -1;
-	if (res.exited && res.exit_code == 0) {
-		r = 0;
-	} else if (res.err && (p = strstr(res.err, " is unhealthy: "))) {
-		p += strlen(" is unhealthy: ");
-		snprintf(why, whylen, "unhealthy: %.*s", (int)(strchrnul(p, '\n') - p), p);
-	} else {
-		cpha_etcdctl_failure(&res, why, whylen);
-	}
-	cpha_run_free(&res);
-	return r;
-}
-
 /* etcdctl snapshot save into part from the first endpoint that gives one.
  * Returns the index of that endpoint, or -1 after saying why each failed. */
 static int save(const struct snap_opts *o, const char *const *endpoints, size_t n, int dfd,
@@ -240,13 +208,13 @@ static int save(const struct snap_opts *o, const char *const *endpoints, size_t 
 	snprintf(key, sizeof(key), "--key=%s/etcd-client-key.pem", o->pki);
 	snprintf(cmdto, sizeof(cmdto), "--command-timeout=%ds", SAVE_TIMEOUT_SEC);
 	for (size_t i = 0; i < n && got < 0; i++) {
-		const char *args[] = { ep, ca, cert, key, DIAL_TIMEOUT, cmdto, "snapshot", "save",
-			part_path, NULL };
+		const char *args[] = { ep, ca, cert, key, CPHA_ETCDCTL_DIAL_TIMEOUT, cmdto,
+			"snapshot", "save", part_path, NULL };
 		struct cpha_run_result res;
 		char why[512], tmp[SNAPSHOT_NAME_LEN + 16];
 
 		snprintf(ep, sizeof(ep), "--endpoints=%s", endpoints[i]);
-		if (healthy(ep, ca, cert, key, why, sizeof(why)) < 0) {
+		if (cpha_etcd_healthy(ep, ca, cert, key, why, sizeof(why)) < 0) {
 			cpha_buf_printf(&errs, "\n  %s: %s", endpoints[i], why);
 			if (!strcmp(why, CPHA_ETCDCTL_NOT_INSTALLED))
 				break;
@@ -306,12 +274,9 @@ static int snapshot(const char *file, const struct snap_opts *in)
 		}
 		urls = calloc(c->netcd, sizeof(*urls));
 		for (size_t i = 0; urls && i < c->netcd; i++) {
-			char hp[CPHA_ADDR_STRLEN + 8];
+			char url[CPHA_ADDR_STRLEN + 32];
 
-			render_text_hostport(
-				&c->hosts[c->etcd[i]].addr, FLAGS_ETCD_CLIENT_PORT, hp, sizeof(hp));
-			if (asprintf(&urls[i], "https://%s", hp) < 0)
-				urls[i] = NULL;
+			urls[i] = strdup(cpha_etcd_url(c, i, false, url, sizeof(url)));
 			if (!urls[i])
 				break;
 			nendpoints++;
@@ -322,18 +287,8 @@ static int snapshot(const char *file, const struct snap_opts *in)
 		}
 		endpoints = (const char *const *)urls;
 	}
-	for (const char *const *f = (const char *const[]){ "ca.pem", "etcd-client.pem",
-		     "etcd-client-key.pem", NULL };
-		*f; f++) {
-		snprintf(path, sizeof(path), "%s/%s", o.pki, *f);
-		if (access(path, R_OK) == -1) {
-			fprintf(stderr,
-				"cpha etcd snapshot: %s: %s (--pki DIR: where etcd's client "
-				"certificate is)\n",
-				path, strerror(errno));
-			goto out;
-		}
-	}
+	if (cpha_etcd_pki_check("cpha etcd snapshot", o.pki) < 0)
+		goto out;
 	if (strlen(o.dir) > 4000) {
 		fprintf(stderr, "cpha etcd snapshot: --dir: too long a path\n");
 		goto out;
