@@ -1,7 +1,9 @@
 /* `cpha etcd snapshot` and `cpha etcd verify`: etcd snapshots an operator
  * can restore from after etcd loses quorum, each beside a sidecar with its
  * SHA-256, the newest K kept. etcdctl (API 3) does the talking to etcd and
- * reads the files; snapshot_keep.c decides which to keep. */
+ * reads the files; snapshot_keep.c decides which to keep. Also the options
+ * of `cpha etcd restore` (etcd_restore.c) and `cpha etcd remove`
+ * (etcd_remove_cmd.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,6 +21,7 @@
 #include "cpha.h"
 #include "digest.h"
 #include "etcd_ctl.h"
+#include "etcd_remove_cmd.h"
 #include "etcd_restore.h"
 #include "fileio.h"
 #include "flags.h"
@@ -43,13 +46,14 @@ static void usage(FILE *f)
 		"       cpha etcd verify [--no-sidecar] FILE...\n"
 		"       cpha [-f FILE] etcd restore [--name NAME] [--data-dir DIR] [--no-sidecar]\n"
 		"                                   SNAPSHOT\n"
+		"       cpha [-f FILE] etcd remove [--pki DIR] [--dry-run] NAME...\n"
 		"  snapshot      take a snapshot of etcd (etcdctl snapshot save) into DIR, with a\n"
 		"                sha256sum sidecar, and keep the newest K there\n"
 		"  --dir DIR     where (default: etcd.snapshot.dir, else " SNAPSHOT_DEFAULT_DIR
 		")\n"
 		"  --keep K      snapshots kept, K >= 1 (default: etcd.snapshot.keep, else %u)\n"
-		"  --pki DIR     ca.pem, etcd-client.pem, etcd-client-key.pem "
-		"(default " RENDER_PKI_ETCD ")\n"
+		"  --pki DIR     ca.pem, etcd-client.pem, etcd-client-key.pem, for snapshot\n"
+		"                and remove (default " RENDER_PKI_ETCD ")\n"
 		"  --endpoint URL  an etcd client URL, tried in the order given (default: every\n"
 		"                etcd member of the description, https://ADDRESS:%u)\n"
 		"  verify        check each FILE against FILE.sha256 and that etcdctl reads it\n"
@@ -58,7 +62,12 @@ static void usage(FILE *f)
 		"                from SNAPSHOT (verified first) as a new one-member cluster;\n"
 		"                the old one is moved aside; etcd must not be running\n"
 		"  --name NAME   the member restored (default: this host's name)\n"
-		"  --data-dir DIR  (default: etcd.data_dir, else /var/lib/etcd)\n",
+		"  --data-dir DIR  (default: etcd.data_dir, else /var/lib/etcd)\n"
+		"  remove        remove the etcd members of hosts taken out of the description\n"
+		"                (NAME: a member's name, peer URL or hex ID), one at a time, each\n"
+		"                only when it no longer answers and the members left keep a\n"
+		"                quorum and an odd count\n"
+		"  --dry-run     say what remove would remove; remove nothing\n",
 		SNAPSHOT_DEFAULT_KEEP, FLAGS_ETCD_CLIENT_PORT);
 }
 
@@ -385,6 +394,7 @@ int cmd_etcd(int argc, char **argv, const char *file)
 		{ "no-sidecar", no_argument, NULL, 'n' },
 		{ "name", required_argument, NULL, 'N' },
 		{ "data-dir", required_argument, NULL, 'D' },
+		{ "dry-run", no_argument, NULL, 'r' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -392,6 +402,7 @@ int cmd_etcd(int argc, char **argv, const char *file)
 	struct snap_opts o = { .pki = RENDER_PKI_ETCD };
 	struct etcd_restore_opts ro = { 0 };
 	bool no_sidecar = false, snap_only = false, verify_only = false, restore_only = false;
+	bool pki_given = false, dry_run = false;
 	const char *what;
 	char *end;
 	int ch;
@@ -425,7 +436,7 @@ int cmd_etcd(int argc, char **argv, const char *file)
 		}
 		case 'p':
 			o.pki = optarg;
-			snap_only = true;
+			pki_given = true;
 			break;
 		case 'e':
 			if (strncmp(optarg, "https://", 8) != 0 &&
@@ -455,6 +466,9 @@ int cmd_etcd(int argc, char **argv, const char *file)
 			ro.data_dir = optarg;
 			restore_only = true;
 			break;
+		case 'r':
+			dry_run = true;
+			break;
 		case 'f':
 			file = optarg;
 			break;
@@ -479,6 +493,10 @@ int cmd_etcd(int argc, char **argv, const char *file)
 				"verify's and restore's\n");
 			return CPHA_EXIT_USAGE;
 		}
+		if (dry_run) {
+			fprintf(stderr, "cpha etcd snapshot: --dry-run is remove's\n");
+			return CPHA_EXIT_USAGE;
+		}
 		if (optind < argc) {
 			fprintf(stderr, "cpha etcd snapshot: unexpected argument '%s'\n",
 				argv[optind]);
@@ -487,10 +505,13 @@ int cmd_etcd(int argc, char **argv, const char *file)
 		return snapshot(file, &o);
 	}
 	if (!strcmp(what, "restore")) {
-		if (snap_only) {
-			fprintf(stderr,
-				"cpha etcd restore: --dir, --keep, --pki and --endpoint are "
-				"snapshot's\n");
+		if (snap_only || pki_given) {
+			fprintf(stderr, "cpha etcd restore: --dir, --keep and --endpoint are "
+					"snapshot's, --pki snapshot's and remove's\n");
+			return CPHA_EXIT_USAGE;
+		}
+		if (dry_run) {
+			fprintf(stderr, "cpha etcd restore: --dry-run is remove's\n");
 			return CPHA_EXIT_USAGE;
 		}
 		if (optind + 1 != argc) {
@@ -506,9 +527,13 @@ int cmd_etcd(int argc, char **argv, const char *file)
 			fprintf(stderr, "cpha etcd verify: --name and --data-dir are restore's\n");
 			return CPHA_EXIT_USAGE;
 		}
-		if (snap_only) {
-			fprintf(stderr, "cpha etcd verify: --dir, --keep, --pki and --endpoint are "
-					"snapshot's\n");
+		if (snap_only || pki_given) {
+			fprintf(stderr, "cpha etcd verify: --dir, --keep and --endpoint are "
+					"snapshot's, --pki snapshot's and remove's\n");
+			return CPHA_EXIT_USAGE;
+		}
+		if (dry_run) {
+			fprintf(stderr, "cpha etcd verify: --dry-run is remove's\n");
 			return CPHA_EXIT_USAGE;
 		}
 		if (optind >= argc) {
@@ -516,6 +541,33 @@ int cmd_etcd(int argc, char **argv, const char *file)
 			return CPHA_EXIT_USAGE;
 		}
 		return verify(argc - optind, argv + optind, no_sidecar);
+	}
+	if (!strcmp(what, "remove")) {
+		struct etcd_remove_opts rm = { .pki = o.pki, .dry_run = dry_run };
+
+		if (snap_only) {
+			fprintf(stderr,
+				"cpha etcd remove: --dir, --keep and --endpoint are snapshot's\n");
+			return CPHA_EXIT_USAGE;
+		}
+		if (no_sidecar || restore_only) {
+			fprintf(stderr, "cpha etcd remove: --no-sidecar, --name and --data-dir are "
+					"verify's and restore's\n");
+			return CPHA_EXIT_USAGE;
+		}
+		if (optind >= argc) {
+			fprintf(stderr, "cpha etcd remove: give the names of the members to "
+					"remove\n");
+			return CPHA_EXIT_USAGE;
+		}
+		for (int i = optind; i < argc; i++)
+			if (!*argv[i]) {
+				fprintf(stderr, "cpha etcd remove: an empty name\n");
+				return CPHA_EXIT_USAGE;
+			}
+		rm.names = (const char *const *)argv + optind;
+		rm.nnames = (size_t)(argc - optind);
+		return cpha_etcd_remove(file, &rm);
 	}
 	fprintf(stderr, "cpha etcd: unknown command '%s'\n", what);
 	usage(stderr);
