@@ -86,6 +86,8 @@ static const struct goal_row {
 		"Pacemaker's nodes are the masters", 0 },
 	{ "master-add", "lbs_serve_every_master", GOAL_TRUE,
 		"every LB host has every master's apiserver UP", 0 },
+	{ "master-add", "one_learner_at_a_time", GOAL_TRUE,
+		"the new members joined as learners one at a time", 0 },
 	{ "master-add", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
 	{ "master-remove", "failed", GOAL_ZERO, "failed requests", 0 },
 	{ "master-remove", "etcd_members_are_the_masters", GOAL_TRUE,

@@ -12,6 +12,7 @@ starts (three masters, or five), not measured (PREPARE).
 """
 
 import os
+import threading
 import time
 
 from . import build, observe
@@ -116,13 +117,49 @@ def judge_change(ctx, want):
     return f
 
 
+class Membership(threading.Thread):
+    """etcd's member list every 2 s while the runbook runs: each change
+    of (voting members, learners), with its time."""
+
+    def __init__(self, lab, t0):
+        super().__init__(daemon=True)
+        self.lab, self.t0 = lab, t0
+        self.seen = []  # [(s from t0, voting, learners)]
+        self.done = threading.Event()
+
+    def run(self):
+        while not self.done.is_set():
+            try:
+                voting, learners = observe.etcd_voting(self.lab)
+            except Exception:  # a host powered off under the query: next time
+                voting, learners = [], []
+            if voting and (not self.seen or self.seen[-1][1:] != (len(voting), len(learners))):
+                self.seen.append((time.time() - self.t0, len(voting), len(learners)))
+            self.done.wait(2)
+
+    def stop(self, ctx):
+        """The sequence into ctx: notes, and the most learners at once."""
+        self.done.set()
+        self.join(30)
+        ctx.check["max_learners"] = max([x[2] for x in self.seen] or [0])
+        ctx.notes.append("etcd's member list while the runbook ran (voting + learners): %s" % (
+            ", ".join("%d + %d at +%.0f s" % (v, l, t) for t, v, l in self.seen) or "none read"))
+
+
 def master_add(ctx):
     """Two masters added (3 to 5): docs/runbook.md's "Adding two
-    masters", its blocks run as written."""
+    masters", its blocks run as written. The new members join as
+    learners, one at a time (etcd allows one learner; the agent waits)."""
     t0 = time.time()
-    names = add(ctx.lab, ctx.stack, ctx.mark)
+    seen = Membership(ctx.lab, t0)
+    seen.start()
+    try:
+        names = add(ctx.lab, ctx.stack, ctx.mark)
+    finally:
+        seen.stop(ctx)
     ctx.mark("runbook done in %.0f s" % (time.time() - t0))
     judge_change(ctx, [h.name for h in ctx.lab.by_role("master")])
+    ctx.invariants["one_learner_at_a_time"] = ctx.check["max_learners"] <= 1
     ctx.notes.append("added %s" % " and ".join(names))
     return t0
 
@@ -134,7 +171,12 @@ def master_remove(ctx):
     lab = ctx.lab
     gone = [lab.host(n) for n in lab.info.get("added_masters") or []]
     t0 = time.time()
-    remove(lab, ctx.stack, ctx.mark)
+    seen = Membership(lab, t0)
+    seen.start()
+    try:
+        remove(lab, ctx.stack, ctx.mark)
+    finally:
+        seen.stop(ctx)
     ctx.mark("runbook done in %.0f s" % (time.time() - t0))
     judge_change(ctx, [h.name for h in lab.by_role("master")])
     left = still_named(lab, gone)
