@@ -214,8 +214,9 @@ int cmd_check(int argc, char **argv, const char *file)
 				file);
 		goto out;
 	}
-	/* only the host's own files are compared: cluster/cib.xml need not be made */
+	/* only the host's own files are compared: cluster/cib.xml is not made */
 	s.tools_optional = true;
+	s.hosts_only = true;
 	if (render_all(c, &s, &d) < 0 || d.nerrs) {
 		cpha_msgs_print(d.errs, d.nerrs, stderr);
 		goto out;

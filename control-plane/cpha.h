@@ -29,7 +29,9 @@ int cmd_undrain(int argc, char **argv, const char *file);
 /* token create: the Secret on stdout, the bootstrap kubeconfig in a file. */
 int cmd_token(int argc, char **argv, const char *file);
 /* etcd snapshot (take one, keep the newest K) and etcd verify (check
- * snapshots against their sidecars) (etcd_cmd.c; etcdctl in etcd_ctl.c). */
+ * snapshots against their sidecars) (etcd_cmd.c; etcdctl in etcd_ctl.c),
+ * etcd restore (etcd_restore.c), etcd remove (departed members,
+ * etcd_remove_cmd.c). */
 int cmd_etcd(int argc, char **argv, const char *file);
 /* Exit status: the worst state seen (0 healthy, 1 degraded, 2 down), 3 when
  * nothing could be asked (status_cmd.c). */

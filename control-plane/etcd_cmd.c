@@ -1,7 +1,9 @@
 /* `cpha etcd snapshot` and `cpha etcd verify`: etcd snapshots an operator
  * can restore from after etcd loses quorum, each beside a sidecar with its
  * SHA-256, the newest K kept. etcdctl (API 3) does the talking to etcd and
- * reads the files; snapshot_keep.c decides which to keep. */
+ * reads the files; snapshot_keep.c decides which to keep. Also the options
+ * of `cpha etcd restore` (etcd_restore.c) and `cpha etcd remove`
+ * (etcd_remove_cmd.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,26 +21,22 @@
 #include "cpha.h"
 #include "digest.h"
 #include "etcd_ctl.h"
+#include "etcd_remove_cmd.h"
 #include "etcd_restore.h"
 #include "fileio.h"
 #include "flags.h"
 #include "render_paths.h"
-#include "render_text.h"
 #include "run.h"
 #include "snapshot_keep.h"
 #include "spawn.h"
 
-#define ETCDCTL            "etcdctl"
-#define DIAL_TIMEOUT       "--dial-timeout=5s"
 /* etcdctl 3.4 bounds snapshot save by --command-timeout (5 s by default: too
  * short for a large database), and a dial that fails waits for it too:
- * each endpoint is asked for its health first, in HEALTH_TIMEOUT; a run is
- * killed a little after its timeout */
-#define SAVE_TIMEOUT_SEC   1200
-#define HEALTH_TIMEOUT     "--command-timeout=5s"
-#define HEALTH_TIMEOUT_SEC 5
-#define MAX_ENDPOINTS      32
-#define NAME_WAIT_TRIES    3 /* seconds waited for a free name (one snapshot a second) */
+ * each endpoint is asked for its health first (cpha_etcd_healthy()); a run
+ * is killed a little after its timeout */
+#define SAVE_TIMEOUT_SEC 1200
+#define MAX_ENDPOINTS    32
+#define NAME_WAIT_TRIES  3 /* seconds waited for a free name (one snapshot a second) */
 
 static void usage(FILE *f)
 {
@@ -48,13 +46,14 @@ static void usage(FILE *f)
 		"       cpha etcd verify [--no-sidecar] FILE...\n"
 		"       cpha [-f FILE] etcd restore [--name NAME] [--data-dir DIR] [--no-sidecar]\n"
 		"                                   SNAPSHOT\n"
+		"       cpha [-f FILE] etcd remove [--pki DIR] [--dry-run] NAME...\n"
 		"  snapshot      take a snapshot of etcd (etcdctl snapshot save) into DIR, with a\n"
 		"                sha256sum sidecar, and keep the newest K there\n"
 		"  --dir DIR     where (default: etcd.snapshot.dir, else " SNAPSHOT_DEFAULT_DIR
 		")\n"
 		"  --keep K      snapshots kept, K >= 1 (default: etcd.snapshot.keep, else %u)\n"
-		"  --pki DIR     ca.pem, etcd-client.pem, etcd-client-key.pem "
-		"(default " RENDER_PKI_ETCD ")\n"
+		"  --pki DIR     ca.pem, etcd-client.pem, etcd-client-key.pem, for snapshot\n"
+		"                and remove (default " RENDER_PKI_ETCD ")\n"
 		"  --endpoint URL  an etcd client URL, tried in the order given (default: every\n"
 		"                etcd member of the description, https://ADDRESS:%u)\n"
 		"  verify        check each FILE against FILE.sha256 and that etcdctl reads it\n"
@@ -63,7 +62,12 @@ static void usage(FILE *f)
 		"                from SNAPSHOT (verified first) as a new one-member cluster;\n"
 		"                the old one is moved aside; etcd must not be running\n"
 		"  --name NAME   the member restored (default: this host's name)\n"
-		"  --data-dir DIR  (default: etcd.data_dir, else /var/lib/etcd)\n",
+		"  --data-dir DIR  (default: etcd.data_dir, else /var/lib/etcd)\n"
+		"  remove        remove the etcd members of hosts taken out of the description\n"
+		"                (NAME: a member's name, peer URL or hex ID), one at a time, each\n"
+		"                only when it no longer answers and the members left keep a\n"
+		"                quorum and an odd count\n"
+		"  --dry-run     say what remove would remove; remove nothing\n",
 		SNAPSHOT_DEFAULT_KEEP, FLAGS_ETCD_CLIENT_PORT);
 }
 
@@ -199,33 +203,6 @@ static int apply_keep(int dfd, const char *dir, unsigned keep, const char *taken
 	return r;
 }
 
-/* Whether the member at ep (--endpoints=URL) is healthy: it answers a
- * read that needs quorum (etcdctl endpoint health), so a member cut off
- * from the others, whose data may be old, gives no snapshot. Returns 0, or
- * -1 with why set. */
-static int healthy(
-	const char *ep, const char *ca, const char *cert, const char *key, char *why, size_t whylen)
-{
-	const char *args[] = { ep, ca, cert, key, DIAL_TIMEOUT, HEALTH_TIMEOUT, "endpoint",
-		"health", NULL };
-	struct cpha_run_result res;
-	const char *p;
-	int r = -1;
-
-	if (cpha_etcdctl(args, HEALTH_TIMEOUT_SEC + 30, &res, why, whylen) < 0)
-		return -1;
-	if (res.exited && res.exit_code == 0) {
-		r = 0;
-	} else if (res.err && (p = strstr(res.err, " is unhealthy: "))) {
-		p += strlen(" is unhealthy: ");
-		snprintf(why, whylen, "unhealthy: %.*s", (int)(strchrnul(p, '\n') - p), p);
-	} else {
-		cpha_etcdctl_failure(&res, why, whylen);
-	}
-	cpha_run_free(&res);
-	return r;
-}
-
 /* etcdctl snapshot save into part from the first endpoint that gives one.
  * Returns the index of that endpoint, or -1 after saying why each failed. */
 static int save(const struct snap_opts *o, const char *const *endpoints, size_t n, int dfd,
@@ -240,13 +217,13 @@ static int save(const struct snap_opts *o, const char *const *endpoints, size_t 
 	snprintf(key, sizeof(key), "--key=%s/etcd-client-key.pem", o->pki);
 	snprintf(cmdto, sizeof(cmdto), "--command-timeout=%ds", SAVE_TIMEOUT_SEC);
 	for (size_t i = 0; i < n && got < 0; i++) {
-		const char *args[] = { ep, ca, cert, key, DIAL_TIMEOUT, cmdto, "snapshot", "save",
-			part_path, NULL };
+		const char *args[] = { ep, ca, cert, key, CPHA_ETCDCTL_DIAL_TIMEOUT, cmdto,
+			"snapshot", "save", part_path, NULL };
 		struct cpha_run_result res;
 		char why[512], tmp[SNAPSHOT_NAME_LEN + 16];
 
 		snprintf(ep, sizeof(ep), "--endpoints=%s", endpoints[i]);
-		if (healthy(ep, ca, cert, key, why, sizeof(why)) < 0) {
+		if (cpha_etcd_healthy(ep, ca, cert, key, why, sizeof(why)) < 0) {
 			cpha_buf_printf(&errs, "\n  %s: %s", endpoints[i], why);
 			if (!strcmp(why, CPHA_ETCDCTL_NOT_INSTALLED))
 				break;
@@ -306,12 +283,9 @@ static int snapshot(const char *file, const struct snap_opts *in)
 		}
 		urls = calloc(c->netcd, sizeof(*urls));
 		for (size_t i = 0; urls && i < c->netcd; i++) {
-			char hp[CPHA_ADDR_STRLEN + 8];
+			char url[CPHA_ADDR_STRLEN + 32];
 
-			render_text_hostport(
-				&c->hosts[c->etcd[i]].addr, FLAGS_ETCD_CLIENT_PORT, hp, sizeof(hp));
-			if (asprintf(&urls[i], "https://%s", hp) < 0)
-				urls[i] = NULL;
+			urls[i] = strdup(cpha_etcd_url(c, i, false, url, sizeof(url)));
 			if (!urls[i])
 				break;
 			nendpoints++;
@@ -322,18 +296,8 @@ static int snapshot(const char *file, const struct snap_opts *in)
 		}
 		endpoints = (const char *const *)urls;
 	}
-	for (const char *const *f = (const char *const[]){ "ca.pem", "etcd-client.pem",
-		     "etcd-client-key.pem", NULL };
-		*f; f++) {
-		snprintf(path, sizeof(path), "%s/%s", o.pki, *f);
-		if (access(path, R_OK) == -1) {
-			fprintf(stderr,
-				"cpha etcd snapshot: %s: %s (--pki DIR: where etcd's client "
-				"certificate is)\n",
-				path, strerror(errno));
-			goto out;
-		}
-	}
+	if (cpha_etcd_pki_check("cpha etcd snapshot", o.pki) < 0)
+		goto out;
 	if (strlen(o.dir) > 4000) {
 		fprintf(stderr, "cpha etcd snapshot: --dir: too long a path\n");
 		goto out;
@@ -430,6 +394,7 @@ int cmd_etcd(int argc, char **argv, const char *file)
 		{ "no-sidecar", no_argument, NULL, 'n' },
 		{ "name", required_argument, NULL, 'N' },
 		{ "data-dir", required_argument, NULL, 'D' },
+		{ "dry-run", no_argument, NULL, 'r' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -437,6 +402,7 @@ int cmd_etcd(int argc, char **argv, const char *file)
 	struct snap_opts o = { .pki = RENDER_PKI_ETCD };
 	struct etcd_restore_opts ro = { 0 };
 	bool no_sidecar = false, snap_only = false, verify_only = false, restore_only = false;
+	bool pki_given = false, dry_run = false;
 	const char *what;
 	char *end;
 	int ch;
@@ -470,7 +436,7 @@ int cmd_etcd(int argc, char **argv, const char *file)
 		}
 		case 'p':
 			o.pki = optarg;
-			snap_only = true;
+			pki_given = true;
 			break;
 		case 'e':
 			if (strncmp(optarg, "https://", 8) != 0 &&
@@ -500,6 +466,9 @@ int cmd_etcd(int argc, char **argv, const char *file)
 			ro.data_dir = optarg;
 			restore_only = true;
 			break;
+		case 'r':
+			dry_run = true;
+			break;
 		case 'f':
 			file = optarg;
 			break;
@@ -524,6 +493,10 @@ int cmd_etcd(int argc, char **argv, const char *file)
 				"verify's and restore's\n");
 			return CPHA_EXIT_USAGE;
 		}
+		if (dry_run) {
+			fprintf(stderr, "cpha etcd snapshot: --dry-run is remove's\n");
+			return CPHA_EXIT_USAGE;
+		}
 		if (optind < argc) {
 			fprintf(stderr, "cpha etcd snapshot: unexpected argument '%s'\n",
 				argv[optind]);
@@ -532,10 +505,13 @@ int cmd_etcd(int argc, char **argv, const char *file)
 		return snapshot(file, &o);
 	}
 	if (!strcmp(what, "restore")) {
-		if (snap_only) {
-			fprintf(stderr,
-				"cpha etcd restore: --dir, --keep, --pki and --endpoint are "
-				"snapshot's\n");
+		if (snap_only || pki_given) {
+			fprintf(stderr, "cpha etcd restore: --dir, --keep and --endpoint are "
+					"snapshot's, --pki snapshot's and remove's\n");
+			return CPHA_EXIT_USAGE;
+		}
+		if (dry_run) {
+			fprintf(stderr, "cpha etcd restore: --dry-run is remove's\n");
 			return CPHA_EXIT_USAGE;
 		}
 		if (optind + 1 != argc) {
@@ -551,9 +527,13 @@ int cmd_etcd(int argc, char **argv, const char *file)
 			fprintf(stderr, "cpha etcd verify: --name and --data-dir are restore's\n");
 			return CPHA_EXIT_USAGE;
 		}
-		if (snap_only) {
-			fprintf(stderr, "cpha etcd verify: --dir, --keep, --pki and --endpoint are "
-					"snapshot's\n");
+		if (snap_only || pki_given) {
+			fprintf(stderr, "cpha etcd verify: --dir, --keep and --endpoint are "
+					"snapshot's, --pki snapshot's and remove's\n");
+			return CPHA_EXIT_USAGE;
+		}
+		if (dry_run) {
+			fprintf(stderr, "cpha etcd verify: --dry-run is remove's\n");
 			return CPHA_EXIT_USAGE;
 		}
 		if (optind >= argc) {
@@ -561,6 +541,33 @@ int cmd_etcd(int argc, char **argv, const char *file)
 			return CPHA_EXIT_USAGE;
 		}
 		return verify(argc - optind, argv + optind, no_sidecar);
+	}
+	if (!strcmp(what, "remove")) {
+		struct etcd_remove_opts rm = { .pki = o.pki, .dry_run = dry_run };
+
+		if (snap_only) {
+			fprintf(stderr,
+				"cpha etcd remove: --dir, --keep and --endpoint are snapshot's\n");
+			return CPHA_EXIT_USAGE;
+		}
+		if (no_sidecar || restore_only) {
+			fprintf(stderr, "cpha etcd remove: --no-sidecar, --name and --data-dir are "
+					"verify's and restore's\n");
+			return CPHA_EXIT_USAGE;
+		}
+		if (optind >= argc) {
+			fprintf(stderr, "cpha etcd remove: give the names of the members to "
+					"remove\n");
+			return CPHA_EXIT_USAGE;
+		}
+		for (int i = optind; i < argc; i++)
+			if (!*argv[i]) {
+				fprintf(stderr, "cpha etcd remove: an empty name\n");
+				return CPHA_EXIT_USAGE;
+			}
+		rm.names = (const char *const *)argv + optind;
+		rm.nnames = (size_t)(argc - optind);
+		return cpha_etcd_remove(file, &rm);
 	}
 	fprintf(stderr, "cpha etcd: unknown command '%s'\n", what);
 	usage(stderr);

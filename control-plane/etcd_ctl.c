@@ -1,18 +1,22 @@
 /* etcdctl for the etcd commands (etcd_cmd.c: snapshot and verify;
- * etcd_restore.c): run it without the caller's ETCDCTL_* variables, say
- * what went wrong in its own words, read a snapshot's status, verify a
- * snapshot against its sidecar. */
+ * etcd_restore.c; etcd_remove_cmd.c): run it without the caller's
+ * ETCDCTL_* variables, say what went wrong in its own words, ask a member
+ * for its health, read a snapshot's status, verify a snapshot against its
+ * sidecar. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "buf.h"
 #include "digest.h"
 #include "etcd_ctl.h"
+#include "flags.h"
+#include "render_text.h"
 #include "run.h"
 #include "snapshot_keep.h"
 #include "spawn.h"
@@ -115,6 +119,56 @@ void cpha_etcdctl_failure(const struct cpha_run_result *res, char *buf, size_t l
 		snprintf(buf, len, ETCDCTL " was killed by signal %d", res->signo);
 	else
 		snprintf(buf, len, ETCDCTL " exited with status %d", res->exit_code);
+}
+
+int cpha_etcd_healthy(
+	const char *ep, const char *ca, const char *cert, const char *key, char *why, size_t whylen)
+{
+	const char *args[] = { ep, ca, cert, key, CPHA_ETCDCTL_DIAL_TIMEOUT,
+		CPHA_ETCDCTL_CMD_TIMEOUT, "endpoint", "health", NULL };
+	struct cpha_run_result res;
+	const char *p;
+	int r = -1;
+
+	if (cpha_etcdctl(args, CPHA_ETCDCTL_SHORT_SEC, &res, why, whylen) < 0)
+		return -1;
+	if (res.exited && res.exit_code == 0) {
+		r = 0;
+	} else if (res.err && (p = strstr(res.err, " is unhealthy: "))) {
+		p += strlen(" is unhealthy: ");
+		snprintf(why, whylen, "unhealthy: %.*s", (int)(strchrnul(p, '\n') - p), p);
+	} else {
+		cpha_etcdctl_failure(&res, why, whylen);
+	}
+	cpha_run_free(&res);
+	return r;
+}
+
+int cpha_etcd_pki_check(const char *prog, const char *pki)
+{
+	static const char *const files[] = { "ca.pem", "etcd-client.pem", "etcd-client-key.pem" };
+	char path[4096];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", pki, files[i]);
+		if (access(path, R_OK) == -1) {
+			fprintf(stderr,
+				"%s: %s: %s (--pki DIR: where etcd's client certificate is)\n",
+				prog, path, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+char *cpha_etcd_url(const struct cp_cluster *c, size_t i, bool peer, char *buf, size_t len)
+{
+	char hp[CPHA_ADDR_STRLEN + 8];
+
+	render_text_hostport(&c->hosts[c->etcd[i]].addr,
+		peer ? FLAGS_ETCD_PEER_PORT : FLAGS_ETCD_CLIENT_PORT, hp, sizeof(hp));
+	snprintf(buf, len, "https://%s", hp);
+	return buf;
 }
 
 static bool json_u64(json_t *o, const char *key, unsigned long long *v)

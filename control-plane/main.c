@@ -30,6 +30,8 @@ static void usage(FILE *f)
 		"                                            the newest K kept\n"
 		"  etcd verify [--no-sidecar] FILE...        snapshots against their sha256 "
 		"sidecars\n"
+		"  etcd remove [--dry-run] NAME...           etcd members of hosts taken out of\n"
+		"                                            the description, when safe\n"
 		"  restart ROLE [--host NAME] [--dry-run]    restart a role the manager's way\n"
 		"  logs ROLE [-f] [--dry-run]                a role's logs (-f follows)\n"
 		"  drain MASTER [--force] [--socket PATH] [--dry-run]  on an LB host: MASTER's\n"

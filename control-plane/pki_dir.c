@@ -682,12 +682,7 @@ static void step_add_san(struct ctx *x)
 		goto out;
 	}
 	pki_names_of_cert(p.cert, &have);
-	for (size_t i = 0; i < add->ndns; i++)
-		if (!pki_names_has_dns(&have, add->dns[i]))
-			pki_names_add(&fresh, add->dns[i]);
-	for (size_t i = 0; i < add->nip; i++)
-		if (!pki_names_has_ip(&have, &add->ip[i]))
-			pki_names_add_ip(&fresh, &add->ip[i]);
+	pki_names_filter(add, &have, false, &fresh);
 	if (!fresh.ndns && !fresh.nip) {
 		names_text(add, text, sizeof(text));
 		pki_report_add(x->r, PKI_INFO, p.cert_name, "already has %s: unchanged", text);

@@ -370,6 +370,10 @@ int render_ha(const struct cp_cluster *c, struct render_set *s, struct cpha_msgs
 		return -1;
 	}
 	render_pcs_script(c, &p, render_add(s, NULL, RENDER_PCS_SCRIPT, 0755, RENDER_CHECK_NONE));
+	if (s->hosts_only) {
+		render_pcs_free(&p);
+		return rc;
+	}
 	t = rc == 0 ? render_pcs_cib_missing(installed) : NULL;
 	if (t && asprintf(&why, "%s not found (install %s to make it)", t->name, t->package) < 0)
 		cpha_oom();

@@ -45,6 +45,11 @@ struct render_set {
 	 * instead of being an error (render --no-check; check, which compares the
 	 * hosts' files only). */
 	bool tools_optional;
+	/* Set before render_all(): cluster-wide files made by running a tool
+	 * (cib.xml) are not made at all (check, which compares a host's own
+	 * files: 31 runs of pcs on every host at every check cost more than
+	 * the check). */
+	bool hosts_only;
 	struct render_skip *skipped;
 	size_t nskipped;
 };

@@ -40,7 +40,7 @@ say "cpha lab up: three masters, two load-balancer hosts, a client, BMCs"
 if [ "$#" -eq 0 ]; then
 	set -- apiserver-rolling-restart reload-under-load lb-poweroff:5 lb-hang:3 \
 		master-poweroff:5 lb-partition master-partition etcd-data-loss master-rebuild \
-		cert-rotation lb-upgrade etcd-quorum-loss k8s-minor-upgrade
+		cert-rotation lb-upgrade etcd-quorum-loss k8s-minor-upgrade master-add master-remove
 fi
 say "cpha lab run --peer $*: cpha and HAProxy + keepalived, interleaved"
 # keepalived preempting, as kubeadm's guide sets it up, is left to

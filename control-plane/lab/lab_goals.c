@@ -77,6 +77,28 @@ static const struct goal_row {
 	{ "k8s-minor-upgrade", "one_controller_manager", GOAL_TRUE,
 		"never two controller-managers running", 0 },
 	{ "k8s-minor-upgrade", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
+	/* 3 masters to 5 and back: etcd, Pacemaker and the load balancers
+	 * end with exactly the description's masters */
+	{ "master-add", "failed", GOAL_ZERO, "failed requests", 0 },
+	{ "master-add", "etcd_members_are_the_masters", GOAL_TRUE,
+		"etcd's voting members are the masters, no learner left", 0 },
+	{ "master-add", "pacemaker_nodes_are_the_masters", GOAL_TRUE,
+		"Pacemaker's nodes are the masters", 0 },
+	{ "master-add", "lbs_serve_every_master", GOAL_TRUE,
+		"every LB host has every master's apiserver UP", 0 },
+	{ "master-add", "one_learner_at_a_time", GOAL_TRUE,
+		"the new members joined as learners one at a time", 0 },
+	{ "master-add", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
+	{ "master-remove", "failed", GOAL_ZERO, "failed requests", 0 },
+	{ "master-remove", "etcd_members_are_the_masters", GOAL_TRUE,
+		"etcd's voting members are the masters, no learner left", 0 },
+	{ "master-remove", "pacemaker_nodes_are_the_masters", GOAL_TRUE,
+		"Pacemaker's nodes are the masters", 0 },
+	{ "master-remove", "lbs_serve_every_master", GOAL_TRUE,
+		"every LB host has every master's apiserver UP", 0 },
+	{ "master-remove", "certificates_name_no_removed_master", GOAL_TRUE,
+		"no certificate names a removed master", 0 },
+	{ "master-remove", "alerts_as_expected", GOAL_TRUE, "alerts as expected", 0 },
 };
 
 double lab_goal_resolution(const char *metric)

@@ -37,7 +37,7 @@
 #include "lab_sample.h"
 #include "lab_stats.h"
 
-#define LAB_NGOALS 41 /* rows of the goal table */
+#define LAB_NGOALS 53 /* rows of the goal table */
 
 struct lab_goal {
 	char what[160];       /* the goal in words */

@@ -16,6 +16,8 @@ searches (/usr/sbin, /sbin) hidden behind an empty non-executable file
 - without --no-check the missing tool stays an error: exit 1, the same
   reason, nothing written;
 - a description without Pacemaker (five-haproxy.yaml) renders with no note;
+- `cpha check` of a master runs none of them even where they are
+  installed (it compares the host's own files; cib.xml is cluster-wide);
 - `cpha check` of a load-balancer host needs none of those tools (it
   compares the host's own files): the rendered lb00 is "ok".
 
@@ -164,6 +166,32 @@ class NoCheck(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("lb00: ok: 4 files as rendered", r.stdout)
         self.assertNotIn("cib.xml", r.stderr)
+
+    def test_check_makes_no_cib(self):
+        util.step("cpha check of a master, Pacemaker's tools there: none of them runs")
+        out = os.path.join(self.tmp, "for-master-check")
+        r = self.render(SAMPLE, out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ran = os.path.join(self.tmp, "tools-ran")
+        spy = os.path.join(self.tmp, "spy")
+        with open(spy, "w") as f:
+            f.write("#!/bin/sh\necho \"$0 $*\" >>%s\nexit 1\n" % ran)
+        os.chmod(spy, 0o755)
+        tools = installed(PCMK_TOOLS)
+        if not tools or os.geteuid() != 0:
+            self.skipTest("needs Pacemaker's tools installed and root (a mount namespace)")
+        mount = shutil.which("mount", path=SBIN)
+        argv = [shutil.which("unshare", path=SBIN), "-m", "--propagation", "private",
+                shutil.which("sh", path=SBIN), "-c", " && ".join(
+                    "%s --bind %s %s" % (mount, spy, p) for p in tools) + ' && exec "$@"',
+                "sh", CPHA, "-f", SAMPLE, "check", "--host", "kubem00", "--root",
+                os.path.join(out, "kubem00")]
+        r = subprocess.run(argv, env=util.clean_env({"PATH": SBIN}), capture_output=True,
+                           text=True, timeout=120, stdin=subprocess.DEVNULL)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("kubem00: ok:", r.stdout)
+        self.assertFalse(os.path.exists(ran), "cpha check ran: %s" % (
+            open(ran).read() if os.path.exists(ran) else ""))
 
     def test_no_pacemaker_no_note(self):
         util.step("a description without Pacemaker: no cib.xml to skip, no note")

@@ -104,6 +104,8 @@ class Guide(unittest.TestCase):
         self.assertEqual(units.systemctl_line("systemctl enable --now a b.service"),
                          ("start", ["a", "b"]))
         self.assertEqual(units.systemctl_line("systemctl enable a"), ("enable", ["a"]))
+        self.assertEqual(units.systemctl_line("systemctl disable --now a b"), ("stop", ["a", "b"]))
+        self.assertEqual(units.systemctl_line("systemctl disable a"), ("disable", ["a"]))
         self.assertIsNone(units.systemctl_line("echo systemctl start a"))
         with self.assertRaisesRegex(LabError, "systemctl isolate"):
             units.systemctl_line("systemctl isolate rescue.target")

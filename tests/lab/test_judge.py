@@ -497,6 +497,8 @@ GOOD = {
     "k8s-minor-upgrade": {"masters": 3, "apiservers_upgraded": 3, "controllers": 2,
                           "controllers_upgraded": 2, "watches_open_at_t0": 50,
                           "watches_broken": 50},
+    "master-add": {"masters": 5, "etcd_voting": 5},
+    "master-remove": {"masters": 3, "etcd_voting": 3},
 }
 BAD = {
     "lb-poweroff": [
@@ -556,6 +558,8 @@ BAD = {
     "etcd-quorum-loss": [({"snapshot": False}, "no snapshot was taken"),
                          ({"api_down_seen": False}, "quorum was not lost"),
                          ({"restored": None}, "the restore was not done")],
+    "master-add": [({"masters": 3}, "has 3 masters after the runbook, not 5")],
+    "master-remove": [({"masters": 5}, "has 5 masters after the runbook, not 3")],
     "k8s-minor-upgrade": [({"apiservers_upgraded": 2}, "only 2 of 3 apiservers run the new"),
                           ({"controllers_upgraded": 1}, "only 1 of 2 controllers run the new"),
                           ({"apiservers_upgraded": 0, "controllers_upgraded": 0},

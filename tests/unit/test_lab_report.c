@@ -229,7 +229,8 @@ static void test_markdown(void **state)
 			       "`lb-partition`, `lb-isolated`, `master-partition`, "
 			       "`etcd-data-loss`, "
 			       "`master-rebuild`, `cert-rotation`, `lb-upgrade`, "
-			       "`etcd-quorum-loss`, `k8s-minor-upgrade`.\n"));
+			       "`etcd-quorum-loss`, `k8s-minor-upgrade`, "
+			       "`master-add`, `master-remove`.\n"));
 	assert_int_equal(count(b.data, "`lb-hang`"), 1); /* once, however many goals */
 	/* an attempted scenario without the figure is judged: not measured */
 	assert_non_null(strstr(b.data, "| lb-poweroff: first request served (ms) at most 500 "

@@ -129,8 +129,7 @@ def make_files(lab, progs, stack):
     kept: its checkers (pcs, crm_verify, haproxy -c, ...) take half a
     minute, at every switch of the stacks."""
     desc = lab.path("cluster-%s.yaml" % stack)
-    text = labmod.description(stack, lab.info.get("source"), lab.info.get("qdevice"),
-                              lab.dual_stack, lab.info.get("k8s_version"))
+    text = lab.description(stack)
     with open(desc, "w") as f:
         f.write(text)
     pki, out = lab.path("pki"), lab.path("render-" + stack)
@@ -200,8 +199,7 @@ def follow_guide(lab, progs, stack, progress):
     (start_lb). Returns (description, render directory)."""
     stage = lab.path("stage")
     os.makedirs(stage, exist_ok=True)
-    text = labmod.description(stack, lab.info.get("source"), lab.info.get("qdevice"),
-                              lab.dual_stack, lab.info.get("k8s_version"))
+    text = lab.description(stack)
     desc = lab.path("cluster-%s.yaml" % stack)
     for p in (desc, os.path.join(stage, "cluster.yaml")):
         with open(p, "w") as f:
@@ -275,15 +273,29 @@ def prepare_host(lab, host, api=True):
     os.chown(p, *hc)
 
 
+def lose_disk(host):
+    """host loses its power and its disk (/etc, /var/lib, /usr/bin's
+    additions, /var/log): powered on again, it is a blank machine."""
+    host.power_off()
+    for d in ("etc.up", "varlib.up", "usrbin.up", "log"):
+        shutil.rmtree(host.dir + "/" + d, ignore_errors=True)
+
+
+def site_secrets(lab, host):
+    """The secrets a site keeps of its own on a master or LB host
+    (docs/deploy.md, step 3): each BMC's password, spares' too."""
+    for h in lab.hosts.values():
+        if h.role in ("master", "lb", labmod.SPARE):
+            host.write("/etc/cpha/secrets/ipmi-" + h.name, labmod.BMC_PASSWORD + "\n", 0o600)
+
+
 def install_host(lab, host, desc, out, stack):
     """A master's or LB host's files, as docs/deploy.md and docs/runbook.md
     put them: `cpha install` on the host, after the secrets the site keeps
     of its own. Files of the other LB stack are removed first (install
     only adds)."""
     prepare_host(lab, host)
-    for h in lab.hosts.values():
-        if h.role in ("master", "lb"):
-            host.write("/etc/cpha/secrets/ipmi-" + h.name, labmod.BMC_PASSWORD + "\n", 0o600)
+    site_secrets(lab, host)
     hostdir = os.path.join(out, host.name)
     for d in ("/etc/lbd", "/etc/vipd", "/etc/haproxy", "/etc/keepalived"):
         if os.path.isdir(host.path(d)) and not os.path.exists(hostdir + d):
@@ -320,7 +332,8 @@ def start_bmcs(lab):
     bmc_host = lab.by_role("bmc")[0]
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     labcmd = "python3 %s --name %s" % (shlex.quote(os.path.join(here, "cpha-lab")), lab.name)
-    targets = lab.by_role("master") + lab.by_role("lb")
+    targets = [lab.host(h[0]) for h in labmod.bmc_targets(
+        labmod.lab_hosts(lab.info.get("source")))]
     for i, h in enumerate(targets):
         power = "%s power %s " % (labcmd, h.name)
         d = lab.path("bmc", h.name)

@@ -24,6 +24,10 @@ carries out itself from the unit files (units.py): a lab host has no
 systemd of its own. A block that fails stops `cpha lab up` with the
 guide's file and line: if the guide breaks, the lab breaks.
 
+`lab=added` and `lab=removed` are the masters a runbook's scenario adds
+or removes, named by its variables $ADDED and $REMOVED (master-add,
+master-remove).
+
 parse() and segments() are pure (tests/lab/test_cphalab.py).
 """
 
@@ -35,7 +39,7 @@ from . import units
 from .hosts import LabError
 
 WHERES = ("admin", "hosts", "masters", "lbs", "first-master", "first-lb", "client", "qnetd",
-          "master", "lb")
+          "master", "lb", "added", "removed")
 EACH = ("master", "lb")
 CONDS = ("qdevice", "vipd", "keepalived", "lbs-fenced")
 FENCE = re.compile(r"^(\s*)(`{3,})\s*(\S*)(.*)$")
@@ -166,6 +170,8 @@ class Follower:
         lab = self.lab
         masters, lbs = lab.by_role("master"), lab.by_role("lb")
         client = [lab.host("client")]
+        if where in ("added", "removed"):
+            return [lab.host(n) for n in self.vars.get(where.upper(), "").split()]
         return {"hosts": masters + lbs, "masters": masters, "lbs": lbs,
                 "first-master": masters[:1], "first-lb": lbs[:1], "client": client,
                 "qnetd": client}[where]

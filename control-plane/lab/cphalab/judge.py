@@ -226,7 +226,9 @@ def validity(name, f):
       k8s-minor-upgrade: masters, apiservers_upgraded (those whose
         /version names the new version afterwards), controllers (2),
         controllers_upgraded (the controller-manager and scheduler that
-        started as the new version).
+        started as the new version);
+      master-add, master-remove: masters (the description's, after the
+        runbook: 5, 3), etcd_voting (etcd's voting members then).
     A run is invalid when its fault did not have the effects it must."""
     if "started" in f and not f["started"]:
         return False, "not started: %s" % f.get("why", "the lab did not settle")
@@ -303,6 +305,11 @@ def validity(name, f):
         if f.get("controllers_upgraded", 0) < f.get("controllers", 2):
             return False, "only %d of %d controllers run the new version" % (
                 f.get("controllers_upgraded", 0), f.get("controllers", 2))
+    elif name in ("master-add", "master-remove"):
+        want = 5 if name == "master-add" else 3
+        if f.get("masters") != want:
+            return False, "the description has %s masters after the runbook, not %d" % (
+                f.get("masters"), want)
     elif name == "etcd-quorum-loss":
         if not f.get("snapshot"):
             return False, "no snapshot was taken before the loss"

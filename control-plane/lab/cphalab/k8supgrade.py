@@ -15,7 +15,6 @@ import re
 import time
 
 from . import build, kubever, observe
-from . import lab as labmod
 from .hosts import LabError
 
 CONTROLLERS = ("kube-controller-manager", "kube-scheduler")
@@ -29,8 +28,7 @@ def set_version(lab, stack, minor):
     of it, which a stack switch or a rebuilt master renders from."""
     lab.info["k8s_version"] = "1.%d" % minor
     lab.save()
-    text = labmod.description(stack, lab.info.get("source"), lab.info.get("qdevice"),
-                              lab.dual_stack, lab.info["k8s_version"])
+    text = lab.description(stack)
     for p in (lab.path("cluster-%s.yaml" % stack), lab.path("stage", "cluster.yaml")):
         with open(p + ".tmp", "w") as f:
             f.write(text)

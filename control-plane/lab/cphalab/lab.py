@@ -26,7 +26,12 @@ HOSTS = [  # name, role, IPv4, IPv6
     ("lb2", "lb", "198.18.0.22", "2001:db8:18::22"),
     ("client", "client", "198.18.0.31", "2001:db8:18::31"),
     ("bmc", "bmc", "198.18.0.41", "2001:db8:18::41"),
+    # spare hosts, powered off until master-add makes them masters 4 and 5
+    # (master-remove makes them spares again)
+    ("m4", "spare", "198.18.0.14", "2001:db8:18::14"),
+    ("m5", "spare", "198.18.0.15", "2001:db8:18::15"),
 ]
+SPARE = "spare"
 BMC_PORT0 = 6230
 # The second fence level: another ipmi_sim per host, standing in for the
 # switched PDU outlet a site gives each host as its second level (one that
@@ -99,6 +104,8 @@ def lab_hosts(source=None):
         out.append((m["name"], "master", "198.18.0.%d" % (11 + i), "2001:db8:18::%x" % (0x11 + i)))
     for i, m in enumerate(source["load_balancers"]):
         out.append((m["name"], "lb", "198.18.0.%d" % (21 + i), "2001:db8:18::%x" % (0x21 + i)))
+    # a description's own hosts only: no spare hosts (master-add needs the
+    # embedded description's)
     return out + [h for h in HOSTS if h[1] in ("client", "bmc")]
 
 
@@ -216,10 +223,16 @@ def bmc_params(hosts, port0=BMC_PORT0):
     """(host, fence_ipmilan parameters) for every master and LB host: one
     ipmi_sim each on the bmc host, in this order (build.start_bmcs too)."""
     bmc = [h for h in hosts if h[1] == "bmc"][0]
-    targets = [h for h in hosts if h[1] == "master"] + [h for h in hosts if h[1] == "lb"]
+    targets = bmc_targets(hosts)
     return [(h[0], {"ip": bmc[2], "ipport": port0 + i + 1, "username": "admin",
                     "password_file": "/etc/cpha/secrets/ipmi-" + h[0], "lanplus": 1,
                     "cipher": 3, "power_wait": 0}) for i, h in enumerate(targets)]
+
+
+def bmc_targets(hosts):
+    """The hosts with a BMC, in the order of their ports: masters, LB
+    hosts, then the spares (so that adding spares moves no port)."""
+    return [h for role in ("master", "lb", SPARE) for h in hosts if h[1] == role]
 
 
 def fence_params(hosts):
@@ -229,16 +242,22 @@ def fence_params(hosts):
         [("pdu", 2, n, p) for n, p in bmc_params(hosts, PDU_PORT0)]
 
 
-def description(stack="cpha", source=None, qdevice=False, dual_stack=False, version=None):
+def description(stack="cpha", source=None, qdevice=False, dual_stack=False, version=None,
+                added=()):
     """The lab's cluster description (YAML text) for stack: the embedded
     one, or source's at lab addresses; with the quorum device on the
     client host when qdevice (with_qdevice); with dual_stack api.vip gives
-    VIP and VIP6; with version, that kubernetes.version (an upgrade's)."""
+    VIP and VIP6; with version, that kubernetes.version (an upgrade's);
+    added: the spare hosts that master-add made masters, after the others."""
     if source:
         return source_description(stack, source, qdevice, dual_stack, version)
     lb, vipd = ("lbd", "vipd") if is_cpha(stack) else ("haproxy", "keepalived")
-    ms = [h for h in HOSTS if h[1] == "master"]
+    unknown = [n for n in added if n not in [h[0] for h in HOSTS if h[1] == SPARE]]
+    if unknown:
+        raise LabError("no spare hosts %s in the lab" % " ".join(unknown))
+    ms = [h for h in HOSTS if h[1] == "master"] + [h for h in HOSTS if h[0] in added]
     lbs = [h for h in HOSTS if h[1] == "lb"]
+    ports = {h[0]: i for i, h in enumerate(bmc_targets(HOSTS))}
     bmc = [h for h in HOSTS if h[1] == "bmc"][0]
     devs = []
     # power_wait 0: ipmi_sim's power off is a hard off, as a real BMC's
@@ -249,9 +268,10 @@ def description(stack="cpha", source=None, qdevice=False, dual_stack=False, vers
     # fences no LB host: keepalived alone decides the VIP
     fenced = ms + lbs if is_cpha(stack) else ms
     for kind, level, port0 in (("ipmi", 1, BMC_PORT0), ("pdu", 2, PDU_PORT0)):
-        for i, h in enumerate(ms + lbs):
+        for h in ms + lbs:
             if h not in fenced:
                 continue
+            i = ports[h[0]]
             devs.append("    - {name: %s-%s, agent: fence_ipmilan, host: %s, level: %d, "
                         "params: {ip: %s, ipport: %d, username: admin, "
                         "password_file: /etc/cpha/secrets/ipmi-%s, lanplus: 1, cipher: 3, "
@@ -329,6 +349,13 @@ class Lab:
 
     def by_role(self, role):
         return [h for h in self.hosts.values() if h.role == role]
+
+    def description(self, stack, version=None):
+        """The description of stack for this lab as it is now (its source,
+        quorum device, VIPs, Kubernetes version and added masters)."""
+        return description(stack, self.info.get("source"), self.info.get("qdevice"),
+                           self.dual_stack, version or self.info.get("k8s_version"),
+                           self.info.get("added_masters") or ())
 
     def path(self, *parts):
         return os.path.join(self.data, *parts)

@@ -103,6 +103,23 @@ def etcd_members(lab, via=None):
     return None
 
 
+def etcd_voting(lab, via=None):
+    """([voting members' names], [learners' names]) from etcd's member
+    list (a member never started by its peer URL), or ([], [])."""
+    for h in ([via] if via else up_masters(lab)):
+        r = etcdctl(h, up_masters(lab), ["member", "list"])
+        try:
+            ms = json.loads(r.stdout)["members"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        voting, learners = [], []
+        for m in ms:
+            name = m.get("name") or (m.get("peerURLs") or ["?"])[0]
+            (learners if m.get("isLearner") else voting).append(name)
+        return voting, learners
+    return [], []
+
+
 def etcd_health(lab, via=None):
     """{endpoint: healthy} for every master's client URL."""
     out = {}

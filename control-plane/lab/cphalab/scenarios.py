@@ -9,7 +9,7 @@ import signal
 import threading
 import time
 
-from . import build, judge, k8supgrade, observe
+from . import build, judge, k8supgrade, masters, observe
 from . import events as events_mod
 from . import lab as labmod
 from .hosts import LabError, wait_until
@@ -708,14 +708,6 @@ def etcd_data_loss(ctx):
     return t0
 
 
-def lose_disk(host):
-    """host loses its power and its disk (/etc, /var/lib, /usr/bin's
-    additions, /var/log): powered on again, it is a blank machine."""
-    host.power_off()
-    for d in ("etc.up", "varlib.up", "usrbin.up", "log"):
-        shutil.rmtree(host.dir + "/" + d, ignore_errors=True)
-
-
 def reinstall(ctx, host):
     """docs/runbook.md's sections 2 and 3 for a blank master: its files
     rendered (`cpha render --host`) and installed with its certificates."""
@@ -734,7 +726,7 @@ def master_rebuild(ctx):
     lab = ctx.lab
     victim = lab.by_role("master")[-1]
     t0 = time.time()
-    lose_disk(victim)
+    build.lose_disk(victim)
     ctx.mark("%s lost with its disk" % victim.name)
     t_fence = first_time(lambda: bmc_off_time(lab, victim.name, t0), 90, 0.3)
     ctx.check["fenced"] = t_fence is not None
@@ -788,7 +780,7 @@ def etcd_quorum_loss(ctx):
     time.sleep(max(0.0, t_snap + AFTER_SNAPSHOT_S - time.time()))
     t0 = time.time()
     for h in lost:
-        lose_disk(h)
+        build.lose_disk(h)
     ctx.mark("%s lost with their disks, %.1f s after the snapshot began" % (
         " and ".join(h.name for h in lost), t0 - t_snap))
     ctx.check["api_down_seen"] = first_time(lambda: any(
@@ -947,13 +939,14 @@ def lb_upgrade(ctx):
 
 # scenarios run for cpha's stack alone: the peer (HAProxy and keepalived,
 # as kubeadm's HA guide has them) has no runbook of its own for them
-CPHA_ONLY = {"etcd-quorum-loss", "k8s-minor-upgrade"}
+CPHA_ONLY = {"etcd-quorum-loss", "k8s-minor-upgrade", "master-add", "master-remove"}
 # scenarios that restore etcd from a snapshot: the writes acknowledged
 # after it are lost by design (their invariant is lost_only_after_snapshot)
 RESTORES_SNAPSHOT = {"etcd-quorum-loss"}
 # what a scenario needs done before its settled start, outside its run
 # (lab, stack, progress)
-PREPARE = {"k8s-minor-upgrade": k8supgrade.prepare}
+PREPARE = {"k8s-minor-upgrade": k8supgrade.prepare, "master-add": masters.prepare_add,
+           "master-remove": masters.prepare_remove}
 
 SCENARIOS = [
     ("apiserver-rolling-restart", apiserver_rolling_restart),
@@ -972,4 +965,6 @@ SCENARIOS = [
     ("lb-upgrade", lb_upgrade),
     ("etcd-quorum-loss", etcd_quorum_loss),
     ("k8s-minor-upgrade", k8supgrade.k8s_minor_upgrade),
+    ("master-add", masters.master_add),
+    ("master-remove", masters.master_remove),
 ]

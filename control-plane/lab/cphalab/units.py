@@ -213,7 +213,8 @@ def order(units):
 def systemctl_line(line):
     """(verb, [unit names]) of a `systemctl` line the lab carries out, or
     None for any other line. `enable --now` is start (nothing boots the
-    lab's hosts but the lab, which starts what is enabled: see boot())."""
+    lab's hosts but the lab, which starts what is enabled: see boot()),
+    `disable --now` stop."""
     w = shlex.split(line)
     if not w or w[0] != "systemctl":
         return None
@@ -224,6 +225,8 @@ def systemctl_line(line):
     verb, names = args[0], [n[:-8] if n.endswith(".service") else n for n in args[1:]]
     if verb == "enable" and "--now" in flags:
         verb = "start"
+    elif verb == "disable" and "--now" in flags:
+        verb = "stop"
     if verb not in ("start", "stop", "restart", "enable", "disable", "is-active", "status",
                     "daemon-reload", "reload"):
         raise LabError("systemctl %s: not a verb the lab carries out" % verb)
