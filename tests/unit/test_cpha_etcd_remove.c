@@ -26,6 +26,16 @@ static const char FIVE[] =
 	"a1b2c3d4e5f60718, started, m5, https://198.18.0.15:2380, https://198.18.0.15:2379, "
 	"false\n";
 
+/* seven members a-g, all voting */
+static const char SEVEN[] =
+	"1, started, a, https://198.18.0.1:2380, https://198.18.0.1:2379, false\n"
+	"2, started, b, https://198.18.0.2:2380, https://198.18.0.2:2379, false\n"
+	"3, started, c, https://198.18.0.3:2380, https://198.18.0.3:2379, false\n"
+	"4, started, d, https://198.18.0.4:2380, https://198.18.0.4:2379, false\n"
+	"5, started, e, https://198.18.0.5:2380, https://198.18.0.5:2379, false\n"
+	"6, started, f, https://198.18.0.6:2380, https://198.18.0.6:2379, false\n"
+	"7, started, g, https://198.18.0.7:2380, https://198.18.0.7:2379, false\n";
+
 static const char *const DESC3[] = { "m1", "m2", "m3" };
 static const char *const DESC3_PEERS[] = { "https://198.18.0.11:2380", "https://198.18.0.12:2380",
 	"https://198.18.0.13:2380" };
@@ -329,16 +339,8 @@ static void refused_without_quorum(void **state)
 
 	/* the four that stay have a quorum (3 of 4), but the seven of now do
 	 * not (3 of 7): the first removal could not be committed */
-	decide(&r,
-		"1, started, a, https://198.18.0.1:2380, https://198.18.0.1:2379, false\n"
-		"2, started, b, https://198.18.0.2:2380, https://198.18.0.2:2379, false\n"
-		"3, started, c, https://198.18.0.3:2380, https://198.18.0.3:2379, false\n"
-		"4, started, d, https://198.18.0.4:2380, https://198.18.0.4:2379, false\n"
-		"5, started, e, https://198.18.0.5:2380, https://198.18.0.5:2379, false\n"
-		"6, started, f, https://198.18.0.6:2380, https://198.18.0.6:2379, false\n"
-		"7, started, g, https://198.18.0.7:2380, https://198.18.0.7:2379, false\n",
-		"d e f g ", NAMES("e", "f", "g"), (const char *const[]){ "a", "b", "c", "d" }, NULL,
-		4);
+	decide(&r, SEVEN, "d e f g ", NAMES("e", "f", "g"),
+		(const char *const[]){ "a", "b", "c", "d" }, NULL, 4);
 	assert_false(r.p.go);
 	assert_string_equal(why(&r), "etcd has 3 healthy of 7 voting members: no quorum (4 "
 				     "needed) to commit a removal (d, e, f and g do not answer)\n");
@@ -383,16 +385,8 @@ static void even_counts(void **state)
 	done(&r);
 
 	/* 7 to 4 with three names, all in the description: keep one of them */
-	decide(&r,
-		"1, started, a, https://198.18.0.1:2380, https://198.18.0.1:2379, false\n"
-		"2, started, b, https://198.18.0.2:2380, https://198.18.0.2:2379, false\n"
-		"3, started, c, https://198.18.0.3:2380, https://198.18.0.3:2379, false\n"
-		"4, started, d, https://198.18.0.4:2380, https://198.18.0.4:2379, false\n"
-		"5, started, e, https://198.18.0.5:2380, https://198.18.0.5:2379, false\n"
-		"6, started, f, https://198.18.0.6:2380, https://198.18.0.6:2379, false\n"
-		"7, started, g, https://198.18.0.7:2380, https://198.18.0.7:2379, false\n",
-		"e f g ", NAMES("e", "f", "g"), (const char *const[]){ "a", "b", "c", "d" }, NULL,
-		4);
+	decide(&r, SEVEN, "e f g ", NAMES("e", "f", "g"),
+		(const char *const[]){ "a", "b", "c", "d" }, NULL, 4);
 	assert_false(r.p.go);
 	assert_non_null(strstr(why(&r), "removing e, f and g would leave etcd 4 voting members, "));
 	assert_non_null(strstr(why(&r), ", or keep one of e, f and g\n"));

@@ -10,7 +10,6 @@ kube-apiserver, then the controllers. The release is the lab's
 """
 
 import json
-import os
 import re
 import time
 
@@ -28,11 +27,7 @@ def set_version(lab, stack, minor):
     of it, which a stack switch or a rebuilt master renders from."""
     lab.info["k8s_version"] = "1.%d" % minor
     lab.save()
-    text = lab.description(stack)
-    for p in (lab.path("cluster-%s.yaml" % stack), lab.path("stage", "cluster.yaml")):
-        with open(p + ".tmp", "w") as f:
-            f.write(text)
-        os.rename(p + ".tmp", p)
+    lab.write_description(stack)
 
 
 def roll(lab, stack, mark, table, minor):

@@ -350,6 +350,17 @@ class Lab:
     def by_role(self, role):
         return [h for h in self.hosts.values() if h.role == role]
 
+    def write_description(self, stack):
+        """The operator's edit made: the description of stack as it is now
+        into the admin host's copy (the stage directory) and the lab's
+        (a stack switch or a rebuilt master renders from it). Returns it."""
+        text = self.description(stack)
+        for p in (self.path("cluster-%s.yaml" % stack), self.path("stage", "cluster.yaml")):
+            with open(p + ".tmp", "w") as f:
+                f.write(text)
+            os.rename(p + ".tmp", p)
+        return text
+
     def description(self, stack, version=None):
         """The description of stack for this lab as it is now (its source,
         quorum device, VIPs, Kubernetes version and added masters)."""

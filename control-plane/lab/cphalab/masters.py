@@ -29,12 +29,7 @@ def set_masters(lab, stack, added):
     and the client host's (`cpha status` there)."""
     lab.info["added_masters"] = list(added)
     lab.save()
-    text = lab.description(stack)
-    for p in (lab.path("cluster-%s.yaml" % stack), lab.path("stage", "cluster.yaml")):
-        with open(p + ".tmp", "w") as f:
-            f.write(text)
-        os.rename(p + ".tmp", p)
-    lab.host("client").write("/etc/cpha/cluster.yaml", text)
+    lab.host("client").write("/etc/cpha/cluster.yaml", lab.write_description(stack))
 
 
 def sans_of(hosts):
