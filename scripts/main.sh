@@ -35,7 +35,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 "$cpha" lab --name main down >/dev/null 2>&1 || true
-say "cpha lab up: three masters, two load-balancer hosts, a client, BMCs"
+say "cpha lab up: three masters, two load-balancer hosts, a client, two spare hosts, BMCs"
 "$cpha" lab --name main up
 if [ "$#" -eq 0 ]; then
 	set -- apiserver-rolling-restart reload-under-load lb-poweroff:5 lb-hang:3 \
