@@ -277,6 +277,41 @@ class Description(unittest.TestCase):
             self.assertTrue(h[2].startswith("198.18.") and h[3].startswith("2001:db8:"))
         self.assertNotIn("password:", d)
 
+    def test_added_masters(self):
+        """master-add's edit: the spares m4 and m5 as masters 4 and 5,
+        after the others, with fence devices of their own on ports after
+        every other host's (no port moves); a name that is no spare is
+        refused."""
+        try:
+            import yaml
+        except ImportError:
+            self.skipTest("no PyYAML (python3-yaml): the description is not parsed")
+        spares = [h[0] for h in labmod.HOSTS if h[1] == labmod.SPARE]
+        self.assertEqual(spares, ["m4", "m5"])
+        three = yaml.safe_load(labmod.description("cpha"))
+        five = yaml.safe_load(labmod.description("cpha", added=spares))
+        self.assertEqual([m["name"] for m in five["masters"]], ["m1", "m2", "m3", "m4", "m5"])
+        self.assertEqual(five["masters"][3]["address"], "198.18.0.14")
+        ports = {(x["name"]): x["params"]["ipport"] for x in five["fencing"]["devices"]}
+        self.assertEqual({k: v for k, v in ports.items() if k.split("-", 1)[1] not in spares},
+                         {x["name"]: x["params"]["ipport"] for x in three["fencing"]["devices"]})
+        self.assertEqual((ports["ipmi-m4"], ports["ipmi-m5"], ports["pdu-m5"]),
+                         (labmod.BMC_PORT0 + 6, labmod.BMC_PORT0 + 7, labmod.PDU_PORT0 + 7))
+        self.assertEqual(len(set(ports.values())), 14)
+        # the peer's description fences the new masters too (not its LB hosts)
+        peer = yaml.safe_load(labmod.description("peer", added=spares))
+        self.assertEqual(sorted({x["host"] for x in peer["fencing"]["devices"]}),
+                         ["m1", "m2", "m3", "m4", "m5"])
+        with self.assertRaisesRegex(LabError, "no spare hosts lb1"):
+            labmod.description("cpha", added=["lb1"])
+        # the BMCs' order: masters, LB hosts, spares
+        self.assertEqual([h[0] for h in labmod.bmc_targets(labmod.HOSTS)],
+                         ["m1", "m2", "m3", "lb1", "lb2", "m4", "m5"])
+        # a lab made from a description has no spares
+        src = {"masters": [{"name": n} for n in ("a", "b", "c")],
+               "load_balancers": [{"name": "x"}, {"name": "y"}]}
+        self.assertNotIn(labmod.SPARE, [h[1] for h in labmod.lab_hosts(src)])
+
     def test_peer_unfenced(self):
         """The peer (HAProxy and keepalived, as kubeadm's HA guide has
         them) fences no LB host, and its description says so: no LB fence

@@ -381,6 +381,54 @@ class TheRunbook(unittest.TestCase):
                     self.assertTrue(lines and units.reload_signal(lines[-1]), n)
 
 
+    def test_masters_added_and_removed(self):
+        """master-add: plan, pki and render beside the running render; the
+        new BMC passwords and the files everywhere; the LB reload; corosync
+        reloaded, the new masters started, every fenced reloaded; the CIB's
+        difference pushed and cpha status awaited. master-remove: the SANs
+        out, the files; the LB reload; standby and cpha etcd remove per
+        leaving master; their stack stopped; corosync reloaded, the nodes
+        forgotten, the CIB's difference; fenced reloaded and cpha status."""
+        add = [x for x in self.blocks if x.run == "master-add"]
+        self.assertEqual([(x.where, x.cond) for x in add],
+                         [("admin", None), ("hosts", None), ("lbs", "vipd"),
+                          ("lbs", "keepalived"), ("first-master", None), ("added", None),
+                          ("masters", None), ("first-master", None)])
+        self.assertIn("mv out out.prev", add[0].text)
+        self.assertEqual(guide.segments(add[5].text),
+                         [("systemctl", "start", ["corosync", "pacemaker", "fenced"])])
+        self.assertIn("diff-against=out.prev/cluster/cib.xml", add[-1].text)
+        self.assertIn("cpha status --quiet", add[-1].text)
+        rm = [x for x in self.blocks if x.run == "master-remove"]
+        self.assertEqual([(x.where, x.cond) for x in rm],
+                         [("admin", None), ("hosts", None), ("lbs", "vipd"),
+                          ("lbs", "keepalived"), ("first-master", None), ("removed", None),
+                          ("first-master", None), ("masters", None)])
+        self.assertIn("remove-san $REMOVED_SANS", rm[0].text)
+        self.assertLess(rm[4].text.index("pcs node standby"), rm[4].text.index("cpha etcd remove"))
+        self.assertEqual(guide.segments(rm[5].text),
+                         [("systemctl", "stop", ["fenced", "pacemaker", "corosync"])])
+        self.assertLess(rm[6].text.index("corosync-cfgtool -R"), rm[6].text.index("cib-push"))
+
+    def test_added_removed_hosts(self):
+        """lab=added and lab=removed: the hosts $ADDED and $REMOVED name."""
+        class Host:
+            def __init__(self, name):
+                self.name = name
+
+        class Lab:
+            def by_role(self, role):
+                return []
+
+            def host(self, name):
+                return Host(name)
+
+        f = guide.Follower(Lab(), "/", {"ADDED": "m4 m5", "REMOVED": ""}, {}, [], {},
+                           lambda m: None, name="runbook.md")
+        self.assertEqual([h.name for h in f.hosts_of("added")], ["m4", "m5"])
+        self.assertEqual(f.hosts_of("removed"), [])
+
+
 class TimerUnits(unittest.TestCase):
     """A timer as the lab runs it: its service again every
     OnUnitActiveSec=, first after OnActiveSec=."""
