@@ -208,6 +208,11 @@ class Guide(unittest.TestCase):
         self.assertEqual(guide.vip_holders_last(Lab.hosts["lb"], lambda h: h.name == "lb2"),
                          [Lab.hosts["lb"][0], Lab.hosts["lb"][2], Lab.hosts["lb"][1]])
 
+    def test_timer_process(self):
+        """A timer runs as the host's loop timer-STEM: what a stop stops."""
+        self.assertEqual(units.process_name(None, "cpha-check-textfile.timer"),
+                         "timer-cpha-check-textfile")
+
     def test_reload_lines(self):
         self.assertEqual(units.systemctl_line("systemctl reload lbd vipd.service"),
                          ("reload", ["lbd", "vipd"]))
@@ -393,22 +398,28 @@ class TheRunbook(unittest.TestCase):
         self.assertEqual([(x.where, x.cond) for x in add],
                          [("admin", None), ("hosts", None), ("lbs", "vipd"),
                           ("lbs", "keepalived"), ("first-master", None), ("added", None),
-                          ("masters", None), ("first-master", None)])
+                          ("masters", None), ("first-master", None), ("client", None)])
         self.assertIn("mv out out.prev", add[0].text)
         self.assertEqual(guide.segments(add[5].text),
-                         [("systemctl", "start", ["corosync", "pacemaker", "fenced"])])
-        self.assertIn("diff-against=out.prev/cluster/cib.xml", add[-1].text)
-        self.assertIn("cpha status --quiet", add[-1].text)
+                         [("systemctl", "start", ["corosync", "pacemaker", "fenced"]),
+                          ("systemctl", "start", ["prometheus-node-exporter",
+                                                  "cpha-check-textfile.timer"])])
+        self.assertIn("diff-against=out.prev/cluster/cib.xml", add[-2].text)
+        self.assertIn("cpha status --quiet", add[-2].text)
+        self.assertIn("systemctl reload prometheus", add[-1].text)
         rm = [x for x in self.blocks if x.run == "master-remove"]
         self.assertEqual([(x.where, x.cond) for x in rm],
-                         [("admin", None), ("hosts", None), ("lbs", "vipd"),
+                         [("admin", None), ("client", None), ("hosts", None), ("lbs", "vipd"),
                           ("lbs", "keepalived"), ("first-master", None), ("removed", None),
                           ("first-master", None), ("masters", None)])
         self.assertIn("remove-san $REMOVED_SANS", rm[0].text)
-        self.assertLess(rm[4].text.index("pcs node standby"), rm[4].text.index("cpha etcd remove"))
-        self.assertEqual(guide.segments(rm[5].text),
-                         [("systemctl", "stop", ["fenced", "pacemaker", "corosync"])])
-        self.assertLess(rm[6].text.index("corosync-cfgtool -R"), rm[6].text.index("cib-push"))
+        self.assertIn("systemctl reload prometheus", rm[1].text)
+        self.assertLess(rm[5].text.index("pcs node standby"), rm[5].text.index("cpha etcd remove"))
+        self.assertEqual(guide.segments(rm[6].text),
+                         [("systemctl", "stop", ["fenced", "pacemaker", "corosync"]),
+                          ("systemctl", "stop", ["prometheus-node-exporter",
+                                                 "cpha-check-textfile.timer"])])
+        self.assertLess(rm[7].text.index("corosync-cfgtool -R"), rm[7].text.index("cib-push"))
 
     def test_added_removed_hosts(self):
         """lab=added and lab=removed: the hosts $ADDED and $REMOVED name."""

@@ -248,9 +248,7 @@ class Follower:
             verb, names = seg[1], seg[2]
             if verb in ("stop", "restart"):
                 for n in reversed(names):
-                    u = units.load(h, n, self.unit_dirs)
-                    argv, _ = units.command(u.get("Service", "ExecStart")[0], {})
-                    h.stop(os.path.basename(argv[0]))
+                    h.stop(units.process_name(h, n, self.unit_dirs))
             if verb in ("start", "restart"):
                 units.start(h, names, self.unit_dirs, self.unit_env, self.progress)
             elif verb == "reload":

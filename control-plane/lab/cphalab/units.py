@@ -294,6 +294,15 @@ def condition_met(host, unit):
 NOTIFY_UNDER_SYSTEMD_ONLY = ("keepalived",)
 
 
+def process_name(host, name, extra_dirs=()):
+    """The host's service (process) a unit runs as: timer-STEM for
+    STEM.timer (its loop), else its ExecStart= program's name."""
+    if name.endswith(".timer"):
+        return "timer-" + name[:-6]
+    argv, _ = command(load(host, name, extra_dirs).get("Service", "ExecStart")[0], {})
+    return os.path.basename(argv[0])
+
+
 def start(host, names, extra_dirs=(), extra_env=None, progress=None, timeout=60):
     """`systemctl start NAMES` on host: each unit in After= order,
     ExecStartPre= lines run to completion, ExecStart= started as the
