@@ -7,7 +7,7 @@
 # ./lab-report (report.md,
 # report.json, timeline.svg), and `cpha lab down` — also on failure or
 # Ctrl-C: no namespace or process left. Scenarios can be named as
-# arguments, NAME or NAME:RUNS (default: the list below). About 37 minutes
+# arguments, NAME or NAME:RUNS (default: the list below). About 36 minutes
 # on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
