@@ -208,6 +208,42 @@ class Guide(unittest.TestCase):
         self.assertEqual(guide.vip_holders_last(Lab.hosts["lb"], lambda h: h.name == "lb2"),
                          [Lab.hosts["lb"][0], Lab.hosts["lb"][2], Lab.hosts["lb"][1]])
 
+    def test_stop_order(self):
+        """`systemctl stop` (and `disable --now`) stops in the reverse of
+        the After= order, whatever order the line gives: a unit before the
+        one it runs after (fenced and pacemaker before corosync)."""
+        import tempfile
+        d = tempfile.mkdtemp(prefix="cphalab-units-")
+        try:
+            for name, text in (("corosync", "[Service]\nExecStart=/usr/sbin/corosync -f\n"),
+                               ("pacemaker", "[Unit]\nAfter=corosync.service\n[Service]\n"
+                                "ExecStart=/usr/sbin/pacemakerd\n"),
+                               ("fenced", "[Unit]\nAfter=corosync.service\n[Service]\n"
+                                "ExecStart=/usr/sbin/fenced\n")):
+                with open(os.path.join(d, name + ".service"), "w") as f:
+                    f.write(text)
+            stopped = []
+
+            class Host:
+                name = "m4"
+
+                def path(self, p):
+                    return os.path.join(d, "no-such-root") + p
+
+                def stop(self, name):
+                    stopped.append(name)
+
+            f = guide.Follower(None, "/", {}, {}, [d], {}, lambda m: None, name="runbook.md")
+            for line in ("systemctl disable --now corosync pacemaker fenced",
+                         "systemctl stop fenced pacemaker corosync"):
+                del stopped[:]
+                f.on_host(guide.Block("removed", line + "\n", 1), Host())
+                self.assertEqual(stopped[-1], "corosync", line)
+                self.assertEqual(sorted(stopped), ["corosync", "fenced", "pacemakerd"])
+        finally:
+            import shutil
+            shutil.rmtree(d)
+
     def test_timer_process(self):
         """A timer runs as the host's loop timer-STEM: what a stop stops."""
         self.assertEqual(units.process_name(None, "cpha-check-textfile.timer"),

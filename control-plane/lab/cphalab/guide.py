@@ -247,7 +247,11 @@ class Follower:
                 continue
             verb, names = seg[1], seg[2]
             if verb in ("stop", "restart"):
-                for n in reversed(names):
+                # systemd stops in the reverse of the After= order, whatever
+                # the order the line names them in: fenced and pacemaker
+                # before the corosync they run on
+                loaded = {n: units.load(h, n, self.unit_dirs) for n in names}
+                for n in reversed(units.order(loaded)):
                     h.stop(units.process_name(h, n, self.unit_dirs))
             if verb in ("start", "restart"):
                 units.start(h, names, self.unit_dirs, self.unit_env, self.progress)
