@@ -12,6 +12,7 @@ starts (three masters, or five), not measured (PREPARE).
 """
 
 import os
+import subprocess
 import threading
 import time
 
@@ -183,7 +184,6 @@ def master_remove(ctx):
 def still_named(lab, gone):
     """The PKI's certificates that still name any of the hosts gone (by
     name or address), as "FILE: NAME"."""
-    import subprocess
     pki = lab.path("stage", "pki")
     words = set()
     for h in gone:
