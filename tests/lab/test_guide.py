@@ -246,7 +246,7 @@ class Guide(unittest.TestCase):
 
     def test_timer_process(self):
         """A timer runs as the host's loop timer-STEM: what a stop stops."""
-        self.assertEqual(units.process_name(None, "cpha-check-textfile.timer"),
+        self.assertEqual(units.process_name("cpha-check-textfile.timer", None),
                          "timer-cpha-check-textfile")
 
     def test_reload_lines(self):

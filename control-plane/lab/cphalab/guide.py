@@ -252,7 +252,7 @@ class Follower:
                 # before the corosync they run on
                 loaded = {n: units.load(h, n, self.unit_dirs) for n in names}
                 for n in reversed(units.order(loaded)):
-                    h.stop(units.process_name(h, n, self.unit_dirs))
+                    h.stop(units.process_name(n, loaded[n]))
             if verb in ("start", "restart"):
                 units.start(h, names, self.unit_dirs, self.unit_env, self.progress)
             elif verb == "reload":

@@ -294,12 +294,12 @@ def condition_met(host, unit):
 NOTIFY_UNDER_SYSTEMD_ONLY = ("keepalived",)
 
 
-def process_name(host, name, extra_dirs=()):
-    """The host's service (process) a unit runs as: timer-STEM for
+def process_name(name, unit):
+    """The host's service (process) unit NAME runs as: timer-STEM for
     STEM.timer (its loop), else its ExecStart= program's name."""
     if name.endswith(".timer"):
         return "timer-" + name[:-6]
-    argv, _ = command(load(host, name, extra_dirs).get("Service", "ExecStart")[0], {})
+    argv, _ = command(unit.get("Service", "ExecStart")[0], {})
     return os.path.basename(argv[0])
 
 
