@@ -93,6 +93,17 @@ class Monitor(unittest.TestCase):
             m.sample()
         self.assertEqual({k: v for k, v in m.bad.items() if v}, {})
 
+    def test_no_vip_phases_end_at_the_run(self):
+        """An interval without a holder is cut at the run's end; one the
+        monitor opened after it (it samples on while the run ends) is not
+        the run's: never a phase whose "to" is before its "from"."""
+        m = runner.Monitor(self.lab)
+        m.no_vip = [(10.0, 12.0), (20.0, 30.0)]
+        m.no_vip_since = 40.0
+        self.assertEqual(m.no_vip_phases(25.0), [{"phase": "no_vip", "from": 10.0, "to": 12.0},
+                                                 {"phase": "no_vip", "from": 20.0, "to": 25.0}])
+        self.assertEqual(m.no_vip_phases(50.0)[-1], {"phase": "no_vip", "from": 40.0, "to": 50.0})
+
     def test_two_vip_holders(self):
         m = runner.Monitor(self.lab)
         m.sample()

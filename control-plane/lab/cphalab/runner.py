@@ -52,11 +52,14 @@ class Monitor(threading.Thread):
         self.moves = []
 
     def no_vip_phases(self, end):
-        """The sampled intervals without a VIP holder, up to end."""
-        out = [{"phase": "no_vip", "from": a, "to": b} for a, b in self.no_vip]
+        """The sampled intervals without a VIP holder, up to end: cut at
+        end, and none that begins after it (the monitor samples on while
+        the run ends; an interval it opened after end is not the run's)."""
+        spans = list(self.no_vip)
         if self.no_vip_since is not None:
-            out.append({"phase": "no_vip", "from": self.no_vip_since, "to": end})
-        return out
+            spans.append((self.no_vip_since, end))
+        return [{"phase": "no_vip", "from": a, "to": min(b, end)} for a, b in spans
+                if a < min(b, end)]
 
     def run(self):
         while not self.stop_ev.is_set():
