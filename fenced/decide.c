@@ -220,6 +220,19 @@ static void run_due(struct decide_state *st, uint64_t now, struct decide_out *ou
 		}
 		if (n->state != DECIDE_VICTIM || now < n->due)
 			continue;
+		if (n->member && n->cs_member) {
+			/* back in corosync's membership and the domain when
+			 * its turn came: averted, as RHCS's fenced does. It
+			 * was out without quorum, so it acted on nothing, and
+			 * nothing moved away from it while its fence was
+			 * pending. The member that fences it says so. */
+			by = decide_fencer(st, i);
+			n->state = DECIDE_OK;
+			n->due = DECIDE_NEVER;
+			n->deferred_to = 0;
+			emit(out, DECIDE_ACT_SKIPPED, i, 3, by == st->our_id ? by : 0, now);
+			continue;
+		}
 		if (!n->quorate_seen)
 			continue; /* quorate only with it back: the merge decides */
 		by = decide_fencer(st, i);

@@ -47,12 +47,21 @@
  *   through to the next; when all failed, it starts over after
  *   retry_interval (attempt counted, never silently pending).
  * - A victim that rejoins clean (its fenced restarted: the host rebooted)
- *   before it was fenced is skipped; one that rejoins with its old state is
- *   still fenced, unless the member that fences it spares it (it had no
- *   quorum while the victim was out, as it saw it): that member says so to
- *   the others, who drop the victim too. Without that, a member that
- *   deferred to it kept the victim and fenced it once the fencer left,
- *   long after it had merged back (a soak: 94 s later, a healthy master).
+ *   before it was fenced is skipped. One that rejoins with its old state
+ *   (a partition merged) is spared at once by a member that had no quorum
+ *   while it was out, as that member saw it. Otherwise it is averted when
+ *   its turn comes if it is by then back in both corosync's membership
+ *   (cs_member) and the domain, as RHCS's fenced averts it: it was out
+ *   without quorum, so it fenced nobody and took nothing over, and nothing
+ *   moved away from it (vipd takes no VIP over while a fence is pending).
+ *   post_fail_delay is what gives a ring that broke for a moment the time
+ *   to merge (a soak: a master out of a quorate membership for 0.24 s was
+ *   powered off with a delay of 0). When a victim is dropped this way by
+ *   the member that fences it, that member says so to the others, who
+ *   drop it too. Without that, a member that deferred to it kept the
+ *   victim and fenced it once the fencer left, long after it had merged
+ *   back (a soak: 94 s later, a healthy master). A victim whose agent
+ *   already runs is fenced all the same.
  * - A node with no level is fenced by its watchdog: treated as fenced
  *   2 x watchdog timeout after it failed. With no watchdog either, nothing
  *   can fence it: every retry_interval it is reported (ALL_FAILED) until an
@@ -145,7 +154,9 @@ enum decide_action_type {
 				* ours was the minority of (.level 1; .by: our id when
 				* we were the member to fence it, who must tell the
 				* others: broadcast it), or the member to fence it
-				* said it spared it (.level 2, .by: that member) */
+				* said it spared it (.level 2, .by: that member), or
+				* it was back in both memberships when its turn came
+				* (.level 3, averted; .by as for .level 1) */
 	DECIDE_ACT_DEFER,      /* .node is due, .by (another member) fences it */
 };
 

@@ -299,7 +299,8 @@ void fenced_apply(struct fenced *d, struct decide_out *out)
 		case DECIDE_ACT_SKIPPED: {
 			/* decide.h: a start-up victim that corosync counts (not a
 			 * member), one back with a new fenced (.level 0), one merged
-			 * back from the quorate side (.level 1) */
+			 * back from the quorate side (.level 1), spared by its
+			 * fencer (.level 2), back before its turn (.level 3) */
 			static const char *const why[][2] = {
 				{ "rejoined clean (its fenced restarted) before being "
 				  "fenced: not fenced",
@@ -314,8 +315,12 @@ void fenced_apply(struct fenced *d, struct decide_out *out)
 				{ "merged back and spared by the member that fences it: "
 				  "not fenced",
 					"spared by the member that fences it" },
+				{ "is back in corosync's membership and the fence domain "
+				  "at its turn (post_fail_delay): fence averted",
+					"back before its turn: averted" },
 			};
 			unsigned w = !d->nodes[a->node].member ? 2
+				     : a->level == 3           ? 4
 				     : a->level == 2           ? 3
 							       : a->level == 1;
 
@@ -324,7 +329,7 @@ void fenced_apply(struct fenced *d, struct decide_out *out)
 				"%s", why[w][1]);
 			d->skipped++;
 			/* ours to fence and spared: the others drop it too */
-			if (a->level == 1 && a->by == d->st.our_id)
+			if ((a->level == 1 || a->level == 3) && a->by == d->st.our_id)
 				fenced_send_line(d, "SKIPPED %" PRIu32 " %" PRIu32,
 					d->nodes[a->node].cfg.id, d->st.our_id);
 			break;

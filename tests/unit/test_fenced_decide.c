@@ -210,7 +210,7 @@ static void test_post_join_delay(void **state)
 	assert_int_equal(out.n, 0);
 	decide_timer(&st, T0 + 6 * S, &out);
 	expect_action(0, DECIDE_ACT_FENCE, 2, 0); /* node 3 never joined */
-	assert_int_equal(nodes[2].delay, 0); /* no post_fail_delay at start-up */
+	assert_int_equal(nodes[2].delay, 0);      /* no post_fail_delay at start-up */
 
 	setup3(1, 0, true); /* clean_start */
 	members(T0, m, 2, NULL, 0, j, 2);
@@ -341,13 +341,39 @@ static void test_rejoin_before_fenced(void **state)
 	decide_timer(&st, T0 + 15 * S, &out);
 	assert_int_equal(out.n, 0);
 
-	/* the same, but it comes back with its old state: still fenced */
+	/* the same, but it comes back with its old state: a victim until its
+	 * turn, then averted if it is still back in both memberships */
 	setup3(1, 5 * S, false);
 	all_up();
 	members(T0 + 10 * S, two, 2, l, 1, NULL, 0);
 	members(T0 + 12 * S, three, 3, NULL, 0, stale, 1);
+	nodes[2].cs_member = true;
 	assert_int_equal(out.n, 0);
 	assert_int_equal(nodes[2].state, DECIDE_VICTIM);
+	decide_timer(&st, T0 + 15 * S, &out);
+	assert_int_equal(out.n, 1);
+	expect_action(0, DECIDE_ACT_SKIPPED, 2, 3);
+	assert_int_equal(out.act[0].by, 1); /* ours to fence: broadcast it */
+	assert_int_equal(nodes[2].state, DECIDE_OK);
+
+	/* back in the domain but not (yet) counted by corosync at its turn:
+	 * fenced */
+	setup3(1, 5 * S, false);
+	all_up();
+	members(T0 + 10 * S, two, 2, l, 1, NULL, 0);
+	members(T0 + 12 * S, three, 3, NULL, 0, stale, 1);
+	nodes[2].cs_member = false;
+	decide_timer(&st, T0 + 15 * S, &out);
+	expect_action(0, DECIDE_ACT_FENCE, 2, 0);
+
+	/* gone again before its turn: fenced */
+	setup3(1, 5 * S, false);
+	all_up();
+	members(T0 + 10 * S, two, 2, l, 1, NULL, 0);
+	members(T0 + 12 * S, three, 3, NULL, 0, stale, 1);
+	nodes[2].cs_member = true;
+	members(T0 + 13 * S, two, 2, l, 1, NULL, 0);
+	nodes[2].cs_member = false;
 	decide_timer(&st, T0 + 15 * S, &out);
 	expect_action(0, DECIDE_ACT_FENCE, 2, 0);
 }
@@ -699,9 +725,7 @@ static void setup2_qdevice(uint32_t me)
 {
 	static const uint32_t m[] = { 1, 2 };
 	static const struct decide_joined j[] = { { 1, true }, { 2, true } };
-	struct decide_config c = {
-		.post_join_delay = 6 * S, .retry_interval = 10 * S
-	};
+	struct decide_config c = { .post_join_delay = 6 * S, .retry_interval = 10 * S };
 
 	memset(nodes, 0, sizeof(nodes));
 	nodes[0].cfg.id = 1;
@@ -898,6 +922,72 @@ static void test_spared_victim_dropped_everywhere(void **state)
 	assert_int_not_equal(nodes[0].state, DECIDE_OK);
 }
 
+/* The soak's fence without cause: packet loss broke the masters' ring; m2
+ * and m3 formed a quorate membership without m1, and 0.24 s later all
+ * three were back, m1 with its old state. With a post_fail_delay of 0, m2
+ * fenced m1 at once. With a delay, m1 is back in both memberships when its
+ * turn comes: m2 (the member to fence it) averts the fence and says so,
+ * and m3 averts it too, whichever of them comes first. */
+static void test_brief_gap_averted(void **state)
+{
+	static const uint32_t m23[] = { 2, 3 }, all[] = { 1, 2, 3 };
+	static const struct decide_left down1[] = { { 1, DECIDE_LEFT_NODEDOWN } };
+	static const struct decide_joined old1[] = { { 1, false } };
+	uint64_t t = T0 + 100 * S;
+	uint32_t me;
+
+	(void)state;
+	/* no delay: the fence starts before the merge */
+	setup3(2, 0, false);
+	all_up();
+	members(t, m23, 2, down1, 1, NULL, 0);
+	expect_action(0, DECIDE_ACT_FENCE, 0, 0);
+	assert_int_equal(nodes[0].state, DECIDE_FENCING);
+	nodes[0].cs_member = true;
+	members(t + 240000, all, 3, NULL, 0, old1, 1);
+	assert_int_equal(nodes[0].state, DECIDE_FENCING); /* its agent runs on */
+
+	for (me = 2; me <= 3; me++) {
+		setup3(me, 1 * S, false);
+		all_up();
+		members(t, m23, 2, down1, 1, NULL, 0);
+		assert_int_equal(out.n, 0);
+		assert_int_equal(out.deadline, t + 1 * S);
+		assert_int_equal(nodes[0].state, DECIDE_VICTIM);
+		nodes[0].cs_member = true;
+		members(t + 240000, all, 3, NULL, 0, old1, 1);
+		assert_int_equal(out.n, 0); /* quorate without it: still a victim */
+		assert_int_equal(nodes[0].state, DECIDE_VICTIM);
+		decide_timer(&st, t + 1 * S, &out);
+		assert_int_equal(out.n, 1);
+		expect_action(0, DECIDE_ACT_SKIPPED, 0, 3);
+		/* m2 fences it (the lowest id with complete state): m2 tells */
+		assert_int_equal(out.act[0].by, me == 2 ? 2 : 0);
+		assert_int_equal(nodes[0].state, DECIDE_OK);
+		decide_timer(&st, t + 30 * S, &out);
+		assert_int_equal(out.n, 0);
+		assert_int_equal(out.deadline, DECIDE_NEVER);
+	}
+
+	/* m3, whose turn came before the merge: it deferred to m2, and
+	 * averts the fence itself once m1 is back (m2's outcome, a fence
+	 * already running or its word that it averted it, changes nothing) */
+	setup3(3, 1 * S, false);
+	all_up();
+	members(t, m23, 2, down1, 1, NULL, 0);
+	decide_timer(&st, t + 1 * S, &out);
+	expect_action(0, DECIDE_ACT_DEFER, 0, 0);
+	nodes[0].cs_member = true;
+	members(t + 1 * S + 240000, all, 3, NULL, 0, old1, 1);
+	assert_int_equal(out.n, 1);
+	expect_action(0, DECIDE_ACT_SKIPPED, 0, 3);
+	assert_int_equal(out.act[0].by, 0);
+	assert_int_equal(nodes[0].state, DECIDE_OK);
+	decide_remote_skipped(&st, t + 1 * S + 300000, 1, 2, &out);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(nodes[0].state, DECIDE_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -923,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_stale_notification_settles_nothing),
 		cmocka_unit_test(test_thawed_node_fences_nobody),
 		cmocka_unit_test(test_spared_victim_dropped_everywhere),
+		cmocka_unit_test(test_brief_gap_averted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
