@@ -386,9 +386,33 @@ class ApiserverFixtureTest(unittest.TestCase):
                 self.assertEqual((r.status, r.body), (200, "ok"), path)
             r = b.m0.curl("https://%s:10259/healthz" % IP, cacert=b.ca)
             self.assertEqual(r.rc, cphatest.curl.CURL_PEER_VERIFY, "self-signed, not our CA")
+
+            step("/metrics: leader_election_master_status, 1 on the leader, 0 on a "
+                 "candidate, 1 on the candidate once it has the lease")
+            gauge = 'leader_election_master_status{name="kube-scheduler"} %d'
+
+            def metrics(port):
+                r = b.m0.curl("https://%s:%d/metrics" % (IP, port), insecure=True)
+                self.assertEqual(r.status, 200, r)
+                self.assertIn("# TYPE leader_election_master_status gauge", r.body)
+                return r.body
+            self.assertIn(gauge % 1, metrics(10259))
+            second = b.m0.spawn(kube.scheduler_argv(kc, extra=["--secure-port=10261"]),
+                                name="kube-scheduler-2")
+            cphatest.wait_until(lambda: "attempting to acquire leader lease"
+                                in second.log_text(), 10, 0.1, "the second to try")
+            time.sleep(1.5)  # a retry period or more: it stays a candidate
+            self.assertIn(gauge % 0, metrics(10261))
+            self.assertIn(gauge % 1, metrics(10259))
             step("SIGTERM: exit 0 promptly")
             sch.kill(signal.SIGTERM)
             self.assertEqual(sch.wait(timeout=3), 0)
+            cphatest.wait_until(
+                lambda: kube.logged_acquire(second, "kube-system", "kube-scheduler"), 10,
+                0.1, "the second to acquire the lease")
+            self.assertIn(gauge % 1, metrics(10261))
+            second.kill(signal.SIGTERM)
+            self.assertEqual(second.wait(timeout=3), 0)
 
 
 def main():

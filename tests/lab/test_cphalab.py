@@ -72,7 +72,7 @@ class FakeLab:
 class Monitor(unittest.TestCase):
     def setUp(self):
         self.saved = (observe.vip_holders_both, observe.up_masters, observe.acting,
-                      observe.fenced_show)
+                      observe.fenced_show, observe.leading)
         self.lab = FakeLab()
         self.holders = ["lb1"]
         self.holders6 = []
@@ -82,10 +82,18 @@ class Monitor(unittest.TestCase):
         observe.up_masters = lambda lab: [lab.hosts[n] for n in self.connected]
         observe.acting = lambda lab, prog: list(self.procs[prog])
         observe.fenced_show = lambda h: {"pending": []}
+        # who says it holds its Lease (leader_election_master_status)
+        self.leaders = {"kube-controller-manager": ["m2"], "kube-scheduler": ["m1"]}
+        self.asked = []
+
+        def leading(hosts, prog):
+            self.asked.append((prog, sorted(h.name for h in hosts)))
+            return [h.name for h in hosts if h.name in self.leaders[prog]]
+        observe.leading = leading
 
     def tearDown(self):
         (observe.vip_holders_both, observe.up_masters, observe.acting,
-         observe.fenced_show) = self.saved
+         observe.fenced_show, observe.leading) = self.saved
 
     def test_healthy_samples_find_nothing(self):
         m = runner.Monitor(self.lab)
@@ -147,6 +155,33 @@ class Monitor(unittest.TestCase):
         self.procs["kube-scheduler"] = [("m1", 11), ("m3", 14)]
         self.connected = ["m1", "m2"]
         m.sample()
+        self.assertEqual(m.bad["one_scheduler"], [])
+
+    def test_two_leaders_by_their_own_account(self):
+        """Every 8th sample (2 s) each running process is asked whether it
+        holds its Lease, on connected masters and cut-off ones alike."""
+        m = runner.Monitor(self.lab)
+        self.procs["kube-scheduler"] = [("m1", 11), ("m3", 14)]
+        self.connected = ["m1", "m2"]
+        for _ in range(8):
+            m.sample()
+        self.assertEqual(self.asked, [("kube-controller-manager", ["m2"]),
+                                      ("kube-scheduler", ["m1", "m3"])])
+        self.assertEqual(m.bad["one_scheduler"], [])  # m3 waits for the Lease
+        self.assertEqual(m.leader_reads, {"kube-controller-manager": [1, 1],
+                                          "kube-scheduler": [1, 1]})
+        self.leaders["kube-scheduler"] = ["m1", "m3"]  # m3 still says it leads
+        for _ in range(8):
+            m.sample()
+        self.assertEqual(len(m.bad["one_scheduler"]), 1)
+        self.assertEqual(m.bad["one_scheduler"][0][1], ["m1", "m3"])
+        # a frozen master is not asked: its process acts on nothing
+        m.reset()
+        self.asked[:] = []
+        self.lab.hosts["m3"].hung = True
+        for _ in range(8):
+            m.sample()
+        self.assertEqual(self.asked[-1], ("kube-scheduler", ["m1"]))
         self.assertEqual(m.bad["one_scheduler"], [])
 
     def test_fence_overdue(self):

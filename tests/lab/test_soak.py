@@ -277,5 +277,104 @@ class TestMonitorVipReads(unittest.TestCase):
         self.assertEqual(mon.moves, [])
 
 
+class FakeMaster(FakeHost):
+    def __init__(self, name, powered=True, frozen=False):
+        super().__init__(name, [])
+        self.on, self.ice = powered, frozen
+
+    def powered(self):
+        return self.on
+
+    def frozen(self):
+        return self.ice
+
+
+class FakeMasters(FakeLab):
+    def __init__(self, masters):
+        super().__init__([], [])
+        self.masters = masters
+
+    def by_role(self, role):
+        return self.masters if role == "master" else []
+
+
+class TestMonitorLeaders(unittest.TestCase):
+    """Every 2 s, each running controller-manager and scheduler says
+    whether it holds its Lease: two at once is a violation, cut off from
+    the others or not; a frozen or powered-off master is not asked."""
+
+    def sample(self, masters, running, says_leads):
+        from cphalab import observe, runner
+        mon = runner.Monitor(FakeMasters(masters))
+        asked = []
+
+        def leading(hosts, prog):
+            asked.append((prog, [h.name for h in hosts]))
+            return [h.name for h in hosts if h.name in says_leads]
+        real = (observe.leading,)
+        observe.leading = leading
+        try:
+            mon.leader_sample(100.0, "one_controller_manager", "kube-controller-manager",
+                              set(running))
+        finally:
+            observe.leading, = real
+        return mon, asked
+
+    def test_one_leader(self):
+        ms = [FakeMaster("m1"), FakeMaster("m2"), FakeMaster("m3")]
+        mon, asked = self.sample(ms, ["m1"], ["m1"])
+        self.assertEqual(asked, [("kube-controller-manager", ["m1"])])
+        self.assertEqual(mon.bad["one_controller_manager"], [])
+        self.assertEqual(mon.leader_reads, {"kube-controller-manager": [1, 1]})
+
+    def test_two_leaders_one_cut_off(self):
+        # m3 partitioned, its process still says it leads: a violation
+        ms = [FakeMaster("m1"), FakeMaster("m2"), FakeMaster("m3")]
+        mon, _ = self.sample(ms, ["m1", "m3"], ["m1", "m3"])
+        self.assertEqual(len(mon.bad["one_controller_manager"]), 1)
+        self.assertEqual(mon.bad["one_controller_manager"][0][1], ["m1", "m3"])
+
+    def test_a_waiting_candidate(self):
+        ms = [FakeMaster("m1"), FakeMaster("m2"), FakeMaster("m3")]
+        mon, _ = self.sample(ms, ["m1", "m2"], ["m2"])
+        self.assertEqual(mon.bad["one_controller_manager"], [])
+
+    def test_frozen_and_off_not_asked(self):
+        ms = [FakeMaster("m1", frozen=True), FakeMaster("m2", powered=False),
+              FakeMaster("m3")]
+        mon, asked = self.sample(ms, ["m1", "m2", "m3"], ["m1", "m2", "m3"])
+        self.assertEqual(asked, [("kube-controller-manager", ["m3"])])
+        self.assertEqual(mon.bad["one_controller_manager"], [])
+
+    def test_no_leader_read(self):
+        ms = [FakeMaster("m1")]
+        mon, _ = self.sample(ms, ["m1"], [])
+        self.assertEqual(mon.leader_reads, {"kube-controller-manager": [1, 0]})
+
+
+class TestLeaseStatus(unittest.TestCase):
+    def test_master_status(self):
+        from cphalab import observe
+        text = ("# HELP leader_election_master_status x\n"
+                "# TYPE leader_election_master_status gauge\n"
+                'leader_election_master_status{name="kube-scheduler"} 0\n'
+                'leader_election_master_status{name="kube-controller-manager"} 1\n')
+        self.assertEqual(observe.master_status(text, "kube-controller-manager"), 1)
+        self.assertEqual(observe.master_status(text, "kube-scheduler"), 0)
+        self.assertIsNone(observe.master_status(text, "cloud-controller-manager"))
+        self.assertIsNone(observe.master_status("403 Forbidden", "kube-scheduler"))
+        self.assertIsNone(observe.master_status(
+            'leader_election_master_status{name="kube-scheduler"} x\n', "kube-scheduler"))
+
+    def test_reads_that_saw_no_leader_fail_the_soak(self):
+        ok = {"kube-controller-manager": {"reads": 90, "with_a_leader": 88},
+              "kube-scheduler": {"reads": 90, "with_a_leader": 90}}
+        self.assertTrue(soak.lease_reads_ok(ok))
+        self.assertFalse(soak.lease_reads_ok(dict(ok, **{"kube-scheduler": {
+            "reads": 90, "with_a_leader": 0}})))
+        self.assertFalse(soak.lease_reads_ok({}))
+        self.assertIn("kube-scheduler 90, a leader in 90", soak.lease_line(ok))
+
+
 if __name__ == "__main__":
     unittest.main()

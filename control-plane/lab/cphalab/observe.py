@@ -173,6 +173,42 @@ def acting(lab, binary):
     return out
 
 
+# each program's secure port (kubeadm's and cpha render's), on loopback
+SECURE_PORT = {"kube-controller-manager": 10257, "kube-scheduler": 10259}
+
+
+def master_status(text, name):
+    """leader_election_master_status{name=NAME} from a /metrics text: 1
+    (holds the lease), 0 (waits for it), or None (not there)."""
+    for line in text.splitlines():
+        if not line.startswith("leader_election_master_status{"):
+            continue
+        labels, _, value = line[len("leader_election_master_status{"):].partition("}")
+        if 'name="%s"' % name not in labels.split(","):
+            continue
+        try:
+            return int(float(value.split()[0]))
+        except (ValueError, IndexError):
+            return None
+    return None
+
+
+def leading(hosts, binary):
+    """The names of the hosts whose `binary` says it holds its lease: the
+    leader_election_master_status gauge it serves on /metrics (as the real
+    programs do), read on its secure port on the host's loopback with the
+    admin's client certificate. A host that does not answer within a
+    second is left out."""
+    out = []
+    url = "https://127.0.0.1:%d/metrics" % SECURE_PORT[binary]
+    for h in hosts:
+        r = h.run(["curl", "-sS", "-k", "-m", "1", "--cert", API_TLS[3], "--key", API_TLS[5],
+                   url], check=False, timeout=4)
+        if r.returncode == 0 and master_status(r.stdout, binary) == 1:
+            out.append(h.name)
+    return out
+
+
 def admin(host, sock, command, timeout=5):
     """One command on a daemon's admin socket in host (lbd's or HAProxy's
     language); the reply."""

@@ -24,8 +24,9 @@ NO_KCM_MEASURED = {"k8s-minor-upgrade", "cert-rotation"}
 
 class Monitor(threading.Thread):
     """Samples the lab every 250 ms while a scenario runs: never two VIP
-    holders, never two controller-managers or schedulers acting (on
-    masters that are powered and on the network), no fence overdue; in a
+    holders, never two controller-managers or schedulers acting (running
+    on masters that are powered and on the network, or, every 2 s, each
+    saying it holds the Lease), no fence overdue; in a
     dual-stack lab never two IPv6 VIP holders either, and how long the
     two VIPs were apart (judge.vips_apart)."""
 
@@ -43,6 +44,9 @@ class Monitor(threading.Thread):
         self.apart_samples = []  # (t, the two VIPs apart)
         self.no_kcm_samples = []  # (t, no controller-manager running on a live master)
         self.samples = 0
+        # program: [reads of its leader_election_master_status, reads in
+        # which one said it leads]
+        self.leader_reads = {}
         self.no_vip = []  # [from, to] while no live LB host held the VIP
         self.no_vip_since = None
         self.vip_samples = []  # (t, two or more live LB hosts held the VIP)
@@ -99,9 +103,12 @@ class Monitor(threading.Thread):
         connected = {h.name for h in observe.up_masters(lab)}
         for inv, prog in (("one_controller_manager", "kube-controller-manager"),
                           ("one_scheduler", "kube-scheduler")):
-            acting = sorted({h for h, _ in observe.acting(lab, prog) if h in connected})
+            running = {h for h, _ in observe.acting(lab, prog)}
+            acting = sorted(running & connected)
             if len(acting) > 1:
                 self.bad[inv].append((now, acting))
+            if self.samples % 8 == 4 and running:
+                self.leader_sample(now, inv, prog, running)
             if prog == "kube-controller-manager":
                 self.no_kcm_samples.append((now, not acting))
         if self.samples % 8 == 0:
@@ -115,6 +122,25 @@ class Monitor(threading.Thread):
                         if p.get("due_in", 0) < -1.0:
                             self.bad["no_fence_overdue"].append((now, h.name, p))
         self.samples += 1
+
+    def leader_sample(self, now, inv, prog, running):
+        """Every 2 s: the Lease as each running process sees it (its own
+        leader_election_master_status), on every powered master, cut off
+        or not: client-go's old leader stops leading (renew deadline)
+        before a new one may take the Lease (lease duration), so two that
+        say they lead at once both act. A frozen process acts on nothing
+        (and would not answer)."""
+        hosts = [h for h in self.lab.by_role("master")
+                 if h.name in running and h.powered() and not h.frozen()]
+        if not hosts:
+            return
+        leaders = sorted(observe.leading(hosts, prog))
+        reads = self.leader_reads.setdefault(prog, [0, 0])
+        reads[0] += 1
+        if leaders:
+            reads[1] += 1
+        if len(leaders) > 1:
+            self.bad[inv].append((now, leaders, "each holds the Lease by its own account"))
 
     def stop(self):
         self.stop_ev.set()

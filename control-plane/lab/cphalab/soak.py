@@ -629,6 +629,10 @@ def run(lab, a, progress):
         # address reads caught half-way (not violations: runner.Monitor)
         "arp": {"requests": arp.rounds, "answered": arp.answered,
                 "answered_twice": len(arp.doubles), "error": arp.error},
+        # runner.Monitor.leader_sample: reads of each program's own
+        # leader_election_master_status, and those in which one led
+        "lease_reads": {p: {"reads": n, "with_a_leader": k}
+                        for p, (n, k) in sorted(mon.leader_reads.items())},
         "vip_moves_seen_between_reads": [
             {"t": round(t - t0, 1), "family": "IPv6" if fam else "IPv4",
              "first_read": hs, "second_read": hs2} for t, fam, hs, hs2 in mon.moves],
@@ -647,7 +651,10 @@ def run(lab, a, progress):
     arp_ok = not arp.error and arp.rounds > 0 and arp.answered > 0
     if not arp_ok:
         progress("soak: the ARP watch did not run: %s" % arp_line(report["arp"]))
-    ok = not violations and code == 0 and settled and arp_ok
+    lease_ok = lease_reads_ok(report["lease_reads"])
+    if not lease_ok:
+        progress("soak: the Lease reads saw no leader: %s" % lease_line(report["lease_reads"]))
+    ok = not violations and code == 0 and settled and arp_ok and lease_ok
     progress("soak: %d faults injected (%d compound), %d violations, history %s, %s; "
              "report in %s" % (report["faults_injected"], report["compound"], len(violations),
                                {0: "linearizable", 1: "NOT linearizable"}.get(
@@ -713,6 +720,21 @@ def arp_line(a):
         a["requests"], a["answered"], a["answered_twice"])
 
 
+def lease_reads_ok(reads):
+    """Both programs' own Lease status was read, and a leader seen: reads
+    that never found one checked nothing (a program that serves no such
+    gauge, or a client refused)."""
+    return all(reads.get(p, {}).get("with_a_leader", 0) > 0
+               for p in ("kube-controller-manager", "kube-scheduler"))
+
+
+def lease_line(reads):
+    if not reads:
+        return "none"
+    return "; ".join("%s %d, a leader in %d" % (p, v["reads"], v["with_a_leader"])
+                     for p, v in sorted(reads.items()))
+
+
 def markdown(r):
     out = ["# cpha lab soak: seed %d, %g s, %s" % (r["seed"], r["duration_s"], r["stack"]), "",
            "- faults: %d planned, %d injected, %d of them compound" % (
@@ -726,6 +748,8 @@ def markdown(r):
                                        for f in r.get("fences", [])) or "none"),
            "- the lab settled afterwards: %s" % ("yes" if r["settled_after"] else "NO"),
            "- the client's ARP requests for the VIP: %s" % arp_line(r.get("arp")),
+           "- the programs' own Lease status read (leader_election_master_status): %s" %
+           lease_line(r.get("lease_reads")),
            "- VIP moves caught between two reads of the hosts (not two holders): %d" %
            len(r.get("vip_moves_seen_between_reads", [])),
            "- history: exit %d, %s" % (r["history"]["exit"], json.dumps(
