@@ -422,7 +422,10 @@ def wait_first_ok(ctx, t0, timeout=10):
 HANG_SECS = 15  # s the VIP holder stays frozen: past the peer's takeover
                 # (3 advert intervals) and a watch's stall (5 s), and past
                 # cpha's fence (corosync's token and consensus, 6.6 s, then
-                # fenced's priority_delay_vip, 5 s, for the VIP holder)
+                # fenced's post_fail_delay, 1 s, and priority_delay_vip,
+                # 5 s, for the VIP holder: about 12.6 s). A holder thawed
+                # before that is back in the membership at its turn, and
+                # fenced averts its fence
 
 
 def lb_hang(ctx):
