@@ -14,8 +14,8 @@ from .hosts import LabError
 
 ETCD_TLS = ["--cacert", "/etc/etcd/pki/ca.pem", "--cert", "/etc/etcd/pki/etcd-client.pem",
             "--key", "/etc/etcd/pki/etcd-client-key.pem"]
-API_TLS = ["--cacert", "/etc/kubernetes/pki/ca.pem", "--cert", "/etc/kubernetes/pki/admin.pem",
-           "--key", "/etc/kubernetes/pki/admin-key.pem"]
+ADMIN_CERT, ADMIN_KEY = "/etc/kubernetes/pki/admin.pem", "/etc/kubernetes/pki/admin-key.pem"
+API_TLS = ["--cacert", "/etc/kubernetes/pki/ca.pem", "--cert", ADMIN_CERT, "--key", ADMIN_KEY]
 
 
 def up_masters(lab):
@@ -202,7 +202,7 @@ def leading(hosts, binary):
     out = []
     url = "https://127.0.0.1:%d/metrics" % SECURE_PORT[binary]
     for h in hosts:
-        r = h.run(["curl", "-sS", "-k", "-m", "1", "--cert", API_TLS[3], "--key", API_TLS[5],
+        r = h.run(["curl", "-sS", "-k", "-m", "1", "--cert", ADMIN_CERT, "--key", ADMIN_KEY,
                    url], check=False, timeout=4)
         if r.returncode == 0 and master_status(r.stdout, binary) == 1:
             out.append(h.name)
