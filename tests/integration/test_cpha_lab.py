@@ -261,6 +261,7 @@ def soak(report):
           "soak: %d faults injected, %d compound, kinds %s" % (
               s["faults_injected"], s["compound"], s["by_kind"]))
     check(not s["not_injected"], "soak: faults not injected: %s" % s["not_injected"])
+    check(not s["not_undone"], "soak: faults whose repair failed: %s" % s["not_undone"])
     check(s["violations"] == [] and s["settled_after"], md)
     a = s["arp"]
     # the client asked every 100 ms and the VIP answered nearly always

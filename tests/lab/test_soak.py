@@ -35,6 +35,31 @@ class TestActions(unittest.TestCase):
             self.assertGreaterEqual(len(p.faults), 150)
             self.assertGreaterEqual(p.compound_count(), 30)
 
+    def test_a_failed_repair_is_no_fault_not_injected(self):
+        """A fault started whose undo fails (a host powered on whose
+        corosync exits) is listed apart from those never started."""
+        class Fault:
+            def __init__(self, fid, kind):
+                self.id, self.kind = fid, kind
+
+        class Lab:
+            hosts = {}
+
+        def fails():
+            raise RuntimeError("lb2: corosync.service: its process exited before READY=1")
+
+        ex = soak.Executor(lab=Lab(), stack="cpha", progress=lambda s: None)
+        ex.start(Fault(1, "no_such_kind"))
+        self.assertEqual([e[:2] for e in ex.errors], [(1, "no_such_kind")])
+        for fid in (83, 84):
+            ex.applied.append((fid, "power_off", 0.0))
+            ex.undo[fid] = fails
+        ex.end(Fault(83, "power_off"))
+        ex.undo_all()
+        self.assertEqual(len(ex.errors), 1)
+        self.assertEqual([(i, k, why.split(":")[0]) for i, k, why in ex.undo_errors],
+                         [(83, "power_off", "undo"), (84, "power_off", "undo at the end")])
+
 
 class TestInFlight(unittest.TestCase):
     def test_intervals(self):
@@ -122,6 +147,12 @@ class TestReport(unittest.TestCase):
         self.assertIn("42.5 s: one_vip_holder ['lb1', 'lb2']; faults in flight: 4 partition",
                       md)
         self.assertIn("5 kill: etcd is not running on m2", md)
+        self.assertNotIn("repair failed", md)
+        r["not_undone"] = [{"id": 83, "kind": "power_off",
+                            "why": "undo: lb2: corosync.service: its process exited"}]
+        md = soak.markdown(r)
+        self.assertIn("## Faults injected whose repair failed\n\n"
+                      "- 83 power_off: undo: lb2: corosync.service", md)
         self.assertIn("bmc_silent: one fence level", md)
         self.assertIn("fences: m2 at 61 s", md)
         self.assertIn("ARP requests for the VIP: not watched", md)

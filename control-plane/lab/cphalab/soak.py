@@ -104,8 +104,11 @@ class Executor:
         self.lab, self.stack, self.progress = lab, stack, progress
         self.lock = threading.Lock()
         self.undo = {}  # fault id -> what undoes it
-        self.applied = []  # (fault id, kind, time, note)
-        self.errors = []  # (fault id, kind, why)
+        self.applied = []  # (fault id, kind, time)
+        self.errors = []  # faults that could not be started: (fault id, kind, why)
+        # faults started whose repair failed (its undo, or a daemon's
+        # restart after a kill): (fault id, kind, why)
+        self.undo_errors = []
         self.stop_ev = threading.Event()
 
     def host(self, name):
@@ -170,7 +173,7 @@ class Executor:
             else:
                 build.start_units(h, [d])
         except Exception as e:
-            self.errors.append((0, "restart", "%s on %s: %s" % (d, h.name, str(e)[:200])))
+            self.undo_errors.append((0, "restart", "%s on %s: %s" % (d, h.name, str(e)[:200])))
 
     def k_partition(self, f):
         side = [self.host(n) for n in f.targets]
@@ -352,7 +355,7 @@ class Executor:
             try:
                 undo()
             except Exception as e:
-                self.errors.append((f.id, f.kind, "undo: %s" % str(e)[:300]))
+                self.undo_errors.append((f.id, f.kind, "undo: %s" % str(e)[:300]))
 
     def undo_all(self):
         """Whatever is still applied, undone (the soak's end, an error)."""
@@ -364,7 +367,8 @@ class Executor:
             try:
                 undo()
             except Exception as e:
-                self.errors.append((fid, "?", "undo at the end: %s" % str(e)[:300]))
+                kind = next((k for i, k, _ in self.applied if i == fid), "?")
+                self.undo_errors.append((fid, kind, "undo at the end: %s" % str(e)[:300]))
         for h in self.lab.hosts.values():
             if h.powered():
                 for t in ("cphalab_soak_cut", "cphalab_soak_loss", "cphalab_soak_vrrp"):
@@ -621,6 +625,8 @@ def run(lab, a, progress):
                         and f.id in {fid for fid, _, _ in ex.applied}),
         "by_kind": kinds, "not_injected": [
             {"id": fid, "kind": k, "why": why} for fid, k, why in ex.errors],
+        "not_undone": [
+            {"id": fid, "kind": k, "why": why} for fid, k, why in ex.undo_errors],
         "seconds_below_full_service": seconds_bad,
         "worst_windows_s": [list(w) for w in windows],
         "not_drawn": dict(NOT_DRAWN_WHY),
@@ -763,6 +769,9 @@ def markdown(r):
     if r["not_injected"]:
         out += ["", "## Faults not injected", ""]
         out += ["- %d %s: %s" % (e["id"], e["kind"], e["why"]) for e in r["not_injected"]]
+    if r.get("not_undone"):
+        out += ["", "## Faults injected whose repair failed", ""]
+        out += ["- %d %s: %s" % (e["id"], e["kind"], e["why"]) for e in r["not_undone"]]
     if r.get("not_drawn"):
         out += ["", "## Kinds this lab does not draw", ""]
         out += ["- %s: %s" % kv for kv in sorted(r["not_drawn"].items())]
