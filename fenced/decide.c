@@ -215,7 +215,7 @@ static void run_due(struct decide_state *st, uint64_t now, struct decide_out *ou
 			n->state = DECIDE_OK;
 			n->due = DECIDE_NEVER;
 			n->deferred_to = 0;
-			emit(out, DECIDE_ACT_SKIPPED, i, 0, 0, now);
+			emit(out, DECIDE_ACT_SKIPPED, i, DECIDE_SKIP_CS_MEMBER, 0, now);
 			continue;
 		}
 		if (n->state != DECIDE_VICTIM || now < n->due)
@@ -230,7 +230,8 @@ static void run_due(struct decide_state *st, uint64_t now, struct decide_out *ou
 			n->state = DECIDE_OK;
 			n->due = DECIDE_NEVER;
 			n->deferred_to = 0;
-			emit(out, DECIDE_ACT_SKIPPED, i, 3, by == st->our_id ? by : 0, now);
+			emit(out, DECIDE_ACT_SKIPPED, i, DECIDE_SKIP_AVERTED,
+				by == st->our_id ? by : 0, now);
 			continue;
 		}
 		if (!n->quorate_seen)
@@ -303,7 +304,10 @@ void decide_membership(struct decide_state *st, uint64_t now, const uint32_t *me
 				n->state = DECIDE_OK;
 				n->due = DECIDE_NEVER;
 				n->deferred_to = 0;
-				emit(out, DECIDE_ACT_SKIPPED, i, clean ? 0 : 1, by, now);
+				emit(out, DECIDE_ACT_SKIPPED, i,
+					clean ? DECIDE_SKIP_REJOINED_CLEAN
+					      : DECIDE_SKIP_MERGED_QUORATE,
+					by, now);
 			}
 		} else if (!in && n->member) {
 			enum decide_left_reason why =
@@ -440,7 +444,7 @@ void decide_remote_skipped(
 		st->nodes[i].state = DECIDE_OK;
 		st->nodes[i].due = DECIDE_NEVER;
 		st->nodes[i].deferred_to = 0;
-		emit(out, DECIDE_ACT_SKIPPED, i, 2, by, now);
+		emit(out, DECIDE_ACT_SKIPPED, i, DECIDE_SKIP_SPARED, by, now);
 	}
 	deadline_of(st, out);
 }

@@ -149,15 +149,26 @@ enum decide_action_type {
 	DECIDE_ACT_FENCE,      /* run level .level of node .node (index) */
 	DECIDE_ACT_FENCED,     /* we fenced .node (.by 0: its watchdog has by now): broadcast it */
 	DECIDE_ACT_ALL_FAILED, /* every level of .node failed: say it loudly; retry at .at */
-	DECIDE_ACT_SKIPPED,    /* .node rejoined clean before being fenced (.level 0), or
-				* merged back from the quorate side of a partition
-				* ours was the minority of (.level 1; .by: our id when
-				* we were the member to fence it, who must tell the
-				* others: broadcast it), or the member to fence it
-				* said it spared it (.level 2, .by: that member), or
-				* it was back in both memberships when its turn came
-				* (.level 3, averted; .by as for .level 1) */
+	DECIDE_ACT_SKIPPED,    /* .node is not fenced after all; .level holds why, an
+				* enum decide_skip */
 	DECIDE_ACT_DEFER,      /* .node is due, .by (another member) fences it */
+};
+
+/* Why a victim was dropped (DECIDE_ACT_SKIPPED's .level). */
+enum decide_skip {
+	/* it rejoined clean (its fenced restarted) before being fenced */
+	DECIDE_SKIP_REJOINED_CLEAN,
+	/* it merged back from the quorate side of a partition ours was the
+	 * minority of; .by: our id when we were the member to fence it, who
+	 * must tell the others (broadcast it), else 0 */
+	DECIDE_SKIP_MERGED_QUORATE,
+	/* the member to fence it said it spared it; .by: that member */
+	DECIDE_SKIP_SPARED,
+	/* it was back in corosync's membership and the domain when its turn
+	 * came: averted; .by as for DECIDE_SKIP_MERGED_QUORATE */
+	DECIDE_SKIP_AVERTED,
+	/* a start-up victim that corosync now counts as a member: up */
+	DECIDE_SKIP_CS_MEMBER,
 };
 
 struct decide_action {

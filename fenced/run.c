@@ -297,39 +297,41 @@ void fenced_apply(struct fenced *d, struct decide_out *out)
 				(double)d->cfg->global.retry_interval / 1e6);
 			break;
 		case DECIDE_ACT_SKIPPED: {
-			/* decide.h: a start-up victim that corosync counts (not a
-			 * member), one back with a new fenced (.level 0), one merged
-			 * back from the quorate side (.level 1), spared by its
-			 * fencer (.level 2), back before its turn (.level 3) */
+			/* the log line and the history's reason, by enum decide_skip */
 			static const char *const why[][2] = {
-				{ "rejoined clean (its fenced restarted) before being "
-				  "fenced: not fenced",
+				[DECIDE_SKIP_REJOINED_CLEAN] = { "rejoined clean (its fenced "
+								 "restarted) before being "
+								 "fenced: not fenced",
 					"rejoined clean before fencing" },
-				{ "merged back from the quorate side of a partition this "
-				  "node was cut from (no quorum here since it left): not "
-				  "fenced by this node",
+				[DECIDE_SKIP_MERGED_QUORATE] = { "merged back from the quorate "
+								 "side of a partition this "
+								 "node was cut from (no quorum "
+								 "here since it left): not "
+								 "fenced by this node",
 					"merged back from the quorate side" },
-				{ "is a corosync member (up, its fenced not in the domain "
-				  "yet): no start-up fencing",
-					"a corosync member: no start-up fencing" },
-				{ "merged back and spared by the member that fences it: "
-				  "not fenced",
+				[DECIDE_SKIP_SPARED] = { "merged back and spared by the member "
+							 "that fences it: not fenced",
 					"spared by the member that fences it" },
-				{ "is back in corosync's membership and the fence domain "
-				  "at its turn (post_fail_delay): fence averted",
+				[DECIDE_SKIP_AVERTED] = { "is back in corosync's membership and "
+							  "the fence domain at its turn "
+							  "(post_fail_delay): fence averted",
 					"back before its turn: averted" },
+				[DECIDE_SKIP_CS_MEMBER] = { "is a corosync member (up, its fenced "
+							    "not in the domain yet): no start-up "
+							    "fencing",
+					"a corosync member: no start-up fencing" },
 			};
-			unsigned w = !d->nodes[a->node].member ? 2
-				     : a->level == 3           ? 4
-				     : a->level == 2           ? 3
-							       : a->level == 1;
+			unsigned w = a->level < sizeof(why) / sizeof(why[0])
+					     ? a->level
+					     : DECIDE_SKIP_REJOINED_CLEAN;
 
 			log_notice("%s %s", n->name, why[w][0]);
-			fenced_history(d, n->name, "skipped", a->level == 2 ? a->by : 0, 0, 0, true,
-				"%s", why[w][1]);
+			fenced_history(d, n->name, "skipped", w == DECIDE_SKIP_SPARED ? a->by : 0,
+				0, 0, true, "%s", why[w][1]);
 			d->skipped++;
 			/* ours to fence and spared: the others drop it too */
-			if ((a->level == 1 || a->level == 3) && a->by == d->st.our_id)
+			if ((w == DECIDE_SKIP_MERGED_QUORATE || w == DECIDE_SKIP_AVERTED) &&
+				a->by == d->st.our_id)
 				fenced_send_line(d, "SKIPPED %" PRIu32 " %" PRIu32,
 					d->nodes[a->node].cfg.id, d->st.our_id);
 			break;

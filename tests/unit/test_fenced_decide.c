@@ -224,7 +224,7 @@ static void test_startup_victim_corosync_member(void **state)
 	assert_int_equal(nodes[1].state, DECIDE_VICTIM);
 	nodes[1].cs_member = true;
 	decide_quorum(&st, T0 + 7 * S, true, &out);
-	expect_action(0, DECIDE_ACT_SKIPPED, 1, 0);
+	expect_action(0, DECIDE_ACT_SKIPPED, 1, DECIDE_SKIP_CS_MEMBER);
 	assert_int_equal(nodes[1].state, DECIDE_OK);
 
 	/* a corosync member at the end of post_join_delay is no victim */

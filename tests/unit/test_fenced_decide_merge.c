@@ -26,7 +26,7 @@ static void test_rejoin_before_fenced(void **state)
 	assert_int_equal(out.n, 0);
 	assert_int_equal(out.deadline, T0 + 15 * S);
 	members(T0 + 12 * S, three, 3, NULL, 0, clean, 1);
-	expect_action(0, DECIDE_ACT_SKIPPED, 2, 0);
+	expect_action(0, DECIDE_ACT_SKIPPED, 2, DECIDE_SKIP_REJOINED_CLEAN);
 	assert_int_equal(nodes[2].state, DECIDE_OK);
 	decide_timer(&st, T0 + 15 * S, &out);
 	assert_int_equal(out.n, 0);
@@ -42,7 +42,7 @@ static void test_rejoin_before_fenced(void **state)
 	assert_int_equal(nodes[2].state, DECIDE_VICTIM);
 	decide_timer(&st, T0 + 15 * S, &out);
 	assert_int_equal(out.n, 1);
-	expect_action(0, DECIDE_ACT_SKIPPED, 2, 3);
+	expect_action(0, DECIDE_ACT_SKIPPED, 2, DECIDE_SKIP_AVERTED);
 	assert_int_equal(out.act[0].by, 1); /* ours to fence: broadcast it */
 	assert_int_equal(nodes[2].state, DECIDE_OK);
 
@@ -96,8 +96,8 @@ static void test_minority_does_not_fence_after_merge(void **state)
 	/* ... and the merge (their old state) settles them */
 	members(T0 + 16 * S, three, 3, NULL, 0, stale, 2);
 	assert_int_equal(out.n, 2);
-	expect_action(0, DECIDE_ACT_SKIPPED, 0, 1);
-	expect_action(1, DECIDE_ACT_SKIPPED, 1, 1);
+	expect_action(0, DECIDE_ACT_SKIPPED, 0, DECIDE_SKIP_MERGED_QUORATE);
+	expect_action(1, DECIDE_ACT_SKIPPED, 1, DECIDE_SKIP_MERGED_QUORATE);
 	assert_int_equal(nodes[0].state, DECIDE_OK);
 	assert_int_equal(nodes[1].state, DECIDE_OK);
 	decide_timer(&st, T0 + 100 * S, &out);
@@ -116,7 +116,7 @@ static void test_minority_does_not_fence_after_merge(void **state)
 	static const uint32_t one_three[] = { 1, 3 };
 	static const struct decide_joined clean1[] = { { 1, true } };
 	members(T0 + 16 * S, one_three, 2, NULL, 0, clean1, 1);
-	expect_action(0, DECIDE_ACT_SKIPPED, 0, 0);
+	expect_action(0, DECIDE_ACT_SKIPPED, 0, DECIDE_SKIP_REJOINED_CLEAN);
 	assert_int_equal(nodes[1].state, DECIDE_FENCING);
 }
 
@@ -262,8 +262,8 @@ static void test_thawed_node_fences_nobody(void **state)
 	assert_int_equal(out.deadline, DECIDE_NEVER);
 	members(T0 + 100 * S + 300000, all, 3, NULL, 0, old, 2);
 	assert_int_equal(out.n, 2);
-	expect_action(0, DECIDE_ACT_SKIPPED, 1, 1);
-	expect_action(1, DECIDE_ACT_SKIPPED, 2, 1);
+	expect_action(0, DECIDE_ACT_SKIPPED, 1, DECIDE_SKIP_MERGED_QUORATE);
+	expect_action(1, DECIDE_ACT_SKIPPED, 2, DECIDE_SKIP_MERGED_QUORATE);
 	decide_timer(&st, T0 + 200 * S, &out);
 	assert_int_equal(out.n, 0);
 	assert_int_equal(nodes[1].state, DECIDE_OK);
@@ -293,7 +293,7 @@ static void test_spared_victim_dropped_everywhere(void **state)
 	assert_int_equal(nodes[2].state, DECIDE_VICTIM);
 	cpg_only(t + 450000, all, 3, NULL, 0, old3, 1);
 	assert_int_equal(out.n, 1);
-	expect_action(0, DECIDE_ACT_SKIPPED, 2, 1);
+	expect_action(0, DECIDE_ACT_SKIPPED, 2, DECIDE_SKIP_MERGED_QUORATE);
 	assert_int_equal(out.act[0].by, 1); /* ours to fence: broadcast it */
 	assert_int_equal(nodes[2].state, DECIDE_OK);
 
@@ -312,7 +312,7 @@ static void test_spared_victim_dropped_everywhere(void **state)
 	assert_int_equal(nodes[2].state, DECIDE_VICTIM);
 	decide_remote_skipped(&st, t + 470000, 3, 1, &out);
 	assert_int_equal(out.n, 1);
-	expect_action(0, DECIDE_ACT_SKIPPED, 2, 2);
+	expect_action(0, DECIDE_ACT_SKIPPED, 2, DECIDE_SKIP_SPARED);
 	assert_int_equal(out.act[0].by, 1);
 	assert_int_equal(nodes[2].state, DECIDE_OK);
 	/* m1 leaves 94 s later: m2 fences m1 in time, never m3 */
@@ -362,7 +362,7 @@ static void test_brief_gap_averted(void **state)
 		assert_int_equal(nodes[0].state, DECIDE_VICTIM);
 		decide_timer(&st, t + 1 * S, &out);
 		assert_int_equal(out.n, 1);
-		expect_action(0, DECIDE_ACT_SKIPPED, 0, 3);
+		expect_action(0, DECIDE_ACT_SKIPPED, 0, DECIDE_SKIP_AVERTED);
 		/* m2 fences it (the lowest id with complete state): m2 tells */
 		assert_int_equal(out.act[0].by, me == 2 ? 2 : 0);
 		assert_int_equal(nodes[0].state, DECIDE_OK);
@@ -382,7 +382,7 @@ static void test_brief_gap_averted(void **state)
 	nodes[0].cs_member = true;
 	members(t + 1 * S + 240000, all, 3, NULL, 0, old1, 1);
 	assert_int_equal(out.n, 1);
-	expect_action(0, DECIDE_ACT_SKIPPED, 0, 3);
+	expect_action(0, DECIDE_ACT_SKIPPED, 0, DECIDE_SKIP_AVERTED);
 	assert_int_equal(out.act[0].by, 0);
 	assert_int_equal(nodes[0].state, DECIDE_OK);
 	decide_remote_skipped(&st, t + 1 * S + 300000, 1, 2, &out);
