@@ -147,15 +147,21 @@ enum how {
 struct action {
 	enum how how;
 	bool logs;
-	const char *argv[8];
+	const char *argv[10];
 };
 
 static const struct action actions[] = {
 	{ HOW_PCMK, true, { "tail", "-n", "200", "?-F", "@log", NULL } },
 	{ HOW_PCMK, false, { "crm_resource", "--restart", "--resource", "@pcmk", NULL } },
 	{ HOW_PCMK_CLONE, true, { "tail", "-n", "200", "?-F", "@log", NULL } },
+	/* the instance is stopped by a ban on this node that crm_resource
+	 * clears once it is stopped; a host that dies before (fenced, its
+	 * power lost) would leave the ban for good, the instance never
+	 * started again there: the ban expires by itself after 5 minutes,
+	 * past any stop (the agents' stop timeouts are at most 120 s) */
 	{ HOW_PCMK_CLONE, false,
-		{ "crm_resource", "--restart", "--resource", "@pcmk", "--node", "@node", NULL } },
+		{ "crm_resource", "--restart", "--resource", "@pcmk", "--node", "@node",
+			"--lifetime", "PT5M", NULL } },
 	/* the kubelet starts a static pod again once its sandbox is stopped */
 	{ HOW_POD, true, { "crictl", "logs", "--tail", "200", "?-f", "@id", NULL } },
 	{ HOW_POD, false, { "crictl", "stopp", "@id", NULL } },
@@ -294,7 +300,7 @@ static int restart_or_logs(const struct request *q)
 {
 	const struct role *r = find_role(q->role);
 	const struct action *a = NULL;
-	const char *v[8];
+	const char *v[10];
 	struct fill f = { .follow = q->follow };
 	struct role pr;
 	struct cp_cluster *c;

@@ -125,11 +125,14 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 	if (njoined && d->self_vip)
 		fenced_send_line(d, "VIP 1");
 	d->nmembers = (uint32_t)(nmembers < 128 ? nmembers : 128);
-	/* the quorum of this membership, before it decides anything: a lost
-	 * quorum must never be learnt after the victims it forbids fencing */
+	/* the quorum of this membership. Lost, it is learnt before the change
+	 * decides anything: never after the victims it forbids fencing.
+	 * Gained, it is learnt after: a victim that merges back with it is a
+	 * member again when its turn is looked at, and its fence is averted
+	 * (decide.h), where quorum first would fence it as still away. */
 	q = fenced_cs_quorate_now(d->cs);
-	if (q >= 0 && (bool)q != d->quorate)
-		set_quorum(d, q);
+	if (q == 0 && d->quorate)
+		set_quorum(d, false);
 	for (i = 0; i < d->nnodes; i++)
 		was[i] = d->nodes[i].state;
 	cs_members(d);
@@ -155,6 +158,8 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 			fenced_unfence(d, i);
 	}
 	fenced_apply(d, &out);
+	if (q > 0 && !d->quorate)
+		set_quorum(d, true);
 	cpha_notify_status("%s, %u members", d->quorate ? "quorate" : "not quorate", d->nmembers);
 }
 

@@ -352,7 +352,16 @@ void decide_vq_members(struct decide_state *st, const uint32_t *ids, size_t n)
 
 void decide_quorum(struct decide_state *st, uint64_t now, bool quorate, struct decide_out *out)
 {
+	size_t i;
+
 	begin(out);
+	/* quorum back: each victim's delay runs again from now (decide.h) */
+	for (i = 0; quorate && !st->quorate && i < st->nnodes; i++) {
+		struct decide_node *n = &st->nodes[i];
+
+		if (n->state == DECIDE_VICTIM && n->due < add(now, n->delay))
+			n->due = add(now, n->delay);
+	}
 	st->quorate = quorate;
 	/* RHCS's fenced joins the domain once quorate and counts
 	 * post_join_delay from there: a node started alone (booted into a

@@ -18,7 +18,13 @@
  *   holds the VIP (the side of a split that holds the VIP fences first);
  *   not once its power was read off (decide_power_off: a host that is off
  *   races nobody).
- * - Nothing is fenced without quorum: victims wait, their deadlines kept.
+ * - Nothing is fenced without quorum: victims wait. When quorum comes back,
+ *   each victim's delay runs again from then, if that is later than its
+ *   turn: as RHCS's fenced waits post_fail_delay when a quorate domain
+ *   starts its recovery. A split healing in steps (two nodes merge, the
+ *   third a moment later, as knet finds its links up again) would
+ *   otherwise see the first two fence the third at once, its turn long
+ *   past, though it was never cut off.
  * - Nor before votequorum has finished the membership change that lost
  *   the victim: a victim that left corosync's membership (node down)
  *   waits for a votequorum notification that leaves it out and came after

@@ -220,7 +220,7 @@ def run(lab):
         (desc, ["logs", "etcd", "-f"], "journalctl -u etcd.service -n 200 -f"),
         (desc, ["restart", "lb"], "systemctl restart lbd.service"),
         (SAMPLE, ["restart", "etcd", "--host", "kubem01"],
-         "crm_resource --restart --resource etcd-clone --node kubem01"),
+         "crm_resource --restart --resource etcd-clone --node kubem01 --lifetime PT5M"),
         (SAMPLE, ["restart", "controllers"], "crm_resource --restart --resource kcm"),
         (SAMPLE, ["logs", "apiserver"], "tail -n 200 /var/log/cpha/kube-apiserver.log"),
     ]

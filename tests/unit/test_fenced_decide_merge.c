@@ -390,6 +390,58 @@ static void test_brief_gap_averted(void **state)
 	assert_int_equal(nodes[0].state, DECIDE_OK);
 }
 
+/* A split that heals in steps, as in a soak: 3 cut off from a quorate
+ * 1 and 2, then 2 cut off too before 3's turn; 2 comes back first and
+ * brings quorum, 3's turn long past. Its delay runs again from then, as
+ * RHCS's fenced waits post_fail_delay when its recovery starts: 3 back
+ * within it is averted; 3 really gone is fenced once it has run. */
+static void test_quorum_back_delay_runs_again(void **state)
+{
+	static const uint32_t m12[] = { 1, 2 }, m1[] = { 1 }, all[] = { 1, 2, 3 };
+	static const struct decide_left down3[] = { { 3, DECIDE_LEFT_NODEDOWN } },
+					down2[] = { { 2, DECIDE_LEFT_NODEDOWN } };
+	static const struct decide_joined old2[] = { { 2, false } }, old3[] = { { 3, false } };
+	uint64_t t = T0 + 100 * S;
+	int back;
+
+	(void)state;
+	for (back = 0; back <= 1; back++) {
+		setup3(1, 1 * S, false);
+		all_up();
+		members(t, m12, 2, down3, 1, NULL, 0);
+		assert_int_equal(out.n, 0);
+		assert_int_equal(out.deadline, t + 1 * S);
+		/* quorum lost first, then the change that lost it */
+		decide_quorum(&st, t + 500000, false, &out);
+		members(t + 500000, m1, 1, down2, 1, NULL, 0);
+		decide_timer(&st, t + 10 * S, &out);
+		assert_int_equal(out.n, 0);
+		/* 2 merges back: the change first, then the quorum it brings */
+		nodes[1].cs_member = true;
+		members(t + 20 * S, m12, 2, NULL, 0, old2, 1);
+		expect_action(0, DECIDE_ACT_SKIPPED, 1, DECIDE_SKIP_MERGED_QUORATE);
+		decide_quorum(&st, t + 20 * S, true, &out);
+		assert_int_equal(out.n, 0); /* not fenced at once */
+		assert_int_equal(out.deadline, t + 21 * S);
+		assert_int_equal(nodes[2].state, DECIDE_VICTIM);
+		if (back) {
+			nodes[2].cs_member = true;
+			members(t + 20 * S + 300000, all, 3, NULL, 0, old3, 1);
+			assert_int_equal(out.n, 0);
+			decide_timer(&st, t + 21 * S, &out);
+			assert_int_equal(out.n, 1);
+			expect_action(0, DECIDE_ACT_SKIPPED, 2, DECIDE_SKIP_AVERTED);
+			assert_int_equal(out.act[0].by, 1);
+		} else {
+			decide_timer(&st, t + 21 * S - 1, &out);
+			assert_int_equal(out.n, 0);
+			decide_timer(&st, t + 21 * S, &out);
+			assert_int_equal(out.n, 1);
+			expect_action(0, DECIDE_ACT_FENCE, 2, 0);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_thawed_node_fences_nobody),
 		cmocka_unit_test(test_spared_victim_dropped_everywhere),
 		cmocka_unit_test(test_brief_gap_averted),
+		cmocka_unit_test(test_quorum_back_delay_runs_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
