@@ -20,8 +20,8 @@ third, never cut off, follows within it.
      (as in the hour-long soak, where a master came back this way), and no
      BMC is told to power off.
 Before the fixes fenced learnt the quorum of a change before the change
-itself: n1 was quorate with n3 still counted away, and fenced it at the
-merge (1 run in 3 without either fix); and a pair that merged first
+itself: a node quorate with n3 still counted away fenced it at the merge
+(n2, in 1 run in 3 without either fix); and a pair that merged first
 fenced n1 at once, its turn long past (3 of 10 runs with the first fix
 alone).
 Exit 0 pass, 77 skip, 1 fail.
