@@ -99,13 +99,6 @@ watchdog {
        "log": cl.fence_log, "nodes": "".join(nodes), "fifo": node.wd_fifo, "wd": WD_TIMEOUT}
 
 
-def history(node, victim, event=None):
-    s = node.show()
-    check(s is not None, "fenced show json on %s failed" % node.name)
-    return [h for h in s["history"] if h["node"] == victim and (event is None or
-                                                                 h["event"] == event)]
-
-
 def metrics(node):
     """fenced's Prometheus metrics on the node: {sample: value}."""
     r = node.run(["curl", "-s", "-m", "5", "http://127.0.0.1:9131/metrics"], check=False,
@@ -128,7 +121,7 @@ def status(node):
 
 def wait_fenced(cl, via, victim, since_count, timeout):
     return util.wait_until(
-        lambda: len(history(via, victim.name, "fenced")) > since_count, timeout, 0.2,
+        lambda: len(via.history(victim.name, "fenced")) > since_count, timeout, 0.2,
         "%s to record %s fenced" % (via.name, victim.name))
 
 
@@ -152,19 +145,19 @@ def reboot(cl, node):
 def scenario_crash(cl):
     n1, n2, n3 = cl.nodes
     step("1. n3 crashes: n1 fences it through its BMC")
-    before = len(history(n1, "n3", "fenced"))
+    before = len(n1.history("n3", "fenced"))
     t0 = crash(cl, n3)
     wait_fenced(cl, n1, n3, before, 30)
     took = time.time() - t0
     ev = cl.bmc_events(n3, t0)
     check(any(e == "set power 0" for _, e in ev), "n3's BMC saw no power off: %r" % ev)
-    h1 = history(n1, "n3", "fenced")[-1]
+    h1 = n1.history("n3", "fenced")[-1]
     check(h1["by"] == "n1", "n3 fenced by %r, want n1" % h1["by"])
-    att = [h for h in history(n2, "n3", "attempt") if h["level"] == 1 and h["ok"]]
+    att = [h for h in n2.history("n3", "attempt") if h["level"] == 1 and h["ok"]]
     check(att and att[-1]["by"] == "n1", "n2's history lacks n1's level-1 attempt: %r"
-          % history(n2, "n3"))
-    check(history(n2, "n3", "fenced")[-1]["by"] == "n1", "n2's history disagrees")
-    check(history(n2, "n3", "deferred"), "n2 did not defer to n1: %r" % history(n2, "n3"))
+          % n2.history("n3"))
+    check(n2.history("n3", "fenced")[-1]["by"] == "n1", "n2's history disagrees")
+    check(n2.history("n3", "deferred"), "n2 did not defer to n1: %r" % n2.history("n3"))
     check("fencing n3" not in n2.fenced_log(), "n2 ran an agent for n3")
     m = metrics(n1)
     check(m.get("fenced_quorate") == 1 and m.get("fenced_members") == 2,
@@ -192,10 +185,10 @@ def scenario_crash(cl):
     reboot(cl, n3)
     util.wait_until(lambda: any(e == "set power 1" for _, e in cl.bmc_events(n3, t1)), 20, 0.2,
                     "n1 to unfence n3 (its BMC to see power on)")
-    util.wait_until(lambda: [h for h in history(n1, "n3", "unfence") if h["ok"]], 20, 0.2,
+    util.wait_until(lambda: [h for h in n1.history("n3", "unfence") if h["ok"]], 20, 0.2,
                     "n1's history to record n3 unfenced")
     time.sleep(3)
-    check(len(history(n1, "n3", "fenced")) == before + 1, "n3 was fenced again after rejoining")
+    check(len(n1.history("n3", "fenced")) == before + 1, "n3 was fenced again after rejoining")
 
 
 def scenario_level2(cl):
@@ -203,7 +196,7 @@ def scenario_level2(cl):
     step("2. n2's BMC hangs and n2 dies: level 1 fails, level 2 fences; a reload "
          "meanwhile waits for the fence")
     bmc = cl.bmcs["n2"]
-    before = len(history(n1, "n2", "fenced"))
+    before = len(n1.history("n2", "fenced"))
     log_before = len(n1.fenced_log())
     bmc.kill(signal.SIGSTOP)
     try:
@@ -222,7 +215,7 @@ def scenario_level2(cl):
     took = time.time() - t0
     util.wait_until(lambda: "configuration reloaded" in n1.fenced_log()[log_before:], 10, 0.1,
                     "n1's reload once the fence of n2 ended")
-    att = [h for h in history(n3, "n2", "attempt") if h["by"] == "n1"]
+    att = [h for h in n3.history("n2", "attempt") if h["by"] == "n1"]
     check(len(att) >= 2, "n3's history lacks the attempts: %r" % att)
     check(att[-2]["level"] == 1 and not att[-2]["ok"], "level 1 did not fail: %r" % att)
     check(att[-1]["level"] == 2 and att[-1]["ok"], "level 2 did not succeed: %r" % att)
@@ -247,7 +240,7 @@ def scenario_partition(cl, lab):
     step("3. n1 cut off: no quorum, no fencing by n1, its watchdog resets it, "
          "n2 fences it")
     check(wd.pets > 3 and wd.last is not None, "n1's watchdog is not petted: %d pets" % wd.pets)
-    before = len(history(n2, "n1", "fenced"))
+    before = len(n2.history("n1", "fenced"))
     log_before = len(n1.fenced_log())
     t0 = time.time()
     lab.link_down(n1.host)
@@ -266,7 +259,7 @@ def scenario_partition(cl, lab):
     check(reset_after <= WD_TIMEOUT + 6, "the watchdog reset came %.1f s after the cut"
           % reset_after)
     check(fenced_after >= N1_DELAY, "n2 fenced n1 before its delay (%.1f s)" % fenced_after)
-    h = history(n3, "n1", "fenced")[-1]
+    h = n3.history("n1", "fenced")[-1]
     check(h["by"] == "n2", "n1 fenced by %r, want n2" % h["by"])
     print("  n1 reset by its watchdog %.1f s after the cut; fenced by n2 after %.1f s"
           % (reset_after, fenced_after), flush=True)
@@ -277,14 +270,14 @@ def scenario_clean_stop(cl):
     n1, n2, n3 = cl.nodes
     step("4. a clean stop of fenced on n3 is not a failure")
     wd = cl.watchdogs["n3"]
-    before = len(history(n1, "n3"))
+    before = len(n1.history("n3"))
     disarmed, resets = wd.disarmed, len(wd.resets)
     n3.fenced.kill(signal.SIGTERM)
     n3.fenced.wait(15)
     util.wait_until(lambda: cl.domain_ok(n1, ["n1", "n2"]), 15, 0.3, "n3 out of the domain")
     time.sleep(4)
-    check(len(history(n1, "n3")) == before, "n3's clean stop made history: %r"
-          % history(n1, "n3")[before:])
+    check(len(n1.history("n3")) == before, "n3's clean stop made history: %r"
+          % n1.history("n3")[before:])
     check(wd.disarmed == disarmed + 1, "n3's watchdog was not disarmed")
     time.sleep(WD_TIMEOUT)
     check(len(wd.resets) == resets, "n3 was reset by its watchdog after a clean stop")
@@ -326,14 +319,14 @@ def scenario_ack(cl):
                    timeout=15)
         check(r.returncode == 0 and "acknowledged" in r.stdout, "ack: %s%s" % (r.stdout,
                                                                               r.stderr))
-        util.wait_until(lambda: history(n1, "n2", "ack"), 10, 0.1, "n1 to record the ack")
+        util.wait_until(lambda: n1.history("n2", "ack"), 10, 0.1, "n1 to record the ack")
     finally:
         bmc.kill(signal.SIGCONT)
         cl.write_hosts_file()
-    h = history(n1, "n2", "ack")[-1]
+    h = n1.history("n2", "ack")[-1]
     check(h["by"] == "n3", "the ack is recorded as by %r, want n3" % h["by"])
-    check(history(n3, "n2", "ack"), "n3's history lacks the ack")
-    att = [x for x in history(n1, "n2", "attempt") if not x["ok"]]
+    check(n3.history("n2", "ack"), "n3's history lacks the ack")
+    att = [x for x in n1.history("n2", "attempt") if not x["ok"]]
     check(len(att) >= 2, "the failed attempts are not in the history: %r" % att)
     n = n1.fenced_log()[log_before:].count("action off")
     time.sleep(5)  # past retry_interval (3 s): nothing may start any more

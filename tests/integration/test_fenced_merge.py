@@ -44,12 +44,6 @@ def check(cond, msg):
         raise AssertionError(msg)
 
 
-def history(node, victim, event):
-    s = node.show()
-    check(s is not None, "fenced show json on %s failed" % node.name)
-    return [h for h in s["history"] if h["node"] == victim and h["event"] == event]
-
-
 def run(lab):
     cl = fencedlab.build(lab, NAMES, IPS, BMC_IP)
     try:
@@ -76,7 +70,7 @@ def run(lab):
         step("2. healed: n3 quorate again with n1 and n2 back; it fences neither")
         util.wait_until(lambda: all(n3.name in (n.show() or {}).get("members", [])
                                     for n in (n1, n2)) or n3.name in
-                        [h["node"] for h in history(n1, n3.name, "fenced")],
+                        [h["node"] for h in n1.history(n3.name, "fenced")],
                         30, 0.3, "the merge")
         util.wait_until(lambda: "merged back from the quorate side" in n3.fenced_log()[mark:]
                         or cl.power_offs(n1, t0) or cl.power_offs(n2, t0), 20, 0.3,
@@ -94,19 +88,19 @@ def run(lab):
         step("3. n3's turn after its %d s delay: back in both memberships, the fence "
              "is averted" % N3_DELAY)
         for n in (n1, n2):
-            util.wait_until(lambda: [h for h in history(n, n3.name, "skipped")
+            util.wait_until(lambda: [h for h in n.history(n3.name, "skipped")
                                      if "averted" in h["detail"]
                                      or "spared by" in h["detail"]],
                             N3_DELAY + 30, 0.3, "%s to drop n3 as a victim" % n.name)
-        averted = [h for h in history(n1, n3.name, "skipped") if "averted" in h["detail"]]
+        averted = [h for h in n1.history(n3.name, "skipped") if "averted" in h["detail"]]
         check(averted, "n1, the member to fence n3, did not avert it: %r"
-              % history(n1, n3.name, "skipped"))
+              % n1.history(n3.name, "skipped"))
         waited = time.time() - t0
         check(waited >= N3_DELAY, "n3 dropped %.1f s after the cut, before its delay" % waited)
         time.sleep(3)  # a fence asked for at the turn would show by now
         check(not cl.power_offs(n3, t0), "n3 was fenced though back before its turn: %r\n%s"
               % (cl.bmc_events(n3, t0), n1.fenced_log()[-3000:]))
-        check(not history(n1, n3.name, "fenced") and not history(n2, n3.name, "fenced"),
+        check(not n1.history(n3.name, "fenced") and not n2.history(n3.name, "fenced"),
               "a member recorded n3 fenced")
         check(all(n.up() for n in (n1, n2, n3)), "a node is down after the merge")
         check(all(not (n.show() or {}).get("pending") for n in (n1, n2, n3)),

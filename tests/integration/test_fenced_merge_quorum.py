@@ -47,12 +47,6 @@ def check(cond, msg):
         raise AssertionError(msg)
 
 
-def history(node, victim, event):
-    s = node.show()
-    check(s is not None, "fenced show json on %s failed" % node.name)
-    return [h for h in s["history"] if h["node"] == victim and h["event"] == event]
-
-
 def run(lab):
     cl = fencedlab.build(lab, NAMES, IPS, BMC_IP)
     try:
@@ -96,17 +90,17 @@ def run(lab):
         util.wait_until(lambda: sorted((n1.show() or {}).get("members", [])) == list(NAMES)
                         and "the partition is quorate" in n1.fenced_log()[mark:]
                         .rsplit("NOT quorate", 1)[-1], 30, 0.2, "the merge on n1")
-        util.wait_until(lambda: history(n1, n3.name, "skipped")
-                        or history(n1, n3.name, "fenced") or cl.power_offs(n3, t0),
+        util.wait_until(lambda: n1.history(n3.name, "skipped")
+                        or n1.history(n3.name, "fenced") or cl.power_offs(n3, t0),
                         15, 0.2, "n1 to decide on n3")
         time.sleep(3)  # a fence asked for at the merge would show by now
         log = n1.fenced_log()[mark:]
         check(not cl.power_offs(n3, t0), "n1 fenced n3, back with its quorum: %r\n%s"
               % (cl.bmc_events(n3, t0), log[-3000:]))
-        averted = [h for h in history(n1, n3.name, "skipped") if "averted" in h["detail"]]
+        averted = [h for h in n1.history(n3.name, "skipped") if "averted" in h["detail"]]
         check(averted, "n1, the member to fence n3, did not avert it: %r\n%s"
-              % (history(n1, n3.name, "skipped"), log[-3000:]))
-        util.wait_until(lambda: [h for h in history(n2, n3.name, "skipped")
+              % (n1.history(n3.name, "skipped"), log[-3000:]))
+        util.wait_until(lambda: [h for h in n2.history(n3.name, "skipped")
                                  if "spared by" in h["detail"] or "averted" in h["detail"]],
                         10, 0.2, "n2 to drop n3 as a victim")
         check(not cl.power_offs(n1, t0) and not cl.power_offs(n2, t0),

@@ -46,11 +46,6 @@ from cphatest.fenced_vip import (PRIO_DELAY, holds, power_loss,  # noqa: E402
                                  start_vipd, vip_holder_known, vipd_conf)
 from cphatest.util import check  # noqa: E402
 
-def history(node, victim, event):
-    s = node.show()
-    check(s is not None, "fenced show json on %s failed" % node.name)
-    return [h for h in s["history"] if h["node"] == victim and h["event"] == event]
-
 
 def boot(cl, lab, node):
     cl.bmc_power(node, True)  # switched on: its BMC says so from now
@@ -66,12 +61,12 @@ def boot(cl, lab, node):
 def scenario_holder_dies(cl, lab):
     lb1, lb2 = cl.nodes
     step("2. lb1 (the VIP holder) loses power: lb2 takes the VIP only after fencing it")
-    before = len(history(lb2, "lb1", "fenced"))
+    before = len(lb2.history("lb1", "fenced"))
     t0 = time.time()
     power_loss(cl, lab, lb1)
     tv = util.wait_until(lambda: holds(lb2) and time.time(), PRIO_DELAY + 30, 0.05,
                          "lb2 to take the VIP")
-    fenced = history(lb2, "lb1", "fenced")
+    fenced = lb2.history("lb1", "fenced")
     check(len(fenced) == before + 1 and fenced[-1]["by"] == "lb2",
           "lb2 holds the VIP but its fenced has not fenced lb1: %r" % fenced)
     ev = [t for t, e in cl.bmc_events(lb1, t0) if e == "set power 0"]
@@ -130,7 +125,7 @@ def scenario_power_seen(cl, lab):
     time.sleep(2.5)  # two of lb1's adverts
     util.wait_until(lambda: vip_holder_known(lb2, "lb1"), 20, 0.3,
                     "lb2's fenced to know lb1 holds the VIP")
-    before = len(history(lb2, "lb1", "fenced"))
+    before = len(lb2.history("lb1", "fenced"))
     t0 = time.time()
     cl.bmc_power(lb1, False)
     power_loss(cl, lab, lb1)
@@ -146,9 +141,9 @@ def scenario_power_seen(cl, lab):
     check(said and "power: off" in said[-1], "lb2's vipd did not hear lb1 is off: %r" % said)
     # a fence still follows, once corosync notices, and without the 8 s
     # priority_delay_vip (a host that is off races nobody)
-    util.wait_until(lambda: len(history(lb2, "lb1", "fenced")) == before + 1, 40, 0.3,
+    util.wait_until(lambda: len(lb2.history("lb1", "fenced")) == before + 1, 40, 0.3,
                     "lb2's fenced to fence lb1 after corosync noticed")
-    victim = history(lb2, "lb1", "victim")[-1]
+    victim = lb2.history("lb1", "victim")[-1]
     tf = time.time()
     check(tf - t0 < PRIO_DELAY, "lb1 fenced %.1f s after the loss: priority_delay_vip %d s "
           "still applied (victim entry %r)" % (tf - t0, PRIO_DELAY, victim))
@@ -163,7 +158,7 @@ def scenario_split(cl, lab):
          "holders")
     util.wait_until(lambda: vip_holder_known(lb2, "lb1"), 20, 0.3,
                     "lb2's fenced to know lb1 holds the VIP")
-    before = len(history(lb1, "lb2", "fenced"))
+    before = len(lb1.history("lb2", "fenced"))
     t0 = time.time()
     rules = ("table inet cut {\n chain in {\n  type filter hook input priority 0;\n"
              "  ip saddr %s drop\n }\n chain out {\n  type filter hook output priority 0;\n"
@@ -185,7 +180,7 @@ def scenario_split(cl, lab):
     check(not lb1_lost, "lb1 (the holder) lost the VIP at %.1f s" % (lb1_lost[:1] or [0])[0])
     held = [ln for ln in lb2.vipd.log_text().splitlines() if "waiting for fenced" in ln]
     check(held, "lb2's vipd never waited for fenced: the check proved nothing")
-    fenced = history(lb1, "lb2", "fenced")
+    fenced = lb1.history("lb2", "fenced")
     check(len(fenced) == before + 1 and fenced[-1]["by"] == "lb1",
           "lb1 did not fence lb2: %r" % fenced)
     check(not lb2.pids(), "lb2 survived the race")

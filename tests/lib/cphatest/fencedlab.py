@@ -76,6 +76,15 @@ class Node(pcmk3.Node):
         except ValueError:
             return None
 
+    def history(self, victim, event=None):
+        """The entries of fenced's history on this node about victim (node
+        name), of that event when given; fenced must answer."""
+        s = self.show()
+        if s is None:
+            raise AssertionError("fenced show json on %s failed" % self.name)
+        return [h for h in s["history"] if h["node"] == victim and (event is None or
+                                                                     h["event"] == event)]
+
     def fenced_log(self):
         return self.fenced.log_text() if self.fenced else ""
 
