@@ -61,6 +61,43 @@ class TestActions(unittest.TestCase):
                          [(83, "power_off", "undo"), (84, "power_off", "undo at the end")])
 
 
+    def test_a_failed_rolling_restart_is_said(self):
+        """cpha restart failing on a master (fenced meanwhile, say) is
+        named in the progress lines, its exit code and last error line;
+        the restart goes on with the next master."""
+        class Result:
+            def __init__(self, rc, err):
+                self.returncode, self.stderr, self.stdout = rc, err, ""
+
+        class Master:
+            def __init__(self, name, rc, err=""):
+                self.name, self.v4, self.rc, self.err, self.ran = name, "198.18.0.1", rc, err, []
+
+            def powered(self):
+                return True
+
+            def run(self, argv, check=True, timeout=60):
+                self.ran.append(argv)
+                return Result(self.rc, self.err)
+
+        ms = {"m1": Master("m1", 0), "m2": Master("m2", 1, "Error: waiting\nError: m2 gone")}
+
+        class Lab:
+            def host(self, name):
+                return ms[name]
+
+        said = []
+        ex = soak.Executor(lab=Lab(), stack="cpha", progress=said.append)
+        api = soak.observe.api
+        soak.observe.api = lambda lab, path, server=None: (200, "ok")
+        try:
+            ex.rolling_restart(["m2", "m1"])
+        finally:
+            soak.observe.api = api
+        self.assertEqual(said, ["  rolling restart: m2: cpha restart apiserver: exit 1: Error: m2 gone"])
+        self.assertEqual(ms["m1"].ran, [["cpha", "restart", "apiserver"]])
+
+
 class TestInFlight(unittest.TestCase):
     def test_intervals(self):
         faults = [soakplan.Fault("loss", ["lb1"], 10.0, 20.0, 40.0, {"percent": 20}, id=1),

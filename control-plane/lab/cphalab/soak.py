@@ -247,7 +247,13 @@ class Executor:
             if not m.powered():
                 continue
             try:
-                m.run(["cpha", "restart", "apiserver"], check=False, timeout=180)
+                r = m.run(["cpha", "restart", "apiserver"], check=False, timeout=180)
+                if r.returncode != 0:
+                    # the master may have been fenced meanwhile: its
+                    # effects are judged by the invariants, not here
+                    err = (r.stderr or r.stdout).strip().splitlines()
+                    self.progress("  rolling restart: %s: cpha restart apiserver: exit %d%s" % (
+                        m.name, r.returncode, ": " + err[-1][:200] if err else ""))
                 end = time.time() + 60
                 while time.time() < end and not self.stop_ev.is_set():
                     if observe.api(self.lab, "/readyz", server=m.v4)[0] == 200:
