@@ -147,7 +147,7 @@ static void on_confchg(void *ud, const struct fenced_cs_member *members, size_t 
 		d->nd[i].victim_since = fenced_wall();
 		log_warn("%s failed: to be fenced in %.1f s by %s%s", d->nd[i].name,
 			(double)fn->delay / 1e6, fenced_node_name(d, by, b, sizeof(b)),
-			d->quorate ? "" : ", once this partition is quorate");
+			d->quorate || q > 0 ? "" : ", once this partition is quorate");
 		fenced_history(d, d->nd[i].name, "victim", by, 0, fn->delay, true,
 			"failed; fenced in %.1f s by %s", (double)fn->delay / 1e6,
 			fenced_node_name(d, by, b, sizeof(b)));
