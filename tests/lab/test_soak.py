@@ -8,6 +8,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 import unittest
 
 sys.dont_write_bytecode = True
@@ -96,6 +97,53 @@ class TestActions(unittest.TestCase):
             soak.observe.api = api
         self.assertEqual(said, ["  rolling restart: m2: cpha restart apiserver: exit 1: Error: m2 gone"])
         self.assertEqual(ms["m1"].ran, [["cpha", "restart", "apiserver"]])
+
+
+class TestBootOnce(unittest.TestCase):
+    def test_two_boots_of_a_host_at_once_boot_it_once(self):
+        """A BMC's delayed boot (its own process) and the soak's power-on
+        of the same host: the second waits for the first and finds the
+        host on, where both used to start every daemon."""
+        import multiprocessing
+        from cphalab import build
+
+        with tempfile.TemporaryDirectory() as d:
+            on, log = os.path.join(d, "on"), os.path.join(d, "boots")
+
+            class Lab:
+                def path(self, *parts):
+                    return os.path.join(d, *parts)
+
+            class Host:
+                name = "lb2"
+
+                def powered(self):
+                    return os.path.exists(on)
+
+            def boot(lab, host):
+                with open(log, "a") as f:
+                    f.write("start %d\n" % os.getpid())
+                time.sleep(0.5)
+                open(on, "w").close()
+                with open(log, "a") as f:
+                    f.write("end %d\n" % os.getpid())
+
+            real = build.boot
+            build.boot = boot
+            try:
+                ctx = multiprocessing.get_context("fork")
+                ps = [ctx.Process(target=build.boot_if_off, args=(Lab(), Host())) for _ in range(2)]
+                for p in ps:
+                    p.start()
+                for p in ps:
+                    p.join(10)
+                self.assertEqual([p.exitcode for p in ps], [0, 0])
+                self.assertFalse(build.boot_if_off(Lab(), Host()))
+            finally:
+                build.boot = real
+            with open(log) as f:
+                lines = f.read().split()
+            self.assertEqual(lines[0::2], ["start", "end"], lines)
 
 
 class TestInFlight(unittest.TestCase):

@@ -9,6 +9,8 @@ BMC password files, the hosts' names in /etc/hosts, and dc-deadtime 5s
 (Pacemaker's 20 s default would only slow the many reboots).
 """
 
+import contextlib
+import fcntl
 import grp
 import os
 import pwd
@@ -580,6 +582,33 @@ def boot(lab, host):
     elif host.role == "lb":
         start_lb(host)
     start_monitor(host)
+
+
+@contextlib.contextmanager
+def host_lock(lab, host):
+    """Held while a host boots or a daemon of it is started, by any of the
+    lab's processes and threads: a BMC told to power a host on boots it
+    from a process of its own (cpha-lab boot, 6 s later), and the soak may
+    power the same host on meanwhile. Two boots at once start each daemon
+    twice, the second on the first's notify socket (a soak: "No such file
+    or directory: .../notify-lb2-corosync")."""
+    fd = os.open(lab.path("boot-%s.lock" % host.name), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC,
+                 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def boot_if_off(lab, host):
+    """boot(), under the host's lock, unless the host is on by then
+    (booted by another hand meanwhile). True if this call booted it."""
+    with host_lock(lab, host):
+        if host.powered():
+            return False
+        boot(lab, host)
+        return True
 
 
 UPGRADE_SUFFIX = "+lab-upgrade"

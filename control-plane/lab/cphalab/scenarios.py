@@ -636,7 +636,7 @@ def boot_after_split(ctx, hosts, t0):
             first_time(lambda: h.powered(), 30, 0.5)
         if not h.powered():
             ctx.notes.append("%s stayed off: powered on by the operator" % h.name)
-            build.boot(ctx.lab, h)
+            build.boot_if_off(ctx.lab, h)
     return fenced
 
 

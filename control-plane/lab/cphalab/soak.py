@@ -121,10 +121,10 @@ class Executor:
         return lambda: self.power_on(h)
 
     def power_on(self, h):
-        # a fence may have rebooted it already
+        # a fence may have rebooted it already, or be booting it
         if not h.powered():
             h.set_power(True)
-            build.boot(self.lab, h)
+            build.boot_if_off(self.lab, h)
 
     def k_bmc_silent(self, f):
         """The host's BMC answers nothing (its ipmi_sim stopped) until the
@@ -163,15 +163,16 @@ class Executor:
         return None
 
     def restart(self, h, d):
-        if self.stop_ev.is_set() or not h.powered() or h.service_pid(d):
-            return
         try:
-            if d == "keepalived":
-                build.start_lb_daemons(h)
-            elif d == "haproxy":
-                build.start_lb_proxy(h)
-            else:
-                build.start_units(h, [d])
+            with build.host_lock(self.lab, h):  # not while it boots
+                if self.stop_ev.is_set() or not h.powered() or h.service_pid(d):
+                    return
+                if d == "keepalived":
+                    build.start_lb_daemons(h)
+                elif d == "haproxy":
+                    build.start_lb_proxy(h)
+                else:
+                    build.start_units(h, [d])
         except Exception as e:
             self.undo_errors.append((0, "restart", "%s on %s: %s" % (d, h.name, str(e)[:200])))
 
@@ -274,7 +275,7 @@ class Executor:
             for h in lbs:
                 if not h.powered():
                     h.set_power(True)
-            threads = [threading.Thread(target=build.boot, args=(self.lab, h), daemon=True)
+            threads = [threading.Thread(target=build.boot_if_off, args=(self.lab, h), daemon=True)
                        for h in lbs if not h.service_pid(self.lb_daemons()[0])]
             for t in threads:
                 t.start()
