@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install every Debian 12 package that building, testing and benchmarking cpha
-# needs. Idempotent and non-interactive; prints nothing when nothing is missing.
+# needs, and the local archive piuparts runs from (scripts/piuparts-archive.sh).
+# Idempotent and non-interactive; prints nothing when nothing is missing.
 # Package services are never started by the install (policy-rc.d), because the
 # tests start their own instances of haproxy, keepalived, etcd and corosync.
 set -euo pipefail
@@ -13,8 +14,9 @@ packages=(
 	pacemaker-dev libcpg-dev libquorum-dev libvotequorum-dev libcmap-dev
 	libcorosync-common-dev
 	# Debian packages (debian/, tests/package): build, check, install, run
-	# their debian/tests (autopkgtest, null runner)
-	debhelper dpkg-dev fakeroot lintian autopkgtest
+	# their debian/tests (autopkgtest, null runner), piuparts from a local
+	# archive
+	debhelper dpkg-dev fakeroot lintian autopkgtest piuparts mmdebstrap apt-utils
 	# fuzzing and sanitizers
 	clang libclang-rt-14-dev
 	# tests and peers (never linked)
@@ -31,12 +33,23 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
+here=$(cd "$(dirname "$0")" && pwd)
+# piuparts' local archive: a download that fails (no mirror reachable)
+# costs that one check (package.debian says so), not the whole setup
+archive() {
+	bash "$here/piuparts-archive.sh" ||
+		echo "setup.sh: piuparts' local archive could not be made (above): package.debian will fail on it" >&2
+	return 0
+}
 missing=()
 for p in "${packages[@]}"; do
 	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
 	[ "$st" = installed ] || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+	archive
+	exit 0
+fi
 
 echo "setup.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
@@ -61,4 +74,5 @@ trap cleanup EXIT
 
 apt-get update -qq >/dev/null
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+archive
 echo "setup.sh: done"
