@@ -3,16 +3,17 @@
 # copy of the checkout (never in the source tree), lintian (no error, no
 # warning), install them with apt, check what they installed and that
 # nothing started, run their autopkgtest tests (debian/tests) with the null
-# runner, purge, check that nothing is left. Then what piuparts checks: the
-# previous version installed, an operator's edits, an upgrade to this one
-# (conffiles kept, no daemon restarted, the running ones named), a purge
-# that leaves nothing. Whatever happens, the packages it installed are
-# purged, what it started is stopped (by PID) and its directory removed.
+# runner, purge, check that nothing is left. Then an upgrade from the
+# previous version on this host: an operator's edits, conffiles kept, no
+# daemon restarted, the running ones named, a purge that leaves nothing.
+# Whatever happens, the packages it installed are purged, what it started
+# is stopped (by PID) and its directory removed.
 #
-# piuparts itself is not run: it builds a fresh chroot with debootstrap,
-# which downloads Debian from a mirror, and tests may only send traffic to
-# loopback or to namespaces they make. The same steps run here on the host
-# with dpkg and apt, from the packages built here.
+# Beside all that, piuparts (tests/package/piuparts.sh) runs the same
+# packages in chroots of its own: install and purge, then the previous
+# version from a repository, the upgrade and a purge. Its chroots come from
+# the local archive scripts/setup.sh downloaded, as tests may send traffic
+# only to loopback or to namespaces they make.
 #
 # It changes the machine (dpkg's database, /etc, /usr), so it refuses to run
 # where any of it is there already: cpha packages, /etc/{lbd,vipd,fenced,cpha}
@@ -132,8 +133,19 @@ chmod 0755 "$tmp" # apt reads the .debs as its unprivileged _apt user
 installed=0
 lbd_pid=   # the lbd the upgrade check starts, as an operator's would run
 op_conf=0  # 1 once it wrote the operator's /etc/lbd/lbd.cfg
+pp_pid=    # tests/package/piuparts.sh, in the background
 cleanup() {
 	local left=()
+	if [ -n "$pp_pid" ]; then # it unmounts and removes its chroots itself
+		kill "$pp_pid" 2>/dev/null || true
+		wait "$pp_pid" 2>/dev/null || true
+	fi
+	# and should it not have: its chroots bind-mount the local archive,
+	# which rm -rf would empty through them
+	local m
+	while read -r m; do
+		umount -l "$m" 2>/dev/null || true
+	done < <(awk -v w="$tmp/" 'index($2, w) == 1 { print $2 }' /proc/self/mounts | sort -r)
 	if [ -n "$lbd_pid" ]; then
 		kill "$lbd_pid" 2>/dev/null || true
 		wait "$lbd_pid" 2>/dev/null || true
@@ -211,6 +223,30 @@ debs=()
 for p in "${pkgs[@]}"; do
 	debs+=("$tmp/${p}_${version}_$(dpkg --print-architecture).deb")
 done
+
+step "build the previous version ($prev_version), binary packages only"
+t0=$SECONDS
+# nocheck: the unit tests of this very source ran in the build above
+if ! (cd "$tmp/prev" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -b -us -uc -j"$(nproc)") \
+	>"$tmp/build-prev.log" 2>&1; then
+	tail -60 "$tmp/build-prev.log"
+	echo "FAIL: dpkg-buildpackage of the previous version (last lines above)"
+	exit 1
+fi
+echo "built in $((SECONDS - t0))s"
+prev_debs=()
+mkdir "$tmp/debs-current" "$tmp/debs-previous"
+for p in "${pkgs[@]}"; do
+	prev_debs+=("$tmp/${p}_${prev_version}_$(dpkg --print-architecture).deb")
+	cp "$tmp/${p}_${version}_$(dpkg --print-architecture).deb" "$tmp/debs-current/"
+	cp "$tmp/${p}_${prev_version}_$(dpkg --print-architecture).deb" "$tmp/debs-previous/"
+done
+
+step "piuparts, in the background (tests/package/piuparts.sh)"
+bash "$src/tests/package/piuparts.sh" "$tmp/piuparts" "$tmp/debs-current" "$tmp/debs-previous" \
+	</dev/null >"$tmp/piuparts.out" 2>&1 &
+pp_pid=$!
+pp_t0=$SECONDS
 
 step "lintian (errors and warnings fail; overrides need a reason)"
 lrc=0
@@ -383,22 +419,7 @@ echo "autopkgtest took $((SECONDS - t0))s"
 purge_all "fresh install"
 check_left
 
-# --- upgrade from the previous version, as piuparts does ----------------------
-step "build the previous version ($prev_version), binary packages only"
-t0=$SECONDS
-# nocheck: the unit tests of this very source ran in the build above
-if ! (cd "$tmp/prev" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -b -us -uc -j"$(nproc)") \
-	>"$tmp/build-prev.log" 2>&1; then
-	tail -60 "$tmp/build-prev.log"
-	echo "FAIL: dpkg-buildpackage of the previous version (last lines above)"
-	exit 1
-fi
-echo "built in $((SECONDS - t0))s"
-prev_debs=()
-for p in "${pkgs[@]}"; do
-	prev_debs+=("$tmp/${p}_${prev_version}_$(dpkg --print-architecture).deb")
-done
-
+# --- upgrade from the previous version --------------------------------------
 step "install the previous version ${prev_debs[*]##*/}"
 installed=1
 if ! apt-get install "${apt_opts[@]}" "${prev_debs[@]}" </dev/null >"$tmp/install-prev.log" 2>&1; then
@@ -519,6 +540,13 @@ rm -f /etc/lbd/lbd.cfg
 rmdir /etc/lbd || bad "/etc/lbd holds more than the operator's lbd.cfg after the purge: $(ls -A /etc/lbd)"
 op_conf=0
 check_left
+
+step "piuparts (started $((SECONDS - pp_t0))s ago)"
+prc=0
+wait "$pp_pid" || prc=$?
+pp_pid=
+sed 's/^/  /' "$tmp/piuparts.out"
+[ "$prc" -eq 0 ] || bad "tests/package/piuparts.sh exit $prc (its output above)"
 
 echo "took $((SECONDS - start))s"
 if [ "$fail" -eq 0 ]; then
