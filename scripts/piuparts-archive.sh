@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The local Debian archive piuparts runs from (tests/package/test-piuparts.sh):
+# The local Debian archive piuparts runs from (tests/package/piuparts.sh):
 # every package of a minimal Debian 12 system (debootstrap's minbase) and
 # every package the cpha packages depend on, downloaded once from Debian's
 # mirror, with an apt index; and a base system made from it alone
@@ -17,7 +17,7 @@ dir=${1:-${CPHA_PIUPARTS_ARCHIVE:-/var/cache/cpha-piuparts}}
 suite=bookworm
 
 # What the binary packages depend on (debian/control's Depends and the
-# libraries dpkg-shlibdeps finds). test-piuparts.sh checks the built
+# libraries dpkg-shlibdeps finds). tests/package/piuparts.sh checks the built
 # packages' Depends against this archive and names any package missing here.
 deps=(
 	python3 libyaml-0-2 libc-ares2 libcurl4 libjansson4 libmicrohttpd12 libssl3
@@ -85,7 +85,7 @@ awk '/^Package:/ { p = $2 } /^Priority:/ { pr = $2 } /^Section:/ { s = $2 }
 n=$(grep -c '^Package:' "$new/$idx/Packages")
 
 # The base, from the local archive alone: what piuparts would make with
-# debootstrap --variant=minbase from a mirror. (test-piuparts.sh writes the
+# debootstrap --variant=minbase from a mirror. (tests/package/piuparts.sh writes the
 # chroots' sources.list itself.)
 mmdebstrap --quiet --variant=minbase \
 	--hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
