@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <arpa/inet.h>
 #include <cmocka.h>
@@ -192,6 +193,82 @@ static void test_path_src_port(void **state)
 	assert_true(eval(c, &fx, "/nope", NULL, 80));
 	acl_cond_free(c);
 	acl_list_free(&l);
+}
+
+/* Request headers for the hdr fetches: names without case, as HTTP's. */
+static const char *const fake_headers[][2] = {
+	{ "Host", "API.example.com" },
+	{ "X-Forwarded-For", "198.18.0.9" },
+	{ "Empty", "" },
+};
+
+static const char *fake_hdr(void *userdata, const char *name)
+{
+	size_t i;
+
+	(void)userdata;
+	for (i = 0; i < sizeof(fake_headers) / sizeof(fake_headers[0]); i++)
+		if (strcasecmp(fake_headers[i][0], name) == 0)
+			return fake_headers[i][1];
+	return NULL;
+}
+
+/* hdr, hdr_beg, hdr_end, hdr_sub, path_end, path_sub and the -m forms on
+ * them, as HAProxy's http ACLs match: each case once true, once false. */
+static void test_hdr_and_path_forms(void **state)
+{
+	static const struct {
+		const char *cond, *path;
+		bool want;
+	} cases[] = {
+		{ "if { hdr(host) -i api.example.com }", "/", true },
+		{ "if { hdr(host) api.example.com }", "/", false },   /* case counts without -i */
+		{ "if { hdr(HOST) -i api.example.com }", "/", true }, /* the name never does */
+		{ "if { hdr(host) -i api.example.com.evil }", "/", false },
+		{ "if { hdr_beg(host) -i api. }", "/", true },
+		{ "if { hdr_beg(host) -i stats. }", "/", false },
+		{ "if { hdr_end(host) .example.com }", "/", true },
+		{ "if { hdr_end(host) .example.org }", "/", false },
+		{ "if { hdr_sub(host) example }", "/", true },
+		{ "if { hdr_sub(host) exmpl }", "/", false },
+		{ "if { hdr(x-forwarded-for) -m beg 198.18. }", "/", true },
+		{ "if { hdr(x-forwarded-for) -m end .10 }", "/", false },
+		{ "if { hdr(host) -m reg -i ^api\\.[a-z]+\\.com$ }", "/", true },
+		{ "if { hdr(host) -m reg ^www\\. }", "/", false },
+		{ "if { hdr(x-forwarded-for) -m found }", "/", true },
+		{ "if { hdr(x-real-ip) -m found }", "/", false },   /* absent */
+		{ "if { hdr(x-real-ip) -m sub 198 }", "/", false }, /* absent never matches */
+		{ "if { hdr(empty) -m found }", "/", true },        /* present, empty */
+		{ "if { hdr(empty) }", "/", false },                /* no pattern: not empty */
+		{ "if { hdr(host) }", "/", true },
+		{ "if { path_end .json }", "/api/v1/pods.json", true },
+		{ "if { path_end .json }", "/api/v1.json/pods", false },
+		{ "if { path_sub /v1/ }", "/api/v1/pods", true },
+		{ "if { path_sub /v2/ }", "/api/v1/pods", false },
+		{ "if { path_beg /stats } { hdr_beg(host) -i api. }", "/stats", true },
+		{ "if { path_beg /stats } !{ hdr_beg(host) -i api. }", "/stats", false },
+	};
+	struct acl_facts f = { .dst_port = 80, .hdr = fake_hdr };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct acl_cond *c = cond(NULL, cases[i].cond);
+
+		f.path = cases[i].path;
+		if (acl_cond_eval(c, &f) != cases[i].want)
+			fail_msg("'%s' on %s: %d, want %d", cases[i].cond, cases[i].path,
+				!cases[i].want, cases[i].want);
+		acl_cond_free(c);
+	}
+	/* no header source at all (a TCP frontend): never a match */
+	f.hdr = NULL;
+	{
+		struct acl_cond *c = cond(NULL, "if { hdr(host) -m found }");
+
+		assert_false(acl_cond_eval(c, &f));
+		acl_cond_free(c);
+	}
 }
 
 static void test_logic(void **state)
@@ -463,7 +540,8 @@ static void test_cfg_refused(void **state)
 		"t.cfg:14: 'http-request redirect location' is not supported by lbd"));
 	assert_non_null(strstr(load_err(HEAD "backend b2\n    mode http\n"
 					     "    server s 198.18.0.9:80\n"),
-		"backend 'b2' is in mode http (t.cfg:12) and has servers; lbd does not proxy HTTP"));
+		"backend 'b2' is in mode http (t.cfg:12) and has servers; lbd does not proxy "
+		"HTTP"));
 	/* conditions */
 	assert_non_null(strstr(
 		load_err(HEAD "frontend h\n    bind :81\n    mode http\n"
@@ -505,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_nbsrv_over_time),
 		cmocka_unit_test(test_int_operators),
 		cmocka_unit_test(test_path_src_port),
+		cmocka_unit_test(test_hdr_and_path_forms),
 		cmocka_unit_test(test_logic),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_cfg_stats),
