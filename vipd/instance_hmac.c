@@ -99,6 +99,8 @@ bool inst_hmac_drop(struct vipd_inst *in, const uint8_t *pkt, size_t len, size_t
 				in->name, a, vrrp_hmac_result_str(r));
 		return true;
 	}
+	if (!p.trail)
+		in->hmac_unsigned++;
 	/* as keepalived: say so before the skew reaches the window */
 	if (p.trail && c->hmac.anti_replay_time &&
 		(skew > (int)c->hmac.time_window / 2 || skew < -(int)c->hmac.time_window / 2))

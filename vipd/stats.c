@@ -24,7 +24,7 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 {
 	const struct vipd_instance *c = in->cfg;
 	json_t *vips = json_array(), *peers = json_array(), *bad = json_object(),
-	       *tracks = json_array();
+	       *tracks = json_array(), *hmac;
 	char a[CPHA_ADDR_STRLEN];
 	uint64_t now;
 	json_int_t hold_ms;
@@ -55,6 +55,14 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 			bad, "unknown_peer", json_integer((json_int_t)in->unknown_peer));
 	if (in->other_group)
 		json_object_set_new(bad, "other_group", json_integer((json_int_t)in->other_group));
+	for (i = 1; i < VRRP_HMAC_RESULT_MAX; i++)
+		if (in->hmac_result[i]) {
+			char k[48];
+
+			snprintf(k, sizeof(k), "auth_hmac_%s",
+				vrrp_hmac_result_str((enum vrrp_hmac_result)i));
+			json_object_set_new(bad, k, json_integer((json_int_t)in->hmac_result[i]));
+		}
 	for (i = 0; i < in->ntracks; i++) {
 		const struct vipd_track_state *t = &in->tracks[i];
 
@@ -85,9 +93,18 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 	/* vrrp_startup_delay still running: no master before it ends */
 	now = cpha_now_usec(CLOCK_MONOTONIC);
 	hold_ms = d->hold_until > now ? (json_int_t)((d->hold_until - now) / 1000) : 0;
+	/* auth_hmac: how it runs, and what the checks said (a drop is also in
+	 * bad_packets) */
+	hmac = json_null();
+	if (c->auth_hmac)
+		hmac = json_pack("{s:s,s:i,s:b,s:I,s:I}", "mode", vrrp_hmac_mode_str(c->hmac.mode),
+			"active_key", (int)c->hmac.active_key, "signs",
+			vrrp_hmac_signs(c->hmac.mode), "accepted",
+			(json_int_t)in->hmac_result[VRRP_HMAC_OK], "accepted_unsigned",
+			(json_int_t)in->hmac_unsigned);
 	return json_pack(
 		"{s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:s,s:s,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,"
-		"s:o}",
+		"s:o,s:o}",
 		"instance", in->name, "state", inst_state_name(in), "interface", c->interface,
 		"vrid", (int)c->vrid, "priority", in->priority, "base_priority", (int)c->priority,
 		"version", c->version, "mode", c->unicast ? "unicast" : "multicast", "source", a,
@@ -96,7 +113,7 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 		(json_int_t)in->transitions, "became_master", (json_int_t)in->became_master,
 		"vips_restored", (json_int_t)in->vip_restored, "last_change_usec",
 		(json_int_t)in->last_change, "hold_ms", hold_ms, "vips", vips, "peers", peers,
-		"bad_packets", bad, "tracks", tracks);
+		"bad_packets", bad, "tracks", tracks, "auth_hmac", hmac);
 }
 
 static json_t *groups_json(struct vipd *d)
@@ -165,6 +182,19 @@ void vipd_stats_command(struct vipd *d, const char *line, struct cpha_buf *reply
 				(unsigned long long)in->adverts_sent,
 				(unsigned long long)in->adverts_received,
 				(unsigned long long)in->transitions, in->fault ? "yes" : "no");
+			if (c->auth_hmac) {
+				unsigned long long dropped = 0;
+
+				for (j = 1; j < VRRP_HMAC_RESULT_MAX; j++)
+					dropped += in->hmac_result[j];
+				cpha_buf_printf(reply,
+					"  auth_hmac %s, key %u: accepted %llu signed, %llu "
+					"unsigned; dropped %llu\n",
+					vrrp_hmac_mode_str(c->hmac.mode), c->hmac.active_key,
+					(unsigned long long)(in->hmac_result[VRRP_HMAC_OK] -
+							     in->hmac_unsigned),
+					(unsigned long long)in->hmac_unsigned, dropped);
+			}
 			for (j = 0; j < in->npeers_seen; j++)
 				cpha_buf_printf(reply, "  peer %s: %llu adverts, checksum %s\n",
 					cpha_addr_format(&in->peers[j].addr, a, sizeof(a)),
@@ -217,6 +247,30 @@ void vipd_stats_prometheus(struct vipd *d, struct cpha_buf *o)
 			"vrrp_instance", d->inst[i]->name, "reason", "unknown_peer", NULL);
 		cpha_prom_sample(o, "vipd_bad_packets_total", (double)d->inst[i]->other_group,
 			"vrrp_instance", d->inst[i]->name, "reason", "other_group", NULL);
+		if (!d->inst[i]->cfg->auth_hmac)
+			continue;
+		for (k = 1; k < VRRP_HMAC_RESULT_MAX; k++) {
+			char r[48];
+
+			snprintf(r, sizeof(r), "auth_hmac_%s",
+				vrrp_hmac_result_str((enum vrrp_hmac_result)k));
+			cpha_prom_sample(o, "vipd_bad_packets_total",
+				(double)d->inst[i]->hmac_result[k], "vrrp_instance",
+				d->inst[i]->name, "reason", r, NULL);
+		}
+	}
+	cpha_prom_family(o, "vipd_auth_hmac_accepted_total", "counter",
+		"Advertisements auth_hmac accepted, by whether they were signed");
+	for (i = 0; i < d->ninst; i++) {
+		struct vipd_inst *in = d->inst[i];
+
+		if (!in->cfg->auth_hmac)
+			continue;
+		cpha_prom_sample(o, "vipd_auth_hmac_accepted_total",
+			(double)(in->hmac_result[VRRP_HMAC_OK] - in->hmac_unsigned),
+			"vrrp_instance", in->name, "signed", "yes", NULL);
+		cpha_prom_sample(o, "vipd_auth_hmac_accepted_total", (double)in->hmac_unsigned,
+			"vrrp_instance", in->name, "signed", "no", NULL);
 	}
 	/* the address on the interface answers ARP, whatever the state: a
 	 * BACKUP that kept it (or had it added by hand) holds it too */

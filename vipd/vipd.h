@@ -130,11 +130,14 @@ struct vipd_inst {
 	struct vipd_fenced fenced;     /* track_fenced */
 	/* auth_hmac (instance_hmac.c): the last sequence sent, the replay
 	 * state of each unicast peer (cfg->peers' order) and of multicast
-	 * senders, and the outcome of each trailer check */
+	 * senders, the outcome of each trailer check, and the adverts
+	 * accepted without a trailer (permissive, receive-only: while it
+	 * grows, a peer still sends unsigned, and enforce would drop it) */
 	uint64_t hmac_seq;
 	struct vrrp_hmac_replay *hmac_peer;
 	struct vrrp_hmac_mcast hmac_mcast;
 	uint64_t hmac_result[VRRP_HMAC_RESULT_MAX];
+	uint64_t hmac_unsigned;
 	/* vipd_reset_connections, the VIP handed to a live backup: the
 	 * connections given up with it, whose clients are nudged once it has
 	 * moved (tcp_reset.h), and the rounds of nudges sent */

@@ -14,7 +14,8 @@ class Packet:
     """A decoded frame: ts, smac, dmac, kind ("vrrp", "arp", "na", "ns",
     "echo", "other"), IP src, dst and ttl (hop limit) where there is one, and
     the fields of its kind (vrrp: version, vrid, priority, adver (v3
-    centiseconds, v2 seconds), addrs, auth_type, auth; arp: op, sha, spa,
+    centiseconds, v2 seconds), addrs, auth_type, auth, length (the IP
+    payload's, a trailer after the addresses included); arp: op, sha, spa,
     tha, tpa; na: target, override, solicited, tlla; ns: target)."""
 
     def __init__(self, ts):
@@ -47,7 +48,7 @@ def _vrrp(p, payload, family):
     n = payload[3]
     p.kind = "vrrp"
     p.f.update(version=ver, type=payload[0] & 15, vrid=payload[1], priority=payload[2],
-               naddrs=n, checksum=payload[6] << 8 | payload[7])
+               naddrs=n, checksum=payload[6] << 8 | payload[7], length=len(payload))
     if ver == 2:
         p.f.update(auth_type=payload[4], adver=payload[5])
     else:
