@@ -87,7 +87,7 @@ class Daemon(unittest.TestCase):
             self.assertEqual(after["transitions"], before["transitions"])
             self.assertTrue(vipd.has_addr(r1, VIP))
             self.assertEqual(v2.state(), "BACKUP")
-            self.assertEqual([e for e in watch.addr_events(VIP) if e.ts >= t0 and e.deleted],
+            self.assertEqual([t for t, w in watch.addr_events(VIP) if t >= t0 and w == "del"],
                              [], "the VIP was never removed during the reload")
             step("SIGHUP with a lower priority: the instance restarts and r2 takes over")
             v1.write(vipd.instance(priority=100, advert=A))
