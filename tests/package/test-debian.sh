@@ -4,8 +4,10 @@
 # warning), install them with apt, check what they installed and that
 # nothing started, run their autopkgtest tests (debian/tests) with the null
 # runner, purge, check that nothing is left. Then an upgrade from the
-# previous version on this host: an operator's edits, conffiles kept, no
-# daemon restarted, the running ones named, a purge that leaves nothing.
+# previous version on this host: an operator's edits and files, conffiles
+# kept, no daemon restarted (lbd, and vipd holding a VIP in a network
+# namespace it makes), the running ones named, a purge that leaves nothing
+# but the operator's own files.
 # Whatever happens, the packages it installed are purged, what it started
 # is stopped (by PID) and its directory removed.
 #
@@ -133,6 +135,9 @@ chmod 0755 "$tmp" # apt reads the .debs as its unprivileged _apt user
 installed=0
 lbd_pid=   # the lbd the upgrade check starts, as an operator's would run
 op_conf=0  # 1 once it wrote the operator's /etc/lbd/lbd.cfg
+vipd_pid=  # the vipd it starts, in network namespace $ns
+ns=cpha-deb-$$
+ns_made=0
 pp_pid=    # tests/package/piuparts.sh, in the background
 cleanup() {
 	local left=()
@@ -150,9 +155,16 @@ cleanup() {
 		kill "$lbd_pid" 2>/dev/null || true
 		wait "$lbd_pid" 2>/dev/null || true
 	fi
+	if [ -n "$vipd_pid" ]; then
+		kill "$vipd_pid" 2>/dev/null || true
+		wait "$vipd_pid" 2>/dev/null || true
+	fi
+	if [ "$ns_made" -eq 1 ]; then
+		ip netns delete "$ns" 2>/dev/null || true
+	fi
 	if [ "$op_conf" -eq 1 ]; then
-		rm -f /etc/lbd/lbd.cfg
-		rmdir /etc/lbd 2>/dev/null || true
+		rm -f /etc/lbd/lbd.cfg /etc/vipd/vipd.conf
+		rmdir /etc/lbd /etc/vipd 2>/dev/null || true
 	fi
 	if [ "$installed" -eq 1 ]; then
 		for p in "${pkgs[@]}"; do
@@ -479,6 +491,66 @@ done
 lbd_admin "show info" | grep -q "^Pid: $lbd_pid\$" ||
 	bad "lbd (pid $lbd_pid) of the previous version does not answer on $admin_sock: $(cat "$tmp/lbd.log")"
 
+step "the operator: writes /etc/vipd/vipd.conf, runs vipd in network namespace $ns"
+# alone on its link it becomes MASTER and holds the VIP; addresses from
+# 198.18.0.0/15, only inside the namespace
+vip=198.18.0.100
+vipd_sock=$tmp/vipd-admin.sock
+[ ! -e "/run/netns/$ns" ] || bad "network namespace $ns exists already"
+ip netns add "$ns"
+ns_made=1
+ip -n "$ns" link set lo up
+ip -n "$ns" link add eth0 type veth peer name eth1
+ip -n "$ns" link set eth0 up
+ip -n "$ns" link set eth1 up
+ip -n "$ns" addr add 198.18.0.1/24 dev eth0
+mkdir -p /etc/vipd
+cat >/etc/vipd/vipd.conf <<VIPD
+# written by tests/package/test-debian.sh: in network namespace $ns only
+global_defs {
+    router_id package-test
+    vrrp_version 3
+    vipd_admin_socket $vipd_sock
+}
+vrrp_instance VI_1 {
+    state BACKUP
+    interface eth0
+    virtual_router_id 51
+    priority 100
+    advert_int 0.2
+    virtual_ipaddress {
+        $vip/24
+    }
+}
+VIPD
+own_vipd=$(sha256sum </etc/vipd/vipd.conf)
+# ip netns exec execs vipd: $! is vipd's PID
+ip netns exec "$ns" /usr/sbin/vipd -f /etc/vipd/vipd.conf >"$tmp/vipd.log" 2>&1 &
+vipd_pid=$!
+# "PID STATE" of vipd's first instance, from its admin socket
+vipd_state() {
+	python3 -c 'import json, socket, sys
+try:
+    c = socket.socket(socket.AF_UNIX); c.settimeout(2); c.connect(sys.argv[1])
+    c.sendall(b"show json\n"); out = b""
+    while True:
+        b = c.recv(65536)
+        if not b:
+            break
+        out += b
+    j = json.loads(out)
+    print(j["pid"], j["instances"][0]["state"])
+except (OSError, ValueError, LookupError):
+    pass' "$vipd_sock"
+}
+has_vip() { ip -n "$ns" -4 -o addr show dev eth0 | grep -q " $vip/24 "; }
+for _ in $(seq 100); do
+	[ "$(vipd_state)" = "$vipd_pid MASTER" ] && has_vip && break
+	sleep 0.1
+done
+[ "$(vipd_state)" = "$vipd_pid MASTER" ] && has_vip ||
+	bad "vipd (pid $vipd_pid) of the previous version is not MASTER with $vip in $ns: $(vipd_state) $(cat "$tmp/vipd.log")"
+
 step "upgrade to $version"
 # What an unattended upgrade does (unattended-upgrades' default): keep the
 # operator's conffile without asking, put the package's as .dpkg-dist.
@@ -501,9 +573,11 @@ grep -q "^lbd (pid $lbd_pid) still runs the version before this upgrade" "$tmp/u
 	bad "the upgrade did not say that lbd (pid $lbd_pid) runs the previous version"
 grep -q "cpha restart lb    (or: systemctl restart lbd)" "$tmp/upgrade.log" ||
 	bad "the upgrade did not say how to restart lbd"
-for d in vipd fenced; do
-	if grep -q "^$d (pid" "$tmp/upgrade.log"; then bad "the upgrade names a $d, which is not running"; fi
-done
+grep -q "^vipd (pid $vipd_pid) still runs the version before this upgrade" "$tmp/upgrade.log" ||
+	bad "the upgrade did not say that vipd (pid $vipd_pid) runs the previous version"
+grep -q "cpha restart vip    (or: systemctl restart vipd)" "$tmp/upgrade.log" ||
+	bad "the upgrade did not say how to restart vipd"
+if grep -q "^fenced (pid" "$tmp/upgrade.log"; then bad "the upgrade names a fenced, which is not running"; fi
 if ! kill -0 "$lbd_pid" 2>/dev/null; then
 	bad "the upgrade stopped lbd (pid $lbd_pid): $(cat "$tmp/lbd.log")"
 elif [ "$(readlink "/proc/$lbd_pid/exe")" != "/usr/sbin/lbd (deleted)" ]; then
@@ -512,6 +586,15 @@ elif ! lbd_admin "show info" | grep -q "^Pid: $lbd_pid\$"; then
 	bad "lbd (pid $lbd_pid) no longer answers on its admin socket after the upgrade"
 else
 	echo "lbd (pid $lbd_pid) still runs the previous program and answers"
+fi
+if ! kill -0 "$vipd_pid" 2>/dev/null; then
+	bad "the upgrade stopped vipd (pid $vipd_pid): $(cat "$tmp/vipd.log")"
+elif [ "$(readlink "/proc/$vipd_pid/exe")" != "/usr/sbin/vipd (deleted)" ]; then
+	bad "vipd (pid $vipd_pid) runs $(readlink "/proc/$vipd_pid/exe"), not the replaced /usr/sbin/vipd"
+elif [ "$(vipd_state)" != "$vipd_pid MASTER" ] || ! has_vip; then
+	bad "vipd (pid $vipd_pid) is no longer MASTER with $vip after the upgrade: $(vipd_state)"
+else
+	echo "vipd (pid $vipd_pid) still runs the previous program, MASTER with $vip"
 fi
 # the conffile: the operator's edit kept, the new example beside it
 [ "$(sha256sum </etc/cpha/cluster.yaml)" = "$own_desc" ] ||
@@ -526,18 +609,29 @@ fi
 [ "$(sha256sum </etc/lbd/lbd.cfg)" = "$own_lbd" ] ||
 	bad "the upgrade changed the operator's /etc/lbd/lbd.cfg (no package owns it)"
 if dpkg-query -S /etc/lbd/lbd.cfg >/dev/null 2>&1; then bad "a package owns /etc/lbd/lbd.cfg"; fi
+[ "$(sha256sum </etc/vipd/vipd.conf)" = "$own_vipd" ] ||
+	bad "the upgrade changed the operator's /etc/vipd/vipd.conf (no package owns it)"
 
 kill "$lbd_pid"
 wait "$lbd_pid" 2>/dev/null || true
 lbd_pid=
+kill "$vipd_pid" 2>/dev/null || true
+wait "$vipd_pid" 2>/dev/null || true
+vipd_pid=
+ip netns delete "$ns"
+ns_made=0
 
 purge_all "after the upgrade"
 # the operator's own file is theirs: a purge keeps it (docs/install.md)
 if [ "$(sha256sum </etc/lbd/lbd.cfg 2>/dev/null)" != "$own_lbd" ]; then
 	bad "the purge removed or changed the operator's /etc/lbd/lbd.cfg"
 fi
-rm -f /etc/lbd/lbd.cfg
+if [ "$(sha256sum </etc/vipd/vipd.conf 2>/dev/null)" != "$own_vipd" ]; then
+	bad "the purge removed or changed the operator's /etc/vipd/vipd.conf"
+fi
+rm -f /etc/lbd/lbd.cfg /etc/vipd/vipd.conf
 rmdir /etc/lbd || bad "/etc/lbd holds more than the operator's lbd.cfg after the purge: $(ls -A /etc/lbd)"
+rmdir /etc/vipd || bad "/etc/vipd holds more than the operator's vipd.conf after the purge: $(ls -A /etc/vipd)"
 op_conf=0
 check_left
 
