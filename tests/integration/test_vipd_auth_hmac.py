@@ -254,12 +254,5 @@ class AuthHmac(unittest.TestCase):
                              kind1, kind2, took))
 
 
-def main():
-    vipd.require()
-    util.step("peer: %s" % (vipd.keepalived_skip_reason() or vipd.keepalived_version()))
-    prog = unittest.main(exit=False, verbosity=2)
-    return 0 if prog.result.wasSuccessful() else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(vipd.unittest_main())

@@ -31,7 +31,7 @@ started (through the Lab, by PID).
 # Re-exports: the names of the modules above, as vipd.X.
 from .vipd_setup import (CLIENT_IP, CLIENT_IP6, KEEPALIVED, KEEPALIVED_BAD, MCAST4,
     MCAST6, OTHER_IP, ROUTER_IP6S, ROUTER_IPS, VIP, VIP6, VRRP_PROTO, binary, hosts,
-    keepalived_skip_reason, keepalived_version, master_down, require, skew)
+    keepalived_skip_reason, keepalived_version, master_down, require, skew, unittest_main)
 from .vipd_conf import (config, flag_script, instance, script)
 from .vipd_daemons import (Keepalived, Vipd, metric, metrics)
 from .vipd_net import (addresses, bridge_port_state, echo_requests, has_addr, holders,

@@ -77,6 +77,17 @@ def keepalived_version():
     return (r.stdout + r.stderr).splitlines()[0].strip()
 
 
+def unittest_main():
+    """The main() of a unittest test of vipd with keepalived as a peer:
+    skips (exits 77) where vipd cannot run, names the peer (or why its
+    cases skip), runs the test cases; the exit status."""
+    import unittest
+    require()
+    util.step("peer: %s" % (keepalived_skip_reason() or keepalived_version()))
+    prog = unittest.main(module="__main__", exit=False, verbosity=2)
+    return 0 if prog.result.wasSuccessful() else 1
+
+
 def hosts(lab, nrouters, client=True, v6=False, other=False):
     """Routers r1..rN (198.18.0.11-14, with v6 also 2001:db8::11-14), then
     the client c (198.18.0.50 / 2001:db8::50), then (other=True) a third
