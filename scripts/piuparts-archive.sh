@@ -65,7 +65,7 @@ mmdebstrap --quiet --variant=minbase --skip=essential/unlink \
 	echo "piuparts-archive.sh: mmdebstrap could not download the packages (its output above)" >&2
 	exit 1
 }
-rm -f "$new/pool/lock" "$new/override"
+rm -f "$new/pool/lock"
 rm -rf "$new/pool/partial"
 # An archive as a mirror lays it out (mmdebstrap picks the essential and
 # required packages of the suite its Release file names)

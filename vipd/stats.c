@@ -20,6 +20,13 @@ static const int state_num[] = {
 	[VRRP_STATE_FAULT] = 3,
 };
 
+/* "auth_hmac_<result>": a failed trailer check as a bad_packets reason */
+static const char *hmac_drop_reason(size_t r, char *buf, size_t len)
+{
+	snprintf(buf, len, "auth_hmac_%s", vrrp_hmac_result_str((enum vrrp_hmac_result)r));
+	return buf;
+}
+
 static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 {
 	const struct vipd_instance *c = in->cfg;
@@ -59,9 +66,8 @@ static json_t *inst_json(struct vipd *d, struct vipd_inst *in)
 		if (in->hmac_result[i]) {
 			char k[48];
 
-			snprintf(k, sizeof(k), "auth_hmac_%s",
-				vrrp_hmac_result_str((enum vrrp_hmac_result)i));
-			json_object_set_new(bad, k, json_integer((json_int_t)in->hmac_result[i]));
+			json_object_set_new(bad, hmac_drop_reason(i, k, sizeof(k)),
+				json_integer((json_int_t)in->hmac_result[i]));
 		}
 	for (i = 0; i < in->ntracks; i++) {
 		const struct vipd_track_state *t = &in->tracks[i];
@@ -252,11 +258,10 @@ void vipd_stats_prometheus(struct vipd *d, struct cpha_buf *o)
 		for (k = 1; k < VRRP_HMAC_RESULT_MAX; k++) {
 			char r[48];
 
-			snprintf(r, sizeof(r), "auth_hmac_%s",
-				vrrp_hmac_result_str((enum vrrp_hmac_result)k));
 			cpha_prom_sample(o, "vipd_bad_packets_total",
 				(double)d->inst[i]->hmac_result[k], "vrrp_instance",
-				d->inst[i]->name, "reason", r, NULL);
+				d->inst[i]->name, "reason", hmac_drop_reason(k, r, sizeof(r)),
+				NULL);
 		}
 	}
 	cpha_prom_family(o, "vipd_auth_hmac_accepted_total", "counter",
